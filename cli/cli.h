@@ -1,0 +1,92 @@
+/*
+ * cli.h: the command-line layer — the only place that wires traces, models, policies
+ * and the engine together. Each subcommand is a function in its own cmd_*.c file,
+ * listed in main.c. Commands return the process exit status: 0 success, 1 the run
+ * failed (an invalid policy decision, an I/O error), 2 bad input or usage.
+ */
+#ifndef CLI_CLI_H
+#define CLI_CLI_H
+
+#include "policies/policy.h"
+#include "sim/engine.h"
+#include "sim/types.h"
+#include "traces/gen.h"
+
+#include <stdio.h>
+
+#define CLI_VERSION "0.1.0"
+
+/* Exit status for an error status code: 2 for input (EPARSE, EINVAL), 1 otherwise. */
+int cli_exit_code(int status);
+/* Print "clustersim: file:line:col: error: msg" to stderr. */
+void cli_print_diag(const sim_diag *d);
+/* Print "clustersim: error: <fmt>" to stderr; returns 2. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Match argv[*i] against "--name value" / "--name=value". 1 = matched (value in *val,
+ * *i advanced past it), 0 = not this option, -1 = the value is missing (printed). */
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
+/* Match a flag without value. */
+bool cli_flag(char **argv, int i, const char *name);
+/* Parse numbers of an option; print a clear error and return false when invalid. */
+bool cli_u64(const char *opt, const char *val, uint64_t min, uint64_t max, uint64_t *out);
+bool cli_double(const char *opt, const char *val, double min, double max, double *out);
+/* Parse a duration ("90", "90s", "15m", "2h", "1d") in seconds. */
+bool cli_seconds(const char *opt, const char *val, double *out);
+/* Parse "KEY=VALUE" (or "POLICY:KEY=VALUE", kept only if POLICY matches `policy` or
+ * policy is NULL) into cfg. Returns false with a printed error. */
+bool cli_policy_opt(policy_config *cfg, const char *val);
+
+/* Create directory `dir` and its parents; false with a printed error. */
+bool cli_mkdirs(const char *dir);
+
+/* An output file written under a temporary name and renamed on commit. */
+typedef struct cli_outfile {
+    FILE *f;
+    char path[1100], tmp[1200];
+} cli_outfile;
+bool cli_out_open(cli_outfile *o, const char *dir, const char *name);
+/* Close; rename into place when commit, else remove. false (printed) on error. */
+bool cli_out_close(cli_outfile *o, bool commit);
+
+/* CRC-32 and size of a file, for run.json. false when it cannot be read. */
+bool cli_file_crc(const char *path, uint32_t *crc, uint64_t *bytes);
+
+/* One simulation run, as `clustersim run` describes it. */
+typedef struct run_args {
+    const char *trace;   /* path, or NULL with gen set */
+    const char *format;  /* trace format (NULL = native) */
+    const trace_gen_config *gen; /* synthetic source instead of a trace file */
+    const char *cluster; /* file or compact string */
+    const char *catalog; /* NULL = shipped */
+    const char *policy;
+    policy_config pcfg;
+    uint64_t seed;
+    const char *out_dir; /* NULL = no files */
+    double sample_interval_s;
+    double horizon_s;    /* 0 = none */
+    double checkpoint_s, restart_penalty_s, mtbf_s, mttr_s;
+    const char *failures; /* CSV node,down_s,up_s */
+    bool skip_bad_rows;
+    bool progress;       /* live line on stderr */
+    int argc;
+    char **argv;         /* the command, for run.json */
+} run_args;
+
+typedef struct run_result {
+    sim_summary sum;
+    double wall_s;
+    uint64_t rows_skipped;
+    char summary_json[4096]; /* first part of summary.json, for printing (may be cut) */
+} run_result;
+
+void run_args_default(run_args *a);
+/* Run one simulation; on error d is filled and the status returned. */
+int cli_run_sim(const run_args *a, run_result *res, sim_diag *d);
+
+int cmd_run(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+int cmd_policies(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+
+#endif

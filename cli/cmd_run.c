@@ -1,0 +1,150 @@
+/*
+ * cmd_run.c: `clustersim run` — replay one trace against one policy.
+ */
+#include "cli/cli.h"
+
+#include "traces/trace.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: clustersim run --trace FILE --cluster FILE|SPEC [options]\n"
+    "  --trace FILE          trace to replay (gzip or plain; '-' = stdin)\n"
+    "  --format NAME         trace format (default native; see below)\n"
+    "  --cluster FILE|SPEC   node-list CSV, or e.g. 4xV100M32:8,16xT4:2\n"
+    "  --catalog FILE        GPU catalog CSV (default: the shipped models/data/gpus.csv)\n"
+    "  --policy NAME         scheduling policy (default binpack; `clustersim policies`)\n"
+    "  --policy-opt K=V      policy option (repeatable)\n"
+    "  --seed N              seed of the run's random numbers (default 1)\n"
+    "  --out DIR             write jobs.csv, timeseries.csv, tenants.csv, summary.json, run.json\n"
+    "  --sample-interval T   timeseries period (default 600s; 0 = none)\n"
+    "  --horizon T           stop the simulation at time T\n"
+    "  --checkpoint-interval T  periodic checkpoints (default 0: a failure loses the segment)\n"
+    "  --restart-penalty T   reference work added to each restart (default 0)\n"
+    "  --failures FILE       node failures: CSV node,down_s,up_s\n"
+    "  --mtbf T --mttr T     random node failures (exponential, per node)\n"
+    "  --skip-bad-rows       skip and count malformed trace rows instead of stopping\n"
+    "  --quiet               no progress line\n"
+    "Durations T accept s, m, h, d suffixes. Trace formats: %s\n";
+
+int cmd_run(int argc, char **argv)
+{
+    run_args a;
+    run_args_default(&a);
+    a.argc = argc;
+    a.argv = argv;
+    bool quiet = false;
+    const char *pending_opts[POLICY_MAX_OPTIONS];
+    int n_opts = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *v = NULL;
+        int m;
+        if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
+            printf(usage, trace_format_list());
+            return 0;
+        }
+        if (cli_flag(argv, i, "--skip-bad-rows")) {
+            a.skip_bad_rows = true;
+            continue;
+        }
+        if (cli_flag(argv, i, "--quiet")) {
+            quiet = true;
+            continue;
+        }
+#define OPT(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)
+        if (OPT("--trace")) {
+            if (m < 0)
+                return 2;
+            a.trace = v;
+        } else if (OPT("--format")) {
+            if (m < 0)
+                return 2;
+            a.format = v;
+        } else if (OPT("--cluster")) {
+            if (m < 0)
+                return 2;
+            a.cluster = v;
+        } else if (OPT("--catalog")) {
+            if (m < 0)
+                return 2;
+            a.catalog = v;
+        } else if (OPT("--policy-opt")) {
+            if (m < 0)
+                return 2;
+            if (n_opts >= POLICY_MAX_OPTIONS)
+                return cli_usage_error("too many --policy-opt");
+            pending_opts[n_opts++] = v;
+        } else if (OPT("--policy")) {
+            if (m < 0)
+                return 2;
+            a.policy = v;
+        } else if (OPT("--seed")) {
+            if (m < 0 || !cli_u64("--seed", v, 0, UINT64_MAX, &a.seed))
+                return 2;
+        } else if (OPT("--out")) {
+            if (m < 0)
+                return 2;
+            a.out_dir = v;
+        } else if (OPT("--sample-interval")) {
+            if (m < 0 || !cli_seconds("--sample-interval", v, &a.sample_interval_s))
+                return 2;
+        } else if (OPT("--horizon")) {
+            if (m < 0 || !cli_seconds("--horizon", v, &a.horizon_s))
+                return 2;
+        } else if (OPT("--checkpoint-interval")) {
+            if (m < 0 || !cli_seconds("--checkpoint-interval", v, &a.checkpoint_s))
+                return 2;
+        } else if (OPT("--restart-penalty")) {
+            if (m < 0 || !cli_seconds("--restart-penalty", v, &a.restart_penalty_s))
+                return 2;
+        } else if (OPT("--failures")) {
+            if (m < 0)
+                return 2;
+            a.failures = v;
+        } else if (OPT("--mtbf")) {
+            if (m < 0 || !cli_seconds("--mtbf", v, &a.mtbf_s))
+                return 2;
+        } else if (OPT("--mttr")) {
+            if (m < 0 || !cli_seconds("--mttr", v, &a.mttr_s))
+                return 2;
+        } else {
+            return cli_usage_error("unknown option '%s' for 'clustersim run' "
+                                   "(see clustersim run --help)", argv[i]);
+        }
+#undef OPT
+    }
+    if (!a.trace)
+        return cli_usage_error("clustersim run needs --trace FILE (see clustersim run --help)");
+    if (!a.cluster)
+        return cli_usage_error("clustersim run needs --cluster FILE|SPEC "
+                               "(see clustersim run --help)");
+    if (a.mttr_s > 0 && a.mtbf_s <= 0)
+        return cli_usage_error("--mttr needs --mtbf");
+    /* Policy options are matched to the policy once it is known. */
+    a.pcfg.policy = a.policy;
+    for (int k = 0; k < n_opts; k++)
+        if (!cli_policy_opt(&a.pcfg, pending_opts[k]))
+            return 2;
+    a.progress = !quiet && isatty(2);
+    run_result r;
+    sim_diag d = {0};
+    int st = cli_run_sim(&a, &r, &d);
+    if (st != SIM_OK) {
+        cli_print_diag(&d);
+        return cli_exit_code(st);
+    }
+    const sim_summary *s = &r.sum;
+    fprintf(stderr,
+            "clustersim: %s: %llu jobs (%llu done, %llu rejected, %llu unfinished, %llu rows "
+            "skipped), %llu events in %.2f s (%.0f events/s)%s%s\n",
+            a.policy, (unsigned long long)s->jobs_arrived, (unsigned long long)s->jobs_done,
+            (unsigned long long)s->jobs_rejected, (unsigned long long)s->jobs_unfinished,
+            (unsigned long long)r.rows_skipped, (unsigned long long)s->events, r.wall_s,
+            r.wall_s > 0 ? (double)s->events / r.wall_s : 0, a.out_dir ? "; outputs in " : "",
+            a.out_dir ? a.out_dir : "");
+    if (!a.out_dir)
+        fputs(r.summary_json, stdout);
+    return 0;
+}

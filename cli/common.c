@@ -1,0 +1,231 @@
+/*
+ * common.c: option parsing, error printing, output files written by rename, file
+ * checksums — the plumbing every subcommand shares.
+ */
+#include "cli/cli.h"
+
+#include "sim/csvin.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+int cli_exit_code(int status)
+{
+    return status == SIM_EPARSE || status == SIM_EINVAL ? 2 : 1;
+}
+
+void cli_print_diag(const sim_diag *d)
+{
+    char buf[2048];
+    fprintf(stderr, "clustersim: %s\n", sim_diag_format(d, buf, sizeof buf));
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("clustersim: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        cli_usage_error("option %s needs a value", name);
+        return -1;
+    }
+    *val = argv[++*i];
+    return 1;
+}
+
+bool cli_flag(char **argv, int i, const char *name)
+{
+    return strcmp(argv[i], name) == 0;
+}
+
+bool cli_u64(const char *opt, const char *val, uint64_t min, uint64_t max, uint64_t *out)
+{
+    uint64_t x;
+    if (!csvin_parse_u64(val, strlen(val), &x) || x < min || x > max) {
+        char q[128];
+        csvin_quote(val, strlen(val), q, sizeof q);
+        cli_usage_error("option %s: expected an integer %llu..%llu, got %s", opt,
+                        (unsigned long long)min, (unsigned long long)max, q);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+bool cli_double(const char *opt, const char *val, double min, double max, double *out)
+{
+    double x;
+    if (!csvin_parse_double(val, strlen(val), &x) || x < min || x > max) {
+        char q[128];
+        csvin_quote(val, strlen(val), q, sizeof q);
+        cli_usage_error("option %s: expected a number in [%g, %g], got %s", opt, min, max, q);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+bool cli_seconds(const char *opt, const char *val, double *out)
+{
+    size_t len = strlen(val);
+    double mult = 1;
+    if (len > 0) {
+        switch (val[len - 1]) {
+        case 's': mult = 1; len--; break;
+        case 'm': mult = 60; len--; break;
+        case 'h': mult = 3600; len--; break;
+        case 'd': mult = 86400; len--; break;
+        default: break;
+        }
+    }
+    double x;
+    if (!csvin_parse_double(val, len, &x) || x < 0 || x * mult > 9e12) {
+        char q[128];
+        csvin_quote(val, strlen(val), q, sizeof q);
+        cli_usage_error("option %s: expected a duration such as 90, 90s, 15m, 2h or 1d, got %s",
+                        opt, q);
+        return false;
+    }
+    *out = x * mult;
+    return true;
+}
+
+bool cli_policy_opt(policy_config *cfg, const char *val)
+{
+    const char *eq = strchr(val, '=');
+    if (!eq || eq == val) {
+        cli_usage_error("--policy-opt '%s': expected KEY=VALUE", val);
+        return false;
+    }
+    const char *colon = memchr(val, ':', (size_t)(eq - val));
+    const char *key = val;
+    if (colon) {
+        /* POLICY:KEY=VALUE applies to that policy only. */
+        if (cfg->policy && (strlen(cfg->policy) != (size_t)(colon - val) ||
+                            strncmp(cfg->policy, val, (size_t)(colon - val)) != 0))
+            return true;
+        key = colon + 1;
+    }
+    if (cfg->n >= POLICY_MAX_OPTIONS) {
+        cli_usage_error("too many --policy-opt (at most %d)", POLICY_MAX_OPTIONS);
+        return false;
+    }
+    size_t klen = (size_t)(eq - key);
+    if (klen >= sizeof cfg->key[0]) {
+        cli_usage_error("--policy-opt '%s': the key is too long", val);
+        return false;
+    }
+    memcpy(cfg->key[cfg->n], key, klen);
+    cfg->key[cfg->n][klen] = '\0';
+    cfg->value[cfg->n] = eq + 1;
+    cfg->n++;
+    return true;
+}
+
+bool cli_mkdirs(const char *dir)
+{
+    char buf[1024];
+    if (strlen(dir) >= sizeof buf) {
+        cli_usage_error("output directory name is too long");
+        return false;
+    }
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            cli_usage_error("cannot create directory '%s': %s", buf, strerror(errno));
+            return false;
+        }
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+        cli_usage_error("cannot create directory '%s': %s", buf, strerror(errno));
+        return false;
+    }
+    struct stat sb;
+    if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        cli_usage_error("'%s' is not a directory", buf);
+        return false;
+    }
+    if (access(buf, W_OK) != 0) {
+        cli_usage_error("cannot write to directory '%s': %s", buf, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+bool cli_out_open(cli_outfile *o, const char *dir, const char *name)
+{
+    snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->path, (long)getpid());
+    o->f = fopen(o->tmp, "w");
+    if (!o->f) {
+        cli_usage_error("cannot create '%s': %s", o->tmp, strerror(errno));
+        return false;
+    }
+    setvbuf(o->f, NULL, _IOFBF, 1 << 16);
+    return true;
+}
+
+bool cli_out_close(cli_outfile *o, bool commit)
+{
+    if (!o->f)
+        return true;
+    bool ok = !ferror(o->f);
+    ok = fclose(o->f) == 0 && ok;
+    o->f = NULL;
+    if (commit && ok && rename(o->tmp, o->path) == 0)
+        return true;
+    remove(o->tmp);
+    if (commit) {
+        cli_usage_error("cannot write '%s'", o->path);
+        return false;
+    }
+    return true;
+}
+
+bool cli_file_crc(const char *path, uint32_t *crc, uint64_t *bytes)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    unsigned char buf[1 << 16];
+    uLong c = crc32(0L, Z_NULL, 0);
+    uint64_t n = 0;
+    size_t k;
+    while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
+        c = crc32(c, buf, (uInt)k);
+        n += k;
+    }
+    bool ok = !ferror(f);
+    fclose(f);
+    *crc = (uint32_t)c;
+    *bytes = n;
+    return ok;
+}

@@ -1,0 +1,325 @@
+/*
+ * runner.c: one simulation run end to end — catalog, cluster, trace (or generator),
+ * policy, engine, and the four outputs (jobs.csv, timeseries.csv, summary.json,
+ * run.json, plus tenants.csv), each written under a temporary name and renamed only
+ * when the run succeeded.
+ */
+#include "cli/cli.h"
+
+#include "models/catalog.h"
+#include "sim/alloc.h"
+#include "sim/csvin.h"
+#include "traces/cluster.h"
+#include "traces/trace.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void run_args_default(run_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->policy = "binpack";
+    a->seed = 1;
+    a->sample_interval_s = 600;
+}
+
+typedef struct source_ctx {
+    trace_reader *reader;
+    trace_gen *gen;
+} source_ctx;
+
+static int source_next(void *ctx, job_spec *job, sim_diag *d)
+{
+    source_ctx *s = ctx;
+    if (s->reader)
+        return trace_reader_next(s->reader, job, d);
+    return trace_gen_next(s->gen, job);
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+typedef struct progress_ctx {
+    double t0;
+} progress_ctx;
+
+static void show_progress(void *ctx, const sim_progress *p)
+{
+    progress_ctx *pc = ctx;
+    double el = wall_now() - pc->t0;
+    fprintf(stderr, "\r  t=%.0f s  jobs arrived %llu  ended %llu  pending %llu  running %llu  "
+                    "%.0f events/s   ",
+            (double)p->now / 1e6, (unsigned long long)p->jobs_arrived,
+            (unsigned long long)p->jobs_ended, (unsigned long long)p->pending,
+            (unsigned long long)p->running, el > 0 ? (double)p->events / el : 0);
+}
+
+static int load_failures(sim_engine *e, const cluster_spec *cl, const char *path, sim_diag *d)
+{
+    csvin *in;
+    int st = csvin_open(&in, path, ',', d);
+    if (st != SIM_OK)
+        return st;
+    static const char *const names[] = {"node", "down_s", "up_s"};
+    int32_t ix[3];
+    csvin_row row;
+    st = csvin_next(in, &row, d);
+    if (st == 0)
+        st = sim_diag_set(d, SIM_EPARSE, path, 1, 0, "empty file: expected the header node,down_s,up_s");
+    if (st < 0 || (st = csvin_map_header(in, &row, names, 3, ix, NULL, d)) != SIM_OK)
+        goto out;
+    for (int k = 0; k < 3; k++)
+        if (ix[k] < 0) {
+            st = sim_diag_set(d, SIM_EPARSE, path, row.line, 0,
+                              "header lacks column '%s'; expected node,down_s,up_s", names[k]);
+            goto out;
+        }
+    while ((st = csvin_next(in, &row, d)) == 1) {
+        uint32_t node = UINT32_MAX;
+        if ((uint32_t)ix[0] < row.n)
+            for (uint32_t n = 0; n < cl->n_nodes; n++)
+                if (strcmp(cl->nodes[n].name, row.f[ix[0]]) == 0) {
+                    node = n;
+                    break;
+                }
+        if (node == UINT32_MAX) {
+            st = csvin_field_error(in, &row, ix[0], "node", "the name of a node of the cluster", d);
+            goto out;
+        }
+        sim_time down, up;
+        if ((st = csvin_seconds(in, &row, ix[1], "down_s", 0, 9e12, &down, d)) ||
+            (st = csvin_seconds(in, &row, ix[2], "up_s", 0, 9e12, &up, d)))
+            goto out;
+        if (up <= down) {
+            st = csvin_field_error(in, &row, ix[2], "up_s", "a time after down_s", d);
+            goto out;
+        }
+        if ((st = sim_engine_add_failure(e, node, down, up, d)) != SIM_OK)
+            goto out;
+    }
+out:
+    csvin_close(in);
+    return st < 0 ? st : SIM_OK;
+}
+
+static void json_escape(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void write_input(FILE *f, const char *role, const char *path, bool *first)
+{
+    uint32_t crc;
+    uint64_t bytes;
+    fprintf(f, "%s\n    {\"role\": \"%s\", \"path\": ", *first ? "" : ",", role);
+    json_escape(f, path);
+    if (cli_file_crc(path, &crc, &bytes))
+        fprintf(f, ", \"bytes\": %llu, \"crc32\": \"%08x\"}", (unsigned long long)bytes, crc);
+    else
+        fputs("}", f);
+    *first = false;
+}
+
+static void write_run_json(FILE *f, const run_args *a, const run_result *r)
+{
+    fputs("{\n  \"command\": [", f);
+    for (int i = 0; i < a->argc; i++) {
+        if (i)
+            fputs(", ", f);
+        json_escape(f, a->argv[i]);
+    }
+    fprintf(f, "],\n  \"version\": \"%s\",\n  \"seed\": %llu,\n  \"policy\": ", CLI_VERSION,
+            (unsigned long long)a->seed);
+    json_escape(f, a->policy);
+    fputs(",\n  \"policy_options\": {", f);
+    for (uint32_t i = 0; i < a->pcfg.n; i++) {
+        fputs(i ? ", " : "", f);
+        json_escape(f, a->pcfg.key[i]);
+        fputs(": ", f);
+        json_escape(f, a->pcfg.value[i]);
+    }
+    fputs("},\n  \"format\": ", f);
+    json_escape(f, a->format ? a->format : (a->trace ? "native" : "generated"));
+    fputs(",\n  \"inputs\": [", f);
+    bool first = true;
+    if (a->trace)
+        write_input(f, "trace", a->trace, &first);
+    if (a->cluster && access(a->cluster, R_OK) == 0)
+        write_input(f, "cluster", a->cluster, &first);
+    write_input(f, "catalog", a->catalog ? a->catalog : model_catalog_default_path(), &first);
+    if (a->failures)
+        write_input(f, "failures", a->failures, &first);
+    fputs("\n  ],\n  \"cluster\": ", f);
+    json_escape(f, a->cluster ? a->cluster : "");
+    if (a->gen)
+        fprintf(f, ",\n  \"generator\": {\"jobs\": %llu, \"seed\": %llu}",
+                (unsigned long long)a->gen->jobs, (unsigned long long)a->gen->seed);
+    double eps = r->wall_s > 0 ? (double)r->sum.events / r->wall_s : 0;
+    fprintf(f, ",\n  \"wall_s\": %.3f,\n  \"events\": %llu,\n  \"events_per_s\": %.0f,\n"
+               "  \"jobs_per_s\": %.0f\n}\n",
+            r->wall_s, (unsigned long long)r->sum.events, eps,
+            r->wall_s > 0 ? (double)r->sum.jobs_arrived / r->wall_s : 0);
+}
+
+int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
+{
+    memset(res, 0, sizeof *res);
+    double t0 = wall_now();
+    model_catalog *cat = NULL;
+    cluster_spec *cl = NULL;
+    sim_intern *tenants = NULL, *models = NULL;
+    source_ctx src = {0};
+    sim_engine *e = NULL;
+    cli_outfile jobs = {0}, ts = {0}, tn = {0}, sum = {0}, runj = {0};
+    uint64_t *type_mem = NULL;
+    int st;
+
+    const policy_ops *pol = policy_find(a->policy);
+    if (!pol) {
+        char known[512] = "";
+        size_t o = 0;
+        for (int i = 0; policy_all[i] && o + 40 < sizeof known; i++)
+            o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", i ? ", " : "",
+                                  policy_all[i]->name);
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "unknown policy '%s' (known: %s)",
+                            a->policy, known);
+    }
+    if ((st = model_catalog_load(&cat, a->catalog ? a->catalog : model_catalog_default_path(),
+                                 d)) != SIM_OK)
+        goto out;
+    uint32_t ntypes = model_catalog_count(cat);
+    type_mem = sim_calloc(ntypes, sizeof *type_mem);
+    if (!type_mem) {
+        st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    for (uint16_t t = 1; t < ntypes; t++)
+        type_mem[t] = model_catalog_type(cat, t)->memory_mib;
+    if (!a->cluster) {
+        st = sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "no cluster given (--cluster FILE or SPEC)");
+        goto out;
+    }
+    if ((st = cluster_spec_load(&cl, a->cluster, model_catalog_names(cat), d)) != SIM_OK)
+        goto out;
+    tenants = sim_intern_create(false);
+    models = sim_intern_create(false);
+    if (!tenants || !models) {
+        st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    if (a->trace) {
+        trace_options topt = {.format = a->format,
+                              .skip_bad_rows = a->skip_bad_rows,
+                              .tenants = tenants,
+                              .models = models,
+                              .gpu_types = model_catalog_names(cat)};
+        if ((st = trace_reader_open(&src.reader, a->trace, &topt, d)) != SIM_OK)
+            goto out;
+        const char *ign = trace_reader_ignored_columns(src.reader);
+        if (*ign)
+            fprintf(stderr, "clustersim: warning: %s: ignoring column(s) the %s format does not "
+                            "use: %s\n", a->trace, a->format ? a->format : "native", ign);
+    } else if (a->gen) {
+        if ((st = trace_gen_create(&src.gen, a->gen, tenants, models, model_catalog_names(cat),
+                                   d)) != SIM_OK)
+            goto out;
+    } else {
+        st = sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "no trace given (--trace FILE)");
+        goto out;
+    }
+    if (a->out_dir) {
+        if (!cli_mkdirs(a->out_dir) || !cli_out_open(&jobs, a->out_dir, "jobs.csv") ||
+            !cli_out_open(&ts, a->out_dir, "timeseries.csv") ||
+            !cli_out_open(&tn, a->out_dir, "tenants.csv") ||
+            !cli_out_open(&sum, a->out_dir, "summary.json") ||
+            !cli_out_open(&runj, a->out_dir, "run.json")) {
+            st = sim_diag_set(d, SIM_EIO, a->out_dir, 0, 0, "cannot write the output files");
+            goto out;
+        }
+    }
+    progress_ctx pctx = {.t0 = t0};
+    sim_config cfg = {
+        .seed = a->seed,
+        .sample_interval_us = (sim_time)llround(a->sample_interval_s * 1e6),
+        .horizon_us = a->horizon_s > 0 ? (sim_time)llround(a->horizon_s * 1e6) : SIM_TIME_NEVER,
+        .checkpoint_interval_s = a->checkpoint_s,
+        .restart_penalty_s = a->restart_penalty_s,
+        .mtbf_s = a->mtbf_s,
+        .mttr_s = a->mttr_s,
+        .jobs_csv = jobs.f,
+        .timeseries_csv = ts.f,
+        .tenants_csv = tn.f,
+        .progress = a->progress ? show_progress : NULL,
+        .progress_ctx = &pctx,
+    };
+    sim_world world = {
+        .cluster = cl,
+        .gpu_types = model_catalog_names(cat),
+        .gpu_type_mem_mib = type_mem,
+        .tenants = tenants,
+        .rate = NULL,
+    };
+    policy_config pcfg = a->pcfg;
+    if ((st = sim_engine_create(&e, &cfg, &world, pol, &pcfg, d)) != SIM_OK)
+        goto out;
+    if (a->failures && (st = load_failures(e, cl, a->failures, d)) != SIM_OK)
+        goto out;
+    sim_source source = {.ctx = &src, .next = source_next};
+    st = sim_engine_run(e, &source, d);
+    if (a->progress)
+        fputs("\r\033[K", stderr);
+    if (st != SIM_OK)
+        goto out;
+    res->sum = *sim_engine_summary(e);
+    res->rows_skipped = src.reader ? trace_reader_skipped(src.reader) : 0;
+    res->wall_s = wall_now() - t0;
+    char extra[128];
+    snprintf(extra, sizeof extra, "\"rows_skipped\": %llu", (unsigned long long)res->rows_skipped);
+    if (sum.f && sim_engine_write_summary(e, sum.f, extra) != SIM_OK) {
+        st = sim_diag_set(d, SIM_EIO, sum.path, 0, 0, "cannot write");
+        goto out;
+    }
+    {
+        /* Keep a copy of the summary for callers that print it. */
+        FILE *mem = fmemopen(res->summary_json, sizeof res->summary_json - 1, "w");
+        if (mem) {
+            sim_engine_write_summary(e, mem, extra);
+            fclose(mem);
+        }
+    }
+    if (runj.f)
+        write_run_json(runj.f, a, res);
+out:;
+    bool commit = st == SIM_OK;
+    bool ok = cli_out_close(&jobs, commit) & cli_out_close(&ts, commit) &
+              cli_out_close(&tn, commit) & cli_out_close(&sum, commit) &
+              cli_out_close(&runj, commit);
+    if (commit && !ok)
+        st = sim_diag_set(d, SIM_EIO, a->out_dir, 0, 0, "cannot write the output files");
+    sim_engine_destroy(e);
+    trace_reader_close(src.reader);
+    trace_gen_destroy(src.gen);
+    sim_intern_destroy(tenants);
+    sim_intern_destroy(models);
+    cluster_spec_destroy(cl);
+    sim_free(type_mem);
+    model_catalog_destroy(cat);
+    return st;
+}

@@ -1,0 +1,90 @@
+/*
+ * policy.h: the scheduling-policy plugin interface.
+ *
+ * A policy is a const table of function pointers plus the size of its state, which
+ * the core allocates zeroed. Policies read the const view (sim/view.h) and take
+ * decisions through the sim_decide_* calls, which the core validates and applies.
+ * schedule() is called once after each batch of same-time events that changed
+ * something, never per event; it must not allocate (scratch lives in the state,
+ * sized in init). Randomness comes only from v->rng. Tuning knobs are declared in
+ * `options` and read from the policy_config; an unknown key is an error before init.
+ * Fields are only ever appended to this table (POLICY_ABI_VERSION).
+ */
+#ifndef POLICIES_POLICY_H
+#define POLICIES_POLICY_H
+
+#include "sim/view.h"
+
+#define POLICY_ABI_VERSION 1
+
+/* A tuning knob: name, default value (as text) and one line of help. */
+typedef struct policy_option {
+    const char *name;
+    const char *default_value;
+    const char *help;
+} policy_option;
+
+#define POLICY_MAX_OPTIONS 32
+
+/* Options as given (key=value), validated against policy_ops.options. */
+typedef struct policy_config {
+    const char *policy;  /* policy name, for messages */
+    uint32_t n;
+    char key[POLICY_MAX_OPTIONS][48];      /* option names (copied) */
+    const char *value[POLICY_MAX_OPTIONS]; /* values (borrowed; must outlive init) */
+    /* Facts about the run a policy may size itself from. */
+    uint32_t n_nodes, n_gpus, n_gpu_types;
+    uint64_t seed;
+} policy_config;
+
+typedef struct policy_ops {
+    int abi_version;       /* POLICY_ABI_VERSION */
+    const char *name;      /* unique: "fifo", "binpack", ... */
+    const char *summary;   /* one line for `clustersim policies` */
+    size_t state_size;     /* bytes of policy state, allocated zeroed by the core */
+    size_t job_state_size; /* bytes of per-job state (sim_view_job_state), zeroed at arrival */
+    const policy_option *options; /* NULL-name-terminated, or NULL */
+    uint64_t needs_attrs;  /* bit a: every job must carry attribute a (sim_attr) */
+
+    int (*init)(void *st, const policy_config *cfg, sim_diag *diag);
+    void (*fini)(void *st); /* optional */
+
+    /* Bookkeeping hooks (optional): update policy state only. */
+    void (*on_arrival)(void *st, const sim_view *v, sim_job_id job);
+    void (*on_finish)(void *st, const sim_view *v, sim_job_id job);
+    /* The job went back to the pending list (preempted, or its node failed). */
+    void (*on_requeue)(void *st, const sim_view *v, sim_job_id job);
+
+    /* Take decisions. Returns SIM_OK or an error (which ends the run). */
+    int (*schedule)(void *st, const sim_view *v, sim_time now, policy_decisions *out);
+
+    /* Next self-wakeup (a quantum, a monitor period), or SIM_TIME_NEVER. Optional. */
+    sim_time (*next_wakeup)(const void *st, const sim_view *v, sim_time now);
+} policy_ops;
+
+/* Option lookup: the value given for key, else the declared default (NULL when the
+ * policy declares no such option). */
+const char *policy_config_get(const policy_config *cfg, const policy_option *opts,
+                              const char *key);
+/* Typed getters: parse the value of key (given or default) into *out. On a bad value
+ * they fill diag ("policy 'las': option 'quantum': expected ..., got "x"") and return
+ * SIM_EINVAL. */
+int policy_config_double(const policy_config *cfg, const policy_option *opts, const char *key,
+                         double min, double max, double *out, sim_diag *diag);
+int policy_config_u64(const policy_config *cfg, const policy_option *opts, const char *key,
+                      uint64_t min, uint64_t max, uint64_t *out, sim_diag *diag);
+int policy_config_bool(const policy_config *cfg, const policy_option *opts, const char *key,
+                       bool *out, sim_diag *diag);
+/* One of `choices` (NULL-terminated); *out is its index. */
+int policy_config_choice(const policy_config *cfg, const policy_option *opts, const char *key,
+                         const char *const *choices, int *out, sim_diag *diag);
+
+/* Check that every key in cfg is declared in opts; otherwise SIM_EINVAL with a message
+ * listing the known options. */
+int policy_config_validate(const policy_config *cfg, const policy_option *opts, sim_diag *diag);
+
+/* The registry (policies/registry.c): all policies, NULL-terminated, and lookup. */
+extern const policy_ops *const policy_all[];
+const policy_ops *policy_find(const char *name);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * registry.c: every policy compiled into clustersim, by name. Adding a policy means
+ * one `extern` line and one entry here; there is no dynamic loading.
+ */
+#include "policies/policy.h"
+
+#include <string.h>
+
+extern const policy_ops policy_fifo;
+extern const policy_ops policy_binpack;
+extern const policy_ops policy_random;
+
+const policy_ops *const policy_all[] = {
+    &policy_fifo,
+    &policy_binpack,
+    &policy_random,
+    NULL,
+};
+
+const policy_ops *policy_find(const char *name)
+{
+    for (int i = 0; policy_all[i]; i++)
+        if (strcmp(policy_all[i]->name, name) == 0)
+            return policy_all[i];
+    return NULL;
+}

@@ -1,0 +1,824 @@
+/*
+ * decide.c: the decisions a policy can take, validated and applied at once, and the
+ * cluster accounting they share with the event loop (allocation records, resident
+ * lists per GPU, node summaries, tenant usage, utilisation totals).
+ *
+ * Validation happens before any state changes, so a rejected decision leaves the
+ * cluster exactly as it was. A rejection records "policy 'p': decision D job 'id':
+ * reason" and makes every later decision of the same schedule() call fail, so the
+ * run ends with the first error.
+ */
+#include "sim/engine_int.h"
+
+#include "sim/alloc.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Accounting primitives --------------------------------------------------------- */
+
+double sim__job_gpus_held(const sim_engine *e, const sim_job *j)
+{
+    (void)e;
+    return (double)j->replicas * (double)j->gpus_per_replica * (double)j->share_milli / 1000.0;
+}
+
+void sim__job_touch(sim_engine *e, sim_job_id id)
+{
+    sim_job *j = &e->jobs[id];
+    sim_time dt_us = e->now - j->last_update_us;
+    if (dt_us > 0) {
+        double dt = (double)dt_us / 1e6;
+        if (j->state == SIM_JOB_RUNNING) {
+            j->work_done_s += j->speed * dt;
+            if (j->work_done_s > j->work_total_s)
+                j->work_done_s = j->work_total_s;
+            j->attained_gpu_s += dt * sim__job_gpus_held(e, j);
+        }
+        if (j->state == SIM_JOB_RUNNING || j->state == SIM_JOB_PAUSED)
+            j->placed_s += dt;
+    }
+    j->last_update_us = e->now;
+}
+
+void sim__mark_dirty(sim_engine *e, sim_job_id id)
+{
+    if (e->job_dirty[id])
+        return;
+    sim__job_touch(e, id);
+    e->job_dirty[id] = 1;
+    e->dirty[e->n_dirty++] = id;
+}
+
+void sim__set_speed(sim_engine *e, sim_job_id id, double speed)
+{
+    sim_job *j = &e->jobs[id];
+    if (j->speed > 0)
+        e->n_progressing--;
+    if (speed > 0)
+        e->n_progressing++;
+    j->speed = speed;
+}
+
+void sim__list_remove(sim_engine *e, sim_job_id id, bool running)
+{
+    sim_job *j = &e->jobs[id];
+    uint32_t *head = running ? &e->v.running_head : &e->v.pending_head;
+    uint32_t *tail = running ? &e->running_tail : &e->pending_tail;
+    if (j->list_prev != NIL)
+        e->jobs[j->list_prev].list_next = j->list_next;
+    else
+        *head = j->list_next;
+    if (j->list_next != NIL)
+        e->jobs[j->list_next].list_prev = j->list_prev;
+    else
+        *tail = j->list_prev;
+    if (running)
+        e->v.n_running--;
+    else
+        e->v.n_pending--;
+}
+
+void sim__list_append(sim_engine *e, sim_job_id id, bool running)
+{
+    sim_job *j = &e->jobs[id];
+    uint32_t *head = running ? &e->v.running_head : &e->v.pending_head;
+    uint32_t *tail = running ? &e->running_tail : &e->pending_tail;
+    j->list_next = NIL;
+    j->list_prev = *tail;
+    if (*tail != NIL)
+        e->jobs[*tail].list_next = id;
+    else
+        *head = id;
+    *tail = id;
+    if (running) {
+        e->v.n_running++;
+    } else {
+        e->v.n_pending++;
+        j->enqueue_seq = e->enqueue_count++;
+    }
+}
+
+void sim__node_refresh(sim_engine *e, uint32_t n)
+{
+    uint32_t first = e->node_gpu_first[n], cnt = e->node_gpu_count[n];
+    uint32_t free_gpus = 0, max_free = 0;
+    for (uint32_t g = first; g < first + cnt; g++) {
+        uint32_t f = SIM_MILLI_GPU - e->gpu_used_milli[g];
+        if (e->gpu_nres[g] == 0)
+            free_gpus++;
+        if (f > max_free)
+            max_free = f;
+    }
+    e->node_free_gpus[n] = free_gpus;
+    e->node_max_free_milli[n] = max_free;
+}
+
+static uint32_t eff_milli(const sim_job *j, uint32_t share)
+{
+    uint32_t t = j->spec.true_milli ? j->spec.true_milli : SIM_MILLI_GPU;
+    return share < t ? share : t;
+}
+
+/* Mark every other job resident on GPU g dirty (their interference changed). */
+static void dirty_neighbours(sim_engine *e, uint32_t g, sim_job_id self)
+{
+    if (!e->rate.interference)
+        return;
+    for (uint32_t a = e->gpu_first_res[g]; a != NIL; a = e->allocs[a].next_on_gpu)
+        if (e->allocs[a].job != self)
+            sim__mark_dirty(e, e->allocs[a].job);
+}
+
+static void gpu_link(sim_engine *e, uint32_t a)
+{
+    sim_alloc_rec *r = &e->allocs[a];
+    uint32_t g = r->gpu;
+    r->prev_on_gpu = NIL;
+    r->next_on_gpu = e->gpu_first_res[g];
+    if (r->next_on_gpu != NIL)
+        e->allocs[r->next_on_gpu].prev_on_gpu = a;
+    e->gpu_first_res[g] = a;
+    e->gpu_nres[g]++;
+}
+
+static void gpu_unlink(sim_engine *e, uint32_t a)
+{
+    sim_alloc_rec *r = &e->allocs[a];
+    uint32_t g = r->gpu;
+    if (r->prev_on_gpu != NIL)
+        e->allocs[r->prev_on_gpu].next_on_gpu = r->next_on_gpu;
+    else
+        e->gpu_first_res[g] = r->next_on_gpu;
+    if (r->next_on_gpu != NIL)
+        e->allocs[r->next_on_gpu].prev_on_gpu = r->prev_on_gpu;
+    e->gpu_nres[g]--;
+}
+
+/* Undo one allocation's accounting and return it to the pool. */
+static void release_one(sim_engine *e, const sim_job *j, uint32_t a)
+{
+    sim_alloc_rec *r = &e->allocs[a];
+    e->node_cpu_used[r->node] -= r->cpu_milli;
+    e->node_mem_used[r->node] -= r->mem_mib;
+    e->cpu_used_all -= r->cpu_milli;
+    if (r->gpu != SIM_GPU_NONE) {
+        e->gpu_used_milli[r->gpu] -= r->milli;
+        e->gpu_used_mem[r->gpu] -= r->gpu_mem_mib;
+        e->node_used_milli[r->node] -= r->milli;
+        e->tenant_used_milli[j->spec.tenant] -= r->milli;
+        e->used_milli_total -= r->milli;
+        if (j->state == SIM_JOB_RUNNING)
+            e->eff_milli_total -= eff_milli(j, r->milli);
+        gpu_unlink(e, a);
+        sim__node_refresh(e, r->node);
+        dirty_neighbours(e, r->gpu, r->job);
+    }
+    r->next_in_job = e->alloc_free;
+    e->alloc_free = a;
+}
+
+void sim__release_allocs(sim_engine *e, sim_job_id id)
+{
+    sim_job *j = &e->jobs[id];
+    for (uint32_t a = j->alloc_head; a != NIL;) {
+        uint32_t next = e->allocs[a].next_in_job;
+        release_one(e, j, a);
+        a = next;
+    }
+    j->alloc_head = NIL;
+    j->replicas = 0;
+    j->share_milli = 0;
+    j->share_mem_mib = 0;
+    e->v.release_epoch++;
+}
+
+void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint)
+{
+    sim_job *j = &e->jobs[id];
+    sim__job_touch(e, id);
+    if (!checkpoint) {
+        /* Work since the last periodic checkpoint is lost; with no checkpointing the
+         * whole segment since the last start is. */
+        double seg = (double)(e->now - j->last_start_us) / 1e6;
+        double since = seg;
+        double iv = e->cfg.checkpoint_interval_s;
+        if (iv > 0)
+            since = fmod(seg, iv);
+        double lost = since * j->speed;
+        if (lost > j->work_done_s)
+            lost = j->work_done_s;
+        j->work_done_s -= lost;
+        j->lost_work_s += lost;
+        e->sum.lost_work_s += lost;
+    }
+    sim__release_allocs(e, id);
+    sim__set_speed(e, id, 0);
+    e->job_version[id]++;
+    sim__list_remove(e, id, true);
+    j->state = SIM_JOB_PENDING;
+    j->queued_since_us = e->now;
+    j->preemptions++;
+    e->sum.preemptions++;
+    e->tstats[j->spec.tenant].running--;
+    e->tstats[j->spec.tenant].pending++;
+    sim__list_append(e, id, false);
+}
+
+/* ---- View helpers ------------------------------------------------------------------ */
+
+double sim_view_work_done(const sim_view *v, sim_job_id id)
+{
+    const sim_job *j = &v->jobs[id];
+    double done = j->work_done_s;
+    if (j->state == SIM_JOB_RUNNING && v->now > j->last_update_us)
+        done += j->speed * (double)(v->now - j->last_update_us) / 1e6;
+    return done < j->work_total_s ? done : j->work_total_s;
+}
+
+double sim_view_work_left(const sim_view *v, sim_job_id id)
+{
+    return v->jobs[id].work_total_s - sim_view_work_done(v, id);
+}
+
+double sim_view_attained(const sim_view *v, sim_job_id id)
+{
+    const sim_job *j = &v->jobs[id];
+    double a = j->attained_gpu_s;
+    if (j->state == SIM_JOB_RUNNING && v->now > j->last_update_us)
+        a += (double)(v->now - j->last_update_us) / 1e6 * (double)j->replicas *
+             (double)j->gpus_per_replica * (double)j->share_milli / 1000.0;
+    return a;
+}
+
+bool sim_view_replica_fits(const sim_view *v, const sim_job *j, uint32_t n, uint32_t milli,
+                           uint64_t gpu_mem_mib)
+{
+    if (!v->node_up[n])
+        return false;
+    if (v->node_cpu_used[n] + j->cpu_per_replica > v->node_cpu_total[n] ||
+        v->node_mem_used[n] + j->mem_per_replica > v->node_mem_total[n])
+        return false;
+    uint32_t need = j->gpus_per_replica;
+    if (need == 0)
+        return true;
+    if (!sim_job_type_ok(j, v->node_gpu_type[n]) || v->node_gpu_count[n] < need)
+        return false;
+    if (milli == SIM_MILLI_GPU && gpu_mem_mib == 0)
+        return v->node_free_gpus[n] >= need;
+    if (v->node_max_free_milli[n] < milli)
+        return false;
+    uint32_t first = v->node_gpu_first[n], cnt = v->node_gpu_count[n], ok = 0;
+    for (uint32_t g = first; g < first + cnt && ok < need; g++)
+        if (SIM_MILLI_GPU - v->gpu_used_milli[g] >= milli &&
+            v->gpu_mem_total[g] - v->gpu_used_mem[g] >= gpu_mem_mib)
+            ok++;
+    return ok >= need;
+}
+
+/* ---- Decisions ---------------------------------------------------------------------- */
+
+static int fail(policy_decisions *out, sim_job_id id, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(policy_decisions *out, sim_job_id id, const char *what, const char *fmt, ...)
+{
+    sim_engine *e = out->e;
+    if (e->dec_status != SIM_OK)
+        return SIM_EINVAL;
+    char reason[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    const char *jid = id < e->job_cap && e->jobs[id].state != SIM_JOB_FREE ? e->jobs[id].spec.id
+                                                                           : "?";
+    e->dec_status = SIM_EINVAL;
+    sim_diag_set(&e->dec_diag, SIM_EINVAL, NULL, 0, 0,
+                 "policy '%s': decision %s job '%s' (id %u) at t=%.6f s: %s", e->pol->name, what,
+                 jid, id, (double)e->now / 1e6, reason);
+    return SIM_EINVAL;
+}
+
+/* Common entry check: the schedule call has not failed and the job id is in use. */
+static sim_job *job_for(policy_decisions *out, sim_job_id id, const char *what)
+{
+    sim_engine *e = out->e;
+    if (e->dec_status != SIM_OK)
+        return NULL;
+    if (id >= e->job_cap || e->jobs[id].state == SIM_JOB_FREE) {
+        fail(out, id, what, "no job in flight has this id");
+        return NULL;
+    }
+    e->decisions++;
+    return &e->jobs[id];
+}
+
+static const char *state_name(sim_job_state s)
+{
+    switch (s) {
+    case SIM_JOB_PENDING: return "pending";
+    case SIM_JOB_RUNNING: return "running";
+    case SIM_JOB_PAUSED: return "paused";
+    default: return "not in flight";
+    }
+}
+
+static bool elastic_bounds(const sim_job *j, uint32_t *lo, uint32_t *hi)
+{
+    bool el = job_spec_has(&j->spec, SIM_ATTR_MIN_REPLICAS) ||
+              job_spec_has(&j->spec, SIM_ATTR_MAX_REPLICAS);
+    *lo = *hi = j->nominal_replicas;
+    if (job_spec_has(&j->spec, SIM_ATTR_MIN_REPLICAS))
+        *lo = (uint32_t)j->spec.attr[SIM_ATTR_MIN_REPLICAS];
+    if (job_spec_has(&j->spec, SIM_ATTR_MAX_REPLICAS))
+        *hi = (uint32_t)j->spec.attr[SIM_ATTR_MAX_REPLICAS];
+    if (*lo < 1)
+        *lo = 1;
+    return el;
+}
+
+/*
+ * Check that `count` replicas fit as placed, on top of the current state. Scratch
+ * marks (per node CPU/memory, per GPU) are always cleared before returning.
+ */
+static int validate(policy_decisions *out, sim_job_id id, const char *what, uint32_t count,
+                    const sim_placement *p, uint32_t milli, uint64_t gmem)
+{
+    sim_engine *e = out->e;
+    const sim_job *j = &e->jobs[id];
+    uint32_t gpr = j->gpus_per_replica;
+    int st = SIM_OK;
+    uint32_t r_done = 0, g_done = 0;
+    if (!p->nodes)
+        return fail(out, id, what, "the placement has no node list");
+    if (gpr && !p->gpus)
+        return fail(out, id, what, "the placement has no GPU list");
+    for (uint32_t r = 0; r < count && st == SIM_OK; r++, r_done++) {
+        uint32_t n = p->nodes[r];
+        if (n >= e->n_nodes) {
+            st = fail(out, id, what, "replica %u: node %u does not exist", r, n);
+            break;
+        }
+        if (!e->node_up[n]) {
+            st = fail(out, id, what, "replica %u: node %s is down", r, e->node_name[n]);
+            break;
+        }
+        if (gpr && !sim_job_type_ok(j, e->node_gpu_type[n])) {
+            st = fail(out, id, what, "replica %u: node %s has GPU type %s, which the job does not "
+                      "accept", r, e->node_name[n],
+                      e->v.gpu_type_name(&e->v, e->node_gpu_type[n]));
+            break;
+        }
+        e->node_scratch_cpu[n] += j->cpu_per_replica;
+        e->node_scratch_mem[n] += j->mem_per_replica;
+        if (e->node_cpu_used[n] + e->node_scratch_cpu[n] > e->node_cpu_total[n]) {
+            st = fail(out, id, what,
+                      "replica %u: node %s has %llu milli-CPU free, the placement needs %llu", r,
+                      e->node_name[n],
+                      (unsigned long long)(e->node_cpu_total[n] - e->node_cpu_used[n]),
+                      (unsigned long long)e->node_scratch_cpu[n]);
+            r_done++;
+            break;
+        }
+        if (e->node_mem_used[n] + e->node_scratch_mem[n] > e->node_mem_total[n]) {
+            st = fail(out, id, what,
+                      "replica %u: node %s has %llu MiB of memory free, the placement needs %llu",
+                      r, e->node_name[n],
+                      (unsigned long long)(e->node_mem_total[n] - e->node_mem_used[n]),
+                      (unsigned long long)e->node_scratch_mem[n]);
+            r_done++;
+            break;
+        }
+        for (uint32_t k = 0; k < gpr; k++) {
+            uint32_t g = p->gpus[r * gpr + k];
+            if (g >= e->n_gpus) {
+                st = fail(out, id, what, "replica %u: GPU %u does not exist", r, g);
+                break;
+            }
+            if (e->gpu_node[g] != n) {
+                st = fail(out, id, what, "replica %u: GPU %u is on node %s, not on %s", r, g,
+                          e->node_name[e->gpu_node[g]], e->node_name[n]);
+                break;
+            }
+            if (e->gpu_scratch[g]) {
+                st = fail(out, id, what, "GPU %u appears twice in the placement", g);
+                break;
+            }
+            e->gpu_scratch[g] = 1;
+            g_done = r * gpr + k + 1;
+            uint32_t freem = SIM_MILLI_GPU - e->gpu_used_milli[g];
+            if (freem < milli) {
+                st = fail(out, id, what,
+                          "GPU %u (node %s) has %u milli-GPU free, the job needs %u", g,
+                          e->node_name[n], freem, milli);
+                break;
+            }
+            uint64_t freemem = e->gpu_mem_total[g] - e->gpu_used_mem[g];
+            if (freemem < gmem) {
+                st = fail(out, id, what, "GPU %u (node %s) has %llu MiB free, the job needs %llu",
+                          g, e->node_name[n], (unsigned long long)freemem,
+                          (unsigned long long)gmem);
+                break;
+            }
+        }
+    }
+    for (uint32_t r = 0; r < r_done && r < count; r++) {
+        uint32_t n = p->nodes[r];
+        if (n < e->n_nodes)
+            e->node_scratch_cpu[n] = e->node_scratch_mem[n] = 0;
+    }
+    for (uint32_t i = 0; i < g_done; i++)
+        if (p->gpus[i] < e->n_gpus)
+            e->gpu_scratch[p->gpus[i]] = 0;
+    return st;
+}
+
+static uint32_t take_alloc(sim_engine *e)
+{
+    if (e->alloc_free == NIL && sim__grow_allocs(e) != SIM_OK)
+        return NIL;
+    uint32_t a = e->alloc_free;
+    e->alloc_free = e->allocs[a].next_in_job;
+    return a;
+}
+
+/* Make sure `n` allocation records are available, so applying cannot fail halfway. */
+static int reserve_allocs(sim_engine *e, uint32_t n)
+{
+    uint32_t have = 0;
+    for (uint32_t a = e->alloc_free; a != NIL && have < n; a = e->allocs[a].next_in_job)
+        have++;
+    while (have < n) {
+        uint32_t before = e->alloc_cap;
+        int st = sim__grow_allocs(e);
+        if (st != SIM_OK)
+            return st;
+        have += e->alloc_cap - before;
+    }
+    return SIM_OK;
+}
+
+/* Apply replicas first..first+count-1 of a validated placement; allocation records
+ * are appended after the job's existing ones, in replica then GPU order. */
+static void apply(sim_engine *e, sim_job_id id, uint32_t first, uint32_t count,
+                  const sim_placement *p, uint32_t milli, uint64_t gmem)
+{
+    sim_job *j = &e->jobs[id];
+    uint32_t gpr = j->gpus_per_replica;
+    uint32_t *tailp = &j->alloc_head;
+    while (*tailp != NIL)
+        tailp = &e->allocs[*tailp].next_in_job;
+    bool running = j->state == SIM_JOB_RUNNING;
+    for (uint32_t r = 0; r < count; r++) {
+        uint32_t n = p->nodes[r];
+        uint32_t slots = gpr ? gpr : 1;
+        for (uint32_t k = 0; k < slots; k++) {
+            uint32_t a = take_alloc(e);
+            sim_alloc_rec *rec = &e->allocs[a];
+            rec->job = id;
+            rec->node = n;
+            rec->replica = first + r;
+            rec->cpu_milli = k == 0 ? j->cpu_per_replica : 0;
+            rec->mem_mib = k == 0 ? j->mem_per_replica : 0;
+            rec->next_in_job = NIL;
+            e->node_cpu_used[n] += rec->cpu_milli;
+            e->node_mem_used[n] += rec->mem_mib;
+            e->cpu_used_all += rec->cpu_milli;
+            if (gpr) {
+                uint32_t g = p->gpus[r * gpr + k];
+                rec->gpu = g;
+                rec->milli = milli;
+                rec->gpu_mem_mib = gmem;
+                e->gpu_used_milli[g] += milli;
+                e->gpu_used_mem[g] += gmem;
+                e->node_used_milli[n] += milli;
+                e->tenant_used_milli[j->spec.tenant] += milli;
+                e->used_milli_total += milli;
+                if (running)
+                    e->eff_milli_total += eff_milli(j, milli);
+                dirty_neighbours(e, g, id);
+                gpu_link(e, a);
+                sim__node_refresh(e, n);
+            } else {
+                rec->gpu = SIM_GPU_NONE;
+                rec->milli = 0;
+                rec->gpu_mem_mib = 0;
+                rec->prev_on_gpu = rec->next_on_gpu = NIL;
+            }
+            *tailp = a;
+            tailp = &rec->next_in_job;
+        }
+    }
+}
+
+int sim_decide_start(policy_decisions *out, sim_job_id id, const sim_placement *p)
+{
+    static const char what[] = "START";
+    sim_engine *e = out->e;
+    sim_job *j = job_for(out, id, what);
+    if (!j)
+        return SIM_EINVAL;
+    if (j->state != SIM_JOB_PENDING)
+        return fail(out, id, what, "the job is %s, not pending", state_name(j->state));
+    uint32_t lo, hi;
+    bool elastic = elastic_bounds(j, &lo, &hi);
+    if (!p || (!elastic && p->replicas != j->nominal_replicas))
+        return fail(out, id, what, "the placement has %u replicas, the job has %u",
+                    p ? p->replicas : 0, j->nominal_replicas);
+    if (elastic && (p->replicas < lo || p->replicas > hi))
+        return fail(out, id, what, "the placement has %u replicas, the job allows %u..%u",
+                    p->replicas, lo, hi);
+    uint32_t milli = p->milli ? p->milli : j->spec.gpu_milli;
+    if (j->gpus_per_replica && (milli < 1 || milli > SIM_MILLI_GPU))
+        return fail(out, id, what, "share %u milli-GPU is outside 1..1000", milli);
+    uint64_t gmem = p->gpu_mem_mib == UINT64_MAX ? j->spec.gpu_mem_mib : p->gpu_mem_mib;
+    if (!j->gpus_per_replica) {
+        milli = 0;
+        gmem = 0;
+    }
+    int st = validate(out, id, what, p->replicas, p, milli, gmem);
+    if (st != SIM_OK)
+        return st;
+    uint32_t need = p->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
+    if (reserve_allocs(e, need) != SIM_OK)
+        return fail(out, id, what, "out of memory for allocation records");
+    sim__job_touch(e, id);
+    sim__list_remove(e, id, false);
+    j->state = SIM_JOB_RUNNING;
+    j->replicas = p->replicas;
+    j->share_milli = milli;
+    j->share_mem_mib = gmem;
+    apply(e, id, 0, p->replicas, p, milli, gmem);
+    if (j->first_start_us == SIM_TIME_NEVER)
+        j->first_start_us = e->now;
+    else
+        j->work_total_s += e->cfg.restart_penalty_s;
+    j->last_start_us = e->now;
+    sim__list_append(e, id, true);
+    e->tstats[j->spec.tenant].pending--;
+    e->tstats[j->spec.tenant].running++;
+    sim__mark_dirty(e, id);
+    return SIM_OK;
+}
+
+int sim_decide_preempt(policy_decisions *out, sim_job_id id, bool checkpoint)
+{
+    static const char what[] = "PREEMPT";
+    sim_job *j = job_for(out, id, what);
+    if (!j)
+        return SIM_EINVAL;
+    if (j->state != SIM_JOB_RUNNING && j->state != SIM_JOB_PAUSED)
+        return fail(out, id, what, "the job is %s, not placed", state_name(j->state));
+    sim__requeue(out->e, id, checkpoint);
+    return SIM_OK;
+}
+
+int sim_decide_set_share(policy_decisions *out, sim_job_id id, uint32_t milli)
+{
+    static const char what[] = "SET_SHARE";
+    sim_engine *e = out->e;
+    sim_job *j = job_for(out, id, what);
+    if (!j)
+        return SIM_EINVAL;
+    if (j->state != SIM_JOB_RUNNING && j->state != SIM_JOB_PAUSED)
+        return fail(out, id, what, "the job is %s, not placed", state_name(j->state));
+    if (!j->gpus_per_replica)
+        return fail(out, id, what, "the job holds no GPU");
+    if (milli < 1 || milli > SIM_MILLI_GPU)
+        return fail(out, id, what, "share %u milli-GPU is outside 1..1000", milli);
+    uint32_t old = j->share_milli;
+    if (milli > old) {
+        for (uint32_t a = j->alloc_head; a != NIL; a = e->allocs[a].next_in_job) {
+            uint32_t g = e->allocs[a].gpu;
+            uint32_t freem = SIM_MILLI_GPU - e->gpu_used_milli[g];
+            if (freem < milli - old)
+                return fail(out, id, what, "GPU %u has %u milli-GPU free, growing the share "
+                            "from %u to %u needs %u", g, freem, old, milli, milli - old);
+        }
+    }
+    sim__mark_dirty(e, id);
+    bool running = j->state == SIM_JOB_RUNNING;
+    for (uint32_t a = j->alloc_head; a != NIL; a = e->allocs[a].next_in_job) {
+        sim_alloc_rec *r = &e->allocs[a];
+        e->gpu_used_milli[r->gpu] = e->gpu_used_milli[r->gpu] - old + milli;
+        e->node_used_milli[r->node] = e->node_used_milli[r->node] - old + milli;
+        e->tenant_used_milli[j->spec.tenant] = e->tenant_used_milli[j->spec.tenant] - old + milli;
+        e->used_milli_total = e->used_milli_total - old + milli;
+        if (running)
+            e->eff_milli_total = e->eff_milli_total - eff_milli(j, old) + eff_milli(j, milli);
+        r->milli = milli;
+        sim__node_refresh(e, r->node);
+        dirty_neighbours(e, r->gpu, id);
+    }
+    j->share_milli = milli;
+    if (milli < old)
+        e->v.release_epoch++;
+    return SIM_OK;
+}
+
+int sim_decide_grow(policy_decisions *out, sim_job_id id, const sim_placement *p)
+{
+    static const char what[] = "GROW";
+    sim_engine *e = out->e;
+    sim_job *j = job_for(out, id, what);
+    if (!j)
+        return SIM_EINVAL;
+    if (j->state != SIM_JOB_RUNNING && j->state != SIM_JOB_PAUSED)
+        return fail(out, id, what, "the job is %s, not placed", state_name(j->state));
+    uint32_t lo, hi;
+    if (!elastic_bounds(j, &lo, &hi))
+        return fail(out, id, what, "the job is not elastic (no min_replicas/max_replicas)");
+    if (!p || p->replicas == 0 || j->replicas + p->replicas > hi)
+        return fail(out, id, what, "growing %u replicas by %u exceeds max_replicas %u",
+                    j->replicas, p ? p->replicas : 0, hi);
+    int st = validate(out, id, what, p->replicas, p, j->share_milli, j->share_mem_mib);
+    if (st != SIM_OK)
+        return st;
+    uint32_t need = p->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
+    if (reserve_allocs(e, need) != SIM_OK)
+        return fail(out, id, what, "out of memory for allocation records");
+    sim__mark_dirty(e, id);
+    apply(e, id, j->replicas, p->replicas, p, j->share_milli, j->share_mem_mib);
+    j->replicas += p->replicas;
+    return SIM_OK;
+}
+
+int sim_decide_shrink(policy_decisions *out, sim_job_id id, uint32_t count)
+{
+    static const char what[] = "SHRINK";
+    sim_engine *e = out->e;
+    sim_job *j = job_for(out, id, what);
+    if (!j)
+        return SIM_EINVAL;
+    if (j->state != SIM_JOB_RUNNING && j->state != SIM_JOB_PAUSED)
+        return fail(out, id, what, "the job is %s, not placed", state_name(j->state));
+    uint32_t lo, hi;
+    if (!elastic_bounds(j, &lo, &hi))
+        return fail(out, id, what, "the job is not elastic (no min_replicas/max_replicas)");
+    if (count == 0 || count > j->replicas || j->replicas - count < lo)
+        return fail(out, id, what, "shrinking %u replicas by %u goes below min_replicas %u",
+                    j->replicas, count, lo);
+    sim__mark_dirty(e, id);
+    uint32_t keep = j->replicas - count;
+    uint32_t *link = &j->alloc_head;
+    while (*link != NIL) {
+        uint32_t a = *link;
+        if (e->allocs[a].replica >= keep) {
+            *link = e->allocs[a].next_in_job;
+            release_one(e, j, a);
+        } else {
+            link = &e->allocs[a].next_in_job;
+        }
+    }
+    j->replicas = keep;
+    e->v.release_epoch++;
+    return SIM_OK;
+}
+
+int sim_decide_pause(policy_decisions *out, sim_job_id id)
+{
+    static const char what[] = "PAUSE";
+    sim_engine *e = out->e;
+    sim_job *j = job_for(out, id, what);
+    if (!j)
+        return SIM_EINVAL;
+    if (j->state != SIM_JOB_RUNNING)
+        return fail(out, id, what, "the job is %s, not running", state_name(j->state));
+    sim__mark_dirty(e, id);
+    e->eff_milli_total -= (uint64_t)eff_milli(j, j->share_milli) * j->replicas *
+                          j->gpus_per_replica;
+    j->state = SIM_JOB_PAUSED;
+    return SIM_OK;
+}
+
+int sim_decide_resume(policy_decisions *out, sim_job_id id)
+{
+    static const char what[] = "RESUME";
+    sim_engine *e = out->e;
+    sim_job *j = job_for(out, id, what);
+    if (!j)
+        return SIM_EINVAL;
+    if (j->state != SIM_JOB_PAUSED)
+        return fail(out, id, what, "the job is %s, not paused", state_name(j->state));
+    sim__mark_dirty(e, id);
+    j->state = SIM_JOB_RUNNING;
+    e->eff_milli_total += (uint64_t)eff_milli(j, j->share_milli) * j->replicas *
+                          j->gpus_per_replica;
+    return SIM_OK;
+}
+
+int sim_decide_speed_factor(policy_decisions *out, sim_job_id id, double f)
+{
+    static const char what[] = "SPEED_FACTOR";
+    sim_job *j = job_for(out, id, what);
+    if (!j)
+        return SIM_EINVAL;
+    if (!(f > 0) || !isfinite(f))
+        return fail(out, id, what, "factor %g is not a positive number", f);
+    if (j->state != SIM_JOB_PENDING)
+        sim__mark_dirty(out->e, id);
+    j->speed_factor = f;
+    return SIM_OK;
+}
+
+int sim_decide_predict(policy_decisions *out, sim_job_id id, double duration_s, double milli)
+{
+    sim_job *j = job_for(out, id, "PREDICT");
+    if (!j)
+        return SIM_EINVAL;
+    j->pred_duration_s = duration_s;
+    j->pred_milli = milli;
+    return SIM_OK;
+}
+
+int sim_decide_reject(policy_decisions *out, sim_job_id id, const char *reason)
+{
+    static const char what[] = "REJECT";
+    sim_engine *e = out->e;
+    sim_job *j = job_for(out, id, what);
+    if (!j)
+        return SIM_EINVAL;
+    if (j->state != SIM_JOB_PENDING)
+        return fail(out, id, what, "the job is %s, not pending", state_name(j->state));
+    char msg[300];
+    snprintf(msg, sizeof msg, "policy %s: %s", e->pol->name, reason ? reason : "");
+    sim__job_touch(e, id);
+    if (sim__write_job_row(e, j, "rejected", msg) != SIM_OK)
+        return fail(out, id, what, "cannot write jobs.csv");
+    sim__list_remove(e, id, false);
+    e->tstats[j->spec.tenant].pending--;
+    e->tstats[j->spec.tenant].rejected++;
+    e->sum.jobs_rejected++;
+    e->job_dirty[id] = 0;
+    e->job_version[id]++;
+    j->state = SIM_JOB_FREE;
+    j->list_next = e->job_free;
+    e->job_free = id;
+    e->jobs_in_flight--;
+    return SIM_OK;
+}
+
+/* ---- Invariants ----------------------------------------------------------------------- */
+
+int sim_engine_check(const sim_engine *e, sim_diag *d)
+{
+    uint64_t total = 0;
+    for (uint32_t g = 0; g < e->n_gpus; g++) {
+        uint64_t milli = 0, mem = 0;
+        uint32_t n = 0;
+        for (uint32_t a = e->gpu_first_res[g]; a != NIL; a = e->allocs[a].next_on_gpu) {
+            const sim_alloc_rec *r = &e->allocs[a];
+            if (r->gpu != g)
+                return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "GPU %u lists a foreign allocation", g);
+            milli += r->milli;
+            mem += r->gpu_mem_mib;
+            n++;
+        }
+        if (milli != e->gpu_used_milli[g] || milli > SIM_MILLI_GPU || mem != e->gpu_used_mem[g] ||
+            mem > e->gpu_mem_total[g] || n != e->gpu_nres[g])
+            return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                                "GPU %u: residents hold %llu milli / %llu MiB (%u), accounted %u "
+                                "milli / %llu MiB (%u), capacity 1000 / %llu", g,
+                                (unsigned long long)milli, (unsigned long long)mem, n,
+                                e->gpu_used_milli[g], (unsigned long long)e->gpu_used_mem[g],
+                                e->gpu_nres[g], (unsigned long long)e->gpu_mem_total[g]);
+        total += milli;
+    }
+    if (total != e->used_milli_total)
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "GPU shares sum to %llu, accounted %llu",
+                            (unsigned long long)total, (unsigned long long)e->used_milli_total);
+    for (uint32_t n = 0; n < e->n_nodes; n++) {
+        uint64_t milli = 0;
+        uint32_t freeg = 0;
+        for (uint32_t g = e->node_gpu_first[n]; g < e->node_gpu_first[n] + e->node_gpu_count[n];
+             g++) {
+            milli += e->gpu_used_milli[g];
+            freeg += e->gpu_nres[g] == 0;
+        }
+        if (milli != e->node_used_milli[n] || freeg != e->node_free_gpus[n] ||
+            e->node_cpu_used[n] > e->node_cpu_total[n] ||
+            e->node_mem_used[n] > e->node_mem_total[n])
+            return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "node %s accounting is inconsistent",
+                                e->node_name[n]);
+    }
+    /* Per-node CPU/memory and per-tenant share from the jobs' own records. */
+    uint64_t cpu_all = 0, tenant_all = 0;
+    for (sim_job_id id = e->v.running_head; id != SIM_JOB_NONE; id = e->jobs[id].list_next)
+        for (uint32_t a = e->jobs[id].alloc_head; a != NIL; a = e->allocs[a].next_in_job) {
+            cpu_all += e->allocs[a].cpu_milli;
+            tenant_all += e->allocs[a].milli;
+        }
+    uint64_t tsum = 0;
+    for (uint32_t t = 0; t < e->tenant_cap; t++)
+        tsum += e->tenant_used_milli[t];
+    if (cpu_all != e->cpu_used_all || tenant_all != tsum || tsum != e->used_milli_total)
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                            "running jobs hold %llu milli-CPU and %llu milli-GPU; accounted %llu "
+                            "and %llu (tenants %llu)", (unsigned long long)cpu_all,
+                            (unsigned long long)tenant_all, (unsigned long long)e->cpu_used_all,
+                            (unsigned long long)e->used_milli_total, (unsigned long long)tsum);
+    return SIM_OK;
+}

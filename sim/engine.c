@@ -1,0 +1,1016 @@
+/*
+ * engine.c: setup, the event loop, arrivals and admission, finishes, the rate model,
+ * and node failures.
+ *
+ * The loop takes the least time t among the event heap and the source's next submit,
+ * processes every event and arrival at t (heap events first, so finishes free
+ * resources before arrivals are seen), calls the policy once if anything changed,
+ * then recomputes the speed of every job marked dirty in the batch and pushes its new
+ * finish event with a fresh version stamp (older finish events are dropped on pop).
+ */
+#include "sim/engine_int.h"
+
+#include "sim/alloc.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const sim_view *sim_engine_view(const sim_engine *e)
+{
+    return &e->v;
+}
+
+const sim_summary *sim_engine_summary(const sim_engine *e)
+{
+    return &e->sum;
+}
+
+static const char *view_tenant_name(const sim_view *v, uint32_t tenant)
+{
+    const sim_engine *e = v->internal;
+    return sim_intern_name(e->world.tenants, tenant);
+}
+
+static const char *view_gpu_type_name(const sim_view *v, uint16_t type)
+{
+    const sim_engine *e = v->internal;
+    return type == SIM_GPU_TYPE_NONE ? "" : sim_intern_name(e->world.gpu_types, type);
+}
+
+/* Point the view's arrays at the (possibly reallocated) pools. */
+static void sync_view(sim_engine *e)
+{
+    sim_view *v = &e->v;
+    v->allocs = e->allocs;
+    v->jobs = e->jobs;
+    v->job_state_base = e->jstate;
+    v->tenant_used_milli = e->tenant_used_milli;
+    v->tenant_quota_gpus = e->tenant_quota;
+    v->n_tenants = e->tenant_cap;
+}
+
+#define ALLOC_ARRAY(p, n)                                                                     \
+    do {                                                                                      \
+        (p) = sim_calloc((n) ? (n) : 1, sizeof *(p));                                         \
+        if (!(p))                                                                             \
+            goto out_nomem;                                                                   \
+    } while (0)
+
+static int grow_jobs(sim_engine *e)
+{
+    uint32_t ncap = e->job_cap ? e->job_cap * 2 : 1024;
+    if (ncap <= e->job_cap || ncap > (UINT32_MAX - 1) / 2)
+        return SIM_ELIMIT;
+    sim_job *nj = sim_reallocarray(e->jobs, ncap, sizeof *nj);
+    if (!nj)
+        return SIM_ENOMEM;
+    e->jobs = nj;
+    size_t ss = e->pol->job_state_size;
+    if (ss) {
+        unsigned char *ns = sim_reallocarray(e->jstate, ncap, ss);
+        if (!ns)
+            return SIM_ENOMEM;
+        e->jstate = ns;
+    }
+    uint32_t *nv = sim_reallocarray(e->job_version, ncap, sizeof *nv);
+    if (!nv)
+        return SIM_ENOMEM;
+    e->job_version = nv;
+    uint8_t *nd = sim_reallocarray(e->job_dirty, ncap, 1);
+    if (!nd)
+        return SIM_ENOMEM;
+    e->job_dirty = nd;
+    uint32_t *ndl = sim_reallocarray(e->dirty, (size_t)ncap * 2, sizeof *ndl);
+    if (!ndl)
+        return SIM_ENOMEM;
+    e->dirty = ndl;
+    /* New slots join the free list in increasing id order. */
+    for (uint32_t i = ncap; i-- > e->job_cap;) {
+        e->jobs[i].list_next = e->job_free;
+        e->jobs[i].state = SIM_JOB_FREE;
+        e->job_version[i] = 0;
+        e->job_dirty[i] = 0;
+        e->job_free = i;
+    }
+    e->job_cap = ncap;
+    sync_view(e);
+    return SIM_OK;
+}
+
+int sim__grow_allocs(sim_engine *e)
+{
+    uint32_t ncap = e->alloc_cap ? e->alloc_cap * 2 : 4096;
+    if (ncap <= e->alloc_cap)
+        return SIM_ELIMIT;
+    sim_alloc_rec *na = sim_reallocarray(e->allocs, ncap, sizeof *na);
+    if (!na)
+        return SIM_ENOMEM;
+    e->allocs = na;
+    for (uint32_t i = ncap; i-- > e->alloc_cap;) {
+        e->allocs[i].next_in_job = e->alloc_free;
+        e->alloc_free = i;
+    }
+    e->alloc_cap = ncap;
+    sync_view(e);
+    return SIM_OK;
+}
+
+static int grow_tenants(sim_engine *e, uint32_t need)
+{
+    if (need <= e->tenant_cap)
+        return SIM_OK;
+    uint32_t ncap = e->tenant_cap ? e->tenant_cap : 16;
+    while (ncap < need)
+        ncap *= 2;
+    uint64_t *nu = sim_reallocarray(e->tenant_used_milli, ncap, sizeof *nu);
+    if (!nu)
+        return SIM_ENOMEM;
+    e->tenant_used_milli = nu;
+    double *nq = sim_reallocarray(e->tenant_quota, ncap, sizeof *nq);
+    if (!nq)
+        return SIM_ENOMEM;
+    e->tenant_quota = nq;
+    tenant_stats *ns = sim_reallocarray(e->tstats, ncap, sizeof *ns);
+    if (!ns)
+        return SIM_ENOMEM;
+    e->tstats = ns;
+    for (uint32_t i = e->tenant_cap; i < ncap; i++) {
+        e->tenant_used_milli[i] = 0;
+        e->tenant_quota[i] = 0;
+        memset(&e->tstats[i], 0, sizeof e->tstats[i]);
+    }
+    e->tenant_cap = ncap;
+    sync_view(e);
+    return SIM_OK;
+}
+
+int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *world,
+                      const policy_ops *policy, const policy_config *pcfg, sim_diag *d)
+{
+    *out = NULL;
+    if (!policy || policy->abi_version != POLICY_ABI_VERSION || !policy->schedule ||
+        !policy->init)
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                            "policy '%s' was built for another interface version",
+                            policy && policy->name ? policy->name : "?");
+    const cluster_spec *cl = world->cluster;
+    if (!cl || cl->n_nodes == 0)
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "the cluster has no node");
+    sim_engine *e = sim_calloc(1, sizeof *e);
+    if (!e)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    e->cfg = *cfg;
+    e->world = *world;
+    if (world->rate)
+        e->rate = *world->rate;
+    if (!e->rate.name)
+        e->rate.name = "none";
+    e->pol = policy;
+    e->pcfg = *pcfg;
+    e->job_free = NIL;
+    e->alloc_free = NIL;
+    e->pending_tail = e->running_tail = NIL;
+    e->wakeup_at = SIM_TIME_NEVER;
+    e->sum.first_submit_us = SIM_TIME_NEVER;
+    e->last_submit_us = INT64_MIN;
+
+    uint64_t n_gpus = 0;
+    for (uint32_t i = 0; i < cl->n_nodes; i++)
+        n_gpus += cl->nodes[i].num_gpus;
+    if (n_gpus >= UINT32_MAX / 2) {
+        sim_engine_destroy(e);
+        return sim_diag_set(d, SIM_ELIMIT, NULL, 0, 0, "the cluster has too many GPUs");
+    }
+    e->n_nodes = cl->n_nodes;
+    e->n_gpus = (uint32_t)n_gpus;
+    uint32_t nn = e->n_nodes, ng = e->n_gpus;
+    ALLOC_ARRAY(e->node_gpu_first, nn);
+    ALLOC_ARRAY(e->node_gpu_count, nn);
+    ALLOC_ARRAY(e->node_free_gpus, nn);
+    ALLOC_ARRAY(e->node_max_free_milli, nn);
+    ALLOC_ARRAY(e->node_gpu_type, nn);
+    ALLOC_ARRAY(e->node_cpu_total, nn);
+    ALLOC_ARRAY(e->node_cpu_used, nn);
+    ALLOC_ARRAY(e->node_mem_total, nn);
+    ALLOC_ARRAY(e->node_mem_used, nn);
+    ALLOC_ARRAY(e->node_used_milli, nn);
+    ALLOC_ARRAY(e->node_up, nn);
+    ALLOC_ARRAY(e->node_name, nn);
+    ALLOC_ARRAY(e->node_scratch_cpu, nn);
+    ALLOC_ARRAY(e->node_scratch_mem, nn);
+    ALLOC_ARRAY(e->gpu_node, ng);
+    ALLOC_ARRAY(e->gpu_used_milli, ng);
+    ALLOC_ARRAY(e->gpu_nres, ng);
+    ALLOC_ARRAY(e->gpu_first_res, ng);
+    ALLOC_ARRAY(e->gpu_used_mem, ng);
+    ALLOC_ARRAY(e->gpu_mem_total, ng);
+    ALLOC_ARRAY(e->gpu_scratch, ng);
+    ALLOC_ARRAY(e->residents, SIM_MILLI_GPU + 1);
+    ALLOC_ARRAY(e->fit_cache, FIT_CACHE);
+    uint32_t g = 0;
+    for (uint32_t i = 0; i < nn; i++) {
+        const node_spec *ns = &cl->nodes[i];
+        e->node_gpu_first[i] = g;
+        e->node_gpu_count[i] = ns->num_gpus;
+        e->node_free_gpus[i] = ns->num_gpus;
+        e->node_max_free_milli[i] = ns->num_gpus ? SIM_MILLI_GPU : 0;
+        e->node_gpu_type[i] = ns->num_gpus ? ns->gpu_type : SIM_GPU_TYPE_NONE;
+        e->node_cpu_total[i] = ns->cpu_milli;
+        e->node_mem_total[i] = ns->mem_mib;
+        e->node_up[i] = true;
+        e->node_name[i] = ns->name;
+        e->cpu_total_all += ns->cpu_milli;
+        if (ns->num_gpus > e->max_gpus_per_node)
+            e->max_gpus_per_node = (uint16_t)(ns->num_gpus > UINT16_MAX ? UINT16_MAX
+                                                                         : ns->num_gpus);
+        uint64_t mem = ns->gpu_mem_mib;
+        if (!mem && ns->num_gpus && world->gpu_type_mem_mib)
+            mem = world->gpu_type_mem_mib[ns->gpu_type];
+        for (uint32_t k = 0; k < ns->num_gpus; k++, g++) {
+            e->gpu_node[g] = i;
+            e->gpu_first_res[g] = NIL;
+            e->gpu_mem_total[g] = mem ? mem : UINT64_C(1) << 40;
+        }
+    }
+    if (sim_eventq_init(&e->q, 1024) != SIM_OK)
+        goto out_nomem;
+    e->h_jct = sim_hist_create();
+    e->h_wait = sim_hist_create();
+    if (!e->h_jct || !e->h_wait)
+        goto out_nomem;
+    for (int k = 0; k < SIM_QOS_COUNT; k++)
+        if (!(e->qstats[k].jct = sim_hist_create()))
+            goto out_nomem;
+    for (uint32_t p = 0; p < cfg->n_probes; p++)
+        e->n_probe_cols += cfg->probes[p].n;
+    ALLOC_ARRAY(e->probe_vals, e->n_probe_cols);
+    ALLOC_ARRAY(e->probe_sums, e->n_probe_cols);
+    e->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    e->fail_rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!e->rng || !e->fail_rng)
+        goto out_nomem;
+    gsl_rng_set(e->rng, cfg->seed);
+    gsl_rng_set(e->fail_rng, cfg->seed ^ UINT64_C(0x9E3779B97F4A7C15));
+    if (grow_jobs(e) != SIM_OK || sim__grow_allocs(e) != SIM_OK ||
+        grow_tenants(e, sim_intern_count(world->tenants) + 1) != SIM_OK)
+        goto out_nomem;
+    if (policy->state_size) {
+        e->pst = sim_calloc(1, policy->state_size);
+        if (!e->pst)
+            goto out_nomem;
+    }
+
+    sim_view *v = &e->v;
+    v->n_nodes = nn;
+    v->node_gpu_first = e->node_gpu_first;
+    v->node_gpu_count = e->node_gpu_count;
+    v->node_gpu_type = e->node_gpu_type;
+    v->node_cpu_total = e->node_cpu_total;
+    v->node_cpu_used = e->node_cpu_used;
+    v->node_mem_total = e->node_mem_total;
+    v->node_mem_used = e->node_mem_used;
+    v->node_free_gpus = e->node_free_gpus;
+    v->node_max_free_milli = e->node_max_free_milli;
+    v->node_used_milli = e->node_used_milli;
+    v->node_up = e->node_up;
+    v->node_name = e->node_name;
+    v->n_gpus = ng;
+    v->gpu_node = e->gpu_node;
+    v->gpu_used_milli = e->gpu_used_milli;
+    v->gpu_used_mem = e->gpu_used_mem;
+    v->gpu_mem_total = e->gpu_mem_total;
+    v->gpu_nres = e->gpu_nres;
+    v->gpu_first_res = e->gpu_first_res;
+    v->pending_head = v->running_head = SIM_JOB_NONE;
+    v->tenant_name = view_tenant_name;
+    v->gpu_type_name = view_gpu_type_name;
+    v->n_gpu_types = sim_intern_count(world->gpu_types);
+    v->gpu_type_mem_mib = world->gpu_type_mem_mib;
+    v->total_gpus = n_gpus;
+    v->rng = e->rng;
+    v->job_state_size = policy->job_state_size;
+    v->internal = e;
+    e->dec.e = e;
+    sync_view(e);
+
+    e->pcfg.policy = policy->name;
+    e->pcfg.n_nodes = nn;
+    e->pcfg.n_gpus = ng;
+    e->pcfg.n_gpu_types = v->n_gpu_types;
+    e->pcfg.seed = cfg->seed;
+    int st = policy_config_validate(&e->pcfg, policy->options, d);
+    if (st == SIM_OK)
+        st = policy->init(e->pst, &e->pcfg, d);
+    if (st != SIM_OK) {
+        /* init failed: fini must not run on a half-initialised state. */
+        e->pol = NULL;
+        sim_engine_destroy(e);
+        return st;
+    }
+    *out = e;
+    return SIM_OK;
+out_nomem:
+    e->pol = NULL;
+    sim_engine_destroy(e);
+    return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+}
+
+void sim_engine_destroy(sim_engine *e)
+{
+    if (!e)
+        return;
+    if (e->pol && e->pol->fini && e->pst)
+        e->pol->fini(e->pst);
+    sim_free(e->pst);
+    sim_free(e->node_gpu_first);
+    sim_free(e->node_gpu_count);
+    sim_free(e->node_free_gpus);
+    sim_free(e->node_max_free_milli);
+    sim_free(e->node_gpu_type);
+    sim_free(e->node_cpu_total);
+    sim_free(e->node_cpu_used);
+    sim_free(e->node_mem_total);
+    sim_free(e->node_mem_used);
+    sim_free(e->node_used_milli);
+    sim_free(e->node_up);
+    sim_free(e->node_name);
+    sim_free(e->node_scratch_cpu);
+    sim_free(e->node_scratch_mem);
+    sim_free(e->gpu_node);
+    sim_free(e->gpu_used_milli);
+    sim_free(e->gpu_nres);
+    sim_free(e->gpu_first_res);
+    sim_free(e->gpu_used_mem);
+    sim_free(e->gpu_mem_total);
+    sim_free(e->gpu_scratch);
+    sim_free(e->residents);
+    sim_free(e->fit_cache);
+    sim_free(e->allocs);
+    sim_free(e->jobs);
+    sim_free(e->jstate);
+    sim_free(e->job_version);
+    sim_free(e->job_dirty);
+    sim_free(e->dirty);
+    sim_free(e->tenant_used_milli);
+    sim_free(e->tenant_quota);
+    sim_free(e->tstats);
+    sim_free(e->probe_vals);
+    sim_free(e->probe_sums);
+    sim_hist_destroy(e->h_jct);
+    sim_hist_destroy(e->h_wait);
+    for (int k = 0; k < SIM_QOS_COUNT; k++)
+        sim_hist_destroy(e->qstats[k].jct);
+    if (e->rng)
+        gsl_rng_free(e->rng);
+    if (e->fail_rng)
+        gsl_rng_free(e->fail_rng);
+    sim_eventq_fini(&e->q);
+    sim_free(e);
+}
+
+int sim_engine_set_quota(sim_engine *e, uint32_t tenant, double gpus)
+{
+    if (!(gpus >= 0))
+        return SIM_EINVAL;
+    int st = grow_tenants(e, tenant + 1);
+    if (st != SIM_OK)
+        return st;
+    e->tenant_quota[tenant] = gpus;
+    return SIM_OK;
+}
+
+int sim_engine_add_failure(sim_engine *e, uint32_t node, sim_time down_us, sim_time up_us,
+                           sim_diag *d)
+{
+    if (node >= e->n_nodes || down_us < 0 || up_us <= down_us)
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                            "failure of node %u from %lld to %lld us is invalid", node,
+                            (long long)down_us, (long long)up_us);
+    if (sim_eventq_push(&e->q, down_us, EV_NODE_DOWN, node, 0) != SIM_OK ||
+        sim_eventq_push(&e->q, up_us, EV_NODE_UP, node, 0) != SIM_OK)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    return SIM_OK;
+}
+
+/* ---- Admission ------------------------------------------------------------------- */
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return b ? (a + b - 1) / b : 0;
+}
+
+static bool node_type_ok(const job_spec *s, uint16_t t)
+{
+    return s->gpu_type_mask == 0 || ((s->gpu_type_mask >> t) & 1u);
+}
+
+/*
+ * Decide whether the job's shape can ever run on the whole cluster (all nodes up and
+ * empty), and resolve its replica count. Fills f->ok, f->replicas_out and f->reason.
+ * O(nodes); results are cached per shape.
+ */
+static void admit_shape(const sim_engine *e, const job_spec *s, fit_entry *f)
+{
+    f->ok = false;
+    f->reason[0] = '\0';
+    uint32_t G = s->num_gpus;
+    uint32_t maxg = 0;
+    bool any_type = false, any_mem = false;
+    for (uint32_t n = 0; n < e->n_nodes && G; n++) {
+        uint32_t cnt = e->node_gpu_count[n];
+        if (!cnt || !node_type_ok(s, e->node_gpu_type[n]))
+            continue;
+        any_type = true;
+        if (e->gpu_mem_total[e->node_gpu_first[n]] < s->gpu_mem_mib)
+            continue;
+        any_mem = true;
+        if (cnt > maxg)
+            maxg = cnt;
+    }
+    uint32_t R, gpr;
+    if (G == 0) {
+        R = s->replicas ? s->replicas : 1;
+        gpr = 0;
+    } else {
+        if (!any_type) {
+            snprintf(f->reason, sizeof f->reason, "no node has a GPU of the requested type");
+            return;
+        }
+        if (!any_mem) {
+            snprintf(f->reason, sizeof f->reason,
+                     "no GPU of the requested type has %llu MiB of memory",
+                     (unsigned long long)s->gpu_mem_mib);
+            return;
+        }
+        if (s->replicas == 0) {
+            R = (uint32_t)ceil_div(G, maxg);
+            while (G % R || G / R > maxg)
+                R++;
+        } else {
+            R = s->replicas;
+            if (G % R) {
+                snprintf(f->reason, sizeof f->reason,
+                         "%u GPUs cannot be split into %u equal replicas", G, R);
+                return;
+            }
+        }
+        gpr = G / R;
+        if (gpr > maxg) {
+            snprintf(f->reason, sizeof f->reason,
+                     "a replica needs %u GPUs on one node; the largest eligible node has %u",
+                     gpr, maxg);
+            return;
+        }
+    }
+    f->replicas_out = R;
+    uint64_t cpu = ceil_div(s->cpu_milli, R), mem = ceil_div(s->mem_mib, R);
+    uint64_t slots = 0, slots_gpu_only = 0;
+    uint64_t max_cpu = 0, max_mem = 0;
+    for (uint32_t n = 0; n < e->n_nodes && slots < R; n++) {
+        uint64_t k;
+        if (gpr) {
+            uint32_t cnt = e->node_gpu_count[n];
+            if (!cnt || !node_type_ok(s, e->node_gpu_type[n]) ||
+                e->gpu_mem_total[e->node_gpu_first[n]] < s->gpu_mem_mib)
+                continue;
+            uint32_t per_gpu = s->gpu_milli ? SIM_MILLI_GPU / s->gpu_milli : 1;
+            k = gpr == 1 ? (uint64_t)cnt * per_gpu : cnt / gpr;
+            if (s->gpu_mem_mib && gpr == 1) {
+                uint64_t by_mem = e->gpu_mem_total[e->node_gpu_first[n]] / s->gpu_mem_mib;
+                k = (uint64_t)cnt * (by_mem < per_gpu ? by_mem : per_gpu);
+            }
+        } else {
+            k = UINT32_MAX;
+        }
+        slots_gpu_only += k;
+        if (e->node_cpu_total[n] > max_cpu)
+            max_cpu = e->node_cpu_total[n];
+        if (e->node_mem_total[n] > max_mem)
+            max_mem = e->node_mem_total[n];
+        if (cpu) {
+            uint64_t kc = e->node_cpu_total[n] / cpu;
+            if (kc < k)
+                k = kc;
+        }
+        if (mem) {
+            uint64_t km = e->node_mem_total[n] / mem;
+            if (km < k)
+                k = km;
+        }
+        slots += k;
+    }
+    if (slots >= R) {
+        f->ok = true;
+        return;
+    }
+    if (slots_gpu_only >= R && cpu > max_cpu)
+        snprintf(f->reason, sizeof f->reason,
+                 "a replica needs %llu milli-CPU; the largest eligible node has %llu",
+                 (unsigned long long)cpu, (unsigned long long)max_cpu);
+    else if (slots_gpu_only >= R && mem > max_mem)
+        snprintf(f->reason, sizeof f->reason,
+                 "a replica needs %llu MiB of memory; the largest eligible node has %llu",
+                 (unsigned long long)mem, (unsigned long long)max_mem);
+    else
+        snprintf(f->reason, sizeof f->reason,
+                 "the whole cluster can hold only %llu of the job's %u replicas at once",
+                 (unsigned long long)slots, R);
+}
+
+static const fit_entry *admit(sim_engine *e, const job_spec *s)
+{
+    uint64_t h = 1469598103934665603u;
+    uint64_t key[7] = {s->num_gpus, s->replicas, s->gpu_milli, s->gpu_mem_mib,
+                       s->cpu_milli, s->mem_mib, s->gpu_type_mask};
+    for (int i = 0; i < 7; i++)
+        h = (h ^ key[i]) * 1099511628211u;
+    fit_entry *f = &e->fit_cache[h % FIT_CACHE];
+    if (f->used && f->num_gpus == s->num_gpus && f->replicas_in == s->replicas &&
+        f->gpu_milli == s->gpu_milli && f->gpu_mem == s->gpu_mem_mib && f->cpu == s->cpu_milli &&
+        f->mem == s->mem_mib && f->mask == s->gpu_type_mask)
+        return f;
+    f->used = true;
+    f->num_gpus = s->num_gpus;
+    f->replicas_in = s->replicas;
+    f->gpu_milli = s->gpu_milli;
+    f->gpu_mem = s->gpu_mem_mib;
+    f->cpu = s->cpu_milli;
+    f->mem = s->mem_mib;
+    f->mask = s->gpu_type_mask;
+    admit_shape(e, s, f);
+    return f;
+}
+
+/* ---- Rates -------------------------------------------------------------------------- */
+
+static double job_speed(sim_engine *e, sim_job_id id)
+{
+    sim_job *j = &e->jobs[id];
+    if (j->state != SIM_JOB_RUNNING)
+        return 0;
+    double speed = INFINITY;
+    uint32_t truem = j->spec.true_milli ? j->spec.true_milli : SIM_MILLI_GPU;
+    for (uint32_t a = j->alloc_head; a != NIL; a = e->allocs[a].next_in_job) {
+        const sim_alloc_rec *r = &e->allocs[a];
+        if (r->gpu == SIM_GPU_NONE)
+            continue;
+        uint16_t type = e->node_gpu_type[r->node];
+        double s = e->rate.throughput ? e->rate.throughput(e->rate.ctx, &j->spec, type) : 1.0;
+        double share = r->milli >= truem ? 1.0 : (double)r->milli / (double)truem;
+        s *= share;
+        if (e->rate.interference && e->gpu_nres[r->gpu] > 1) {
+            uint32_t n = 0;
+            for (uint32_t o = e->gpu_first_res[r->gpu]; o != NIL; o = e->allocs[o].next_on_gpu) {
+                const sim_alloc_rec *ro = &e->allocs[o];
+                if (ro->job == id || n >= SIM_MILLI_GPU)
+                    continue;
+                e->residents[n].job = &e->jobs[ro->job].spec;
+                e->residents[n].milli = ro->milli;
+                n++;
+            }
+            if (n)
+                s *= e->rate.interference(e->rate.ctx, &j->spec, r->milli, e->residents, n, type);
+        }
+        if (s < speed)
+            speed = s;
+    }
+    if (speed == INFINITY)
+        speed = 1.0;
+    if (j->replicas != j->nominal_replicas || e->rate.scaling) {
+        if (e->rate.scaling)
+            speed *= e->rate.scaling(e->rate.ctx, &j->spec, j->replicas, j->nominal_replicas);
+        else
+            speed *= (double)j->replicas / (double)j->nominal_replicas;
+    }
+    speed *= j->speed_factor;
+    return speed > 0 && isfinite(speed) ? speed : 0;
+}
+
+/* Recompute the speed of every dirty job and schedule its finish. A job whose speed
+ * did not change keeps its finish event: last_update + left / speed is unchanged. */
+static int update_rates(sim_engine *e)
+{
+    for (uint32_t i = 0; i < e->n_dirty; i++) {
+        sim_job_id id = e->dirty[i];
+        if (!e->job_dirty[id])
+            continue;
+        e->job_dirty[id] = 0;
+        sim_job *j = &e->jobs[id];
+        double speed = job_speed(e, id);
+        if (speed == j->speed)
+            continue;
+        sim__set_speed(e, id, speed);
+        e->job_version[id]++;
+        if (speed <= 0)
+            continue;
+        double left = j->work_total_s - j->work_done_s;
+        sim_time t = e->now;
+        if (left > 0) {
+            double dt = ceil(left / speed * 1e6);
+            t = dt >= 9e18 - (double)e->now ? SIM_TIME_NEVER : e->now + (sim_time)dt;
+        }
+        if (t != SIM_TIME_NEVER &&
+            sim_eventq_push(&e->q, t, EV_FINISH, id, e->job_version[id]) != SIM_OK)
+            return SIM_ENOMEM;
+    }
+    e->n_dirty = 0;
+    return SIM_OK;
+}
+
+/* ---- Job lifecycle ---------------------------------------------------------------- */
+
+static void free_job(sim_engine *e, sim_job_id id)
+{
+    e->job_dirty[id] = 0;
+    e->job_version[id]++;
+    e->jobs[id].state = SIM_JOB_FREE;
+    e->jobs[id].list_next = e->job_free;
+    e->job_free = id;
+    e->jobs_in_flight--;
+}
+
+static void account_done(sim_engine *e, const sim_job *j)
+{
+    double jct = (double)(e->now - j->spec.submit_us) / 1e6;
+    double wait = (double)(j->first_start_us - j->spec.submit_us) / 1e6;
+    sim_hist_add(e->h_jct, jct);
+    sim_hist_add(e->h_wait, wait);
+    tenant_stats *ts = &e->tstats[j->spec.tenant];
+    ts->done++;
+    ts->jct_sum_s += jct;
+    ts->wait_sum_s += wait;
+    ts->gpu_s += j->attained_gpu_s;
+    qos_stats *qs = &e->qstats[j->spec.qos];
+    qs->done++;
+    qs->jct_sum_s += jct;
+    qs->wait_sum_s += wait;
+    sim_hist_add(qs->jct, jct);
+    if (job_spec_has(&j->spec, SIM_ATTR_SLO_S)) {
+        e->sum.slo_jobs++;
+        if (jct > j->spec.attr[SIM_ATTR_SLO_S])
+            e->sum.slo_violations++;
+    }
+    e->sum.jobs_done++;
+    e->sum.last_end_us = e->now;
+}
+
+static int finish_job(sim_engine *e, sim_job_id id)
+{
+    sim_job *j = &e->jobs[id];
+    sim__job_touch(e, id);
+    j->work_done_s = j->work_total_s;
+    sim__set_speed(e, id, 0);
+    account_done(e, j);
+    /* The row names the placement the job finished on, so write it before release. */
+    int st = sim__write_job_row(e, j, "done", "");
+    sim__release_allocs(e, id);
+    sim__list_remove(e, id, true);
+    e->tstats[j->spec.tenant].running--;
+    if (e->pol->on_finish)
+        e->pol->on_finish(e->pst, &e->v, id);
+    free_job(e, id);
+    return st;
+}
+
+static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
+{
+    e->sum.jobs_arrived++;
+    if (e->sum.first_submit_us == SIM_TIME_NEVER)
+        e->sum.first_submit_us = s->submit_us;
+    int st = grow_tenants(e, s->tenant + 1);
+    if (st != SIM_OK)
+        return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
+    uint64_t missing = e->pol->needs_attrs & ~s->attr_present;
+    if (missing) {
+        char names[512] = "";
+        size_t o = 0;
+        for (int a = 0; a < SIM_ATTR_COUNT && o + 40 < sizeof names; a++)
+            if ((missing >> a) & 1u)
+                o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", o ? ", " : "",
+                                      sim_attr_name((sim_attr)a));
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                            "policy '%s' needs the trace column(s) %s, which job '%s' "
+                            "(line %llu) lacks; this trace format does not provide them",
+                            e->pol->name, names, s->id, (unsigned long long)s->line);
+    }
+    const fit_entry *f = admit(e, s);
+    if (!f->ok) {
+        e->sum.jobs_rejected++;
+        e->tstats[s->tenant].rejected++;
+        return sim__write_spec_row(e, s, s->replicas, "rejected", f->reason);
+    }
+    if (e->job_free == NIL && (st = grow_jobs(e)) != SIM_OK)
+        return sim_diag_set(d, st, NULL, 0, 0,
+                            st == SIM_ELIMIT ? "too many jobs in flight" : "out of memory");
+    sim_job_id id = e->job_free;
+    e->job_free = e->jobs[id].list_next;
+    e->jobs_in_flight++;
+    sim_job *j = &e->jobs[id];
+    memset(j, 0, sizeof *j);
+    j->spec = *s;
+    j->seq = e->sum.jobs_arrived - 1;
+    j->nominal_replicas = f->replicas_out;
+    j->gpus_per_replica = s->num_gpus / f->replicas_out;
+    j->cpu_per_replica = ceil_div(s->cpu_milli, f->replicas_out);
+    j->mem_per_replica = ceil_div(s->mem_mib, f->replicas_out);
+    j->state = SIM_JOB_PENDING;
+    j->alloc_head = NIL;
+    j->first_start_us = SIM_TIME_NEVER;
+    j->queued_since_us = e->now;
+    j->last_update_us = e->now;
+    j->work_total_s = s->work_s;
+    j->speed_factor = 1.0;
+    j->pred_duration_s = NAN;
+    j->pred_milli = NAN;
+    if (e->pol->job_state_size)
+        memset(sim_view_job_state(&e->v, id), 0, e->pol->job_state_size);
+    sim__list_append(e, id, false);
+    e->tstats[s->tenant].pending++;
+    /* The policy sees the job's text during on_arrival only. */
+    if (e->pol->on_arrival)
+        e->pol->on_arrival(e->pst, &e->v, id);
+    j->spec.name = "";
+    j->spec.command = "";
+    return SIM_OK;
+}
+
+static int read_next(sim_engine *e, sim_diag *d)
+{
+    int st = e->src->next(e->src->ctx, &e->next, d);
+    if (st < 0)
+        return st;
+    e->has_next = st == 1;
+    if (e->has_next) {
+        if (e->next.submit_us < e->last_submit_us)
+            return sim_diag_set(d, SIM_EPARSE, NULL, 0, 0,
+                                "job '%s' (line %llu) is submitted before the job read before it; "
+                                "traces must be in submit order",
+                                e->next.id, (unsigned long long)e->next.line);
+        e->last_submit_us = e->next.submit_us;
+        if (!e->next.name)
+            e->next.name = "";
+        if (!e->next.command)
+            e->next.command = "";
+    }
+    return SIM_OK;
+}
+
+/* ---- Failures ----------------------------------------------------------------------- */
+
+static int node_down(sim_engine *e, uint32_t n)
+{
+    if (!e->node_up[n])
+        return SIM_OK;
+    e->node_up[n] = false;
+    e->n_down++;
+    e->sum.failures++;
+    /* Every job with an allocation on the node loses it and the work since its last
+     * checkpoint. Failures are rare, so a scan of the running list is fine. */
+    for (sim_job_id id = e->v.running_head; id != SIM_JOB_NONE;) {
+        sim_job_id next = e->jobs[id].list_next;
+        for (uint32_t a = e->jobs[id].alloc_head; a != NIL; a = e->allocs[a].next_in_job) {
+            if (e->allocs[a].node == n) {
+                sim__requeue(e, id, false);
+                if (e->pol->on_requeue)
+                    e->pol->on_requeue(e->pst, &e->v, id);
+                break;
+            }
+        }
+        id = next;
+    }
+    if (e->cfg.mtbf_s > 0) {
+        double up = gsl_ran_exponential(e->fail_rng, e->cfg.mttr_s > 0 ? e->cfg.mttr_s : 1);
+        if (sim_eventq_push(&e->q, e->now + (sim_time)ceil(up * 1e6), EV_NODE_UP, n, 1) !=
+            SIM_OK)
+            return SIM_ENOMEM;
+    }
+    return SIM_OK;
+}
+
+static int node_up(sim_engine *e, uint32_t n, uint32_t from_process)
+{
+    if (e->node_up[n])
+        return SIM_OK;
+    e->node_up[n] = true;
+    e->n_down--;
+    e->v.release_epoch++;
+    if (from_process && e->cfg.mtbf_s > 0) {
+        double down = gsl_ran_exponential(e->fail_rng, e->cfg.mtbf_s);
+        if (sim_eventq_push(&e->q, e->now + (sim_time)ceil(down * 1e6), EV_NODE_DOWN, n, 1) !=
+            SIM_OK)
+            return SIM_ENOMEM;
+    }
+    return SIM_OK;
+}
+
+/* ---- Integration of utilisation --------------------------------------------------- */
+
+static void integrate(sim_engine *e, sim_time now)
+{
+    if (!e->integ_started) {
+        e->integ_started = true;
+        e->integ_last_us = now;
+        return;
+    }
+    double dt = (double)(now - e->integ_last_us) / 1e6;
+    if (dt > 0) {
+        e->sum.gpu_seconds_alloc += dt * (double)e->used_milli_total / 1000.0;
+        e->sum.gpu_seconds_effective += dt * (double)e->eff_milli_total / 1000.0;
+    }
+    e->integ_last_us = now;
+}
+
+/* ---- The loop ------------------------------------------------------------------------ */
+
+static int call_schedule(sim_engine *e, sim_diag *d)
+{
+    e->dec_status = SIM_OK;
+    int st = e->pol->schedule(e->pst, &e->v, e->now, &e->dec);
+    if (e->dec_status != SIM_OK) {
+        *d = e->dec_diag;
+        return e->dec_status;
+    }
+    if (st != SIM_OK) {
+        char tmp[sizeof d->msg];
+        snprintf(tmp, sizeof tmp, "%s", d->msg);
+        if (!d->msg[0])
+            sim_diag_set(d, st, NULL, 0, 0, "policy '%s' failed: %s", e->pol->name,
+                         sim_strerror(st));
+        return st;
+    }
+    return SIM_OK;
+}
+
+static void write_unfinished(sim_engine *e, const char *reason)
+{
+    for (int running = 0; running < 2; running++) {
+        sim_job_id id = running ? e->v.running_head : e->v.pending_head;
+        while (id != SIM_JOB_NONE) {
+            sim_job *j = &e->jobs[id];
+            sim__job_touch(e, id);
+            e->sum.jobs_unfinished++;
+            sim__write_job_row(e, j, "unfinished", reason);
+            id = j->list_next;
+        }
+    }
+}
+
+int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
+{
+    e->src = src;
+    int st = sim__write_headers(e);
+    if (st != SIM_OK)
+        return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write the output files");
+    if ((st = read_next(e, d)) != SIM_OK)
+        return st;
+    if (e->cfg.mtbf_s > 0) {
+        for (uint32_t n = 0; n < e->n_nodes; n++) {
+            double t = gsl_ran_exponential(e->fail_rng, e->cfg.mtbf_s);
+            sim_time start = e->has_next ? e->next.submit_us : 0;
+            if (sim_eventq_push(&e->q, start + (sim_time)ceil(t * 1e6), EV_NODE_DOWN, n, 1) !=
+                SIM_OK)
+                return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        }
+    }
+    if (e->cfg.sample_interval_us > 0 && e->has_next) {
+        sim_time iv = e->cfg.sample_interval_us;
+        sim_time t0 = e->next.submit_us - (((e->next.submit_us % iv) + iv) % iv);
+        if (sim_eventq_push(&e->q, t0, EV_SAMPLE, 0, 0) != SIM_OK)
+            return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    const char *end_reason = NULL;
+    sim_progress prog = {0};
+    uint64_t next_progress = 65536;
+    for (;;) {
+        sim_time t_heap = sim_eventq_top_time(&e->q);
+        sim_time t_arr = e->has_next ? e->next.submit_us : SIM_TIME_NEVER;
+        sim_time now = t_heap < t_arr ? t_heap : t_arr;
+        bool work_left = e->has_next || e->jobs_in_flight > 0;
+        if (!work_left)
+            break;
+        if (now == SIM_TIME_NEVER) {
+            end_reason = "never scheduled: no event remained that could start it";
+            break;
+        }
+        if (now > e->cfg.horizon_us) {
+            end_reason = "still in the system at the horizon";
+            break;
+        }
+        integrate(e, now);
+        e->now = now;
+        e->v.now = now;
+        bool changed = false, sample_due = false;
+        sim_event ev;
+        while (sim_eventq_top_time(&e->q) == now && sim_eventq_pop(&e->q, &ev)) {
+            e->sum.events++;
+            switch (ev.kind) {
+            case EV_FINISH:
+                if (ev.version != e->job_version[ev.obj])
+                    break;
+                if ((st = finish_job(e, ev.obj)) != SIM_OK)
+                    return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write jobs.csv");
+                changed = true;
+                break;
+            case EV_WAKEUP:
+                if (ev.version != e->wakeup_version)
+                    break;
+                e->wakeup_at = SIM_TIME_NEVER;
+                changed = true;
+                break;
+            case EV_SAMPLE:
+                sample_due = true;
+                break;
+            case EV_NODE_DOWN:
+                if ((st = node_down(e, ev.obj)) != SIM_OK)
+                    return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
+                changed = true;
+                break;
+            case EV_NODE_UP:
+                if ((st = node_up(e, ev.obj, ev.version)) != SIM_OK)
+                    return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
+                changed = true;
+                break;
+            default:
+                break;
+            }
+        }
+        while (e->has_next && e->next.submit_us == now) {
+            e->sum.events++;
+            if ((st = arrive(e, &e->next, d)) != SIM_OK)
+                return st;
+            if ((st = read_next(e, d)) != SIM_OK)
+                return st;
+            changed = true;
+        }
+        if (changed && (st = call_schedule(e, d)) != SIM_OK)
+            return st;
+        if ((st = update_rates(e)) != SIM_OK)
+            return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
+        if (e->pol->next_wakeup) {
+            sim_time w = e->pol->next_wakeup(e->pst, &e->v, now);
+            if (w <= now)
+                w = now + 1; /* a wakeup in the past would loop forever */
+            if (w != e->wakeup_at) {
+                e->wakeup_version++;
+                e->wakeup_at = w;
+                if (w != SIM_TIME_NEVER &&
+                    sim_eventq_push(&e->q, w, EV_WAKEUP, 0, e->wakeup_version) != SIM_OK)
+                    return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+            }
+        }
+        if (sample_due) {
+            if ((st = sim__write_sample(e)) != SIM_OK)
+                return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write timeseries.csv");
+            if ((e->has_next || e->jobs_in_flight > 0) &&
+                sim_eventq_push(&e->q, now + e->cfg.sample_interval_us, EV_SAMPLE, 0, 0) !=
+                    SIM_OK)
+                return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        }
+#ifdef SIM_DEBUG_INVARIANTS
+        if ((st = sim_engine_check(e, d)) != SIM_OK)
+            return st;
+#endif
+        if (e->cfg.progress && e->sum.events >= next_progress) {
+            next_progress = e->sum.events + 65536;
+            prog.now = now;
+            prog.events = e->sum.events;
+            prog.jobs_arrived = e->sum.jobs_arrived;
+            prog.jobs_ended = e->sum.jobs_done + e->sum.jobs_rejected;
+            prog.pending = e->v.n_pending;
+            prog.running = e->v.n_running;
+            e->cfg.progress(e->cfg.progress_ctx, &prog);
+        }
+        /* Nothing can change any more: no arrival, no progressing job, no policy timer,
+         * every node up. The jobs left are reported as unfinished. */
+        if (!e->has_next && e->jobs_in_flight > 0 && e->n_progressing == 0 &&
+            e->wakeup_at == SIM_TIME_NEVER && e->n_down == 0) {
+            end_reason = "never scheduled: the policy left it waiting and nothing else "
+                         "could change";
+            break;
+        }
+    }
+    if (e->integ_started)
+        integrate(e, e->now);
+    if (end_reason && e->jobs_in_flight > 0)
+        write_unfinished(e, end_reason);
+    if (e->sum.last_end_us < e->now && e->jobs_in_flight > 0)
+        e->sum.last_end_us = e->now;
+    double span = e->sum.first_submit_us == SIM_TIME_NEVER
+                      ? 0
+                      : (double)(e->sum.last_end_us - e->sum.first_submit_us) / 1e6;
+    e->sum.jct_mean_s = sim_hist_mean(e->h_jct);
+    e->sum.jct_median_s = sim_hist_quantile(e->h_jct, 0.5);
+    e->sum.jct_p95_s = sim_hist_quantile(e->h_jct, 0.95);
+    e->sum.jct_p99_s = sim_hist_quantile(e->h_jct, 0.99);
+    e->sum.wait_mean_s = sim_hist_mean(e->h_wait);
+    e->sum.wait_median_s = sim_hist_quantile(e->h_wait, 0.5);
+    e->sum.wait_p95_s = sim_hist_quantile(e->h_wait, 0.95);
+    e->sum.wait_p99_s = sim_hist_quantile(e->h_wait, 0.99);
+    if (span > 0 && e->n_gpus) {
+        e->sum.gpu_alloc_avg = e->sum.gpu_seconds_alloc / span / (double)e->n_gpus;
+        e->sum.gpu_effective_avg = e->sum.gpu_seconds_effective / span / (double)e->n_gpus;
+    }
+    return SIM_OK;
+}

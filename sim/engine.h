@@ -1,0 +1,125 @@
+/*
+ * engine.h: the discrete-event engine. It pulls jobs from a source in submit order,
+ * keeps the cluster state, calls the policy once per batch of same-time events,
+ * validates and applies its decisions, recomputes the speed of the jobs whose
+ * neighbourhood changed, and streams one row per job and one row per sample.
+ *
+ * Invariants: after every event, free + used = total for every GPU, node and tenant
+ * (sim_engine_check); a job's finish event is valid only while its version stamp
+ * matches; no allocation happens per event (pools grow geometrically at new peaks).
+ * Same inputs and seed give byte-identical outputs.
+ */
+#ifndef SIM_ENGINE_H
+#define SIM_ENGINE_H
+
+#include "policies/policy.h"
+#include "sim/intern.h"
+#include "sim/rate.h"
+#include "sim/types.h"
+#include "sim/view.h"
+
+#include <stdio.h>
+
+typedef struct sim_engine sim_engine;
+
+/* Where jobs come from: next() returns 1 with *job filled, 0 at the end, or a
+ * negative SIM_E* code with d filled. Jobs must come in non-decreasing submit order. */
+typedef struct sim_source {
+    void *ctx;
+    int (*next)(void *ctx, job_spec *job, sim_diag *d);
+} sim_source;
+
+/* A timeseries probe: extra sampled columns computed from the view (fragmentation,
+ * ...). `names` are the CSV column names; sample() writes n values into out. */
+typedef struct sim_probe {
+    uint32_t n;
+    const char *const *names;
+    void *ctx;
+    void (*sample)(void *ctx, const sim_view *v, double *out);
+} sim_probe;
+
+/* Progress report for an interactive display (called about every 65536 events). */
+typedef struct sim_progress {
+    sim_time now;
+    uint64_t events, jobs_arrived, jobs_ended, pending, running;
+} sim_progress;
+
+typedef struct sim_config {
+    uint64_t seed;                /* seeds the view's RNG */
+    sim_time sample_interval_us;  /* timeseries period; 0 = no timeseries */
+    sim_time horizon_us;          /* stop here (SIM_TIME_NEVER = run to the end) */
+    double checkpoint_interval_s; /* periodic checkpoints (0 = none: a preemption
+                                     without checkpoint loses the whole segment) */
+    double restart_penalty_s;     /* reference work added to each restart */
+    double mtbf_s, mttr_s;        /* per-node failure process (0 = no failures) */
+    FILE *jobs_csv;               /* one row per job (may be NULL) */
+    FILE *timeseries_csv;         /* one row per sample (may be NULL) */
+    FILE *tenants_csv;            /* one row per tenant per sample (may be NULL) */
+    const sim_probe *probes;      /* extra timeseries columns */
+    uint32_t n_probes;
+    void (*progress)(void *ctx, const sim_progress *p); /* optional */
+    void *progress_ctx;
+} sim_config;
+
+/* Engine inputs that describe the world: the cluster, the name tables, the models. */
+typedef struct sim_world {
+    const cluster_spec *cluster;     /* borrowed for the engine's lifetime */
+    const sim_intern *gpu_types;     /* catalog names (type ids) */
+    const uint64_t *gpu_type_mem_mib; /* memory per GPU type id, MiB */
+    sim_intern *tenants;             /* tenant names; grows as the source reads */
+    const sim_rate_model *rate;      /* NULL = every model term is 1 */
+} sim_world;
+
+/* The run's figures, complete after sim_engine_run. */
+typedef struct sim_summary {
+    uint64_t jobs_arrived, jobs_done, jobs_rejected, jobs_unfinished;
+    uint64_t events, preemptions, failures;
+    double lost_work_s;
+    sim_time first_submit_us, last_end_us; /* makespan = last_end - first_submit */
+    double gpu_alloc_avg;       /* time-averaged allocated share of all GPUs, 0..1 */
+    double gpu_effective_avg;   /* time-averaged share really used (min(share, demand)) */
+    double gpu_seconds_alloc;   /* integral of allocated GPUs over time */
+    double gpu_seconds_effective;
+    uint64_t slo_jobs, slo_violations; /* jobs with an slo_s target; those that missed it */
+    double jct_mean_s, jct_median_s, jct_p95_s, jct_p99_s;   /* of done jobs */
+    double wait_mean_s, wait_median_s, wait_p95_s, wait_p99_s; /* first start - submit */
+} sim_summary;
+
+/*
+ * Create an engine. cfg, world and pcfg are copied or borrowed as stated above; the
+ * policy state is allocated here and the policy's init() called. Errors: SIM_EINVAL
+ * (bad configuration or policy options), SIM_ENOMEM, with d filled.
+ */
+int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *world,
+                      const policy_ops *policy, const policy_config *pcfg, sim_diag *d);
+void sim_engine_destroy(sim_engine *e);
+
+/* Set a tenant's GPU quota (GPUs). */
+int sim_engine_set_quota(sim_engine *e, uint32_t tenant, double gpus);
+/* Inject a node failure from down_us to up_us (before run). */
+int sim_engine_add_failure(sim_engine *e, uint32_t node, sim_time down_us, sim_time up_us,
+                           sim_diag *d);
+
+/* Run to the end of the source (or the horizon). Errors from the source, the policy
+ * (an invalid decision names the policy, the decision and the reason) or output. */
+int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d);
+
+const sim_summary *sim_engine_summary(const sim_engine *e);
+
+/* Write summary.json: the figures, quantiles of JCT and wait, per-tenant and per-qos
+ * breakdowns, probe averages. `extra` (may be NULL) is a JSON object body inserted at
+ * the top level (e.g. "\"rows_skipped\": 3"). Deterministic. Returns SIM_EIO on a
+ * write error. */
+int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra);
+
+/* Check the cluster's conservation invariants (free + used = total everywhere);
+ * SIM_EINVAL with d describing the first violation. O(nodes + GPUs + allocations). */
+int sim_engine_check(const sim_engine *e, sim_diag *d);
+
+/* The current view (for tests). */
+const sim_view *sim_engine_view(const sim_engine *e);
+
+/* Header line of jobs.csv / timeseries.csv (without probe columns) / tenants csv. */
+extern const char sim_jobs_csv_header[];
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * engine_int.h: the engine's private state, shared by engine.c (event loop, arrivals,
+ * rates, failures), decide.c (decisions and cluster accounting) and output.c (rows,
+ * samples, summary). Nothing outside sim/ includes this file.
+ *
+ * Storage: nodes and GPUs are struct-of-arrays sized once at creation; jobs,
+ * allocations and per-job policy state live in pools indexed by id with LIFO free
+ * lists, grown geometrically (so allocation happens only at new peaks of jobs in
+ * flight, never per event).
+ */
+#ifndef SIM_ENGINE_INT_H
+#define SIM_ENGINE_INT_H
+
+#include "sim/engine.h"
+#include "sim/eventq.h"
+#include "sim/hist.h"
+
+#define NIL UINT32_MAX
+
+enum ev_kind { EV_FINISH = 1, EV_WAKEUP, EV_SAMPLE, EV_NODE_DOWN, EV_NODE_UP };
+
+struct policy_decisions {
+    struct sim_engine *e;
+};
+
+/* Per-tenant accounting (arrays indexed by tenant id). */
+typedef struct tenant_stats {
+    uint64_t done, rejected;
+    uint32_t running, pending;
+    double jct_sum_s, wait_sum_s, gpu_s;
+} tenant_stats;
+
+typedef struct qos_stats {
+    uint64_t done;
+    double jct_sum_s, wait_sum_s;
+    sim_hist *jct;
+} qos_stats;
+
+/* Verdict cache for "can this job shape ever fit the cluster". */
+#define FIT_CACHE 1024
+typedef struct fit_entry {
+    bool used, ok;
+    uint32_t num_gpus, replicas_in, gpu_milli;
+    uint64_t gpu_mem, cpu, mem, mask;
+    uint32_t replicas_out;
+    char reason[200];
+} fit_entry;
+
+struct sim_engine {
+    sim_config cfg;
+    sim_world world;
+    sim_rate_model rate;
+    const policy_ops *pol;
+    void *pst;
+    policy_config pcfg;
+    sim_view v;
+    struct policy_decisions dec;
+    gsl_rng *rng, *fail_rng;
+
+    /* Nodes (SoA). */
+    uint32_t n_nodes, n_down;
+    uint32_t *node_gpu_first, *node_gpu_count, *node_free_gpus, *node_max_free_milli;
+    uint16_t *node_gpu_type;
+    uint64_t *node_cpu_total, *node_cpu_used, *node_mem_total, *node_mem_used;
+    uint64_t *node_used_milli;
+    bool *node_up;
+    const char **node_name;
+    uint64_t *node_scratch_cpu, *node_scratch_mem; /* decision validation */
+    uint64_t cpu_total_all, cpu_used_all;
+    uint16_t max_gpus_per_node;
+
+    /* GPUs (SoA). */
+    uint32_t n_gpus;
+    uint32_t *gpu_node, *gpu_used_milli, *gpu_nres, *gpu_first_res;
+    uint64_t *gpu_used_mem, *gpu_mem_total;
+    uint8_t *gpu_scratch; /* marks GPUs of a placement being validated */
+
+    /* Allocation pool. */
+    sim_alloc_rec *allocs;
+    uint32_t alloc_cap, alloc_free;
+    sim_resident *residents; /* scratch for the interference hook, 1001 entries */
+
+    /* Job pool. */
+    sim_job *jobs;
+    unsigned char *jstate;
+    uint32_t *job_version;
+    uint8_t *job_dirty;
+    uint32_t job_cap, job_free, jobs_in_flight;
+    uint32_t *dirty;
+    uint32_t n_dirty;
+    uint32_t pending_tail, running_tail;
+    uint32_t n_progressing; /* running (not paused) jobs with speed > 0 */
+    uint64_t enqueue_count; /* stamps sim_job.enqueue_seq */
+
+    /* Tenants. */
+    uint32_t tenant_cap;
+    uint64_t *tenant_used_milli;
+    double *tenant_quota;
+    tenant_stats *tstats;
+    qos_stats qstats[SIM_QOS_COUNT];
+
+    /* Time and events. */
+    sim_eventq q;
+    sim_time now;
+    uint32_t wakeup_version;
+    sim_time wakeup_at;
+    sim_time next_sample_us;
+
+    /* Source lookahead. */
+    const sim_source *src;
+    job_spec next;
+    bool has_next;
+    sim_time last_submit_us;
+
+    /* Metrics. */
+    sim_summary sum;
+    sim_hist *h_jct, *h_wait;
+    uint64_t used_milli_total;  /* sum of all GPU shares held */
+    uint64_t eff_milli_total;   /* sum of min(share, demand) over running jobs */
+    sim_time integ_last_us;
+    bool integ_started;
+    double *probe_vals, *probe_sums;
+    uint32_t n_probe_cols;
+    uint64_t probe_samples;
+    uint64_t samples;
+
+    fit_entry *fit_cache;
+
+    /* Decision state for the current schedule() call. */
+    int dec_status;
+    sim_diag dec_diag;
+    uint64_t decisions;
+};
+
+/* decide.c: accounting primitives used by the loop too. */
+void sim__job_touch(sim_engine *e, sim_job_id id);
+void sim__mark_dirty(sim_engine *e, sim_job_id id);
+void sim__set_speed(sim_engine *e, sim_job_id id, double speed);
+int sim__grow_allocs(sim_engine *e);
+void sim__release_allocs(sim_engine *e, sim_job_id id);
+void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint);
+void sim__list_remove(sim_engine *e, sim_job_id id, bool running);
+void sim__list_append(sim_engine *e, sim_job_id id, bool running);
+void sim__node_refresh(sim_engine *e, uint32_t node);
+double sim__job_gpus_held(const sim_engine *e, const sim_job *j);
+
+/* output.c */
+int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, const char *reason);
+int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas,
+                        const char *status, const char *reason);
+int sim__write_sample(sim_engine *e);
+int sim__write_headers(sim_engine *e);
+
+#endif

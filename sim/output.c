@@ -1,0 +1,313 @@
+/*
+ * output.c: the engine's streamed outputs — one jobs.csv row per job as it ends, one
+ * timeseries.csv row (plus one tenants row per active tenant) per sample — and
+ * summary.json at the end. Every number is printed with a fixed format, so identical
+ * runs give identical bytes.
+ */
+#include "sim/engine_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char sim_jobs_csv_header[] =
+    "job_id,tenant,qos,priority,status,submit_s,start_s,end_s,wait_s,queued_s,jct_s,run_s,"
+    "work_s,num_gpus,replicas,gpu_milli,share_milli,true_milli,gpu_type,node,preemptions,"
+    "lost_work_s,pred_duration_s,pred_milli,reason";
+
+static const char ts_header[] = "time_s,pending,running,alloc_gpus,alloc_ratio,effective_gpus,"
+                                "effective_ratio,cpu_alloc_ratio,nodes_down";
+
+/* Write s as a CSV field, quoted only when it must be. */
+static void put_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void put_time(FILE *f, sim_time us)
+{
+    /* Exact: integer seconds and microseconds, no floating point. */
+    if (us < 0) {
+        fputc('-', f);
+        us = -us;
+    }
+    fprintf(f, "%lld.%06lld", (long long)(us / SIM_US_PER_S), (long long)(us % SIM_US_PER_S));
+}
+
+static void put_opt(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.6f", x);
+}
+
+int sim__write_headers(sim_engine *e)
+{
+    if (e->cfg.jobs_csv)
+        fprintf(e->cfg.jobs_csv, "%s\n", sim_jobs_csv_header);
+    if (e->cfg.timeseries_csv) {
+        fputs(ts_header, e->cfg.timeseries_csv);
+        for (uint32_t p = 0; p < e->cfg.n_probes; p++)
+            for (uint32_t k = 0; k < e->cfg.probes[p].n; k++)
+                fprintf(e->cfg.timeseries_csv, ",%s", e->cfg.probes[p].names[k]);
+        fputc('\n', e->cfg.timeseries_csv);
+    }
+    if (e->cfg.tenants_csv)
+        fputs("time_s,tenant,alloc_gpus,running,pending,quota_gpus\n", e->cfg.tenants_csv);
+    return SIM_OK;
+}
+
+int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, const char *reason)
+{
+    FILE *f = e->cfg.jobs_csv;
+    if (!f)
+        return SIM_OK;
+    const job_spec *s = &j->spec;
+    bool done = strcmp(status, "done") == 0;
+    bool started = j->first_start_us != SIM_TIME_NEVER;
+    put_field(f, s->id);
+    fputc(',', f);
+    put_field(f, sim_intern_name(e->world.tenants, s->tenant));
+    fprintf(f, ",%s,%d,%s,", sim_qos_name(s->qos), s->priority, status);
+    put_time(f, s->submit_us);
+    fputc(',', f);
+    if (started)
+        put_time(f, j->first_start_us);
+    fputc(',', f);
+    if (done)
+        put_time(f, e->now);
+    fputc(',', f);
+    if (started)
+        put_time(f, j->first_start_us - s->submit_us);
+    fputc(',', f);
+    if (done) {
+        double jct = (double)(e->now - s->submit_us) / 1e6;
+        fprintf(f, "%.6f,", jct - j->placed_s);
+        put_time(f, e->now - s->submit_us);
+    } else {
+        fputc(',', f);
+    }
+    fprintf(f, ",%.6f,%.6f,%u,%u,%u,%u,%u,", j->placed_s, s->work_s, s->num_gpus,
+            j->nominal_replicas, s->gpu_milli, j->share_milli,
+            s->true_milli ? s->true_milli : s->gpu_milli);
+    /* The first allocation names the GPU type and node the job last ran on. */
+    if (j->alloc_head != NIL) {
+        const sim_alloc_rec *r = &e->allocs[j->alloc_head];
+        fputs(e->v.gpu_type_name(&e->v, e->node_gpu_type[r->node]), f);
+        fputc(',', f);
+        put_field(f, e->node_name[r->node]);
+    } else {
+        fputc(',', f);
+    }
+    fprintf(f, ",%u,%.6f,", j->preemptions, j->lost_work_s);
+    put_opt(f, j->pred_duration_s);
+    fputc(',', f);
+    put_opt(f, j->pred_milli);
+    fputc(',', f);
+    put_field(f, reason);
+    fputc('\n', f);
+    return ferror(f) ? SIM_EIO : SIM_OK;
+}
+
+int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas, const char *status,
+                        const char *reason)
+{
+    FILE *f = e->cfg.jobs_csv;
+    if (!f)
+        return SIM_OK;
+    put_field(f, s->id);
+    fputc(',', f);
+    put_field(f, sim_intern_name(e->world.tenants, s->tenant));
+    fprintf(f, ",%s,%d,%s,", sim_qos_name(s->qos), s->priority, status);
+    put_time(f, s->submit_us);
+    fprintf(f, ",,,,,,0.000000,%.6f,%u,%u,%u,0,%u,,,0,0.000000,,,", s->work_s, s->num_gpus,
+            replicas, s->gpu_milli, s->true_milli ? s->true_milli : s->gpu_milli);
+    put_field(f, reason);
+    fputc('\n', f);
+    return ferror(f) ? SIM_EIO : SIM_OK;
+}
+
+int sim__write_sample(sim_engine *e)
+{
+    e->samples++;
+    uint32_t col = 0;
+    for (uint32_t p = 0; p < e->cfg.n_probes; p++) {
+        e->cfg.probes[p].sample(e->cfg.probes[p].ctx, &e->v, e->probe_vals + col);
+        col += e->cfg.probes[p].n;
+    }
+    for (uint32_t c = 0; c < e->n_probe_cols; c++)
+        e->probe_sums[c] += e->probe_vals[c];
+    e->probe_samples++;
+    FILE *f = e->cfg.timeseries_csv;
+    if (f) {
+        double gpus = (double)e->n_gpus;
+        double alloc = (double)e->used_milli_total / 1000.0;
+        double eff = (double)e->eff_milli_total / 1000.0;
+        put_time(f, e->now);
+        fprintf(f, ",%u,%u,%.3f,%.6f,%.3f,%.6f,%.6f,%u", e->v.n_pending, e->v.n_running, alloc,
+                gpus ? alloc / gpus : 0, eff, gpus ? eff / gpus : 0,
+                e->cpu_total_all ? (double)e->cpu_used_all / (double)e->cpu_total_all : 0,
+                e->n_down);
+        for (uint32_t c = 0; c < e->n_probe_cols; c++)
+            fprintf(f, ",%.6f", e->probe_vals[c]);
+        fputc('\n', f);
+        if (ferror(f))
+            return SIM_EIO;
+    }
+    FILE *t = e->cfg.tenants_csv;
+    if (t) {
+        for (uint32_t k = 0; k < e->tenant_cap; k++) {
+            const tenant_stats *ts = &e->tstats[k];
+            if (!ts->running && !ts->pending && !e->tenant_used_milli[k])
+                continue;
+            put_time(t, e->now);
+            fputc(',', t);
+            put_field(t, sim_intern_name(e->world.tenants, k));
+            fprintf(t, ",%.3f,%u,%u,%.3f\n", (double)e->tenant_used_milli[k] / 1000.0,
+                    ts->running, ts->pending, e->tenant_quota[k]);
+        }
+        if (ferror(t))
+            return SIM_EIO;
+    }
+    return SIM_OK;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.6f", x);
+    else
+        fputs("null", f);
+}
+
+static void json_dist(FILE *f, const char *name, const sim_hist *h)
+{
+    fprintf(f, "  \"%s\": {\"count\": %llu, \"mean\": ", name,
+            (unsigned long long)sim_hist_count(h));
+    json_num(f, sim_hist_mean(h));
+    fputs(", \"median\": ", f);
+    json_num(f, sim_hist_quantile(h, 0.5));
+    fputs(", \"p95\": ", f);
+    json_num(f, sim_hist_quantile(h, 0.95));
+    fputs(", \"p99\": ", f);
+    json_num(f, sim_hist_quantile(h, 0.99));
+    fputs(", \"max\": ", f);
+    json_num(f, sim_hist_max(h));
+    fputs("},\n", f);
+}
+
+int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
+{
+    const sim_summary *s = &e->sum;
+    fputs("{\n", f);
+    fputs("  \"policy\": ", f);
+    json_str(f, e->pol ? e->pol->name : "");
+    fputs(",\n  \"rate_model\": ", f);
+    json_str(f, e->rate.name);
+    fprintf(f, ",\n  \"seed\": %llu,\n", (unsigned long long)e->cfg.seed);
+    fprintf(f, "  \"cluster\": {\"nodes\": %u, \"gpus\": %u},\n", e->n_nodes, e->n_gpus);
+    fprintf(f,
+            "  \"jobs\": {\"arrived\": %llu, \"done\": %llu, \"rejected\": %llu, "
+            "\"unfinished\": %llu},\n",
+            (unsigned long long)s->jobs_arrived, (unsigned long long)s->jobs_done,
+            (unsigned long long)s->jobs_rejected, (unsigned long long)s->jobs_unfinished);
+    json_dist(f, "jct_s", e->h_jct);
+    json_dist(f, "wait_s", e->h_wait);
+    double span = s->first_submit_us == SIM_TIME_NEVER
+                      ? 0
+                      : (double)(s->last_end_us - s->first_submit_us) / 1e6;
+    fputs("  \"makespan_s\": ", f);
+    json_num(f, span);
+    fputs(",\n  \"gpu_util\": {\"allocated\": ", f);
+    json_num(f, s->gpu_alloc_avg);
+    fputs(", \"effective\": ", f);
+    json_num(f, s->gpu_effective_avg);
+    fputs("},\n  \"gpu_hours\": {\"allocated\": ", f);
+    json_num(f, s->gpu_seconds_alloc / 3600.0);
+    fputs(", \"effective\": ", f);
+    json_num(f, s->gpu_seconds_effective / 3600.0);
+    fprintf(f, "},\n  \"preemptions\": %llu,\n  \"failures\": %llu,\n  \"lost_work_s\": ",
+            (unsigned long long)s->preemptions, (unsigned long long)s->failures);
+    json_num(f, s->lost_work_s);
+    fprintf(f, ",\n  \"slo\": {\"jobs\": %llu, \"violations\": %llu},\n",
+            (unsigned long long)s->slo_jobs, (unsigned long long)s->slo_violations);
+    fputs("  \"by_qos\": {", f);
+    bool first = true;
+    for (int q = 0; q < SIM_QOS_COUNT; q++) {
+        const qos_stats *qs = &e->qstats[q];
+        if (!qs->done)
+            continue;
+        fprintf(f, "%s\n    ", first ? "" : ",");
+        json_str(f, q == SIM_QOS_NONE ? "none" : sim_qos_name((sim_qos)q));
+        fprintf(f, ": {\"done\": %llu, \"jct_mean\": ", (unsigned long long)qs->done);
+        json_num(f, qs->jct_sum_s / (double)qs->done);
+        fputs(", \"jct_p95\": ", f);
+        json_num(f, sim_hist_quantile(qs->jct, 0.95));
+        fputs(", \"wait_mean\": ", f);
+        json_num(f, qs->wait_sum_s / (double)qs->done);
+        fputc('}', f);
+        first = false;
+    }
+    fputs(first ? "},\n" : "\n  },\n", f);
+    fputs("  \"tenants\": {", f);
+    first = true;
+    uint32_t nt = sim_intern_count(e->world.tenants);
+    for (uint32_t t = 0; t < nt && t < e->tenant_cap; t++) {
+        const tenant_stats *ts = &e->tstats[t];
+        if (!ts->done && !ts->rejected && !ts->running && !ts->pending)
+            continue;
+        fprintf(f, "%s\n    ", first ? "" : ",");
+        json_str(f, sim_intern_name(e->world.tenants, t));
+        fprintf(f, ": {\"done\": %llu, \"rejected\": %llu, \"jct_mean\": ",
+                (unsigned long long)ts->done, (unsigned long long)ts->rejected);
+        json_num(f, ts->done ? ts->jct_sum_s / (double)ts->done : 0);
+        fputs(", \"wait_mean\": ", f);
+        json_num(f, ts->done ? ts->wait_sum_s / (double)ts->done : 0);
+        fputs(", \"gpu_hours\": ", f);
+        json_num(f, ts->gpu_s / 3600.0);
+        fputs(", \"quota_gpus\": ", f);
+        json_num(f, e->tenant_quota[t]);
+        fputc('}', f);
+        first = false;
+    }
+    fputs(first ? "},\n" : "\n  },\n", f);
+    fputs("  \"probes\": {", f);
+    uint32_t col = 0;
+    first = true;
+    for (uint32_t p = 0; p < e->cfg.n_probes; p++)
+        for (uint32_t k = 0; k < e->cfg.probes[p].n; k++, col++) {
+            fprintf(f, "%s\"%s_mean\": ", first ? "" : ", ", e->cfg.probes[p].names[k]);
+            json_num(f, e->probe_samples ? e->probe_sums[col] / (double)e->probe_samples : 0);
+            first = false;
+        }
+    fprintf(f, "},\n  \"samples\": %llu,\n  \"events\": %llu", (unsigned long long)e->samples,
+            (unsigned long long)s->events);
+    if (extra && *extra)
+        fprintf(f, ",\n  %s", extra);
+    fputs("\n}\n", f);
+    return ferror(f) ? SIM_EIO : SIM_OK;
+}

@@ -1,0 +1,214 @@
+/*
+ * view.h: what a policy sees of the simulation, and the decisions it can take.
+ *
+ * The view is read-only: struct-of-arrays over nodes and GPUs, job records reached by
+ * id, and the pending and running lists in arrival/start order. A policy changes the
+ * simulation only through the sim_decide_* calls below. Each call is validated and
+ * applied at once, so the view is always current inside schedule(); an invalid
+ * decision (over-committed GPU, job not pending, ...) returns SIM_EINVAL and ends the
+ * run with a message naming the policy, the decision and the reason.
+ *
+ * Units: GPU shares in milli-GPU (1000 = one GPU), memory in MiB, CPU in milli-cores,
+ * times in microseconds (sim_time), work in reference seconds.
+ */
+#ifndef SIM_VIEW_H
+#define SIM_VIEW_H
+
+#include "sim/types.h"
+
+#include <gsl/gsl_rng.h>
+
+typedef enum sim_job_state {
+    SIM_JOB_PENDING = 0, /* waiting in the pending list */
+    SIM_JOB_RUNNING,     /* placed and progressing */
+    SIM_JOB_PAUSED,      /* placed, holding its resources, not progressing */
+    SIM_JOB_FREE,        /* the id is not in use */
+} sim_job_state;
+
+#define SIM_GPU_NONE UINT32_MAX
+
+/* One allocation: a replica's share of one GPU, or a CPU-only replica's node slot.
+ * A replica's CPU and memory are charged on its first allocation. */
+typedef struct sim_alloc_rec {
+    sim_job_id job;
+    uint32_t node;
+    uint32_t gpu;         /* global GPU index, SIM_GPU_NONE for a CPU-only replica */
+    uint32_t milli;       /* GPU share held */
+    uint64_t gpu_mem_mib; /* GPU memory held */
+    uint64_t cpu_milli;   /* CPU held on the node (first allocation of a replica) */
+    uint64_t mem_mib;     /* host memory held on the node (idem) */
+    uint32_t replica;     /* replica index within the job */
+    uint32_t next_in_job; /* next allocation of the same job, or UINT32_MAX */
+    uint32_t prev_on_gpu; /* neighbours among the residents of the same GPU */
+    uint32_t next_on_gpu;
+} sim_alloc_rec;
+
+/* A job in flight, as the core keeps it. Read-only for policies. */
+typedef struct sim_job {
+    job_spec spec;             /* as the trace gave it (spec.name/command are "") */
+    uint64_t seq;              /* arrival order, 0-based, over the whole run */
+    uint64_t enqueue_seq;      /* order of the latest entry into the pending list */
+    uint32_t gpus_per_replica; /* resolved at arrival */
+    uint32_t nominal_replicas; /* resolved at arrival */
+    uint64_t cpu_per_replica;  /* milli-cores */
+    uint64_t mem_per_replica;  /* MiB */
+    sim_job_state state;
+    uint32_t replicas;      /* replicas currently placed (0 when pending) */
+    uint32_t share_milli;   /* share held per GPU (0 when pending) */
+    uint64_t share_mem_mib; /* GPU memory held per GPU */
+    uint32_t alloc_head;    /* first allocation, UINT32_MAX when none */
+    sim_time first_start_us; /* SIM_TIME_NEVER until first started */
+    sim_time last_start_us;  /* start of the current run segment */
+    sim_time queued_since_us; /* when it last became pending */
+    sim_time last_update_us;  /* when work_done_s was last brought up to date */
+    double work_done_s;       /* reference work done as of last_update_us */
+    double work_total_s;      /* work plus restart overheads */
+    double speed;             /* reference seconds per second, current */
+    double speed_factor;      /* policy-set multiplier (1 by default) */
+    double attained_gpu_s;    /* GPU-seconds of service received so far (while running) */
+    double placed_s;          /* seconds spent holding resources (running or paused) */
+    double lost_work_s;       /* work lost to preemptions without checkpoint */
+    uint32_t preemptions;     /* times preempted or failed */
+    double pred_duration_s;   /* policy's prediction (NaN = none) */
+    double pred_milli;        /* policy's predicted share (NaN = none) */
+    uint32_t list_prev, list_next; /* links in the pending or the running list */
+} sim_job;
+
+/* The read-only view. Arrays are indexed by node id, global GPU index, or tenant id. */
+typedef struct sim_view {
+    sim_time now;
+    /* Nodes. */
+    uint32_t n_nodes;
+    const uint32_t *node_gpu_first; /* first global GPU index of the node */
+    const uint32_t *node_gpu_count;
+    const uint16_t *node_gpu_type;  /* SIM_GPU_TYPE_NONE for CPU-only nodes */
+    const uint64_t *node_cpu_total, *node_cpu_used;
+    const uint64_t *node_mem_total, *node_mem_used;
+    const uint32_t *node_free_gpus;  /* GPUs with no allocation at all */
+    const uint32_t *node_max_free_milli; /* largest free share of one GPU on the node */
+    const uint64_t *node_used_milli; /* sum of GPU shares held on the node */
+    const bool *node_up;             /* false while failed */
+    const char *const *node_name;
+    /* GPUs. */
+    uint32_t n_gpus;
+    const uint32_t *gpu_node;
+    const uint32_t *gpu_used_milli;
+    const uint64_t *gpu_used_mem, *gpu_mem_total;
+    const uint32_t *gpu_nres;       /* number of resident allocations */
+    const uint32_t *gpu_first_res;  /* first resident allocation, UINT32_MAX when none */
+    /* Allocations (see sim_alloc_rec), jobs. */
+    const sim_alloc_rec *allocs;
+    const sim_job *jobs;            /* indexed by sim_job_id; valid only for jobs in flight */
+    uint32_t pending_head, running_head; /* first job of each list, SIM_JOB_NONE = empty */
+    uint32_t n_pending, n_running;
+    /* Tenants (interned ids, 0 = ""), model classes, GPU types. */
+    uint32_t n_tenants;
+    const uint64_t *tenant_used_milli; /* GPU share held per tenant */
+    const double *tenant_quota_gpus;   /* quota per tenant, GPUs (0 = none set) */
+    const char *(*tenant_name)(const struct sim_view *v, uint32_t tenant);
+    const char *(*gpu_type_name)(const struct sim_view *v, uint16_t type);
+    uint32_t n_gpu_types;              /* ids 1..n_gpu_types-1 */
+    const uint64_t *gpu_type_mem_mib;  /* per type id */
+    uint64_t total_gpus;
+    uint64_t release_epoch; /* incremented whenever resources are released */
+    gsl_rng *rng;           /* the run's seeded RNG: the only randomness a policy may use */
+    unsigned char *job_state_base; /* per-job policy state (see sim_view_job_state) */
+    size_t job_state_size;
+    const void *internal;   /* the engine; do not use */
+} sim_view;
+
+static inline const sim_job *sim_view_job(const sim_view *v, sim_job_id id)
+{
+    return &v->jobs[id];
+}
+
+/* The policy's per-job state (policy_ops.job_state_size bytes, zeroed at arrival). */
+static inline void *sim_view_job_state(const sim_view *v, sim_job_id id)
+{
+    return v->job_state_base + (size_t)id * v->job_state_size;
+}
+
+/* Next job in the same list (pending or running), SIM_JOB_NONE at the end. A decision
+ * moves a job to another list, so take the next id before deciding on a job. */
+static inline uint32_t sim_view_next(const sim_view *v, sim_job_id id)
+{
+    return v->jobs[id].list_next;
+}
+
+/* Free share and memory of GPU g. */
+static inline uint32_t sim_view_gpu_free_milli(const sim_view *v, uint32_t g)
+{
+    return SIM_MILLI_GPU - v->gpu_used_milli[g];
+}
+
+static inline uint64_t sim_view_gpu_free_mem(const sim_view *v, uint32_t g)
+{
+    return v->gpu_mem_total[g] - v->gpu_used_mem[g];
+}
+
+/* Whether GPU type t is allowed for job j (mask 0 = any). */
+static inline bool sim_job_type_ok(const sim_job *j, uint16_t t)
+{
+    return j->spec.gpu_type_mask == 0 || ((j->spec.gpu_type_mask >> t) & 1u);
+}
+
+static inline bool sim_job_is_running(const sim_job *j)
+{
+    return j->state == SIM_JOB_RUNNING;
+}
+
+/* Reference work done by job id at the view's time (seconds). */
+double sim_view_work_done(const sim_view *v, sim_job_id id);
+/* GPU-seconds of service attained by job id at the view's time. */
+double sim_view_attained(const sim_view *v, sim_job_id id);
+/* Reference work left (seconds). */
+double sim_view_work_left(const sim_view *v, sim_job_id id);
+
+/*
+ * Whether one replica of job j fits node n at per-GPU share `milli` and GPU memory
+ * `gpu_mem_mib` (node up, GPU type allowed, CPU and memory free, and enough GPUs with
+ * that much free share and memory). O(GPUs of the node).
+ */
+bool sim_view_replica_fits(const sim_view *v, const sim_job *j, uint32_t n, uint32_t milli,
+                           uint64_t gpu_mem_mib);
+
+/* ---- Decisions ---------------------------------------------------------------- */
+
+typedef struct policy_decisions policy_decisions;
+
+/*
+ * A placement: `replicas` replicas, replica r on node nodes[r] using GPUs
+ * gpus[r*gpus_per_replica .. (r+1)*gpus_per_replica) (global indices, all on that
+ * node, distinct within the replica). gpus may be NULL for CPU-only jobs.
+ */
+typedef struct sim_placement {
+    uint32_t replicas;
+    const uint32_t *nodes;
+    const uint32_t *gpus;
+    uint32_t milli;       /* share of each GPU to hold; 0 = the job's request */
+    uint64_t gpu_mem_mib; /* GPU memory to hold per GPU; UINT64_MAX = the job's request */
+} sim_placement;
+
+/* Start a pending job (all replicas at once, gang). replicas must equal the job's
+ * nominal count unless the job is elastic (min_replicas..max_replicas). */
+int sim_decide_start(policy_decisions *out, sim_job_id job, const sim_placement *p);
+/* Stop a running or paused job and return it to the pending list. With checkpoint
+ * its progress is kept; without, the work since its last periodic checkpoint is lost. */
+int sim_decide_preempt(policy_decisions *out, sim_job_id job, bool checkpoint);
+/* Change the share each of the job's GPUs holds (must fit on every one of them). */
+int sim_decide_set_share(policy_decisions *out, sim_job_id job, uint32_t milli);
+/* Add replicas to a running elastic job (p->replicas more, up to max_replicas). */
+int sim_decide_grow(policy_decisions *out, sim_job_id job, const sim_placement *p);
+/* Remove the job's last `count` replicas (keeping at least min_replicas). */
+int sim_decide_shrink(policy_decisions *out, sim_job_id job, uint32_t count);
+/* Suspend progress while holding resources, and resume it. */
+int sim_decide_pause(policy_decisions *out, sim_job_id job);
+int sim_decide_resume(policy_decisions *out, sim_job_id job);
+/* Multiply the job's model speed by f (> 0), e.g. interleaving efficiency. */
+int sim_decide_speed_factor(policy_decisions *out, sim_job_id job, double f);
+/* Record the policy's predictions for the job (reported in jobs.csv; NaN = none). */
+int sim_decide_predict(policy_decisions *out, sim_job_id job, double duration_s, double milli);
+/* Give up on a pending job the policy can never run; reason goes to jobs.csv. */
+int sim_decide_reject(policy_decisions *out, sim_job_id job, const char *reason);
+
+#endif

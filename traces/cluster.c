@@ -1,0 +1,267 @@
+/*
+ * cluster.c: cluster descriptions from a node-list CSV or a compact string.
+ *
+ * CSV columns (header required, any order): sn (or name/node), cpu_milli, memory_mib
+ * (or mem_mib), gpu (or num_gpus), model (or gpu_type; empty or "nan" when gpu is 0),
+ * optional gpu_mem_mib, net_gbps and count (the row stands for `count` identical nodes,
+ * named sn-0, sn-1, ...). This is also the Alibaba openb node-list format.
+ *
+ * Compact: comma-separated groups "N x TYPE : GPUS[:cpu=MILLI][:mem=MIB][:gpumem=MIB]",
+ * e.g. "4xV100M32:8,16xT4:2". CPU and memory default to unlimited, so only GPUs
+ * constrain placement unless they are given.
+ */
+#include "traces/cluster.h"
+
+#include "sim/alloc.h"
+#include "sim/csvin.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define UNLIMITED (UINT64_C(1) << 50)
+#define MAX_NODES (1u << 22)
+
+void cluster_spec_destroy(cluster_spec *c)
+{
+    if (!c)
+        return;
+    sim_free(c->nodes);
+    sim_free(c);
+}
+
+uint64_t cluster_spec_gpus(const cluster_spec *c)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < c->n_nodes; i++)
+        n += c->nodes[i].num_gpus;
+    return n;
+}
+
+typedef struct builder {
+    cluster_spec *c;
+    uint32_t cap;
+} builder;
+
+static node_spec *add_node(builder *b)
+{
+    if (b->c->n_nodes == b->cap) {
+        uint32_t ncap = b->cap ? b->cap * 2 : 64;
+        node_spec *nn = sim_reallocarray(b->c->nodes, ncap, sizeof *nn);
+        if (!nn)
+            return NULL;
+        b->c->nodes = nn;
+        b->cap = ncap;
+    }
+    node_spec *n = &b->c->nodes[b->c->n_nodes++];
+    memset(n, 0, sizeof *n);
+    return n;
+}
+
+static int resolve_type(const sim_intern *types, const char *s, size_t len, uint16_t *out)
+{
+    uint32_t t = sim_intern_find(types, s, len);
+    if (t == SIM_INTERN_NONE || t == 0 || t >= SIM_MAX_GPU_TYPES)
+        return SIM_EPARSE;
+    *out = (uint16_t)t;
+    return SIM_OK;
+}
+
+enum { K_SN, K_CPU, K_MEM, K_GPU, K_MODEL, K_GPUMEM, K_NET, K_COUNT, K_N };
+
+static int load_csv(builder *b, const char *path, const sim_intern *types, sim_diag *d)
+{
+    static const char *const names[] = {"sn",    "cpu_milli",   "memory_mib", "gpu",
+                                        "model", "gpu_mem_mib", "net_gbps",   "count"};
+    static const char *const alt[] = {"name", "cpu_milli", "mem_mib", "num_gpus",
+                                      "gpu_type", "gpu_mem_mib", "net_gbps", "count"};
+    static const char expected[] = "sn,cpu_milli,memory_mib,gpu,model "
+                                   "(optional: gpu_mem_mib,net_gbps,count)";
+    csvin *in;
+    int st = csvin_open(&in, path, ',', d);
+    if (st != SIM_OK)
+        return st;
+    csvin_row row;
+    int32_t ix[K_N], ix2[K_N];
+    st = csvin_next(in, &row, d);
+    if (st == 0)
+        st = sim_diag_set(d, SIM_EPARSE, path, 1, 0, "empty file: expected the header %s",
+                          expected);
+    if (st < 0)
+        goto out;
+    if ((st = csvin_map_header(in, &row, names, K_N, ix, NULL, d)) != SIM_OK ||
+        (st = csvin_map_header(in, &row, alt, K_N, ix2, NULL, d)) != SIM_OK)
+        goto out;
+    for (int k = 0; k < K_N; k++)
+        if (ix[k] < 0)
+            ix[k] = ix2[k];
+    for (int k = K_SN; k <= K_MODEL; k++) {
+        if (ix[k] < 0) {
+            st = sim_diag_set(d, SIM_EPARSE, path, row.line, 0,
+                              "header lacks column '%s'; expected %s", names[k], expected);
+            goto out;
+        }
+    }
+    while ((st = csvin_next(in, &row, d)) == 1) {
+        node_spec proto;
+        memset(&proto, 0, sizeof proto);
+        uint64_t u, count = 1;
+        if (csvin_empty(&row, ix[K_SN]) || row.len[ix[K_SN]] >= SIM_ID_MAX - 12) {
+            st = csvin_field_error(in, &row, ix[K_SN], "sn", "a node name of 1..50 bytes", d);
+            goto out;
+        }
+        memcpy(proto.name, row.f[ix[K_SN]], row.len[ix[K_SN]]);
+        if ((st = csvin_u64(in, &row, ix[K_CPU], "cpu_milli", 0, UINT64_C(1) << 40,
+                            &proto.cpu_milli, d)) ||
+            (st = csvin_u64(in, &row, ix[K_MEM], "memory_mib", 0, UINT64_C(1) << 40,
+                            &proto.mem_mib, d)) ||
+            (st = csvin_u64(in, &row, ix[K_GPU], "gpu", 0, 1024, &u, d)))
+            goto out;
+        proto.num_gpus = (uint32_t)u;
+        const char *m = (uint32_t)ix[K_MODEL] < row.n ? row.f[ix[K_MODEL]] : "";
+        size_t mlen = (uint32_t)ix[K_MODEL] < row.n ? row.len[ix[K_MODEL]] : 0;
+        bool none = mlen == 0 || (mlen == 3 && strncmp(m, "nan", 3) == 0);
+        if (proto.num_gpus && (none || resolve_type(types, m, mlen, &proto.gpu_type))) {
+            char known[600], what[700];
+            sim_intern_list(types, ", ", known, sizeof known);
+            snprintf(what, sizeof what, "a known GPU type (%s)", known);
+            st = csvin_field_error(in, &row, ix[K_MODEL], "model", what, d);
+            goto out;
+        }
+        if ((!csvin_empty(&row, ix[K_GPUMEM]) &&
+             (st = csvin_u64(in, &row, ix[K_GPUMEM], "gpu_mem_mib", 1, UINT64_C(1) << 40,
+                             &proto.gpu_mem_mib, d))) ||
+            (!csvin_empty(&row, ix[K_NET]) &&
+             (st = csvin_double(in, &row, ix[K_NET], "net_gbps", 0, 1e6, &proto.net_gbps, d))) ||
+            (!csvin_empty(&row, ix[K_COUNT]) &&
+             (st = csvin_u64(in, &row, ix[K_COUNT], "count", 1, MAX_NODES, &count, d))))
+            goto out;
+        if (b->c->n_nodes + count > MAX_NODES) {
+            st = sim_diag_set(d, SIM_ELIMIT, path, row.line, 0, "more than %u nodes", MAX_NODES);
+            goto out;
+        }
+        for (uint64_t k = 0; k < count; k++) {
+            node_spec *n = add_node(b);
+            if (!n) {
+                st = sim_diag_set(d, SIM_ENOMEM, path, row.line, 0, "out of memory");
+                goto out;
+            }
+            *n = proto;
+            if (count > 1) {
+                /* The name was checked to leave room for the suffix. */
+                size_t len = strlen(proto.name);
+                snprintf(n->name + len, sizeof n->name - len, "-%llu", (unsigned long long)k);
+            }
+        }
+    }
+    if (st == 0 && b->c->n_nodes == 0)
+        st = sim_diag_set(d, SIM_EPARSE, path, 0, 0, "the cluster file lists no node");
+out:
+    csvin_close(in);
+    return st < 0 ? st : SIM_OK;
+}
+
+static int compact_error(const char *src, const char *group, const char *what, sim_diag *d)
+{
+    return sim_diag_set(d, SIM_EPARSE, NULL, 0, 0,
+                        "--cluster '%s': group '%s': %s (expected a cluster file, or groups "
+                        "like 4xV100M32:8,16xT4:2[:cpu=MILLI][:mem=MIB][:gpumem=MIB])",
+                        src, group, what);
+}
+
+static int load_compact(builder *b, const char *src, const sim_intern *types, sim_diag *d)
+{
+    char buf[1024];
+    if (strlen(src) >= sizeof buf)
+        return sim_diag_set(d, SIM_EPARSE, NULL, 0, 0, "--cluster string is too long");
+    snprintf(buf, sizeof buf, "%s", src);
+    char *save = NULL;
+    for (char *g = strtok_r(buf, ",", &save); g; g = strtok_r(NULL, ",", &save)) {
+        char group[128];
+        snprintf(group, sizeof group, "%s", g);
+        char *x = strchr(g, 'x');
+        if (!x)
+            return compact_error(src, group, "no 'x' between node count and GPU type", d);
+        uint64_t count, gpus;
+        if (!csvin_parse_u64(g, (size_t)(x - g), &count) || count < 1 || count > MAX_NODES)
+            return compact_error(src, group, "the node count is not an integer 1..4194304", d);
+        char *type = x + 1;
+        char *colon = strchr(type, ':');
+        if (!colon)
+            return compact_error(src, group, "no ':GPUS' after the GPU type", d);
+        uint16_t t;
+        if (resolve_type(types, type, (size_t)(colon - type), &t) != SIM_OK) {
+            char known[600], what[700];
+            sim_intern_list(types, ", ", known, sizeof known);
+            snprintf(what, sizeof what, "unknown GPU type (known: %s)", known);
+            return compact_error(src, group, what, d);
+        }
+        char *rest = colon + 1;
+        char *next = strchr(rest, ':');
+        if (!csvin_parse_u64(rest, next ? (size_t)(next - rest) : strlen(rest), &gpus) ||
+            gpus > 1024)
+            return compact_error(src, group, "GPUs per node is not an integer 0..1024", d);
+        uint64_t cpu = UNLIMITED, mem = UNLIMITED, gmem = 0;
+        while (next) {
+            char *kv = next + 1;
+            next = strchr(kv, ':');
+            size_t len = next ? (size_t)(next - kv) : strlen(kv);
+            char *eq = memchr(kv, '=', len);
+            uint64_t val;
+            if (!eq || !csvin_parse_u64(eq + 1, len - (size_t)(eq + 1 - kv), &val))
+                return compact_error(src, group, "an option is not key=integer", d);
+            size_t klen = (size_t)(eq - kv);
+            if (klen == 3 && !strncmp(kv, "cpu", 3))
+                cpu = val;
+            else if (klen == 3 && !strncmp(kv, "mem", 3))
+                mem = val;
+            else if (klen == 6 && !strncmp(kv, "gpumem", 6))
+                gmem = val;
+            else
+                return compact_error(src, group, "unknown option (cpu, mem, gpumem)", d);
+        }
+        if (b->c->n_nodes + count > MAX_NODES)
+            return sim_diag_set(d, SIM_ELIMIT, NULL, 0, 0, "more than %u nodes", MAX_NODES);
+        for (uint64_t k = 0; k < count; k++) {
+            node_spec *n = add_node(b);
+            if (!n)
+                return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+            snprintf(n->name, sizeof n->name, "node-%04u", b->c->n_nodes - 1);
+            n->cpu_milli = cpu;
+            n->mem_mib = mem;
+            n->num_gpus = (uint32_t)gpus;
+            n->gpu_type = gpus ? t : SIM_GPU_TYPE_NONE;
+            n->gpu_mem_mib = gmem;
+        }
+    }
+    if (b->c->n_nodes == 0)
+        return sim_diag_set(d, SIM_EPARSE, NULL, 0, 0, "--cluster '%s' describes no node", src);
+    return SIM_OK;
+}
+
+int cluster_spec_load(cluster_spec **out, const char *src, const sim_intern *gpu_types,
+                      sim_diag *d)
+{
+    *out = NULL;
+    builder b = {0};
+    b.c = sim_calloc(1, sizeof *b.c);
+    if (!b.c)
+        return sim_diag_set(d, SIM_ENOMEM, src, 0, 0, "out of memory");
+    struct stat sb;
+    int st;
+    bool is_file = stat(src, &sb) == 0 || strcmp(src, "-") == 0;
+    bool looks_like_path = strchr(src, '/') || strstr(src, ".csv");
+    if (is_file)
+        st = load_csv(&b, src, gpu_types, d);
+    else if (looks_like_path)
+        st = sim_diag_set(d, SIM_EIO, src, 0, 0, "cannot open: No such file or directory");
+    else
+        st = load_compact(&b, src, gpu_types, d);
+    if (st != SIM_OK) {
+        cluster_spec_destroy(b.c);
+        return st;
+    }
+    *out = b.c;
+    return SIM_OK;
+}

@@ -1,0 +1,168 @@
+/*
+ * gen.c: Poisson arrivals, lognormal durations, a GPU-count mix with fractional
+ * shares, Zipf-skewed tenants, an LS/BE mix, and users who over-ask: a fractional
+ * job's true demand is its request divided by a factor drawn around over_request.
+ * Names repeat per tenant ("t03-train-2") so duration predictors have history to
+ * learn from.
+ */
+#include "traces/gen.h"
+
+#include "sim/alloc.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+struct trace_gen {
+    trace_gen_config c;
+    gsl_rng *rng;
+    uint64_t emitted;
+    double t_s;
+    double *tenant_cdf;
+    uint32_t *tenant_ids;
+    uint32_t model_ids[6];
+    uint64_t type_ids[8];
+    uint32_t n_types;
+    char name[64];
+    char command[128];
+};
+
+static const char *const model_names[6] = {"resnet50", "vgg16", "bert", "gpt2", "lstm", "dlrm"};
+
+void trace_gen_config_default(trace_gen_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->jobs = 1000;
+    c->seed = 1;
+    c->arrival_rate_h = 60;
+    c->duration_median_s = 1800;
+    c->duration_sigma = 1.5;
+    c->frac_share = 0.4;
+    c->frac_multi = 0.2;
+    c->frac_cpu_only = 0.05;
+    c->frac_ls = 0.3;
+    c->over_request = 1.5;
+    c->tenants = 8;
+}
+
+int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *tenants,
+                     sim_intern *models, const sim_intern *gpu_types, sim_diag *d)
+{
+    *out = NULL;
+    if (c->tenants < 1 || c->tenants > 100000 || !(c->arrival_rate_h > 0) ||
+        !(c->duration_median_s > 0) || c->duration_sigma < 0 || c->over_request < 1)
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "invalid generator parameters");
+    trace_gen *g = sim_calloc(1, sizeof *g);
+    if (!g)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    g->c = *c;
+    g->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    g->tenant_cdf = sim_calloc(c->tenants, sizeof *g->tenant_cdf);
+    g->tenant_ids = sim_calloc(c->tenants, sizeof *g->tenant_ids);
+    if (!g->rng || !g->tenant_cdf || !g->tenant_ids) {
+        trace_gen_destroy(g);
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    gsl_rng_set(g->rng, c->seed);
+    double total = 0;
+    for (uint32_t i = 0; i < c->tenants; i++) {
+        total += 1.0 / pow(i + 1.0, 1.2);
+        g->tenant_cdf[i] = total;
+        char name[16];
+        snprintf(name, sizeof name, "t%02u", i);
+        g->tenant_ids[i] = sim_intern_add(tenants, name, strlen(name), 0);
+    }
+    for (uint32_t i = 0; i < c->tenants; i++)
+        g->tenant_cdf[i] /= total;
+    for (int m = 0; m < 6; m++)
+        g->model_ids[m] = sim_intern_add(models, model_names[m], strlen(model_names[m]), 0);
+    if (c->gpu_types && *c->gpu_types) {
+        const char *s = c->gpu_types;
+        while (*s && g->n_types < 8) {
+            const char *bar = strchr(s, '|');
+            size_t len = bar ? (size_t)(bar - s) : strlen(s);
+            uint32_t t = gpu_types ? sim_intern_find(gpu_types, s, len) : SIM_INTERN_NONE;
+            if (t == SIM_INTERN_NONE || t == 0 || t >= SIM_MAX_GPU_TYPES) {
+                trace_gen_destroy(g);
+                return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "unknown GPU type '%.*s'",
+                                    (int)len, s);
+            }
+            g->type_ids[g->n_types++] = UINT64_C(1) << t;
+            s += len + (bar ? 1 : 0);
+        }
+    }
+    *out = g;
+    return SIM_OK;
+}
+
+void trace_gen_destroy(trace_gen *g)
+{
+    if (!g)
+        return;
+    if (g->rng)
+        gsl_rng_free(g->rng);
+    sim_free(g->tenant_cdf);
+    sim_free(g->tenant_ids);
+    sim_free(g);
+}
+
+int trace_gen_next(trace_gen *g, job_spec *j)
+{
+    if (g->emitted >= g->c.jobs)
+        return 0;
+    gsl_rng *r = g->rng;
+    memset(j, 0, sizeof *j);
+    j->ref_gpu_type = SIM_GPU_TYPE_NONE;
+    g->t_s += gsl_ran_exponential(r, 3600.0 / g->c.arrival_rate_h);
+    j->submit_us = (sim_time)llround(g->t_s * 1e6);
+    snprintf(j->id, sizeof j->id, "job-%07llu", (unsigned long long)g->emitted);
+    double u = gsl_rng_uniform(r);
+    uint32_t tenant = 0;
+    while (tenant + 1 < g->c.tenants && g->tenant_cdf[tenant] < u)
+        tenant++;
+    j->tenant = g->tenant_ids[tenant];
+    uint32_t m = (uint32_t)gsl_rng_uniform_int(r, 6);
+    j->model = g->model_ids[m];
+    /* Each tenant has a characteristic duration per model, so names predict duration. */
+    double tenant_scale = exp(0.5 * sin(1.7 * tenant + 0.9 * m));
+    double dur = g->c.duration_median_s * tenant_scale *
+                 exp(gsl_ran_gaussian(r, g->c.duration_sigma));
+    j->work_s = round(dur < 1 ? 1 : dur);
+    double kind = gsl_rng_uniform(r);
+    if (kind < g->c.frac_cpu_only) {
+        j->num_gpus = 0;
+        j->gpu_milli = 0;
+    } else if (kind < g->c.frac_cpu_only + g->c.frac_multi) {
+        static const uint32_t multi[3] = {2, 4, 8};
+        j->num_gpus = multi[gsl_rng_uniform_int(r, 3)];
+        j->gpu_milli = SIM_MILLI_GPU;
+    } else {
+        j->num_gpus = 1;
+        j->gpu_milli = SIM_MILLI_GPU;
+        if (gsl_rng_uniform(r) < g->c.frac_share / (1 - g->c.frac_cpu_only - g->c.frac_multi))
+            j->gpu_milli = 100 * (1 + (uint32_t)gsl_rng_uniform_int(r, 9));
+    }
+    j->true_milli = j->gpu_milli;
+    if (j->num_gpus) {
+        double over = 1 + gsl_ran_exponential(r, g->c.over_request - 1 + 1e-9);
+        uint32_t t = (uint32_t)lround(j->gpu_milli / over);
+        j->true_milli = t < 50 ? 50 : t;
+        if (j->true_milli > j->gpu_milli)
+            j->true_milli = j->gpu_milli;
+        if (g->n_types && gsl_rng_uniform(r) < g->c.frac_constrained)
+            j->gpu_type_mask = g->type_ids[gsl_rng_uniform_int(r, g->n_types)];
+    }
+    j->cpu_milli = 4000 * (j->num_gpus ? j->num_gpus : 1);
+    j->mem_mib = 16384 * (j->num_gpus ? j->num_gpus : 1);
+    j->qos = gsl_rng_uniform(r) < g->c.frac_ls ? SIM_QOS_LS : SIM_QOS_BE;
+    snprintf(g->name, sizeof g->name, "t%02u-%s-%u", tenant, model_names[m],
+             (unsigned)gsl_rng_uniform_int(r, 4));
+    snprintf(g->command, sizeof g->command, "python train.py --model %s --batch %u",
+             model_names[m], 32u << gsl_rng_uniform_int(r, 4));
+    j->name = g->name;
+    j->command = g->command;
+    g->emitted++;
+    return 1;
+}

@@ -1,0 +1,42 @@
+/*
+ * gen.h: a seeded synthetic trace generator (GSL random numbers). It yields jobs in
+ * submit order, one at a time, so a trace of any length needs constant memory.
+ * Same configuration and seed give the same jobs.
+ */
+#ifndef TRACES_GEN_H
+#define TRACES_GEN_H
+
+#include "sim/intern.h"
+#include "sim/types.h"
+
+typedef struct trace_gen_config {
+    uint64_t jobs;            /* how many jobs */
+    uint64_t seed;
+    double arrival_rate_h;    /* mean arrivals per hour (Poisson) */
+    double duration_median_s; /* lognormal durations: median */
+    double duration_sigma;    /* lognormal sigma (heavy tail) */
+    double frac_share;        /* fraction of 1-GPU jobs asking for a fraction of a GPU */
+    double frac_multi;        /* fraction of jobs with 2, 4 or 8 GPUs */
+    double frac_cpu_only;     /* fraction of jobs without GPU */
+    double frac_ls;           /* fraction of latency-sensitive jobs */
+    double over_request;      /* mean factor by which fractional jobs over-ask (>= 1) */
+    uint32_t tenants;         /* tenants, activity Zipf(1.2)-skewed */
+    const char *gpu_types;    /* '|'-separated types for type constraints, or NULL */
+    double frac_constrained;  /* fraction of GPU jobs constrained to one of gpu_types */
+} trace_gen_config;
+
+/* Defaults: 1000 jobs, seed 1, 60 jobs/h, median 30 min, sigma 1.5, ... */
+void trace_gen_config_default(trace_gen_config *c);
+
+typedef struct trace_gen trace_gen;
+
+/* Create a generator; tenant names "t00".. are interned into `tenants`, GPU type names
+ * resolved in `gpu_types` (needed only when c->gpu_types is set). */
+int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *tenants,
+                     sim_intern *models, const sim_intern *gpu_types, sim_diag *d);
+/* 1 with *job filled, 0 after the last job. job->name/command stay valid until the
+ * next call. */
+int trace_gen_next(trace_gen *g, job_spec *job);
+void trace_gen_destroy(trace_gen *g);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * trace_int.h: what every trace format shares — the reader object, the format table,
+ * and row helpers (GPU-type lists, common checks). Formats live in one file each and
+ * fill a job_spec from one CSV row; trace.c does the rest (submit order, duplicate
+ * ids, skipping bad rows, counting).
+ */
+#ifndef TRACES_TRACE_INT_H
+#define TRACES_TRACE_INT_H
+
+#include "sim/csvin.h"
+#include "traces/trace.h"
+
+#define TRACE_MAX_COLS 64
+
+typedef struct trace_format {
+    const char *name;
+    const char *summary;
+    char delim;
+    /* Read the header (if any) and map columns. */
+    int (*open)(trace_reader *r, sim_diag *d);
+    /* Map one row to *job: 1 = a job, 0 = not a job (skip silently, e.g. a row the
+     * format documents as ignored), < 0 = error with d filled. */
+    int (*row)(trace_reader *r, const csvin_row *row, job_spec *job, sim_diag *d);
+    /* Optional: produce jobs without the CSV row loop (formats that must sort). */
+    int (*next)(trace_reader *r, job_spec *job, sim_diag *d);
+    void (*close)(trace_reader *r);
+} trace_format;
+
+struct trace_reader {
+    const trace_format *fmt;
+    csvin *in;
+    trace_options opt;
+    char path[512];
+    uint64_t skipped, rows;
+    sim_time last_submit_us;
+    long last_submit_line;
+    bool have_last;
+    int32_t col[TRACE_MAX_COLS]; /* format's column indices */
+    bool unknown[CSVIN_MAX_FIELDS]; /* header columns no name matched */
+    uint32_t n_header;
+    char ignored[512]; /* header columns the format does not use, comma-separated */
+    /* Duplicate-id detection: 64-bit hashes of every id seen (open addressing). */
+    uint64_t *ids;
+    size_t ids_cap, ids_n;
+    void *state; /* format-specific */
+};
+
+/* Parse a GPU-type list "A|B|C" (empty, "nan" or "*" = any) into a type mask; unknown
+ * names are a field error listing the known names. */
+int trace__gpu_mask(const trace_reader *r, const csvin_row *row, int32_t col, const char *name,
+                    uint64_t *mask, sim_diag *d);
+
+/* Copy a job id (1..63 bytes) into job->id; a field error otherwise. */
+int trace__job_id(const trace_reader *r, const csvin_row *row, int32_t col, const char *name,
+                  job_spec *job, sim_diag *d);
+
+/* Intern a tenant/model name field (empty -> 0). */
+int trace__intern(const trace_reader *r, sim_intern *t, const csvin_row *row, int32_t col,
+                  uint32_t *out, sim_diag *d);
+
+/* Reset *job to defaults (whole GPU request, any type, tenant 0, no attributes). */
+void trace__job_defaults(job_spec *job);
+
+/* Read the header row and map it to names; a missing required column (required[i])
+ * prints the expected header. */
+int trace__map_header(trace_reader *r, const char *const *names, const bool *required,
+                      size_t n, const char *expected, sim_diag *d);
+
+extern const trace_format trace_format_native;
+extern const trace_format trace_format_alibaba2023;
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * writer.c: native CSV output through zlib's gz* functions (level 6 for .gz, plain
+ * "wT" mode otherwise). Every optional column is written; empty fields mean "absent".
+ */
+#include "traces/writer.h"
+
+#include "sim/alloc.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+struct trace_writer {
+    gzFile gz;
+    char path[1024], tmp[1100];
+    const sim_intern *tenants, *models, *gpu_types;
+    bool failed;
+};
+
+int trace_writer_open(trace_writer **out, const char *path, const sim_intern *tenants,
+                      const sim_intern *models, const sim_intern *gpu_types, sim_diag *d)
+{
+    *out = NULL;
+    trace_writer *w = sim_calloc(1, sizeof *w);
+    if (!w)
+        return sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
+    snprintf(w->path, sizeof w->path, "%s", path);
+    snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld", path, (long)getpid());
+    size_t len = strlen(path);
+    bool gz = len > 3 && strcmp(path + len - 3, ".gz") == 0;
+    w->gz = gzopen(w->tmp, gz ? "wb6" : "wT");
+    if (!w->gz) {
+        sim_free(w);
+        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot create the file");
+    }
+    gzbuffer(w->gz, 1 << 16);
+    w->tenants = tenants;
+    w->models = models;
+    w->gpu_types = gpu_types;
+    gzprintf(w->gz, "job_id,submit_time,duration,num_gpus,gpu_milli,true_milli,replicas,"
+                    "gpu_type,gpu_mem_mib,cpu_milli,mem_mib,tenant,qos,priority,model,name,"
+                    "command");
+    for (int a = 0; a < SIM_ATTR_COUNT; a++)
+        gzprintf(w->gz, ",%s", sim_attr_name((sim_attr)a));
+    gzputs(w->gz, "\n");
+    *out = w;
+    return SIM_OK;
+}
+
+static void put_text(gzFile gz, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        gzputs(gz, s);
+        return;
+    }
+    gzputc(gz, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            gzputc(gz, '"');
+        gzputc(gz, *s);
+    }
+    gzputc(gz, '"');
+}
+
+int trace_writer_put(trace_writer *w, const job_spec *j)
+{
+    gzFile gz = w->gz;
+    put_text(gz, j->id);
+    gzprintf(gz, ",%lld.%06lld,%.6f,%u,%u,%u,", (long long)(j->submit_us / SIM_US_PER_S),
+             (long long)(j->submit_us % SIM_US_PER_S), j->work_s, j->num_gpus, j->gpu_milli,
+             j->true_milli);
+    if (j->replicas)
+        gzprintf(gz, "%u", j->replicas);
+    gzputc(gz, ',');
+    bool first = true;
+    for (uint16_t t = 1; t < SIM_MAX_GPU_TYPES; t++) {
+        if (!((j->gpu_type_mask >> t) & 1u))
+            continue;
+        if (!first)
+            gzputc(gz, '|');
+        gzputs(gz, sim_intern_name(w->gpu_types, t));
+        first = false;
+    }
+    gzprintf(gz, ",%llu,%llu,%llu,", (unsigned long long)j->gpu_mem_mib,
+             (unsigned long long)j->cpu_milli, (unsigned long long)j->mem_mib);
+    put_text(gz, sim_intern_name(w->tenants, j->tenant));
+    gzprintf(gz, ",%s,%d,", sim_qos_name(j->qos), j->priority);
+    put_text(gz, sim_intern_name(w->models, j->model));
+    gzputc(gz, ',');
+    put_text(gz, j->name ? j->name : "");
+    gzputc(gz, ',');
+    put_text(gz, j->command ? j->command : "");
+    for (int a = 0; a < SIM_ATTR_COUNT; a++) {
+        gzputc(gz, ',');
+        if (job_spec_has(j, (sim_attr)a))
+            gzprintf(gz, "%.9g", j->attr[a]);
+    }
+    if (gzputc(gz, '\n') < 0)
+        w->failed = true;
+    return w->failed ? SIM_EIO : SIM_OK;
+}
+
+int trace_writer_close(trace_writer *w, bool commit, sim_diag *d)
+{
+    if (!w)
+        return SIM_OK;
+    int zst = gzclose(w->gz);
+    int st = SIM_OK;
+    if (commit && (zst != Z_OK || w->failed))
+        st = sim_diag_set(d, SIM_EIO, w->path, 0, 0, "write failed");
+    else if (commit && rename(w->tmp, w->path) != 0)
+        st = sim_diag_set(d, SIM_EIO, w->path, 0, 0, "cannot rename the finished file");
+    if (!commit || st != SIM_OK)
+        remove(w->tmp);
+    sim_free(w);
+    return st;
+}

@@ -163,6 +163,8 @@ int trace_gen_next(trace_gen *g, job_spec *j)
              model_names[m], 32u << gsl_rng_uniform_int(r, 4));
     j->name = g->name;
     j->command = g->command;
+    if (g->c.annotate)
+        g->c.annotate(g->c.annotate_ctx, j, r);
     g->emitted++;
     return 1;
 }

@@ -9,6 +9,8 @@
 #include "sim/intern.h"
 #include "sim/types.h"
 
+#include <gsl/gsl_rng.h>
+
 typedef struct trace_gen_config {
     uint64_t jobs;            /* how many jobs */
     uint64_t seed;
@@ -23,6 +25,11 @@ typedef struct trace_gen_config {
     uint32_t tenants;         /* tenants, activity Zipf(1.2)-skewed */
     const char *gpu_types;    /* '|'-separated types for type constraints, or NULL */
     double frac_constrained;  /* fraction of GPU jobs constrained to one of gpu_types */
+    /* Optional: fill model-specific fields (model class, graph and execution features,
+     * true demand) of each generated job, drawing only from `rng`. The CLI wires the
+     * model zoo of models/ here, so traces/ does not depend on models/. */
+    void (*annotate)(void *ctx, job_spec *job, gsl_rng *rng);
+    void *annotate_ctx;
 } trace_gen_config;
 
 /* Defaults: 1000 jobs, seed 1, 60 jobs/h, median 30 min, sigma 1.5, ... */

@@ -9,7 +9,6 @@
 
 typedef struct binpack_state {
     place_ws ws;
-    place_pass pass;
     bool backfill;
 } binpack_state;
 
@@ -37,7 +36,7 @@ static int binpack_schedule(void *st, const sim_view *v, sim_time now, policy_de
 {
     (void)now;
     binpack_state *s = st;
-    return place_pass_run(&s->pass, &s->ws, v, out, 0, place_score_most_allocated, NULL,
+    return place_pass_run(&s->ws, v, out, 0, place_score_most_allocated, NULL,
                           PLACE_GPU_MOST_USED, !s->backfill);
 }
 

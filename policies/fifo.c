@@ -9,7 +9,6 @@
 
 typedef struct fifo_state {
     place_ws ws;
-    place_pass pass;
 } fifo_state;
 
 static int fifo_init(void *st, const policy_config *cfg, sim_diag *d)
@@ -28,7 +27,7 @@ static int fifo_schedule(void *st, const sim_view *v, sim_time now, policy_decis
 {
     (void)now;
     fifo_state *s = st;
-    return place_pass_run(&s->pass, &s->ws, v, out, SIM_MILLI_GPU, place_score_most_allocated,
+    return place_pass_run(&s->ws, v, out, SIM_MILLI_GPU, place_score_most_allocated,
                           NULL, PLACE_GPU_MOST_USED, true);
 }
 

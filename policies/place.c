@@ -26,8 +26,10 @@ int place_ws_init(place_ws *w, const policy_config *cfg, sim_diag *d)
     w->nodes = sim_calloc(w->max_slots, sizeof *w->nodes);
     w->gpus = sim_calloc(w->max_slots, sizeof *w->gpus);
     w->cand = sim_calloc(w->max_slots, sizeof *w->cand);
+    w->cand_nodes = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof *w->cand_nodes);
+    w->block_order = sim_calloc(w->n_nodes / SIM_NODE_BLOCK + 1, sizeof *w->block_order);
     if (!w->t_cpu || !w->t_mem || !w->t_node || !w->t_milli || !w->t_gmem || !w->nodes ||
-        !w->gpus || !w->cand) {
+        !w->gpus || !w->cand || !w->cand_nodes || !w->block_order) {
         place_ws_fini(w);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     }
@@ -44,6 +46,13 @@ void place_ws_fini(place_ws *w)
     sim_free(w->nodes);
     sim_free(w->gpus);
     sim_free(w->cand);
+    sim_free(w->cand_nodes);
+    sim_free(w->block_order);
+    sim_free(w->memo_epoch);
+    sim_free(w->memo_gen);
+    sim_free(w->memo_set);
+    sim_free(w->heap_key);
+    sim_free(w->heap_shape);
     memset(w, 0, sizeof *w);
 }
 
@@ -68,22 +77,26 @@ static inline bool gpu_fits(const place_ws *w, const sim_view *v, uint32_t g, ui
 bool place_fits(const place_ws *w, const sim_view *v, const sim_job *j, uint32_t n,
                 uint32_t milli, uint64_t gmem)
 {
-    if (!v->node_up[n])
+    const sim_node_sum *ns = &v->node_sum[n];
+    if (!ns->up)
         return false;
     bool tent = w->t_node[n];
     uint64_t tc = tent ? w->t_cpu[n] : 0, tm = tent ? w->t_mem[n] : 0;
-    if (v->node_cpu_used[n] + tc + j->cpu_per_replica > v->node_cpu_total[n] ||
-        v->node_mem_used[n] + tm + j->mem_per_replica > v->node_mem_total[n])
+    if (ns->cpu_free < tc + j->cpu_per_replica || ns->mem_free < tm + j->mem_per_replica)
         return false;
     uint32_t need = j->gpus_per_replica;
     if (!need)
         return true;
-    if (v->node_gpu_count[n] < need || !sim_job_type_ok(j, v->node_gpu_type[n]) ||
-        v->node_max_free_milli[n] < milli)
+    if (ns->gpu_count < need || !sim_job_type_ok(j, ns->gpu_type) || ns->max_free_milli < milli)
         return false;
-    if (!tent && milli == SIM_MILLI_GPU && gmem == 0)
-        return v->node_free_gpus[n] >= need;
-    uint32_t first = v->node_gpu_first[n], end = first + v->node_gpu_count[n], ok = 0;
+    if (!tent && gmem == 0) {
+        if (milli == SIM_MILLI_GPU)
+            return ns->free_gpus >= need;
+        /* The GPU with the most free share fits, and one GPU is all the job needs. */
+        if (need == 1)
+            return true;
+    }
+    uint32_t first = v->node_gpu_first[n], end = first + ns->gpu_count, ok = 0;
     for (uint32_t g = first; g < end && ok < need; g++)
         ok += gpu_fits(w, v, g, milli, gmem, tent);
     return ok >= need;
@@ -129,6 +142,45 @@ bool place_pick_gpus(place_ws *w, const sim_view *v, const sim_job *j, uint32_t 
     return true;
 }
 
+/* A replica's request, for the compact check below. */
+typedef struct fitq {
+    uint64_t cpu, mem, mask;
+    uint32_t need, milli;
+    bool whole; /* whole GPUs, no GPU memory request */
+} fitq;
+
+/* Whether node summary ns can host the replica, ignoring tentative usage and GPU memory,
+ * and (for fractional multi-GPU replicas) assuming the shares sit on enough GPUs: a
+ * necessary condition, and an exact one for whole-GPU or one-GPU replicas without GPU
+ * memory. Evaluated without short-circuits, so the scan has one branch per node. */
+static inline bool quick_fit(const sim_node_sum *ns, const fitq *q)
+{
+    bool ok = ns->up & (ns->cpu_free >= q->cpu) & (ns->mem_free >= q->mem);
+    if (!q->need)
+        return ok;
+    ok &= (ns->gpu_count >= q->need) & (bool)((q->mask >> ns->gpu_type) & 1u) &
+          (ns->max_free_milli >= q->milli);
+    if (q->whole)
+        ok &= ns->free_gpus >= q->need;
+    return ok;
+}
+
+/* Whether any node of block b might host a replica of j at share milli. A necessary
+ * condition only: the block's maxima may come from different nodes. */
+static inline bool block_may_fit(const sim_view *v, uint32_t b, const sim_job *j, uint32_t milli)
+{
+    if (v->block_max_cpu_free[b] < j->cpu_per_replica ||
+        v->block_max_mem_free[b] < j->mem_per_replica)
+        return false;
+    uint64_t types = v->block_types[b];
+    if (!j->gpus_per_replica)
+        return types != 0;
+    uint64_t want = j->spec.gpu_type_mask ? j->spec.gpu_type_mask : ~UINT64_C(1);
+    if (!(types & want) || v->block_max_free_milli[b] < milli)
+        return false;
+    return milli < SIM_MILLI_GPU || v->block_max_free_gpus[b] >= j->gpus_per_replica;
+}
+
 static void add_tentative(place_ws *w, const sim_job *j, uint32_t n, const uint32_t *gpus,
                           uint32_t milli, uint64_t gmem)
 {
@@ -156,8 +208,146 @@ static void clear_tentative(place_ws *w, const sim_job *j, uint32_t replicas)
     }
 }
 
+/* Whether node n is better than best for binpack: a larger allocated fraction of GPU
+ * share, compared exactly as used[n] x count[best] > used[best] x count[n]; ties go to
+ * the lower node id. */
+static inline bool more_allocated(const sim_view *v, uint32_t n, uint32_t best)
+{
+    if (best == UINT32_MAX)
+        return true;
+    const sim_node_sum *a = &v->node_sum[n], *b = &v->node_sum[best];
+    uint64_t lhs = (uint64_t)a->used_milli * b->gpu_count;
+    uint64_t rhs = (uint64_t)b->used_milli * a->gpu_count;
+    return lhs > rhs || (lhs == rhs && n < best);
+}
+
+static inline double alloc_frac(const sim_view *v, uint32_t n)
+{
+    const sim_node_sum *ns = &v->node_sum[n];
+    return (double)ns->used_milli / (1000.0 * (double)ns->gpu_count);
+}
+
+static int cmp_bound(const void *pa, const void *pb)
+{
+    const block_bound *a = pa, *b = pb;
+    if (a->bound != b->bound)
+        return a->bound > b->bound ? -1 : 1;
+    return a->block < b->block ? -1 : a->block > b->block;
+}
+
+/* The node search of one replica. */
+typedef struct search {
+    place_ws *w;
+    const sim_view *v;
+    const sim_job *j;
+    fitq q;
+    uint32_t milli;
+    uint64_t gmem;
+    bool exact; /* quick_fit decides alone */
+} search;
+
+static inline bool node_fits(const search *s, uint32_t n)
+{
+    return quick_fit(&s->v->node_sum[n], &s->q) &&
+           (s->exact || place_fits(s->w, s->v, s->j, n, s->milli, s->gmem));
+}
+
+/*
+ * Binpack's search: blocks in decreasing order of the best allocated fraction any of
+ * their nodes could offer this replica, stopping at the first block that cannot beat
+ * the best node found. Exact: the same node as a scan of every node.
+ */
+static uint32_t search_most_allocated(const search *s)
+{
+    const sim_view *v = s->v;
+    block_bound *order = s->w->block_order;
+    uint32_t k = 0;
+    bool whole = s->milli == SIM_MILLI_GPU;
+    uint32_t tier = whole ? (s->q.need < SIM_FRAC_WHOLE ? s->q.need : SIM_FRAC_WHOLE) - 1
+                          : (s->milli / 100 < SIM_FRAC_SHARE ? s->milli / 100
+                                                             : SIM_FRAC_SHARE - 1);
+    for (uint32_t b = 0; b < v->n_blocks; b++) {
+        if (!block_may_fit(v, b, s->j, s->milli))
+            continue;
+        double bound = whole ? v->block_frac_whole[(size_t)b * SIM_FRAC_WHOLE + tier]
+                             : v->block_frac_share[(size_t)b * SIM_FRAC_SHARE + tier];
+        if (bound < 0)
+            continue;
+        order[k].bound = bound;
+        order[k].block = b;
+        k++;
+    }
+    uint32_t best = UINT32_MAX;
+    double best_frac = -1;
+    for (uint32_t i = 0; i < k; i++) {
+        /* Selection: bring the next block in (bound descending, block ascending) order to
+         * position i. The search usually stops after a block or two, so this beats a
+         * full sort. */
+        uint32_t top = i;
+        for (uint32_t c = i + 1; c < k; c++)
+            if (cmp_bound(&order[c], &order[top]) < 0)
+                top = c;
+        block_bound t = order[i];
+        order[i] = order[top];
+        order[top] = t;
+        /* Later blocks offer at most this bound; on a tie their nodes have higher ids. */
+        if (best != UINT32_MAX &&
+            (order[i].bound < best_frac ||
+             (order[i].bound == best_frac && order[i].block * SIM_NODE_BLOCK > best)))
+            break;
+        uint32_t lo = order[i].block * SIM_NODE_BLOCK;
+        uint32_t hi = lo + SIM_NODE_BLOCK < v->n_nodes ? lo + SIM_NODE_BLOCK : v->n_nodes;
+        for (uint32_t n = lo; n < hi; n++) {
+            if (node_fits(s, n) && more_allocated(v, n, best)) {
+                best = n;
+                best_frac = alloc_frac(v, n);
+            }
+        }
+    }
+    return best;
+}
+
+/* Every other search: each candidate node (or every node, skipping blocks that cannot
+ * host the replica), keeping the best score; score NULL picks uniformly at random. */
+static uint32_t search_scan(const search *s, place_node_score score, void *ctx,
+                            const uint32_t *cands, uint32_t n_cands)
+{
+    const sim_view *v = s->v;
+    bool binpack = score == place_score_most_allocated && s->q.need;
+    uint32_t best = UINT32_MAX, seen = 0;
+    double best_score = 0;
+    uint32_t count = cands ? n_cands : v->n_nodes;
+    for (uint32_t c = 0; c < count; c++) {
+        uint32_t n = cands ? cands[c] : c;
+        if (!cands && n % SIM_NODE_BLOCK == 0 && !block_may_fit(v, n / SIM_NODE_BLOCK, s->j,
+                                                                s->milli)) {
+            c += SIM_NODE_BLOCK - 1;
+            continue;
+        }
+        if (!node_fits(s, n))
+            continue;
+        if (binpack) {
+            if (more_allocated(v, n, best))
+                best = n;
+        } else if (!score) {
+            /* Reservoir sampling: each fitting node is kept with probability 1/seen. */
+            seen++;
+            if (gsl_rng_uniform_int(v->rng, seen) == 0)
+                best = n;
+        } else {
+            double sc = score(ctx, v, s->j, n);
+            if (best == UINT32_MAX || sc > best_score || (sc == best_score && n < best)) {
+                best = n;
+                best_score = sc;
+            }
+        }
+    }
+    return best;
+}
+
 bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, uint64_t gmem,
-                place_node_score score, void *ctx, place_gpu_order order, sim_placement *out)
+                place_node_score score, void *ctx, place_gpu_order order,
+                const uint32_t *cands, uint32_t n_cands, sim_placement *out)
 {
     const sim_job *j = sim_view_job(v, id);
     uint32_t m = place_milli(j, milli);
@@ -167,27 +357,26 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
         m = 0, gm = 0;
     if ((uint64_t)R * (gpr ? gpr : 1) > w->max_slots || R > w->max_slots)
         return false;
+    search s = {.w = w,
+                .v = v,
+                .j = j,
+                .q = {.cpu = j->cpu_per_replica,
+                      .mem = j->mem_per_replica,
+                      .mask = j->spec.gpu_type_mask ? j->spec.gpu_type_mask : ~UINT64_C(0),
+                      .need = gpr,
+                      .milli = m,
+                      .whole = m == SIM_MILLI_GPU && gm == 0},
+                .milli = m,
+                .gmem = gm};
     uint32_t placed = 0;
     bool ok = true;
     for (uint32_t r = 0; r < R; r++) {
-        uint32_t best = UINT32_MAX, seen = 0;
-        double best_score = 0;
-        for (uint32_t n = 0; n < v->n_nodes; n++) {
-            if (!place_fits(w, v, j, n, m, gm))
-                continue;
-            if (!score) {
-                /* Reservoir sampling: each fitting node is kept with probability 1/seen. */
-                seen++;
-                if (gsl_rng_uniform_int(v->rng, seen) == 0)
-                    best = n;
-                continue;
-            }
-            double s = score(ctx, v, j, n);
-            if (best == UINT32_MAX || s > best_score) {
-                best = n;
-                best_score = s;
-            }
-        }
+        /* Before the first replica is chosen no tentative usage exists, so the compact
+         * check is exact whenever the GPU loop is not needed. */
+        s.exact = r == 0 && gm == 0 && (s.q.whole || gpr <= 1);
+        uint32_t best = score == place_score_most_allocated && gpr && !cands
+                            ? search_most_allocated(&s)
+                            : search_scan(&s, score, ctx, cands, n_cands);
         if (best == UINT32_MAX ||
             (gpr && !place_pick_gpus(w, v, j, best, m, gm, order, w->gpus + r * gpr))) {
             ok = false;
@@ -218,44 +407,173 @@ double place_score_most_allocated(void *ctx, const sim_view *v, const sim_job *j
     return v->node_cpu_total[n] ? (double)v->node_cpu_used[n] / (double)v->node_cpu_total[n] : 0;
 }
 
-int place_pass_run(place_pass *pp, place_ws *w, const sim_view *v, policy_decisions *out,
-                   uint32_t milli, place_node_score score, void *ctx, place_gpu_order order,
-                   bool strict)
+int place_memo_reserve(place_ws *w, const sim_view *v)
 {
-    bool fresh = !pp->primed || v->release_epoch != pp->epoch;
-    bool stopped = false;
-    uint64_t upto = pp->enqueued_upto;
-    for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE;) {
-        const sim_job *j = sim_view_job(v, id);
-        sim_job_id next = j->list_next;
-        if (j->enqueue_seq >= pp->enqueued_upto)
-            pp->enqueued_upto = j->enqueue_seq + 1;
-        if (!fresh && j->enqueue_seq < upto) {
-            if (strict) {
-                stopped = true;
-                break;
-            }
-            id = next;
-            continue;
-        }
-        sim_placement p;
-        if (place_gang(w, v, id, milli, UINT64_MAX, score, ctx, order, &p)) {
-            int st = sim_decide_start(out, id, &p);
-            if (st != SIM_OK)
-                return st;
-        } else if (strict) {
-            stopped = true;
-            break;
-        }
-        id = next;
+    if (v->n_shapes <= w->memo_cap)
+        return SIM_OK;
+    uint32_t ncap = v->n_shapes;
+    uint64_t *ne = sim_reallocarray(w->memo_epoch, ncap, sizeof *ne);
+    if (!ne)
+        return SIM_ENOMEM;
+    w->memo_epoch = ne;
+    uint32_t *ng = sim_reallocarray(w->memo_gen, ncap, sizeof *ng);
+    if (!ng)
+        return SIM_ENOMEM;
+    w->memo_gen = ng;
+    uint8_t *ns = sim_reallocarray(w->memo_set, ncap, 1);
+    if (!ns)
+        return SIM_ENOMEM;
+    w->memo_set = ns;
+    uint64_t *hk = sim_reallocarray(w->heap_key, ncap, sizeof *hk);
+    if (!hk)
+        return SIM_ENOMEM;
+    w->heap_key = hk;
+    uint32_t *hs = sim_reallocarray(w->heap_shape, ncap, sizeof *hs);
+    if (!hs)
+        return SIM_ENOMEM;
+    w->heap_shape = hs;
+    memset(w->memo_set + w->memo_cap, 0, ncap - w->memo_cap);
+    w->memo_cap = ncap;
+    return SIM_OK;
+}
+
+static bool memo_valid(const place_ws *w, const sim_view *v, uint32_t s)
+{
+    return s < w->memo_cap && w->memo_set[s] && w->memo_gen[s] == v->shape_gen[s];
+}
+
+void place_memo_fail(place_ws *w, const sim_view *v, uint32_t s)
+{
+    if (s >= w->memo_cap)
+        return;
+    w->memo_set[s] = 1;
+    w->memo_gen[s] = v->shape_gen[s];
+    w->memo_epoch[s] = v->release_epoch;
+}
+
+const uint32_t *place_candidates(place_ws *w, const sim_view *v, uint32_t s, uint32_t *n)
+{
+    if (!memo_valid(w, v, s))
+        return NULL;
+    uint64_t since = w->memo_epoch[s], now = v->release_epoch;
+    /* Walking the log costs one step per release; past n_nodes steps a full scan is
+     * cheaper, and past the ring's length the log no longer covers the interval. */
+    if (now - since > SIM_RELEASE_RING || now - since > v->n_nodes)
+        return NULL;
+    uint32_t k = 0;
+    for (uint64_t ep = since + 1; ep <= now; ep++) {
+        uint32_t node = v->release_ring[ep % SIM_RELEASE_RING];
+        /* Count each node once: at its latest release. */
+        if (v->node_release_epoch[node] == ep)
+            w->cand_nodes[k++] = node;
     }
-    /* A strict pass that stopped early has still seen the jobs behind the blocked one:
-     * they cannot start before it does. */
-    for (sim_job_id id = stopped ? v->pending_head : SIM_JOB_NONE; id != SIM_JOB_NONE;
-         id = sim_view_next(v, id))
-        if (sim_view_job(v, id)->enqueue_seq >= pp->enqueued_upto)
-            pp->enqueued_upto = sim_view_job(v, id)->enqueue_seq + 1;
-    pp->primed = true;
-    pp->epoch = v->release_epoch;
+    *n = k;
+    return w->cand_nodes;
+}
+
+static void heap_push(place_ws *w, uint64_t key, uint32_t shape)
+{
+    uint32_t i = w->heap_n++;
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (w->heap_key[p] <= key)
+            break;
+        w->heap_key[i] = w->heap_key[p];
+        w->heap_shape[i] = w->heap_shape[p];
+        i = p;
+    }
+    w->heap_key[i] = key;
+    w->heap_shape[i] = shape;
+}
+
+static uint32_t heap_pop(place_ws *w)
+{
+    uint32_t top = w->heap_shape[0];
+    uint64_t key = w->heap_key[--w->heap_n];
+    uint32_t shape = w->heap_shape[w->heap_n];
+    uint32_t i = 0, n = w->heap_n;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && w->heap_key[c + 1] < w->heap_key[c])
+            c++;
+        if (w->heap_key[c] >= key)
+            break;
+        w->heap_key[i] = w->heap_key[c];
+        w->heap_shape[i] = w->heap_shape[c];
+        i = c;
+    }
+    if (n) {
+        w->heap_key[i] = key;
+        w->heap_shape[i] = shape;
+    }
+    return top;
+}
+
+/* Try to start job id; on failure remember that its shape fits nowhere. */
+static int try_start(place_ws *w, const sim_view *v, policy_decisions *out, sim_job_id id,
+                     uint32_t milli, place_node_score score, void *ctx, place_gpu_order order,
+                     bool *started)
+{
+    const sim_job *j = sim_view_job(v, id);
+    uint32_t n_cands = 0;
+    /* A gang that failed may have had room for some of its replicas on nodes released
+     * since, so the candidate restriction holds only for one-replica jobs. */
+    const uint32_t *cands =
+        j->nominal_replicas == 1 ? place_candidates(w, v, j->shape, &n_cands) : NULL;
+    sim_placement p;
+    *started = false;
+    if (cands && n_cands == 0) {
+        place_memo_fail(w, v, j->shape);
+        return SIM_OK;
+    }
+    if (!place_gang(w, v, id, milli, UINT64_MAX, score, ctx, order, cands, n_cands, &p)) {
+        place_memo_fail(w, v, j->shape);
+        return SIM_OK;
+    }
+    *started = true;
+    return sim_decide_start(out, id, &p);
+}
+
+int place_pass_run(place_ws *w, const sim_view *v, policy_decisions *out, uint32_t milli,
+                   place_node_score score, void *ctx, place_gpu_order order, bool strict)
+{
+    if (place_memo_reserve(w, v) != SIM_OK)
+        return SIM_ENOMEM;
+    bool started;
+    int st;
+    if (strict) {
+        /* FIFO: only the oldest pending job may start; stop at the first failure. */
+        while (v->pending_head != SIM_JOB_NONE) {
+            sim_job_id id = v->pending_head;
+            uint32_t s = sim_view_job(v, id)->shape;
+            if (memo_valid(w, v, s) && w->memo_epoch[s] == v->release_epoch)
+                break;
+            if ((st = try_start(w, v, out, id, milli, score, ctx, order, &started)) != SIM_OK)
+                return st;
+            if (!started)
+                break;
+        }
+        return SIM_OK;
+    }
+    /* Backfilling: merge the shapes' pending lists by enqueue order, dropping a shape
+     * at its first failure. Shapes that failed with nothing released since are not
+     * even entered. */
+    w->heap_n = 0;
+    for (uint32_t i = 0; i < v->n_active_shapes; i++) {
+        uint32_t s = v->active_shapes[i];
+        if (memo_valid(w, v, s) && w->memo_epoch[s] == v->release_epoch)
+            continue;
+        heap_push(w, sim_view_job(v, v->shape_head[s])->enqueue_seq, s);
+    }
+    while (w->heap_n) {
+        uint32_t s = heap_pop(w);
+        sim_job_id id = v->shape_head[s];
+        if ((st = try_start(w, v, out, id, milli, score, ctx, order, &started)) != SIM_OK)
+            return st;
+        if (started && v->shape_count[s] > 0 && v->shape_head[s] != SIM_JOB_NONE)
+            heap_push(w, sim_view_job(v, v->shape_head[s])->enqueue_seq, s);
+    }
     return SIM_OK;
 }

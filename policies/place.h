@@ -11,6 +11,12 @@
 
 #include "policies/policy.h"
 
+/* A block of nodes and the best packing score any of its nodes could offer. */
+typedef struct block_bound {
+    double bound;
+    uint32_t block;
+} block_bound;
+
 typedef struct place_ws {
     uint32_t n_nodes, n_gpus;
     uint64_t *t_cpu, *t_mem;   /* tentative CPU / memory per node */
@@ -21,6 +27,18 @@ typedef struct place_ws {
     uint32_t *gpus;            /* result: GPUs, grouped by replica */
     uint32_t *cand;            /* scratch: candidate GPUs of one node */
     uint32_t max_slots;        /* capacity of nodes[] and gpus[] */
+    uint32_t *cand_nodes;      /* scratch: candidate nodes (released since a failure) */
+    block_bound *block_order;  /* scratch: blocks ordered by a packing bound */
+    /* Per shape id (grown with the engine's shape capacity): the release epoch at which
+     * the shape last fitted nowhere, valid while memo_gen matches the shape's gen. */
+    uint64_t *memo_epoch;
+    uint32_t *memo_gen;
+    uint8_t *memo_set;
+    uint32_t memo_cap;
+    /* Heap of shapes ordered by the enqueue order of their first pending job. */
+    uint64_t *heap_key;
+    uint32_t *heap_shape;
+    uint32_t heap_n;
 } place_ws;
 
 /* Size a workspace for the cluster described by cfg. Returns SIM_OK or SIM_ENOMEM. */
@@ -54,11 +72,14 @@ bool place_pick_gpus(place_ws *w, const sim_view *v, const sim_job *j, uint32_t 
 
 /*
  * Place every replica of job id (its nominal count): each on the best-scoring node that
- * fits (ties: the lowest node id), GPUs chosen in `order`. On success fills *out (its
- * arrays live in w until the next call) and returns true. O(nodes x replicas).
+ * fits (ties: the lowest node id), GPUs chosen in `order`. Only the nodes in
+ * cands[0..n_cands) are considered, or every node when cands is NULL. On success fills
+ * *out (its arrays live in w until the next call) and returns true.
+ * O(candidate nodes x replicas).
  */
 bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, uint64_t gmem,
-                place_node_score score, void *ctx, place_gpu_order order, sim_placement *out);
+                place_node_score score, void *ctx, place_gpu_order order,
+                const uint32_t *cands, uint32_t n_cands, sim_placement *out);
 
 /* Binpack's node score: the node's allocated fraction of GPU share (CPU for CPU-only
  * jobs). */
@@ -66,19 +87,26 @@ double place_score_most_allocated(void *ctx, const sim_view *v, const sim_job *j
 
 
 /*
- * A first-fit-in-order pass over the pending list: each pending job, in list order, is
- * placed with place_gang(score, order) and started. strict: stop at the first job that
- * does not fit (FIFO); otherwise skip it and go on (backfilling). When no resource was
- * released since the previous pass, jobs tried then are skipped (they still cannot fit),
- * so a long queue costs O(queue) cheap checks, not O(queue x nodes).
+ * An in-order pass over the pending jobs: in enqueue order, each job is placed with
+ * place_gang(score, order) and started. strict: stop at the first job that does not fit
+ * (FIFO); otherwise skip it and go on (backfilling). The result is the same as trying
+ * every pending job in order, but cheaper: jobs of one shape fit exactly where each
+ * other fit, so once a job fails, the rest of its shape is skipped, until something is
+ * released; and a one-replica shape that failed at release epoch E is retried only on
+ * nodes released since E (every other node only filled up). A pass costs O(shapes + tried jobs x candidate nodes), not
+ * O(queue x nodes). (Gangs of several replicas are retried on every node.) The per-shape arrays grow with the engine's shape capacity (at new
+ * peaks only); SIM_ENOMEM if that fails.
  */
-typedef struct place_pass {
-    bool primed;
-    uint64_t epoch;          /* v->release_epoch at the end of the last pass */
-    uint64_t enqueued_upto;  /* jobs with enqueue_seq below this were tried */
-} place_pass;
+int place_pass_run(place_ws *w, const sim_view *v, policy_decisions *out, uint32_t milli,
+                   place_node_score score, void *ctx, place_gpu_order order, bool strict);
 
-int place_pass_run(place_pass *pp, place_ws *w, const sim_view *v, policy_decisions *out,
-                   uint32_t milli, place_node_score score, void *ctx, place_gpu_order order,
-                   bool strict);
+/* Candidate nodes for a one-replica job of shape s: NULL (every node) unless the shape
+ * is known to have fitted nowhere at an epoch E, in which case the nodes released since
+ * E are returned in w->cand_nodes with their count in *n. (For a gang, a node not
+ * released since E may still host some replicas, so gangs need every node.) */
+const uint32_t *place_candidates(place_ws *w, const sim_view *v, uint32_t shape, uint32_t *n);
+/* Record that shape s fits nowhere now. */
+void place_memo_fail(place_ws *w, const sim_view *v, uint32_t shape);
+/* Size the per-shape memo to v->n_shapes (growing only). */
+int place_memo_reserve(place_ws *w, const sim_view *v);
 #endif

@@ -7,7 +7,6 @@
 
 typedef struct random_state {
     place_ws ws;
-    place_pass pass;
 } random_state;
 
 static int random_init(void *st, const policy_config *cfg, sim_diag *d)
@@ -26,7 +25,7 @@ static int random_schedule(void *st, const sim_view *v, sim_time now, policy_dec
 {
     (void)now;
     random_state *s = st;
-    return place_pass_run(&s->pass, &s->ws, v, out, 0, NULL, NULL, PLACE_GPU_RANDOM, false);
+    return place_pass_run(&s->ws, v, out, 0, NULL, NULL, PLACE_GPU_RANDOM, false);
 }
 
 const policy_ops policy_random = {

@@ -38,7 +38,7 @@ void sim__job_touch(sim_engine *e, sim_job_id id)
             j->attained_gpu_s += dt * sim__job_gpus_held(e, j);
         }
         if (j->state == SIM_JOB_RUNNING || j->state == SIM_JOB_PAUSED)
-            j->placed_s += dt;
+            j->placed_us += dt_us;
     }
     j->last_update_us = e->now;
 }
@@ -75,10 +75,12 @@ void sim__list_remove(sim_engine *e, sim_job_id id, bool running)
         e->jobs[j->list_next].list_prev = j->list_prev;
     else
         *tail = j->list_prev;
-    if (running)
+    if (running) {
         e->v.n_running--;
-    else
+    } else {
         e->v.n_pending--;
+        sim__shape_detach(e, id);
+    }
 }
 
 void sim__list_append(sim_engine *e, sim_job_id id, bool running)
@@ -98,7 +100,64 @@ void sim__list_append(sim_engine *e, sim_job_id id, bool running)
     } else {
         e->v.n_pending++;
         j->enqueue_seq = e->enqueue_count++;
+        sim__shape_attach(e, id);
     }
+}
+
+static void block_refresh(sim_engine *e, uint32_t b)
+{
+    uint32_t lo = b * SIM_NODE_BLOCK, hi = lo + SIM_NODE_BLOCK;
+    if (hi > e->n_nodes)
+        hi = e->n_nodes;
+    uint32_t mg = 0, mm = 0;
+    uint64_t mc = 0, mmem = 0, types = 0;
+    double fw[SIM_FRAC_WHOLE], fs[SIM_FRAC_SHARE];
+    for (uint32_t k = 0; k < SIM_FRAC_WHOLE; k++)
+        fw[k] = -1;
+    for (uint32_t k = 0; k < SIM_FRAC_SHARE; k++)
+        fs[k] = -1;
+    for (uint32_t n = lo; n < hi; n++) {
+        if (!e->node_up[n])
+            continue;
+        if (e->node_free_gpus[n] > mg)
+            mg = e->node_free_gpus[n];
+        if (e->node_max_free_milli[n] > mm)
+            mm = e->node_max_free_milli[n];
+        uint64_t c = e->node_cpu_total[n] - e->node_cpu_used[n];
+        uint64_t m = e->node_mem_total[n] - e->node_mem_used[n];
+        if (c > mc)
+            mc = c;
+        if (m > mmem)
+            mmem = m;
+        types |= UINT64_C(1) << (e->node_gpu_count[n] ? e->node_gpu_type[n] : 0);
+        uint32_t fg = e->node_free_gpus[n], fm = e->node_max_free_milli[n];
+        if (e->node_gpu_count[n] && fm) {
+            /* Record the node at its highest tier only; the suffix maxima below make
+             * each tier cover every node that qualifies for it. */
+            double f = (double)e->node_used_milli[n] / (1000.0 * (double)e->node_gpu_count[n]);
+            if (fg) {
+                uint32_t k = (fg < SIM_FRAC_WHOLE ? fg : SIM_FRAC_WHOLE) - 1;
+                if (f > fw[k])
+                    fw[k] = f;
+            }
+            uint32_t i = fm / 100 < SIM_FRAC_SHARE ? fm / 100 : SIM_FRAC_SHARE - 1;
+            if (f > fs[i])
+                fs[i] = f;
+        }
+    }
+    for (uint32_t k = SIM_FRAC_WHOLE - 1; k-- > 0;)
+        if (fw[k + 1] > fw[k])
+            fw[k] = fw[k + 1];
+    for (uint32_t i = SIM_FRAC_SHARE - 1; i-- > 0;)
+        if (fs[i + 1] > fs[i])
+            fs[i] = fs[i + 1];
+    e->block_max_free_gpus[b] = mg;
+    e->block_max_free_milli[b] = mm;
+    e->block_max_cpu_free[b] = mc;
+    e->block_max_mem_free[b] = mmem;
+    e->block_types[b] = types;
+    memcpy(e->block_frac_whole + (size_t)b * SIM_FRAC_WHOLE, fw, sizeof fw);
+    memcpy(e->block_frac_share + (size_t)b * SIM_FRAC_SHARE, fs, sizeof fs);
 }
 
 void sim__node_refresh(sim_engine *e, uint32_t n)
@@ -114,6 +173,16 @@ void sim__node_refresh(sim_engine *e, uint32_t n)
     }
     e->node_free_gpus[n] = free_gpus;
     e->node_max_free_milli[n] = max_free;
+    sim_node_sum *ns = &e->node_sum[n];
+    ns->cpu_free = e->node_cpu_total[n] - e->node_cpu_used[n];
+    ns->mem_free = e->node_mem_total[n] - e->node_mem_used[n];
+    ns->used_milli = (uint32_t)e->node_used_milli[n];
+    ns->gpu_count = (uint16_t)cnt;
+    ns->free_gpus = (uint16_t)free_gpus;
+    ns->max_free_milli = (uint16_t)max_free;
+    ns->gpu_type = (uint8_t)e->node_gpu_type[n];
+    ns->up = e->node_up[n];
+    block_refresh(e, n / SIM_NODE_BLOCK);
 }
 
 static uint32_t eff_milli(const sim_job *j, uint32_t share)
@@ -157,10 +226,12 @@ static void gpu_unlink(sim_engine *e, uint32_t a)
     e->gpu_nres[g]--;
 }
 
-/* Undo one allocation's accounting and return it to the pool. */
+/* Undo one allocation's accounting and return it to the pool. The caller refreshes the
+ * node's summaries (once per node, after all of its allocations). */
 static void release_one(sim_engine *e, const sim_job *j, uint32_t a)
 {
     sim_alloc_rec *r = &e->allocs[a];
+    sim__note_release(e, r->node);
     e->node_cpu_used[r->node] -= r->cpu_milli;
     e->node_mem_used[r->node] -= r->mem_mib;
     e->cpu_used_all -= r->cpu_milli;
@@ -173,7 +244,6 @@ static void release_one(sim_engine *e, const sim_job *j, uint32_t a)
         if (j->state == SIM_JOB_RUNNING)
             e->eff_milli_total -= eff_milli(j, r->milli);
         gpu_unlink(e, a);
-        sim__node_refresh(e, r->node);
         dirty_neighbours(e, r->gpu, r->job);
     }
     r->next_in_job = e->alloc_free;
@@ -183,16 +253,19 @@ static void release_one(sim_engine *e, const sim_job *j, uint32_t a)
 void sim__release_allocs(sim_engine *e, sim_job_id id)
 {
     sim_job *j = &e->jobs[id];
+    /* A replica's allocations are consecutive and on one node. */
     for (uint32_t a = j->alloc_head; a != NIL;) {
         uint32_t next = e->allocs[a].next_in_job;
+        uint32_t node = e->allocs[a].node;
         release_one(e, j, a);
+        if (next == NIL || e->allocs[next].node != node)
+            sim__node_refresh(e, node);
         a = next;
     }
     j->alloc_head = NIL;
     j->replicas = 0;
     j->share_milli = 0;
     j->share_mem_mib = 0;
-    e->v.release_epoch++;
 }
 
 void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint)
@@ -501,7 +574,6 @@ static void apply(sim_engine *e, sim_job_id id, uint32_t first, uint32_t count,
                     e->eff_milli_total += eff_milli(j, milli);
                 dirty_neighbours(e, g, id);
                 gpu_link(e, a);
-                sim__node_refresh(e, n);
             } else {
                 rec->gpu = SIM_GPU_NONE;
                 rec->milli = 0;
@@ -511,6 +583,7 @@ static void apply(sim_engine *e, sim_job_id id, uint32_t first, uint32_t count,
             *tailp = a;
             tailp = &rec->next_in_job;
         }
+        sim__node_refresh(e, n);
     }
 }
 
@@ -610,12 +683,13 @@ int sim_decide_set_share(policy_decisions *out, sim_job_id id, uint32_t milli)
         if (running)
             e->eff_milli_total = e->eff_milli_total - eff_milli(j, old) + eff_milli(j, milli);
         r->milli = milli;
-        sim__node_refresh(e, r->node);
         dirty_neighbours(e, r->gpu, id);
+        if (milli < old)
+            sim__note_release(e, r->node);
+        if (r->next_in_job == NIL || e->allocs[r->next_in_job].node != r->node)
+            sim__node_refresh(e, r->node);
     }
     j->share_milli = milli;
-    if (milli < old)
-        e->v.release_epoch++;
     return SIM_OK;
 }
 
@@ -667,14 +741,15 @@ int sim_decide_shrink(policy_decisions *out, sim_job_id id, uint32_t count)
     while (*link != NIL) {
         uint32_t a = *link;
         if (e->allocs[a].replica >= keep) {
+            uint32_t node = e->allocs[a].node;
             *link = e->allocs[a].next_in_job;
             release_one(e, j, a);
+            sim__node_refresh(e, node);
         } else {
             link = &e->allocs[a].next_in_job;
         }
     }
     j->replicas = keep;
-    e->v.release_epoch++;
     return SIM_OK;
 }
 

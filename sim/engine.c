@@ -49,11 +49,17 @@ static void sync_view(sim_engine *e)
     v->tenant_used_milli = e->tenant_used_milli;
     v->tenant_quota_gpus = e->tenant_quota;
     v->n_tenants = e->tenant_cap;
+    v->n_shapes = e->shape_cap;
+    v->shape_head = e->shape_head;
+    v->shape_count = e->shape_count;
+    v->shape_gen = e->shape_gen;
+    v->active_shapes = e->shape_active;
 }
 
 #define ALLOC_ARRAY(p, n)                                                                     \
     do {                                                                                      \
-        (p) = sim_calloc((n) ? (n) : 1, sizeof *(p));                                         \
+        size_t alloc_n_ = (n);                                                                \
+        (p) = sim_calloc(alloc_n_ ? alloc_n_ : 1, sizeof *(p));                               \
         if (!(p))                                                                             \
             goto out_nomem;                                                                   \
     } while (0)
@@ -94,6 +100,8 @@ static int grow_jobs(sim_engine *e)
         e->job_dirty[i] = 0;
         e->job_free = i;
     }
+    if (sim__shapes_grow(e, ncap) != SIM_OK)
+        return SIM_ENOMEM;
     e->job_cap = ncap;
     sync_view(e);
     return SIM_OK;
@@ -171,6 +179,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     e->pcfg = *pcfg;
     e->job_free = NIL;
     e->alloc_free = NIL;
+    e->shape_free = NIL;
     e->pending_tail = e->running_tail = NIL;
     e->wakeup_at = SIM_TIME_NEVER;
     e->sum.first_submit_us = SIM_TIME_NEVER;
@@ -209,6 +218,17 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     ALLOC_ARRAY(e->gpu_scratch, ng);
     ALLOC_ARRAY(e->residents, SIM_MILLI_GPU + 1);
     ALLOC_ARRAY(e->fit_cache, FIT_CACHE);
+    ALLOC_ARRAY(e->node_release_epoch, nn);
+    ALLOC_ARRAY(e->node_sum, nn);
+    e->n_blocks = (nn + SIM_NODE_BLOCK - 1) / SIM_NODE_BLOCK;
+    ALLOC_ARRAY(e->block_max_free_gpus, e->n_blocks);
+    ALLOC_ARRAY(e->block_max_free_milli, e->n_blocks);
+    ALLOC_ARRAY(e->block_max_cpu_free, e->n_blocks);
+    ALLOC_ARRAY(e->block_max_mem_free, e->n_blocks);
+    ALLOC_ARRAY(e->block_types, e->n_blocks);
+    ALLOC_ARRAY(e->block_frac_whole, (size_t)e->n_blocks * SIM_FRAC_WHOLE);
+    ALLOC_ARRAY(e->block_frac_share, (size_t)e->n_blocks * SIM_FRAC_SHARE);
+    ALLOC_ARRAY(e->release_ring, SIM_RELEASE_RING);
     uint32_t g = 0;
     for (uint32_t i = 0; i < nn; i++) {
         const node_spec *ns = &cl->nodes[i];
@@ -234,6 +254,8 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
             e->gpu_mem_total[g] = mem ? mem : UINT64_C(1) << 40;
         }
     }
+    for (uint32_t i = 0; i < nn; i++)
+        sim__node_refresh(e, i);
     if (sim_eventq_init(&e->q, 1024) != SIM_OK)
         goto out_nomem;
     e->h_jct = sim_hist_create();
@@ -284,6 +306,17 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     v->gpu_nres = e->gpu_nres;
     v->gpu_first_res = e->gpu_first_res;
     v->pending_head = v->running_head = SIM_JOB_NONE;
+    v->node_release_epoch = e->node_release_epoch;
+    v->node_sum = e->node_sum;
+    v->n_blocks = e->n_blocks;
+    v->block_max_free_gpus = e->block_max_free_gpus;
+    v->block_max_free_milli = e->block_max_free_milli;
+    v->block_max_cpu_free = e->block_max_cpu_free;
+    v->block_max_mem_free = e->block_max_mem_free;
+    v->block_types = e->block_types;
+    v->block_frac_whole = e->block_frac_whole;
+    v->block_frac_share = e->block_frac_share;
+    v->release_ring = e->release_ring;
     v->tenant_name = view_tenant_name;
     v->gpu_type_name = view_gpu_type_name;
     v->n_gpu_types = sim_intern_count(world->gpu_types);
@@ -347,6 +380,22 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->gpu_scratch);
     sim_free(e->residents);
     sim_free(e->fit_cache);
+    sim_free(e->node_release_epoch);
+    sim_free(e->node_sum);
+    sim_free(e->block_max_free_gpus);
+    sim_free(e->block_max_free_milli);
+    sim_free(e->block_max_cpu_free);
+    sim_free(e->block_max_mem_free);
+    sim_free(e->block_types);
+    sim_free(e->block_frac_whole);
+    sim_free(e->block_frac_share);
+    sim_free(e->release_ring);
+    sim_free(e->shape_keys);
+    sim_free(e->shape_head);
+    sim_free(e->shape_tail);
+    sim_free(e->shape_count);
+    sim_free(e->shape_gen);
+    sim_free(e->shape_slots);
     sim_free(e->allocs);
     sim_free(e->jobs);
     sim_free(e->jstate);
@@ -766,6 +815,7 @@ static int node_down(sim_engine *e, uint32_t n)
     e->node_up[n] = false;
     e->n_down++;
     e->sum.failures++;
+    sim__node_refresh(e, n);
     /* Every job with an allocation on the node loses it and the work since its last
      * checkpoint. Failures are rare, so a scan of the running list is fine. */
     for (sim_job_id id = e->v.running_head; id != SIM_JOB_NONE;) {
@@ -795,7 +845,8 @@ static int node_up(sim_engine *e, uint32_t n, uint32_t from_process)
         return SIM_OK;
     e->node_up[n] = true;
     e->n_down--;
-    e->v.release_epoch++;
+    sim__node_refresh(e, n);
+    sim__note_release(e, n);
     if (from_process && e->cfg.mtbf_s > 0) {
         double down = gsl_ran_exponential(e->fail_rng, e->cfg.mtbf_s);
         if (sim_eventq_push(&e->q, e->now + (sim_time)ceil(down * 1e6), EV_NODE_DOWN, n, 1) !=

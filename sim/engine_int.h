@@ -36,6 +36,12 @@ typedef struct qos_stats {
     sim_hist *jct;
 } qos_stats;
 
+/* The request fields that make pending jobs interchangeable for feasibility. */
+typedef struct shape_key {
+    uint32_t gpr, replicas, milli;
+    uint64_t gmem, cpu, mem, mask;
+} shape_key;
+
 /* Verdict cache for "can this job shape ever fit the cluster". */
 #define FIT_CACHE 1024
 typedef struct fit_entry {
@@ -67,6 +73,11 @@ struct sim_engine {
     const char **node_name;
     uint64_t *node_scratch_cpu, *node_scratch_mem; /* decision validation */
     uint64_t cpu_total_all, cpu_used_all;
+    sim_node_sum *node_sum;
+    uint32_t n_blocks;
+    uint32_t *block_max_free_gpus, *block_max_free_milli;
+    uint64_t *block_max_cpu_free, *block_max_mem_free, *block_types;
+    double *block_frac_whole, *block_frac_share;
     uint16_t max_gpus_per_node;
 
     /* GPUs (SoA). */
@@ -126,6 +137,19 @@ struct sim_engine {
 
     fit_entry *fit_cache;
 
+    /* Shapes of pending jobs: a hash (linear probing, slot = id + 1, 0 = empty) over
+     * shape_keys, per-shape pending lists, a free list through shape_tail. */
+    shape_key *shape_keys;
+    uint32_t *shape_head, *shape_tail, *shape_count, *shape_gen;
+    uint32_t shape_cap, shape_free, shape_used;
+    uint32_t *shape_slots;
+    uint32_t shape_slots_cap; /* power of two, >= 2 x shape_cap */
+    uint32_t *shape_active, *shape_pos; /* dense list of shapes in use, and positions */
+
+    /* Release log. */
+    uint64_t *node_release_epoch;
+    uint32_t *release_ring;
+
     /* Decision state for the current schedule() call. */
     int dec_status;
     sim_diag dec_diag;
@@ -142,6 +166,12 @@ void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint);
 void sim__list_remove(sim_engine *e, sim_job_id id, bool running);
 void sim__list_append(sim_engine *e, sim_job_id id, bool running);
 void sim__node_refresh(sim_engine *e, uint32_t node);
+void sim__note_release(sim_engine *e, uint32_t node);
+
+/* shapes.c */
+int sim__shapes_grow(sim_engine *e, uint32_t ncap);
+void sim__shape_attach(sim_engine *e, sim_job_id id);
+void sim__shape_detach(sim_engine *e, sim_job_id id);
 double sim__job_gpus_held(const sim_engine *e, const sim_job *j);
 
 /* output.c */

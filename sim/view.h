@@ -66,13 +66,37 @@ typedef struct sim_job {
     double speed;             /* reference seconds per second, current */
     double speed_factor;      /* policy-set multiplier (1 by default) */
     double attained_gpu_s;    /* GPU-seconds of service received so far (while running) */
-    double placed_s;          /* seconds spent holding resources (running or paused) */
+    sim_time placed_us;       /* time spent holding resources (running or paused) */
     double lost_work_s;       /* work lost to preemptions without checkpoint */
     uint32_t preemptions;     /* times preempted or failed */
     double pred_duration_s;   /* policy's prediction (NaN = none) */
     double pred_milli;        /* policy's predicted share (NaN = none) */
     uint32_t list_prev, list_next; /* links in the pending or the running list */
+    uint32_t shape;                /* shape id while pending (see sim_view) */
+    uint32_t shape_prev, shape_next; /* links among pending jobs of the same shape */
 } sim_job;
+
+/* A node's free capacity in one 32-byte record, for fast feasibility scans (the same
+ * figures as the per-field arrays of sim_view, kept in step by the engine). */
+typedef struct sim_node_sum {
+    uint64_t cpu_free;       /* milli-cores */
+    uint64_t mem_free;       /* MiB */
+    uint32_t used_milli;     /* sum of GPU shares held */
+    uint16_t gpu_count;
+    uint16_t free_gpus;      /* GPUs with no allocation */
+    uint16_t max_free_milli; /* largest free share of one GPU */
+    uint8_t gpu_type;        /* SIM_GPU_TYPE_NONE for CPU-only nodes */
+    uint8_t up;              /* 0 while failed */
+} sim_node_sum;
+
+/* Nodes per block of the block summaries (see sim_view.block_*). */
+#define SIM_NODE_BLOCK 32u
+
+#define SIM_FRAC_WHOLE 8u
+#define SIM_FRAC_SHARE 10u
+
+/* Entries of the release log (see sim_view.release_ring). */
+#define SIM_RELEASE_RING 65536u
 
 /* The read-only view. Arrays are indexed by node id, global GPU index, or tenant id. */
 typedef struct sim_view {
@@ -89,6 +113,23 @@ typedef struct sim_view {
     const uint64_t *node_used_milli; /* sum of GPU shares held on the node */
     const bool *node_up;             /* false while failed */
     const char *const *node_name;
+    const sim_node_sum *node_sum;    /* compact copy of the free capacity per node */
+    /*
+     * Block summaries: nodes b*SIM_NODE_BLOCK .. (b+1)*SIM_NODE_BLOCK-1 form block b.
+     * Over the block's up nodes: the most free GPUs, free share of one GPU, free CPU and
+     * free memory of any node, and the GPU types present (bit t; bit 0 = a CPU-only
+     * node). They bound what any node of the block can offer, so a scan can skip whole
+     * blocks. For packing scores, the highest allocated fraction of GPU share
+     * (used / (1000 x GPUs)) among the block's up nodes with at least k free GPUs is
+     * block_frac_whole[b * SIM_FRAC_WHOLE + k - 1] (k = 1..8), and among those whose
+     * freest GPU has at least max(1, 100 i) milli free, block_frac_share[b *
+     * SIM_FRAC_SHARE + i] (i = 0..9); -1 when no node qualifies.
+     */
+    uint32_t n_blocks;
+    const uint32_t *block_max_free_gpus, *block_max_free_milli;
+    const uint64_t *block_max_cpu_free, *block_max_mem_free;
+    const uint64_t *block_types;
+    const double *block_frac_whole, *block_frac_share;
     /* GPUs. */
     uint32_t n_gpus;
     const uint32_t *gpu_node;
@@ -110,7 +151,27 @@ typedef struct sim_view {
     uint32_t n_gpu_types;              /* ids 1..n_gpu_types-1 */
     const uint64_t *gpu_type_mem_mib;  /* per type id */
     uint64_t total_gpus;
-    uint64_t release_epoch; /* incremented whenever resources are released */
+    /*
+     * Releases. Every time resources on a node are freed (a job ends, is preempted or
+     * shrinks, a share shrinks, a node comes back up) release_epoch is incremented and
+     * the node is logged: release_ring[epoch % SIM_RELEASE_RING] = node, and
+     * node_release_epoch[node] = epoch. A job that fitted nowhere at epoch E can fit
+     * now only on nodes with node_release_epoch > E (all others only filled up).
+     */
+    uint64_t release_epoch;
+    const uint64_t *node_release_epoch;
+    const uint32_t *release_ring;
+    /*
+     * Shapes: pending jobs with identical requests (GPUs per replica, replicas, share,
+     * GPU memory, CPU and memory per replica, GPU types) are interchangeable for
+     * feasibility. Pending jobs of shape s form a list in enqueue order from
+     * shape_head[s] through sim_job.shape_next. Shape ids are reused once no job of the
+     * shape is pending; shape_gen[s] changes on reuse.
+     */
+    uint32_t n_shapes; /* ids are below this */
+    const uint32_t *shape_head, *shape_count, *shape_gen;
+    uint32_t n_active_shapes;      /* shapes with pending jobs ... */
+    const uint32_t *active_shapes; /* ... listed here, in no particular order */
     gsl_rng *rng;           /* the run's seeded RNG: the only randomness a policy may use */
     unsigned char *job_state_base; /* per-job policy state (see sim_view_job_state) */
     size_t job_state_size;

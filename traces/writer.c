@@ -67,9 +67,11 @@ int trace_writer_put(trace_writer *w, const job_spec *j)
 {
     gzFile gz = w->gz;
     put_text(gz, j->id);
-    gzprintf(gz, ",%lld.%06lld,%.6f,%u,%u,%u,", (long long)(j->submit_us / SIM_US_PER_S),
-             (long long)(j->submit_us % SIM_US_PER_S), j->work_s, j->num_gpus, j->gpu_milli,
-             j->true_milli);
+    gzprintf(gz, ",%lld.%06lld,%.6f,%u,%u,", (long long)(j->submit_us / SIM_US_PER_S),
+             (long long)(j->submit_us % SIM_US_PER_S), j->work_s, j->num_gpus, j->gpu_milli);
+    if (j->num_gpus)
+        gzprintf(gz, "%u", j->true_milli);
+    gzputc(gz, ',');
     if (j->replicas)
         gzprintf(gz, "%u", j->replicas);
     gzputc(gz, ',');

@@ -68,6 +68,7 @@ typedef struct run_args {
     double checkpoint_s, restart_penalty_s, mtbf_s, mttr_s;
     const char *failures; /* CSV node,down_s,up_s */
     bool skip_bad_rows;
+    bool check_invariants; /* verify the cluster's accounting after every event */
     bool progress;       /* live line on stderr */
     int argc;
     char **argv;         /* the command, for run.json */

@@ -26,6 +26,7 @@ static const char usage[] =
     "  --failures FILE       node failures: CSV node,down_s,up_s\n"
     "  --mtbf T --mttr T     random node failures (exponential, per node)\n"
     "  --skip-bad-rows       skip and count malformed trace rows instead of stopping\n"
+    "  --check-invariants    verify the cluster's accounting after every event (slow)\n"
     "  --quiet               no progress line\n"
     "Durations T accept s, m, h, d suffixes. Trace formats: %s\n";
 
@@ -51,6 +52,10 @@ int cmd_run(int argc, char **argv)
         }
         if (cli_flag(argv, i, "--quiet")) {
             quiet = true;
+            continue;
+        }
+        if (cli_flag(argv, i, "--check-invariants")) {
+            a.check_invariants = true;
             continue;
         }
 #define OPT(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)

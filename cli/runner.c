@@ -267,6 +267,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         .timeseries_csv = ts.f,
         .tenants_csv = tn.f,
         .progress = a->progress ? show_progress : NULL,
+        .check_invariants = a->check_invariants,
         .progress_ctx = &pctx,
     };
     sim_world world = {
@@ -308,9 +309,12 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         write_run_json(runj.f, a, res);
 out:;
     bool commit = st == SIM_OK;
-    bool ok = cli_out_close(&jobs, commit) & cli_out_close(&ts, commit) &
-              cli_out_close(&tn, commit) & cli_out_close(&sum, commit) &
-              cli_out_close(&runj, commit);
+    /* Close every file, even after one fails. */
+    bool ok = cli_out_close(&jobs, commit);
+    ok = cli_out_close(&ts, commit) && ok;
+    ok = cli_out_close(&tn, commit) && ok;
+    ok = cli_out_close(&sum, commit) && ok;
+    ok = cli_out_close(&runj, commit) && ok;
     if (commit && !ok)
         st = sim_diag_set(d, SIM_EIO, a->out_dir, 0, 0, "cannot write the output files");
     sim_engine_destroy(e);

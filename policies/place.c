@@ -28,8 +28,9 @@ int place_ws_init(place_ws *w, const policy_config *cfg, sim_diag *d)
     w->cand = sim_calloc(w->max_slots, sizeof *w->cand);
     w->cand_nodes = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof *w->cand_nodes);
     w->block_order = sim_calloc(w->n_nodes / SIM_NODE_BLOCK + 1, sizeof *w->block_order);
+    w->fit_nodes = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof *w->fit_nodes);
     if (!w->t_cpu || !w->t_mem || !w->t_node || !w->t_milli || !w->t_gmem || !w->nodes ||
-        !w->gpus || !w->cand || !w->cand_nodes || !w->block_order) {
+        !w->gpus || !w->cand || !w->cand_nodes || !w->block_order || !w->fit_nodes) {
         place_ws_fini(w);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     }
@@ -48,6 +49,7 @@ void place_ws_fini(place_ws *w)
     sim_free(w->cand);
     sim_free(w->cand_nodes);
     sim_free(w->block_order);
+    sim_free(w->fit_nodes);
     sim_free(w->memo_epoch);
     sim_free(w->memo_gen);
     sim_free(w->memo_set);
@@ -330,10 +332,7 @@ static uint32_t search_scan(const search *s, place_node_score score, void *ctx,
             if (more_allocated(v, n, best))
                 best = n;
         } else if (!score) {
-            /* Reservoir sampling: each fitting node is kept with probability 1/seen. */
-            seen++;
-            if (gsl_rng_uniform_int(v->rng, seen) == 0)
-                best = n;
+            s->w->fit_nodes[seen++] = n;
         } else {
             double sc = score(ctx, v, s->j, n);
             if (best == UINT32_MAX || sc > best_score || (sc == best_score && n < best)) {
@@ -342,6 +341,9 @@ static uint32_t search_scan(const search *s, place_node_score score, void *ctx,
             }
         }
     }
+    /* No score: a node drawn uniformly among those that fit (one draw per replica). */
+    if (!score && seen)
+        best = s->w->fit_nodes[gsl_rng_uniform_int(v->rng, seen)];
     return best;
 }
 

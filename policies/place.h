@@ -29,6 +29,7 @@ typedef struct place_ws {
     uint32_t max_slots;        /* capacity of nodes[] and gpus[] */
     uint32_t *cand_nodes;      /* scratch: candidate nodes (released since a failure) */
     block_bound *block_order;  /* scratch: blocks ordered by a packing bound */
+    uint32_t *fit_nodes;       /* scratch: nodes that fit (random choice) */
     /* Per shape id (grown with the engine's shape capacity): the release epoch at which
      * the shape last fitted nowhere, valid while memo_gen matches the shape's gen. */
     uint64_t *memo_epoch;
@@ -53,7 +54,8 @@ typedef enum place_gpu_order {
 } place_gpu_order;
 
 /* Score of a node for one replica of j (larger is better); called only for nodes where
- * the replica fits. NULL score: a node chosen uniformly at random among those that fit. */
+ * the replica fits. NULL score: a node drawn uniformly at random among those that fit
+ * (one draw from v->rng per replica). */
 typedef double (*place_node_score)(void *ctx, const sim_view *v, const sim_job *j, uint32_t n);
 
 /* The share and GPU memory a placement with these arguments holds per GPU

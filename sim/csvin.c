@@ -29,7 +29,8 @@ struct csvin {
     unsigned char *chunk; /* CHUNK bytes */
     size_t chunk_size;    /* bytes requested per gzread */
     size_t pos, end;      /* unread part of chunk */
-    bool eof, finished, first_read;
+    bool eof, finished;
+    uint32_t bom;    /* bytes of a leading UTF-8 byte-order mark skipped so far (3 = done) */
     uint64_t bytes;
     long cur_line;   /* physical line of the next unread byte */
     long row_line;   /* line where the current row began */
@@ -96,7 +97,6 @@ int csvin_open(csvin **out, const char *path, char delim, sim_diag *d)
     r->chunk_size = CHUNK;
     r->cur_line = 1;
     r->row_line = 1;
-    r->first_read = true;
     errno = 0;
     if (strcmp(path, "-") == 0)
         r->gz = gzdopen(0, "rb");
@@ -276,6 +276,8 @@ static void on_row(int term, void *ctx)
     r->row_done = true;
 }
 
+static int parse_error(csvin *r, sim_diag *d);
+
 static int fill(csvin *r, sim_diag *d)
 {
     int n = gzread(r->gz, r->chunk, (unsigned)r->chunk_size);
@@ -300,12 +302,20 @@ static int fill(csvin *r, sim_diag *d)
     }
     r->pos = 0;
     r->end = (size_t)n;
-    if (r->first_read && n >= 3 && r->chunk[0] == 0xEF && r->chunk[1] == 0xBB &&
-        r->chunk[2] == 0xBF)
-        r->pos = 3;
-    if (n > 0)
-        r->first_read = false;
     r->bytes += (uint64_t)n;
+    /* Skip a byte-order mark at the start of the stream, even when it straddles reads. */
+    static const unsigned char bom[3] = {0xEF, 0xBB, 0xBF};
+    while (r->bom < 3 && r->pos < r->end) {
+        if (r->chunk[r->pos] != bom[r->bom]) {
+            /* Not a mark: give back the bytes taken for one (they were a prefix). */
+            if (r->bom && csv_parse(&r->p, bom, r->bom, on_field, on_row, r) != r->bom)
+                return parse_error(r, d);
+            r->bom = 3;
+            break;
+        }
+        r->pos++;
+        r->bom++;
+    }
     return SIM_OK;
 }
 

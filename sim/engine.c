@@ -396,6 +396,8 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->shape_count);
     sim_free(e->shape_gen);
     sim_free(e->shape_slots);
+    sim_free(e->shape_active);
+    sim_free(e->shape_pos);
     sim_free(e->allocs);
     sim_free(e->jobs);
     sim_free(e->jstate);
@@ -986,6 +988,8 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
             default:
                 break;
             }
+            if (e->cfg.check_invariants && (st = sim_engine_check(e, d)) != SIM_OK)
+                return st;
         }
         while (e->has_next && e->next.submit_us == now) {
             e->sum.events++;
@@ -994,8 +998,12 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
             if ((st = read_next(e, d)) != SIM_OK)
                 return st;
             changed = true;
+            if (e->cfg.check_invariants && (st = sim_engine_check(e, d)) != SIM_OK)
+                return st;
         }
         if (changed && (st = call_schedule(e, d)) != SIM_OK)
+            return st;
+        if (e->cfg.check_invariants && (st = sim_engine_check(e, d)) != SIM_OK)
             return st;
         if ((st = update_rates(e)) != SIM_OK)
             return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
@@ -1019,10 +1027,6 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
                     SIM_OK)
                 return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         }
-#ifdef SIM_DEBUG_INVARIANTS
-        if ((st = sim_engine_check(e, d)) != SIM_OK)
-            return st;
-#endif
         if (e->cfg.progress && e->sum.events >= next_progress) {
             next_progress = e->sum.events + 65536;
             prog.now = now;

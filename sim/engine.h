@@ -59,6 +59,7 @@ typedef struct sim_config {
     uint32_t n_probes;
     void (*progress)(void *ctx, const sim_progress *p); /* optional */
     void *progress_ctx;
+    bool check_invariants;        /* run sim_engine_check after every event (tests) */
 } sim_config;
 
 /* Engine inputs that describe the world: the cluster, the name tables, the models. */

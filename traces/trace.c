@@ -82,6 +82,12 @@ uint64_t trace_reader_rows(const trace_reader *r)
     return r->rows;
 }
 
+void trace_reader_set_chunk(trace_reader *r, size_t bytes)
+{
+    if (r->in)
+        csvin_set_chunk(r->in, bytes);
+}
+
 const char *trace_reader_ignored_columns(const trace_reader *r)
 {
     return r->ignored;

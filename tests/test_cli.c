@@ -1,0 +1,220 @@
+/*
+ * test_cli.c: the clustersim command as users run it — each bad option or input gives
+ * its one-line error and a non-zero status; the demo and the policy list work; a run
+ * writes its five outputs; two runs with the same seed write identical bytes; and the
+ * Alibaba openb trace replays under binpack with every pod in jobs.csv exactly once and
+ * the cluster's accounting verified after every event.
+ */
+#include "check.h"
+
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Run `args` through the binary; stdout to out.txt, stderr to err.txt; exit status. */
+static int run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s >out.txt 2>err.txt", SIM_BINARY, args);
+    return check_system(cmd);
+}
+
+static char *first_line(const char *path)
+{
+    char *s = check_slurp(path, NULL);
+    if (s)
+        s[strcspn(s, "\n")] = '\0';
+    return s;
+}
+
+static void expect(const char *args, int status, const char *err)
+{
+    int rc = run(args);
+    char *line = first_line("err.txt");
+    if (rc != status || !line || strcmp(line, err) != 0) {
+        check_failed++;
+        fprintf(stderr, "clustersim %s\n  status %d (expected %d)\n  got:      %s\n"
+                        "  expected: %s\n", args, rc, status, line ? line : "(none)", err);
+    } else {
+        check_passed++;
+    }
+    free(line);
+}
+
+static void test_errors(void)
+{
+    expect("frobnicate", 2, "clustersim: error: unknown command 'frobnicate'");
+    expect("run --cluster 1xT4:1", 2,
+           "clustersim: error: clustersim run needs --trace FILE (see clustersim run --help)");
+    expect("run --trace x.csv", 2,
+           "clustersim: error: clustersim run needs --cluster FILE|SPEC (see clustersim run "
+           "--help)");
+    expect("run --trace x.csv --cluster 1xT4:1 --bogus", 2,
+           "clustersim: error: unknown option '--bogus' for 'clustersim run' (see clustersim run "
+           "--help)");
+    expect("run --trace x.csv --cluster 1xT4:1 --seed", 2,
+           "clustersim: error: option --seed needs a value");
+    expect("run --trace x.csv --cluster 1xT4:1 --seed abc", 2,
+           "clustersim: error: option --seed: expected an integer 0..18446744073709551615, got "
+           "\"abc\"");
+    expect("run --trace x.csv --cluster 1xT4:1 --sample-interval 5parsecs", 2,
+           "clustersim: error: option --sample-interval: expected a duration such as 90, 90s, "
+           "15m, 2h or 1d, got \"5parsecs\"");
+    expect("run --trace x.csv --cluster 1xT4:1 --policy-opt backfill", 2,
+           "clustersim: error: --policy-opt 'backfill': expected KEY=VALUE");
+    char fx[1024], args[2048];
+    snprintf(fx, sizeof fx, "%s/tests/fixtures/good_native.csv", SIM_SOURCE_DIR);
+    snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy nosuch", fx);
+    expect(args, 2, "clustersim: error: unknown policy 'nosuch' (known: fifo, binpack, random)");
+    snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt depth=3", fx);
+    expect(args, 2, "clustersim: error: policy 'binpack' has no option 'depth' (its options: "
+                    "backfill)");
+    snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt backfill=maybe", fx);
+    expect(args, 2, "clustersim: error: policy 'binpack': option 'backfill': expected true or "
+                    "false, got \"maybe\"");
+    snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy fifo "
+                                "--policy-opt binpack:backfill=false --quiet", fx);
+    CHECK_EQ_I64(run(args), 0); /* options for another policy are ignored */
+    expect("run --trace no/such.csv --cluster 1xT4:1", 1,
+           "clustersim: no/such.csv: error: cannot open: No such file or directory");
+    snprintf(args, sizeof args, "run --trace %s --cluster 1xT9:1", fx);
+    int rc = run(args);
+    char *line = first_line("err.txt");
+    CHECK_EQ_I64(rc, 2);
+    CHECK(line && strstr(line, "group '1xT9:1': unknown GPU type (known: K80, P100,"));
+    free(line);
+    snprintf(args, sizeof args, "run --trace %s --format philly2 --cluster 1xT4:1", fx);
+    rc = run(args);
+    line = first_line("err.txt");
+    CHECK_EQ_I64(rc, 2);
+    CHECK(line && strncmp(line, "clustersim: error: unknown trace format 'philly2' (known: native,",
+                          64) == 0);
+    free(line);
+    FILE *f = fopen("not_a_dir", "w");
+    fclose(f);
+    snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --out not_a_dir/sub --quiet", fx);
+    rc = run(args);
+    line = first_line("err.txt");
+    CHECK(rc != 0);
+    CHECK(line && strstr(line, "cannot create directory 'not_a_dir/sub'"));
+    free(line);
+    mkdir("ro_dir", 0555);
+    snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --out ro_dir --quiet", fx);
+    rc = run(args);
+    line = first_line("err.txt");
+    /* As root, a read-only directory is still writable; the check matters for users. */
+    if (geteuid() != 0) {
+        CHECK(rc != 0);
+        CHECK(line && strstr(line, "cannot write to directory 'ro_dir'"));
+    }
+    free(line);
+}
+
+static void test_commands(void)
+{
+    CHECK_EQ_I64(run("policies"), 0);
+    char *out = check_slurp("out.txt", NULL);
+    CHECK(out && strstr(out, "fifo") && strstr(out, "binpack") && strstr(out, "random") &&
+          strstr(out, "--policy-opt backfill=true"));
+    free(out);
+    CHECK_EQ_I64(run("demo --jobs 300"), 0);
+    out = check_slurp("out.txt", NULL);
+    CHECK(out && strstr(out, "\nfifo ") && strstr(out, "\nbinpack "));
+    free(out);
+    CHECK_EQ_I64(run("--version"), 0);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    size_t la = 0, lb = 0;
+    char *x = check_slurp(a, &la), *y = check_slurp(b, &lb);
+    bool same = x && y && la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+static void test_outputs_and_determinism(void)
+{
+    CHECK_EQ_I64(run("trace gen --out gen.csv.gz --jobs 3000 --seed 5 --rate 200"), 0);
+    const char *base = "run --trace gen.csv.gz --cluster 4xV100M32:8,6xT4:4 --seed 9 --quiet";
+    char args[1024];
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, "%s --policy random --out det%d", base, k);
+        CHECK_EQ_I64(run(args), 0);
+    }
+    const char *files[] = {"jobs.csv", "timeseries.csv", "tenants.csv", "summary.json"};
+    for (int i = 0; i < 4; i++) {
+        char a[64], b[64];
+        snprintf(a, sizeof a, "det0/%s", files[i]);
+        snprintf(b, sizeof b, "det1/%s", files[i]);
+        CHECK(same_file(a, b));
+    }
+    char *runj = check_slurp("det0/run.json", NULL);
+    CHECK(runj && strstr(runj, "\"crc32\"") && strstr(runj, "\"events_per_s\"") &&
+          strstr(runj, "\"seed\": 9"));
+    free(runj);
+    /* A different seed changes the random policy's placements. */
+    snprintf(args, sizeof args, "%s --policy random --seed 10 --out det2", base);
+    CHECK_EQ_I64(run(args), 0);
+    CHECK(!same_file("det0/jobs.csv", "det2/jobs.csv"));
+}
+
+static void test_openb(void)
+{
+    char trace[1024], nodes[1024];
+    if (!check_shared("alibaba_gpu_v2023/openb_pod_list_default.csv", trace, sizeof trace) ||
+        !check_shared("alibaba_gpu_v2023/openb_node_list_gpu_node.csv", nodes, sizeof nodes))
+        return;
+    char args[3072];
+    snprintf(args, sizeof args,
+             "run --format alibaba2023 --trace %s --cluster %s --policy binpack --out openb "
+             "--check-invariants --quiet",
+             trace, nodes);
+    CHECK_EQ_I64(run(args), 0);
+    char *jobs = check_slurp("openb/jobs.csv", NULL);
+    CHECK(jobs != NULL);
+    if (!jobs)
+        return;
+    /* Every pod openb-pod-0000..8151 exactly once, done or rejected with a reason. */
+    static unsigned char seen[8152];
+    memset(seen, 0, sizeof seen);
+    int rows = 0, dup = 0, bad_status = 0;
+    for (char *line = strchr(jobs, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        int id;
+        char status[32];
+        if (sscanf(line + 1, "openb-pod-%d,,%*[^,],%*[^,],%31[^,]", &id, status) != 2 || id < 0 ||
+            id >= 8152) {
+            bad_status++;
+            continue;
+        }
+        rows++;
+        dup += seen[id]++ > 0;
+        if (strcmp(status, "done") != 0 && strcmp(status, "rejected") != 0)
+            bad_status++;
+    }
+    CHECK_EQ_I64(rows, 8152);
+    CHECK_EQ_I64(dup, 0);
+    CHECK_EQ_I64(bad_status, 0);
+    int missing = 0;
+    for (int i = 0; i < 8152; i++)
+        missing += !seen[i];
+    CHECK_EQ_I64(missing, 0);
+    free(jobs);
+    char *sum = check_slurp("openb/summary.json", NULL);
+    CHECK(sum && strstr(sum, "\"arrived\": 8152"));
+    free(sum);
+    struct stat sb;
+    CHECK(stat("openb/timeseries.csv", &sb) == 0 && sb.st_size > 0);
+    CHECK(stat("openb/run.json", &sb) == 0);
+    CHECK(stat("openb/tenants.csv", &sb) == 0);
+}
+
+int main(void)
+{
+    test_errors();
+    test_commands();
+    test_outputs_and_determinism();
+    test_openb();
+    return check_done();
+}

@@ -1,0 +1,109 @@
+/*
+ * test_cluster.c: cluster specs from node-list CSVs (the openb list, aliases, counts,
+ * CPU-only nodes) and compact strings, and their errors.
+ */
+#include "models/catalog.h"
+#include "traces/cluster.h"
+
+#include "check.h"
+
+static model_catalog *cat;
+
+static int load(const char *src, cluster_spec **c, char *msg, size_t size)
+{
+    sim_diag d = {0};
+    int st = cluster_spec_load(c, src, model_catalog_names(cat), &d);
+    if (st != SIM_OK)
+        sim_diag_format(&d, msg, size);
+    return st;
+}
+
+static void write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+int main(void)
+{
+    sim_diag d;
+    char path[1024], msg[2048];
+    snprintf(path, sizeof path, "%s/models/data/gpus.csv", SIM_SOURCE_DIR);
+    if (model_catalog_load(&cat, path, &d) != SIM_OK)
+        return 1;
+    const sim_intern *names = model_catalog_names(cat);
+    cluster_spec *c = NULL;
+
+    CHECK(load("2xV100M32:8:cpu=96000:mem=786432,3xt4:2", &c, msg, sizeof msg) == SIM_OK);
+    CHECK_EQ_I64(c->n_nodes, 5);
+    CHECK_EQ_I64(cluster_spec_gpus(c), 22);
+    CHECK_STR(c->nodes[0].name, "node-0000");
+    CHECK_STR(c->nodes[4].name, "node-0004");
+    CHECK_EQ_I64(c->nodes[1].cpu_milli, 96000);
+    CHECK_STR(sim_intern_name(names, c->nodes[3].gpu_type), "T4");
+    CHECK(c->nodes[3].cpu_milli > (UINT64_C(1) << 40)); /* unlimited unless given */
+    cluster_spec_destroy(c);
+
+    write("cluster_ok.csv", "sn,cpu_milli,memory_mib,gpu,model,count\n"
+                            "cpu-a,32000,65536,0,nan,\n"
+                            "g,96000,393216,8,v100,3\n");
+    CHECK(load("cluster_ok.csv", &c, msg, sizeof msg) == SIM_OK);
+    CHECK_EQ_I64(c->n_nodes, 4);
+    CHECK_EQ_I64(c->nodes[0].num_gpus, 0);
+    CHECK_STR(c->nodes[3].name, "g-2");
+    CHECK_STR(sim_intern_name(names, c->nodes[2].gpu_type), "V100M16");
+    cluster_spec_destroy(c);
+
+    struct {
+        const char *src, *want;
+    } bad[] = {
+        {"4xH9000:8", "error: --cluster '4xH9000:8': group '4xH9000:8': unknown GPU type (known: "},
+        {"4V100M32:8", "error: --cluster '4V100M32:8': group '4V100M32:8': no 'x' between node "
+                       "count and GPU type"},
+        {"0xT4:2", "error: --cluster '0xT4:2': group '0xT4:2': the node count is not an integer "
+                   "1..4194304"},
+        {"2xT4:2:disk=5", "error: --cluster '2xT4:2:disk=5': group '2xT4:2:disk=5': unknown "
+                          "option (cpu, mem, gpumem)"},
+        {"missing/cluster.csv", "missing/cluster.csv: error: cannot open: No such file or "
+                                "directory"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        c = NULL;
+        CHECK(load(bad[i].src, &c, msg, sizeof msg) != SIM_OK);
+        CHECK(c == NULL);
+        if (strncmp(msg, bad[i].want, strlen(bad[i].want)) != 0) {
+            check_failed++;
+            fprintf(stderr, "cluster '%s':\n  got:      %s\n  expected: %s\n", bad[i].src, msg,
+                    bad[i].want);
+        }
+    }
+    write("cluster_bad.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1000,2,Z80\n");
+    CHECK(load("cluster_bad.csv", &c, msg, sizeof msg) == SIM_EPARSE);
+    CHECK(strncmp(msg, "cluster_bad.csv:2:5: error: field 'model': expected a known GPU type "
+                       "(K80, P100,", 73) == 0);
+    write("cluster_bad2.csv", "sn,cpu_milli,gpu,model\nn1,1000,2,T4\n");
+    CHECK(load("cluster_bad2.csv", &c, msg, sizeof msg) == SIM_EPARSE);
+    CHECK_STR(msg, "cluster_bad2.csv:1: error: header lacks column 'memory_mib'; expected "
+                   "sn,cpu_milli,memory_mib,gpu,model (optional: gpu_mem_mib,net_gbps,count)");
+    write("cluster_bad3.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,-4,1000,2,T4\n");
+    CHECK(load("cluster_bad3.csv", &c, msg, sizeof msg) == SIM_EPARSE);
+    CHECK_STR(msg, "cluster_bad3.csv:2:2: error: field 'cpu_milli': expected an integer "
+                   "0..1099511627776, got \"-4\"");
+
+    char openb[1024];
+    if (check_shared("alibaba_gpu_v2023/openb_node_list_gpu_node.csv", openb, sizeof openb)) {
+        CHECK(load(openb, &c, msg, sizeof msg) == SIM_OK);
+        CHECK_EQ_I64(c->n_nodes, 1213);
+        CHECK_EQ_I64(cluster_spec_gpus(c), 6212);
+        cluster_spec_destroy(c);
+    }
+    if (check_shared("alibaba_gpu_v2023/openb_node_list_all_node.csv", openb, sizeof openb)) {
+        CHECK(load(openb, &c, msg, sizeof msg) == SIM_OK);
+        CHECK_EQ_I64(c->n_nodes, 1523);
+        CHECK_EQ_I64(cluster_spec_gpus(c), 6212);
+        cluster_spec_destroy(c);
+    }
+    model_catalog_destroy(cat);
+    return check_done();
+}

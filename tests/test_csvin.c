@@ -1,0 +1,245 @@
+/*
+ * test_csvin.c: the CSV input layer — fields, quotes, embedded newlines and their line
+ * numbers, CRLF, BOM, blank lines, a missing final newline; identical rows at every
+ * chunk size, plain and gzip; a truncated gzip stream; bad bytes; the number parsers.
+ */
+#include "sim/alloc.h"
+#include "sim/csvin.h"
+
+#include "check.h"
+
+#include <zlib.h>
+
+static const char text[] = "\xEF\xBB\xBF"
+                           "a,b,c\r\n"
+                           "1, two ,\"th,ree\"\r\n"
+                           "\n"
+                           "\"multi\nline\",\"q\"\"uote\",\n"
+                           "last,,x";
+
+/* Rows of `path` read at the given chunk size, rendered as "line|f1|f2|...\n". */
+static char *render(const char *path, size_t chunk)
+{
+    csvin *in;
+    sim_diag d;
+    if (csvin_open(&in, path, ',', &d) != SIM_OK)
+        return NULL;
+    if (chunk)
+        csvin_set_chunk(in, chunk);
+    size_t cap = 4096, n = 0;
+    char *out = calloc(cap, 1);
+    csvin_row row;
+    int st;
+    while ((st = csvin_next(in, &row, &d)) == 1) {
+        n += (size_t)snprintf(out + n, cap - n, "%ld", row.line);
+        for (uint32_t i = 0; i < row.n; i++)
+            n += (size_t)snprintf(out + n, cap - n, "|%s", row.f[i]);
+        n += (size_t)snprintf(out + n, cap - n, "\n");
+    }
+    csvin_close(in);
+    if (st < 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+static void write_file(const char *path, const char *data, size_t len, bool gz)
+{
+    if (gz) {
+        gzFile g = gzopen(path, "wb");
+        gzwrite(g, data, (unsigned)len);
+        gzclose(g);
+    } else {
+        FILE *f = fopen(path, "wb");
+        fwrite(data, 1, len, f);
+        fclose(f);
+    }
+}
+
+static void test_rows_and_chunks(void)
+{
+    const char *expect = "1|a|b|c\n2|1|two|th,ree\n4|multi\nline|q\"uote|\n6|last||x\n";
+    write_file("csvin_plain.csv", text, sizeof text - 1, false);
+    write_file("csvin_gz.csv.gz", text, sizeof text - 1, true);
+    char *full = render("csvin_plain.csv", 0);
+    CHECK_STR(full, expect);
+    int bad = 0;
+    for (size_t chunk = 1; chunk <= sizeof text; chunk++) {
+        char *a = render("csvin_plain.csv", chunk);
+        char *b = render("csvin_gz.csv.gz", chunk);
+        if (!a || !b || strcmp(a, expect) || strcmp(b, expect)) {
+            bad++;
+            fprintf(stderr, "chunk %zu differs:\n%s\n%s\n", chunk, a ? a : "?", b ? b : "?");
+        }
+        free(a);
+        free(b);
+    }
+    CHECK(bad == 0);
+    free(full);
+}
+
+static void expect_error(const char *data, size_t len, const char *expected)
+{
+    write_file("csvin_bad.csv", data, len, false);
+    csvin *in;
+    sim_diag d;
+    CHECK(csvin_open(&in, "csvin_bad.csv", ',', &d) == SIM_OK);
+    csvin_row row;
+    int st;
+    while ((st = csvin_next(in, &row, &d)) == 1)
+        ;
+    csvin_close(in);
+    char buf[1024];
+    CHECK(st < 0);
+    CHECK_STR(sim_diag_format(&d, buf, sizeof buf), expected);
+}
+
+static void test_bad_bytes(void)
+{
+    expect_error("a,b\nx,y\x00z\n", 11, "csvin_bad.csv:2:2: error: NUL byte in field");
+    expect_error("a,b\nx,\xff\n", 8,
+                 "csvin_bad.csv:2:2: error: invalid UTF-8 at byte 1 of the field");
+    /* An overlong encoding of '/' is invalid too. */
+    expect_error("a\n\xc0\xaf\n", 5, "csvin_bad.csv:2:1: error: invalid UTF-8 at byte 1 of the field");
+    expect_error("a,b\n\"x\n", 7,
+                 "csvin_bad.csv:2:1: error: unterminated quoted field at the end of the file");
+    size_t big = 70000;
+    char *s = malloc(big + 8);
+    memcpy(s, "a\n", 2);
+    memset(s + 2, 'x', big);
+    s[big + 2] = '\n';
+    expect_error(s, big + 3, "csvin_bad.csv:2:1: error: field longer than 65536 bytes");
+    free(s);
+}
+
+static void test_truncated_gzip(void)
+{
+    size_t n = 200000;
+    char *s = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        s[i] = (i % 40 == 39) ? '\n' : (char)('a' + (i * 7919) % 26);
+    write_file("csvin_trunc.csv.gz", s, n, true);
+    free(s);
+    size_t len = 0;
+    char *gz = check_slurp("csvin_trunc.csv.gz", &len);
+    write_file("csvin_trunc.csv.gz", gz, len / 2, false);
+    free(gz);
+    csvin *in;
+    sim_diag d;
+    CHECK(csvin_open(&in, "csvin_trunc.csv.gz", ',', &d) == SIM_OK);
+    csvin_row row;
+    int st;
+    while ((st = csvin_next(in, &row, &d)) == 1)
+        ;
+    csvin_close(in);
+    CHECK_EQ_I64(st, SIM_EIO);
+    CHECK(strstr(d.msg, "truncated gzip stream") != NULL);
+}
+
+static void test_header_and_fields(void)
+{
+    const char *hdr = "Name, gpu ,x\nn1,12,2.5\nn2,,-7\n";
+    write_file("csvin_hdr.csv", hdr, strlen(hdr), false);
+    csvin *in;
+    sim_diag d;
+    CHECK(csvin_open(&in, "csvin_hdr.csv", ',', &d) == SIM_OK);
+    csvin_row row;
+    CHECK(csvin_next(in, &row, &d) == 1);
+    static const char *const names[] = {"gpu", "name", "absent"};
+    int32_t ix[3];
+    bool unknown[8];
+    CHECK(csvin_map_header(in, &row, names, 3, ix, unknown, &d) == SIM_OK);
+    CHECK_EQ_I64(ix[0], 1);
+    CHECK_EQ_I64(ix[1], 0);
+    CHECK_EQ_I64(ix[2], -1);
+    CHECK(unknown[2] && !unknown[0] && !unknown[1]);
+    CHECK(csvin_next(in, &row, &d) == 1);
+    uint64_t u;
+    double x;
+    sim_time t;
+    CHECK(csvin_u64(in, &row, ix[0], "gpu", 0, 16, &u, &d) == SIM_OK && u == 12);
+    CHECK(csvin_double(in, &row, 2, "x", 0, 10, &x, &d) == SIM_OK && x == 2.5);
+    CHECK(csvin_seconds(in, &row, 2, "x", 0, 10, &t, &d) == SIM_OK && t == 2500000);
+    CHECK(csvin_u64(in, &row, ix[0], "gpu", 0, 10, &u, &d) == SIM_EPARSE);
+    char buf[512];
+    CHECK_STR(sim_diag_format(&d, buf, sizeof buf),
+              "csvin_hdr.csv:2:2: error: field 'gpu': expected an integer 0..10, got \"12\"");
+    CHECK(csvin_next(in, &row, &d) == 1);
+    CHECK(csvin_empty(&row, ix[0]));
+    CHECK(csvin_empty(&row, ix[2]));
+    CHECK(csvin_double(in, &row, 2, "x", 0, 10, &x, &d) == SIM_EPARSE);
+    CHECK(csvin_next(in, &row, &d) == 0);
+    csvin_close(in);
+}
+
+static void test_parsers(void)
+{
+    uint64_t u;
+    int64_t i;
+    double x;
+    CHECK(csvin_parse_u64("18446744073709551615", 20, &u) && u == UINT64_MAX);
+    CHECK(!csvin_parse_u64("18446744073709551616", 20, &u));
+    CHECK(csvin_parse_u64(" 8.000 ", 7, &u) && u == 8);
+    CHECK(!csvin_parse_u64("8.5", 3, &u));
+    CHECK(!csvin_parse_u64("", 0, &u));
+    CHECK(!csvin_parse_u64("0x10", 4, &u));
+    CHECK(csvin_parse_i64("-9223372036854775808", 20, &i) && i == INT64_MIN);
+    CHECK(!csvin_parse_i64("-9223372036854775809", 20, &i));
+    CHECK(csvin_parse_double("2.385e2", 7, &x) && x == 238.5);
+    CHECK(!csvin_parse_double("nan", 3, &x));
+    CHECK(!csvin_parse_double("inf", 3, &x));
+    CHECK(!csvin_parse_double("1e999", 5, &x));
+    CHECK(!csvin_parse_double("0x1p3", 5, &x));
+    char q[64];
+    csvin_quote("a\"b\x01", 4, q, sizeof q);
+    CHECK_STR(q, "\"a\\\"b\\x01\"");
+}
+
+static void test_open_errors(void)
+{
+    csvin *in;
+    sim_diag d;
+    char buf[512];
+    CHECK(csvin_open(&in, "no/such/file.csv", ',', &d) == SIM_EIO);
+    CHECK_STR(sim_diag_format(&d, buf, sizeof buf),
+              "no/such/file.csv: error: cannot open: No such file or directory");
+}
+
+static void test_alloc_failures(void)
+{
+    write_file("csvin_plain.csv", text, sizeof text - 1, false);
+    int64_t base = sim_alloc_live();
+    int failures = 0;
+    for (uint64_t k = 1; k < 20; k++) {
+        sim_alloc_fail_after(k);
+        csvin *in;
+        sim_diag d;
+        int st = csvin_open(&in, "csvin_plain.csv", ',', &d);
+        if (st == SIM_OK) {
+            csvin_row row;
+            while ((st = csvin_next(in, &row, &d)) == 1)
+                ;
+            csvin_close(in);
+        }
+        sim_alloc_fail_after(0);
+        if (st == SIM_ENOMEM)
+            failures++;
+        else
+            CHECK(st == SIM_OK || st == 0);
+        CHECK_EQ_I64(sim_alloc_live(), base);
+    }
+    CHECK(failures > 0);
+}
+
+int main(void)
+{
+    test_rows_and_chunks();
+    test_bad_bytes();
+    test_truncated_gzip();
+    test_header_and_fields();
+    test_parsers();
+    test_open_errors();
+    test_alloc_failures();
+    return check_done();
+}

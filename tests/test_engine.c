@@ -1,0 +1,709 @@
+/*
+ * test_engine.c: the discrete-event core.
+ *  - hand-computed schedules: sharing and share speed, FIFO blocking, gang replicas,
+ *    rejection with a reason, node failures with and without checkpoints, preemption,
+ *    share changes, pause/resume, speed factors (a scripted test policy);
+ *  - invalid decisions end the run naming the policy, the decision and the reason;
+ *  - properties on random traces for every policy: conservation after every event
+ *    (check_invariants), every job accounted for, identical bytes for identical seeds;
+ *  - the shape-indexed placement pass gives exactly the schedule of an exhaustive scan;
+ *  - allocation failures in sim_engine_create return SIM_ENOMEM without leaks.
+ */
+#include "policies/place.h"
+#include "sim/alloc.h"
+#include "sim/engine.h"
+
+#include "check.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+/* ---- A small world ------------------------------------------------------------------ */
+
+typedef struct world {
+    sim_intern *types, *tenants;
+    uint64_t type_mem[4];
+    cluster_spec cl;
+    node_spec nodes[64];
+} world;
+
+static void world_init(world *w, uint32_t n_nodes, uint32_t gpus_per_node)
+{
+    memset(w, 0, sizeof *w);
+    w->types = sim_intern_create(true);
+    sim_intern_add(w->types, "A", 1, 0);
+    sim_intern_add(w->types, "B", 1, 0);
+    w->type_mem[1] = 16384;
+    w->type_mem[2] = 32768;
+    w->tenants = sim_intern_create(false);
+    w->cl.n_nodes = n_nodes;
+    w->cl.nodes = w->nodes;
+    for (uint32_t i = 0; i < n_nodes; i++) {
+        snprintf(w->nodes[i].name, sizeof w->nodes[i].name, "n%u", i);
+        w->nodes[i].cpu_milli = 64000;
+        w->nodes[i].mem_mib = 262144;
+        w->nodes[i].num_gpus = gpus_per_node;
+        w->nodes[i].gpu_type = gpus_per_node ? 1 : 0;
+    }
+}
+
+static void world_fini(world *w)
+{
+    sim_intern_destroy(w->types);
+    sim_intern_destroy(w->tenants);
+}
+
+typedef struct array_source {
+    const job_spec *jobs;
+    size_t n, next;
+} array_source;
+
+static int array_next(void *ctx, job_spec *job, sim_diag *d)
+{
+    (void)d;
+    array_source *a = ctx;
+    if (a->next >= a->n)
+        return 0;
+    *job = a->jobs[a->next++];
+    return 1;
+}
+
+static job_spec job(const char *id, double submit_s, double work_s, uint32_t gpus,
+                    uint32_t milli)
+{
+    job_spec j;
+    memset(&j, 0, sizeof j);
+    snprintf(j.id, sizeof j.id, "%s", id);
+    j.submit_us = (sim_time)llround(submit_s * 1e6);
+    j.work_s = work_s;
+    j.num_gpus = gpus;
+    j.gpu_milli = gpus ? milli : 0;
+    j.true_milli = j.gpu_milli;
+    j.replicas = gpus ? 0 : 1;
+    j.name = "";
+    j.command = "";
+    return j;
+}
+
+typedef struct run_out {
+    int status;
+    sim_diag d;
+    char *jobs, *ts, *summary;
+    size_t jobs_len, ts_len, summary_len;
+    sim_summary sum;
+} run_out;
+
+static void run_out_free(run_out *o)
+{
+    free(o->jobs);
+    free(o->ts);
+    free(o->summary);
+}
+
+typedef struct run_opts {
+    const policy_ops *pol;
+    uint64_t seed;
+    double checkpoint_s, restart_penalty_s;
+    sim_time sample_us;
+    const sim_rate_model *rate;
+    const sim_time (*failures)[3]; /* node, down, up */
+    int n_failures;
+} run_opts;
+
+static run_out run(world *w, const job_spec *jobs, size_t n, const run_opts *o)
+{
+    run_out r;
+    memset(&r, 0, sizeof r);
+    FILE *fj = open_memstream(&r.jobs, &r.jobs_len);
+    FILE *ft = open_memstream(&r.ts, &r.ts_len);
+    sim_config cfg = {.seed = o->seed,
+                      .sample_interval_us = o->sample_us,
+                      .horizon_us = SIM_TIME_NEVER,
+                      .checkpoint_interval_s = o->checkpoint_s,
+                      .restart_penalty_s = o->restart_penalty_s,
+                      .jobs_csv = fj,
+                      .timeseries_csv = ft,
+                      .check_invariants = true};
+    sim_world sw = {.cluster = &w->cl,
+                    .gpu_types = w->types,
+                    .gpu_type_mem_mib = w->type_mem,
+                    .tenants = w->tenants,
+                    .rate = o->rate};
+    policy_config pc = {.policy = o->pol->name};
+    sim_engine *e;
+    r.status = sim_engine_create(&e, &cfg, &sw, o->pol, &pc, &r.d);
+    if (r.status == SIM_OK) {
+        for (int k = 0; k < o->n_failures; k++)
+            sim_engine_add_failure(e, (uint32_t)o->failures[k][0], o->failures[k][1],
+                                   o->failures[k][2], &r.d);
+        array_source as = {.jobs = jobs, .n = n};
+        sim_source src = {.ctx = &as, .next = array_next};
+        r.status = sim_engine_run(e, &src, &r.d);
+        r.sum = *sim_engine_summary(e);
+        FILE *fs = open_memstream(&r.summary, &r.summary_len);
+        sim_engine_write_summary(e, fs, NULL);
+        fclose(fs);
+        sim_engine_destroy(e);
+    }
+    fclose(fj);
+    fclose(ft);
+    return r;
+}
+
+/* The row of job `id` in jobs.csv, up to (excluding) the newline, in buf. */
+static const char *row_of(const run_out *r, const char *id, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (!r->jobs)
+        return buf;
+    char key[80];
+    snprintf(key, sizeof key, "\n%s,", id);
+    const char *p = strstr(r->jobs, key);
+    if (!p)
+        return buf;
+    p++;
+    size_t len = strcspn(p, "\n");
+    if (len >= size)
+        len = size - 1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return buf;
+}
+
+/* Field k (0-based) of a CSV row without quotes. */
+static const char *field(const char *row, int k, char *buf, size_t size)
+{
+    const char *p = row;
+    for (int i = 0; i < k && p; i++) {
+        p = strchr(p, ',');
+        if (p)
+            p++;
+    }
+    buf[0] = '\0';
+    if (!p)
+        return buf;
+    size_t len = strcspn(p, ",");
+    if (len >= size)
+        len = size - 1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return buf;
+}
+
+/* jobs.csv columns. */
+enum { F_ID, F_TENANT, F_QOS, F_PRIO, F_STATUS, F_SUBMIT, F_START, F_END, F_WAIT, F_QUEUED,
+       F_JCT, F_RUN, F_WORK, F_GPUS, F_REPLICAS, F_MILLI, F_SHARE, F_TRUE, F_TYPE, F_NODE,
+       F_PREEMPT, F_LOST, F_PRED, F_PREDM, F_REASON };
+
+static void check_field(const run_out *r, const char *id, int k, const char *want, int line)
+{
+    char row[1024], f[256];
+    row_of(r, id, row, sizeof row);
+    field(row, k, f, sizeof f);
+    if (strcmp(f, want) == 0) {
+        check_passed++;
+    } else {
+        check_failed++;
+        fprintf(stderr, "%s:%d: job %s field %d: got '%s', expected '%s'\n  row: %s\n",
+                __FILE__, line, id, k, f, want, row);
+    }
+}
+#define CHECK_FIELD(r, id, k, want) check_field(r, id, k, want, __LINE__)
+
+extern const policy_ops policy_fifo, policy_binpack, policy_random;
+
+/* ---- Hand-computed schedules -------------------------------------------------------- */
+
+static void test_sharing(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[3] = {job("j1", 0, 100, 1, 500), job("j2", 10, 50, 1, 500),
+                        job("j3", 20, 10, 1, 1000)};
+    jobs[1].true_milli = 1000; /* uses a whole GPU alone: at 500 it runs at half speed */
+    run_opts o = {.pol = &policy_binpack, .seed = 1};
+    run_out r = run(&w, jobs, 3, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "j1", F_END, "100.000000");
+    CHECK_FIELD(&r, "j2", F_START, "10.000000");
+    CHECK_FIELD(&r, "j2", F_END, "110.000000");
+    CHECK_FIELD(&r, "j3", F_START, "110.000000");
+    CHECK_FIELD(&r, "j3", F_WAIT, "90.000000");
+    CHECK_FIELD(&r, "j3", F_END, "120.000000");
+    CHECK_FIELD(&r, "j3", F_JCT, "100.000000");
+    CHECK_FIELD(&r, "j2", F_STATUS, "done");
+    CHECK_FIELD(&r, "j1", F_TYPE, "A");
+    CHECK_FIELD(&r, "j1", F_NODE, "n0");
+    CHECK_EQ_I64(r.sum.jobs_done, 3);
+    /* Allocated GPU-time: 100 x 0.5 + 100 x 0.5 + 10 x 1 = 110 GPU-s over 120 s. */
+    CHECK_NEAR(r.sum.gpu_seconds_alloc, 110, 1e-9);
+    CHECK_NEAR(r.sum.gpu_alloc_avg, 110.0 / 120.0, 1e-9);
+    /* Effective: min(share, demand) = the same here. */
+    CHECK_NEAR(r.sum.gpu_seconds_effective, 110, 1e-9);
+    run_out_free(&r);
+
+    /* FIFO holds whole GPUs: j2 waits for j1, and runs at full speed. */
+    o.pol = &policy_fifo;
+    r = run(&w, jobs, 3, &o);
+    CHECK_FIELD(&r, "j2", F_START, "100.000000");
+    CHECK_FIELD(&r, "j2", F_END, "150.000000");
+    CHECK_FIELD(&r, "j2", F_SHARE, "1000");
+    CHECK_FIELD(&r, "j3", F_END, "160.000000");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+static void test_gangs_and_rejection(void)
+{
+    world w;
+    world_init(&w, 3, 8);
+    w.nodes[2].gpu_type = 2;
+    job_spec jobs[6] = {job("big", 0, 10, 16, 1000), job("huge", 1, 10, 32, 1000),
+                        job("one", 2, 10, 16, 1000), job("typed", 3, 10, 1, 1000),
+                        job("cpu", 4, 10, 0, 0), job("cpuhog", 5, 10, 0, 0)};
+    jobs[2].replicas = 1;              /* 16 GPUs on one node: impossible */
+    jobs[3].gpu_type_mask = 1u << 2;   /* only type B */
+    jobs[4].cpu_milli = 1000;
+    jobs[5].cpu_milli = 65000;         /* more than any node */
+    run_opts o = {.pol = &policy_binpack, .seed = 1};
+    run_out r = run(&w, jobs, 6, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "big", F_STATUS, "done");
+    CHECK_FIELD(&r, "big", F_REPLICAS, "2");
+    CHECK_FIELD(&r, "huge", F_STATUS, "rejected");
+    CHECK_FIELD(&r, "huge", F_REASON,
+                "the whole cluster can hold only 3 of the job's 4 replicas at once");
+    CHECK_FIELD(&r, "one", F_STATUS, "rejected");
+    CHECK_FIELD(&r, "one", F_REASON,
+                "a replica needs 16 GPUs on one node; the largest eligible node has 8");
+    CHECK_FIELD(&r, "typed", F_NODE, "n2");
+    CHECK_FIELD(&r, "typed", F_TYPE, "B");
+    CHECK_FIELD(&r, "cpu", F_STATUS, "done");
+    CHECK_FIELD(&r, "cpuhog", F_REASON,
+                "a replica needs 65000 milli-CPU; the largest eligible node has 64000");
+    CHECK_EQ_I64(r.sum.jobs_rejected, 3);
+    CHECK_EQ_I64(r.sum.jobs_done, 3);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+static void test_failures(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[1] = {job("j", 0, 100, 1, 1000)};
+    const sim_time fail[1][3] = {{0, 50000000, 60000000}};
+    run_opts o = {.pol = &policy_binpack, .seed = 1, .failures = fail, .n_failures = 1};
+    /* No checkpoints: the 50 s done are lost; it restarts at 60 and ends at 160. */
+    run_out r = run(&w, jobs, 1, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "j", F_END, "160.000000");
+    CHECK_FIELD(&r, "j", F_PREEMPT, "1");
+    CHECK_FIELD(&r, "j", F_LOST, "50.000000");
+    CHECK_FIELD(&r, "j", F_RUN, "150.000000");
+    CHECK_FIELD(&r, "j", F_QUEUED, "10.000000");
+    CHECK_EQ_I64(r.sum.failures, 1);
+    run_out_free(&r);
+    /* Checkpoints every 30 s: 20 s lost; 30 s of work remain... 70 s after 60. */
+    o.checkpoint_s = 30;
+    o.restart_penalty_s = 5;
+    r = run(&w, jobs, 1, &o);
+    CHECK_FIELD(&r, "j", F_LOST, "20.000000");
+    CHECK_FIELD(&r, "j", F_END, "135.000000");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+/* A scripted policy: binpack placement, plus actions at given times. */
+typedef struct act {
+    double t_s;
+    char what; /* p = preempt (arg 1 = checkpoint), s = set share, z = pause, r = resume,
+                  f = speed factor (arg / 1000), x = reject */
+    int job;   /* arrival index */
+    uint32_t arg;
+} act;
+
+static const act *script;
+static int script_n;
+
+typedef struct scripted {
+    place_ws ws;
+    sim_job_id ids[16];
+    int n;
+    int next;
+} scripted;
+
+static int sc_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    scripted *s = st;
+    return place_ws_init(&s->ws, cfg, d);
+}
+
+static void sc_fini(void *st)
+{
+    scripted *s = st;
+    place_ws_fini(&s->ws);
+}
+
+static void sc_arrival(void *st, const sim_view *v, sim_job_id id)
+{
+    (void)v;
+    scripted *s = st;
+    if (s->n < 16)
+        s->ids[s->n++] = id;
+}
+
+static int sc_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    scripted *s = st;
+    while (s->next < script_n && (sim_time)llround(script[s->next].t_s * 1e6) <= now) {
+        const act *a = &script[s->next++];
+        sim_job_id id = s->ids[a->job];
+        int rc = SIM_OK;
+        switch (a->what) {
+        case 'p': rc = sim_decide_preempt(out, id, a->arg != 0); break;
+        case 's': rc = sim_decide_set_share(out, id, a->arg); break;
+        case 'z': rc = sim_decide_pause(out, id); break;
+        case 'r': rc = sim_decide_resume(out, id); break;
+        case 'f': rc = sim_decide_speed_factor(out, id, a->arg / 1000.0); break;
+        case 'x': rc = sim_decide_reject(out, id, "scripted"); break;
+        default: break;
+        }
+        if (rc != SIM_OK)
+            return rc;
+    }
+    return place_pass_run(&s->ws, v, out, 0, place_score_most_allocated, NULL,
+                          PLACE_GPU_MOST_USED, false);
+}
+
+static sim_time sc_wakeup(const void *st, const sim_view *v, sim_time now)
+{
+    (void)v;
+    (void)now;
+    const scripted *s = st;
+    return s->next < script_n ? (sim_time)llround(script[s->next].t_s * 1e6) : SIM_TIME_NEVER;
+}
+
+static const policy_ops policy_scripted = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "scripted",
+    .state_size = sizeof(scripted),
+    .init = sc_init,
+    .fini = sc_fini,
+    .on_arrival = sc_arrival,
+    .schedule = sc_schedule,
+    .next_wakeup = sc_wakeup,
+};
+
+static void test_scripted(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[2] = {job("a", 0, 100, 1, 500), job("b", 0, 100, 1, 1000)};
+    jobs[0].true_milli = 1000;
+    /* a holds 500 of a GPU it would use fully: speed 0.5. At 20 s (10 s of work done)
+     * it grows to 1000: speed 1, 90 s left -> ends at 110. b waits until then. */
+    static const act s1[] = {{20, 's', 0, 1000}};
+    script = s1;
+    script_n = 1;
+    run_opts o = {.pol = &policy_scripted, .seed = 1};
+    run_out r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "a", F_END, "110.000000");
+    CHECK_FIELD(&r, "a", F_SHARE, "1000");
+    CHECK_FIELD(&r, "b", F_START, "110.000000");
+    run_out_free(&r);
+
+    /* Pause a from 10 to 30 s, then a speed factor of 2 from 40 s:
+     * work 10 by t=10, paused 20 s, 10 more by t=40, then 80 left at speed 1 -> t=80. */
+    jobs[0].gpu_milli = 1000;
+    static const act s2[] = {{10, 'z', 0, 0}, {30, 'r', 0, 0}, {40, 'f', 0, 2000}};
+    script = s2;
+    script_n = 3;
+    r = run(&w, jobs, 1, &o);
+    CHECK_FIELD(&r, "a", F_END, "80.000000");
+    CHECK_FIELD(&r, "a", F_RUN, "80.000000");
+    run_out_free(&r);
+
+    /* Preempt with a checkpoint at 30 s: no work lost; without, 30 s lost. */
+    static const act s3[] = {{30, 'p', 0, 1}};
+    script = s3;
+    script_n = 1;
+    r = run(&w, jobs, 1, &o);
+    CHECK_FIELD(&r, "a", F_END, "100.000000");
+    CHECK_FIELD(&r, "a", F_PREEMPT, "1");
+    CHECK_FIELD(&r, "a", F_LOST, "0.000000");
+    run_out_free(&r);
+    static const act s4[] = {{30, 'p', 0, 0}};
+    script = s4;
+    r = run(&w, jobs, 1, &o);
+    CHECK_FIELD(&r, "a", F_END, "130.000000");
+    CHECK_FIELD(&r, "a", F_LOST, "30.000000");
+    run_out_free(&r);
+
+    /* A job rejected by the policy is written with its reason. */
+    static const act s5[] = {{0, 'x', 1, 0}};
+    script = s5;
+    r = run(&w, jobs, 2, &o);
+    CHECK_FIELD(&r, "b", F_STATUS, "rejected");
+    CHECK_FIELD(&r, "b", F_REASON, "policy scripted: scripted");
+    CHECK_EQ_I64(r.sum.jobs_rejected, 1);
+    run_out_free(&r);
+
+    /* Invalid decisions end the run, naming the policy, the decision and the reason. */
+    static const act s6[] = {{50, 's', 0, 1001}};
+    script = s6;
+    r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_EINVAL);
+    CHECK_STR(r.d.msg, "policy 'scripted': decision SET_SHARE job 'a' (id 0) at t=50.000000 s: "
+                       "share 1001 milli-GPU is outside 1..1000");
+    run_out_free(&r);
+    static const act s7[] = {{1, 'r', 1, 0}};
+    script = s7;
+    r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_EINVAL);
+    CHECK(strstr(r.d.msg, "decision RESUME job 'b'") && strstr(r.d.msg, "the job is pending"));
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+/* A policy that over-commits: starts every pending job on GPU 0. */
+static int greedy_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    (void)st;
+    (void)now;
+    for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE;) {
+        sim_job_id next = sim_view_next(v, id);
+        uint32_t node = 0, gpu = 0;
+        sim_placement p = {.replicas = 1, .nodes = &node, .gpus = &gpu, .gpu_mem_mib = UINT64_MAX};
+        int rc = sim_decide_start(out, id, &p);
+        if (rc != SIM_OK)
+            return rc;
+        id = next;
+    }
+    return SIM_OK;
+}
+
+static int nop_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    (void)st;
+    (void)cfg;
+    (void)d;
+    return SIM_OK;
+}
+
+static const policy_ops policy_greedy = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "greedy",
+    .init = nop_init,
+    .schedule = greedy_schedule,
+};
+
+static void test_overcommit_refused(void)
+{
+    world w;
+    world_init(&w, 1, 2);
+    job_spec jobs[2] = {job("a", 0, 10, 1, 700), job("b", 0, 10, 1, 400)};
+    run_opts o = {.pol = &policy_greedy, .seed = 1};
+    run_out r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_EINVAL);
+    CHECK_STR(r.d.msg, "policy 'greedy': decision START job 'b' (id 1) at t=0.000000 s: GPU 0 "
+                       "(node n0) has 300 milli-GPU free, the job needs 400");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+/* ---- Properties on random traces ------------------------------------------------------ */
+
+static size_t random_trace(gsl_rng *rng, job_spec *jobs, size_t n)
+{
+    double t = 0;
+    for (size_t i = 0; i < n; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "r%zu", i);
+        t += gsl_ran_exponential(rng, 20);
+        double u = gsl_rng_uniform(rng);
+        uint32_t g = u < 0.1 ? 0 : u < 0.7 ? 1 : u < 0.85 ? 2 : u < 0.95 ? 4 : 8;
+        uint32_t m = g == 1 && gsl_rng_uniform(rng) < 0.5
+                         ? 50 * (1 + (uint32_t)gsl_rng_uniform_int(rng, 20))
+                         : 1000;
+        jobs[i] = job(id, floor(t), floor(gsl_ran_exponential(rng, 300)), g, m);
+        jobs[i].true_milli = g ? 1 + (uint32_t)gsl_rng_uniform_int(rng, m) : 0;
+        jobs[i].cpu_milli = 1000 * (1 + gsl_rng_uniform_int(rng, 16));
+        jobs[i].mem_mib = 1024 * (1 + gsl_rng_uniform_int(rng, 64));
+        if (g && gsl_rng_uniform(rng) < 0.2)
+            jobs[i].gpu_type_mask = 1u << (1 + gsl_rng_uniform_int(rng, 2));
+        if (g >= 4 && gsl_rng_uniform(rng) < 0.5)
+            jobs[i].replicas = g / 2;
+    }
+    return n;
+}
+
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; s && *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void test_properties(void)
+{
+    const policy_ops *pols[] = {&policy_fifo, &policy_binpack, &policy_random};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    static job_spec jobs[600];
+    for (int round = 0; round < 6; round++) {
+        gsl_rng_set(rng, 1000 + (unsigned long)round);
+        world w;
+        world_init(&w, 4 + (uint32_t)round * 3, round % 2 ? 4 : 8);
+        for (uint32_t i = 0; i < w.cl.n_nodes; i++)
+            w.nodes[i].gpu_type = (uint16_t)(1 + i % 2);
+        size_t n = random_trace(rng, jobs, 200 + 80 * (size_t)round);
+        for (int p = 0; p < 3; p++) {
+            run_opts o = {.pol = pols[p], .seed = 7, .sample_us = 60000000};
+            run_out a = run(&w, jobs, n, &o);
+            run_out b = run(&w, jobs, n, &o);
+            CHECK_EQ_I64(a.status, SIM_OK);
+            if (a.status != SIM_OK)
+                fprintf(stderr, "%s: %s\n", pols[p]->name, a.d.msg);
+            /* Every job accounted for, each exactly once. */
+            CHECK_EQ_I64(a.sum.jobs_arrived, n);
+            CHECK_EQ_I64(a.sum.jobs_done + a.sum.jobs_rejected + a.sum.jobs_unfinished, n);
+            CHECK_EQ_I64(count_lines(a.jobs), n + 1);
+            /* Identical inputs and seed: identical bytes. */
+            CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
+            CHECK(a.ts_len == b.ts_len && memcmp(a.ts, b.ts, a.ts_len) == 0);
+            CHECK(a.summary_len == b.summary_len &&
+                  memcmp(a.summary, b.summary, a.summary_len) == 0);
+            run_out_free(&a);
+            run_out_free(&b);
+        }
+        world_fini(&w);
+    }
+    gsl_rng_free(rng);
+}
+
+/* An exhaustive binpack: every pending job in enqueue order on every node, no shape
+ * index, no release log, no block bounds. */
+typedef struct exhaustive {
+    place_ws ws;
+} exhaustive;
+
+static int ex_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    exhaustive *s = st;
+    return place_ws_init(&s->ws, cfg, d);
+}
+
+static void ex_fini(void *st)
+{
+    exhaustive *s = st;
+    place_ws_fini(&s->ws);
+}
+
+static double plain_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
+{
+    return place_score_most_allocated(ctx, v, j, n);
+}
+
+static int ex_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    (void)now;
+    exhaustive *s = st;
+    for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE;) {
+        sim_job_id next = sim_view_next(v, id);
+        sim_placement p;
+        /* A score function other than place_score_most_allocated takes the plain scan. */
+        if (place_gang(&s->ws, v, id, 0, UINT64_MAX, plain_score, NULL, PLACE_GPU_MOST_USED,
+                       NULL, 0, &p)) {
+            int rc = sim_decide_start(out, id, &p);
+            if (rc != SIM_OK)
+                return rc;
+        }
+        id = next;
+    }
+    return SIM_OK;
+}
+
+static const policy_ops policy_exhaustive = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "binpack",
+    .state_size = sizeof(exhaustive),
+    .init = ex_init,
+    .fini = ex_fini,
+    .schedule = ex_schedule,
+};
+
+static void test_pass_equivalence(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    static job_spec jobs[1500];
+    for (int round = 0; round < 4; round++) {
+        gsl_rng_set(rng, 77 + (unsigned long)round);
+        world w;
+        world_init(&w, 40 + 7 * (uint32_t)round, 8);
+        for (uint32_t i = 0; i < w.cl.n_nodes; i++) {
+            w.nodes[i].gpu_type = (uint16_t)(1 + (i * 7) % 2);
+            w.nodes[i].num_gpus = 2 + (i % 4) * 2;
+        }
+        /* Dense arrivals: long queues, many releases. */
+        size_t n = random_trace(rng, jobs, 1500);
+        for (size_t i = 0; i < n; i++)
+            jobs[i].submit_us /= 8;
+        run_opts o = {.pol = &policy_binpack, .seed = 3};
+        run_out a = run(&w, jobs, n, &o);
+        o.pol = &policy_exhaustive;
+        run_out b = run(&w, jobs, n, &o);
+        CHECK_EQ_I64(a.status, SIM_OK);
+        CHECK_EQ_I64(b.status, SIM_OK);
+        CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
+        CHECK(a.summary_len == b.summary_len && memcmp(a.summary, b.summary, a.summary_len) == 0);
+        CHECK(a.sum.jobs_done > n / 2);
+        run_out_free(&a);
+        run_out_free(&b);
+        world_fini(&w);
+    }
+    gsl_rng_free(rng);
+}
+
+static void test_create_alloc_failures(void)
+{
+    world w;
+    world_init(&w, 4, 8);
+    int64_t base = sim_alloc_live();
+    int failed = 0;
+    for (uint64_t k = 1; k < 120; k++) {
+        sim_alloc_fail_after(k);
+        sim_config cfg = {.seed = 1, .horizon_us = SIM_TIME_NEVER};
+        sim_world sw = {.cluster = &w.cl,
+                        .gpu_types = w.types,
+                        .gpu_type_mem_mib = w.type_mem,
+                        .tenants = w.tenants};
+        policy_config pc = {.policy = "binpack"};
+        sim_engine *e = NULL;
+        sim_diag d;
+        int st = sim_engine_create(&e, &cfg, &sw, &policy_binpack, &pc, &d);
+        sim_alloc_fail_after(0);
+        if (st == SIM_OK)
+            sim_engine_destroy(e);
+        else
+            failed++;
+        CHECK(st == SIM_OK || st == SIM_ENOMEM);
+        CHECK_EQ_I64(sim_alloc_live(), base);
+    }
+    CHECK(failed > 20);
+    world_fini(&w);
+}
+
+int main(void)
+{
+    test_sharing();
+    test_gangs_and_rejection();
+    test_failures();
+    test_scripted();
+    test_overcommit_refused();
+    test_properties();
+    test_pass_equivalence();
+    test_create_alloc_failures();
+    return check_done();
+}

@@ -7,9 +7,10 @@
 
 #include "cli/report.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
 int cmd_plot(int argc, char **argv)
 {
@@ -41,6 +42,12 @@ int cmd_plot(int argc, char **argv)
     }
     if (!dir)
         return cli_usage_error("clustersim plot needs the run's directory (clustersim plot DIR)");
+    struct stat sb;
+    if (stat(dir, &sb) != 0)
+        return cli_usage_error("cannot read the run directory '%s': %s", dir, strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return cli_usage_error("'%s' is not a directory (clustersim plot takes the --out "
+                               "directory of a run)", dir);
     report_outcome o;
     sim_diag d = {0};
     int st = report_plot_run(dir, (unsigned)jobs, &o, &d);

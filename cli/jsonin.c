@@ -47,9 +47,15 @@ static int fail(parser *p, const char *what)
     if (p->pos >= p->len)
         snprintf(got, sizeof got, "the end of the file");
     else {
-        char q[48];
-        csvin_quote(p->s + p->pos, 1, q, sizeof q);
-        snprintf(got, sizeof got, "%s", q);
+        /* One byte, quoted; anything but printable ASCII as \xHH (it may be half of
+         * an invalid UTF-8 sequence). */
+        unsigned char c = (unsigned char)p->s[p->pos];
+        if (c == '"' || c == '\\')
+            snprintf(got, sizeof got, "\"\\%c\"", c);
+        else if (c >= 0x20 && c < 0x7f)
+            snprintf(got, sizeof got, "\"%c\"", c);
+        else
+            snprintf(got, sizeof got, "\"\\x%02x\"", c);
     }
     return sim_diag_set(p->d, SIM_EPARSE, p->name, p->line, column_of(p, p->pos),
                         "JSON: expected %s, got %s", what, got);
@@ -96,9 +102,8 @@ static int32_t add_node(parser *p, json_type type, int32_t parent, const char *k
     return (int32_t)j->n++;
 }
 
-static int put_utf8(parser *p, char **w, uint32_t cp)
+static void put_utf8(char **w, uint32_t cp)
 {
-    (void)p;
     char *o = *w;
     if (cp < 0x80) {
         *o++ = (char)cp;
@@ -116,7 +121,6 @@ static int put_utf8(parser *p, char **w, uint32_t cp)
         *o++ = (char)(0x80 | (cp & 0x3F));
     }
     *w = o;
-    return SIM_OK;
 }
 
 static bool hex4(const char *s, uint32_t *out)
@@ -217,7 +221,7 @@ static int parse_string(parser *p, const char **out)
                 p->pos -= 6;
                 return fail(p, "a string without NUL characters");
             }
-            put_utf8(p, &w, cp);
+            put_utf8(&w, cp);
             continue;
         }
         size_t k = utf8_len((const unsigned char *)p->s + p->pos, p->len - p->pos);

@@ -395,7 +395,7 @@ static void write_summary(report_doc *doc, const report_config *c, const report 
                      "`%s` is the baseline: every other cell gives the policy's value and, in "
                      "brackets, its change against `%s` in percent.%s",
                      bg->policy, bg->policy,
-                     seeds ? " With several seeds a cell is the mean over the seeds +- the "
+                     seeds ? " With several seeds a cell is the mean over the seeds ± the "
                              "sample standard deviation; 95 % intervals follow the table."
                            : "");
     if (bg != &r->groups[0])
@@ -436,7 +436,7 @@ static void write_summary(report_doc *doc, const report_config *c, const report 
                 if (gr->n_ok > 1 && isfinite(gr->sd[m])) {
                     char s[40];
                     fmt_spread(s, sizeof s, (report_metric)m, gr->sd[m], u);
-                    snprintf(sd, sizeof sd, " +- %s", s);
+                    snprintf(sd, sizeof sd, " ± %s", s);
                 }
                 if (gr != bg)
                     fmt_change(ch, sizeof ch, gr->mean[m], bg->mean[m]);
@@ -559,8 +559,10 @@ static void policy_table(report_doc *doc, const report *r, const char *first_hea
                 snprintf(v, sizeof v, "failed");
             else if (!isfinite(x))
                 snprintf(v, sizeof v, "n/a");
-            else
+            else if (duration)
                 snprintf(v, sizeof v, "%.2f", x / u.s);
+            else
+                snprintf(v, sizeof v, "%.4g", x);
             if (gr != bg && gr->n_ok)
                 fmt_change(ch, sizeof ch, x, base);
             snprintf(cells[g], sizeof cells[g], "%s%s", v, ch);
@@ -613,8 +615,8 @@ static void write_sizes(report_doc *doc, const report *r)
     for (int k = 0; k < RC_COUNT; k++) {
         if (!b->class_jobs[k])
             continue;
-        snprintf(buf[n], sizeof buf[n], "%s (%llu jobs)", report_class_name[k],
-                 (unsigned long long)b->class_jobs[k]);
+        snprintf(buf[n], sizeof buf[n], "%s (%llu job%s)", report_class_name[k],
+                 (unsigned long long)b->class_jobs[k], b->class_jobs[k] == 1 ? "" : "s");
         names[n] = buf[n];
         rows[n++] = (size_t)k;
     }

@@ -785,7 +785,7 @@ static int build_groups(report *r)
             continue;
         report_group *g = &r->groups[r->n_groups];
         g->policy = p;
-        g->color = (uint32_t)(r->n_groups % 8);
+        g->color = (uint32_t)(r->n_groups % REPORT_MAX_POLICIES);
         g->runs = idx + used;
         for (size_t k = i; k < r->n_runs; k++)
             if (strcmp(r->runs[k].spec.policy, p) == 0) {

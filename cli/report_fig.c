@@ -642,11 +642,13 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
             char last[512];
             cli_last_line(figs[i].log, last, sizeof last);
             if (access(figs[i].script_path, R_OK) != 0)
-                snprintf(last, sizeof last, "%s is missing (set CLUSTERSIM_DATA to the "
-                                            "directory that holds plots/)",
+                snprintf(o->problem, sizeof o->problem,
+                         "%.500s is missing (set CLUSTERSIM_DATA to the directory that holds "
+                         "plots/)",
                          figs[i].script_path);
-            snprintf(o->problem, sizeof o->problem, "%s: gnuplot exit status %d: %s",
-                     figs[i].base, procs[i].exit_status, last);
+            else
+                snprintf(o->problem, sizeof o->problem, "%s: gnuplot exit status %d: %s",
+                         figs[i].base, procs[i].exit_status, last);
         }
     }
     st = (int)n_drawn;

@@ -116,8 +116,8 @@ typedef struct report {
     bool has_tenants;         /* some run has a tenant with a non-empty name */
 } report;
 
-/* The palette (Okabe & Ito, colour-blind safe); policy g uses colour g mod 8. */
-extern const char *const report_palette[8];
+/* One colour per policy: policy g (in the order given) uses report_palette[g]. */
+extern const char *const report_palette[REPORT_MAX_POLICIES];
 
 /* Read run->spec.dir into run; on failure run->ok is false and run->error says why
  * (file:line:column for bad content). Never prints. Returns SIM_ENOMEM only for

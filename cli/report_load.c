@@ -27,8 +27,10 @@
 const char *const report_class_name[RC_COUNT] = {"CPU only", "< 1 GPU", "1 GPU", "2-4 GPUs",
                                                  "5-8 GPUs", "> 8 GPUs"};
 
-const char *const report_palette[8] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                       "#E69F00", "#56B4E9", "#000000", "#F0E442"};
+/* Okabe & Ito's colour-blind-safe colours, then Tol's "muted" scheme. */
+const char *const report_palette[REPORT_MAX_POLICIES] = {
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
+    "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255"};
 
 typedef struct dbuf {
     double *v;

@@ -520,6 +520,9 @@ static void test_usage(void)
          "clustersim: error: clustersim compare takes --policies A,B,... (not --policy)\n"},
         {"--policies fifo --jobs 0 --out x",
          "clustersim: error: option --jobs: expected an integer 1..4096, got \"0\"\n"},
+        {"--policies fifo --out x --trace -",
+         "clustersim: error: clustersim compare reads the trace once per run: give a file, not "
+         "standard input\n"},
         {"--policies fifo --out x stray",
          "clustersim: error: unexpected argument 'stray' for 'clustersim compare' (see "
          "clustersim compare --help)\n"},

@@ -379,7 +379,7 @@ static void unit_label(char *b, size_t n, const report *r, report_metric m, unit
     }
 }
 
-static void write_summary(report_doc *doc, const report_config *c, const report *r)
+static void write_summary(report_doc *doc, const report *r)
 {
     const report_group *bg = baseline(r);
     report__doc_heading(doc, 2, "Summary");
@@ -496,7 +496,6 @@ static void write_summary(report_doc *doc, const report_config *c, const report 
         report__doc_row(doc, row);
     }
     report__doc_table_end(doc);
-    (void)c;
 }
 
 /* A per-policy table: rows given by a callback value(group, row) -> mean over ok runs. */
@@ -873,7 +872,7 @@ int report_write(const report_config *c, report_outcome *o, sim_diag *d)
     report__doc_begin(&doc, "clustersim policy comparison");
     write_inputs(&doc, c, &r);
     write_runs(&doc, &r);
-    write_summary(&doc, c, &r);
+    write_summary(&doc, &r);
     write_sizes(&doc, &r);
     if ((st = write_tenants(&doc, &r)) != SIM_OK) {
         sim_diag_set(d, st, NULL, 0, 0, "out of memory");
@@ -884,7 +883,10 @@ int report_write(const report_config *c, report_outcome *o, sim_diag *d)
     report__doc_end(&doc);
 out:;
     bool commit = st == SIM_OK;
-    bool ok = cli_out_close(&md, commit) & cli_out_close(&html, commit);
+    /* Both files are closed (or removed) whatever happens to the other. */
+    bool ok_md = cli_out_close(&md, commit);
+    bool ok_html = cli_out_close(&html, commit);
+    bool ok = ok_md && ok_html;
     if (commit && !ok)
         st = sim_diag_set(d, SIM_EIO, c->out_dir, 0, 0, "cannot write the report");
     free_report(&r);

@@ -49,22 +49,7 @@ static const struct {
     [RM_FAIRNESS] = {"fairness (Jain)", MK_INDEX},
 };
 
-typedef struct unit {
-    const char *name;
-    double s;
-} unit;
-
-/* The unit for durations whose largest value is max_s. */
-static unit pick_unit(double max_s)
-{
-    if (!(max_s >= 120))
-        return (unit){"s", 1};
-    if (max_s < 2 * 3600.0)
-        return (unit){"min", 60};
-    if (max_s < 3 * 86400.0)
-        return (unit){"h", 3600};
-    return (unit){"d", 86400};
-}
+typedef report_unit unit;
 
 static void fmt_count(char *b, size_t n, double x)
 {
@@ -114,7 +99,7 @@ static void fmt_change(char *b, size_t n, double x, double base)
 
 static void fmt_duration_text(char *b, size_t n, double s)
 {
-    unit u = pick_unit(s);
+    unit u = report__unit_for(s);
     static const char *const longname[] = {"s", "minutes", "hours", "days"};
     int k = u.s == 1 ? 0 : u.s == 60 ? 1 : u.s == 3600 ? 2 : 3;
     snprintf(b, n, "%.1f %s", s / u.s, longname[k]);
@@ -356,7 +341,7 @@ static unit row_unit(const report *r, report_metric m)
     for (size_t g = 0; g < r->n_groups; g++)
         if (isfinite(r->groups[g].mean[m]) && r->groups[g].mean[m] > mx)
             mx = r->groups[g].mean[m];
-    return pick_unit(mx);
+    return report__unit_for(mx);
 }
 
 static void unit_label(char *b, size_t n, const report *r, report_metric m, unit u)
@@ -530,7 +515,7 @@ static void policy_table(report_doc *doc, const report *r, const char *first_hea
             if (isfinite(x) && x > mx)
                 mx = x;
         }
-    unit u = duration ? pick_unit(mx) : (unit){fixed_unit, 1};
+    unit u = duration ? report__unit_for(mx) : (unit){fixed_unit, 1};
     const char *head[REPORT_MAX_COLS];
     char names[REPORT_MAX_POLICIES][96], h0[128];
     char align[REPORT_MAX_COLS + 1];
@@ -622,20 +607,6 @@ static void write_sizes(report_doc *doc, const report *r)
     policy_table(doc, r, "job size", names, rows, n, class_jct, true, NULL);
 }
 
-typedef struct tenant_rank {
-    uint32_t id;
-    double gpuh;
-    const char *name;
-} tenant_rank;
-
-static int cmp_rank(const void *a, const void *b)
-{
-    const tenant_rank *x = a, *y = b;
-    if (x->gpuh != y->gpuh)
-        return x->gpuh > y->gpuh ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
 #define REPORT_MAX_TENANT_ROWS 30
 
 static int write_tenants(report_doc *doc, const report *r)
@@ -643,37 +614,23 @@ static int write_tenants(report_doc *doc, const report *r)
     if (!r->has_tenants || !baseline(r))
         return SIM_OK;
     uint32_t nt = sim_intern_count(r->tenants);
-    tenant_rank *rank = sim_calloc(nt, sizeof *rank);
+    uint32_t *ids = sim_calloc(nt, sizeof *ids);
     size_t *rows = sim_calloc(nt, sizeof *rows);
     const char **names = sim_calloc(nt, sizeof *names);
     char(*lab)[96] = sim_calloc(nt, sizeof *lab);
-    if (!rank || !rows || !names || !lab) {
-        sim_free(rank);
+    long ranked = ids ? report__rank_tenants(r, ids) : -1;
+    if (ranked < 0 || !rows || !names || !lab) {
+        sim_free(ids);
         sim_free(rows);
         sim_free(names);
         sim_free(lab);
         return SIM_ENOMEM;
     }
-    size_t n = 0;
-    for (uint32_t t = 1; t < nt; t++) {
-        double s = 0;
-        bool seen = false;
-        for (size_t i = 0; i < r->n_runs; i++) {
-            const report_run *run = &r->runs[i];
-            if (run->ok && t < run->n_tenants && run->tenants[t].present) {
-                seen = true;
-                if (isfinite(run->tenants[t].gpu_hours))
-                    s += run->tenants[t].gpu_hours;
-            }
-        }
-        if (seen)
-            rank[n++] = (tenant_rank){t, s, sim_intern_name(r->tenants, t)};
-    }
-    qsort(rank, n, sizeof *rank, cmp_rank);
+    size_t n = (size_t)ranked;
     size_t shown = n < REPORT_MAX_TENANT_ROWS ? n : REPORT_MAX_TENANT_ROWS;
     for (size_t i = 0; i < shown; i++) {
-        rows[i] = rank[i].id;
-        snprintf(lab[i], sizeof lab[i], "`%s`", rank[i].name);
+        rows[i] = ids[i];
+        snprintf(lab[i], sizeof lab[i], "`%s`", sim_intern_name(r->tenants, ids[i]));
         names[i] = lab[i];
     }
     report__doc_heading(doc, 2, "Per tenant");
@@ -689,7 +646,7 @@ static int write_tenants(report_doc *doc, const report *r)
     policy_table(doc, r, "tenant", names, rows, shown, tenant_wait, true, NULL);
     report__doc_heading(doc, 3, "GPU-hours by tenant");
     policy_table(doc, r, "tenant", names, rows, shown, tenant_gpuh, false, "GPU-h");
-    sim_free(rank);
+    sim_free(ids);
     sim_free(rows);
     sim_free(names);
     sim_free(lab);

@@ -245,47 +245,9 @@ static void series_data(const report *r, const grid *gd, FILE *f, sample_fn a, s
     }
 }
 
-typedef struct tenant_pick {
-    uint32_t id;
-    double gpuh;
-} tenant_pick;
-
-/* The tenants with the most GPU-hours over all runs (ties: first seen). */
-static size_t pick_tenants(const report *r, tenant_pick *pick)
-{
-    size_t n = 0;
-    uint32_t nt = sim_intern_count(r->tenants);
-    for (uint32_t t = 1; t < nt; t++) {
-        double s = 0;
-        bool seen = false;
-        for (size_t i = 0; i < r->n_runs; i++) {
-            const report_run *run = &r->runs[i];
-            if (run->ok && t < run->n_tenants && run->tenants[t].present) {
-                seen = true;
-                if (isfinite(run->tenants[t].gpu_hours))
-                    s += run->tenants[t].gpu_hours;
-            }
-        }
-        if (!seen)
-            continue;
-        size_t at = n < MAX_TENANT_PANELS ? n++ : MAX_TENANT_PANELS;
-        if (at == MAX_TENANT_PANELS) {
-            if (!(s > pick[MAX_TENANT_PANELS - 1].gpuh))
-                continue;
-            at = MAX_TENANT_PANELS - 1;
-        }
-        while (at > 0 && s > pick[at - 1].gpuh) {
-            pick[at] = pick[at - 1];
-            at--;
-        }
-        pick[at] = (tenant_pick){t, s};
-    }
-    return n;
-}
-
 /* tenants.csv of one run into per-(panel, bucket) sums of allocated GPUs. */
 static int tenant_sums(const report *r, const report_run *run, const grid *gd,
-                       const tenant_pick *pick, size_t np, double *acc, sim_diag *d)
+                       const uint32_t *pick, size_t np, double *acc, sim_diag *d)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/tenants.csv", run->spec.dir);
@@ -311,7 +273,7 @@ static int tenant_sums(const report *r, const report_run *run, const grid *gd,
         const char *tn = (uint32_t)ix[1] < row.n ? row.f[ix[1]] : "";
         uint32_t id = sim_intern_find(r->tenants, tn, strlen(tn));
         size_t p = 0;
-        while (p < np && pick[p].id != id)
+        while (p < np && pick[p] != id)
             p++;
         if (p == np)
             continue;
@@ -330,13 +292,13 @@ out:
 }
 
 static int tenant_data(const report *r, const grid *gd, FILE *f, FILE *vars,
-                       const tenant_pick *pick, size_t np, double *acc, sim_diag *d)
+                       const uint32_t *pick, size_t np, double *acc, sim_diag *d)
 {
     fprintf(vars, "ntenants = %zu\narray tenant[%zu]\n", np, np);
     for (size_t p = 0; p < np; p++) {
         char nm[32];
         snprintf(nm, sizeof nm, "tenant[%zu]", p + 1);
-        gp_string(vars, nm, sim_intern_name(r->tenants, pick[p].id));
+        gp_string(vars, nm, sim_intern_name(r->tenants, pick[p]));
     }
     double *sums = sim_calloc(np * BUCKETS * r->n_groups, sizeof *sums);
     double *cnts = sim_calloc(BUCKETS * r->n_groups, sizeof *cnts);
@@ -419,8 +381,9 @@ static bool bars_data(const report *r, FILE *f, char *unit_name, size_t un)
             if (k && mean[c][g] > mx)
                 mx = mean[c][g];
         }
-    double us = mx < 120 ? 1 : mx < 7200 ? 60 : mx < 3 * 86400.0 ? 3600 : 86400;
-    snprintf(unit_name, un, "%s", us == 1 ? "s" : us == 60 ? "min" : us == 3600 ? "h" : "days");
+    report_unit u = report__unit_for(mx);
+    double us = u.s;
+    snprintf(unit_name, un, "%s", u.name);
     fputs("\"size\"", f);
     for (size_t g = 0; g < r->n_groups; g++)
         fprintf(f, " \"%s\"", r->groups[g].policy);
@@ -561,25 +524,36 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
             break;
         }
         case 5: {
-            tenant_pick pick[MAX_TENANT_PANELS];
-            size_t np = r->has_tenants ? pick_tenants(r, pick) : 0;
+            uint32_t *pick = sim_calloc(sim_intern_count(r->tenants), sizeof *pick);
+            long ranked = pick ? report__rank_tenants(r, pick) : -1;
+            if (ranked < 0) {
+                sim_free(pick);
+                fclose(f);
+                st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+                goto out;
+            }
+            size_t np = r->has_tenants ? (size_t)ranked : 0;
+            if (np > MAX_TENANT_PANELS)
+                np = MAX_TENANT_PANELS;
             if (!np) {
+                sim_free(pick);
                 keep = false;
                 break;
             }
             fg->script = "tenant_share";
             snprintf(fg->caption, sizeof fg->caption,
                      "Share of the cluster's GPUs held by each tenant over time%s",
-                     np == MAX_TENANT_PANELS ? " (the 8 tenants with the most GPU-hours)" : "");
+                     (size_t)ranked > np ? " (the 8 tenants with the most GPU-hours)" : "");
             ok = write_vars(r, fg, "GPU share per tenant", xlabel,
                             "GPUs held (% of the cluster)", &vars);
             if (ok) {
                 st = tenant_data(r, &gd, f, vars, pick, np, acc, d);
                 ok = fclose(vars) == 0;
-                if (st != SIM_OK) {
-                    fclose(f);
-                    goto out;
-                }
+            }
+            sim_free(pick);
+            if (st != SIM_OK) {
+                fclose(f);
+                goto out;
             }
             break;
         }

@@ -119,6 +119,21 @@ typedef struct report {
 /* One colour per policy: policy g (in the order given) uses report_palette[g]. */
 extern const char *const report_palette[REPORT_MAX_POLICIES];
 
+/* A display unit for durations: its name and its length in seconds. */
+typedef struct report_unit {
+    const char *name;
+    double s;
+} report_unit;
+
+/* s, min, h or d: the unit for durations whose largest value is max_s seconds (s below
+ * 2 min, min below 2 h, h below 3 days). */
+report_unit report__unit_for(double max_s);
+
+/* The tenants named in completed runs (id 0, "", excluded), in decreasing order of
+ * their GPU-hours summed over those runs, ties by name. ids must have room for
+ * sim_intern_count(r->tenants) entries. Returns the count, or -1 when out of memory. */
+long report__rank_tenants(const report *r, uint32_t *ids);
+
 /* Read run->spec.dir into run; on failure run->ok is false and run->error says why
  * (file:line:column for bad content). Never prints. Returns SIM_ENOMEM only for
  * allocation failure; unreadable outputs are not an error of the report. */

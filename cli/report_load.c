@@ -460,3 +460,56 @@ void report__free_run(report_run *run)
         sim_free(run->ts_frag[k]);
     memset(run, 0, sizeof *run);
 }
+
+report_unit report__unit_for(double max_s)
+{
+    if (!(max_s >= 120))
+        return (report_unit){"s", 1};
+    if (max_s < 2 * 3600.0)
+        return (report_unit){"min", 60};
+    if (max_s < 3 * 86400.0)
+        return (report_unit){"h", 3600};
+    return (report_unit){"d", 86400};
+}
+
+typedef struct tenant_rank {
+    uint32_t id;
+    double gpuh;
+    const char *name;
+} tenant_rank;
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const tenant_rank *x = a, *y = b;
+    if (x->gpuh != y->gpuh)
+        return x->gpuh > y->gpuh ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+long report__rank_tenants(const report *r, uint32_t *ids)
+{
+    uint32_t nt = sim_intern_count(r->tenants);
+    tenant_rank *rank = sim_calloc(nt ? nt : 1, sizeof *rank);
+    if (!rank)
+        return -1;
+    size_t n = 0;
+    for (uint32_t t = 1; t < nt; t++) {
+        double s = 0;
+        bool seen = false;
+        for (size_t i = 0; i < r->n_runs; i++) {
+            const report_run *run = &r->runs[i];
+            if (run->ok && t < run->n_tenants && run->tenants[t].present) {
+                seen = true;
+                if (isfinite(run->tenants[t].gpu_hours))
+                    s += run->tenants[t].gpu_hours;
+            }
+        }
+        if (seen)
+            rank[n++] = (tenant_rank){t, s, sim_intern_name(r->tenants, t)};
+    }
+    qsort(rank, n, sizeof *rank, cmp_rank);
+    for (size_t i = 0; i < n; i++)
+        ids[i] = rank[i].id;
+    sim_free(rank);
+    return (long)n;
+}

@@ -89,5 +89,7 @@ int cmd_run(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 #endif

@@ -19,6 +19,8 @@ static const command commands[] = {
     {"demo", cmd_demo, "generate a trace and a cluster, compare two policies"},
     {"policies", cmd_policies, "list the policies and their options"},
     {"trace", cmd_trace, "trace tools: gen"},
+    {"compare", cmd_compare, "compare policies on one trace: runs, report and figures"},
+    {"plot", cmd_plot, "draw the figures of one run"},
     {NULL, NULL, NULL},
 };
 

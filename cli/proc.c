@@ -1,0 +1,135 @@
+/*
+ * proc.c: fork/exec of child processes with a concurrency bound (proc.h). Children are
+ * polled with waitpid(pid, WNOHANG) every 10 ms, so only our own children are reaped
+ * and a live display can be refreshed while they run.
+ */
+#include "cli/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+double cli_wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void child_exec(const cli_proc *p)
+{
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(p->log_path ? p->log_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (in >= 0) {
+        dup2(in, 0);
+        close(in);
+    }
+    if (out >= 0) {
+        dup2(out, 1);
+        dup2(out, 2);
+        close(out);
+    }
+    if (p->search_path)
+        execvp(p->argv[0], p->argv);
+    else
+        execv(p->argv[0], p->argv);
+    dprintf(2, "clustersim: error: cannot run '%s': %s\n", p->argv[0], strerror(errno));
+    _exit(CLI_PROC_NOT_STARTED);
+}
+
+int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, void *ctx)
+{
+    size_t next = 0, running = 0;
+    int rc = 0;
+    double last_tick = cli_wall_now();
+    if (jobs < 1)
+        jobs = 1;
+    for (size_t i = 0; i < n; i++)
+        p[i].state = CLI_PROC_WAITING;
+    fflush(NULL);
+    while (next < n || running > 0) {
+        while (rc == 0 && next < n && running < jobs) {
+            cli_proc *c = &p[next];
+            pid_t pid = fork();
+            if (pid < 0) {
+                rc = -1;
+                break;
+            }
+            if (pid == 0)
+                child_exec(c);
+            c->pid = (long)pid;
+            c->state = CLI_PROC_RUNNING;
+            c->start_s = cli_wall_now();
+            running++;
+            if (notify)
+                notify(ctx, p, n, next);
+            next++;
+        }
+        if (rc != 0 && running == 0)
+            break;
+        bool reaped = false;
+        for (size_t i = 0; i < n; i++) {
+            cli_proc *c = &p[i];
+            if (c->state != CLI_PROC_RUNNING)
+                continue;
+            int status;
+            pid_t w = waitpid((pid_t)c->pid, &status, WNOHANG);
+            if (w == 0 || (w < 0 && errno == EINTR))
+                continue;
+            c->wall_s = cli_wall_now() - c->start_s;
+            if (w < 0)
+                c->exit_status = CLI_PROC_NOT_STARTED;
+            else if (WIFEXITED(status))
+                c->exit_status = WEXITSTATUS(status);
+            else if (WIFSIGNALED(status))
+                c->exit_status = 128 + WTERMSIG(status);
+            else
+                continue;
+            c->state = CLI_PROC_DONE;
+            running--;
+            reaped = true;
+            if (notify)
+                notify(ctx, p, n, i);
+        }
+        if (reaped)
+            continue;
+        struct timespec nap = {0, 10 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        double now = cli_wall_now();
+        if (notify && now - last_tick >= 0.25) {
+            last_tick = now;
+            notify(ctx, p, n, (size_t)-1);
+        }
+    }
+    return rc;
+}
+
+char *cli_last_line(const char *path, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return buf;
+    /* The last line is within the file's final 4 KiB unless it is longer than that. */
+    char tail[4096];
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long end = ftell(f);
+        fseek(f, end > (long)sizeof tail - 1 ? end - (long)sizeof tail + 1 : 0, SEEK_SET);
+    }
+    size_t n = fread(tail, 1, sizeof tail - 1, f);
+    fclose(f);
+    tail[n] = '\0';
+    /* Progress lines end with '\r' and are overwritten: treat '\r' as a line end too. */
+    while (n > 0 && strchr(" \t\r\n", tail[n - 1]))
+        tail[--n] = '\0';
+    size_t b = n;
+    while (b > 0 && tail[b - 1] != '\n' && tail[b - 1] != '\r')
+        b--;
+    snprintf(buf, size, "%s", tail + b);
+    return buf;
+}

@@ -519,7 +519,7 @@ static size_t random_trace(gsl_rng *rng, job_spec *jobs, size_t n)
 {
     double t = 0;
     for (size_t i = 0; i < n; i++) {
-        char id[16];
+        char id[32];
         snprintf(id, sizeof id, "r%zu", i);
         t += gsl_ran_exponential(rng, 20);
         double u = gsl_rng_uniform(rng);

@@ -11,10 +11,11 @@
  * the lowest node id.
  *
  * Node fragmentation is a pure function of the node's state (GPU type, free CPU and
- * memory, multiset of free GPU shares) for a given workload version, so results are kept
- * in a direct-mapped cache keyed by that state (exact keys, nodes of up to 8 GPUs): a
- * hit returns exactly what a recomputation would, and placements do not depend on the
- * cache size.
+ * memory, multiset of free GPU shares) for a given workload version, so values are kept
+ * in a direct-mapped cache keyed by that state (exact keys, nodes of up to 8 GPUs); each
+ * node also keeps its current value and, per task shape, the outcome of its last
+ * evaluation, valid until the node's state or the workload changes. A hit returns
+ * exactly what a recomputation would, so placements do not depend on the caches.
  */
 #include "policies/frag.h"
 #include "policies/place.h"
@@ -24,6 +25,8 @@
 #include <string.h>
 
 #define MEMO_MAX_GPUS 8u
+#define RESULT_WAYS 16u       /* results kept per node (direct-mapped by task shape) */
+#define RESULT_MAX_GPUS 16u  /* chosen GPUs are kept as 4-bit offsets in the node */
 
 typedef struct memo_entry {
     uint64_t cpu_free, mem_free; /* key: free CPU (milli-cores) and memory (MiB) */
@@ -32,6 +35,15 @@ typedef struct memo_entry {
     uint64_t version;            /* workload version + 1; 0 = empty */
     uint32_t meta;               /* key: GPU type << 8 | GPUs */
 } memo_entry;
+
+/* The outcome of placing one replica of a task shape on a node in a given state. */
+typedef struct result_entry {
+    uint64_t cpu_milli, mem_mib; /* key: the replica's CPU and memory */
+    uint32_t gpus, milli;        /* key: its GPUs and share per GPU */
+    uint32_t stamp;              /* the node's stamp when computed; 0 = empty */
+    uint32_t offsets;            /* chosen GPUs (at most 8), 4 bits each from the first */
+    int64_t delta;               /* increase of the node's weighted fragmentation */
+} result_entry;
 
 typedef struct fgd_state {
     place_ws ws;
@@ -50,6 +62,8 @@ typedef struct fgd_state {
     uint64_t *node_version; /* workload version + 1; 0 = none */
     uint64_t *node_cpu, *node_mem; /* CPU and memory used */
     uint32_t *gpu_used;     /* each GPU's used share */
+    uint32_t *node_stamp;   /* changes whenever the node's state or the workload does */
+    result_entry *results;  /* RESULT_WAYS per node */
 } fgd_state;
 
 static const policy_option fgd_options[] = {
@@ -99,9 +113,10 @@ static uint64_t node_frag(fgd_state *s, uint16_t type, uint32_t G, uint64_t cpu,
     return value;
 }
 
-/* The node's fragmentation now (free CPU cpu, memory mem, GPU shares s->cur): from the
- * per-node cache when neither the node nor the workload changed since it was computed.
- * Tentative usage (a gang's earlier replicas) bypasses the cache. */
+/* The node's fragmentation now (free CPU cpu, memory mem; with tentative usage, GPU
+ * shares s->cur): from the per-node cache when neither the node nor the workload changed
+ * since it was computed, else computed (and s->cur filled from the view). Tentative usage
+ * (a gang's earlier replicas) bypasses the cache. */
 static uint64_t node_before(fgd_state *s, const sim_view *v, uint32_t n, uint64_t cpu,
                            uint64_t mem)
 {
@@ -116,12 +131,16 @@ static uint64_t node_before(fgd_state *s, const sim_view *v, uint32_t n, uint64_
         same = s->gpu_used[g] == v->gpu_used_milli[g];
     if (same)
         return s->node_frag[n];
-    for (uint32_t g = first; g < first + G; g++)
+    for (uint32_t g = first; g < first + G; g++) {
         s->gpu_used[g] = v->gpu_used_milli[g];
+        s->cur[g - first] = SIM_MILLI_GPU - v->gpu_used_milli[g];
+    }
     s->node_cpu[n] = v->node_cpu_used[n];
     s->node_mem[n] = v->node_mem_used[n];
     s->node_version[n] = version;
     s->node_frag[n] = node_frag(s, type, G, cpu, mem, s->cur);
+    if (++s->node_stamp[n] == 0)
+        s->node_stamp[n] = 1;
     return s->node_frag[n];
 }
 
@@ -190,9 +209,43 @@ static int64_t place_eval(fgd_state *s, const sim_view *v, const sim_job *j, uin
     return (int64_t)after - (int64_t)before;
 }
 
+/*
+ * place_eval through the per-node results: a node whose state (and the workload) did not
+ * change since a replica of the same shape was evaluated there gives the same result.
+ * Only plain cases are kept (no tentative usage, no GPU memory request, few GPUs).
+ * Fills s->best like place_eval.
+ */
+static int64_t eval_cached(fgd_state *s, const sim_view *v, const sim_job *j, uint32_t n)
+{
+    uint32_t G = v->node_gpu_count[n], need = j->gpus_per_replica;
+    uint32_t milli = place_milli(j, 0);
+    if (s->ws.t_node[n] || place_gmem(j, UINT64_MAX) || G > RESULT_MAX_GPUS || need > 8)
+        return place_eval(s, v, j, n);
+    node_before(s, v, n, v->node_cpu_total[n] - v->node_cpu_used[n],
+                v->node_mem_total[n] - v->node_mem_used[n]);
+    uint64_t h = mix64(j->cpu_per_replica ^ mix64(j->mem_per_replica ^
+                                                  ((uint64_t)need << 32 | milli)));
+    result_entry *e = &s->results[(size_t)n * RESULT_WAYS + (h & (RESULT_WAYS - 1))];
+    uint32_t first = v->node_gpu_first[n];
+    if (e->stamp == s->node_stamp[n] && e->cpu_milli == j->cpu_per_replica &&
+        e->mem_mib == j->mem_per_replica && e->gpus == need && e->milli == milli) {
+        for (uint32_t k = 0; k < need; k++)
+            s->best[k] = first + ((e->offsets >> (4 * k)) & 15u);
+        return e->delta;
+    }
+    int64_t delta = place_eval(s, v, j, n);
+    uint32_t offsets = 0;
+    for (uint32_t k = 0; k < need && delta != INT64_MAX; k++)
+        offsets |= (s->best[k] - first) << (4 * k);
+    *e = (result_entry){.cpu_milli = j->cpu_per_replica, .mem_mib = j->mem_per_replica,
+                        .gpus = need, .milli = milli, .stamp = s->node_stamp[n],
+                        .offsets = offsets, .delta = delta};
+    return delta;
+}
+
 static double fgd_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
 {
-    int64_t delta = place_eval(ctx, v, j, n);
+    int64_t delta = eval_cached(ctx, v, j, n);
     return delta == INT64_MAX ? -1e300 : -(double)delta;
 }
 
@@ -203,7 +256,7 @@ static bool fgd_pick(void *ctx, place_ws *w, const sim_view *v, const sim_job *j
     (void)milli;
     (void)gmem;
     fgd_state *s = ctx;
-    if (place_eval(s, v, j, n) == INT64_MAX)
+    if (eval_cached(s, v, j, n) == INT64_MAX)
         return false;
     memcpy(out, s->best, j->gpus_per_replica * sizeof *out);
     return true;
@@ -223,6 +276,10 @@ static void fgd_fini(void *st)
     sim_free(s->node_cpu);
     sim_free(s->node_mem);
     sim_free(s->gpu_used);
+    sim_free(s->node_stamp);
+    sim_free(s->results);
+    s->node_stamp = NULL;
+    s->results = NULL;
     s->node_frag = s->node_version = s->node_cpu = s->node_mem = NULL;
     s->gpu_used = NULL;
     s->memo = NULL;
@@ -261,12 +318,15 @@ static int fgd_init(void *st, const policy_config *cfg, sim_diag *d)
     s->node_cpu = sim_calloc(nn, sizeof *s->node_cpu);
     s->node_mem = sim_calloc(nn, sizeof *s->node_mem);
     s->gpu_used = sim_calloc(s->buf_cap, sizeof *s->gpu_used);
+    s->node_stamp = sim_calloc(nn, sizeof *s->node_stamp);
+    s->results = sim_calloc((size_t)nn * RESULT_WAYS, sizeof *s->results);
     if (cache) {
         s->memo = sim_calloc(cache, sizeof *s->memo);
         s->memo_mask = (uint32_t)(cache - 1);
     }
     if (!s->cur || !s->sorted || !s->taken || !s->best || !s->node_frag || !s->node_version ||
-        !s->node_cpu || !s->node_mem || !s->gpu_used || (cache && !s->memo)) {
+        !s->node_cpu || !s->node_mem || !s->gpu_used || !s->node_stamp || !s->results ||
+        (cache && !s->memo)) {
         fgd_fini(s);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     }

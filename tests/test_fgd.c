@@ -5,7 +5,8 @@
  * heterogeneous workloads with type constraints, several replicas and fractional
  * shares: the run succeeds (no invalid decision), the cluster's conservation invariants
  * hold at every sample, every allocation is on an allowed GPU type, every job ends, and
- * two runs with the same seed write byte-identical jobs.csv.
+ * two runs with the same seed write byte-identical jobs.csv (for fgd, also with its
+ * cache off or tiny).
  */
 #include "policies/frag.h"
 #include "sim/alloc.h"
@@ -270,7 +271,7 @@ static uint32_t random_jobs(gsl_rng *r, job_spec *jobs, uint32_t n)
 
 /* Run `policy` on the random jobs with the watch probe; jobs.csv into *csv (malloc'd). */
 static void run_random(world *w, const char *policy, const job_spec *jobs, uint32_t n,
-                       const frag_workload *wl, char **csv)
+                       const frag_workload *wl, const char *cache, char **csv)
 {
     watch wt = {0};
     sim_probe probe = {.n = 1, .names = watch_names, .ctx = &wt, .sample = watch_sample};
@@ -281,6 +282,11 @@ static void run_random(world *w, const char *policy, const job_spec *jobs, uint3
     sim_world sw = {.cluster = &w->cl, .gpu_types = w->types, .gpu_type_mem_mib = w->type_mem,
                     .tenants = w->tenants};
     policy_config pc = {.policy = policy, .workload = wl};
+    if (cache) {
+        pc.n = 1;
+        snprintf(pc.key[0], sizeof pc.key[0], "cache");
+        pc.value[0] = cache;
+    }
     sim_engine *e;
     sim_diag d = {0};
     int st = sim_engine_create(&e, &cfg, &sw, policy_find(policy), &pc, &d);
@@ -344,11 +350,19 @@ static void test_random_workloads(void)
                                            "gpuclustering", "random",  "binpack", "fifo"};
     for (size_t p = 0; p < sizeof policies / sizeof *policies; p++) {
         char *a = NULL, *b = NULL;
-        run_random(&w, policies[p], jobs, N, wl, &a);
-        run_random(&w, policies[p], jobs, N, wl, &b);
+        run_random(&w, policies[p], jobs, N, wl, NULL, &a);
+        run_random(&w, policies[p], jobs, N, wl, NULL, &b);
         CHECK(a && b && strcmp(a, b) == 0);
-        free(a);
         free(b);
+        /* fgd's caches return what a recomputation would: the same run without the
+         * node-fragmentation cache, and with a tiny one, places every job the same. */
+        for (int k = 0; p == 0 && k < 2; k++) {
+            char *c = NULL;
+            run_random(&w, policies[p], jobs, N, wl, k ? "4" : "0", &c);
+            CHECK(a && c && strcmp(a, c) == 0);
+            free(c);
+        }
+        free(a);
     }
     frag_workload_destroy(wl);
     gsl_rng_free(r);

@@ -255,17 +255,7 @@ int place_pass_run(place_pass *pp, place_ws *w, const sim_view *v, policy_decisi
     bool fresh = !pp->primed || v->release_epoch != pp->epoch;
     bool stopped = false;
     uint64_t upto = pp->enqueued_upto;
-    sim_job_id start = v->pending_head, tail = SIM_JOB_NONE;
-    if (!fresh && !strict && pp->has_tail) {
-        /* Everything up to the remembered tail was tried with no release since: resume
-         * after it, if it is still that same pending job. */
-        const sim_job *t = sim_view_job(v, pp->tail_id);
-        if (t->state == SIM_JOB_PENDING && t->enqueue_seq == pp->tail_seq) {
-            start = t->list_next;
-            tail = pp->tail_id;
-        }
-    }
-    for (sim_job_id id = start; id != SIM_JOB_NONE;) {
+    for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE;) {
         const sim_job *j = sim_view_job(v, id);
         sim_job_id next = j->list_next;
         if (j->enqueue_seq >= pp->enqueued_upto)
@@ -275,7 +265,6 @@ int place_pass_run(place_pass *pp, place_ws *w, const sim_view *v, policy_decisi
                 stopped = true;
                 break;
             }
-            tail = id;
             id = next;
             continue;
         }
@@ -287,8 +276,6 @@ int place_pass_run(place_pass *pp, place_ws *w, const sim_view *v, policy_decisi
         } else if (strict) {
             stopped = true;
             break;
-        } else {
-            tail = id;
         }
         id = next;
     }
@@ -300,10 +287,5 @@ int place_pass_run(place_pass *pp, place_ws *w, const sim_view *v, policy_decisi
             pp->enqueued_upto = sim_view_job(v, id)->enqueue_seq + 1;
     pp->primed = true;
     pp->epoch = v->release_epoch;
-    pp->has_tail = !strict && tail != SIM_JOB_NONE;
-    if (pp->has_tail) {
-        pp->tail_id = tail;
-        pp->tail_seq = sim_view_job(v, tail)->enqueue_seq;
-    }
     return SIM_OK;
 }

@@ -109,18 +109,13 @@ double place_score_most_allocated(void *ctx, const sim_view *v, const sim_job *j
  * A first-fit-in-order pass over the pending list: each pending job, in list order, is
  * placed with place_gang(score, order) and started. strict: stop at the first job that
  * does not fit (FIFO); otherwise skip it and go on (backfilling). When no resource was
- * released since the previous pass, jobs tried then are skipped (they still cannot fit):
- * a backfilling pass resumes after the last job it left pending (jobs only join the
- * pending list at its end), so it costs O(new jobs x nodes), not O(queue); a strict pass
- * stops at the first job.
+ * released since the previous pass, jobs tried then are skipped (they still cannot fit),
+ * so a long queue costs O(queue) cheap checks, not O(queue x nodes).
  */
 typedef struct place_pass {
     bool primed;
     uint64_t epoch;          /* v->release_epoch at the end of the last pass */
     uint64_t enqueued_upto;  /* jobs with enqueue_seq below this were tried */
-    bool has_tail;           /* tail_id is the last job the pass left pending */
-    uint32_t tail_id;        /* valid while that job is pending with enqueue_seq tail_seq */
-    uint64_t tail_seq;
 } place_pass;
 
 int place_pass_run(place_pass *pp, place_ws *w, const sim_view *v, policy_decisions *out,

@@ -359,7 +359,8 @@ static int read_tasks(pack_study *s, const char *path, const char *format, bool 
                           .skip_bad_rows = skip_bad,
                           .tenants = s->tenants,
                           .models = s->models,
-                          .gpu_types = model_catalog_names(s->cat)};
+                          .gpu_types = model_catalog_names(s->cat),
+                          .shapes_only = true};
     int st = trace_reader_open(&r, path, &topt, d);
     if (st != SIM_OK)
         return st;

@@ -4,7 +4,8 @@
  * depend on --jobs), its table has one row per policy and 1 % step with allocation and
  * failures that never decrease (nothing departs) and allocation within the arrived
  * demand; bad options and inputs get their exact one-line diagnostics and status 2; a
- * missing gnuplot still leaves pack.csv. run's timeseries carries the hand-computed
+ * missing gnuplot still leaves pack.csv; openb pod lists out of order or without times
+ * are studied (run refuses them). run's timeseries carries the hand-computed
  * fragmentation of a two-job trace, with the workload from a first pass or from standard
  * input. On the openb traces (when ../shared is present) the study runs for two policies.
  */
@@ -190,6 +191,35 @@ static void test_bad_input(void)
  * GPUs 0 and 1 (binpack): free 500 and 0. M = {0.5: 1, whole: 1}: the 0.5 task fits and
  * leaves no fragment; the whole task does not fit, so the 500 free is a fragment for it:
  * 250 milli-GPU on average = 0.25 GPUs, half of the 0.5 idle. */
+/* pack reads only the tasks' requests: openb pod lists out of creation order, and those
+ * without time columns, are studied; run still refuses both. */
+static void test_shapes_only(void)
+{
+    CHECK_EQ_I64(run("pack --format alibaba2023 --trace " FIX "openb_unsorted.csv --cluster "
+                     CLUSTER " --policies fgd,bestfit --out pack_u",
+                     "pack_err.txt"),
+                 0);
+    check_table("pack_u/pack.csv", 2, 130);
+    CHECK_EQ_I64(run("pack --format alibaba2023 --trace " FIX "openb_no_times.csv --cluster "
+                     CLUSTER " --policies gpupacking --demand 50 --out pack_n",
+                     "pack_err.txt"),
+                 0);
+    check_table("pack_n/pack.csv", 1, 50);
+    expect_error("run --format alibaba2023 --trace " FIX "openb_unsorted.csv --cluster " CLUSTER
+                 " --quiet",
+                 2,
+                 "clustersim: " FIX "openb_unsorted.csv:3: error: job 'u2': submit time "
+                 "100.000000 s is before 900.000000 s of line 2; the trace must be sorted by "
+                 "submit time");
+    expect_error("run --format alibaba2023 --trace " FIX "openb_no_times.csv --cluster " CLUSTER
+                 " --quiet",
+                 2,
+                 "clustersim: " FIX "openb_no_times.csv:1: error: header lacks column "
+                 "'creation_time'; expected a header with at least name,cpu_milli,memory_mib,"
+                 "num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
+                 "scheduled_time");
+}
+
 static void test_run_columns(void)
 {
     CHECK_EQ_I64(run("run --trace " FIX "frag_two_jobs.csv --cluster 1xT4:2 --out run_f "
@@ -232,6 +262,7 @@ int main(void)
 {
     test_study();
     test_bad_input();
+    test_shapes_only();
     test_run_columns();
     test_openb();
     return check_done();

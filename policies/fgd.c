@@ -1,21 +1,17 @@
 /*
- * fgd.c: Fragmentation Gradient Descent (Weng et al., "Beware of Fragmentation:
- * Scheduling GPU-Sharing Workloads with Fragmentation Gradient Descent", USENIX ATC
- * 2023, §4, Algorithm 1). Jobs are tried in arrival order with backfilling; each
- * replica goes to the node and GPUs that least increase the node's fragmentation with
- * respect to the run's target workload (policies/frag.h). Inside a node, a fractional
- * task tries every GPU where it fits (one per distinct free share) and keeps the one
- * whose resulting node state is least fragmented (ties: the GPU with less free share,
- * then the lowest index); a task of several GPUs picks them one at a time the same way;
- * whole GPUs are taken from the idle ones (lowest index first). Ties between nodes go to
- * the lowest node id.
+ * fgd.c: Fragmentation Gradient Descent (Weng et al., "Beware of Fragmentation", USENIX
+ * ATC 2023, §4, Algorithm 1). Jobs in arrival order with backfilling; each replica goes to
+ * the node and GPUs that least increase the node's fragmentation for the run's target
+ * workload (policies/frag.h). In a node, a fractional task tries each GPU it fits on (one
+ * per distinct free share) and keeps the least fragmented result (ties: less free share,
+ * then lowest index); several fractional GPUs are picked one at a time that way; whole
+ * GPUs come from the idle ones, lowest index first. Node ties: lowest node id.
  *
- * Node fragmentation is a pure function of the node's state (GPU type, free CPU and
- * memory, multiset of free GPU shares) for a given workload version, so values are kept
- * in a direct-mapped cache keyed by that state (exact keys, nodes of up to 8 GPUs); each
- * node also keeps its current value and, per task shape, the outcome of its last
- * evaluation, valid until the node's state or the workload changes. A hit returns
- * exactly what a recomputation would, so placements do not depend on the caches.
+ * A node's fragmentation depends only on its state (type, free CPU and memory, multiset
+ * of free shares) and the workload version: values are cached by exact state (nodes of
+ * up to 8 GPUs), and each node keeps its current value and, per task shape, its last
+ * outcome until it or the workload changes. A hit returns exactly what a recomputation
+ * would, so placements do not depend on the caches.
  */
 #include "policies/frag.h"
 #include "policies/place.h"

@@ -1,8 +1,7 @@
 /*
- * frag.h: GPU fragmentation with respect to a target workload, after Weng et al.,
- * "Beware of Fragmentation: Scheduling GPU-Sharing Workloads with Fragmentation
- * Gradient Descent", USENIX ATC 2023, §3 (https://www.usenix.org/conference/atc23/
- * presentation/weng).
+ * frag.h: GPU fragmentation with respect to a target workload, after Weng et al., "Beware
+ * of Fragmentation: Scheduling GPU-Sharing Workloads with Fragmentation Gradient Descent",
+ * USENIX ATC 2023, §3 (https://www.usenix.org/conference/atc23/presentation/weng).
  *
  * The target workload M is a set of task shapes (one replica's CPU, memory, GPU count,
  * share per GPU and allowed GPU types) with their popularity (how many tasks of the

@@ -69,6 +69,8 @@ typedef struct run_args {
     double checkpoint_s, restart_penalty_s, mtbf_s, mttr_s;
     const char *failures; /* CSV node,down_s,up_s */
     bool skip_bad_rows;
+    bool frag_arrivals;  /* fragmentation workload from the jobs read so far, not a first
+                            pass over the trace (always so for standard input) */
     bool progress;       /* live line on stderr */
     int argc;
     char **argv;         /* the command, for run.json */

@@ -227,10 +227,11 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         goto out;
     }
-    /* The target workload: a first pass over the trace, unless it is standard input. */
+    /* The target workload: a first pass over the trace, unless it is standard input or
+     * the caller asked for the jobs read so far. */
     if ((st = cli_frag_init(&frag, cl, type_mem, ntypes, d)) != SIM_OK)
         goto out;
-    if (a->trace && strcmp(a->trace, "-") == 0)
+    if (a->frag_arrivals || (a->trace && strcmp(a->trace, "-") == 0))
         src.online = &frag;
     else if ((a->trace || a->gen) &&
              (st = cli_frag_scan(&frag, a, tenants, models, model_catalog_names(cat), d)) != SIM_OK)

@@ -6,8 +6,8 @@
  * demand; bad options and inputs get their exact one-line diagnostics and status 2; a
  * missing gnuplot still leaves pack.csv; openb pod lists out of order or without times
  * are studied (run refuses them). run's timeseries carries the hand-computed
- * fragmentation of a two-job trace, with the workload from a first pass or from standard
- * input. On the openb traces (when ../shared is present) the study runs for two policies.
+ * fragmentation of a two-job trace, with the workload from a first pass, from standard
+ * input or from the arrivals. On the openb traces (when ../shared is present) the study runs for two policies.
  */
 #include "check.h"
 
@@ -232,8 +232,15 @@ static void test_run_columns(void)
              "2>pack_err.txt",
              SIM_BINARY, FIX);
     CHECK_EQ_I64(check_system(cmd), 0);
-    for (int k = 0; k < 2; k++) {
-        char *ts = check_slurp(k ? "run_g/timeseries.csv" : "run_f/timeseries.csv", NULL);
+    CHECK_EQ_I64(run("run --trace " FIX "frag_two_jobs.csv --cluster 1xT4:2 --out run_h "
+                     "--quiet --frag-workload arrivals",
+                     "pack_err.txt"),
+                 0);
+    static const char *const dirs[3] = {"run_f", "run_g", "run_h"};
+    for (int k = 0; k < 3; k++) {
+        char path[64];
+        snprintf(path, sizeof path, "%s/timeseries.csv", dirs[k]);
+        char *ts = check_slurp(path, NULL);
         CHECK(ts && strstr(ts, ",nodes_down,frag_gpus,frag_ratio\n0.000000,0,2,1.500,0.750000,"
                                "1.500,0.750000,0.000000,0,0.250000,0.500000\n"));
         free(ts);
@@ -241,6 +248,9 @@ static void test_run_columns(void)
     char *sum = check_slurp("run_f/summary.json", NULL);
     CHECK(sum && strstr(sum, "\"frag_gpus_mean\": 0.250000, \"frag_ratio_mean\": 0.500000"));
     free(sum);
+    expect_error("run --trace " FIX "frag_two_jobs.csv --cluster 1xT4:2 --frag-workload all",
+                 2, "clustersim: error: option --frag-workload: expected trace or arrivals, "
+                    "got \"all\"");
 }
 
 static void test_openb(void)

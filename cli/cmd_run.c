@@ -3,6 +3,7 @@
  */
 #include "cli/cli.h"
 
+#include "sim/csvin.h"
 #include "traces/trace.h"
 
 #include <stdio.h>
@@ -27,6 +28,9 @@ static const char usage[] =
     "  --mtbf T --mttr T     random node failures (exponential, per node)\n"
     "  --skip-bad-rows       skip and count malformed trace rows instead of stopping\n"
     "  --check-invariants    verify the cluster's accounting after every event (slow)\n"
+    "  --frag-workload W     workload of the fragmentation columns and of fgd: 'trace' (a\n"
+    "                        first pass over the file; default) or 'arrivals' (the jobs\n"
+    "                        read so far: no second read)\n"
     "  --quiet               no progress line\n"
     "Durations T accept s, m, h, d suffixes. Trace formats: %s\n";
 
@@ -104,6 +108,16 @@ int cmd_run(int argc, char **argv)
         } else if (OPT("--restart-penalty")) {
             if (m < 0 || !cli_seconds("--restart-penalty", v, &a.restart_penalty_s))
                 return 2;
+        } else if (OPT("--frag-workload")) {
+            if (m < 0)
+                return 2;
+            if (strcmp(v, "trace") != 0 && strcmp(v, "arrivals") != 0) {
+                char q[128];
+                csvin_quote(v, strlen(v), q, sizeof q);
+                return cli_usage_error("option --frag-workload: expected trace or arrivals, "
+                                       "got %s", q);
+            }
+            a.frag_arrivals = strcmp(v, "arrivals") == 0;
         } else if (OPT("--failures")) {
             if (m < 0)
                 return 2;

@@ -21,6 +21,7 @@ static const command commands[] = {
     {"trace", cmd_trace, "trace tools: gen"},
     {"compare", cmd_compare, "compare policies on one trace: runs, report and figures"},
     {"plot", cmd_plot, "draw the figures of one run"},
+    {"pack", cmd_pack, "fragmentation study: pack a resampled trace, no departures"},
     {NULL, NULL, NULL},
 };
 

@@ -29,14 +29,16 @@ void run_args_default(run_args *a)
 typedef struct source_ctx {
     trace_reader *reader;
     trace_gen *gen;
+    cli_frag *online; /* counts each job read into the workload (no first pass) */
 } source_ctx;
 
 static int source_next(void *ctx, job_spec *job, sim_diag *d)
 {
     source_ctx *s = ctx;
-    if (s->reader)
-        return trace_reader_next(s->reader, job, d);
-    return trace_gen_next(s->gen, job);
+    int st = s->reader ? trace_reader_next(s->reader, job, d) : trace_gen_next(s->gen, job);
+    if (st == 1 && s->online && cli_frag_add_job(s->online, job, d) != SIM_OK)
+        return SIM_ENOMEM;
+    return st;
 }
 
 static double wall_now(void)
@@ -189,6 +191,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     sim_engine *e = NULL;
     cli_outfile jobs = {0}, ts = {0}, tn = {0}, sum = {0}, runj = {0};
     uint64_t *type_mem = NULL;
+    cli_frag frag = {0};
     int st;
 
     const policy_ops *pol = policy_find(a->policy);
@@ -224,6 +227,15 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         goto out;
     }
+    /* The target workload: a first pass over the trace, unless it is standard input or
+     * the caller asked for the jobs read so far. */
+    if ((st = cli_frag_init(&frag, cl, type_mem, ntypes, d)) != SIM_OK)
+        goto out;
+    if (a->frag_arrivals || (a->trace && strcmp(a->trace, "-") == 0))
+        src.online = &frag;
+    else if ((a->trace || a->gen) &&
+             (st = cli_frag_scan(&frag, a, tenants, models, model_catalog_names(cat), d)) != SIM_OK)
+        goto out;
     if (a->trace) {
         trace_options topt = {.format = a->format,
                               .skip_bad_rows = a->skip_bad_rows,
@@ -266,6 +278,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         .jobs_csv = jobs.f,
         .timeseries_csv = ts.f,
         .tenants_csv = tn.f,
+        .probes = &frag.probe,
+        .n_probes = 1,
         .progress = a->progress ? show_progress : NULL,
         .check_invariants = a->check_invariants,
         .progress_ctx = &pctx,
@@ -278,6 +292,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         .rate = NULL,
     };
     policy_config pcfg = a->pcfg;
+    pcfg.workload = frag.wl;
     if ((st = sim_engine_create(&e, &cfg, &world, pol, &pcfg, d)) != SIM_OK)
         goto out;
     if (a->failures && (st = load_failures(e, cl, a->failures, d)) != SIM_OK)
@@ -318,6 +333,7 @@ out:;
     if (commit && !ok)
         st = sim_diag_set(d, SIM_EIO, a->out_dir, 0, 0, "cannot write the output files");
     sim_engine_destroy(e);
+    cli_frag_fini(&frag);
     trace_reader_close(src.reader);
     trace_gen_destroy(src.gen);
     sim_intern_destroy(tenants);

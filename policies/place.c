@@ -58,6 +58,12 @@ void place_ws_fini(place_ws *w)
     memset(w, 0, sizeof *w);
 }
 
+void place_ws_set_pick(place_ws *w, place_gpu_pick pick, void *ctx)
+{
+    w->pick = pick;
+    w->pick_ctx = ctx;
+}
+
 uint32_t place_milli(const sim_job *j, uint32_t milli)
 {
     return milli ? milli : j->spec.gpu_milli;
@@ -71,9 +77,30 @@ uint64_t place_gmem(const sim_job *j, uint64_t gmem)
 static inline bool gpu_fits(const place_ws *w, const sim_view *v, uint32_t g, uint32_t milli,
                             uint64_t gmem, bool tent)
 {
+    /* Tentative usage is the job's own earlier replicas: a placement may not name a GPU
+     * twice, so a GPU one of them holds is taken. */
+    if (tent && w->t_milli[g])
+        return false;
     uint32_t used = v->gpu_used_milli[g] + (tent ? w->t_milli[g] : 0);
     uint64_t umem = v->gpu_used_mem[g] + (tent ? w->t_gmem[g] : 0);
     return used + milli <= SIM_MILLI_GPU && umem + gmem <= v->gpu_mem_total[g];
+}
+
+bool place_gpu_fits(const place_ws *w, const sim_view *v, uint32_t g, uint32_t milli,
+                    uint64_t gmem)
+{
+    return gpu_fits(w, v, g, milli, gmem, w->t_node[v->gpu_node[g]]);
+}
+
+uint64_t place_node_used_milli(const place_ws *w, const sim_view *v, uint32_t n)
+{
+    uint64_t used = v->node_used_milli[n];
+    if (w->t_node[n]) {
+        uint32_t first = v->node_gpu_first[n], end = first + v->node_gpu_count[n];
+        for (uint32_t g = first; g < end; g++)
+            used += w->t_milli[g];
+    }
+    return used;
 }
 
 bool place_fits(const place_ws *w, const sim_view *v, const sim_job *j, uint32_t n,
@@ -379,8 +406,11 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
         uint32_t best = score == place_score_most_allocated && gpr && !cands
                             ? search_most_allocated(&s)
                             : search_scan(&s, score, ctx, cands, n_cands);
-        if (best == UINT32_MAX ||
-            (gpr && !place_pick_gpus(w, v, j, best, m, gm, order, w->gpus + r * gpr))) {
+        uint32_t *gpus = w->gpus + r * gpr;
+        bool picked = best != UINT32_MAX &&
+                      (!gpr || (w->pick ? w->pick(w->pick_ctx, w, v, j, best, m, gm, gpus)
+                                        : place_pick_gpus(w, v, j, best, m, gm, order, gpus)));
+        if (!picked) {
             ok = false;
             break;
         }

@@ -65,7 +65,8 @@ static void test_errors(void)
     char fx[1024], args[2048];
     snprintf(fx, sizeof fx, "%s/tests/fixtures/good_native.csv", SIM_SOURCE_DIR);
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy nosuch", fx);
-    expect(args, 2, "clustersim: error: unknown policy 'nosuch' (known: fifo, binpack, random)");
+    expect(args, 2, "clustersim: error: unknown policy 'nosuch' (known: fifo, binpack, random, "
+                    "fgd, bestfit, dotprod, gpupacking, gpuclustering)");
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt depth=3", fx);
     expect(args, 2, "clustersim: error: policy 'binpack' has no option 'depth' (its options: "
                     "backfill)");

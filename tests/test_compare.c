@@ -584,9 +584,9 @@ static void test_figures(void)
                     "--sample-interval 50 --quiet --out %s/figs",
                     SIM_BINARY, fixture_trace, OUT),
                  0);
-    CHECK(file_has(stdout_path, "(6 figures in " OUT "/figs/figures/, PNG and SVG)"));
-    static const char *const figs[] = {"jct_cdf",      "wait_cdf",     "utilisation",
-                                       "queue",        "tenant_share", "jct_by_size"};
+    CHECK(file_has(stdout_path, "(7 figures in " OUT "/figs/figures/, PNG and SVG)"));
+    static const char *const figs[] = {"jct_cdf",      "wait_cdf",    "utilisation",  "queue",
+                                       "fragmentation", "tenant_share", "jct_by_size"};
     for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
         char p[256];
         snprintf(p, sizeof p, OUT "/figs/figures/%s.png", figs[i]);
@@ -596,13 +596,10 @@ static void test_figures(void)
         snprintf(p, sizeof p, "](figures/%s.png)", figs[i]);
         CHECK(file_has(OUT "/figs/report.md", p));
     }
-    /* No run measures fragmentation: no such figure. */
-    FILE *f = fopen(OUT "/figs/figures/fragmentation.png", "rb");
-    CHECK(f == NULL);
-    if (f)
-        fclose(f);
+    CHECK(file_has(OUT "/figs/figures/data/fragmentation.vars.gp",
+                   "ylabel_text = 'fragmentation (frag_gpus)'"));
     char *html = check_slurp(OUT "/figs/report.html", NULL);
-    CHECK(html && count_of(html, "src=\"data:image/png;base64,iVBORw0KGgo") == 6);
+    CHECK(html && count_of(html, "src=\"data:image/png;base64,iVBORw0KGgo") == 7);
     free(html);
     check_html_file(OUT "/figs/report.html");
     /* Each policy has one colour, the same in every figure's variables. */
@@ -613,60 +610,19 @@ static void test_figures(void)
     }
 }
 
-/* A run directory whose timeseries has a fragmentation column and whose summary has
- * its average, built from a real run. */
-static void make_frag_run(const char *src, const char *dst)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && cp %s/jobs.csv %s/tenants.csv %s/",
-             dst, dst, src, src, dst);
-    CHECK_EQ_I64(check_system(cmd), 0);
-    char path[512];
-    snprintf(path, sizeof path, "%s/summary.json", src);
-    char *sum = check_slurp(path, NULL);
-    char *sum2 = sum ? replace_all(sum, "\"probes\": {}", "\"probes\": {\"frag_gpus_mean\": 0.25}")
-                     : NULL;
-    CHECK(sum2 && strcmp(sum, sum2) != 0);
-    snprintf(path, sizeof path, "%s/summary.json", dst);
-    FILE *f = fopen(path, "w");
-    if (f && sum2) {
-        fputs(sum2, f);
-        fclose(f);
-    }
-    free(sum);
-    free(sum2);
-    snprintf(path, sizeof path, "%s/timeseries.csv", src);
-    char *ts = check_slurp(path, NULL);
-    char *ts2 = ts ? replace_all(ts, "\n", ",0.5\n") : NULL;
-    char *ts3 = ts2 ? replace_all(ts2, "nodes_down,0.5\n", "nodes_down,frag_gpus\n") : NULL;
-    snprintf(path, sizeof path, "%s/timeseries.csv", dst);
-    f = fopen(path, "w");
-    if (f && ts3) {
-        fputs(ts3, f);
-        fclose(f);
-    }
-    free(ts);
-    free(ts2);
-    free(ts3);
-}
-
 static void test_plot(void)
 {
     const char *run = OUT "/expected/runs/fifo-seed2";
     if (have_gnuplot()) {
         CHECK_EQ_I64(sh("%s plot %s", SIM_BINARY, run), 0);
-        CHECK(file_has(stdout_path, "6 figures in " OUT "/expected/runs/fifo-seed2/figures/ (PNG "
+        CHECK(file_has(stdout_path, "7 figures in " OUT "/expected/runs/fifo-seed2/figures/ (PNG "
                                     "and SVG)"));
         CHECK(png_ok(OUT "/expected/runs/fifo-seed2/figures/jct_cdf.png"));
         CHECK(file_has(OUT "/expected/runs/fifo-seed2/figures/data/jct_cdf.vars.gp",
                        "names = 'fifo'"));
-        make_frag_run(run, OUT "/fragrun");
-        CHECK_EQ_I64(sh("%s plot %s/fragrun", SIM_BINARY, OUT), 0);
-        CHECK(file_has(stdout_path, "7 figures in " OUT "/fragrun/figures/"));
-        CHECK(png_ok(OUT "/fragrun/figures/fragmentation.png"));
-        CHECK(file_has(OUT "/fragrun/figures/data/fragmentation.vars.gp",
+        CHECK(png_ok(OUT "/expected/runs/fifo-seed2/figures/fragmentation.png"));
+        CHECK(file_has(OUT "/expected/runs/fifo-seed2/figures/data/fragmentation.vars.gp",
                        "ylabel_text = 'fragmentation (frag_gpus)'"));
-        CHECK(file_has(OUT "/fragrun/figures/data/fragmentation.dat", " 0.5\n"));
     }
     /* Bad run directories are one-line errors. */
     CHECK_EQ_I64(check_system("mkdir -p " OUT "/badrun && printf '{\\n  \"policy\": \"fifo\",,\\n}\\n' > "

@@ -8,6 +8,7 @@
  * deletion_time - scheduled_time, or deletion_time - creation_time for pods that were
  * never scheduled (phase Pending: the lifetime they would have had); gpu_spec "A|B" is
  * the allowed GPU types; qos LS/BE/Burstable/Guaranteed is kept; there is no tenant.
+ * For readers of shapes only, the time columns may be absent.
  */
 #include "traces/trace_int.h"
 
@@ -24,9 +25,15 @@ static const bool required[A_COLS] = {true, true, true, true, true, false,
 static const char expected[] = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,"
                                "pod_phase,creation_time,deletion_time,scheduled_time";
 
+/* For readers of shapes only (trace_options.shapes_only): the published openb multi-GPU
+ * pod lists carry only name,cpu_milli,memory_mib,num_gpu,gpu_milli. */
+static const bool required_shapes[A_COLS] = {true, true, true, true, true, false,
+                                             false, false, false, false, false};
+
 static int ali_open(trace_reader *r, sim_diag *d)
 {
-    return trace__map_header(r, names, required, A_COLS, expected, d);
+    return trace__map_header(r, names, r->opt.shapes_only ? required_shapes : required, A_COLS,
+                             expected, d);
 }
 
 static int ali_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag *d)
@@ -53,6 +60,14 @@ static int ali_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
     if (!csvin_empty(row, c[A_QOS]) &&
         !sim_qos_parse(row->f[c[A_QOS]], row->len[c[A_QOS]], &j->qos))
         return csvin_field_error(in, row, c[A_QOS], "qos", "LS, BE, Burstable or Guaranteed", d);
+    if (c[A_CREATE] < 0 || c[A_DELETE] < 0) {
+        /* Only a reader of shapes gets here (the columns are required otherwise). */
+        j->submit_us = 0;
+        j->work_s = 0;
+        if (c[A_NAME] >= 0)
+            j->name = row->f[c[A_NAME]];
+        return 1;
+    }
     if ((st = csvin_seconds(in, row, c[A_CREATE], "creation_time", 0, 9e12, &created, d)) ||
         (st = csvin_seconds(in, row, c[A_DELETE], "deletion_time", 0, 9e12, &deleted, d)))
         return st;

@@ -158,7 +158,7 @@ static long first_line_of(const trace_reader *r, const char *id, long before)
 
 static int common_checks(trace_reader *r, const csvin_row *row, job_spec *job, sim_diag *d)
 {
-    if (r->have_last && job->submit_us < r->last_submit_us)
+    if (r->have_last && job->submit_us < r->last_submit_us && !r->opt.shapes_only)
         return sim_diag_set(d, SIM_EPARSE, r->path, row->line, 0,
                             "job '%s': submit time %.6f s is before %.6f s of line %ld; the "
                             "trace must be sorted by submit time",

@@ -22,6 +22,9 @@ typedef struct trace_options {
     sim_intern *tenants;        /* interns tenant names (borrowed, required) */
     sim_intern *models;         /* interns model-class names (borrowed, required) */
     const sim_intern *gpu_types; /* known GPU type names and aliases (borrowed, required) */
+    bool shapes_only;           /* the caller uses only the jobs' resource requests: rows
+                                   need not be in submit order, and a format's time columns
+                                   may be absent (alibaba2023: submit time and work 0) */
 } trace_options;
 
 /*

@@ -375,8 +375,8 @@ static int load_pairs(const model_catalog *cat, sim_intern *names, const char *p
 typedef struct fit_ctx {
     model_interference *m;
     const pair_obs *obs;
-    const uint32_t *by_class_start; /* CSR: observations involving class k */
-    const uint32_t *by_class;
+    const uint32_t *by_key_start; /* CSR: observations involving class k on slot s */
+    const uint32_t *by_key;       /* (key k * n_slots + s) */
     uint32_t k;   /* class, type and parameter being fitted */
     uint16_t t;
     double *param;
@@ -396,10 +396,9 @@ static double param_cost(double v, void *p)
     const fit_ctx *f = p;
     *f->param = v;
     double cost = 0;
-    for (uint32_t q = f->by_class_start[f->k]; q < f->by_class_start[f->k + 1]; q++) {
-        const pair_obs *o = &f->obs[f->by_class[q]];
-        if (o->t != f->t)
-            continue;
+    uint32_t key = f->k * f->m->n_slots + (uint32_t)f->m->slot[f->t];
+    for (uint32_t q = f->by_key_start[key]; q < f->by_key_start[key + 1]; q++) {
+        const pair_obs *o = &f->obs[f->by_key[q]];
         double e = predict_speed(f->m, o) - o->speed;
         cost += e * e;
     }
@@ -479,19 +478,20 @@ static void normalise(model_interference *m, double *scratch)
 static int fit(model_interference *m, const pair_obs *obs, uint32_t n)
 {
     int st = SIM_OK;
-    uint32_t K = m->n_classes;
-    uint32_t *start = sim_calloc(K + 1, sizeof *start);
+    uint32_t K = m->n_classes, S = m->n_slots, nkeys = K * S;
+    uint32_t *start = sim_calloc((size_t)nkeys + 1, sizeof *start);
     uint32_t *list = sim_calloc(2 * (size_t)n + 1, sizeof *list);
-    uint32_t *fill = sim_calloc(K + 1, sizeof *fill);
+    uint32_t *fill = sim_calloc((size_t)nkeys + 1, sizeof *fill);
     double *scratch = sim_calloc((size_t)K * SIM_MAX_GPU_TYPES + 1, sizeof *scratch);
     if (!start || !list || !fill || !scratch) {
         st = SIM_ENOMEM;
         goto out;
     }
     for (uint32_t q = 0; q < n; q++) {
-        start[obs[q].i + 1]++;
+        uint32_t s = (uint32_t)m->slot[obs[q].t];
+        start[obs[q].i * S + s + 1]++;
         if (obs[q].j != obs[q].i)
-            start[obs[q].j + 1]++;
+            start[obs[q].j * S + s + 1]++;
         for (int side = 0; side < 2; side++) {
             uint32_t k = side ? obs[q].j : obs[q].i;
             size_t at = (size_t)k * SIM_MAX_GPU_TYPES + obs[q].t;
@@ -499,14 +499,15 @@ static int fit(model_interference *m, const pair_obs *obs, uint32_t n)
             m->wfit[at] = m->w[at];
         }
     }
-    for (uint32_t k = 0; k < K; k++)
+    for (uint32_t k = 0; k < nkeys; k++)
         start[k + 1] += start[k];
     for (uint32_t q = 0; q < n; q++) {
-        list[start[obs[q].i] + fill[obs[q].i]++] = q;
+        uint32_t s = (uint32_t)m->slot[obs[q].t], ki = obs[q].i * S + s, kj = obs[q].j * S + s;
+        list[start[ki] + fill[ki]++] = q;
         if (obs[q].j != obs[q].i)
-            list[start[obs[q].j] + fill[obs[q].j]++] = q;
+            list[start[kj] + fill[kj]++] = q;
     }
-    fit_ctx f = {.m = m, .obs = obs, .by_class_start = start, .by_class = list};
+    fit_ctx f = {.m = m, .obs = obs, .by_key_start = start, .by_key = list};
     for (int round = 0; round < FIT_ROUNDS; round++) {
         if ((st = fit_contention(m, obs, n)) != SIM_OK)
             goto out;

@@ -380,6 +380,11 @@ typedef struct fit_ctx {
     uint32_t k;   /* class, type and parameter being fitted */
     uint16_t t;
     double *param;
+    /* x of each observation of (k, t) as a function of the parameter v: affine in s
+     * and p, and in w except for a class beside itself, where it is quadratic. So
+     * x = a v^2 + b v + c exactly, from three evaluations. */
+    uint32_t n_q;
+    double *qa, *qb, *qc, *qy;
 } fit_ctx;
 
 static double predict_speed(const model_interference *m, const pair_obs *o)
@@ -391,18 +396,39 @@ static double predict_speed(const model_interference *m, const pair_obs *o)
     return 1.0 / (1.0 + x);
 }
 
-static double param_cost(double v, void *p)
+static double quad_cost(double v, void *p)
 {
     const fit_ctx *f = p;
-    *f->param = v;
     double cost = 0;
-    uint32_t key = f->k * f->m->n_slots + (uint32_t)f->m->slot[f->t];
-    for (uint32_t q = f->by_key_start[key]; q < f->by_key_start[key + 1]; q++) {
-        const pair_obs *o = &f->obs[f->by_key[q]];
-        double e = predict_speed(f->m, o) - o->speed;
+    for (uint32_t q = 0; q < f->n_q; q++) {
+        double x = (f->qa[q] * v + f->qb[q]) * v + f->qc[q];
+        double e = 1.0 / (1.0 + x) - f->qy[q];
         cost += e * e;
     }
     return cost;
+}
+
+static double excess_at(fit_ctx *f, const pair_obs *o, double v)
+{
+    *f->param = v;
+    return 1.0 / predict_speed(f->m, o) - 1.0;
+}
+
+/* Fill the quadratic coefficients of the observations of (f->k, f->t) in *f->param. */
+static void quad_setup(fit_ctx *f)
+{
+    uint32_t key = f->k * f->m->n_slots + (uint32_t)f->m->slot[f->t], n = 0;
+    double keep = *f->param;
+    for (uint32_t q = f->by_key_start[key]; q < f->by_key_start[key + 1]; q++, n++) {
+        const pair_obs *o = &f->obs[f->by_key[q]];
+        double x0 = excess_at(f, o, 0), xh = excess_at(f, o, 0.5), x1 = excess_at(f, o, 1);
+        f->qa[n] = 2.0 * (x1 - 2.0 * xh + x0);
+        f->qb[n] = x1 - x0 - f->qa[n];
+        f->qc[n] = x0;
+        f->qy[n] = o->speed;
+    }
+    f->n_q = n;
+    *f->param = keep;
 }
 
 static int fit_contention(model_interference *m, const pair_obs *obs, uint32_t n)
@@ -483,7 +509,9 @@ static int fit(model_interference *m, const pair_obs *obs, uint32_t n)
     uint32_t *list = sim_calloc(2 * (size_t)n + 1, sizeof *list);
     uint32_t *fill = sim_calloc((size_t)nkeys + 1, sizeof *fill);
     double *scratch = sim_calloc((size_t)K * SIM_MAX_GPU_TYPES + 1, sizeof *scratch);
-    if (!start || !list || !fill || !scratch) {
+    size_t nq = 2 * (size_t)n + 1;
+    double *quad = sim_calloc(4 * nq, sizeof *quad);
+    if (!start || !list || !fill || !scratch || !quad) {
         st = SIM_ENOMEM;
         goto out;
     }
@@ -507,7 +535,14 @@ static int fit(model_interference *m, const pair_obs *obs, uint32_t n)
         if (obs[q].j != obs[q].i)
             list[start[kj] + fill[kj]++] = q;
     }
-    fit_ctx f = {.m = m, .obs = obs, .by_key_start = start, .by_key = list};
+    fit_ctx f = {.m = m,
+                 .obs = obs,
+                 .by_key_start = start,
+                 .by_key = list,
+                 .qa = quad,
+                 .qb = quad + nq,
+                 .qc = quad + 2 * nq,
+                 .qy = quad + 3 * nq};
     for (int round = 0; round < FIT_ROUNDS; round++) {
         if ((st = fit_contention(m, obs, n)) != SIM_OK)
             goto out;
@@ -520,9 +555,9 @@ static int fit(model_interference *m, const pair_obs *obs, uint32_t n)
                 for (int which = 0; which < 3; which++) {
                     f.param = which == 2 ? &m->wfit[(size_t)k * SIM_MAX_GPU_TYPES + t]
                                          : which ? press_at(m, k, t) : sens_at(m, k, t);
-                    double v = model__min1d(param_cost, &f, 0.0, which == 2 ? 1.0 : SP_MAX, 40,
+                    quad_setup(&f);
+                    *f.param = model__min1d(quad_cost, &f, 0.0, which == 2 ? 1.0 : SP_MAX, 40,
                                             NULL);
-                    *f.param = v;
                 }
             }
         normalise(m, scratch);
@@ -531,6 +566,7 @@ static int fit(model_interference *m, const pair_obs *obs, uint32_t n)
         goto out;
     normalise(m, scratch);
 out:
+    sim_free(quad);
     sim_free(scratch);
     sim_free(fill);
     sim_free(list);

@@ -42,7 +42,8 @@ int cmd_calibrate(int argc, char **argv)
             mode = v;
         } else {
             return cli_usage_error("unknown option '%s' for 'clustersim calibrate' "
-                                   "(see clustersim calibrate --help)", argv[i]);
+                                   "(see clustersim calibrate --help)",
+                                   argv[i]);
         }
     }
     if (!from || !out)

@@ -11,10 +11,10 @@
 #include "models/derive.h"
 #include "models/interference.h"
 #include "models/throughput.h"
+#include "sim/alloc.h"
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct model_cmd {
@@ -433,8 +433,7 @@ static int eval_throughput(int argc, char **argv)
     for (uint32_t k = 0; k < nt; k++) {
         model_throughput_holdout h;
         sim_diag d = {0};
-        if ((st = model_throughput_eval_holdout(cat, paths, n_paths, types[k], &h, &d)) !=
-            SIM_OK) {
+        if ((st = model_throughput_eval_holdout(cat, paths, n_paths, types[k], &h, &d)) != SIM_OK) {
             cli_print_diag(&d);
             goto out;
         }
@@ -632,7 +631,7 @@ static int eval_interference(int argc, char **argv)
         return cli_exit_code(st);
     char dflt[1100];
     snprintf(dflt, sizeof dflt, "%s/models/data/gavel_pairs.csv", model_data_dir());
-    model_ifit_eval *ev = malloc(sizeof *ev);
+    model_ifit_eval *ev = sim_malloc(sizeof *ev);
     sim_diag d = {0};
     if (!ev) {
         st = SIM_ENOMEM;
@@ -643,19 +642,19 @@ static int eval_interference(int argc, char **argv)
         cli_print_diag(&d);
         goto out;
     }
-    printf("pairs: %u for training, %u held out (seed %llu); training MAE %.3f\n",
-           ev->train_pairs, ev->test_pairs, (unsigned long long)o.seed, ev->train_mae);
+    printf("pairs: %u for training, %u held out (seed %llu); training MAE %.3f\n", ev->train_pairs,
+           ev->test_pairs, (unsigned long long)o.seed, ev->train_mae);
     printf("%-10s %6s   %-22s   %-14s   %-14s\n", "", "", "contention model", "no slowdown",
            "time-slicing");
-    printf("%-10s %6s   %6s %6s %7s   %6s %7s   %6s %7s\n", "GPU type", "obs", "MAE", "RMSE",
-           "R2", "MAE", "R2", "MAE", "R2");
+    printf("%-10s %6s   %6s %6s %7s   %6s %7s   %6s %7s\n", "GPU type", "obs", "MAE", "RMSE", "R2",
+           "MAE", "R2", "MAE", "R2");
     for (uint32_t k = 0; k < ev->n_types; k++)
         print_stats(model_catalog_type(cat, ev->type[k])->name, &ev->per_type[k]);
     print_stats("all", &ev->all);
     printf("\n");
     print_contention(&ev->C);
 out:
-    free(ev);
+    sim_free(ev);
     model_throughput_destroy(tp);
     model_catalog_destroy(cat);
     return st == SIM_OK ? 0 : cli_exit_code(st);

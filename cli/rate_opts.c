@@ -29,8 +29,8 @@ int cli_rate_setup(const run_args *a, const model_catalog *cat, const sim_intern
         char *save = NULL;
         for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
             if (cfg.n_steps == MAX_STEPS_TABLES)
-                return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
-                                    "--throughput: at most %d tables", MAX_STEPS_TABLES);
+                return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "--throughput: at most %d tables",
+                                    MAX_STEPS_TABLES);
             tables[cfg.n_steps++] = p;
         }
         cfg.steps = tables;
@@ -45,8 +45,8 @@ int cli_rate_setup(const run_args *a, const model_catalog *cat, const sim_intern
         cfg.contention = inf;
     }
     if (a->ref_gpu_type && strcmp(a->ref_gpu_type, "job") != 0) {
-        uint32_t t = sim_intern_find(model_catalog_names(cat), a->ref_gpu_type,
-                                     strlen(a->ref_gpu_type));
+        uint32_t t =
+            sim_intern_find(model_catalog_names(cat), a->ref_gpu_type, strlen(a->ref_gpu_type));
         if (t == SIM_INTERN_NONE || t == 0) {
             char known[600];
             sim_intern_list(model_catalog_names(cat), ", ", known, sizeof known);

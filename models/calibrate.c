@@ -13,9 +13,8 @@
 #include <string.h>
 
 enum { B_MODE, B_KERNEL, B_RES, B_PARTNER, B_PRES, B_SLOW, B_BACKEND, B_DEVICE, B_N };
-static const char *const bench_cols[B_N] = {"mode",     "kernel",           "resource",
-                                            "partner",  "partner_resource", "slowdown",
-                                            "backend",  "device"};
+static const char *const bench_cols[B_N] = {
+    "mode", "kernel", "resource", "partner", "partner_resource", "slowdown", "backend", "device"};
 static const bool bench_required[B_N] = {true, true, true, true, true, true, false, false};
 static const char bench_expected[] =
     "backend,device,driver,mode,kernel,resource,partner,partner_resource,unit,solo_rate,"

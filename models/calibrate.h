@@ -16,10 +16,10 @@
 typedef struct model_calib {
     model_contention C;
     bool measured[MODEL_RES_COUNT][MODEL_RES_COUNT]; /* some row measured the entry */
-    uint32_t rows;     /* rows used */
-    double rmse;       /* root mean square residual of slowdown - 1 */
-    char mode[32];     /* the mode fitted */
-    char backend[16];  /* of the first row used ("" when the column is absent) */
+    uint32_t rows;                                   /* rows used */
+    double rmse;                                     /* root mean square residual of slowdown - 1 */
+    char mode[32];                                   /* the mode fitted */
+    char backend[16]; /* of the first row used ("" when the column is absent) */
     char device[256];
 } model_calib;
 

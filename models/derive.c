@@ -71,10 +71,14 @@ typedef struct label_row {
 } label_row;
 
 enum { S_ID, S_CC, S_SM, S_MEM, S_BW, S_FP32, S_FP16NT, S_FP16TC, S_N };
-static const char *const spec_cols[S_N] = {
-    "gpu_id",       "compute_capability", "sm_count",
-    "memory_gib",   "mem_bandwidth_gb_s", "fp32_tflops",
-    "fp16_tflops_non_tensor", "fp16_tensor_tflops_dense"};
+static const char *const spec_cols[S_N] = {"gpu_id",
+                                           "compute_capability",
+                                           "sm_count",
+                                           "memory_gib",
+                                           "mem_bandwidth_gb_s",
+                                           "fp32_tflops",
+                                           "fp16_tflops_non_tensor",
+                                           "fp16_tensor_tflops_dense"};
 static const char spec_header[] =
     "gpu_id,...,compute_capability,sm_count,memory_gib,...,mem_bandwidth_gb_s,...,"
     "fp32_tflops,fp16_tflops_non_tensor,fp16_tensor_tflops_dense,...";
@@ -117,8 +121,8 @@ static int load_specs(const char *path, spec_row **out, uint32_t *n_out, sim_dia
         memset(s, 0, sizeof *s);
         s->line = row.line;
         if ((st = copy_field(in, &row, ix[S_ID], "gpu_id", s->id, sizeof s->id, false, d)) ||
-            (st = copy_field(in, &row, ix[S_MEM], "memory_gib", s->memory_gib,
-                             sizeof s->memory_gib, false, d)) ||
+            (st = copy_field(in, &row, ix[S_MEM], "memory_gib", s->memory_gib, sizeof s->memory_gib,
+                             false, d)) ||
             (st = csvin_double(in, &row, ix[S_CC], "compute_capability", 1, 20, &s->cc, d)) ||
             (st = csvin_u64(in, &row, ix[S_SM], "sm_count", 1, 100000, &s->sm, d)) ||
             (st = csvin_double(in, &row, ix[S_BW], "mem_bandwidth_gb_s", 1e-3, 1e6, &s->bw, d)) ||
@@ -165,8 +169,7 @@ static int load_labels(const char *path, label_row **out, uint32_t *n_out, sim_d
 {
     csvin *in;
     int32_t ix[L_N];
-    int st = model__table_open(&in, path, label_cols, L_N, NULL, "dataset,label,gpu_id,...",
-                               ix, d);
+    int st = model__table_open(&in, path, label_cols, L_N, NULL, "dataset,label,gpu_id,...", ix, d);
     if (st != SIM_OK)
         return st;
     label_row *rows = NULL;
@@ -187,10 +190,9 @@ static int load_labels(const char *path, label_row **out, uint32_t *n_out, sim_d
         l->line = row.line;
         if ((st = copy_field(in, &row, ix[L_DATASET], "dataset", l->dataset, sizeof l->dataset,
                              false, d)) ||
-            (st = copy_field(in, &row, ix[L_LABEL], "label", l->label, sizeof l->label, false,
-                             d)) ||
-            (st = copy_field(in, &row, ix[L_GPU], "gpu_id", l->gpu_id, sizeof l->gpu_id, true,
-                             d)))
+            (st =
+                 copy_field(in, &row, ix[L_LABEL], "label", l->label, sizeof l->label, false, d)) ||
+            (st = copy_field(in, &row, ix[L_GPU], "gpu_id", l->gpu_id, sizeof l->gpu_id, true, d)))
             goto out;
         n++;
     }
@@ -216,8 +218,8 @@ static const spec_row *find_spec(const spec_row *specs, uint32_t n, const char *
     return NULL;
 }
 
-static int load_names(const char *path, const spec_row *specs, uint32_t n_specs,
-                      name_row **out, uint32_t *n_out, sim_diag *d)
+static int load_names(const char *path, const spec_row *specs, uint32_t n_specs, name_row **out,
+                      uint32_t *n_out, sim_diag *d)
 {
     csvin *in;
     int32_t ix[N_N];
@@ -243,8 +245,8 @@ static int load_names(const char *path, const spec_row *specs, uint32_t n_specs,
         r->line = row.line;
         uint64_t assumed = 0;
         if ((st = copy_field(in, &row, ix[N_NAME], "name", r->name, sizeof r->name, false, d)) ||
-            (st = copy_field(in, &row, ix[N_SPEC], "spec_id", r->spec_id, sizeof r->spec_id,
-                             false, d)) ||
+            (st = copy_field(in, &row, ix[N_SPEC], "spec_id", r->spec_id, sizeof r->spec_id, false,
+                             d)) ||
             (st = copy_field(in, &row, ix[N_LABELS], "labels", r->claims, sizeof r->claims, true,
                              d)) ||
             (st = csvin_u64(in, &row, ix[N_ASSUMED], "assumed", 0, 1, &assumed, d)))
@@ -254,13 +256,13 @@ static int load_names(const char *path, const spec_row *specs, uint32_t n_specs,
             (st = csvin_double(in, &row, ix[N_MEM], "memory_gib", 1e-3, 1e6, &r->memory_gib, d)))
             goto out;
         if (!(r->spec = find_spec(specs, n_specs, r->spec_id))) {
-            st = csvin_field_error(in, &row, ix[N_SPEC], "spec_id",
-                                   "a gpu_id of the spec table", d);
+            st =
+                csvin_field_error(in, &row, ix[N_SPEC], "spec_id", "a gpu_id of the spec table", d);
             goto out;
         }
         double mem;
-        if (r->memory_gib == 0 && !csvin_parse_double(r->spec->memory_gib,
-                                                      strlen(r->spec->memory_gib), &mem)) {
+        if (r->memory_gib == 0 &&
+            !csvin_parse_double(r->spec->memory_gib, strlen(r->spec->memory_gib), &mem)) {
             st = csvin_field_error(in, &row, ix[N_MEM], "memory_gib",
                                    "a number of GiB (the spec row gives several sizes)", d);
             goto out;
@@ -405,8 +407,8 @@ int model_derive_catalog(const char *specs_path, const char *labels_path, const 
                 found = model__str_ieq(labels[k].label, tmp);
             if (!found) {
                 st = sim_diag_set(d, SIM_EPARSE, names_path, names[i].line, 4,
-                                  "field 'labels': expected labels of %s, got \"%s\"",
-                                  labels_path, tmp);
+                                  "field 'labels': expected labels of %s, got \"%s\"", labels_path,
+                                  tmp);
                 goto out;
             }
             c += len + (bar ? 1 : 0);
@@ -545,9 +547,8 @@ static int write_steps(FILE *out, const model_catalog *cat, steps_row *rows, uin
     qsort(rows, n, sizeof *rows, cmp_steps);
     for (uint32_t i = 1; i < n; i++)
         if (cmp_steps(&rows[i - 1], &rows[i]) == 0)
-            return sim_diag_set(d, SIM_EPARSE, path, rows[i].line > rows[i - 1].line
-                                                         ? rows[i].line
-                                                         : rows[i - 1].line,
+            return sim_diag_set(d, SIM_EPARSE, path,
+                                rows[i].line > rows[i - 1].line ? rows[i].line : rows[i - 1].line,
                                 0, "job type '%s', scale factor %llu on %s is measured twice",
                                 rows[i].job, (unsigned long long)rows[i].sf,
                                 model_catalog_type(cat, rows[i].type)->name);
@@ -564,8 +565,7 @@ enum { G_WORKER, G_JOB, G_SF, G_SPS, G_N };
 static const char *const gavel_iso_cols[G_N] = {"worker_type", "job_type", "scale_factor",
                                                 "steps_per_sec"};
 
-int model_derive_gavel_steps(const char *isolated, const model_catalog *cat, FILE *out,
-                             sim_diag *d)
+int model_derive_gavel_steps(const char *isolated, const model_catalog *cat, FILE *out, sim_diag *d)
 {
     csvin *in;
     int32_t ix[G_N];
@@ -625,8 +625,8 @@ static int cmp_pairs(const void *x, const void *y)
 }
 
 enum { P_WORKER, P_A, P_SFA, P_B, P_SFB, P_NA, P_NB, P_N };
-static const char *const gavel_pair_cols[P_N] = {"worker_type",   "job_type_a",    "scale_factor_a",
-                                                 "job_type_b",    "scale_factor_b", "norm_speed_a",
+static const char *const gavel_pair_cols[P_N] = {"worker_type", "job_type_a",     "scale_factor_a",
+                                                 "job_type_b",  "scale_factor_b", "norm_speed_a",
                                                  "norm_speed_b"};
 
 int model_derive_gavel_pairs(const char *colocated, const model_catalog *cat, FILE *out,
@@ -792,8 +792,7 @@ int model_derive_pollux_steps(const char *dir, const model_catalog *cat, FILE *o
         }
     }
     if (apps.n == 0) {
-        st = sim_diag_set(d, SIM_EPARSE, dir, 0, 0,
-                          "no application folder with a placements.csv");
+        st = sim_diag_set(d, SIM_EPARSE, dir, 0, 0, "no application folder with a placements.csv");
         goto out;
     }
     qsort(apps.s, apps.n, sizeof *apps.s, cmp_str);

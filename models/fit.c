@@ -177,8 +177,8 @@ double model__min1d(double (*f)(double x, void *ctx), void *ctx, double lo, doub
             min_ctx m = {f, ctx};
             gsl_function F = {.function = min_trampoline, .params = &m};
             gsl_min_fminimizer *s = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
-            if (s && gsl_min_fminimizer_set_with_values(s, &F, bx, bf, a, fa, b, fb) ==
-                         GSL_SUCCESS) {
+            if (s &&
+                gsl_min_fminimizer_set_with_values(s, &F, bx, bf, a, fa, b, fb) == GSL_SUCCESS) {
                 for (int it = 0; it < 100; it++) {
                     if (gsl_min_fminimizer_iterate(s) != GSL_SUCCESS)
                         break;

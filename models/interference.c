@@ -71,8 +71,8 @@ int model_contention_load(model_contention *C, const char *path, sim_diag *d)
     memset(C, 0, sizeof *C);
     csvin *in;
     int32_t ix[K_N];
-    int st = model__table_open(&in, path, coef_cols, K_N, NULL, "victim,aggressor,coefficient",
-                               ix, d);
+    int st =
+        model__table_open(&in, path, coef_cols, K_N, NULL, "victim,aggressor,coefficient", ix, d);
     if (st != SIM_OK)
         return st;
     long seen[MODEL_RES_COUNT][MODEL_RES_COUNT] = {{0}};
@@ -118,7 +118,7 @@ int model_contention_write(const model_contention *C, FILE *f, sim_diag *d)
 
 typedef struct pair_obs {
     uint16_t t;
-    uint32_t i, j;  /* classes: i is the job whose speed was measured */
+    uint32_t i, j; /* classes: i is the job whose speed was measured */
     double speed;
 } pair_obs;
 
@@ -134,14 +134,14 @@ struct model_interference {
     uint32_t n_types;
     sim_intern *names; /* class k has id k + 1 */
     uint32_t n_classes;
-    uint32_t *tp_class;   /* per class, MODEL_CLASS_NONE when the throughput model lacks it */
-    double *w;            /* n_classes x SIM_MAX_GPU_TYPES: roofline compute-bound fraction */
-    double *wfit;         /* the same, refined on the pairs; NaN = not fitted */
+    uint32_t *tp_class; /* per class, MODEL_CLASS_NONE when the throughput model lacks it */
+    double *w;          /* n_classes x SIM_MAX_GPU_TYPES: roofline compute-bound fraction */
+    double *wfit;       /* the same, refined on the pairs; NaN = not fitted */
     double w_default[SIM_MAX_GPU_TYPES];
-    double *sens, *press; /* n_classes x SIM_MAX_GPU_TYPES: fitted s and p, NaN = none */
+    double *sens, *press;        /* n_classes x SIM_MAX_GPU_TYPES: fitted s and p, NaN = none */
     int slot[SIM_MAX_GPU_TYPES]; /* measured-table slot of a type, -1 = none */
     uint32_t n_slots;
-    double *table;        /* n_slots x n_classes x n_classes speeds, NaN = not measured */
+    double *table; /* n_slots x n_classes x n_classes speeds, NaN = not measured */
     bool use_table;
     model_contention C;
 };
@@ -157,8 +157,7 @@ static double *press_at(const model_interference *m, uint32_t k, uint16_t t)
 }
 
 /* v[k][t] if fitted, else the geometric mean of k's fitted values, else 1. */
-static double fitted_or_mean(const model_interference *m, const double *v, uint32_t k,
-                             uint16_t t)
+static double fitted_or_mean(const model_interference *m, const double *v, uint32_t k, uint16_t t)
 {
     if (k == MODEL_ICLASS_NONE)
         return 1.0;
@@ -216,8 +215,7 @@ bool model_interference_fitted(const model_interference *m, uint32_t k, uint16_t
     return k != MODEL_ICLASS_NONE && !isnan(*sens_at(m, k, t));
 }
 
-uint32_t model_interference_class_find(const model_interference *m, const char *name,
-                                       size_t len)
+uint32_t model_interference_class_find(const model_interference *m, const char *name, size_t len)
 {
     uint32_t id = sim_intern_find(m->names, name, len);
     return id == SIM_INTERN_NONE || id == 0 ? MODEL_ICLASS_NONE : id - 1;
@@ -302,8 +300,8 @@ static int intern_class(sim_intern *names, const csvin *in, const csvin_row *row
     return SIM_OK;
 }
 
-static int load_pairs(const model_catalog *cat, sim_intern *names, const char *path,
-                      pair_rec **out, uint32_t *n_out, sim_diag *d)
+static int load_pairs(const model_catalog *cat, sim_intern *names, const char *path, pair_rec **out,
+                      uint32_t *n_out, sim_diag *d)
 {
     csvin *in;
     int32_t ix[Q_N];
@@ -343,8 +341,7 @@ static int load_pairs(const model_catalog *cat, sim_intern *names, const char *p
         if (!known_type) {
             if (n_seen == MODEL_EVAL_MAX_TYPES) {
                 st = sim_diag_set(d, SIM_ELIMIT, path, row.line, ix[Q_TYPE] + 1,
-                                  "pairs measured on more than %d GPU types",
-                                  MODEL_EVAL_MAX_TYPES);
+                                  "pairs measured on more than %d GPU types", MODEL_EVAL_MAX_TYPES);
                 break;
             }
             types_seen[n_seen++] = r->t;
@@ -377,7 +374,7 @@ typedef struct fit_ctx {
     const pair_obs *obs;
     const uint32_t *by_key_start; /* CSR: observations involving class k on slot s */
     const uint32_t *by_key;       /* (key k * n_slots + s) */
-    uint32_t k;   /* class, type and parameter being fitted */
+    uint32_t k;                   /* class, type and parameter being fitted */
     uint16_t t;
     double *param;
     /* x of each observation of (k, t) as a function of the parameter v: affine in s
@@ -554,10 +551,11 @@ static int fit(model_interference *m, const pair_obs *obs, uint32_t n)
                 f.t = t;
                 for (int which = 0; which < 3; which++) {
                     f.param = which == 2 ? &m->wfit[(size_t)k * SIM_MAX_GPU_TYPES + t]
-                                         : which ? press_at(m, k, t) : sens_at(m, k, t);
+                              : which    ? press_at(m, k, t)
+                                         : sens_at(m, k, t);
                     quad_setup(&f);
-                    *f.param = model__min1d(quad_cost, &f, 0.0, which == 2 ? 1.0 : SP_MAX, 40,
-                                            NULL);
+                    *f.param =
+                        model__min1d(quad_cost, &f, 0.0, which == 2 ? 1.0 : SP_MAX, 40, NULL);
                 }
             }
         normalise(m, scratch);

@@ -1,29 +1,17 @@
 /*
- * interference.h: the slowdown of a job that shares a GPU with other jobs.
- *
- * Where the pair was measured (Gavel's co-located throughputs, derived into
- * models/data/gavel_pairs.csv: the normalised speed of each job of a pair sharing one
- * K80, P100 or V100), the measurement is used. Elsewhere (unseen pairs, other GPU types,
- * more than two residents) a contention model over resource profiles applies. A job's
- * profile on a GPU type has three parts: its resource mix u = (sm, mem, l2, pcie), the
- * fraction of its busy time on each resource (sm = w, mem = 1 - w, with w the
- * compute-bound fraction of its class's roofline split, see throughput.h, refined on
- * the measured pairs; the public measurements say nothing of L2 or PCIe use); its
- * sensitivity s (how much of its step contention can stretch) and its pressure p (how
- * hard it presses on what it uses). The excess time of job i (slowdown minus one) is
- *     x_i = s_i * sum over co-residents j of a_j p_j (u_i^T C u_j),   speed_i = 1/(1+x_i)
- * with C a non-negative 4 x 4 matrix (C[victim][aggressor]: how much time on the
- * aggressor's resource costs the victim on its own resource; asymmetric) and a_j the
- * activity of resident j (1 for a whole-GPU job). s and p are asymmetric on purpose: in
- * Gavel's pairs the two jobs of a pair are often slowed very differently. C, s and p
- * are fitted together on measured pairs, alternating non-negative least squares for C
- * (on x, weighted by speed^4 so that it approximates least squares in speed) with a
- * one-dimensional minimisation of the squared speed error for each s, p and w (GSL Brent),
- * for a fixed number of rounds; s and p are then normalised to a median of 1, so C is
- * the contention between two median jobs. `clustersim calibrate` fits C instead to
- * microbenchmark kernels that each use one resource (s = p = 1, u a unit vector).
- * Gavel: Narayanan et al., OSDI'20. The sensitivity/pressure split follows Bubble-Up
- * (Mars et al., MICRO'11) and Paragon (Delimitrou and Kozyrakis, ASPLOS'13).
+ * interference.h: the slowdown of a job sharing a GPU. A pair Gavel measured (OSDI'20;
+ * models/data/gavel_pairs.csv, K80/P100/V100) uses the measurement; otherwise a
+ * contention model: the excess time of job i beside residents j is
+ *     x_i = s_i * sum_j a_j p_j (u_i^T C u_j),      speed_i = 1 / (1 + x_i)
+ * with s the sensitivity and p the pressure of a class on a GPU type (asymmetric, as
+ * Gavel's pairs are), u its resource mix over (sm, mem, l2, pcie) (sm = w, mem = 1 - w
+ * from the roofline split of throughput.h; the public data say nothing of L2 or PCIe),
+ * a_j the activity of resident j (1 = a whole-GPU job) and C a non-negative contention
+ * matrix C[victim][aggressor]. C, s, p and w are fitted together on measured pairs,
+ * alternating NNLS for C (on x, weighted by speed^4) and 1-D minimisation of the squared
+ * speed error for each s, p, w (GSL Brent); s and p are scaled to a median of 1.
+ * `clustersim calibrate` fits C to microbenchmark kernels instead. Sensitivity/pressure:
+ * Bubble-Up (Mars et al., MICRO'11), Paragon (Delimitrou, Kozyrakis, ASPLOS'13).
  */
 #ifndef MODELS_INTERFERENCE_H
 #define MODELS_INTERFERENCE_H
@@ -99,8 +87,7 @@ void model_interference_set_contention(model_interference *m, const model_conten
 const model_contention *model_interference_contention(const model_interference *m);
 
 /* Classes: lookup by name (case-insensitive), MODEL_ICLASS_NONE when unknown. */
-uint32_t model_interference_class_find(const model_interference *m, const char *name,
-                                       size_t len);
+uint32_t model_interference_class_find(const model_interference *m, const char *name, size_t len);
 uint32_t model_interference_class_count(const model_interference *m);
 const char *model_interference_class_name(const model_interference *m, uint32_t k);
 
@@ -131,8 +118,8 @@ double model_interference_excess(const model_interference *m, uint32_t self, uin
 /* Held-out evaluation of the contention model on unseen pairs. */
 #define MODEL_EVAL_MAX_TYPES 8
 typedef struct model_ifit_stats {
-    uint32_t n;            /* observations (one per job of a test pair) */
-    double mae, rmse, r2;  /* of the fitted contention model */
+    uint32_t n;                 /* observations (one per job of a test pair) */
+    double mae, rmse, r2;       /* of the fitted contention model */
     double mae_none, r2_none;   /* baseline "no slowdown": speed 1 */
     double mae_slice, r2_slice; /* baseline "fair time-slicing": speed 1/2 */
 } model_ifit_stats;
@@ -141,10 +128,10 @@ typedef struct model_ifit_eval {
     uint32_t n_types;
     uint16_t type[MODEL_EVAL_MAX_TYPES];
     model_ifit_stats per_type[MODEL_EVAL_MAX_TYPES];
-    model_ifit_stats all;  /* every test observation */
-    double train_mae;      /* of the model on its own training pairs */
+    model_ifit_stats all; /* every test observation */
+    double train_mae;     /* of the model on its own training pairs */
     uint32_t train_pairs, test_pairs;
-    model_contention C;    /* fitted on the training pairs */
+    model_contention C; /* fitted on the training pairs */
 } model_ifit_eval;
 
 /*

@@ -41,8 +41,7 @@ static const class_slot *lookup(model_rate *r, uint32_t model)
         size_t len = strlen(name);
         s->key = model + 1;
         s->tp = len ? model_throughput_class_find(r->tp, name, len) : MODEL_CLASS_NONE;
-        s->ifc = len && r->im ? model_interference_class_find(r->im, name, len)
-                              : MODEL_ICLASS_NONE;
+        s->ifc = len && r->im ? model_interference_class_find(r->im, name, len) : MODEL_ICLASS_NONE;
     }
     return s;
 }
@@ -120,8 +119,10 @@ int model_rate_create(model_rate **out, const model_catalog *cat, const sim_inte
     snprintf(ref, sizeof ref, "%s",
              r->default_ref ? model_catalog_type(cat, r->default_ref)->name : "job");
     snprintf(r->name, sizeof r->name, "throughput=%s ref=%s interference=%s",
-             !r->use_tp ? "none" : cfg->steps && cfg->n_steps ? "tables" : "measured", ref,
-             modes[cfg->interference]);
+             !r->use_tp                   ? "none"
+             : cfg->steps && cfg->n_steps ? "tables"
+                                          : "measured",
+             ref, modes[cfg->interference]);
     *out = r;
     return SIM_OK;
 out_free:

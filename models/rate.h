@@ -1,19 +1,12 @@
 /*
- * rate.h: the adapter from the GPU models to the engine's rate hook (sim/rate.h). It
- * owns a throughput model and, when asked, an interference model, and fills a
- * sim_rate_model whose hooks are pure lookups: no allocation, no I/O, O(residents).
- *
- * throughput(job, t) = steps(class, t) / steps(class, ref) with ref the job's
- * ref_gpu_type, or the configured default reference for jobs that give none; with
- * neither the job runs at its trace speed on every type (ratio 1). A job whose class
- * (its `model` column) the tables do not know uses the global roofline ratio.
- *
- * interference(self, residents, t) = min(1, (1 + sum_j a_j) / (1 + x_self)), where
- * a_j = min(share_j, true demand_j) / 1000 is how much of the GPU resident j really
- * uses and x_self the interference model's excess time with those activities. The
- * core's share already divides the GPU's time between the residents (its
- * min(1, share / demand)), which is what fair time-slicing would cost; the factor is
- * the slowdown beyond that.
+ * rate.h: adapts the GPU models to the engine's rate hook (sim/rate.h) with hooks that
+ * are pure lookups (no allocation, no I/O, O(residents)).
+ * throughput(job, t) = steps(class, t) / steps(class, ref), ref = the job's ref_gpu_type,
+ * else the configured default, else none (ratio 1); an unknown class uses the global
+ * roofline ratio. interference = min(1, (1 + sum_j a_j) / (1 + x_self)), where a_j =
+ * min(share_j, true demand_j) / 1000 is the GPU fraction resident j really uses and x
+ * the interference model's excess time: the core's share already divides the GPU's
+ * time (fair time-slicing), so the factor is the slowdown beyond it.
  */
 #ifndef MODELS_RATE_H
 #define MODELS_RATE_H
@@ -25,20 +18,20 @@
 #include "sim/rate.h"
 
 typedef enum model_interference_mode {
-    MODEL_INTERF_NONE = 0, /* no interference term */
-    MODEL_INTERF_MEASURED, /* measured pairs where known, the fitted model elsewhere */
-    MODEL_INTERF_MODEL,    /* the fitted contention model only */
+    MODEL_INTERF_NONE = 0,   /* no interference term */
+    MODEL_INTERF_MEASURED,   /* measured pairs where known, the fitted model elsewhere */
+    MODEL_INTERF_MODEL,      /* the fitted contention model only */
     MODEL_INTERF_CALIBRATED, /* the model with a calibrated contention matrix */
 } model_interference_mode;
 
 typedef struct model_rate_config {
-    bool throughput;            /* apply the throughput model */
-    const char *const *steps;   /* steps tables (NULL: the shipped ones) */
+    bool throughput;          /* apply the throughput model */
+    const char *const *steps; /* steps tables (NULL: the shipped ones) */
     uint32_t n_steps;
-    uint16_t default_ref;       /* reference type of jobs without one (NONE: ratio 1) */
+    uint16_t default_ref; /* reference type of jobs without one (NONE: ratio 1) */
     model_interference_mode interference;
-    const char *pairs;          /* measured pairs (NULL: the shipped gavel_pairs.csv) */
-    const char *contention;     /* contention file, for MODEL_INTERF_CALIBRATED */
+    const char *pairs;      /* measured pairs (NULL: the shipped gavel_pairs.csv) */
+    const char *contention; /* contention file, for MODEL_INTERF_CALIBRATED */
 } model_rate_config;
 
 typedef struct model_rate model_rate;

@@ -17,8 +17,8 @@ int model__table_open(csvin **in, const char *path, const char *const *cols, siz
     csvin_row row;
     st = csvin_next(*in, &row, d);
     if (st == 0)
-        st = sim_diag_set(d, SIM_EPARSE, path, 1, 0, "empty file: expected the header %s",
-                          expected);
+        st =
+            sim_diag_set(d, SIM_EPARSE, path, 1, 0, "empty file: expected the header %s", expected);
     if (st < 0)
         goto out_close;
     if ((st = csvin_map_header(*in, &row, cols, n, ix, NULL, d)) != SIM_OK)

@@ -18,15 +18,15 @@
 
 struct model_throughput {
     const model_catalog *cat;
-    uint32_t n_types;          /* catalog count (ids 1..n_types-1) */
+    uint32_t n_types;            /* catalog count (ids 1..n_types-1) */
     double F[SIM_MAX_GPU_TYPES]; /* FP32, TFLOP/s */
     double B[SIM_MAX_GPU_TYPES]; /* memory bandwidth, GB/s */
-    sim_intern *names;         /* class names, id = class + 1 */
+    sim_intern *names;           /* class names, id = class + 1 */
     uint32_t n_classes, cap;
-    double *meas;              /* n_classes x SIM_MAX_GPU_TYPES steps/s, NaN = none */
-    double *alpha, *beta;      /* per class roofline: TFLOP and GB per step */
-    double *scale;             /* per class: geometric mean of steps/s x tau over measured types */
-    uint32_t *source;          /* per class: index into paths */
+    double *meas;         /* n_classes x SIM_MAX_GPU_TYPES steps/s, NaN = none */
+    double *alpha, *beta; /* per class roofline: TFLOP and GB per step */
+    double *scale;        /* per class: geometric mean of steps/s x tau over measured types */
+    uint32_t *source;     /* per class: index into paths */
     uint32_t *n_meas;
     char **paths;
     uint32_t n_paths;
@@ -110,8 +110,8 @@ static int load_table(model_throughput *m, uint32_t pi, uint16_t exclude, sim_di
             continue;
         uint32_t id = sim_intern_find(m->names, job, strlen(job));
         if (id == SIM_INTERN_NONE) {
-            if (grow(m) != SIM_OK || (id = sim_intern_add(m->names, job, strlen(job), 0)) ==
-                                         SIM_INTERN_NONE) {
+            if (grow(m) != SIM_OK ||
+                (id = sim_intern_add(m->names, job, strlen(job), 0)) == SIM_INTERN_NONE) {
                 st = sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
                 break;
             }
@@ -126,9 +126,11 @@ static int load_table(model_throughput *m, uint32_t pi, uint16_t exclude, sim_di
         double *r = meas_row(m, c);
         if (!isnan(r[t])) {
             char what[160];
-            snprintf(what, sizeof what, "one measurement per job type and GPU type "
-                                        "(%s is measured twice on %s)",
-                     model_throughput_class_name(m, c), model_catalog_type(m->cat, (uint16_t)t)->name);
+            snprintf(what, sizeof what,
+                     "one measurement per job type and GPU type "
+                     "(%s is measured twice on %s)",
+                     model_throughput_class_name(m, c),
+                     model_catalog_type(m->cat, (uint16_t)t)->name);
             st = csvin_field_error(in, &row, ix[T_SPS], "steps_per_sec", what, d);
             break;
         }
@@ -280,8 +282,8 @@ int model_throughput_create(model_throughput **out, const model_catalog *cat,
         goto out_free;
     }
     if ((st = fit(m)) != SIM_OK) {
-        st = sim_diag_set(d, st, n_paths ? paths[0] : NULL, 0, 0,
-                          "the roofline fit failed (%s)", sim_strerror(st));
+        st = sim_diag_set(d, st, n_paths ? paths[0] : NULL, 0, 0, "the roofline fit failed (%s)",
+                          sim_strerror(st));
         goto out_free;
     }
     *out = m;
@@ -291,8 +293,7 @@ out_free:
     return st;
 }
 
-int model_throughput_create_default(model_throughput **out, const model_catalog *cat,
-                                    sim_diag *d)
+int model_throughput_create_default(model_throughput **out, const model_catalog *cat, sim_diag *d)
 {
     char gavel[1100], pollux[1100];
     snprintf(gavel, sizeof gavel, "%s/models/data/gavel_steps.csv", model_data_dir());

@@ -34,8 +34,7 @@ int model_throughput_create(model_throughput **out, const model_catalog *cat,
                             const char *const *paths, uint32_t n_paths, uint16_t exclude_type,
                             sim_diag *d);
 /* The shipped tables: models/data/gavel_steps.csv and models/data/pollux_steps.csv. */
-int model_throughput_create_default(model_throughput **out, const model_catalog *cat,
-                                    sim_diag *d);
+int model_throughput_create_default(model_throughput **out, const model_catalog *cat, sim_diag *d);
 void model_throughput_destroy(model_throughput *m);
 
 /* Classes: ids 0..count-1 in first-seen order; lookup by name (MODEL_CLASS_NONE when

@@ -145,7 +145,8 @@ static void test_throughput_golden(void)
      * 2.385: tau(TA) = 1/10 + 1/(0.02*500) = 0.2, tau(TB) = 0.05 + 0.0625 = 0.1125,
      * tau(TC) = 0.2 + 0.2 = 0.4. The fit must find I and estimate TC = 2.385/0.4. */
     CHECK_NEAR(model_throughput_intensity(tp), 20.0, 1e-6);
-    uint32_t X = model_throughput_class_find(tp, "X", 1), Y = model_throughput_class_find(tp, "y", 1);
+    uint32_t X = model_throughput_class_find(tp, "X", 1),
+             Y = model_throughput_class_find(tp, "y", 1);
     CHECK(X != MODEL_CLASS_NONE && Y != MODEL_CLASS_NONE);
     CHECK_EQ_I64(model_throughput_class_find(tp, "W", 1), MODEL_CLASS_NONE);
     bool meas;
@@ -291,11 +292,12 @@ static void test_calibrate(void)
         for (int a = 0; a < 4; a++) {
             truth.c[v][a] = 0.0625 * (v + 1) + 0.3125 * a + (v == a ? 0.7 : 0);
             for (int s = -1; s <= 1; s += 2)
-                fprintf(f, "cuda,Synthetic GPU,13.0,process,k%d,%s,k%d,%s,GB/s,100,50,%.10f,3,"
-                           "0.01\n",
+                fprintf(f,
+                        "cuda,Synthetic GPU,13.0,process,k%d,%s,k%d,%s,GB/s,100,50,%.10f,3,"
+                        "0.01\n",
                         v, res[v], a, res[a], 1.0 + truth.c[v][a] + 0.01 * s);
-            fprintf(f, "cuda,Synthetic GPU,13.0,streams,k%d,%s,k%d,%s,GB/s,100,80,1.25,3,0.01\n",
-                    v, res[v], a, res[a]);
+            fprintf(f, "cuda,Synthetic GPU,13.0,streams,k%d,%s,k%d,%s,GB/s,100,80,1.25,3,0.01\n", v,
+                    res[v], a, res[a]);
         }
     fclose(f);
     model_calib cal;
@@ -346,11 +348,11 @@ enum { NSYN = 16 };
 
 static void test_interference_recovery(const model_catalog *cat, const model_throughput *tp)
 {
-    static const double s[NSYN] = {0.4, 1.7, 0.9, 2.385, 0.6,  1.1, 1.3, 0.25,
-                                   1.9, 0.7, 1.45, 0.55, 2.1, 0.95, 1.6, 0.35};
-    static const double p[NSYN] = {1.2,  0.5, 2.0, 0.8, 1.6, 0.35, 1.0, 1.9,
+    static const double s[NSYN] = {0.4, 1.7, 0.9,  2.385, 0.6, 1.1,  1.3, 0.25,
+                                   1.9, 0.7, 1.45, 0.55,  2.1, 0.95, 1.6, 0.35};
+    static const double p[NSYN] = {1.2,  0.5, 2.0, 0.8, 1.6,  0.35, 1.0,  1.9,
                                    0.65, 1.4, 0.9, 2.2, 0.45, 1.15, 0.75, 1.75};
-    static const double w[NSYN] = {0.1, 0.9,  0.5, 0.3, 0.7,  0.2, 0.8,  0.6,
+    static const double w[NSYN] = {0.1, 0.9,  0.5,  0.3,  0.7,  0.2,  0.8,  0.6,
                                    0.4, 0.15, 0.85, 0.55, 0.25, 0.95, 0.05, 0.65};
     const double C[2][2] = {{0.3, 0.1}, {0.2, 1.4}};
     FILE *f = fopen("synthetic_pairs.csv", "w");

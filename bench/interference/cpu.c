@@ -28,10 +28,10 @@ static const ib_kernel_info cpu_kernels[K_COUNT] = {
 };
 static const char *const cpu_modes[] = {"threads", NULL};
 
-#define STREAM_BYTES (32u << 20)  /* each of the two arrays of a stream thread */
-#define STREAM_CHUNK (1u << 20)   /* bytes copied per chunk */
-#define CACHE_BYTES (128u << 10)  /* working set of a cache thread */
-#define ALU_STEPS 256             /* iterations of 8 chains per chunk */
+#define STREAM_BYTES (32u << 20) /* each of the two arrays of a stream thread */
+#define STREAM_CHUNK (1u << 20)  /* bytes copied per chunk */
+#define CACHE_BYTES (128u << 10) /* working set of a cache thread */
+#define ALU_STEPS 256            /* iterations of 8 chains per chunk */
 
 typedef struct cpu_ctx {
     uint32_t threads_per_kernel;
@@ -50,9 +50,12 @@ typedef struct worker {
 static double unit_per_chunk(int kind)
 {
     switch (kind) {
-    case K_ALU: return 8.0 * ALU_STEPS * 2.0 / 1e9;           /* GFLOP */
-    case K_STREAM: return 2.0 * STREAM_CHUNK / 1e9;           /* GB read + written */
-    default: return (double)CACHE_BYTES / 1e9;                /* GB read */
+    case K_ALU:
+        return 8.0 * ALU_STEPS * 2.0 / 1e9; /* GFLOP */
+    case K_STREAM:
+        return 2.0 * STREAM_CHUNK / 1e9; /* GB read + written */
+    default:
+        return (double)CACHE_BYTES / 1e9; /* GB read */
     }
 }
 

@@ -1,19 +1,13 @@
 /*
- * cuda.cu: the microbenchmark's CUDA backend. Five kernels each stress one resource:
- * fma (FP32 fused multiply-add chains in registers: SM pipes), tensor (WMMA 16x16x16
- * half-precision MMA with FP32 accumulators: tensor cores), copy (streaming float4 copy
- * of 256 MiB arrays: DRAM bandwidth), l2 (repeated L2-only loads, __ldcg, of a working
- * set of half the L2), pcie (host-to-device copies from pinned memory: PCIe). A kernel
- * "runs for T seconds" by launching fixed-size batches until T has elapsed, keeping up
- * to four batches in flight, so the device never idles between launches.
- *
- * Modes: streams (the kernels in one process, one host thread and one stream each, so
- * they may run concurrently in one context), process (one process per kernel: the GPU
- * time-slices their contexts), mps (the same processes, under an MPS server the user
- * started with `nvidia-cuda-mps-control -d`), mig (one process per kernel, each bound
- * to one of two MIG instances through CUDA_VISIBLE_DEVICES). The parent never
- * initialises CUDA: every run happens in forked children, which report through pipes,
- * because a CUDA context does not survive fork().
+ * cuda.cu: the microbenchmark's CUDA backend. Kernels: fma (FP32 FMA chains: SM pipes),
+ * tensor (WMMA 16x16x16 FP16 MMA, FP32 accumulate: tensor cores), copy (float4 copy of
+ * 256 MiB: DRAM), l2 (__ldcg loads of half the L2), pcie (pinned host-to-device copies).
+ * A kernel runs for T seconds by launching fixed batches, up to four in flight, until T
+ * has elapsed. Modes: streams (one process, one stream and host thread per kernel),
+ * process (one process per kernel: contexts time-slice), mps (the same under an MPS
+ * server the user started), mig (one process per MIG instance, CUDA_VISIBLE_DEVICES).
+ * The parent never initialises CUDA (a context does not survive fork()): every run
+ * happens in forked children that report through pipes.
  */
 #include "bench/interference/ib.h"
 
@@ -153,8 +147,7 @@ static int kernel_setup(kstate *k, int kind, int device, char *err, size_t errsz
     cudaDeviceProp p;
     if (ck(cudaSetDevice(device), "cudaSetDevice", err, errsz) ||
         ck(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties", err, errsz) ||
-        ck(cudaStreamCreateWithFlags(&k->s, cudaStreamNonBlocking), "cudaStreamCreate", err,
-           errsz))
+        ck(cudaStreamCreateWithFlags(&k->s, cudaStreamNonBlocking), "cudaStreamCreate", err, errsz))
         return -1;
     int sms = p.multiProcessorCount;
     int rc = 0;
@@ -176,8 +169,7 @@ static int kernel_setup(kstate *k, int kind, int device, char *err, size_t errsz
              ck(cudaMemset(k->d0, 0, 512 * sizeof(half)), "cudaMemset", err, errsz) ||
              ck(cudaMalloc(&k->d1, (size_t)k->blocks * (k->threads / 32) * 256 * sizeof(float)),
                 "cudaMalloc", err, errsz);
-        k->units = (double)k->blocks * (k->threads / 32) * 2.0 * 16 * 16 * 16 * TENSOR_ITERS /
-                   1e12;
+        k->units = (double)k->blocks * (k->threads / 32) * 2.0 * 16 * 16 * 16 * TENSOR_ITERS / 1e12;
         break;
     case K_COPY:
         k->blocks = sms * 8;

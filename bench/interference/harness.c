@@ -122,8 +122,7 @@ static void write_row(const ib_backend *b, const ib_options *o, const char *mode
     fputc(',', o->csv);
     csv_text(o->csv, b->driver);
     fprintf(o->csv, ",%s,%s,%s,%s,%s,%s,%.6g,%.6g,%.6g,%u,%.4g\n", mode, ki->name, ki->resource,
-            pi->name, pi->resource, ki->unit, solo, co, co > 0 ? solo / co : 0.0, trials,
-            spread);
+            pi->name, pi->resource, ki->unit, solo, co, co > 0 ? solo / co : 0.0, trials, spread);
 }
 
 int ib_measure(const ib_backend *b, const ib_options *o, char *err, size_t errsz)
@@ -176,8 +175,9 @@ int ib_measure(const ib_backend *b, const ib_options *o, char *err, size_t errsz
             }
         if (!o->summary)
             continue;
-        fprintf(o->summary, "%s backend, mode %s, %s (%s): solo rate, and slowdown of the "
-                            "row kernel beside the column kernel (median of %u trials)\n",
+        fprintf(o->summary,
+                "%s backend, mode %s, %s (%s): solo rate, and slowdown of the "
+                "row kernel beside the column kernel (median of %u trials)\n",
                 b->name, mode, b->device, b->driver, o->trials);
         fprintf(o->summary, "%-8s %14s", "kernel", "solo");
         for (uint32_t c = 0; c < n_ks; c++)

@@ -29,12 +29,12 @@ typedef struct ib_kernel_info {
 } ib_kernel_info;
 
 typedef struct ib_backend {
-    const char *name;                 /* "cpu" or "cuda" */
+    const char *name; /* "cpu" or "cuda" */
     uint32_t n_kernels;
     const ib_kernel_info *kernels;
-    const char *const *modes;         /* NULL-terminated; the first is the default */
-    char device[256];                 /* CPU model or GPU name */
-    char driver[64];                  /* kernel release or CUDA driver version */
+    const char *const *modes; /* NULL-terminated; the first is the default */
+    char device[256];         /* CPU model or GPU name */
+    char driver[64];          /* kernel release or CUDA driver version */
     void *ctx;
     /* Run kernels ks[0..n) (n = 1 or 2; indices into kernels) at the same time in
      * `mode`: warm up for warmup_s, then measure for seconds. rates[i] receives kernel

@@ -100,8 +100,9 @@ int main(int argc, char **argv)
         rc = ib_cuda_init(&b, (int)device, mig, err, sizeof err);
 #else
         (void)mig;
-        snprintf(err, sizeof err, "this build has no CUDA backend (configure with nvcc found, "
-                                  "SIM_BUILD_CUDA=ON)");
+        snprintf(err, sizeof err,
+                 "this build has no CUDA backend (configure with nvcc found, "
+                 "SIM_BUILD_CUDA=ON)");
         rc = -1;
 #endif
     } else {

@@ -13,6 +13,7 @@
 #include "models/interference.h"
 #include "models/rate.h"
 #include "models/throughput.h"
+#include "sim/alloc.h"
 #include "sim/csvin.h"
 #include "sim/intern.h"
 
@@ -491,6 +492,53 @@ static void test_rate_adapter(void)
     model_catalog_destroy(cat);
 }
 
+/* Fail the k-th allocation for k = 1, 2, ... until the call succeeds: every failure
+ * must be SIM_ENOMEM and leave no block behind. */
+static void test_fault_injection(void)
+{
+    sim_diag d = {0};
+    model_catalog *cat;
+    CHECK(model_catalog_load(&cat, FIX "catalog3.csv", &d) == SIM_OK);
+    sim_intern *classes = sim_intern_create(false);
+    const char *steps[] = {FIX "steps3.csv"};
+    model_rate_config cfg = {.throughput = true,
+                             .steps = steps,
+                             .n_steps = 1,
+                             .interference = MODEL_INTERF_MEASURED,
+                             .pairs = FIX "pairs_small.csv"};
+    int wrong = 0, leaks = 0, k;
+    for (int which = 0; which < 3; which++) {
+        for (k = 1; k < 5000; k++) {
+            int64_t live = sim_alloc_live();
+            sim_alloc_fail_after((uint64_t)k);
+            int st;
+            if (which == 0) {
+                model_rate *r = NULL;
+                st = model_rate_create(&r, cat, classes, &cfg, &d);
+                model_rate_destroy(r);
+            } else if (which == 1) {
+                FILE *f = fopen("fault_gpus.csv", "w");
+                st = model_derive_catalog(FIX "specs_small.csv", FIX "labels_good.csv",
+                                          FIX "names_small.csv", f, &d);
+                fclose(f);
+            } else {
+                model_calib cal;
+                st = model_calibrate(FIX "bad_calib_modes.csv", "process", &cal, &d);
+            }
+            sim_alloc_fail_after(0);
+            leaks += sim_alloc_live() != live;
+            if (st == SIM_OK)
+                break;
+            wrong += st != SIM_ENOMEM;
+        }
+        CHECK(k > 1 && k < 5000);
+    }
+    CHECK_EQ_I64(wrong, 0);
+    CHECK_EQ_I64(leaks, 0);
+    sim_intern_destroy(classes);
+    model_catalog_destroy(cat);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -503,5 +551,6 @@ int main(void)
     test_calibrate();
     test_interference_shipped();
     test_rate_adapter();
+    test_fault_injection();
     return check_done();
 }

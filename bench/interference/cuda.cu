@@ -20,6 +20,7 @@ extern "C" {
 #include <mma.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,6 +492,8 @@ int ib_cuda_init(ib_backend *b, int device, const char *mig, char *err, size_t e
         snprintf(ctx->mig[1], sizeof ctx->mig[1], "%s", comma + 1);
         ctx->have_mig = 1;
     }
+    /* A child that dies early must not kill this process when it writes to it. */
+    signal(SIGPIPE, SIG_IGN);
     /* Query the device in a child, so this process stays free of CUDA. */
     int fd[2];
     if (pipe(fd) != 0) {

@@ -8,6 +8,8 @@
 #define CLI_CLI_H
 
 #include "policies/frag.h"
+#include "models/catalog.h"
+#include "models/rate.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "sim/types.h"
@@ -73,6 +75,9 @@ typedef struct run_args {
     bool frag_arrivals;  /* fragmentation workload from the jobs read so far, not a first
                             pass over the trace (always so for standard input) */
     bool progress;       /* live line on stderr */
+    const char *throughput;   /* "measured" (NULL), "none", or steps tables FILE[,FILE] */
+    const char *interference; /* "none" (NULL), "measured", "model", or a contention FILE */
+    const char *ref_gpu_type; /* reference type of jobs without one ("job"/NULL: none) */
     int argc;
     char **argv;         /* the command, for run.json */
 } run_args;
@@ -85,6 +90,11 @@ typedef struct run_result {
 } run_result;
 
 void run_args_default(run_args *a);
+
+/* Build the GPU models the run options ask for (*out stays NULL when both are off).
+ * Errors of the model tables or an unknown --ref-gpu-type, with d filled. */
+int cli_rate_setup(const run_args *a, const model_catalog *cat, const sim_intern *classes,
+                   model_rate **out, sim_diag *d);
 /* Run one simulation; on error d is filled and the status returned. */
 int cli_run_sim(const run_args *a, run_result *res, sim_diag *d);
 
@@ -121,5 +131,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_model(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 #endif

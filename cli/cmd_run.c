@@ -31,6 +31,12 @@ static const char usage[] =
     "  --frag-workload W     workload of the fragmentation columns and of fgd: 'trace' (a\n"
     "                        first pass over the file; default) or 'arrivals' (the jobs\n"
     "                        read so far: no second read)\n"
+    "  --throughput M        GPU-type speed model: measured (default), none, or steps\n"
+    "                        tables FILE[,FILE] (job_type,scale_factor,gpu_type,steps_per_sec)\n"
+    "  --ref-gpu-type TYPE   reference type of jobs whose trace gives none (default: job,\n"
+    "                        i.e. such jobs run at their trace speed on every type)\n"
+    "  --interference M      co-location slowdown: none (default), measured, model, or a\n"
+    "                        contention FILE from `clustersim calibrate`\n"
     "  --quiet               no progress line\n"
     "Durations T accept s, m, h, d suffixes. Trace formats: %s\n";
 
@@ -125,6 +131,18 @@ int cmd_run(int argc, char **argv)
         } else if (OPT("--mtbf")) {
             if (m < 0 || !cli_seconds("--mtbf", v, &a.mtbf_s))
                 return 2;
+        } else if (OPT("--throughput")) {
+            if (m < 0)
+                return 2;
+            a.throughput = v;
+        } else if (OPT("--interference")) {
+            if (m < 0)
+                return 2;
+            a.interference = v;
+        } else if (OPT("--ref-gpu-type")) {
+            if (m < 0)
+                return 2;
+            a.ref_gpu_type = v;
         } else if (OPT("--mttr")) {
             if (m < 0 || !cli_seconds("--mttr", v, &a.mttr_s))
                 return 2;

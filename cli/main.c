@@ -22,6 +22,8 @@ static const command commands[] = {
     {"compare", cmd_compare, "compare policies on one trace: runs, report and figures"},
     {"plot", cmd_plot, "draw the figures of one run"},
     {"pack", cmd_pack, "fragmentation study: pack a resampled trace, no departures"},
+    {"calibrate", cmd_calibrate, "fit the interference model to a microbenchmark CSV"},
+    {"model", cmd_model, "GPU models: show, eval, derive (catalog, throughput, interference)"},
     {NULL, NULL, NULL},
 };
 

@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 
 #include "models/catalog.h"
+#include "models/rate.h"
 #include "sim/alloc.h"
 #include "sim/csvin.h"
 #include "traces/cluster.h"
@@ -168,6 +169,8 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
     write_input(f, "catalog", a->catalog ? a->catalog : model_catalog_default_path(), &first);
     if (a->failures)
         write_input(f, "failures", a->failures, &first);
+    if (a->interference && access(a->interference, R_OK) == 0)
+        write_input(f, "interference", a->interference, &first);
     fputs("\n  ],\n  \"cluster\": ", f);
     json_escape(f, a->cluster ? a->cluster : "");
     if (a->gen)
@@ -192,6 +195,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     cli_outfile jobs = {0}, ts = {0}, tn = {0}, sum = {0}, runj = {0};
     uint64_t *type_mem = NULL;
     cli_frag frag = {0};
+    model_rate *rate = NULL;
+    sim_rate_model rate_tab;
     int st;
 
     const policy_ops *pol = policy_find(a->policy);
@@ -291,6 +296,12 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         .tenants = tenants,
         .rate = NULL,
     };
+    if ((st = cli_rate_setup(a, cat, models, &rate, d)) != SIM_OK)
+        goto out;
+    if (rate) {
+        model_rate_fill(rate, &rate_tab);
+        world.rate = &rate_tab;
+    }
     policy_config pcfg = a->pcfg;
     pcfg.workload = frag.wl;
     if ((st = sim_engine_create(&e, &cfg, &world, pol, &pcfg, d)) != SIM_OK)
@@ -339,6 +350,7 @@ out:;
     sim_intern_destroy(tenants);
     sim_intern_destroy(models);
     cluster_spec_destroy(cl);
+    model_rate_destroy(rate);
     sim_free(type_mem);
     model_catalog_destroy(cat);
     return st;

@@ -116,10 +116,29 @@ void sim__node_refresh(sim_engine *e, uint32_t n)
     e->node_max_free_milli[n] = max_free;
 }
 
-static uint32_t eff_milli(const sim_job *j, uint32_t share)
+uint32_t sim__job_demand(const sim_engine *e, const sim_job *j, uint32_t node)
 {
     uint32_t t = j->spec.true_milli ? j->spec.true_milli : SIM_MILLI_GPU;
+    if (e->rate.demand)
+        t = e->rate.demand(e->rate.ctx, &j->spec, e->node_gpu_type[node]);
+    return t < 1 ? 1 : t > SIM_MILLI_GPU ? SIM_MILLI_GPU : t;
+}
+
+/* The share of one GPU on `node` that job j really uses while holding `share`. */
+static uint32_t eff_milli(const sim_engine *e, const sim_job *j, uint32_t node, uint32_t share)
+{
+    uint32_t t = sim__job_demand(e, j, node);
     return share < t ? share : t;
+}
+
+/* Sum of eff_milli over the job's GPU allocations. */
+static uint64_t job_eff_milli(const sim_engine *e, const sim_job *j)
+{
+    uint64_t sum = 0;
+    for (uint32_t a = j->alloc_head; a != NIL; a = e->allocs[a].next_in_job)
+        if (e->allocs[a].gpu != SIM_GPU_NONE)
+            sum += eff_milli(e, j, e->allocs[a].node, e->allocs[a].milli);
+    return sum;
 }
 
 /* Mark every other job resident on GPU g dirty (their interference changed). */
@@ -171,7 +190,7 @@ static void release_one(sim_engine *e, const sim_job *j, uint32_t a)
         e->tenant_used_milli[j->spec.tenant] -= r->milli;
         e->used_milli_total -= r->milli;
         if (j->state == SIM_JOB_RUNNING)
-            e->eff_milli_total -= eff_milli(j, r->milli);
+            e->eff_milli_total -= eff_milli(e, j, r->node, r->milli);
         gpu_unlink(e, a);
         sim__node_refresh(e, r->node);
         dirty_neighbours(e, r->gpu, r->job);
@@ -498,7 +517,7 @@ static void apply(sim_engine *e, sim_job_id id, uint32_t first, uint32_t count,
                 e->tenant_used_milli[j->spec.tenant] += milli;
                 e->used_milli_total += milli;
                 if (running)
-                    e->eff_milli_total += eff_milli(j, milli);
+                    e->eff_milli_total += eff_milli(e, j, n, milli);
                 dirty_neighbours(e, g, id);
                 gpu_link(e, a);
                 sim__node_refresh(e, n);
@@ -608,7 +627,8 @@ int sim_decide_set_share(policy_decisions *out, sim_job_id id, uint32_t milli)
         e->tenant_used_milli[j->spec.tenant] = e->tenant_used_milli[j->spec.tenant] - old + milli;
         e->used_milli_total = e->used_milli_total - old + milli;
         if (running)
-            e->eff_milli_total = e->eff_milli_total - eff_milli(j, old) + eff_milli(j, milli);
+            e->eff_milli_total = e->eff_milli_total - eff_milli(e, j, r->node, old) +
+                                 eff_milli(e, j, r->node, milli);
         r->milli = milli;
         sim__node_refresh(e, r->node);
         dirty_neighbours(e, r->gpu, id);
@@ -688,8 +708,7 @@ int sim_decide_pause(policy_decisions *out, sim_job_id id)
     if (j->state != SIM_JOB_RUNNING)
         return fail(out, id, what, "the job is %s, not running", state_name(j->state));
     sim__mark_dirty(e, id);
-    e->eff_milli_total -= (uint64_t)eff_milli(j, j->share_milli) * j->replicas *
-                          j->gpus_per_replica;
+    e->eff_milli_total -= job_eff_milli(e, j);
     j->state = SIM_JOB_PAUSED;
     return SIM_OK;
 }
@@ -705,8 +724,7 @@ int sim_decide_resume(policy_decisions *out, sim_job_id id)
         return fail(out, id, what, "the job is %s, not paused", state_name(j->state));
     sim__mark_dirty(e, id);
     j->state = SIM_JOB_RUNNING;
-    e->eff_milli_total += (uint64_t)eff_milli(j, j->share_milli) * j->replicas *
-                          j->gpus_per_replica;
+    e->eff_milli_total += job_eff_milli(e, j);
     return SIM_OK;
 }
 

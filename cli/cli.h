@@ -71,6 +71,12 @@ typedef struct run_args {
     bool progress;       /* live line on stderr */
     int argc;
     char **argv;         /* the command, for run.json */
+    /* --zoo: jobs without features get synthetic ones from the model zoo (seeded by
+     * seed), and the zoo gives every zoo job its true speed and demand per GPU type. */
+    bool zoo;
+    const char *zoo_ref; /* GPU type work_s is measured on (NULL = V100M16) */
+    double zoo_over;     /* mean over-request of annotated jobs (>= 1) */
+    double zoo_slo;      /* LS target of annotated jobs: factor x work_s (0 = none) */
 } run_args;
 
 typedef struct run_result {

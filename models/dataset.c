@@ -80,12 +80,15 @@ int model_dataset_load(model_dataset *ds, const char *path, sim_diag *d)
     while ((st = csvin_next(in, &row, d)) == 1) {
         model_sample s;
         memset(&s, 0, sizeof s);
+        int missing = -1; /* the leftmost column the row lacks */
         for (int c = 0; c < C_COUNT; c++)
-            if ((uint32_t)ix[c] >= row.n) {
-                st = csvin_field_error(in, &row, ix[c], names[c], "a value (the row is short)",
-                                       d);
-                goto out;
-            }
+            if ((uint32_t)ix[c] >= row.n && (missing < 0 || ix[c] < ix[missing]))
+                missing = c;
+        if (missing >= 0) {
+            st = csvin_field_error(in, &row, ix[missing], names[missing],
+                                   "a value (the row is short)", d);
+            goto out;
+        }
         const char *src = row.f[ix[C_SOURCE]];
         if (strcasecmp(src, "synthetic") == 0) {
             s.synthetic = true;
@@ -96,13 +99,13 @@ int model_dataset_load(model_dataset *ds, const char *path, sim_diag *d)
         copy_text(s.model, sizeof s.model, &row, ix[C_MODEL]);
         copy_text(s.gpu_type, sizeof s.gpu_type, &row, ix[C_GPU]);
         for (int k = 0; k < MODEL_F_COUNT; k++) {
-            double hi = k == MODEL_F_GPU_CC ? 100 : 1e15;
+            double hi = k == MODEL_F_GPU_CC ? 100 : 1e300;
             if ((st = csvin_double(in, &row, ix[C_F0 + k], names[C_F0 + k], 0, hi, &s.x[k], d)))
                 goto out;
         }
         if ((st = csvin_double(in, &row, ix[C_UTIL], "util_milli", 0, 1000, &s.util_milli, d)) ||
-            (st = csvin_double(in, &row, ix[C_MEM], "mem_mib", 0, 1e9, &s.mem_mib, d)) ||
-            (st = csvin_double(in, &row, ix[C_TIME], "time_s", 0, 1e12, &s.time_s, d)))
+            (st = csvin_double(in, &row, ix[C_MEM], "mem_mib", 0, 1e300, &s.mem_mib, d)) ||
+            (st = csvin_double(in, &row, ix[C_TIME], "time_s", 0, 1e300, &s.time_s, d)))
             goto out;
         if (model_dataset_append(ds, &s) != SIM_OK) {
             st = sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");

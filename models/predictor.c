@@ -38,7 +38,7 @@ void model_kind_xforms(model_kind k, model_xform *in_xf, model_xform *target_xf)
 {
     for (uint32_t i = 0; i < model_kind_inputs(k); i++)
         in_xf[i] = i == MODEL_F_GPU_CC || i == MODEL_F_UTIL ? MODEL_XFORM_NONE : MODEL_XFORM_LOG1P;
-    *target_xf = k == MODEL_KIND_UTIL ? MODEL_XFORM_NONE : MODEL_XFORM_LOG1P;
+    *target_xf = MODEL_XFORM_LOG1P;
 }
 
 void model_kind_row(model_kind k, const model_sample *s, double *x, double *y)

@@ -3,9 +3,9 @@
  * compute utilisation (milli-GPU), GPU memory (MiB) and execution time (seconds) of a
  * job on a GPU type — each an MLP (models/mlp.h) over the feature schema of
  * models/features.h. The time model takes the utilisation as one more input: measured
- * when trained, predicted when used. Sizes, counts and the target of the memory and
- * time models are log1p-transformed before standardisation; compute capability and
- * utilisation are not.
+ * when trained, predicted when used. Sizes, counts and every target are log1p-
+ * transformed before standardisation (so errors are relative, which matters for small
+ * shares); the compute capability and the utilisation input are not.
  */
 #ifndef MODELS_PREDICTOR_H
 #define MODELS_PREDICTOR_H

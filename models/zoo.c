@@ -325,7 +325,7 @@ void model_zoo_annotate(void *ctx, job_spec *job, gsl_rng *rng)
     if (!g)
         return;
     double target = job->true_milli ? job->true_milli : job->gpu_milli;
-    if (a->draw_over) {
+    if (a->draw_over && target >= job->gpu_milli) {
         double over = 1 + gsl_ran_exponential(rng, (a->over_request > 1 ? a->over_request : 1) -
                                                        1 + 1e-9);
         target = job->gpu_milli / over;

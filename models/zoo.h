@@ -93,15 +93,16 @@ int model_zoo_sample(const model_zoo *z, gsl_rng *rng, uint64_t type_mask, model
  * class, graph and execution features, iterations (so that iterations x iteration
  * time on ref_type = work_s), true_milli (the truth with noise), gpu_mem_used_mib,
  * iter_time_ms, ref_gpu_type (when unknown) and, for LS jobs without one, slo_s =
- * slo_factor x work_s. The target is the job's true_milli, or, with draw_over, its
- * gpu_milli divided by an over-request factor 1 + Exp(mean over_request - 1).
+ * slo_factor x work_s. The target is the job's true_milli, or, with draw_over and a
+ * true_milli equal to its request (the trace gives no separate truth), its gpu_milli
+ * divided by an over-request factor 1 + Exp(mean over_request - 1).
  * Jobs without GPUs and jobs that already carry batch_size are left alone.
  */
 typedef struct model_zoo_annotator {
     const model_zoo *zoo;
     sim_intern *models;  /* model-class names are interned here */
     uint16_t ref_type;   /* GPU type on which work_s is taken to be measured */
-    bool draw_over;      /* draw the over-request instead of trusting true_milli */
+    bool draw_over;      /* draw the over-request when true_milli = gpu_milli */
     double over_request; /* mean over-request factor (>= 1) with draw_over */
     double slo_factor;   /* LS target = slo_factor x work_s; 0 = set none */
     uint64_t annotated;  /* jobs annotated so far */

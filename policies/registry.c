@@ -9,11 +9,13 @@
 extern const policy_ops policy_fifo;
 extern const policy_ops policy_binpack;
 extern const policy_ops policy_random;
+extern const policy_ops policy_predictive;
 
 const policy_ops *const policy_all[] = {
     &policy_fifo,
     &policy_binpack,
     &policy_random,
+    &policy_predictive,
     NULL,
 };
 

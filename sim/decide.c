@@ -262,6 +262,18 @@ double sim_view_work_left(const sim_view *v, sim_job_id id)
     return v->jobs[id].work_total_s - sim_view_work_done(v, id);
 }
 
+uint32_t sim_view_job_used_milli(const sim_view *v, sim_job_id id)
+{
+    const sim_engine *e = v->internal;
+    const sim_job *j = &v->jobs[id];
+    if (j->state != SIM_JOB_RUNNING || j->alloc_head == NIL)
+        return 0;
+    const sim_alloc_rec *r = &e->allocs[j->alloc_head];
+    if (r->gpu == SIM_GPU_NONE)
+        return 0;
+    return eff_milli(e, j, r->node, r->milli);
+}
+
 double sim_view_attained(const sim_view *v, sim_job_id id)
 {
     const sim_job *j = &v->jobs[id];

@@ -7,6 +7,8 @@
 #ifndef CLI_CLI_H
 #define CLI_CLI_H
 
+#include "models/catalog.h"
+#include "models/rate.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "sim/types.h"
@@ -69,6 +71,9 @@ typedef struct run_args {
     const char *failures; /* CSV node,down_s,up_s */
     bool skip_bad_rows;
     bool progress;       /* live line on stderr */
+    const char *throughput;   /* "measured" (NULL), "none", or steps tables FILE[,FILE] */
+    const char *interference; /* "none" (NULL), "measured", "model", or a contention FILE */
+    const char *ref_gpu_type; /* reference type of jobs without one ("job"/NULL: none) */
     int argc;
     char **argv;         /* the command, for run.json */
     /* --zoo: jobs without features get synthetic ones from the model zoo (seeded by
@@ -87,6 +92,11 @@ typedef struct run_result {
 } run_result;
 
 void run_args_default(run_args *a);
+
+/* Build the GPU models the run options ask for (*out stays NULL when both are off).
+ * Errors of the model tables or an unknown --ref-gpu-type, with d filled. */
+int cli_rate_setup(const run_args *a, const model_catalog *cat, const sim_intern *classes,
+                   model_rate **out, sim_diag *d);
 /* Run one simulation; on error d is filled and the status returned. */
 int cli_run_sim(const run_args *a, run_result *res, sim_diag *d);
 
@@ -95,5 +105,15 @@ int cmd_demo(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_model(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+/* `clustersim model` handlers of the demand predictors (cmd_predict.c); each receives the
+ * options after VERB and KIND. */
+int cmd_model_gen_samples(int argc, char **argv);
+int cmd_model_train_util(int argc, char **argv);
+int cmd_model_train_mem(int argc, char **argv);
+int cmd_model_train_time(int argc, char **argv);
+int cmd_model_eval_util(int argc, char **argv);
+int cmd_model_eval_mem(int argc, char **argv);
+int cmd_model_eval_time(int argc, char **argv);
 
 #endif

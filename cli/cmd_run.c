@@ -26,6 +26,12 @@ static const char usage[] =
     "  --failures FILE       node failures: CSV node,down_s,up_s\n"
     "  --mtbf T --mttr T     random node failures (exponential, per node)\n"
     "  --skip-bad-rows       skip and count malformed trace rows instead of stopping\n"
+    "  --throughput M        GPU-type speed model: measured (default), none, or steps\n"
+    "                        tables FILE[,FILE] (job_type,scale_factor,gpu_type,steps_per_sec)\n"
+    "  --ref-gpu-type TYPE   reference type of jobs whose trace gives none (default: job,\n"
+    "                        i.e. such jobs run at their trace speed on every type)\n"
+    "  --interference M      co-location slowdown: none (default), measured, model, or a\n"
+    "                        contention FILE from `clustersim calibrate`\n"
     "  --quiet               no progress line\n"
     "  --zoo                 model zoo: synthetic features for jobs without them, and the\n"
     "                        zoo's per-GPU-type speed and demand as the simulator's truth\n"
@@ -115,6 +121,18 @@ int cmd_run(int argc, char **argv)
         } else if (OPT("--mtbf")) {
             if (m < 0 || !cli_seconds("--mtbf", v, &a.mtbf_s))
                 return 2;
+        } else if (OPT("--throughput")) {
+            if (m < 0)
+                return 2;
+            a.throughput = v;
+        } else if (OPT("--interference")) {
+            if (m < 0)
+                return 2;
+            a.interference = v;
+        } else if (OPT("--ref-gpu-type")) {
+            if (m < 0)
+                return 2;
+            a.ref_gpu_type = v;
         } else if (OPT("--mttr")) {
             if (m < 0 || !cli_seconds("--mttr", v, &a.mttr_s))
                 return 2;

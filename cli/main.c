@@ -19,7 +19,8 @@ static const command commands[] = {
     {"demo", cmd_demo, "generate a trace and a cluster, compare two policies"},
     {"policies", cmd_policies, "list the policies and their options"},
     {"trace", cmd_trace, "trace tools: gen"},
-    {"model", cmd_model, "demand predictors: gen-data, train, eval"},
+    {"calibrate", cmd_calibrate, "fit the interference model to a microbenchmark CSV"},
+    {"model", cmd_model, "GPU models: show, eval, derive (catalog, throughput, interference)"},
     {NULL, NULL, NULL},
 };
 

@@ -8,6 +8,7 @@
 
 #include "models/catalog.h"
 #include "models/zoo.h"
+#include "models/rate.h"
 #include "sim/alloc.h"
 #include "sim/csvin.h"
 #include "traces/cluster.h"
@@ -173,6 +174,8 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
     write_input(f, "catalog", a->catalog ? a->catalog : model_catalog_default_path(), &first);
     if (a->failures)
         write_input(f, "failures", a->failures, &first);
+    if (a->interference && access(a->interference, R_OK) == 0)
+        write_input(f, "interference", a->interference, &first);
     fputs("\n  ],\n  \"cluster\": ", f);
     json_escape(f, a->cluster ? a->cluster : "");
     if (a->gen)
@@ -200,6 +203,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     model_zoo_annotator ann;
     model_zoo_rate zrate;
     sim_rate_model zoo_rate_model;
+    model_rate *rate = NULL;
+    sim_rate_model rate_tab;
     int st;
 
     const policy_ops *pol = policy_find(a->policy);
@@ -233,6 +238,12 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     models = sim_intern_create(false);
     if (!tenants || !models) {
         st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    if (a->zoo && (a->throughput || a->interference)) {
+        st = sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                          "--zoo takes the speed and demand of each job from the model zoo; it "
+                          "cannot be combined with --throughput or --interference");
         goto out;
     }
     if (a->zoo) {
@@ -311,6 +322,13 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         .tenants = tenants,
         .rate = zoo ? &zoo_rate_model : NULL,
     };
+    /* With --zoo the zoo is the simulator's truth; the GPU models stay off. */
+    if (!zoo && (st = cli_rate_setup(a, cat, models, &rate, d)) != SIM_OK)
+        goto out;
+    if (rate) {
+        model_rate_fill(rate, &rate_tab);
+        world.rate = &rate_tab;
+    }
     policy_config pcfg = a->pcfg;
     if ((st = sim_engine_create(&e, &cfg, &world, pol, &pcfg, d)) != SIM_OK)
         goto out;
@@ -357,6 +375,7 @@ out:;
     sim_intern_destroy(tenants);
     sim_intern_destroy(models);
     cluster_spec_destroy(cl);
+    model_rate_destroy(rate);
     sim_free(type_mem);
     model_catalog_destroy(cat);
     return st;

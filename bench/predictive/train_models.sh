@@ -13,10 +13,10 @@ out=$here/models/data/predictive
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
-"$bin" model gen-data --out "$tmp/samples.csv" --samples 20000 --seed 1
+"$bin" model gen samples --out "$tmp/samples.csv" --samples 20000 --seed 1
 {
     echo "# Produced by bench/predictive/train_models.sh from 20000 synthetic samples"
-    echo "# (clustersim model gen-data --samples 20000 --seed 1: the model zoo, every"
+    echo "# (clustersim model gen samples --samples 20000 --seed 1: the model zoo, every"
     echo "# catalog GPU type not marked assumed). All figures are on synthetic data."
     for kind in util mem time; do
         echo

@@ -1,0 +1,153 @@
+/*
+ * test_model_cli.c: the GPU models through the command line. A binpack replay with
+ * interference on differs from one with it off (and says which model it used), the
+ * throughput model changes jobs measured on another GPU type, runs stay byte-identical
+ * for the same inputs, `clustersim model show|eval` and `calibrate` work, and bad
+ * options and files get their one-line errors with exit status 2.
+ */
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FIX SIM_SOURCE_DIR "/tests/fixtures/models/"
+
+/* Run clustersim with `args`, stdout to out_file, stderr to err_file; exit status. */
+static int run(const char *args, const char *out_file, const char *err_file)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s > '%s' 2> '%s'", SIM_BINARY, args, out_file, err_file);
+    return check_system(cmd);
+}
+
+static char *slurp(const char *path)
+{
+    char *s = check_slurp(path, NULL);
+    return s ? s : calloc(1, 1);
+}
+
+static void replay(const char *dir, const char *cluster, const char *extra)
+{
+    char args[2048];
+    snprintf(args, sizeof args,
+             "run --quiet --trace '" FIX "colocated_trace.csv' --cluster %s --policy binpack "
+             "--out %s %s",
+             cluster, dir, extra);
+    CHECK_EQ_I64(run(args, "cli_out.txt", "cli_err.txt"), 0);
+}
+
+static void test_run_models(void)
+{
+    replay("cli_off", "1xK80:1", "--interference none");
+    replay("cli_on", "1xK80:1", "--interference measured");
+    replay("cli_on2", "1xK80:1", "--interference measured");
+    replay("cli_model", "1xK80:1", "--interference model");
+    char *off = slurp("cli_off/jobs.csv"), *on = slurp("cli_on/jobs.csv");
+    char *on2 = slurp("cli_on2/jobs.csv"), *mod = slurp("cli_model/jobs.csv");
+    CHECK(strlen(off) > 100 && strcmp(off, on) != 0);
+    CHECK_STR(on, on2);
+    /* j1 (A3C) shares the K80 with j2 (CycleGAN) from t = 0: Gavel measured it at 0.426232
+     * of its solo speed there, which is below fair time-slicing, so it finishes later. */
+    CHECK(strstr(off, "\nj1,") && strstr(on, "\nj1,"));
+    /* Its factor is (1 + 0.5) / (1 + 0.5 (1/0.426232 - 1)) = 0.896553 while j2 runs, so
+     * at t = 3600 it has done 3227.6 s of its 3600 s and ends at 3972.40 s. */
+    CHECK(strstr(on, "\nj1,,,0,done,0.000000,0.000000,3972.400564,"));
+    CHECK(strcmp(mod, off) != 0);
+    free(off);
+    free(on);
+    free(on2);
+    free(mod);
+    char *s_off = slurp("cli_off/summary.json"), *s_on = slurp("cli_on/summary.json");
+    char *s_mod = slurp("cli_model/summary.json");
+    CHECK(strstr(s_off, "\"rate_model\": \"throughput=measured ref=job interference=none\""));
+    CHECK(strstr(s_on, "\"rate_model\": \"throughput=measured ref=job interference=measured\""));
+    CHECK(strstr(s_mod, "\"rate_model\": \"throughput=measured ref=job interference=model\""));
+    free(s_off);
+    free(s_on);
+    free(s_mod);
+
+    /* The jobs were measured on K80; on a P100 the throughput model speeds them up. */
+    replay("cli_p100", "1xP100:1", "");
+    replay("cli_p100_none", "1xP100:1", "--throughput none");
+    char *tp = slurp("cli_p100/jobs.csv"), *tn = slurp("cli_p100_none/jobs.csv");
+    CHECK(strlen(tp) > 100 && strcmp(tp, tn) != 0);
+    free(tp);
+    free(tn);
+    char *sn = slurp("cli_p100_none/summary.json");
+    CHECK(strstr(sn, "\"rate_model\": \"none\""));
+    free(sn);
+}
+
+static void expect_error(const char *args, int status, const char *message)
+{
+    CHECK_EQ_I64(run(args, "cli_out.txt", "cli_err.txt"), status);
+    char *e = slurp("cli_err.txt");
+    CHECK_STR(e, message);
+    free(e);
+}
+
+static void test_errors(void)
+{
+    expect_error("run --quiet --trace '" FIX "colocated_trace.csv' --cluster 1xK80:1 "
+                 "--interference '" FIX "bad_contention_negative.csv'",
+                 2,
+                 "clustersim: " FIX "bad_contention_negative.csv:3:3: error: field "
+                 "'coefficient': expected a number in [0, 1e+06], got \"-0.2\"\n");
+    expect_error("run --quiet --trace '" FIX "colocated_trace.csv' --cluster 1xK80:1 "
+                 "--interference no_such_contention.csv",
+                 1, "clustersim: no_such_contention.csv: error: cannot open: No such file or "
+                    "directory\n");
+    expect_error("run --quiet --trace '" FIX "colocated_trace.csv' --cluster 1xK80:1 "
+                 "--ref-gpu-type Z80",
+                 2,
+                 "clustersim: error: --ref-gpu-type: unknown GPU type 'Z80' (known: K80, P100, "
+                 "P100_SXM2, V100M16, V100M32, V100_PCIE, T4, RTX2080TI, QUADRO_RTX6000, A10, "
+                 "A30, A100, A100_80GB, A100_PCIE_40GB, A100_PCIE_80GB, H100, H100_PCIE, H200, "
+                 "L4, L40S, G1, G2, G3, MISC)\n");
+    expect_error("calibrate --from '" FIX "bad_calib_resource.csv' --out cli_cal.csv", 2,
+                 "clustersim: " FIX "bad_calib_resource.csv:3:8: error: field "
+                 "'partner_resource': expected a resource: sm, mem, l2 or pcie, got \"disk\"\n");
+    expect_error("calibrate --from '" FIX "bad_calib_modes.csv' --out cli_cal.csv", 2,
+                 "clustersim: " FIX "bad_calib_modes.csv: error: the file has several sharing "
+                 "modes (streams, process): choose one with --mode\n");
+    expect_error("calibrate --out cli_cal.csv", 2,
+                 "clustersim: error: clustersim calibrate needs --from FILE and --out FILE\n");
+    expect_error("model show bogus", 2,
+                 "clustersim: error: unknown kind 'bogus' for 'clustersim model show' (known: "
+                 "throughput, interference)\n");
+    expect_error("model eval", 2,
+                 "clustersim: error: clustersim model eval needs a kind: throughput, "
+                 "interference, util, mem, time\n");
+    expect_error("model show throughput --kind interference", 2,
+                 "clustersim: error: two kinds given: 'throughput' and 'interference'\n");
+}
+
+static void test_model_commands(void)
+{
+    CHECK_EQ_I64(run("model show throughput", "cli_show.txt", "cli_err.txt"), 0);
+    char *s = slurp("cli_show.txt");
+    /* Gavel measured A3C at 3.439 steps/s on K80 (shown with 4 digits, '*' = measured). */
+    CHECK(strstr(s, "A3C") && strstr(s, "3.439*"));
+    free(s);
+    CHECK_EQ_I64(run("model eval --kind throughput --types P100", "cli_eval.txt", "cli_err.txt"),
+                 0);
+    s = slurp("cli_eval.txt");
+    CHECK(strstr(s, "P100") && strstr(s, "33.6%"));
+    free(s);
+    CHECK_EQ_I64(run("model eval interference --seed 1", "cli_eval.txt", "cli_err.txt"), 0);
+    s = slurp("cli_eval.txt");
+    CHECK(strstr(s, "pairs: 683 for training, 293 held out (seed 1)"));
+    free(s);
+    CHECK_EQ_I64(run("model show interference", "cli_show.txt", "cli_err.txt"), 0);
+    s = slurp("cli_show.txt");
+    CHECK(strstr(s, "contention matrix") && strstr(s, "CycleGAN"));
+    free(s);
+}
+
+int main(void)
+{
+    test_run_models();
+    test_errors();
+    test_model_commands();
+    return check_done();
+}

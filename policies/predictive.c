@@ -313,6 +313,49 @@ static bool place_job(pred_state *s, const sim_view *v, sim_job_id id, sim_place
     return true;
 }
 
+/* A CPU-only job (nothing to predict): each replica on the node with the largest
+ * allocated fraction of CPU that fits (ties: node order), as binpack does. */
+static bool place_cpu_job(pred_state *s, const sim_view *v, sim_job_id id, sim_placement *out)
+{
+    const sim_job *j = sim_view_job(v, id);
+    place_ws *w = &s->ws;
+    uint32_t R = j->nominal_replicas, placed = 0;
+    if (R > w->max_slots)
+        return false;
+    for (uint32_t r = 0; r < R; r++) {
+        uint32_t best = UINT32_MAX;
+        double best_used = -1;
+        for (uint32_t n = 0; n < v->n_nodes; n++) {
+            if (!place_fits(w, v, j, n, 0, 0))
+                continue;
+            double used = v->node_cpu_total[n]
+                              ? (double)v->node_cpu_used[n] / (double)v->node_cpu_total[n]
+                              : 0;
+            if (used > best_used) {
+                best = n;
+                best_used = used;
+            }
+        }
+        if (best == UINT32_MAX)
+            break;
+        w->nodes[r] = best;
+        placed++;
+        if (R > 1)
+            tentative(w, j, best, NULL, 0, 0, true);
+    }
+    if (R > 1)
+        for (uint32_t r = 0; r < placed; r++)
+            tentative(w, j, w->nodes[r], NULL, 0, 0, false);
+    if (placed < R)
+        return false;
+    out->replicas = R;
+    out->nodes = w->nodes;
+    out->gpus = NULL;
+    out->milli = 0;
+    out->gpu_mem_mib = 0;
+    return true;
+}
+
 static int start_job(pred_state *s, const sim_view *v, sim_job_id id, const sim_placement *p,
                      policy_decisions *out)
 {
@@ -631,12 +674,7 @@ static int try_pending(pred_state *s, const sim_view *v, policy_decisions *out, 
             continue;
         }
         sim_placement p;
-        bool placed;
-        if (j->gpus_per_replica)
-            placed = place_job(s, v, id, &p);
-        else
-            placed = place_gang(&s->ws, v, id, 0, UINT64_MAX, place_score_most_allocated, NULL,
-                                PLACE_GPU_FIRST, &p);
+        bool placed = j->gpus_per_replica ? place_job(s, v, id, &p) : place_cpu_job(s, v, id, &p);
         if (!placed && ls_pass && s->evict && j->gpus_per_replica) {
             bool evicted;
             int rc = evict_for(s, v, id, out, &evicted);

@@ -9,6 +9,7 @@
 
 #include "models/catalog.h"
 #include "models/rate.h"
+#include "policies/frag.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "sim/types.h"
@@ -100,6 +101,32 @@ int cli_rate_setup(const run_args *a, const model_catalog *cat, const sim_intern
 /* Run one simulation; on error d is filled and the status returned. */
 int cli_run_sim(const run_args *a, run_result *res, sim_diag *d);
 
+/* The target workload of a run and its fragmentation probe (cli/fragmentation.c):
+ * columns frag_gpus (GPUs no task drawn from the workload could use, summed over up
+ * nodes) and frag_ratio (frag_gpus / idle GPUs). The probe's ctx is the struct itself,
+ * so it must stay where cli_frag_init put it. */
+#define CLI_FRAG_CACHE 64
+typedef struct cli_frag {
+    frag_workload *wl;
+    frag_meter *meter;
+    sim_probe probe;
+    const cluster_spec *cl;    /* borrowed */
+    const uint64_t *type_mem;  /* memory per GPU type id, MiB (borrowed) */
+    bool cache_used[CLI_FRAG_CACHE]; /* largest eligible node per (types, GPU memory) */
+    uint64_t cache_mask[CLI_FRAG_CACHE], cache_gmem[CLI_FRAG_CACHE];
+    uint32_t cache_gpus[CLI_FRAG_CACHE];
+} cli_frag;
+
+/* An empty workload and a meter for cluster cl. SIM_OK, SIM_ENOMEM or SIM_ELIMIT. */
+int cli_frag_init(cli_frag *f, const cluster_spec *cl, const uint64_t *type_mem,
+                  uint32_t n_types, sim_diag *d);
+void cli_frag_fini(cli_frag *f);
+/* Count one job's replica shape (replicas resolved as the engine's admission does). */
+int cli_frag_add_job(cli_frag *f, const job_spec *j, sim_diag *d);
+/* First pass: count every job of a's trace file (or generator). Errors of the trace. */
+int cli_frag_scan(cli_frag *f, const run_args *a, sim_intern *tenants, sim_intern *models,
+                  const sim_intern *gpu_types, sim_diag *d);
+
 int cmd_run(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
@@ -115,5 +142,6 @@ int cmd_model_train_time(int argc, char **argv);
 int cmd_model_eval_util(int argc, char **argv);
 int cmd_model_eval_mem(int argc, char **argv);
 int cmd_model_eval_time(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ static const command commands[] = {
     {"trace", cmd_trace, "trace tools: gen"},
     {"calibrate", cmd_calibrate, "fit the interference model to a microbenchmark CSV"},
     {"model", cmd_model, "GPU models: show, eval, derive (catalog, throughput, interference)"},
+    {"pack", cmd_pack, "fragmentation study: pack a resampled trace, no departures"},
     {NULL, NULL, NULL},
 };
 

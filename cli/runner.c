@@ -36,6 +36,7 @@ typedef struct source_ctx {
     trace_gen *gen;
     model_zoo_annotator *ann; /* --zoo: annotate jobs that lack features */
     gsl_rng *ann_rng;
+    cli_frag *online; /* counts each job read into the workload (no first pass) */
 } source_ctx;
 
 static int source_next(void *ctx, job_spec *job, sim_diag *d)
@@ -44,6 +45,8 @@ static int source_next(void *ctx, job_spec *job, sim_diag *d)
     int st = s->reader ? trace_reader_next(s->reader, job, d) : trace_gen_next(s->gen, job);
     if (st == 1 && s->ann)
         model_zoo_annotate(s->ann, job, s->ann_rng);
+    if (st == 1 && s->online && cli_frag_add_job(s->online, job, d) != SIM_OK)
+        return SIM_ENOMEM;
     return st;
 }
 
@@ -205,6 +208,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     sim_rate_model zoo_rate_model;
     model_rate *rate = NULL;
     sim_rate_model rate_tab;
+    cli_frag frag = {0};
     int st;
 
     const policy_ops *pol = policy_find(a->policy);
@@ -270,6 +274,14 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         src.ann = &ann;
         model_zoo_rate_init(&zrate, zoo, models, (uint16_t)rt, &zoo_rate_model);
     }
+    /* The target workload: a first pass over the trace, unless it is standard input. */
+    if ((st = cli_frag_init(&frag, cl, type_mem, ntypes, d)) != SIM_OK)
+        goto out;
+    if (a->trace && strcmp(a->trace, "-") == 0)
+        src.online = &frag;
+    else if ((a->trace || a->gen) &&
+             (st = cli_frag_scan(&frag, a, tenants, models, model_catalog_names(cat), d)) != SIM_OK)
+        goto out;
     if (a->trace) {
         trace_options topt = {.format = a->format,
                               .skip_bad_rows = a->skip_bad_rows,
@@ -312,6 +324,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         .jobs_csv = jobs.f,
         .timeseries_csv = ts.f,
         .tenants_csv = tn.f,
+        .probes = &frag.probe,
+        .n_probes = 1,
         .progress = a->progress ? show_progress : NULL,
         .progress_ctx = &pctx,
     };
@@ -330,6 +344,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         world.rate = &rate_tab;
     }
     policy_config pcfg = a->pcfg;
+    pcfg.workload = frag.wl;
     if ((st = sim_engine_create(&e, &cfg, &world, pol, &pcfg, d)) != SIM_OK)
         goto out;
     if (a->failures && (st = load_failures(e, cl, a->failures, d)) != SIM_OK)
@@ -367,6 +382,7 @@ out:;
     if (commit && !ok)
         st = sim_diag_set(d, SIM_EIO, a->out_dir, 0, 0, "cannot write the output files");
     sim_engine_destroy(e);
+    cli_frag_fini(&frag);
     trace_reader_close(src.reader);
     trace_gen_destroy(src.gen);
     if (src.ann_rng)

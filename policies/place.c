@@ -47,6 +47,12 @@ void place_ws_fini(place_ws *w)
     memset(w, 0, sizeof *w);
 }
 
+void place_ws_set_pick(place_ws *w, place_gpu_pick pick, void *ctx)
+{
+    w->pick = pick;
+    w->pick_ctx = ctx;
+}
+
 uint32_t place_milli(const sim_job *j, uint32_t milli)
 {
     return milli ? milli : j->spec.gpu_milli;
@@ -60,9 +66,30 @@ uint64_t place_gmem(const sim_job *j, uint64_t gmem)
 static inline bool gpu_fits(const place_ws *w, const sim_view *v, uint32_t g, uint32_t milli,
                             uint64_t gmem, bool tent)
 {
+    /* Tentative usage is the job's own earlier replicas: a placement may not name a GPU
+     * twice, so a GPU one of them holds is taken. */
+    if (tent && w->t_milli[g])
+        return false;
     uint32_t used = v->gpu_used_milli[g] + (tent ? w->t_milli[g] : 0);
     uint64_t umem = v->gpu_used_mem[g] + (tent ? w->t_gmem[g] : 0);
     return used + milli <= SIM_MILLI_GPU && umem + gmem <= v->gpu_mem_total[g];
+}
+
+bool place_gpu_fits(const place_ws *w, const sim_view *v, uint32_t g, uint32_t milli,
+                    uint64_t gmem)
+{
+    return gpu_fits(w, v, g, milli, gmem, w->t_node[v->gpu_node[g]]);
+}
+
+uint64_t place_node_used_milli(const place_ws *w, const sim_view *v, uint32_t n)
+{
+    uint64_t used = v->node_used_milli[n];
+    if (w->t_node[n]) {
+        uint32_t first = v->node_gpu_first[n], end = first + v->node_gpu_count[n];
+        for (uint32_t g = first; g < end; g++)
+            used += w->t_milli[g];
+    }
+    return used;
 }
 
 bool place_fits(const place_ws *w, const sim_view *v, const sim_job *j, uint32_t n,
@@ -188,8 +215,11 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
                 best_score = s;
             }
         }
-        if (best == UINT32_MAX ||
-            (gpr && !place_pick_gpus(w, v, j, best, m, gm, order, w->gpus + r * gpr))) {
+        uint32_t *gpus = w->gpus + r * gpr;
+        bool picked = best != UINT32_MAX &&
+                      (!gpr || (w->pick ? w->pick(w->pick_ctx, w, v, j, best, m, gm, gpus)
+                                        : place_pick_gpus(w, v, j, best, m, gm, order, gpus)));
+        if (!picked) {
             ok = false;
             break;
         }
@@ -225,7 +255,17 @@ int place_pass_run(place_pass *pp, place_ws *w, const sim_view *v, policy_decisi
     bool fresh = !pp->primed || v->release_epoch != pp->epoch;
     bool stopped = false;
     uint64_t upto = pp->enqueued_upto;
-    for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE;) {
+    sim_job_id start = v->pending_head, tail = SIM_JOB_NONE;
+    if (!fresh && !strict && pp->has_tail) {
+        /* Everything up to the remembered tail was tried with no release since: resume
+         * after it, if it is still that same pending job. */
+        const sim_job *t = sim_view_job(v, pp->tail_id);
+        if (t->state == SIM_JOB_PENDING && t->enqueue_seq == pp->tail_seq) {
+            start = t->list_next;
+            tail = pp->tail_id;
+        }
+    }
+    for (sim_job_id id = start; id != SIM_JOB_NONE;) {
         const sim_job *j = sim_view_job(v, id);
         sim_job_id next = j->list_next;
         if (j->enqueue_seq >= pp->enqueued_upto)
@@ -235,6 +275,7 @@ int place_pass_run(place_pass *pp, place_ws *w, const sim_view *v, policy_decisi
                 stopped = true;
                 break;
             }
+            tail = id;
             id = next;
             continue;
         }
@@ -246,6 +287,8 @@ int place_pass_run(place_pass *pp, place_ws *w, const sim_view *v, policy_decisi
         } else if (strict) {
             stopped = true;
             break;
+        } else {
+            tail = id;
         }
         id = next;
     }
@@ -257,5 +300,10 @@ int place_pass_run(place_pass *pp, place_ws *w, const sim_view *v, policy_decisi
             pp->enqueued_upto = sim_view_job(v, id)->enqueue_seq + 1;
     pp->primed = true;
     pp->epoch = v->release_epoch;
+    pp->has_tail = !strict && tail != SIM_JOB_NONE;
+    if (pp->has_tail) {
+        pp->tail_id = tail;
+        pp->tail_seq = sim_view_job(v, tail)->enqueue_seq;
+    }
     return SIM_OK;
 }

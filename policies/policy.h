@@ -35,6 +35,10 @@ typedef struct policy_config {
     /* Facts about the run a policy may size itself from. */
     uint32_t n_nodes, n_gpus, n_gpu_types;
     uint64_t seed;
+    /* The run's target workload (task shapes and their popularity, policies/frag.h) for
+     * fragmentation-aware policies; NULL when the caller built none. Borrowed: it
+     * outlives the policy, and it may grow during the run (see its version). */
+    const struct frag_workload *workload;
 } policy_config;
 
 typedef struct policy_ops {

@@ -1,0 +1,818 @@
+/*
+ * cmd_pack.c: `clustersim pack` — the fragmentation study of Weng et al., "Beware of
+ * Fragmentation", USENIX ATC 2023, §6. The trace's tasks are resampled (uniformly, with
+ * replacement) until their GPU request reaches a share of the cluster's GPU capacity,
+ * shuffled, and replayed as arrivals only: nothing departs, and a task that does not fit
+ * when it arrives never will (free resources only shrink), so it counts as failed.
+ *
+ * The engine replays them unchanged, with the same policy_ops code as `run`: a task
+ * arrives at a time equal to the cumulative GPU request up to and including it (100 us
+ * per milli-GPU), so sampling every 1 % of the capacity gives one row per 1 % of
+ * arrived demand, and the horizon stops the run at the requested demand. Each seed
+ * fixes the resampling, the order and the policy's RNG; every policy sees the same
+ * tasks in the same order for a seed. Results: mean and sample standard deviation over
+ * the seeds, per policy and 1 % step, in pack.csv, and a figure drawn by gnuplot.
+ */
+/* MAP_ANONYMOUS (shared memory for the worker processes) is not in POSIX 2008. */
+#define _DEFAULT_SOURCE 1
+
+#include "cli/cli.h"
+
+#include "models/catalog.h"
+#include "sim/alloc.h"
+#include "sim/csvin.h"
+#include "traces/cluster.h"
+#include "traces/trace.h"
+
+#include <errno.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_statistics_double.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PACK_MAX_POLICIES 32
+#define PACK_MAX_SEEDS 10000
+#define PACK_MAX_JOBS 256
+#define PACK_WORK_S 1e9     /* work of every task: nothing finishes within the study */
+#define PACK_US_PER_MILLI 100 /* arrival time per milli-GPU of cumulative request */
+#define PACK_METRICS 4      /* alloc %, fragmentation GPUs, fragmentation %, failed tasks */
+
+static const char usage[] =
+    "usage: clustersim pack --trace FILE --cluster FILE|SPEC [options]\n"
+    "  --trace FILE          tasks to replay (gzip or plain)\n"
+    "  --format NAME         trace format (default native; alibaba2023 for openb pod lists)\n"
+    "  --cluster FILE|SPEC   node-list CSV, or e.g. 4xV100M32:8,16xT4:2\n"
+    "  --catalog FILE        GPU catalog CSV (default: the shipped models/data/gpus.csv)\n"
+    "  --policies LIST       comma-separated policies (default %s)\n"
+    "  --policy-opt P:K=V    option K of policy P (repeatable)\n"
+    "  --demand PCT          arrived GPU request to reach, %% of the cluster's GPU capacity\n"
+    "                        (an integer 1..1000, default 130%%)\n"
+    "  --seeds A..B|A,B,...  seeds of the resampling, the order and the policies (default 42)\n"
+    "  --out DIR             write DIR/pack.csv and DIR/pack.png (default .)\n"
+    "  --jobs N              run the (policy, seed) cells in N processes (default 1)\n"
+    "  --skip-bad-rows       skip and count malformed trace rows instead of stopping\n"
+    "Writes one row per policy and 1%% step of arrived demand: allocated GPU share,\n"
+    "fragmentation (GPUs and %% of idle GPUs) and failed tasks, mean and sd over seeds.\n";
+
+static const char default_policies[] = "fgd,bestfit,dotprod,gpupacking,gpuclustering,random,"
+                                       "binpack";
+
+/* One task of the trace, as much as the study needs. */
+typedef struct pack_task {
+    uint64_t cpu_milli, mem_mib, gpu_mem_mib, type_mask;
+    uint32_t num_gpus, gpu_milli, replicas;
+    uint64_t demand_milli; /* num_gpus x gpu_milli */
+} pack_task;
+
+/* The arrivals of one seed, as an engine source. */
+typedef struct pack_source {
+    const pack_task *tasks;
+    const uint32_t *order; /* task of each arrival */
+    const sim_time *at;    /* time of each arrival (cumulative request x 100 us) */
+    uint32_t n, next;
+} pack_source;
+
+static int pack_next(void *ctx, job_spec *j, sim_diag *d)
+{
+    (void)d;
+    pack_source *s = ctx;
+    if (s->next >= s->n)
+        return 0;
+    uint32_t k = s->next++;
+    const pack_task *t = &s->tasks[s->order[k]];
+    memset(j, 0, sizeof *j);
+    snprintf(j->id, sizeof j->id, "a%u", k);
+    j->submit_us = s->at[k];
+    j->work_s = PACK_WORK_S;
+    j->num_gpus = t->num_gpus;
+    j->replicas = t->replicas;
+    j->gpu_milli = t->gpu_milli;
+    j->true_milli = t->gpu_milli;
+    j->gpu_mem_mib = t->gpu_mem_mib;
+    j->cpu_milli = t->cpu_milli;
+    j->mem_mib = t->mem_mib;
+    j->gpu_type_mask = t->type_mask;
+    j->name = "";
+    j->command = "";
+    j->line = k + 1;
+    return 1;
+}
+
+/* The probe of one run: one row of metrics per 1 % step. */
+typedef struct pack_probe {
+    cli_frag *frag;
+    const sim_time *at;
+    uint32_t n, cursor;  /* arrivals, and how many arrived by the last sample */
+    sim_time step_us;    /* 1 % of the capacity */
+    uint32_t steps;      /* rows: 0..demand % */
+    double cap_milli;    /* GPU capacity, milli-GPU */
+    double *row;         /* steps x PACK_METRICS */
+    uint8_t *seen;       /* step sampled */
+} pack_probe;
+
+static const char *const probe_names[PACK_METRICS] = {"alloc_pct", "frag_gpus", "frag_pct",
+                                                      "failed"};
+
+static void pack_measure(pack_probe *p, const sim_view *v, double *out)
+{
+    while (p->cursor < p->n && p->at[p->cursor] <= v->now)
+        p->cursor++;
+    uint64_t used = 0;
+    for (uint32_t n = 0; n < v->n_nodes; n++)
+        used += v->node_used_milli[n];
+    double frag, idle;
+    frag_meter_measure(p->frag->meter, v, &frag, &idle);
+    out[0] = 100.0 * (double)used / p->cap_milli;
+    out[1] = frag;
+    out[2] = idle > 0 ? 100.0 * frag / idle : 0;
+    out[3] = (double)(p->cursor - v->n_running);
+}
+
+static void pack_sample(void *ctx, const sim_view *v, double *out)
+{
+    pack_probe *p = ctx;
+    pack_measure(p, v, out);
+    if (v->now < 0 || v->now % p->step_us)
+        return;
+    uint64_t k = (uint64_t)(v->now / p->step_us);
+    if (k >= p->steps)
+        return;
+    memcpy(p->row + k * PACK_METRICS, out, sizeof(double) * PACK_METRICS);
+    p->seen[k] = 1;
+}
+
+/* Parse "130%" or "130" (an integer percentage). */
+static bool parse_demand(const char *val, uint32_t *out)
+{
+    size_t len = strlen(val);
+    uint64_t x;
+    if (len && val[len - 1] == '%')
+        len--;
+    if (!csvin_parse_u64(val, len, &x) || x < 1 || x > 1000) {
+        char q[128];
+        csvin_quote(val, strlen(val), q, sizeof q);
+        cli_usage_error("option --demand: expected a percentage 1..1000 such as 130%%, got %s", q);
+        return false;
+    }
+    *out = (uint32_t)x;
+    return true;
+}
+
+/* Parse "A..B" (inclusive), "A" or "A,B,C" into seeds[]. */
+static bool parse_seeds(const char *val, uint64_t *seeds, uint32_t *n)
+{
+    char q[128];
+    csvin_quote(val, strlen(val), q, sizeof q);
+    const char *dots = strstr(val, "..");
+    *n = 0;
+    if (dots) {
+        uint64_t a, b;
+        if (!csvin_parse_u64(val, (size_t)(dots - val), &a) ||
+            !csvin_parse_u64(dots + 2, strlen(dots + 2), &b) || b < a ||
+            b - a >= PACK_MAX_SEEDS) {
+            cli_usage_error("option --seeds: expected A..B with A <= B (at most %d seeds), "
+                            "A or A,B,..., got %s", PACK_MAX_SEEDS, q);
+            return false;
+        }
+        for (uint64_t s = a;; s++) {
+            seeds[(*n)++] = s;
+            if (s == b)
+                break;
+        }
+        return true;
+    }
+    for (const char *p = val;;) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        if (*n >= PACK_MAX_SEEDS || !csvin_parse_u64(p, len, &seeds[*n])) {
+            cli_usage_error("option --seeds: expected A..B with A <= B (at most %d seeds), "
+                            "A or A,B,..., got %s", PACK_MAX_SEEDS, q);
+            return false;
+        }
+        (*n)++;
+        if (!c)
+            return true;
+        p = c + 1;
+    }
+}
+
+/* Split the comma-separated list into known policy names (in buf). */
+static bool parse_policies(char *buf, const char **names, uint32_t *n)
+{
+    *n = 0;
+    for (char *p = buf;;) {
+        char *c = strchr(p, ',');
+        if (c)
+            *c = '\0';
+        if (!policy_find(p)) {
+            char known[512] = "";
+            size_t o = 0;
+            for (int i = 0; policy_all[i] && o + 40 < sizeof known; i++)
+                o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", i ? ", " : "",
+                                      policy_all[i]->name);
+            cli_usage_error("option --policies: unknown policy '%s' (known: %s)", p, known);
+            return false;
+        }
+        for (uint32_t k = 0; k < *n; k++)
+            if (strcmp(names[k], p) == 0) {
+                cli_usage_error("option --policies: '%s' is listed twice", p);
+                return false;
+            }
+        if (*n >= PACK_MAX_POLICIES) {
+            cli_usage_error("option --policies: at most %d policies", PACK_MAX_POLICIES);
+            return false;
+        }
+        names[(*n)++] = p;
+        if (!c)
+            return true;
+        p = c + 1;
+    }
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Quote s as a gnuplot single-quoted string (a quote is doubled). */
+static void gp_quote(char *buf, size_t size, const char *s)
+{
+    size_t o = 0;
+    if (o + 1 < size)
+        buf[o++] = '\'';
+    for (; *s && o + 3 < size; s++) {
+        if (*s == '\'')
+            buf[o++] = '\'';
+        buf[o++] = *s;
+    }
+    if (o + 1 < size)
+        buf[o++] = '\'';
+    buf[o] = '\0';
+}
+
+/* Draw DIR/pack.png with plots/pack.gp. Returns true when the figure was written;
+ * prints why not otherwise (pack.csv is written either way). */
+static bool draw_figure(const char *dir, const char *title, const char *const *names,
+                        uint32_t n_pol, uint32_t demand)
+{
+    char script[1100], csv[1100], png[1100];
+    snprintf(script, sizeof script, "%s/plots/pack.gp", model_data_dir());
+    snprintf(csv, sizeof csv, "%s/pack.csv", dir);
+    snprintf(png, sizeof png, "%s/pack.png", dir);
+    struct stat sb;
+    if (stat(script, &sb) != 0) {
+        fprintf(stderr, "clustersim: note: %s is missing, so no figure was drawn (set "
+                        "CLUSTERSIM_DATA to the clustersim source folder)\n", script);
+        return false;
+    }
+    char pols[1024] = "", q_csv[2300], q_png[2300], q_title[600], q_pols[2100];
+    size_t o = 0;
+    for (uint32_t p = 0; p < n_pol && o + 64 < sizeof pols; p++)
+        o += (size_t)snprintf(pols + o, sizeof pols - o, "%s%s", p ? " " : "", names[p]);
+    gp_quote(q_csv, sizeof q_csv, csv);
+    gp_quote(q_png, sizeof q_png, png);
+    gp_quote(q_title, sizeof q_title, title);
+    gp_quote(q_pols, sizeof q_pols, pols);
+    char expr[8192];
+    snprintf(expr, sizeof expr, "datafile=%s; outfile=%s; figtitle=%s; policies=%s; demand=%u",
+             q_csv, q_png, q_title, q_pols, demand);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "clustersim: note: cannot start gnuplot (%s); pack.csv is written\n",
+                strerror(errno));
+        return false;
+    }
+    if (pid == 0) {
+        char *const argv[] = {"gnuplot", "-e", expr, script, NULL};
+        execvp("gnuplot", argv);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        fprintf(stderr, "clustersim: note: gnuplot was not found, so %s/pack.png was not drawn; "
+                        "pack.csv is written. Install gnuplot (Debian: apt-get install "
+                        "gnuplot-nox) for the figure\n", dir);
+        return false;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "clustersim: note: gnuplot failed on %s, so no figure was drawn; "
+                        "pack.csv is written\n", script);
+        return false;
+    }
+    return true;
+}
+
+/* Everything a study holds, released in one place. */
+typedef struct pack_study {
+    model_catalog *cat;
+    cluster_spec *cl;
+    sim_intern *tenants, *models;
+    uint64_t *type_mem;
+    cli_frag frag;
+    pack_task *tasks;
+    uint32_t n_tasks, cap_tasks;
+    uint32_t *order;       /* task of each arrival */
+    sim_time *at;          /* time of each arrival */
+    uint32_t cap_arr;      /* capacity of order[] and at[] */
+    double *results;   /* policies x seeds x steps x PACK_METRICS (shared with workers) */
+    double *arrivals;  /* arrivals per seed (idem) */
+    size_t shared_bytes; /* size of the mapping that holds both */
+    uint8_t *seen;
+    gsl_rng *rng;
+} pack_study;
+
+static void study_fini(pack_study *s)
+{
+    cli_frag_fini(&s->frag);
+    sim_free(s->tasks);
+    sim_free(s->order);
+    sim_free(s->at);
+    if (s->results)
+        munmap(s->results, s->shared_bytes);
+    sim_free(s->seen);
+    if (s->rng)
+        gsl_rng_free(s->rng);
+    sim_intern_destroy(s->tenants);
+    sim_intern_destroy(s->models);
+    cluster_spec_destroy(s->cl);
+    sim_free(s->type_mem);
+    model_catalog_destroy(s->cat);
+}
+
+/* Read every task of the trace into s->tasks and count its shape into the workload. */
+static int read_tasks(pack_study *s, const char *path, const char *format, bool skip_bad,
+                      uint64_t *skipped, sim_diag *d)
+{
+    trace_reader *r;
+    trace_options topt = {.format = format,
+                          .skip_bad_rows = skip_bad,
+                          .tenants = s->tenants,
+                          .models = s->models,
+                          .gpu_types = model_catalog_names(s->cat)};
+    int st = trace_reader_open(&r, path, &topt, d);
+    if (st != SIM_OK)
+        return st;
+    job_spec j;
+    while ((st = trace_reader_next(r, &j, d)) == 1) {
+        if (s->n_tasks == s->cap_tasks) {
+            uint32_t ncap = s->cap_tasks ? s->cap_tasks * 2 : 4096;
+            pack_task *nt = ncap > s->cap_tasks && ncap < UINT32_MAX / 4
+                                ? sim_reallocarray(s->tasks, ncap, sizeof *nt)
+                                : NULL;
+            if (!nt) {
+                st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+                break;
+            }
+            s->tasks = nt;
+            s->cap_tasks = ncap;
+        }
+        pack_task *t = &s->tasks[s->n_tasks++];
+        t->cpu_milli = j.cpu_milli;
+        t->mem_mib = j.mem_mib;
+        t->gpu_mem_mib = j.gpu_mem_mib;
+        t->type_mask = j.gpu_type_mask;
+        t->num_gpus = j.num_gpus;
+        t->gpu_milli = j.num_gpus ? j.gpu_milli : 0;
+        t->replicas = j.replicas;
+        t->demand_milli = (uint64_t)t->num_gpus * t->gpu_milli;
+        if ((st = cli_frag_add_job(&s->frag, &j, d)) != SIM_OK)
+            break;
+    }
+    *skipped = trace_reader_skipped(r);
+    trace_reader_close(r);
+    return st < 0 ? st : SIM_OK;
+}
+
+/* Room for n arrivals in s->order and s->at. */
+static int grow_arrivals(pack_study *s, uint64_t n)
+{
+    if (n <= s->cap_arr)
+        return SIM_OK;
+    uint64_t ncap = s->cap_arr ? (uint64_t)s->cap_arr * 2 : 16384;
+    while (ncap < n)
+        ncap *= 2;
+    if (ncap > UINT32_MAX / 2)
+        return SIM_ELIMIT;
+    uint32_t *no = sim_reallocarray(s->order, ncap, sizeof *no);
+    if (!no)
+        return SIM_ENOMEM;
+    s->order = no;
+    sim_time *na = sim_reallocarray(s->at, ncap, sizeof *na);
+    if (!na)
+        return SIM_ENOMEM;
+    s->at = na;
+    s->cap_arr = (uint32_t)ncap;
+    return SIM_OK;
+}
+
+/* Resample and shuffle the arrivals of one seed: every task once, plus uniform draws
+ * until the request reaches target_milli; in shuffled order, the arrivals whose
+ * cumulative request stays within the target. *n gets the number of arrivals. */
+static int draw_arrivals(pack_study *s, uint64_t seed, uint64_t target_milli, uint32_t *n_out)
+{
+    int st = grow_arrivals(s, s->n_tasks);
+    if (st != SIM_OK)
+        return st;
+    gsl_rng_set(s->rng, seed);
+    uint64_t total = 0;
+    uint32_t n = 0;
+    for (; n < s->n_tasks; n++) {
+        s->order[n] = n;
+        total += s->tasks[n].demand_milli;
+    }
+    while (total < target_milli) {
+        if (n == s->cap_arr && (st = grow_arrivals(s, (uint64_t)n + 1)) != SIM_OK)
+            return st;
+        uint32_t k = (uint32_t)gsl_rng_uniform_int(s->rng, s->n_tasks);
+        s->order[n++] = k;
+        total += s->tasks[k].demand_milli;
+    }
+    gsl_ran_shuffle(s->rng, s->order, n, sizeof *s->order);
+    uint64_t cum = 0;
+    uint32_t k = 0;
+    for (; k < n; k++) {
+        cum += s->tasks[s->order[k]].demand_milli;
+        if (cum > target_milli)
+            break;
+        s->at[k] = (sim_time)cum * PACK_US_PER_MILLI;
+    }
+    *n_out = k;
+    return SIM_OK;
+}
+
+/* What every cell of the study shares. */
+typedef struct pack_plan {
+    const char *const *names;   /* policies */
+    const policy_config *pcfg;  /* their options */
+    uint32_t n_pol;
+    const uint64_t *seeds;
+    uint32_t n_seeds;
+    uint64_t target_milli;      /* GPU request to reach, milli-GPU */
+    uint32_t demand, steps;     /* demand %, rows 0..demand */
+    sim_time step_us;           /* 1 % of the capacity in arrival time */
+    uint64_t cap_milli;         /* GPU capacity, milli-GPU */
+} pack_plan;
+
+/* Run cell c: seed c / n_pol under policy c % n_pol, into its rows of s->results. */
+static int run_cell(pack_study *s, const pack_plan *pl, uint32_t c, sim_diag *d)
+{
+    uint32_t si = c / pl->n_pol, p = c % pl->n_pol;
+    uint32_t n_arr;
+    int st = draw_arrivals(s, pl->seeds[si], pl->target_milli, &n_arr);
+    if (st == SIM_ELIMIT)
+        return sim_diag_set(d, st, NULL, 0, 0, "--demand %u%% needs too many arrivals",
+                            pl->demand);
+    if (st != SIM_OK)
+        return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
+    s->arrivals[si] = n_arr;
+    double *row = s->results + ((size_t)p * pl->n_seeds + si) * pl->steps * PACK_METRICS;
+    pack_probe probe = {.frag = &s->frag, .at = s->at, .n = n_arr, .step_us = pl->step_us,
+                        .steps = pl->steps, .cap_milli = (double)pl->cap_milli, .row = row,
+                        .seen = s->seen};
+    memset(s->seen, 0, pl->steps);
+    sim_probe sp = {.n = PACK_METRICS, .names = probe_names, .ctx = &probe,
+                    .sample = pack_sample};
+    sim_config cfg = {.seed = pl->seeds[si],
+                      .sample_interval_us = pl->step_us,
+                      .horizon_us = pl->step_us * pl->demand,
+                      .probes = &sp,
+                      .n_probes = 1};
+    sim_world world = {.cluster = s->cl,
+                       .gpu_types = model_catalog_names(s->cat),
+                       .gpu_type_mem_mib = s->type_mem,
+                       .tenants = s->tenants};
+    policy_config pc = pl->pcfg[p];
+    pc.workload = s->frag.wl;
+    sim_engine *e;
+    if ((st = sim_engine_create(&e, &cfg, &world, policy_find(pl->names[p]), &pc, d)))
+        return st;
+    /* Steps before the first sample hold the empty cluster. */
+    double first[PACK_METRICS];
+    pack_measure(&probe, sim_engine_view(e), first);
+    first[3] = 0;
+    probe.cursor = 0;
+    pack_source src = {.tasks = s->tasks, .order = s->order, .at = s->at, .n = n_arr};
+    sim_source source = {.ctx = &src, .next = pack_next};
+    st = sim_engine_run(e, &source, d);
+    sim_engine_destroy(e);
+    if (st != SIM_OK)
+        return st;
+    /* Steps after the last sample (nothing left in flight) keep the last state. */
+    for (uint32_t k = 0; k < pl->steps; k++)
+        if (!s->seen[k])
+            memcpy(row + k * PACK_METRICS, k ? row + (k - 1) * PACK_METRICS : first,
+                   sizeof first);
+    return SIM_OK;
+}
+
+/*
+ * Run every cell, in `jobs` processes: worker w runs cells w, w + jobs, ... and writes
+ * its rows into a shared anonymous mapping (cells write disjoint rows, so the result does
+ * not depend on jobs). Returns SIM_OK or the exit status of the command (its diagnostic
+ * printed).
+ */
+static int run_study(pack_study *s, const pack_plan *pl, uint32_t jobs, sim_diag *d)
+{
+    uint32_t cells = pl->n_pol * pl->n_seeds;
+    size_t n_res = (size_t)cells * pl->steps * PACK_METRICS;
+    s->shared_bytes = (n_res + pl->n_seeds) * sizeof(double);
+    /* A shared mapping, not the allocation hook: worker processes write into it. */
+    void *m = mmap(NULL, s->shared_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                   -1, 0);
+    if (m == MAP_FAILED) {
+        cli_print_diag(&(sim_diag){.msg = "out of memory"});
+        return 1;
+    }
+    s->results = m;
+    s->arrivals = s->results + n_res;
+    if (jobs > cells)
+        jobs = cells;
+    if (jobs <= 1) {
+        for (uint32_t c = 0; c < cells; c++) {
+            int st = run_cell(s, pl, c, d);
+            if (st != SIM_OK) {
+                cli_print_diag(d);
+                return cli_exit_code(st);
+            }
+        }
+        return SIM_OK;
+    }
+    pid_t pids[PACK_MAX_JOBS];
+    uint32_t started = 0;
+    int status = SIM_OK;
+    fflush(NULL);
+    for (uint32_t w = 0; w < jobs; w++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            fprintf(stderr, "clustersim: error: cannot start a worker process: %s\n",
+                    strerror(errno));
+            status = 1;
+            break;
+        }
+        if (pid == 0) {
+            for (uint32_t c = w; c < cells; c += jobs) {
+                int st = run_cell(s, pl, c, d);
+                if (st != SIM_OK) {
+                    cli_print_diag(d);
+                    fflush(NULL);
+                    _exit(cli_exit_code(st));
+                }
+            }
+            fflush(NULL);
+            _exit(0);
+        }
+        pids[started++] = pid;
+    }
+    for (uint32_t w = 0; w < started; w++) {
+        int ws = 0;
+        while (waitpid(pids[w], &ws, 0) < 0 && errno == EINTR)
+            ;
+        int code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 1;
+        if (code && status == SIM_OK)
+            status = code;
+    }
+    return status;
+}
+
+int cmd_pack(int argc, char **argv)
+{
+    const char *trace = NULL, *format = NULL, *cluster = NULL, *catalog = NULL;
+    const char *out_dir = ".", *policies_arg = default_policies, *seeds_arg = "42";
+    const char *pending_opts[POLICY_MAX_OPTIONS];
+    int n_opts = 0;
+    uint32_t demand = 130;
+    uint64_t jobs = 1;
+    bool skip_bad = false;
+    for (int i = 2; i < argc; i++) {
+        const char *v = NULL;
+        int m;
+        if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
+            printf(usage, default_policies);
+            return 0;
+        }
+        if (cli_flag(argv, i, "--skip-bad-rows")) {
+            skip_bad = true;
+            continue;
+        }
+#define OPT(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)
+        if (OPT("--trace")) {
+            if (m < 0)
+                return 2;
+            trace = v;
+        } else if (OPT("--format")) {
+            if (m < 0)
+                return 2;
+            format = v;
+        } else if (OPT("--cluster")) {
+            if (m < 0)
+                return 2;
+            cluster = v;
+        } else if (OPT("--catalog")) {
+            if (m < 0)
+                return 2;
+            catalog = v;
+        } else if (OPT("--policy-opt")) {
+            if (m < 0)
+                return 2;
+            if (n_opts >= POLICY_MAX_OPTIONS)
+                return cli_usage_error("too many --policy-opt");
+            pending_opts[n_opts++] = v;
+        } else if (OPT("--policies")) {
+            if (m < 0)
+                return 2;
+            policies_arg = v;
+        } else if (OPT("--demand")) {
+            if (m < 0 || !parse_demand(v, &demand))
+                return 2;
+        } else if (OPT("--seeds")) {
+            if (m < 0)
+                return 2;
+            seeds_arg = v;
+        } else if (OPT("--out")) {
+            if (m < 0)
+                return 2;
+            out_dir = v;
+        } else if (OPT("--jobs")) {
+            if (m < 0 || !cli_u64("--jobs", v, 1, PACK_MAX_JOBS, &jobs))
+                return 2;
+        } else {
+            return cli_usage_error("unknown option '%s' for 'clustersim pack' "
+                                   "(see clustersim pack --help)", argv[i]);
+        }
+#undef OPT
+    }
+    if (!trace)
+        return cli_usage_error("clustersim pack needs --trace FILE (see clustersim pack --help)");
+    if (!cluster)
+        return cli_usage_error("clustersim pack needs --cluster FILE|SPEC "
+                               "(see clustersim pack --help)");
+    static uint64_t seeds[PACK_MAX_SEEDS];
+    uint32_t n_seeds;
+    if (!parse_seeds(seeds_arg, seeds, &n_seeds))
+        return 2;
+    char pol_buf[1024];
+    if (strlen(policies_arg) >= sizeof pol_buf)
+        return cli_usage_error("option --policies: the list is too long");
+    snprintf(pol_buf, sizeof pol_buf, "%s", policies_arg);
+    const char *names[PACK_MAX_POLICIES];
+    uint32_t n_pol;
+    if (!parse_policies(pol_buf, names, &n_pol))
+        return 2;
+    static policy_config pcfg[PACK_MAX_POLICIES];
+    for (uint32_t p = 0; p < n_pol; p++) {
+        memset(&pcfg[p], 0, sizeof pcfg[p]);
+        pcfg[p].policy = names[p];
+        for (int k = 0; k < n_opts; k++)
+            if (!cli_policy_opt(&pcfg[p], pending_opts[k]))
+                return 2;
+    }
+    if (!cli_mkdirs(out_dir))
+        return 2;
+
+    double t0 = wall_now();
+    pack_study s = {0};
+    sim_diag d = {0};
+    int st = SIM_OK;
+    uint64_t skipped = 0;
+    if ((st = model_catalog_load(&s.cat, catalog ? catalog : model_catalog_default_path(), &d)))
+        goto out;
+    uint32_t ntypes = model_catalog_count(s.cat);
+    s.type_mem = sim_calloc(ntypes, sizeof *s.type_mem);
+    s.tenants = sim_intern_create(false);
+    s.models = sim_intern_create(false);
+    s.rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!s.type_mem || !s.tenants || !s.models || !s.rng) {
+        st = sim_diag_set(&d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    for (uint16_t t = 1; t < ntypes; t++)
+        s.type_mem[t] = model_catalog_type(s.cat, t)->memory_mib;
+    if ((st = cluster_spec_load(&s.cl, cluster, model_catalog_names(s.cat), &d)) ||
+        (st = cli_frag_init(&s.frag, s.cl, s.type_mem, ntypes, &d)) ||
+        (st = read_tasks(&s, trace, format, skip_bad, &skipped, &d)))
+        goto out;
+    uint64_t gpus = cluster_spec_gpus(s.cl), trace_milli = 0;
+    for (uint32_t k = 0; k < s.n_tasks; k++)
+        trace_milli += s.tasks[k].demand_milli;
+    if (gpus == 0) {
+        st = sim_diag_set(&d, SIM_EINVAL, cluster, 0, 0, "the cluster has no GPU to pack");
+        goto out;
+    }
+    if (trace_milli == 0) {
+        st = sim_diag_set(&d, SIM_EINVAL, trace, 0, 0,
+                          "the trace has no task asking for a GPU, so there is nothing to pack");
+        goto out;
+    }
+    uint64_t cap_milli = gpus * SIM_MILLI_GPU;
+    uint64_t target = cap_milli * demand / 100;
+    uint32_t steps = demand + 1;
+    s.seen = sim_calloc(steps, 1);
+    if (!s.seen) {
+        st = sim_diag_set(&d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    /* Check every policy's options once, before any cell (or worker) runs. */
+    for (uint32_t p = 0; p < n_pol; p++) {
+        sim_config cfg = {.horizon_us = SIM_TIME_NEVER};
+        sim_world world = {.cluster = s.cl,
+                           .gpu_types = model_catalog_names(s.cat),
+                           .gpu_type_mem_mib = s.type_mem,
+                           .tenants = s.tenants};
+        policy_config pc = pcfg[p];
+        pc.workload = s.frag.wl;
+        sim_engine *e;
+        if ((st = sim_engine_create(&e, &cfg, &world, policy_find(names[p]), &pc, &d)))
+            goto out;
+        sim_engine_destroy(e);
+    }
+    pack_plan plan = {.names = names,
+                      .pcfg = pcfg,
+                      .n_pol = n_pol,
+                      .seeds = seeds,
+                      .n_seeds = n_seeds,
+                      .target_milli = target,
+                      .demand = demand,
+                      .steps = steps,
+                      .step_us = (sim_time)cap_milli * PACK_US_PER_MILLI / 100,
+                      .cap_milli = cap_milli};
+    if ((st = run_study(&s, &plan, (uint32_t)jobs, &d)) != SIM_OK)
+        goto out_status;
+    double arrivals_total = 0;
+    for (uint32_t si = 0; si < n_seeds; si++)
+        arrivals_total += s.arrivals[si];
+    double wall = wall_now() - t0;
+
+    cli_outfile csv = {0};
+    if (!cli_out_open(&csv, out_dir, "pack.csv")) {
+        st = SIM_EIO;
+        goto out_printed;
+    }
+    fputs("policy,demand_pct,seeds,alloc_mean,alloc_sd,frag_amount_mean,frag_amount_sd,"
+          "frag_ratio_mean,frag_ratio_sd,failed_mean,failed_sd\n", csv.f);
+    double *vals = sim_calloc(n_seeds, sizeof *vals);
+    if (!vals) {
+        cli_out_close(&csv, false);
+        st = sim_diag_set(&d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    printf("clustersim pack: %s on %s (%llu GPUs): %u tasks in the trace, %.0f arrivals per "
+           "seed on average, demand %u%%, %u seed(s), %.2f s\n",
+           trace, cluster, (unsigned long long)gpus, s.n_tasks,
+           arrivals_total / n_seeds, demand, n_seeds, wall);
+    printf("%-14s %18s %18s %16s %14s\n", "policy", "allocated %", "frag % of idle",
+           "frag GPUs", "failed tasks");
+    for (uint32_t p = 0; p < n_pol; p++) {
+        for (uint32_t k = 0; k < steps; k++) {
+            double mean[PACK_METRICS], sd[PACK_METRICS];
+            for (int m = 0; m < PACK_METRICS; m++) {
+                for (uint32_t si = 0; si < n_seeds; si++)
+                    vals[si] = s.results[(((size_t)p * n_seeds + si) * steps + k) * PACK_METRICS +
+                                         (size_t)m];
+                mean[m] = gsl_stats_mean(vals, 1, n_seeds);
+                sd[m] = n_seeds > 1 ? gsl_stats_sd_m(vals, 1, n_seeds, mean[m]) : 0;
+            }
+            fprintf(csv.f, "%s,%u,%u,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", names[p], k,
+                    n_seeds, mean[0], sd[0], mean[1], sd[1], mean[2], sd[2], mean[3], sd[3]);
+            if (k == steps - 1)
+                printf("%-14s %9.2f +- %5.2f %9.2f +- %5.2f %8.1f +- %5.1f %7.1f +- %4.1f\n",
+                       names[p], mean[0], sd[0], mean[2], sd[2], mean[1], sd[1], mean[3], sd[3]);
+        }
+    }
+    sim_free(vals);
+    if (!cli_out_close(&csv, true)) {
+        st = SIM_EIO;
+        goto out_printed;
+    }
+    if (skipped)
+        fprintf(stderr, "clustersim: %llu malformed trace rows skipped\n",
+                (unsigned long long)skipped);
+    const char *base = strrchr(trace, '/');
+    char title[300];
+    snprintf(title, sizeof title, "%s, %u seed(s)", base ? base + 1 : trace, n_seeds);
+    fflush(stdout);
+    bool fig = draw_figure(out_dir, title, names, n_pol, demand);
+    fprintf(stderr, "clustersim: pack: %u policies x %u seeds in %.2f s; wrote %s/pack.csv%s%s\n",
+            n_pol, n_seeds, wall, out_dir, fig ? " and " : "", fig ? "pack.png" : "");
+    study_fini(&s);
+    return 0;
+out:
+    cli_print_diag(&d);
+out_printed:
+    study_fini(&s);
+    return st == SIM_EIO ? 1 : cli_exit_code(st);
+out_status:
+    /* The diagnostic is printed; st is the exit status. */
+    study_fini(&s);
+    return st;
+}

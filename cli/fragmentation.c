@@ -1,0 +1,120 @@
+/*
+ * fragmentation.c: the run's target workload and its fragmentation probe. The workload
+ * (policies/frag.h) is the popularity of each task shape — one replica's CPU, memory,
+ * GPU count, share per GPU and allowed GPU types — among the jobs of the trace. It is
+ * built by a first pass over the trace (shapes only: memory grows with the number of
+ * distinct shapes, not with the trace), or, when the trace cannot be read twice
+ * (standard input), from the jobs read so far. The probe adds the cluster's
+ * fragmentation in GPUs and as a share of the idle GPU capacity to every sample.
+ */
+#include "cli/cli.h"
+
+#include "sim/alloc.h"
+#include "traces/cluster.h"
+#include "traces/trace.h"
+
+#include <string.h>
+
+static const char *const frag_names[2] = {"frag_gpus", "frag_ratio"};
+
+static void frag_sample(void *ctx, const sim_view *v, double *out)
+{
+    cli_frag *f = ctx;
+    double frag, idle;
+    frag_meter_measure(f->meter, v, &frag, &idle);
+    out[0] = frag;
+    out[1] = idle > 0 ? frag / idle : 0;
+}
+
+int cli_frag_init(cli_frag *f, const cluster_spec *cl, const uint64_t *type_mem,
+                  uint32_t n_types, sim_diag *d)
+{
+    memset(f, 0, sizeof *f);
+    f->cl = cl;
+    f->type_mem = type_mem;
+    uint64_t gpus = cluster_spec_gpus(cl);
+    if (gpus >= UINT32_MAX / 2)
+        return sim_diag_set(d, SIM_ELIMIT, NULL, 0, 0, "the cluster has too many GPUs");
+    if (frag_workload_create(&f->wl, n_types) != SIM_OK ||
+        frag_meter_create(&f->meter, f->wl, cl->n_nodes, (uint32_t)gpus) != SIM_OK) {
+        cli_frag_fini(f);
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    f->probe = (sim_probe){.n = 2, .names = frag_names, .ctx = f, .sample = frag_sample};
+    return SIM_OK;
+}
+
+void cli_frag_fini(cli_frag *f)
+{
+    frag_meter_destroy(f->meter);
+    frag_workload_destroy(f->wl);
+    memset(f, 0, sizeof *f);
+}
+
+/* GPUs of the largest node where the job's GPUs are allowed (type and GPU memory), as
+ * the engine's admission resolves replicas. Cached per (types, GPU memory). */
+static uint32_t max_gpus(cli_frag *f, const job_spec *j)
+{
+    uint32_t slot = (uint32_t)((j->gpu_type_mask * 31 + j->gpu_mem_mib) % CLI_FRAG_CACHE);
+    if (f->cache_used[slot] && f->cache_mask[slot] == j->gpu_type_mask &&
+        f->cache_gmem[slot] == j->gpu_mem_mib)
+        return f->cache_gpus[slot];
+    uint32_t best = 0;
+    for (uint32_t n = 0; n < f->cl->n_nodes; n++) {
+        const node_spec *ns = &f->cl->nodes[n];
+        if (!ns->num_gpus || (j->gpu_type_mask && !((j->gpu_type_mask >> ns->gpu_type) & 1u)))
+            continue;
+        uint64_t mem = ns->gpu_mem_mib ? ns->gpu_mem_mib
+                                       : (f->type_mem ? f->type_mem[ns->gpu_type] : 0);
+        if (mem && mem < j->gpu_mem_mib)
+            continue;
+        if (ns->num_gpus > best)
+            best = ns->num_gpus;
+    }
+    f->cache_used[slot] = true;
+    f->cache_mask[slot] = j->gpu_type_mask;
+    f->cache_gmem[slot] = j->gpu_mem_mib;
+    f->cache_gpus[slot] = best;
+    return best;
+}
+
+int cli_frag_add_job(cli_frag *f, const job_spec *j, sim_diag *d)
+{
+    uint32_t r = 1;
+    if (j->num_gpus)
+        r = frag_replicas_of_job(j, j->replicas ? 0 : max_gpus(f, j));
+    frag_shape s;
+    frag_shape_of_job(j, r, &s);
+    int st = frag_workload_add(f->wl, &s, 1);
+    if (st != SIM_OK)
+        return sim_diag_set(d, st, NULL, 0, 0, "job '%s': cannot add its shape to the workload",
+                            j->id);
+    return SIM_OK;
+}
+
+int cli_frag_scan(cli_frag *f, const run_args *a, sim_intern *tenants, sim_intern *models,
+                  const sim_intern *gpu_types, sim_diag *d)
+{
+    trace_reader *r = NULL;
+    trace_gen *g = NULL;
+    int st;
+    if (a->trace) {
+        trace_options topt = {.format = a->format,
+                              .skip_bad_rows = a->skip_bad_rows,
+                              .tenants = tenants,
+                              .models = models,
+                              .gpu_types = gpu_types};
+        st = trace_reader_open(&r, a->trace, &topt, d);
+    } else {
+        st = trace_gen_create(&g, a->gen, tenants, models, gpu_types, d);
+    }
+    if (st != SIM_OK)
+        return st;
+    job_spec j;
+    while ((st = r ? trace_reader_next(r, &j, d) : trace_gen_next(g, &j)) == 1)
+        if ((st = cli_frag_add_job(f, &j, d)) != SIM_OK)
+            break;
+    trace_reader_close(r);
+    trace_gen_destroy(g);
+    return st < 0 ? st : SIM_OK;
+}

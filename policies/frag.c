@@ -1,0 +1,375 @@
+/*
+ * frag.c: the target workload (shapes merged through an open-addressing index) and the
+ * fragmentation of nodes and clusters (Weng et al., USENIX ATC 2023, §3).
+ *
+ * Evaluation: for each GPU type the workload keeps the GPU shapes allowed on it sorted
+ * by share per GPU. A node's fragmentation is total x T minus, for every shape that
+ * fits, count x (free share of the GPUs with at least the shape's share), where T is
+ * the node's free share. With the node's free shares sorted ascending, one forward
+ * pointer gives "GPUs with at least d free" for every shape in turn, so a node costs
+ * O(shapes + GPUs). Counts are read through the shape index, so adding a task of a
+ * known shape touches one counter.
+ */
+#include "policies/frag.h"
+
+#include "sim/alloc.h"
+
+#include <string.h>
+
+void frag_shape_of_job(const job_spec *spec, uint32_t replicas, frag_shape *out)
+{
+    uint32_t r = replicas ? replicas : 1;
+    memset(out, 0, sizeof *out);
+    out->cpu_milli = (spec->cpu_milli + r - 1) / r;
+    out->mem_mib = (spec->mem_mib + r - 1) / r;
+    out->gpus = spec->num_gpus / r;
+    out->milli = out->gpus ? (spec->gpu_milli ? spec->gpu_milli : SIM_MILLI_GPU) : 0;
+    out->type_mask = out->gpus ? spec->gpu_type_mask : 0;
+}
+
+uint32_t frag_replicas_of_job(const job_spec *spec, uint32_t max_gpus)
+{
+    uint32_t g = spec->num_gpus;
+    if (spec->replicas)
+        return g % spec->replicas == 0 ? spec->replicas : 1;
+    if (g == 0 || max_gpus == 0)
+        return 1;
+    uint32_t r = (g + max_gpus - 1) / max_gpus;
+    while (g % r || g / r > max_gpus)
+        r++;
+    return r;
+}
+
+/* ---- The target workload --------------------------------------------------------- */
+
+typedef struct shape_rec {
+    frag_shape s;
+    uint64_t count;
+} shape_rec;
+
+/* A GPU shape in a type's list; `shape` indexes the counts. */
+typedef struct type_entry {
+    uint64_t cpu_milli, mem_mib;
+    uint32_t gpus, milli;
+    uint32_t shape;
+} type_entry;
+
+struct frag_workload {
+    uint32_t n_types;
+    uint32_t n, cap;     /* shapes, capacity of recs and of each type list */
+    shape_rec *recs;
+    uint32_t *index;     /* open addressing: shape id + 1, 0 = empty; index_cap slots */
+    uint32_t index_cap;  /* power of two, at least 2 x cap */
+    type_entry *lists;   /* n_types lists of cap entries each */
+    uint32_t *list_n;    /* entries per type */
+    uint64_t total;
+    uint64_t version;
+};
+
+int frag_workload_create(frag_workload **out, uint32_t n_gpu_types)
+{
+    *out = NULL;
+    if (n_gpu_types > SIM_MAX_GPU_TYPES)
+        return SIM_EINVAL;
+    frag_workload *w = sim_calloc(1, sizeof *w);
+    if (!w)
+        return SIM_ENOMEM;
+    w->n_types = n_gpu_types ? n_gpu_types : 1;
+    w->list_n = sim_calloc(w->n_types, sizeof *w->list_n);
+    if (!w->list_n) {
+        sim_free(w);
+        return SIM_ENOMEM;
+    }
+    *out = w;
+    return SIM_OK;
+}
+
+void frag_workload_destroy(frag_workload *w)
+{
+    if (!w)
+        return;
+    sim_free(w->recs);
+    sim_free(w->index);
+    sim_free(w->lists);
+    sim_free(w->list_n);
+    sim_free(w);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= UINT64_C(0xbf58476d1ce4e5b9);
+    x ^= x >> 27;
+    x *= UINT64_C(0x94d049bb133111eb);
+    x ^= x >> 31;
+    return x;
+}
+
+static uint64_t shape_hash(const frag_shape *s)
+{
+    uint64_t h = mix64(s->cpu_milli);
+    h = mix64(h ^ s->mem_mib);
+    h = mix64(h ^ (((uint64_t)s->gpus << 32) | s->milli));
+    return mix64(h ^ s->type_mask);
+}
+
+static bool shape_eq(const frag_shape *a, const frag_shape *b)
+{
+    return a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib && a->gpus == b->gpus &&
+           a->milli == b->milli && a->type_mask == b->type_mask;
+}
+
+static void index_insert(frag_workload *w, uint32_t id)
+{
+    uint32_t mask = w->index_cap - 1;
+    uint32_t i = (uint32_t)shape_hash(&w->recs[id].s) & mask;
+    while (w->index[i])
+        i = (i + 1) & mask;
+    w->index[i] = id + 1;
+}
+
+/* Grow the shape table, the index and every type list to hold at least one more shape. */
+static int grow(frag_workload *w)
+{
+    uint32_t ncap = w->cap ? w->cap * 2 : 64;
+    if (ncap <= w->cap || ncap > UINT32_MAX / 4)
+        return SIM_ENOMEM;
+    shape_rec *nr = sim_reallocarray(w->recs, ncap, sizeof *nr);
+    if (!nr)
+        return SIM_ENOMEM;
+    w->recs = nr;
+    size_t nl;
+    if (!sim_mul_ok((size_t)w->n_types * ncap, sizeof(type_entry), &nl))
+        return SIM_ENOMEM;
+    type_entry *lists = sim_malloc(nl);
+    uint32_t *index = sim_calloc((size_t)ncap * 2, sizeof *index);
+    if (!lists || !index) {
+        sim_free(lists);
+        sim_free(index);
+        return SIM_ENOMEM;
+    }
+    for (uint32_t t = 0; t < w->n_types && w->lists; t++)
+        memcpy(lists + (size_t)t * ncap, w->lists + (size_t)t * w->cap,
+               w->list_n[t] * sizeof *lists);
+    sim_free(w->lists);
+    sim_free(w->index);
+    w->lists = lists;
+    w->index = index;
+    w->index_cap = ncap * 2;
+    w->cap = ncap;
+    for (uint32_t id = 0; id < w->n; id++)
+        index_insert(w, id);
+    return SIM_OK;
+}
+
+int frag_workload_add(frag_workload *w, const frag_shape *s, uint64_t count)
+{
+    if (s->gpus && (s->milli == 0 || s->milli > SIM_MILLI_GPU))
+        return SIM_EINVAL;
+    frag_shape key = *s;
+    if (!key.gpus) {
+        key.milli = 0;
+        key.type_mask = 0;
+    }
+    if (w->cap) {
+        uint32_t mask = w->index_cap - 1;
+        for (uint32_t i = (uint32_t)shape_hash(&key) & mask; w->index[i]; i = (i + 1) & mask) {
+            shape_rec *r = &w->recs[w->index[i] - 1];
+            if (shape_eq(&r->s, &key)) {
+                r->count += count;
+                w->total += count;
+                w->version++;
+                return SIM_OK;
+            }
+        }
+    }
+    if (w->n == w->cap) {
+        int st = grow(w);
+        if (st != SIM_OK)
+            return st;
+    }
+    uint32_t id = w->n++;
+    w->recs[id].s = key;
+    w->recs[id].count = count;
+    index_insert(w, id);
+    w->total += count;
+    w->version++;
+    if (!key.gpus)
+        return SIM_OK;
+    /* Insert into the list of every allowed type, keeping each sorted by share (ties:
+     * insertion order, so the lists do not depend on anything but the add order). */
+    type_entry e = {.cpu_milli = key.cpu_milli, .mem_mib = key.mem_mib, .gpus = key.gpus,
+                    .milli = key.milli, .shape = id};
+    for (uint32_t t = 1; t < w->n_types; t++) {
+        if (key.type_mask && !((key.type_mask >> t) & 1u))
+            continue;
+        type_entry *l = w->lists + (size_t)t * w->cap;
+        uint32_t k = w->list_n[t]++;
+        while (k > 0 && l[k - 1].milli > e.milli) {
+            l[k] = l[k - 1];
+            k--;
+        }
+        l[k] = e;
+    }
+    return SIM_OK;
+}
+
+uint32_t frag_workload_shapes(const frag_workload *w)
+{
+    return w->n;
+}
+
+uint64_t frag_workload_total(const frag_workload *w)
+{
+    return w->total;
+}
+
+void frag_workload_get(const frag_workload *w, uint32_t i, frag_shape *s, uint64_t *count)
+{
+    *s = w->recs[i].s;
+    *count = w->recs[i].count;
+}
+
+uint64_t frag_workload_version(const frag_workload *w)
+{
+    return w->version;
+}
+
+/* ---- Node and cluster fragmentation ---------------------------------------------- */
+
+uint64_t frag_node_weighted(const frag_workload *w, const frag_node *n)
+{
+    uint64_t T = 0;
+    for (uint32_t g = 0; g < n->n_gpus; g++)
+        T += n->gpu_free[g];
+    if (T == 0)
+        return 0;
+    uint64_t F = w->total * T;
+    uint16_t t = n->gpu_type;
+    if (t == SIM_GPU_TYPE_NONE || t >= w->n_types || w->list_n[t] == 0)
+        return F;
+    const type_entry *l = w->lists + (size_t)t * w->cap;
+    uint32_t cnt = w->list_n[t], G = n->n_gpus, i = 0;
+    uint64_t below = 0; /* free share of the GPUs before i (those with less than d free) */
+    for (uint32_t k = 0; k < cnt; k++) {
+        const type_entry *e = &l[k];
+        if (n->cpu_free < e->cpu_milli || n->mem_free < e->mem_mib)
+            continue;
+        while (i < G && n->gpu_free[i] < e->milli)
+            below += n->gpu_free[i++];
+        if (G - i < e->gpus)
+            continue;
+        F -= w->recs[e->shape].count * (T - below);
+    }
+    return F;
+}
+
+void frag_sort_free(uint32_t *a, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t x = a[i], k = i;
+        while (k > 0 && a[k - 1] > x) {
+            a[k] = a[k - 1];
+            k--;
+        }
+        a[k] = x;
+    }
+}
+
+void frag_node_from_view(const sim_view *v, uint32_t n, uint32_t *buf, frag_node *out)
+{
+    uint32_t first = v->node_gpu_first[n], cnt = v->node_gpu_count[n];
+    for (uint32_t k = 0; k < cnt; k++)
+        buf[k] = SIM_MILLI_GPU - v->gpu_used_milli[first + k];
+    frag_sort_free(buf, cnt);
+    out->gpu_type = v->node_gpu_type[n];
+    out->n_gpus = cnt;
+    out->cpu_free = v->node_cpu_total[n] - v->node_cpu_used[n];
+    out->mem_free = v->node_mem_total[n] - v->node_mem_used[n];
+    out->gpu_free = buf;
+}
+
+struct frag_meter {
+    const frag_workload *w;
+    uint32_t n_nodes, n_gpus;
+    uint64_t version;      /* workload version the cache holds */
+    bool primed;
+    uint64_t *node_frag;   /* weighted fragmentation per node */
+    uint64_t *node_cpu;    /* CPU used when it was computed */
+    uint64_t *node_mem;    /* memory used */
+    uint8_t *node_up;      /* up or down */
+    uint32_t *gpu_used;    /* each GPU's used share */
+    uint32_t *buf;         /* scratch: one node's free shares */
+};
+
+int frag_meter_create(frag_meter **out, const frag_workload *w, uint32_t n_nodes,
+                      uint32_t n_gpus)
+{
+    *out = NULL;
+    frag_meter *m = sim_calloc(1, sizeof *m);
+    if (!m)
+        return SIM_ENOMEM;
+    m->w = w;
+    m->n_nodes = n_nodes;
+    m->n_gpus = n_gpus;
+    m->node_frag = sim_calloc(n_nodes ? n_nodes : 1, sizeof *m->node_frag);
+    m->node_cpu = sim_calloc(n_nodes ? n_nodes : 1, sizeof *m->node_cpu);
+    m->node_mem = sim_calloc(n_nodes ? n_nodes : 1, sizeof *m->node_mem);
+    m->node_up = sim_calloc(n_nodes ? n_nodes : 1, sizeof *m->node_up);
+    m->gpu_used = sim_calloc(n_gpus ? n_gpus : 1, sizeof *m->gpu_used);
+    m->buf = sim_calloc(n_gpus ? n_gpus : 1, sizeof *m->buf);
+    if (!m->node_frag || !m->node_cpu || !m->node_mem || !m->node_up || !m->gpu_used ||
+        !m->buf) {
+        frag_meter_destroy(m);
+        return SIM_ENOMEM;
+    }
+    *out = m;
+    return SIM_OK;
+}
+
+void frag_meter_destroy(frag_meter *m)
+{
+    if (!m)
+        return;
+    sim_free(m->node_frag);
+    sim_free(m->node_cpu);
+    sim_free(m->node_mem);
+    sim_free(m->node_up);
+    sim_free(m->gpu_used);
+    sim_free(m->buf);
+    sim_free(m);
+}
+
+void frag_meter_measure(frag_meter *m, const sim_view *v, double *frag_gpus, double *idle_gpus)
+{
+    bool all = !m->primed || m->version != frag_workload_version(m->w);
+    uint64_t frag = 0, idle = 0;
+    for (uint32_t n = 0; n < v->n_nodes && n < m->n_nodes; n++) {
+        uint32_t first = v->node_gpu_first[n], cnt = v->node_gpu_count[n];
+        bool same = !all && m->node_cpu[n] == v->node_cpu_used[n] &&
+                    m->node_mem[n] == v->node_mem_used[n] && m->node_up[n] == v->node_up[n] &&
+                    memcmp(m->gpu_used + first, v->gpu_used_milli + first,
+                           cnt * sizeof *m->gpu_used) == 0;
+        if (!same) {
+            memcpy(m->gpu_used + first, v->gpu_used_milli + first, cnt * sizeof *m->gpu_used);
+            m->node_cpu[n] = v->node_cpu_used[n];
+            m->node_mem[n] = v->node_mem_used[n];
+            m->node_up[n] = v->node_up[n];
+            m->node_frag[n] = 0;
+            if (v->node_up[n]) {
+                frag_node fn;
+                frag_node_from_view(v, n, m->buf, &fn);
+                m->node_frag[n] = frag_node_weighted(m->w, &fn);
+            }
+        }
+        if (!v->node_up[n])
+            continue;
+        frag += m->node_frag[n];
+        idle += (uint64_t)cnt * SIM_MILLI_GPU - v->node_used_milli[n];
+    }
+    m->primed = true;
+    m->version = frag_workload_version(m->w);
+    uint64_t total = frag_workload_total(m->w);
+    *frag_gpus = total ? (double)frag / (double)total / 1000.0 : 0;
+    *idle_gpus = (double)idle / 1000.0;
+}

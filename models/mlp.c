@@ -207,16 +207,17 @@ static double act_apply(model_act a, double z)
 
 double model_mlp_predict(model_mlp *m, const double *x)
 {
-    gsl_vector *h0 = m->h[0];
+    /* The scratch vectors are contiguous (stride 1): index their data directly. */
+    double *h0 = m->h[0]->data;
     for (uint32_t i = 0; i < m->n_in; i++)
-        gsl_vector_set(h0, i, (xf_apply(m->in_xf[i], x[i]) - m->x_mean[i]) / m->x_std[i]);
+        h0[i] = (xf_apply(m->in_xf[i], x[i]) - m->x_mean[i]) / m->x_std[i];
     for (uint32_t l = 0; l < m->n_layers; l++) {
         gsl_vector *next = m->h[l + 1];
         gsl_vector_memcpy(next, m->b[l]);
         gsl_blas_dgemv(CblasNoTrans, 1.0, m->W[l], m->h[l], 1.0, next);
         if (l + 1 < m->n_layers)
             for (size_t k = 0; k < next->size; k++)
-                gsl_vector_set(next, k, act_apply(m->act, gsl_vector_get(next, k)));
+                next->data[k] = act_apply(m->act, next->data[k]);
     }
     double z = gsl_vector_get(m->h[m->n_layers], 0);
     return xf_invert(m->y_xf, z * m->y_std + m->y_mean);

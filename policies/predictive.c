@@ -377,7 +377,7 @@ static int start_job(pred_state *s, const sim_view *v, sim_job_id id, const sim_
             s->next_monitor = v->now + (sim_time)llround(s->monitor_s * 1e6);
     }
     pj->running = true;
-    return sim_decide_predict(out, id, pj->time_s[t], pj->milli[t]);
+    return sim_decide_predict(out, id, pj->time_s[t], pj->util[t]);
 }
 
 /* ---- Eviction ---------------------------------------------------------------------- */

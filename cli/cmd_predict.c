@@ -39,10 +39,11 @@ int cmd_model_gen_samples(int argc, char **argv)
         const char *v;
         int m;
         if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
-            printf("usage: clustersim model gen samples --out FILE [--samples N] [--seed N]\n"
-                   "       [--gpu-types A|B|...] [--catalog FILE]\n"
-                   "Writes N synthetic labelled samples (source=synthetic) drawn from the model\n"
-                   "zoo on the given GPU types (default: every catalog type not marked assumed).\n");
+            printf(
+                "usage: clustersim model gen samples --out FILE [--samples N] [--seed N]\n"
+                "       [--gpu-types A|B|...] [--catalog FILE]\n"
+                "Writes N synthetic labelled samples (source=synthetic) drawn from the model\n"
+                "zoo on the given GPU types (default: every catalog type not marked assumed).\n");
             return 0;
         }
 #define OPT(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)
@@ -320,15 +321,18 @@ static int train_or_eval(model_kind k, int argc, char **argv, bool train)
         int m;
         if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
             if (train)
-                printf("usage: clustersim model train --kind util|mem|time --data FILE --out MODEL\n"
-                       "       [--hidden 64,32] [--activation relu|tanh] [--optimizer adam|sgd]\n"
-                       "       [--loss mse|mae] [--epochs 400] [--batch 32] [--lr X] [--momentum 0.9]\n"
-                       "       [--val-frac 0.2] [--patience 30] [--test-frac 0.2] [--seed 1]\n");
+                printf(
+                    "usage: clustersim model train --kind util|mem|time --data FILE --out MODEL\n"
+                    "       [--hidden 64,32] [--activation relu|tanh] [--optimizer adam|sgd]\n"
+                    "       [--loss mse|mae] [--epochs 400] [--batch 32] [--lr X] [--momentum "
+                    "0.9]\n"
+                    "       [--val-frac 0.2] [--patience 30] [--test-frac 0.2] [--seed 1]\n");
             else
-                printf("usage: clustersim model eval --kind util|mem|time --data FILE --model MODEL\n"
-                       "       [--util-model MODEL] [--test-frac X] [--seed N]\n"
-                       "Evaluates on the rows train held out (same --seed and --test-frac, read\n"
-                       "from the model file unless given).\n");
+                printf(
+                    "usage: clustersim model eval --kind util|mem|time --data FILE --model MODEL\n"
+                    "       [--util-model MODEL] [--test-frac X] [--seed N]\n"
+                    "Evaluates on the rows train held out (same --seed and --test-frac, read\n"
+                    "from the model file unless given).\n");
             return 0;
         }
 #define OPT(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)
@@ -358,9 +362,10 @@ static int train_or_eval(model_kind k, int argc, char **argv, bool train)
             out = v;
         } else if (train && OPT("--hidden")) {
             if (m < 0 || !parse_hidden(v, hidden, &n_hidden))
-                return m < 0 ? 2 : cli_usage_error("option --hidden: expected widths such as "
-                                                   "64,32 (at most %d layers)",
-                                                   MODEL_MLP_MAX_LAYERS - 1);
+                return m < 0 ? 2
+                             : cli_usage_error("option --hidden: expected widths such as "
+                                               "64,32 (at most %d layers)",
+                                               MODEL_MLP_MAX_LAYERS - 1);
         } else if (train && OPT("--activation")) {
             if (m < 0)
                 return 2;
@@ -414,8 +419,8 @@ static int train_or_eval(model_kind k, int argc, char **argv, bool train)
                 return 2;
             o.patience = (uint32_t)x;
         } else {
-            return cli_usage_error("unknown option '%s' for 'clustersim model %s %s'", argv[i],
-                                   cmd, model_kind_name(k));
+            return cli_usage_error("unknown option '%s' for 'clustersim model %s %s'", argv[i], cmd,
+                                   model_kind_name(k));
         }
 #undef OPT
     }

@@ -70,8 +70,7 @@ int model_linreg_fit(model_linreg *lr, const double *X, const double *y, size_t 
     /* A relative singular-value cut-off of 1e-12 drops exactly collinear columns. */
     int gs = gsl_multifit_linear_tsvd(A, b, 1e-12, c, cov, &chisq, &rank, ws);
     if (gs != GSL_SUCCESS) {
-        st = sim_diag_set(d, SIM_EIO, NULL, 0, 0, "linear regression failed: %s",
-                          gsl_strerror(gs));
+        st = sim_diag_set(d, SIM_EIO, NULL, 0, 0, "linear regression failed: %s", gsl_strerror(gs));
         goto out;
     }
     for (uint32_t k = 0; k <= p; k++)

@@ -16,8 +16,8 @@ enum { C_SOURCE, C_MODEL, C_GPU, C_UTIL, C_MEM, C_TIME, C_F0, C_COUNT = C_F0 + M
 
 static const char *col_name(int c)
 {
-    static const char *const base[C_F0] = {"source", "model", "gpu_type", "util_milli",
-                                           "mem_mib", "time_s"};
+    static const char *const base[C_F0] = {"source",     "model",   "gpu_type",
+                                           "util_milli", "mem_mib", "time_s"};
     return c < C_F0 ? base[c] : model_feature_name(c - C_F0);
 }
 

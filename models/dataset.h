@@ -1,17 +1,14 @@
 /*
- * dataset.h: labelled samples for the demand predictors — the training-data CSV.
- *
- * One row per (job configuration, GPU type) measurement. Header (columns in any order;
- * every one is required):
- *   source             "synthetic" (generated from the model zoo) or "measured" (a real
- *                      GPU, e.g. the CUDA profiler in bench/profiler)
- *   model              model class or layer-sequence name (informative, not a feature)
- *   gpu_type           GPU name (informative; the GPU features below are what count)
- *   op_addv2 .. op_softmax, batch_size, iterations, input_size,
- *   compute_capability, gpu_mem_gb, gpu_cores     the features (models/features.h)
- *   util_milli         measured GPU compute utilisation, milli-GPU (0..1000)
- *   mem_mib            measured peak GPU memory, MiB
- *   time_s             measured execution time of all iterations, seconds
+ * dataset.h: labelled samples for the demand predictors — the training-data CSV. One
+ * row per (job configuration, GPU type) measurement; columns in any order, all required:
+ *   source        "synthetic" (the model zoo) or "measured" (a real GPU, bench/profiler)
+ *   model         model class or layer-sequence name (informative, not a feature)
+ *   gpu_type      GPU name (informative; the GPU features are what count)
+ *   op_addv2 .. op_softmax, batch_size, iterations, input_size, compute_capability,
+ *   gpu_mem_gb, gpu_cores         the features (models/features.h)
+ *   util_milli    measured GPU compute utilisation, milli-GPU (0..1000)
+ *   mem_mib       measured peak GPU memory, MiB
+ *   time_s        measured execution time of all iterations, seconds
  * Bad rows are reported as file:line:column: error: field 'x': expected ..., got "v".
  */
 #ifndef MODELS_DATASET_H

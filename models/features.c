@@ -15,8 +15,7 @@ static const char *const op_names[MODEL_OP_COUNT] = {
 
 /* TensorFlow's spellings of the same ops (matched without regard to case). */
 static const char *const op_tf_names[MODEL_OP_COUNT] = {
-    "add", "conv2d", "maxpool", "relu", "batchmatmulv2", "avgpool", "mul", "concatv2",
-    "softmax",
+    "add", "conv2d", "maxpool", "relu", "batchmatmulv2", "avgpool", "mul", "concatv2", "softmax",
 };
 
 const char *model_op_name(model_op op)
@@ -39,12 +38,12 @@ bool model_op_parse(const char *s, size_t len, model_op *out)
 
 const char *model_feature_name(int i)
 {
-    static const char *const rest[] = {"batch_size",  "iterations", "input_size",
+    static const char *const rest[] = {"batch_size",         "iterations", "input_size",
                                        "compute_capability", "gpu_mem_gb", "gpu_cores",
                                        "util_milli"};
     static const char *const op_cols[MODEL_OP_COUNT] = {
-        "op_addv2", "op_conv2d", "op_maxpool", "op_relu",  "op_matmul",
-        "op_avgpool", "op_mul",  "op_concat",  "op_softmax",
+        "op_addv2",   "op_conv2d", "op_maxpool", "op_relu",    "op_matmul",
+        "op_avgpool", "op_mul",    "op_concat",  "op_softmax",
     };
     if (i >= 0 && i < MODEL_OP_COUNT)
         return op_cols[i];

@@ -34,16 +34,16 @@ typedef enum model_op {
 
 /* Indices of the feature vector. */
 enum {
-    MODEL_F_OP0 = 0,                        /* graph features: MODEL_F_OP0 + model_op */
-    MODEL_F_BATCH = MODEL_OP_COUNT,         /* samples per mini-batch */
-    MODEL_F_ITERS,                          /* mini-batches to run */
-    MODEL_F_INPUT,                          /* elements of one input sample */
-    MODEL_F_GPU_CC,                         /* compute capability, e.g. 7.0 */
-    MODEL_F_GPU_MEM_GB,                     /* GPU memory, GB (2^30 bytes) */
-    MODEL_F_GPU_CORES,                      /* CUDA cores */
-    MODEL_F_COUNT,                          /* inputs of the utilisation and memory models */
-    MODEL_F_UTIL = MODEL_F_COUNT,           /* utilisation, milli-GPU (time model only) */
-    MODEL_F_COUNT_TIME                      /* inputs of the execution-time model */
+    MODEL_F_OP0 = 0,                /* graph features: MODEL_F_OP0 + model_op */
+    MODEL_F_BATCH = MODEL_OP_COUNT, /* samples per mini-batch */
+    MODEL_F_ITERS,                  /* mini-batches to run */
+    MODEL_F_INPUT,                  /* elements of one input sample */
+    MODEL_F_GPU_CC,                 /* compute capability, e.g. 7.0 */
+    MODEL_F_GPU_MEM_GB,             /* GPU memory, GB (2^30 bytes) */
+    MODEL_F_GPU_CORES,              /* CUDA cores */
+    MODEL_F_COUNT,                  /* inputs of the utilisation and memory models */
+    MODEL_F_UTIL = MODEL_F_COUNT,   /* utilisation, milli-GPU (time model only) */
+    MODEL_F_COUNT_TIME              /* inputs of the execution-time model */
 };
 
 /* One node of a computation graph: its op type and the size of its largest input

@@ -86,8 +86,7 @@ static bool word_ok(const char *s)
 
 int model_mlp_create(model_mlp **out, uint32_t n_in, const char *const *names,
                      const model_xform *in_xf, const uint32_t *hidden, uint32_t n_hidden,
-                     model_act act, const char *target_name, model_xform target_xf,
-                     sim_diag *d)
+                     model_act act, const char *target_name, model_xform target_xf, sim_diag *d)
 {
     *out = NULL;
     if (n_in < 1 || n_in > MODEL_MLP_MAX_INPUTS || n_hidden + 1 > MODEL_MLP_MAX_LAYERS ||
@@ -98,8 +97,8 @@ int model_mlp_create(model_mlp **out, uint32_t n_in, const char *const *names,
     for (uint32_t l = 0; l < n_hidden; l++)
         if (hidden[l] < 1 || hidden[l] > MODEL_MLP_MAX_WIDTH)
             return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
-                                "hidden layer %u has %u units; expected 1..%d", l + 1,
-                                hidden[l], MODEL_MLP_MAX_WIDTH);
+                                "hidden layer %u has %u units; expected 1..%d", l + 1, hidden[l],
+                                MODEL_MLP_MAX_WIDTH);
     if (target_name && !word_ok(target_name))
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "invalid target name");
     model_mlp *m = sim_calloc(1, sizeof *m);
@@ -329,8 +328,7 @@ static void backward(model_mlp *m, train_ws *w, size_t rows, const double *t, mo
         if (l == 1)
             break;
         gsl_matrix_view dp = gsl_matrix_submatrix(w->D[l - 1], 0, 0, rows, m->width[l - 1]);
-        gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, &dl.matrix, m->W[l - 1], 0.0,
-                       &dp.matrix);
+        gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, &dl.matrix, m->W[l - 1], 0.0, &dp.matrix);
         for (size_t r = 0; r < rows; r++)
             for (size_t k = 0; k < m->width[l - 1]; k++) {
                 double der;
@@ -423,8 +421,7 @@ int model_mlp_train(model_mlp *m, const double *X, const double *y, size_t n,
     if (n < 2)
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "training needs at least 2 rows, got %zu",
                             n);
-    if (o->batch < 1 || !(o->lr > 0) || !(o->val_frac >= 0 && o->val_frac < 1) ||
-        o->max_epochs < 1)
+    if (o->batch < 1 || !(o->lr > 0) || !(o->val_frac >= 0 && o->val_frac < 1) || o->max_epochs < 1)
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "invalid training settings");
     for (size_t i = 0; i < n; i++) {
         for (uint32_t k = 0; k < m->n_in; k++) {
@@ -436,9 +433,9 @@ int model_mlp_train(model_mlp *m, const double *X, const double *y, size_t n,
                                     m->in_xf[k] == MODEL_XFORM_LOG1P ? " non-negative" : "");
         }
         if (!isfinite(y[i]) || (m->y_xf == MODEL_XFORM_LOG1P && y[i] < 0))
-            return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
-                                "row %zu: target '%s' is %g; expected a finite%s number", i + 1,
-                                m->target, y[i], m->y_xf == MODEL_XFORM_LOG1P ? " non-negative" : "");
+            return sim_diag_set(
+                d, SIM_EINVAL, NULL, 0, 0, "row %zu: target '%s' is %g; expected a finite%s number",
+                i + 1, m->target, y[i], m->y_xf == MODEL_XFORM_LOG1P ? " non-negative" : "");
     }
     int st = SIM_ENOMEM;
     size_t bytes;
@@ -574,13 +571,12 @@ int model_mlp_save(const model_mlp *m, const char *path, sim_diag *d)
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f)
-        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot create the file: %s",
-                            strerror(errno));
+        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot create the file: %s", strerror(errno));
     fprintf(f, "clustersim-mlp 1\n");
     fprintf(f, "inputs %u\n", m->n_in);
     for (uint32_t i = 0; i < m->n_in; i++)
-        fprintf(f, "input %s %s %.17g %.17g\n", m->names[i], xf_names[m->in_xf[i]],
-                m->x_mean[i], m->x_std[i]);
+        fprintf(f, "input %s %s %.17g %.17g\n", m->names[i], xf_names[m->in_xf[i]], m->x_mean[i],
+                m->x_std[i]);
     fprintf(f, "target %s %s %.17g %.17g\n", m->target, xf_names[m->y_xf], m->y_mean, m->y_std);
     fprintf(f, "activation %s\n", act_names[m->act]);
     fprintf(f, "layers %u\n", m->n_layers);
@@ -723,8 +719,7 @@ static int tok_u32(reader *r, uint32_t i, uint32_t min, uint32_t max, uint32_t *
     return SIM_OK;
 }
 
-static int tok_choice(reader *r, uint32_t i, const char *const *names, const char *what,
-                      int *out)
+static int tok_choice(reader *r, uint32_t i, const char *const *names, const char *what, int *out)
 {
     for (int k = 0; names[k]; k++)
         if (strcmp(r->tok[i], names[k]) == 0) {
@@ -827,8 +822,8 @@ int model_mlp_load(model_mlp **out, const char *path, sim_diag *d)
         }
         prev = rows;
     }
-    if ((st = model_mlp_create(&m, n_in, name_ptr, xf, hidden, n_layers - 1, (model_act)act,
-                               target, yxf, d)) != SIM_OK)
+    if ((st = model_mlp_create(&m, n_in, name_ptr, xf, hidden, n_layers - 1, (model_act)act, target,
+                               yxf, d)) != SIM_OK)
         goto out;
     for (uint32_t i = 0; i < n_in; i++) {
         m->x_mean[i] = mean[i];

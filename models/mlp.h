@@ -30,16 +30,16 @@ typedef struct model_mlp model_mlp;
 
 /* Training settings. model_mlp_train_defaults() fills the defaults given here. */
 typedef struct model_mlp_train_opts {
-    model_optim optim;  /* ADAM */
-    model_loss loss;    /* MSE */
+    model_optim optim;   /* ADAM */
+    model_loss loss;     /* MSE */
     uint32_t max_epochs; /* 400 */
-    uint32_t batch;     /* rows per mini-batch, 32 */
-    double lr;          /* learning rate: 1e-3 (Adam); set 1e-2 for SGD */
-    double momentum;    /* SGD momentum, 0.9 */
-    double l2;          /* L2 weight decay added to the gradient, 0 */
-    double val_frac;    /* fraction of the rows held out for early stopping, 0.2 */
-    uint32_t patience;  /* epochs without a better validation loss before stopping, 30 */
-    uint64_t seed;      /* initial weights, split and shuffling, 1 */
+    uint32_t batch;      /* rows per mini-batch, 32 */
+    double lr;           /* learning rate: 1e-3 (Adam); set 1e-2 for SGD */
+    double momentum;     /* SGD momentum, 0.9 */
+    double l2;           /* L2 weight decay added to the gradient, 0 */
+    double val_frac;     /* fraction of the rows held out for early stopping, 0.2 */
+    uint32_t patience;   /* epochs without a better validation loss before stopping, 30 */
+    uint64_t seed;       /* initial weights, split and shuffling, 1 */
 } model_mlp_train_opts;
 
 /* What training did. Losses are in standardised target units. */
@@ -61,8 +61,7 @@ void model_mlp_train_defaults(model_mlp_train_opts *o);
  */
 int model_mlp_create(model_mlp **out, uint32_t n_in, const char *const *names,
                      const model_xform *in_xf, const uint32_t *hidden, uint32_t n_hidden,
-                     model_act act, const char *target_name, model_xform target_xf,
-                     sim_diag *d);
+                     model_act act, const char *target_name, model_xform target_xf, sim_diag *d);
 void model_mlp_destroy(model_mlp *m);
 
 /*

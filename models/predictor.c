@@ -95,8 +95,7 @@ const char *model_kind_default_path(model_kind k)
     return paths[k];
 }
 
-int model_predictor_load(model_predictor *p, const char *const paths[MODEL_KIND_COUNT],
-                         sim_diag *d)
+int model_predictor_load(model_predictor *p, const char *const paths[MODEL_KIND_COUNT], sim_diag *d)
 {
     memset(p, 0, sizeof *p);
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {

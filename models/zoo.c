@@ -31,22 +31,23 @@ typedef struct zoo_op {
 
 typedef struct zoo_class {
     const char *name;
-    const char *aliases;  /* '|'-separated, matched without regard to case */
-    double ref_input;     /* elements of one input sample at scale 1 */
-    double gflop;         /* training GFLOP per sample (forward + backward) */
-    double params_m;      /* parameters, millions */
-    double act_mib;       /* activation memory per sample, MiB */
-    double traffic_mb;    /* memory traffic per sample and iteration, MB */
-    double par;           /* parallel work per sample, elements (scales with width x scale) */
-    double eff;           /* fraction of FP32 peak reached at full occupancy */
-    double kappa;         /* work elements per CUDA core for 63 % occupancy */
-    double fixed_ms;      /* host and launch time per iteration */
+    const char *aliases; /* '|'-separated, matched without regard to case */
+    double ref_input;    /* elements of one input sample at scale 1 */
+    double gflop;        /* training GFLOP per sample (forward + backward) */
+    double params_m;     /* parameters, millions */
+    double act_mib;      /* activation memory per sample, MiB */
+    double traffic_mb;   /* memory traffic per sample and iteration, MB */
+    double par;          /* parallel work per sample, elements (scales with width x scale) */
+    double eff;          /* fraction of FP32 peak reached at full occupancy */
+    double kappa;        /* work elements per CUDA core for 63 % occupancy */
+    double fixed_ms;     /* host and launch time per iteration */
     uint32_t batch_lo, batch_hi;
-    model_op probe;       /* op whose size carries the width (exponent 1 on width) */
+    model_op probe; /* op whose size carries the width (exponent 1 on width) */
     uint32_t n_ops;
     zoo_op ops[MODEL_OP_COUNT];
 } zoo_class;
 
+/* clang-format off */
 #define OP(o, b, w, s) {MODEL_OP_##o, b, w, s}
 
 static const zoo_class classes[MODEL_ZOO_CLASSES] = {
@@ -89,6 +90,7 @@ static const zoo_class classes[MODEL_ZOO_CLASSES] = {
      {OP(MATMUL, 27278, 0, 1), OP(RELU, 1024, 1, 0), OP(ADDV2, 1024, 1, 0),
       OP(CONCAT, 1728, 1, 0)}},
 };
+/* clang-format on */
 
 struct model_zoo {
     const model_catalog *cat;
@@ -175,7 +177,8 @@ void model_zoo_truth_of(const model_zoo *z, const model_zoo_job *zj, uint16_t ty
     const model_gpu_type *g = model_catalog_type(z->cat, type);
     double w = zj->width, s = zj->scale, b = zj->batch;
     double cores = g ? (double)model_gpu_cores(g) : 5120;
-    double peak = (g ? g->fp32_tflops : 15.7) * 1e12 * k->eff * arch_factor(g ? g->compute_capability : 7);
+    double peak =
+        (g ? g->fp32_tflops : 15.7) * 1e12 * k->eff * arch_factor(g ? g->compute_capability : 7);
     double bw = (g ? g->mem_bandwidth_gbs : 900) * 1e9 * 0.7;
     double occ = 1 - exp(-b * k->par * w * s / (k->kappa * cores));
     if (occ < 1e-6)
@@ -326,8 +329,8 @@ void model_zoo_annotate(void *ctx, job_spec *job, gsl_rng *rng)
         return;
     double target = job->true_milli ? job->true_milli : job->gpu_milli;
     if (a->draw_over && target >= job->gpu_milli) {
-        double over = 1 + gsl_ran_exponential(rng, (a->over_request > 1 ? a->over_request : 1) -
-                                                       1 + 1e-9);
+        double over =
+            1 + gsl_ran_exponential(rng, (a->over_request > 1 ? a->over_request : 1) - 1 + 1e-9);
         target = job->gpu_milli / over;
     }
     if (target < 50)
@@ -374,11 +377,10 @@ void model_zoo_annotate(void *ctx, job_spec *job, gsl_rng *rng)
     job->attr[SIM_ATTR_INPUT_SIZE] = x[MODEL_F_INPUT];
     job->attr[SIM_ATTR_GPU_MEM_USED_MIB] = round(t.mem_mib * eps_m);
     job->attr[SIM_ATTR_ITER_TIME_MS] = job->work_s / best.iterations * 1000.0;
-    job->attr_present |= (UINT64_C(1) << SIM_ATTR_BATCH_SIZE) |
-                         (UINT64_C(1) << SIM_ATTR_ITERATIONS) |
-                         (UINT64_C(1) << SIM_ATTR_INPUT_SIZE) |
-                         (UINT64_C(1) << SIM_ATTR_GPU_MEM_USED_MIB) |
-                         (UINT64_C(1) << SIM_ATTR_ITER_TIME_MS);
+    job->attr_present |=
+        (UINT64_C(1) << SIM_ATTR_BATCH_SIZE) | (UINT64_C(1) << SIM_ATTR_ITERATIONS) |
+        (UINT64_C(1) << SIM_ATTR_INPUT_SIZE) | (UINT64_C(1) << SIM_ATTR_GPU_MEM_USED_MIB) |
+        (UINT64_C(1) << SIM_ATTR_ITER_TIME_MS);
     double u = round(t.util_milli * eps_u);
     job->true_milli = u < 1 ? 1 : u > 1000 ? 1000 : (uint32_t)u;
     if (job->ref_gpu_type == SIM_GPU_TYPE_NONE)

@@ -1,23 +1,16 @@
 /*
  * predictive.c: predicted-demand placement (docs/design.md, Policies 2). Three MLPs
  * (models/predictor.h) predict each job's share, memory and solo time on every GPU type
- * of the cluster from its graph and execution features; the policy places by the
- * prediction, never by the share the user asked for, and sees nothing of the truth.
- *
- * Control step: a node is eligible when `gpus_per_replica` of its GPUs each have free
- * share >= the prediction for its type (and the memory); the node whose eligible GPU has
- * the most free share wins (ties: node order). Worker step: an LS job takes the GPUs with
- * the most free share, a BE job those with the shortest predicted time (all GPUs of a
- * node share a type, so the tie is broken towards the most used GPU, packing BE jobs
- * and keeping whole GPUs for LS jobs). Pending LS jobs are served before BE jobs; an LS
- * job that fits nowhere may evict (checkpoint, requeue) BE jobs on the node where that
- * frees enough with the least share evicted, and only then. A QoS monitor re-predicts
- * each running LS job's remaining time from its remaining iterations every
- * monitor_interval; when elapsed + remaining exceeds the target, the share grows by
- * `step` of a GPU, from free share first, then from the BE jobs on its GPUs (shrunk, or
- * evicted when they would fall under their minimum); an LS job on target that uses more
- * than its prediction is throttled back to it. Prediction error has its real effect: the
- * simulator runs each job at min(1, share / true demand) of its speed.
+ * from its graph and execution features; jobs hold the prediction, never their request.
+ * Control step: the eligible node (enough GPUs with free share >= the prediction for its
+ * type) whose eligible GPU has the most free share, ties by node order. Worker step: LS
+ * to the freest GPUs, BE to the shortest predicted time (a tie inside one-type nodes,
+ * broken towards the most used GPU). LS jobs are served first and may evict BE jobs
+ * where that makes room; a QoS monitor grows late LS jobs by `step` (from free share,
+ * then shrinking or evicting BE jobs) and throttles on-target over-users back to their
+ * prediction. Invariant: the policy reads only predictions and what a utilisation
+ * monitor reads; the simulator runs each job at min(1, share / true demand).
+ * After Yeung et al., "Horus" (IEEE TPDS 33(1), 2022) for the predictors.
  */
 #include "policies/place.h"
 
@@ -32,15 +25,15 @@
 /* Per-job state: predictions for every GPU type (indexed by type id). */
 typedef struct pjob {
     bool predicted;
-    bool ls;                              /* latency-sensitive (LS or Guaranteed) */
-    bool running;                         /* counted in ls_running */
-    bool featureless;                     /* a GPU job without execution features */
-    uint16_t type;                        /* type it runs on */
-    uint16_t milli[SIM_MAX_GPU_TYPES];    /* predicted share; 0 = type not usable */
-    uint32_t mem_mib[SIM_MAX_GPU_TYPES];  /* predicted GPU memory */
-    float time_s[SIM_MAX_GPU_TYPES];      /* predicted solo time on the whole GPU */
-    float util[SIM_MAX_GPU_TYPES];        /* predicted utilisation, unrounded */
-    double target_s;                      /* completion target after submission */
+    bool ls;                             /* latency-sensitive (LS or Guaranteed) */
+    bool running;                        /* counted in ls_running */
+    bool featureless;                    /* a GPU job without execution features */
+    uint16_t type;                       /* type it runs on */
+    uint16_t milli[SIM_MAX_GPU_TYPES];   /* predicted share; 0 = type not usable */
+    uint32_t mem_mib[SIM_MAX_GPU_TYPES]; /* predicted GPU memory */
+    float time_s[SIM_MAX_GPU_TYPES];     /* predicted solo time on the whole GPU */
+    float util[SIM_MAX_GPU_TYPES];       /* predicted utilisation, unrounded */
+    double target_s;                     /* completion target after submission */
 } pjob;
 
 typedef struct pred_state {
@@ -48,8 +41,8 @@ typedef struct pred_state {
     model_predictor pred;
     model_catalog *cat;
     bool types_ready;
-    bool type_ok[SIM_MAX_GPU_TYPES];       /* present in the cluster and in the catalog */
-    double gpu_x[SIM_MAX_GPU_TYPES][3];    /* GPU features per type */
+    bool type_ok[SIM_MAX_GPU_TYPES];    /* present in the cluster and in the catalog */
+    double gpu_x[SIM_MAX_GPU_TYPES][3]; /* GPU features per type */
     /* Options. */
     double monitor_s, step, be_min, slo_factor, margin, mem_margin;
     bool evict, throttle, saturated_only;
@@ -64,7 +57,8 @@ typedef struct pred_state {
 } pred_state;
 
 static const policy_option pred_options[] = {
-    {"util_model", "", "utilisation model file (default: the shipped models/data/predictive/util.mlp)"},
+    {"util_model", "",
+     "utilisation model file (default: the shipped models/data/predictive/util.mlp)"},
     {"mem_model", "", "memory model file (default: the shipped mem.mlp)"},
     {"time_model", "", "execution-time model file (default: the shipped time.mlp)"},
     {"catalog", "", "GPU catalog giving the GPU features (default: the shipped gpus.csv)"},
@@ -84,15 +78,14 @@ static int pred_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     pred_state *s = st;
     int rc;
-    if ((rc = policy_config_double(cfg, pred_options, "monitor_interval", 0.001, 1e9,
-                                   &s->monitor_s, d)) ||
+    if ((rc = policy_config_double(cfg, pred_options, "monitor_interval", 0.001, 1e9, &s->monitor_s,
+                                   d)) ||
         (rc = policy_config_double(cfg, pred_options, "step", 0.001, 1, &s->step, d)) ||
         (rc = policy_config_double(cfg, pred_options, "be_min", 0, 1, &s->be_min, d)) ||
-        (rc = policy_config_double(cfg, pred_options, "slo_factor", 0.01, 1e6, &s->slo_factor,
-                                   d)) ||
+        (rc =
+             policy_config_double(cfg, pred_options, "slo_factor", 0.01, 1e6, &s->slo_factor, d)) ||
         (rc = policy_config_double(cfg, pred_options, "margin", 0.01, 100, &s->margin, d)) ||
-        (rc = policy_config_double(cfg, pred_options, "mem_margin", 0, 100, &s->mem_margin,
-                                   d)) ||
+        (rc = policy_config_double(cfg, pred_options, "mem_margin", 0, 100, &s->mem_margin, d)) ||
         (rc = policy_config_bool(cfg, pred_options, "evict", &s->evict, d)) ||
         (rc = policy_config_bool(cfg, pred_options, "throttle", &s->throttle, d)) ||
         (rc = policy_config_bool(cfg, pred_options, "saturated_only", &s->saturated_only, d)))
@@ -153,8 +146,8 @@ static void resolve_types(pred_state *s, const sim_view *v)
             continue;
         const char *name = v->gpu_type_name(v, t);
         uint32_t id = sim_intern_find(names, name, strlen(name));
-        const model_gpu_type *g = id == SIM_INTERN_NONE ? NULL
-                                                        : model_catalog_type(s->cat, (uint16_t)id);
+        const model_gpu_type *g =
+            id == SIM_INTERN_NONE ? NULL : model_catalog_type(s->cat, (uint16_t)id);
         if (!g)
             continue;
         model_features_gpu(g, s->gpu_x[t]);
@@ -221,8 +214,8 @@ static void pred_on_requeue(void *st, const sim_view *v, sim_job_id id)
 
 /* Whether one more replica fits node n at the predicted share and memory of its type,
  * and the largest free share among its GPUs that fit (the control step's score). */
-static bool node_eligible(const pred_state *s, const sim_view *v, const sim_job *j,
-                          const pjob *pj, uint32_t n, uint32_t *best_free)
+static bool node_eligible(const pred_state *s, const sim_view *v, const sim_job *j, const pjob *pj,
+                          uint32_t n, uint32_t *best_free)
 {
     uint16_t t = v->node_gpu_type[n];
     if (t >= SIM_MAX_GPU_TYPES || !pj->milli[t])
@@ -368,7 +361,7 @@ static int start_job(pred_state *s, const sim_view *v, sim_job_id id, const sim_
     pj->type = t;
     if (pj->time_s[t] > 0 || !job_spec_has(&j->spec, SIM_ATTR_SLO_S))
         pj->target_s = job_spec_has(&j->spec, SIM_ATTR_SLO_S) ? j->spec.attr[SIM_ATTR_SLO_S]
-                                                             : s->slo_factor * pj->time_s[t];
+                                                              : s->slo_factor * pj->time_s[t];
     else
         pj->target_s = j->spec.attr[SIM_ATTR_SLO_S];
     if (pj->ls && !pj->running) {
@@ -466,15 +459,13 @@ static int evict_for(pred_state *s, const sim_view *v, sim_job_id id, policy_dec
     uint64_t best_cost = UINT64_MAX;
     for (uint32_t n = 0; n < v->n_nodes; n++) {
         uint16_t t = v->node_gpu_type[n];
-        if (!v->node_up[n] || t >= SIM_MAX_GPU_TYPES || !pj->milli[t] ||
-            v->node_gpu_count[n] < gpr)
+        if (!v->node_up[n] || t >= SIM_MAX_GPU_TYPES || !pj->milli[t] || v->node_gpu_count[n] < gpr)
             continue;
         /* CPU and host memory, counting what the node's BE jobs would give back. */
         uint64_t be_cpu = 0, be_hmem = 0;
         uint32_t first = v->node_gpu_first[n], end = first + v->node_gpu_count[n];
         for (uint32_t g = first; g < end; g++)
-            for (uint32_t a = v->gpu_first_res[g]; a != UINT32_MAX;
-                 a = v->allocs[a].next_on_gpu) {
+            for (uint32_t a = v->gpu_first_res[g]; a != UINT32_MAX; a = v->allocs[a].next_on_gpu) {
                 const pjob *pb = sim_view_job_state(v, v->allocs[a].job);
                 if (!pb->ls) {
                     be_cpu += v->allocs[a].cpu_milli;
@@ -635,8 +626,8 @@ static int monitor(pred_state *s, const sim_view *v, policy_decisions *out)
         if (elapsed + remaining > pj->target_s) {
             bool bound = used >= j->share_milli;
             if (j->share_milli < SIM_MILLI_GPU && (bound || !s->saturated_only)) {
-                uint32_t d = SIM_MILLI_GPU - j->share_milli < step ? SIM_MILLI_GPU - j->share_milli
-                                                                  : step;
+                uint32_t d =
+                    SIM_MILLI_GPU - j->share_milli < step ? SIM_MILLI_GPU - j->share_milli : step;
                 rc = grow_share(s, v, id, d, out);
             }
         } else if (s->throttle && used > pj->milli[t] && j->share_milli > pj->milli[t]) {
@@ -661,9 +652,10 @@ static int try_pending(pred_state *s, const sim_view *v, policy_decisions *out, 
         if (!pj->predicted)
             predict_job(s, v, id);
         if (pj->featureless) {
-            int rc = sim_decide_reject(out, id, "no execution features (batch_size, iterations, "
-                                                "input_size) to predict from; give the trace "
-                                                "columns or run with --zoo");
+            int rc = sim_decide_reject(out, id,
+                                       "no execution features (batch_size, iterations, "
+                                       "input_size) to predict from; give the trace "
+                                       "columns or run with --zoo");
             if (rc != SIM_OK)
                 return rc;
             id = next;
@@ -700,8 +692,8 @@ static int pred_schedule(void *st, const sim_view *v, sim_time now, policy_decis
         resolve_types(s, v);
     int rc;
     if (s->next_monitor != SIM_TIME_NEVER && now >= s->next_monitor) {
-        s->next_monitor = s->ls_running ? now + (sim_time)llround(s->monitor_s * 1e6)
-                                        : SIM_TIME_NEVER;
+        s->next_monitor =
+            s->ls_running ? now + (sim_time)llround(s->monitor_s * 1e6) : SIM_TIME_NEVER;
         if (s->ls_running && (rc = monitor(s, v, out)) != SIM_OK)
             return rc;
     }

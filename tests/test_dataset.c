@@ -79,20 +79,25 @@ static void expect_error(const char *name, const char *text, const char *want)
 }
 
 #define HDR                                                                                        \
-    "source,model,gpu_type,op_addv2,op_conv2d,op_maxpool,op_relu,op_matmul,op_avgpool,op_mul,"   \
-    "op_concat,op_softmax,batch_size,iterations,input_size,compute_capability,gpu_mem_gb,"        \
+    "source,model,gpu_type,op_addv2,op_conv2d,op_maxpool,op_relu,op_matmul,op_avgpool,op_mul,"     \
+    "op_concat,op_softmax,batch_size,iterations,input_size,compute_capability,gpu_mem_gb,"         \
     "gpu_cores,util_milli,mem_mib,time_s\n"
 #define GOOD "synthetic,bert,T4,1,2,3,4,5,6,7,8,9,32,1000,128,7.5,16,2560,500,3000,60\n"
 
 static void bad_inputs(void)
 {
-    expect_error("ds_bad_source.csv", HDR GOOD "simulated,bert,T4,1,2,3,4,5,6,7,8,9,32,1000,128,7.5,16,2560,500,3000,60\n",
+    expect_error("ds_bad_source.csv",
+                 HDR GOOD
+                 "simulated,bert,T4,1,2,3,4,5,6,7,8,9,32,1000,128,7.5,16,2560,500,3000,60\n",
                  "ds_bad_source.csv:3:1: error: field 'source': expected synthetic or measured, "
                  "got \"simulated\"");
-    expect_error("ds_bad_util.csv", HDR "measured,bert,T4,1,2,3,4,5,6,7,8,9,32,1000,128,7.5,16,2560,1200,3000,60\n",
+    expect_error("ds_bad_util.csv",
+                 HDR "measured,bert,T4,1,2,3,4,5,6,7,8,9,32,1000,128,7.5,16,2560,1200,3000,60\n",
                  "ds_bad_util.csv:2:19: error: field 'util_milli': expected a number in [0, "
                  "1000], got \"1200\"");
-    expect_error("ds_bad_batch.csv", HDR GOOD GOOD "synthetic,bert,T4,1,2,3,4,5,6,7,8,9,abc,1000,128,7.5,16,2560,500,3000,60\n",
+    expect_error("ds_bad_batch.csv",
+                 HDR GOOD GOOD
+                 "synthetic,bert,T4,1,2,3,4,5,6,7,8,9,abc,1000,128,7.5,16,2560,500,3000,60\n",
                  "ds_bad_batch.csv:4:13: error: field 'batch_size': expected a number >= 0, got "
                  "\"abc\"");
     expect_error("ds_bad_short.csv", HDR "synthetic,bert,T4,1,2,3\n",
@@ -103,7 +108,8 @@ static void bad_inputs(void)
                  "source,model,gpu_type,util_milli,mem_mib,time_s,op_addv2,op_conv2d,op_maxpool,"
                  "op_relu,op_matmul,op_avgpool,op_mul,op_concat,op_softmax,batch_size,iterations,"
                  "input_size,compute_capability,gpu_mem_gb,gpu_cores");
-    expect_error("ds_bad_empty.csv", "", "ds_bad_empty.csv:1: error: empty file: expected a header line");
+    expect_error("ds_bad_empty.csv", "",
+                 "ds_bad_empty.csv:1: error: empty file: expected a header line");
     model_dataset ds;
     sim_diag d = {0};
     CHECK(model_dataset_load(&ds, "ds_absent.csv", &d) == SIM_EIO);

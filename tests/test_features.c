@@ -24,16 +24,18 @@ static void worked_examples(void)
     for (int k = 0; k < MODEL_OP_COUNT; k++)
         CHECK(f[k] == want[k]);
 
-    model_graph_node g2[] = {{MODEL_OP_CONV2D, 2400}, {MODEL_OP_CONV2D, 2800},
-                             {MODEL_OP_CONV2D, 4800}};
+    model_graph_node g2[] = {
+        {MODEL_OP_CONV2D, 2400}, {MODEL_OP_CONV2D, 2800}, {MODEL_OP_CONV2D, 4800}};
     model_features_graph(g2, 3, f);
     CHECK(f[MODEL_OP_CONV2D] == 4800);
     for (int k = 0; k < MODEL_OP_COUNT; k++)
         if (k != MODEL_OP_CONV2D)
             CHECK(f[k] == 0);
     /* Order does not matter; the largest of a repeated op counts. */
-    model_graph_node g3[] = {{MODEL_OP_CONV2D, 4800}, {MODEL_OP_CONV2D, 2400},
-                             {MODEL_OP_RELU, 17.5}, {MODEL_OP_CONV2D, 2800}};
+    model_graph_node g3[] = {{MODEL_OP_CONV2D, 4800},
+                             {MODEL_OP_CONV2D, 2400},
+                             {MODEL_OP_RELU, 17.5},
+                             {MODEL_OP_CONV2D, 2800}};
     model_features_graph(g3, 4, f);
     CHECK(f[MODEL_OP_CONV2D] == 4800);
     CHECK(f[MODEL_OP_RELU] == 17.5);
@@ -93,8 +95,8 @@ static void job_and_gpu(void)
         const char *name;
         double cc, mem_gb, cores;
     } want[] = {
-        {"V100M32", 7.0, 32, 5120}, {"T4", 7.5, 16, 2560},     {"A100", 8.0, 40, 6912},
-        {"K80", 3.7, 12, 2496},     {"A10", 8.6, 24, 9216},    {"H100", 9.0, 80, 16896},
+        {"V100M32", 7.0, 32, 5120}, {"T4", 7.5, 16, 2560},        {"A100", 8.0, 40, 6912},
+        {"K80", 3.7, 12, 2496},     {"A10", 8.6, 24, 9216},       {"H100", 9.0, 80, 16896},
         {"P100", 6.0, 16, 3584},    {"RTX2080TI", 7.5, 11, 4352},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

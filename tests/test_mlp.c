@@ -139,7 +139,8 @@ static void learns(void)
         CHECK(model_mlp_meta(back, "absent") == NULL);
         /* A second save of the loaded model is byte-identical to the first. */
         CHECK(model_mlp_save(back, "mlp_roundtrip2.mlp", &d) == SIM_OK);
-        char *a = check_slurp("mlp_roundtrip.mlp", NULL), *b = check_slurp("mlp_roundtrip2.mlp", NULL);
+        char *a = check_slurp("mlp_roundtrip.mlp", NULL),
+             *b = check_slurp("mlp_roundtrip2.mlp", NULL);
         CHECK(a && b && strcmp(a, b) == 0);
         free(a);
         free(b);
@@ -175,7 +176,8 @@ static void expect_load_error(const char *name, const char *text, const char *wa
 
 static void bad_files(void)
 {
-    /* A well-formed file with no hidden layer: y = 1 + 2 * (0.5 a + 0.25 (log1p(b) - 0.5) / 2 + 0.125). */
+    /* A well-formed file with no hidden layer: y = 1 + 2 * (0.5 a + 0.25 (log1p(b) - 0.5) / 2 +
+     * 0.125). */
     write_file("mlp_good.mlp", HEAD TARGET "layers 1\nlayer 1 2\nw 0.5 0.25\nb 0.125\nend\n");
     model_mlp *m = NULL;
     sim_diag d = {0};
@@ -195,16 +197,14 @@ static void bad_files(void)
     expect_load_error("mlp_bad3.mlp", HEAD "target y none 1 2\n",
                       "mlp_bad3.mlp:6: error: expected 'activation' (relu or tanh), got the end "
                       "of the file");
-    expect_load_error("mlp_bad4.mlp",
-                      HEAD TARGET "layers 1\nlayer 1 2\nw 0.5 abc\nb 0.125\nend\n",
+    expect_load_error("mlp_bad4.mlp", HEAD TARGET "layers 1\nlayer 1 2\nw 0.5 abc\nb 0.125\nend\n",
                       "mlp_bad4.mlp:9: error: expected a finite number, got \"abc\"");
     expect_load_error("mlp_bad5.mlp", HEAD TARGET "layers 1\nlayer 1 3\nw 0.5 1 1\nb 0\nend\n",
                       "mlp_bad5.mlp:8: error: expected an integer 2..2, got \"3\"");
     expect_load_error("mlp_bad6.mlp", HEAD TARGET "layers 1\nlayer 1 2\nw 0.5 0.25\nb 0.125\n",
                       "mlp_bad6.mlp:11: error: expected 'meta' or 'end', got the end of the file "
                       "(truncated?)");
-    expect_load_error("mlp_bad7.mlp",
-                      "clustersim-mlp 1\ninputs 2\ninput a none 0 0\n",
+    expect_load_error("mlp_bad7.mlp", "clustersim-mlp 1\ninputs 2\ninput a none 0 0\n",
                       "mlp_bad7.mlp:3: error: expected a positive standard deviation, got \"0\"");
     expect_load_error("mlp_bad8.mlp", HEAD TARGET "layers 1\nlayer 1 2\nw 0.5\nb 0.125\nend\n",
                       "mlp_bad8.mlp:9: error: expected 2 fields after 'w' (one weight row), got "
@@ -223,8 +223,8 @@ static void bad_training(void)
     sim_diag d = {0};
     static const uint32_t hidden[] = {4};
     model_xform xf[2] = {MODEL_XFORM_NONE, MODEL_XFORM_LOG1P};
-    CHECK(model_mlp_create(&m, 2, NULL, xf, hidden, 1, MODEL_ACT_RELU, NULL, MODEL_XFORM_NONE, &d) ==
-          SIM_OK);
+    CHECK(model_mlp_create(&m, 2, NULL, xf, hidden, 1, MODEL_ACT_RELU, NULL, MODEL_XFORM_NONE,
+                           &d) == SIM_OK);
     model_mlp_train_opts o;
     model_mlp_train_defaults(&o);
     double X[6] = {1, 2, 3, -4, 5, 6}, y[3] = {1, 2, 3};
@@ -238,8 +238,8 @@ static void bad_training(void)
     CHECK_STR(d.msg, "row 2: target 'y' is nan; expected a finite number");
     model_mlp_destroy(m);
     static const uint32_t too_wide[] = {MODEL_MLP_MAX_WIDTH + 1};
-    CHECK(model_mlp_create(&m, 2, NULL, NULL, too_wide, 1, MODEL_ACT_RELU, NULL,
-                           MODEL_XFORM_NONE, &d) == SIM_EINVAL);
+    CHECK(model_mlp_create(&m, 2, NULL, NULL, too_wide, 1, MODEL_ACT_RELU, NULL, MODEL_XFORM_NONE,
+                           &d) == SIM_EINVAL);
     CHECK_STR(d.msg, "hidden layer 1 has 1025 units; expected 1..1024");
 }
 

@@ -1,19 +1,16 @@
 /*
- * test_predictive.c: the `predictive` policy in small clusters, with hand-made linear
- * predictors so every prediction is known: utilisation = batch_size (+ a per-type term
- * in one case), memory = input_size MiB, time = iterations seconds. Each case runs the
- * engine up to a horizon and inspects where the jobs are.
- *   control step: one-GPU nodes; jobs predicted 500, 300, 200, 600, 550 go to nodes
- *     0, 1, 2, 2, 1 (the eligible node with the most free share, ties by node order);
- *   worker step: one 4-GPU node; BE 300 -> g0, LS 200 -> g1, BE 400 -> g0 (most used
- *     that fits), BE 500 -> g1, LS 250 -> g2, LS 100 -> g3 (most free share);
+ * test_predictive.c: the `predictive` policy in small clusters with hand-made linear
+ * predictors (utilisation = batch_size, plus a per-type term in one case; memory =
+ * input_size MiB; time = iterations s), run to a horizon and inspected:
+ *   control step: one-GPU nodes; predictions 500, 300, 200, 600, 550 go to nodes 0, 1, 2,
+ *     2, 1 (the eligible node with the most free share, ties by node order);
+ *   worker step: one 4-GPU node; BE 300 -> g0, LS 200 -> g1, BE 400 -> g0, BE 500 -> g1
+ *     (most used that fits), LS 250 -> g2, LS 100 -> g3 (most free share);
  *   per-type prediction: a job holds the share predicted for the type it runs on;
  *   eviction: an LS job evicts a BE job only when that makes room for it;
- *   QoS monitor: an LS job predicted 300 that truly needs 800 grows 300, 400, ... by
- *     100 per round, first from free share, then shrinking a BE job down to its minimum,
- *     then evicting it;
- *   throttle: an LS job back on target (with a time model that over-predicts twofold)
- *     that uses more than predicted is set back to its prediction.
+ *   QoS monitor: an LS job predicted 300 that needs 800 grows by 100 per round, from free
+ *     share, then shrinking a BE job to its minimum, then evicting it;
+ *   throttle: an LS job back on target that uses more than predicted is set back to it.
  */
 #include "models/catalog.h"
 #include "models/features.h"
@@ -65,9 +62,9 @@ typedef struct tjob {
     const char *id;
     double t, work;
     sim_qos qos;
-    double batch;  /* = predicted share */
+    double batch;   /* = predicted share */
     uint32_t truem; /* true demand */
-    double slo;    /* 0 = none */
+    double slo;     /* 0 = none */
 } tjob;
 
 typedef struct tworld {
@@ -390,13 +387,16 @@ static void bad_options(void)
     w.tenants = sim_intern_create(false);
     uint64_t mem[64] = {0};
     sim_config cfg = {.seed = 1, .horizon_us = SIM_TIME_NEVER};
-    sim_world world = {.cluster = w.cl, .gpu_types = model_catalog_names(w.cat),
-                       .gpu_type_mem_mib = mem, .tenants = w.tenants};
+    sim_world world = {.cluster = w.cl,
+                       .gpu_types = model_catalog_names(w.cat),
+                       .gpu_type_mem_mib = mem,
+                       .tenants = w.tenants};
     policy_config pc = {.policy = "predictive", .n = 1};
     snprintf(pc.key[0], sizeof pc.key[0], "step");
     pc.value[0] = "2";
     CHECK(sim_engine_create(&w.e, &cfg, &world, policy_find("predictive"), &pc, &d) == SIM_EINVAL);
-    CHECK_STR(d.msg, "policy 'predictive': option 'step': expected a number in [0.001, 1], got \"2\"");
+    CHECK_STR(d.msg,
+              "policy 'predictive': option 'step': expected a number in [0.001, 1], got \"2\"");
     snprintf(pc.key[0], sizeof pc.key[0], "util_model");
     pc.value[0] = "pred_mem.mlp";
     CHECK(sim_engine_create(&w.e, &cfg, &world, policy_find("predictive"), &pc, &d) == SIM_EPARSE);

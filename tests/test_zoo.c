@@ -32,7 +32,10 @@ static uint16_t type_id(const char *name)
 static void golden(void)
 {
     model_zoo_job zj = {.cls = (uint32_t)model_zoo_class_find("ResNet-50", 9),
-                        .width = 1, .scale = 1, .batch = 64, .iterations = 1};
+                        .width = 1,
+                        .scale = 1,
+                        .batch = 64,
+                        .iterations = 1};
     CHECK_STR(model_zoo_class_name(zj.cls), "resnet50");
     model_zoo_truth t;
     model_zoo_truth_of(zoo, &zj, type_id("V100M16"), &t);
@@ -40,7 +43,10 @@ static void golden(void)
     CHECK_NEAR(t.util_milli, 868.6423640393822, 1e-9);
     CHECK_NEAR(t.mem_mib, 7190.625, 1e-12);
     zj = (model_zoo_job){.cls = (uint32_t)model_zoo_class_find("lstm", 4),
-                         .width = 1.2, .scale = 0.8, .batch = 20, .iterations = 1};
+                         .width = 1.2,
+                         .scale = 0.8,
+                         .batch = 20,
+                         .iterations = 1};
     model_zoo_truth_of(zoo, &zj, type_id("T4"), &t);
     CHECK_NEAR(t.iter_s, 0.021741846885866264, 1e-9);
     CHECK_NEAR(t.util_milli, 872.1873106047043, 1e-9);
@@ -61,8 +67,8 @@ static void golden(void)
 static void calibration(void)
 {
     char buf[1024];
-    const char *path = check_shared("gavel/gavel_simulation_isolated_throughputs.csv", buf,
-                                    sizeof buf);
+    const char *path =
+        check_shared("gavel/gavel_simulation_isolated_throughputs.csv", buf, sizeof buf);
     if (!path)
         return;
     static const struct {
@@ -94,9 +100,12 @@ static void calibration(void)
             if (strncmp(row.f[1], prefix, strlen(prefix)) != 0)
                 continue;
             double batch = atof(row.f[1] + strlen(prefix));
-            model_zoo_job zj = {.cls = (uint32_t)model_zoo_class_find(cls[c].zoo,
-                                                                      strlen(cls[c].zoo)),
-                                .width = 1, .scale = 1, .batch = batch, .iterations = 1};
+            model_zoo_job zj = {.cls =
+                                    (uint32_t)model_zoo_class_find(cls[c].zoo, strlen(cls[c].zoo)),
+                                .width = 1,
+                                .scale = 1,
+                                .batch = batch,
+                                .iterations = 1};
             model_zoo_truth t;
             model_zoo_truth_of(zoo, &zj, type_id(type), &t);
             double e = log(t.iter_s * atof(row.f[3]));
@@ -142,8 +151,12 @@ static void annotate_and_rate(void)
 {
     sim_intern *models = sim_intern_create(false);
     uint16_t ref = type_id("V100M16");
-    model_zoo_annotator ann = {.zoo = zoo, .models = models, .ref_type = ref,
-                               .draw_over = false, .over_request = 1.5, .slo_factor = 2};
+    model_zoo_annotator ann = {.zoo = zoo,
+                               .models = models,
+                               .ref_type = ref,
+                               .draw_over = false,
+                               .over_request = 1.5,
+                               .slo_factor = 2};
     model_zoo_rate zr;
     sim_rate_model rm;
     model_zoo_rate_init(&zr, zoo, models, ref, &rm);

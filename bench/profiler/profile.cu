@@ -1,19 +1,15 @@
 /*
  * profile.cu: clustersim-profile — runs a sequence of layers with given op types and
- * input sizes on a real GPU and records one measured training sample for the demand
- * predictors (models/dataset.h schema, source = measured): iteration time, achieved
- * compute utilisation and device memory.
- *
- * Each layer is one kernel over batch x size float32 elements per sample: conv2d (3x3,
- * 16 -> 16 channels, same padding), maxpool / avgpool (2x2, stride 2), relu, addv2 and
- * mul (element-wise), matmul (the sample's size-long vector times a size x 256 matrix,
- * shared-memory tiles), concat (two halves into one), softmax (one block per sample).
- * Utilisation = sum over kernels of (kernel time x the fraction of the GPU's resident-
- * block slots its grid fills, from cudaOccupancyMaxActiveBlocksPerMultiprocessor) /
- * iteration time: the zoo's "occupancy x busy time" (models/zoo.h). Memory = device
- * memory in use (total - free, cudaMemGetInfo) once the buffers are allocated, which
- * includes the CUDA context. The op names, the CUDA-cores table and the CSV columns are
- * those of models/features.h and models/dataset.h.
+ * input sizes on a real GPU and appends one measured training sample for the demand
+ * predictors (models/dataset.h schema, source = measured). Each layer is one float32
+ * kernel over batch x size elements per sample: conv2d (3x3, 16 -> 16 channels), 2x2
+ * max/avg pooling, element-wise relu/addv2/mul, a shared-memory-tiled matmul against a
+ * size x 256 matrix, concat, a per-sample softmax. Utilisation = sum over kernels of
+ * kernel time x the fraction of the GPU's resident-block slots its grid fills
+ * (cudaOccupancyMaxActiveBlocksPerMultiprocessor) / iteration time, the zoo's
+ * "occupancy x busy time" (models/zoo.h); memory = device memory in use (total - free)
+ * once the buffers exist, context included. Op names, the CUDA-cores table and the CSV
+ * columns are those of models/features.h and models/dataset.h.
  */
 #include <cuda_runtime.h>
 
@@ -255,7 +251,8 @@ void usage(FILE *f)
 {
     std::fprintf(f,
                  "usage: clustersim-profile --layers OP:SIZE[,OP:SIZE...] [--batch N]\n"
-                 "       [--iterations N] [--model NAME] [--input-size N] [--device N] [--out FILE]\n"
+                 "       [--iterations N] [--model NAME] [--input-size N] [--device N]\n"
+                 "       [--out FILE]\n"
                  "Runs the layers on GPU N and appends one measured sample (the training-data\n"
                  "CSV of clustersim model train) to FILE (header written when FILE is new) or\n"
                  "prints it. OP is one of addv2, conv2d, maxpool, relu, matmul, avgpool, mul,\n"

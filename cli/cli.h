@@ -80,6 +80,12 @@ typedef struct run_args {
     const char *ref_gpu_type; /* reference type of jobs without one ("job"/NULL: none) */
     int argc;
     char **argv;         /* the command, for run.json */
+    /* --zoo: jobs without features get synthetic ones from the model zoo (seeded by
+     * seed), and the zoo gives every zoo job its true speed and demand per GPU type. */
+    bool zoo;
+    const char *zoo_ref; /* GPU type work_s is measured on (NULL = V100M16) */
+    double zoo_over;     /* mean over-request of annotated jobs (>= 1) */
+    double zoo_slo;      /* LS target of annotated jobs: factor x work_s (0 = none) */
 } run_args;
 
 typedef struct run_result {
@@ -133,5 +139,14 @@ int cmd_plot(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+/* `clustersim model` handlers of the demand predictors (cmd_predict.c); each receives the
+ * options after VERB and KIND. */
+int cmd_model_gen_samples(int argc, char **argv);
+int cmd_model_train_util(int argc, char **argv);
+int cmd_model_train_mem(int argc, char **argv);
+int cmd_model_train_time(int argc, char **argv);
+int cmd_model_eval_util(int argc, char **argv);
+int cmd_model_eval_mem(int argc, char **argv);
+int cmd_model_eval_time(int argc, char **argv);
 
 #endif

@@ -676,6 +676,14 @@ static const model_cmd model_cmds[] = {
     {"derive", "gavel", derive_gavel,
      "gavel_steps.csv and gavel_pairs.csv from Gavel's measured throughputs"},
     {"derive", "pollux", derive_pollux, "pollux_steps.csv from Pollux's T4 profiles"},
+    {"gen", "samples", cmd_model_gen_samples,
+     "synthetic labelled samples of the model zoo (training data of the predictors)"},
+    {"train", "util", cmd_model_train_util, "the GPU-utilisation MLP (predictive policy)"},
+    {"train", "mem", cmd_model_train_mem, "the GPU-memory MLP (predictive policy)"},
+    {"train", "time", cmd_model_train_time, "the execution-time MLP (predictive policy)"},
+    {"eval", "util", cmd_model_eval_util, "MAE, MSE and R2 of a utilisation model on held-out rows"},
+    {"eval", "mem", cmd_model_eval_mem, "idem for a memory model"},
+    {"eval", "time", cmd_model_eval_time, "idem for an execution-time model"},
     {NULL, NULL, NULL, NULL},
 };
 

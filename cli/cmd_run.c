@@ -38,6 +38,11 @@ static const char usage[] =
     "  --interference M      co-location slowdown: none (default), measured, model, or a\n"
     "                        contention FILE from `clustersim calibrate`\n"
     "  --quiet               no progress line\n"
+    "  --zoo                 model zoo: synthetic features for jobs without them, and the\n"
+    "                        zoo's per-GPU-type speed and demand as the simulator's truth\n"
+    "  --zoo-ref TYPE        GPU type durations are measured on (default V100M16)\n"
+    "  --zoo-over X          mean over-request of jobs given zoo features (default 1.5)\n"
+    "  --zoo-slo X           their LS target: X x duration (default 2; 0 = none)\n"
     "Durations T accept s, m, h, d suffixes. Trace formats: %s\n";
 
 int cmd_run(int argc, char **argv)
@@ -66,6 +71,10 @@ int cmd_run(int argc, char **argv)
         }
         if (cli_flag(argv, i, "--check-invariants")) {
             a.check_invariants = true;
+            continue;
+        }
+        if (cli_flag(argv, i, "--zoo")) {
+            a.zoo = true;
             continue;
         }
 #define OPT(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)
@@ -145,6 +154,16 @@ int cmd_run(int argc, char **argv)
             a.ref_gpu_type = v;
         } else if (OPT("--mttr")) {
             if (m < 0 || !cli_seconds("--mttr", v, &a.mttr_s))
+                return 2;
+        } else if (OPT("--zoo-ref")) {
+            if (m < 0)
+                return 2;
+            a.zoo_ref = v;
+        } else if (OPT("--zoo-over")) {
+            if (m < 0 || !cli_double("--zoo-over", v, 1, 100, &a.zoo_over))
+                return 2;
+        } else if (OPT("--zoo-slo")) {
+            if (m < 0 || !cli_double("--zoo-slo", v, 0, 1e6, &a.zoo_slo))
                 return 2;
         } else {
             return cli_usage_error("unknown option '%s' for 'clustersim run' "

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 
 #include "models/catalog.h"
+#include "models/zoo.h"
 #include "sim/intern.h"
 #include "traces/writer.h"
 
@@ -14,15 +15,25 @@ static int trace_gen_cmd(int argc, char **argv)
 {
     trace_gen_config c;
     trace_gen_config_default(&c);
-    const char *out = NULL, *catalog = NULL;
+    const char *out = NULL, *catalog = NULL, *zoo_ref = "V100M16";
+    bool zoo_on = false;
+    double zoo_slo = 2;
     for (int i = 3; i < argc; i++) {
         const char *v;
         int m;
+        if (cli_flag(argv, i, "--zoo")) {
+            zoo_on = true;
+            continue;
+        }
         if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
             printf("usage: clustersim trace gen --out FILE [--jobs N] [--seed N] [--rate JOBS_PER_H]\n"
                    "       [--duration-median T] [--duration-sigma X] [--tenants N]\n"
                    "       [--frac-share X] [--frac-multi X] [--frac-cpu X] [--frac-ls X]\n"
-                   "       [--over-request X] [--gpu-types A|B] [--frac-constrained X]\n");
+                   "       [--over-request X] [--gpu-types A|B] [--frac-constrained X]\n"
+                   "       [--zoo [--zoo-ref TYPE] [--zoo-slo X]]\n"
+                   "--zoo gives each GPU job a model class of the zoo with its graph and\n"
+                   "execution features, iterations and true demand (synthetic), and LS jobs\n"
+                   "an slo_s of X (default 2) times their duration on TYPE (default V100M16).\n");
             return 0;
         }
 #define OPT(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)
@@ -73,6 +84,13 @@ static int trace_gen_cmd(int argc, char **argv)
             if (m < 0)
                 return 2;
             c.gpu_types = v;
+        } else if (OPT("--zoo-ref")) {
+            if (m < 0)
+                return 2;
+            zoo_ref = v;
+        } else if (OPT("--zoo-slo")) {
+            if (m < 0 || !cli_double("--zoo-slo", v, 0, 1e6, &zoo_slo))
+                return 2;
         } else if (OPT("--frac-constrained")) {
             if (m < 0 || !cli_double("--frac-constrained", v, 0, 1, &c.frac_constrained))
                 return 2;
@@ -90,11 +108,32 @@ static int trace_gen_cmd(int argc, char **argv)
     sim_intern *tenants = sim_intern_create(false), *models = sim_intern_create(false);
     trace_gen *g = NULL;
     trace_writer *w = NULL;
+    model_zoo *zoo = NULL;
+    model_zoo_annotator ann;
     int st = SIM_ENOMEM;
     if (!tenants || !models)
         goto out;
-    if ((st = model_catalog_load(&cat, catalog ? catalog : model_catalog_default_path(), &d)) ||
-        (st = trace_gen_create(&g, &c, tenants, models, model_catalog_names(cat), &d)) ||
+    if ((st = model_catalog_load(&cat, catalog ? catalog : model_catalog_default_path(), &d)))
+        goto out;
+    if (zoo_on) {
+        uint32_t rt = sim_intern_find(model_catalog_names(cat), zoo_ref, strlen(zoo_ref));
+        if (rt == SIM_INTERN_NONE || rt == 0) {
+            st = sim_diag_set(&d, SIM_EINVAL, NULL, 0, 0, "--zoo-ref: unknown GPU type '%s'",
+                              zoo_ref);
+            goto out;
+        }
+        if ((st = model_zoo_create(&zoo, cat, &d)))
+            goto out;
+        ann = (model_zoo_annotator){.zoo = zoo,
+                                    .models = models,
+                                    .ref_type = (uint16_t)rt,
+                                    .draw_over = true,
+                                    .over_request = c.over_request,
+                                    .slo_factor = zoo_slo};
+        c.annotate = model_zoo_annotate;
+        c.annotate_ctx = &ann;
+    }
+    if ((st = trace_gen_create(&g, &c, tenants, models, model_catalog_names(cat), &d)) ||
         (st = trace_writer_open(&w, out, tenants, models, model_catalog_names(cat), &d)))
         goto out;
     job_spec j;
@@ -107,6 +146,7 @@ out:
     if (w)
         trace_writer_close(w, false, &d);
     trace_gen_destroy(g);
+    model_zoo_destroy(zoo);
     model_catalog_destroy(cat);
     sim_intern_destroy(tenants);
     sim_intern_destroy(models);

@@ -7,12 +7,14 @@
 #include "cli/cli.h"
 
 #include "models/catalog.h"
+#include "models/zoo.h"
 #include "models/rate.h"
 #include "sim/alloc.h"
 #include "sim/csvin.h"
 #include "traces/cluster.h"
 #include "traces/trace.h"
 
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,11 +27,15 @@ void run_args_default(run_args *a)
     a->policy = "binpack";
     a->seed = 1;
     a->sample_interval_s = 600;
+    a->zoo_over = 1.5;
+    a->zoo_slo = 2;
 }
 
 typedef struct source_ctx {
     trace_reader *reader;
     trace_gen *gen;
+    model_zoo_annotator *ann; /* --zoo: annotate jobs that lack features */
+    gsl_rng *ann_rng;
     cli_frag *online; /* counts each job read into the workload (no first pass) */
 } source_ctx;
 
@@ -37,6 +43,8 @@ static int source_next(void *ctx, job_spec *job, sim_diag *d)
 {
     source_ctx *s = ctx;
     int st = s->reader ? trace_reader_next(s->reader, job, d) : trace_gen_next(s->gen, job);
+    if (st == 1 && s->ann)
+        model_zoo_annotate(s->ann, job, s->ann_rng);
     if (st == 1 && s->online && cli_frag_add_job(s->online, job, d) != SIM_OK)
         return SIM_ENOMEM;
     return st;
@@ -194,9 +202,13 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     sim_engine *e = NULL;
     cli_outfile jobs = {0}, ts = {0}, tn = {0}, sum = {0}, runj = {0};
     uint64_t *type_mem = NULL;
-    cli_frag frag = {0};
+    model_zoo *zoo = NULL;
+    model_zoo_annotator ann;
+    model_zoo_rate zrate;
+    sim_rate_model zoo_rate_model;
     model_rate *rate = NULL;
     sim_rate_model rate_tab;
+    cli_frag frag = {0};
     int st;
 
     const policy_ops *pol = policy_find(a->policy);
@@ -231,6 +243,36 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     if (!tenants || !models) {
         st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         goto out;
+    }
+    if (a->zoo && (a->throughput || a->interference)) {
+        st = sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                          "--zoo takes the speed and demand of each job from the model zoo; it "
+                          "cannot be combined with --throughput or --interference");
+        goto out;
+    }
+    if (a->zoo) {
+        const char *ref = a->zoo_ref ? a->zoo_ref : "V100M16";
+        uint32_t rt = sim_intern_find(model_catalog_names(cat), ref, strlen(ref));
+        if (rt == SIM_INTERN_NONE || rt == 0) {
+            st = sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "--zoo-ref: unknown GPU type '%s'", ref);
+            goto out;
+        }
+        if ((st = model_zoo_create(&zoo, cat, d)) != SIM_OK)
+            goto out;
+        src.ann_rng = gsl_rng_alloc(gsl_rng_mt19937);
+        if (!src.ann_rng) {
+            st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+            goto out;
+        }
+        gsl_rng_set(src.ann_rng, a->seed);
+        ann = (model_zoo_annotator){.zoo = zoo,
+                                    .models = models,
+                                    .ref_type = (uint16_t)rt,
+                                    .draw_over = true,
+                                    .over_request = a->zoo_over,
+                                    .slo_factor = a->zoo_slo};
+        src.ann = &ann;
+        model_zoo_rate_init(&zrate, zoo, models, (uint16_t)rt, &zoo_rate_model);
     }
     /* The target workload: a first pass over the trace, unless it is standard input or
      * the caller asked for the jobs read so far. */
@@ -294,9 +336,10 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         .gpu_types = model_catalog_names(cat),
         .gpu_type_mem_mib = type_mem,
         .tenants = tenants,
-        .rate = NULL,
+        .rate = zoo ? &zoo_rate_model : NULL,
     };
-    if ((st = cli_rate_setup(a, cat, models, &rate, d)) != SIM_OK)
+    /* With --zoo the zoo is the simulator's truth; the GPU models stay off. */
+    if (!zoo && (st = cli_rate_setup(a, cat, models, &rate, d)) != SIM_OK)
         goto out;
     if (rate) {
         model_rate_fill(rate, &rate_tab);
@@ -347,6 +390,9 @@ out:;
     cli_frag_fini(&frag);
     trace_reader_close(src.reader);
     trace_gen_destroy(src.gen);
+    if (src.ann_rng)
+        gsl_rng_free(src.ann_rng);
+    model_zoo_destroy(zoo);
     sim_intern_destroy(tenants);
     sim_intern_destroy(models);
     cluster_spec_destroy(cl);

@@ -9,6 +9,7 @@
 extern const policy_ops policy_fifo;
 extern const policy_ops policy_binpack;
 extern const policy_ops policy_random;
+extern const policy_ops policy_predictive;
 extern const policy_ops policy_fgd;
 extern const policy_ops policy_bestfit;
 extern const policy_ops policy_dotprod;
@@ -19,6 +20,7 @@ const policy_ops *const policy_all[] = {
     &policy_fifo,
     &policy_binpack,
     &policy_random,
+    &policy_predictive,
     &policy_fgd,
     &policy_bestfit,
     &policy_dotprod,

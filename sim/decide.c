@@ -185,10 +185,29 @@ void sim__node_refresh(sim_engine *e, uint32_t n)
     block_refresh(e, n / SIM_NODE_BLOCK);
 }
 
-static uint32_t eff_milli(const sim_job *j, uint32_t share)
+uint32_t sim__job_demand(const sim_engine *e, const sim_job *j, uint32_t node)
 {
     uint32_t t = j->spec.true_milli ? j->spec.true_milli : SIM_MILLI_GPU;
+    if (e->rate.demand)
+        t = e->rate.demand(e->rate.ctx, &j->spec, e->node_gpu_type[node]);
+    return t < 1 ? 1 : t > SIM_MILLI_GPU ? SIM_MILLI_GPU : t;
+}
+
+/* The share of one GPU on `node` that job j really uses while holding `share`. */
+static uint32_t eff_milli(const sim_engine *e, const sim_job *j, uint32_t node, uint32_t share)
+{
+    uint32_t t = sim__job_demand(e, j, node);
     return share < t ? share : t;
+}
+
+/* Sum of eff_milli over the job's GPU allocations. */
+static uint64_t job_eff_milli(const sim_engine *e, const sim_job *j)
+{
+    uint64_t sum = 0;
+    for (uint32_t a = j->alloc_head; a != NIL; a = e->allocs[a].next_in_job)
+        if (e->allocs[a].gpu != SIM_GPU_NONE)
+            sum += eff_milli(e, j, e->allocs[a].node, e->allocs[a].milli);
+    return sum;
 }
 
 /* Mark every other job resident on GPU g dirty (their interference changed). */
@@ -242,7 +261,7 @@ static void release_one(sim_engine *e, const sim_job *j, uint32_t a)
         e->tenant_used_milli[j->spec.tenant] -= r->milli;
         e->used_milli_total -= r->milli;
         if (j->state == SIM_JOB_RUNNING)
-            e->eff_milli_total -= eff_milli(j, r->milli);
+            e->eff_milli_total -= eff_milli(e, j, r->node, r->milli);
         gpu_unlink(e, a);
         dirty_neighbours(e, r->gpu, r->job);
     }
@@ -314,6 +333,18 @@ double sim_view_work_done(const sim_view *v, sim_job_id id)
 double sim_view_work_left(const sim_view *v, sim_job_id id)
 {
     return v->jobs[id].work_total_s - sim_view_work_done(v, id);
+}
+
+uint32_t sim_view_job_used_milli(const sim_view *v, sim_job_id id)
+{
+    const sim_engine *e = v->internal;
+    const sim_job *j = &v->jobs[id];
+    if (j->state != SIM_JOB_RUNNING || j->alloc_head == NIL)
+        return 0;
+    const sim_alloc_rec *r = &e->allocs[j->alloc_head];
+    if (r->gpu == SIM_GPU_NONE)
+        return 0;
+    return eff_milli(e, j, r->node, r->milli);
 }
 
 double sim_view_attained(const sim_view *v, sim_job_id id)
@@ -571,7 +602,7 @@ static void apply(sim_engine *e, sim_job_id id, uint32_t first, uint32_t count,
                 e->tenant_used_milli[j->spec.tenant] += milli;
                 e->used_milli_total += milli;
                 if (running)
-                    e->eff_milli_total += eff_milli(j, milli);
+                    e->eff_milli_total += eff_milli(e, j, n, milli);
                 dirty_neighbours(e, g, id);
                 gpu_link(e, a);
             } else {
@@ -681,7 +712,8 @@ int sim_decide_set_share(policy_decisions *out, sim_job_id id, uint32_t milli)
         e->tenant_used_milli[j->spec.tenant] = e->tenant_used_milli[j->spec.tenant] - old + milli;
         e->used_milli_total = e->used_milli_total - old + milli;
         if (running)
-            e->eff_milli_total = e->eff_milli_total - eff_milli(j, old) + eff_milli(j, milli);
+            e->eff_milli_total = e->eff_milli_total - eff_milli(e, j, r->node, old) +
+                                 eff_milli(e, j, r->node, milli);
         r->milli = milli;
         dirty_neighbours(e, r->gpu, id);
         if (milli < old)
@@ -763,8 +795,7 @@ int sim_decide_pause(policy_decisions *out, sim_job_id id)
     if (j->state != SIM_JOB_RUNNING)
         return fail(out, id, what, "the job is %s, not running", state_name(j->state));
     sim__mark_dirty(e, id);
-    e->eff_milli_total -= (uint64_t)eff_milli(j, j->share_milli) * j->replicas *
-                          j->gpus_per_replica;
+    e->eff_milli_total -= job_eff_milli(e, j);
     j->state = SIM_JOB_PAUSED;
     return SIM_OK;
 }
@@ -780,8 +811,7 @@ int sim_decide_resume(policy_decisions *out, sim_job_id id)
         return fail(out, id, what, "the job is %s, not paused", state_name(j->state));
     sim__mark_dirty(e, id);
     j->state = SIM_JOB_RUNNING;
-    e->eff_milli_total += (uint64_t)eff_milli(j, j->share_milli) * j->replicas *
-                          j->gpus_per_replica;
+    e->eff_milli_total += job_eff_milli(e, j);
     return SIM_OK;
 }
 

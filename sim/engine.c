@@ -602,12 +602,12 @@ static double job_speed(sim_engine *e, sim_job_id id)
     if (j->state != SIM_JOB_RUNNING)
         return 0;
     double speed = INFINITY;
-    uint32_t truem = j->spec.true_milli ? j->spec.true_milli : SIM_MILLI_GPU;
     for (uint32_t a = j->alloc_head; a != NIL; a = e->allocs[a].next_in_job) {
         const sim_alloc_rec *r = &e->allocs[a];
         if (r->gpu == SIM_GPU_NONE)
             continue;
         uint16_t type = e->node_gpu_type[r->node];
+        uint32_t truem = sim__job_demand(e, j, r->node);
         double s = e->rate.throughput ? e->rate.throughput(e->rate.ctx, &j->spec, type) : 1.0;
         double share = r->milli >= truem ? 1.0 : (double)r->milli / (double)truem;
         s *= share;

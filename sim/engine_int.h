@@ -173,6 +173,9 @@ int sim__shapes_grow(sim_engine *e, uint32_t ncap);
 void sim__shape_attach(sim_engine *e, sim_job_id id);
 void sim__shape_detach(sim_engine *e, sim_job_id id);
 double sim__job_gpus_held(const sim_engine *e, const sim_job *j);
+/* True demand (milli-GPU) of job j on one GPU of `node`: the rate model's demand hook
+ * for the node's GPU type, else the job's true_milli. */
+uint32_t sim__job_demand(const sim_engine *e, const sim_job *j, uint32_t node);
 
 /* output.c */
 int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, const char *reason);

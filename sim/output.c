@@ -109,11 +109,14 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     } else {
         fputc(',', f);
     }
+    /* With a demand model, the true demand is the one on the GPU type the job ran on. */
+    uint32_t truem = s->true_milli ? s->true_milli : s->gpu_milli;
+    if (e->rate.demand && j->alloc_head != NIL && e->allocs[j->alloc_head].gpu != SIM_GPU_NONE)
+        truem = sim__job_demand(e, j, e->allocs[j->alloc_head].node);
     fputc(',', f);
     put_time(f, j->placed_us);
-    fprintf(f, ",%.6f,%u,%u,%u,%u,%u,", s->work_s, s->num_gpus,
-            j->nominal_replicas, s->gpu_milli, j->share_milli,
-            s->true_milli ? s->true_milli : s->gpu_milli);
+    fprintf(f, ",%.6f,%u,%u,%u,%u,%u,", s->work_s, s->num_gpus, j->nominal_replicas,
+            s->gpu_milli, j->share_milli, truem);
     /* The first allocation names the GPU type and node the job last ran on. */
     if (j->alloc_head != NIL) {
         const sim_alloc_rec *r = &e->allocs[j->alloc_head];

@@ -4,10 +4,11 @@
  *   min over its GPUs g of [ throughput(type of g) x share_speed(g) x interference(g) ]
  *     x scaling(replicas) x speed_factor
  * where share_speed = min(1, share / true demand) is computed by the core, and the
- * three model terms come from this table (a NULL hook means 1.0). The engine calls the
- * hooks only when a job's neighbourhood changes (it starts, stops, is resized, or a
- * co-resident on one of its GPUs does), never per event. Models fill it; the CLI wires
- * it into the engine, so the core depends on no model.
+ * three model terms come from this table (a NULL hook means 1.0). The true demand is
+ * the job's true_milli, or the demand hook's figure for the GPU's type when set. The
+ * engine calls the hooks only when a job's neighbourhood changes (it starts, stops, is
+ * resized, or a co-resident on one of its GPUs does), never per event. Models fill it;
+ * the CLI wires it into the engine, so the core depends on no model.
  */
 #ifndef SIM_RATE_H
 #define SIM_RATE_H
@@ -36,6 +37,11 @@ typedef struct sim_rate_model {
     /* Speed with `replicas` replicas relative to the job's nominal replica count
      * `nominal` (the trace's). Must be > 0; NULL means replicas / nominal. */
     double (*scaling)(void *ctx, const job_spec *job, uint32_t replicas, uint32_t nominal);
+
+    /* True demand of `job` on one GPU of `gpu_type`: the share (milli-GPU, 1..1000) it
+     * uses alone there, which replaces job->true_milli in share_speed and in the
+     * effective utilisation. NULL means job->true_milli on every type. */
+    uint32_t (*demand)(void *ctx, const job_spec *job, uint16_t gpu_type);
 } sim_rate_model;
 
 #endif

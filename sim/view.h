@@ -224,6 +224,10 @@ double sim_view_work_done(const sim_view *v, sim_job_id id);
 double sim_view_attained(const sim_view *v, sim_job_id id);
 /* Reference work left (seconds). */
 double sim_view_work_left(const sim_view *v, sim_job_id id);
+/* What a GPU utilisation monitor (nvidia-smi, DCGM) reads for a running job: the share
+ * of its first GPU it really uses, min(share held, its true demand on that GPU's type),
+ * milli-GPU. 0 when the job is not running or holds no GPU. O(1). */
+uint32_t sim_view_job_used_milli(const sim_view *v, sim_job_id id);
 
 /*
  * Whether one replica of job j fits node n at per-GPU share `milli` and GPU memory

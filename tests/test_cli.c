@@ -65,8 +65,12 @@ static void test_errors(void)
     char fx[1024], args[2048];
     snprintf(fx, sizeof fx, "%s/tests/fixtures/good_native.csv", SIM_SOURCE_DIR);
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy nosuch", fx);
-    expect(args, 2, "clustersim: error: unknown policy 'nosuch' (known: fifo, binpack, random, "
-                    "fgd, bestfit, dotprod, gpupacking, gpuclustering)");
+    int rc0 = run(args);
+    char *l0 = first_line("err.txt");
+    CHECK_EQ_I64(rc0, 2);
+    CHECK(l0 && strncmp(l0, "clustersim: error: unknown policy 'nosuch' (known: fifo, binpack, "
+                            "random, ", 74) == 0);
+    free(l0);
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt depth=3", fx);
     expect(args, 2, "clustersim: error: policy 'binpack' has no option 'depth' (its options: "
                     "backfill)");

@@ -1,0 +1,737 @@
+/*
+ * predictive.c: predicted-demand placement (docs/design.md, Policies 2). Three MLPs
+ * (models/predictor.h) predict each job's share, memory and solo time on every GPU type
+ * from its graph and execution features; jobs hold the prediction, never their request.
+ * Control step: the eligible node (enough GPUs with free share >= the prediction for its
+ * type) whose eligible GPU has the most free share, ties by node order. Worker step: LS
+ * to the freest GPUs, BE to the shortest predicted time (a tie inside one-type nodes,
+ * broken towards the most used GPU). LS jobs are served first and may evict BE jobs
+ * where that makes room; a QoS monitor grows late LS jobs by `step` (from free share,
+ * then shrinking or evicting BE jobs) and throttles on-target over-users back to their
+ * prediction. Invariant: the policy reads only predictions and what a utilisation
+ * monitor reads; the simulator runs each job at min(1, share / true demand).
+ * After Yeung et al., "Horus" (IEEE TPDS 33(1), 2022) for the predictors.
+ */
+#include "policies/place.h"
+
+#include "models/catalog.h"
+#include "models/features.h"
+#include "models/predictor.h"
+#include "sim/alloc.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Per-job state: predictions for every GPU type (indexed by type id). */
+typedef struct pjob {
+    bool predicted;
+    bool ls;                             /* latency-sensitive (LS or Guaranteed) */
+    bool running;                        /* counted in ls_running */
+    bool featureless;                    /* a GPU job without execution features */
+    uint16_t type;                       /* type it runs on */
+    uint16_t milli[SIM_MAX_GPU_TYPES];   /* predicted share; 0 = type not usable */
+    uint32_t mem_mib[SIM_MAX_GPU_TYPES]; /* predicted GPU memory */
+    float time_s[SIM_MAX_GPU_TYPES];     /* predicted solo time on the whole GPU */
+    float util[SIM_MAX_GPU_TYPES];       /* predicted utilisation, unrounded */
+    double target_s;                     /* completion target after submission */
+} pjob;
+
+typedef struct pred_state {
+    place_ws ws;
+    model_predictor pred;
+    model_catalog *cat;
+    bool types_ready;
+    bool type_ok[SIM_MAX_GPU_TYPES];    /* present in the cluster and in the catalog */
+    double gpu_x[SIM_MAX_GPU_TYPES][3]; /* GPU features per type */
+    /* Options. */
+    double monitor_s, step, be_min, slo_factor, margin, mem_margin;
+    bool evict, throttle, saturated_only;
+    /* Monitor and pass bookkeeping. */
+    sim_time next_monitor;
+    uint32_t ls_running;
+    bool primed;
+    uint64_t epoch, enqueued_upto;
+    /* Scratch for evictions: residents of one GPU. */
+    sim_job_id *res;
+    uint32_t res_cap;
+} pred_state;
+
+static const policy_option pred_options[] = {
+    {"util_model", "",
+     "utilisation model file (default: the shipped models/data/predictive/util.mlp)"},
+    {"mem_model", "", "memory model file (default: the shipped mem.mlp)"},
+    {"time_model", "", "execution-time model file (default: the shipped time.mlp)"},
+    {"catalog", "", "GPU catalog giving the GPU features (default: the shipped gpus.csv)"},
+    {"monitor_interval", "60", "seconds between two rounds of the QoS monitor"},
+    {"step", "0.1", "share growth of a late LS job per monitor round, fraction of a GPU"},
+    {"be_min", "0.5", "a BE job shrunk below this fraction of its predicted share is evicted"},
+    {"slo_factor", "2", "LS target without slo_s: this factor x predicted solo time"},
+    {"margin", "1", "share held = margin x predicted utilisation"},
+    {"mem_margin", "1", "GPU memory held = mem_margin x predicted memory"},
+    {"evict", "true", "let a waiting LS job evict BE jobs to make room"},
+    {"throttle", "true", "throttle an on-target LS job that uses more than predicted"},
+    {"saturated_only", "true", "grow only LS jobs that use their whole share (share-bound)"},
+    {NULL, NULL, NULL},
+};
+
+static int pred_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    pred_state *s = st;
+    int rc;
+    if ((rc = policy_config_double(cfg, pred_options, "monitor_interval", 0.001, 1e9, &s->monitor_s,
+                                   d)) ||
+        (rc = policy_config_double(cfg, pred_options, "step", 0.001, 1, &s->step, d)) ||
+        (rc = policy_config_double(cfg, pred_options, "be_min", 0, 1, &s->be_min, d)) ||
+        (rc =
+             policy_config_double(cfg, pred_options, "slo_factor", 0.01, 1e6, &s->slo_factor, d)) ||
+        (rc = policy_config_double(cfg, pred_options, "margin", 0.01, 100, &s->margin, d)) ||
+        (rc = policy_config_double(cfg, pred_options, "mem_margin", 0, 100, &s->mem_margin, d)) ||
+        (rc = policy_config_bool(cfg, pred_options, "evict", &s->evict, d)) ||
+        (rc = policy_config_bool(cfg, pred_options, "throttle", &s->throttle, d)) ||
+        (rc = policy_config_bool(cfg, pred_options, "saturated_only", &s->saturated_only, d)))
+        return rc;
+    const char *paths[MODEL_KIND_COUNT];
+    static const char *const keys[MODEL_KIND_COUNT] = {"util_model", "mem_model", "time_model"};
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        const char *p = policy_config_get(cfg, pred_options, keys[k]);
+        paths[k] = p && *p ? p : NULL;
+    }
+    const char *cat = policy_config_get(cfg, pred_options, "catalog");
+    if ((rc = model_catalog_load(&s->cat, cat && *cat ? cat : model_catalog_default_path(), d)))
+        return rc;
+    if ((rc = model_predictor_load(&s->pred, paths, d)) != SIM_OK) {
+        model_catalog_destroy(s->cat);
+        s->cat = NULL;
+        return rc;
+    }
+    if ((rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK) {
+        model_predictor_fini(&s->pred);
+        model_catalog_destroy(s->cat);
+        s->cat = NULL;
+        return rc;
+    }
+    /* A GPU holds at most 1000 residents of at least 1 milli each. */
+    s->res_cap = SIM_MILLI_GPU + 1;
+    s->res = sim_calloc(s->res_cap, sizeof *s->res);
+    if (!s->res) {
+        place_ws_fini(&s->ws);
+        model_predictor_fini(&s->pred);
+        model_catalog_destroy(s->cat);
+        s->cat = NULL;
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    s->next_monitor = SIM_TIME_NEVER;
+    return SIM_OK;
+}
+
+static void pred_fini(void *st)
+{
+    pred_state *s = st;
+    place_ws_fini(&s->ws);
+    model_predictor_fini(&s->pred);
+    model_catalog_destroy(s->cat);
+    sim_free(s->res);
+}
+
+/* The GPU types of the cluster, matched by name with the policy's catalog. */
+static void resolve_types(pred_state *s, const sim_view *v)
+{
+    bool present[SIM_MAX_GPU_TYPES] = {false};
+    for (uint32_t n = 0; n < v->n_nodes; n++)
+        if (v->node_gpu_count[n] && v->node_gpu_type[n] < SIM_MAX_GPU_TYPES)
+            present[v->node_gpu_type[n]] = true;
+    const sim_intern *names = model_catalog_names(s->cat);
+    for (uint16_t t = 1; t < v->n_gpu_types && t < SIM_MAX_GPU_TYPES; t++) {
+        if (!present[t])
+            continue;
+        const char *name = v->gpu_type_name(v, t);
+        uint32_t id = sim_intern_find(names, name, strlen(name));
+        const model_gpu_type *g =
+            id == SIM_INTERN_NONE ? NULL : model_catalog_type(s->cat, (uint16_t)id);
+        if (!g)
+            continue;
+        model_features_gpu(g, s->gpu_x[t]);
+        s->type_ok[t] = true;
+    }
+    s->types_ready = true;
+}
+
+static bool is_ls(const sim_job *j)
+{
+    return j->spec.qos == SIM_QOS_LS || j->spec.qos == SIM_QOS_GUARANTEED;
+}
+
+static void predict_job(pred_state *s, const sim_view *v, sim_job_id id)
+{
+    const sim_job *j = sim_view_job(v, id);
+    pjob *pj = sim_view_job_state(v, id);
+    if (!s->types_ready)
+        resolve_types(s, v);
+    pj->ls = is_ls(j);
+    pj->predicted = true;
+    pj->featureless = j->gpus_per_replica && !(job_spec_has(&j->spec, SIM_ATTR_BATCH_SIZE) &&
+                                               job_spec_has(&j->spec, SIM_ATTR_ITERATIONS) &&
+                                               job_spec_has(&j->spec, SIM_ATTR_INPUT_SIZE));
+    if (pj->featureless)
+        return;
+    double x[MODEL_F_GPU_CC];
+    model_features_job(&j->spec, x);
+    for (uint16_t t = 1; t < v->n_gpu_types && t < SIM_MAX_GPU_TYPES; t++) {
+        pj->milli[t] = 0;
+        if (!s->type_ok[t] || !sim_job_type_ok(j, t))
+            continue;
+        model_prediction p;
+        model_predictor_predict(&s->pred, x, s->gpu_x[t], &p);
+        double m = ceil(p.util_milli * s->margin);
+        pj->milli[t] = (uint16_t)(m < 1 ? 1 : m > SIM_MILLI_GPU ? SIM_MILLI_GPU : m);
+        double mem = ceil(p.mem_mib * s->mem_margin);
+        pj->mem_mib[t] = mem > 4e9 ? UINT32_MAX : (uint32_t)mem;
+        pj->time_s[t] = (float)p.time_s;
+        pj->util[t] = (float)p.util_milli;
+    }
+}
+
+static void pred_on_arrival(void *st, const sim_view *v, sim_job_id id)
+{
+    predict_job(st, v, id);
+}
+
+static void pred_on_finish(void *st, const sim_view *v, sim_job_id id)
+{
+    pred_state *s = st;
+    pjob *pj = sim_view_job_state(v, id);
+    if (pj->running && pj->ls)
+        s->ls_running--;
+    pj->running = false;
+}
+
+static void pred_on_requeue(void *st, const sim_view *v, sim_job_id id)
+{
+    pred_on_finish(st, v, id);
+}
+
+/* ---- Control and worker steps ------------------------------------------------------- */
+
+/* Whether one more replica fits node n at the predicted share and memory of its type,
+ * and the largest free share among its GPUs that fit (the control step's score). */
+static bool node_eligible(const pred_state *s, const sim_view *v, const sim_job *j, const pjob *pj,
+                          uint32_t n, uint32_t *best_free)
+{
+    uint16_t t = v->node_gpu_type[n];
+    if (t >= SIM_MAX_GPU_TYPES || !pj->milli[t])
+        return false;
+    uint32_t milli = pj->milli[t];
+    uint64_t mem = pj->mem_mib[t];
+    if (!place_fits(&s->ws, v, j, n, milli, mem))
+        return false;
+    const place_ws *w = &s->ws;
+    bool tent = w->t_node[n];
+    uint32_t first = v->node_gpu_first[n], end = first + v->node_gpu_count[n], best = 0;
+    for (uint32_t g = first; g < end; g++) {
+        uint32_t used = v->gpu_used_milli[g] + (tent ? w->t_milli[g] : 0);
+        uint64_t umem = v->gpu_used_mem[g] + (tent ? w->t_gmem[g] : 0);
+        if (used + milli <= SIM_MILLI_GPU && umem + mem <= v->gpu_mem_total[g] &&
+            SIM_MILLI_GPU - used > best)
+            best = SIM_MILLI_GPU - used;
+    }
+    *best_free = best;
+    return true;
+}
+
+static void tentative(place_ws *w, const sim_job *j, uint32_t n, const uint32_t *gpus,
+                      uint32_t milli, uint64_t mem, bool add)
+{
+    w->t_node[n] = add;
+    w->t_cpu[n] = add ? w->t_cpu[n] + j->cpu_per_replica : 0;
+    w->t_mem[n] = add ? w->t_mem[n] + j->mem_per_replica : 0;
+    for (uint32_t k = 0; k < j->gpus_per_replica; k++) {
+        w->t_milli[gpus[k]] = add ? w->t_milli[gpus[k]] + milli : 0;
+        w->t_gmem[gpus[k]] = add ? w->t_gmem[gpus[k]] + mem : 0;
+    }
+}
+
+/*
+ * Place all replicas of a GPU job by the control and worker steps. The first replica
+ * fixes the GPU type (a job holds one share on all its GPUs); later replicas go to
+ * eligible nodes of that type. On success fills *out from the workspace.
+ */
+static bool place_job(pred_state *s, const sim_view *v, sim_job_id id, sim_placement *out)
+{
+    const sim_job *j = sim_view_job(v, id);
+    const pjob *pj = sim_view_job_state(v, id);
+    place_ws *w = &s->ws;
+    uint32_t R = j->nominal_replicas, gpr = j->gpus_per_replica;
+    if ((uint64_t)R * gpr > w->max_slots)
+        return false;
+    uint16_t type = 0;
+    uint32_t placed = 0;
+    bool ok = true;
+    for (uint32_t r = 0; r < R; r++) {
+        uint32_t best = UINT32_MAX, best_free = 0;
+        for (uint32_t n = 0; n < v->n_nodes; n++) {
+            uint32_t f;
+            if ((type && v->node_gpu_type[n] != type) || !node_eligible(s, v, j, pj, n, &f))
+                continue;
+            if (best == UINT32_MAX || f > best_free) {
+                best = n;
+                best_free = f;
+            }
+        }
+        if (best == UINT32_MAX) {
+            ok = false;
+            break;
+        }
+        type = v->node_gpu_type[best];
+        place_gpu_order order = pj->ls ? PLACE_GPU_LEAST_USED : PLACE_GPU_MOST_USED;
+        if (!place_pick_gpus(w, v, j, best, pj->milli[type], pj->mem_mib[type], order,
+                             w->gpus + r * gpr)) {
+            ok = false;
+            break;
+        }
+        w->nodes[r] = best;
+        placed++;
+        if (R > 1)
+            tentative(w, j, best, w->gpus + r * gpr, pj->milli[type], pj->mem_mib[type], true);
+    }
+    if (R > 1)
+        for (uint32_t r = 0; r < placed; r++)
+            tentative(w, j, w->nodes[r], w->gpus + r * gpr, 0, 0, false);
+    if (!ok)
+        return false;
+    out->replicas = R;
+    out->nodes = w->nodes;
+    out->gpus = w->gpus;
+    out->milli = pj->milli[type];
+    out->gpu_mem_mib = pj->mem_mib[type];
+    return true;
+}
+
+/* A CPU-only job (nothing to predict): each replica on the node with the largest
+ * allocated fraction of CPU that fits (ties: node order), as binpack does. */
+static bool place_cpu_job(pred_state *s, const sim_view *v, sim_job_id id, sim_placement *out)
+{
+    const sim_job *j = sim_view_job(v, id);
+    place_ws *w = &s->ws;
+    uint32_t R = j->nominal_replicas, placed = 0;
+    if (R > w->max_slots)
+        return false;
+    for (uint32_t r = 0; r < R; r++) {
+        uint32_t best = UINT32_MAX;
+        double best_used = -1;
+        for (uint32_t n = 0; n < v->n_nodes; n++) {
+            if (!place_fits(w, v, j, n, 0, 0))
+                continue;
+            double used = v->node_cpu_total[n]
+                              ? (double)v->node_cpu_used[n] / (double)v->node_cpu_total[n]
+                              : 0;
+            if (used > best_used) {
+                best = n;
+                best_used = used;
+            }
+        }
+        if (best == UINT32_MAX)
+            break;
+        w->nodes[r] = best;
+        placed++;
+        if (R > 1)
+            tentative(w, j, best, NULL, 0, 0, true);
+    }
+    if (R > 1)
+        for (uint32_t r = 0; r < placed; r++)
+            tentative(w, j, w->nodes[r], NULL, 0, 0, false);
+    if (placed < R)
+        return false;
+    out->replicas = R;
+    out->nodes = w->nodes;
+    out->gpus = NULL;
+    out->milli = 0;
+    out->gpu_mem_mib = 0;
+    return true;
+}
+
+static int start_job(pred_state *s, const sim_view *v, sim_job_id id, const sim_placement *p,
+                     policy_decisions *out)
+{
+    const sim_job *j = sim_view_job(v, id);
+    pjob *pj = sim_view_job_state(v, id);
+    int rc = sim_decide_start(out, id, p);
+    if (rc != SIM_OK || !j->gpus_per_replica)
+        return rc;
+    uint16_t t = v->node_gpu_type[p->nodes[0]];
+    pj->type = t;
+    if (pj->time_s[t] > 0 || !job_spec_has(&j->spec, SIM_ATTR_SLO_S))
+        pj->target_s = job_spec_has(&j->spec, SIM_ATTR_SLO_S) ? j->spec.attr[SIM_ATTR_SLO_S]
+                                                              : s->slo_factor * pj->time_s[t];
+    else
+        pj->target_s = j->spec.attr[SIM_ATTR_SLO_S];
+    if (pj->ls && !pj->running) {
+        s->ls_running++;
+        if (s->next_monitor == SIM_TIME_NEVER || s->next_monitor <= v->now)
+            s->next_monitor = v->now + (sim_time)llround(s->monitor_s * 1e6);
+    }
+    pj->running = true;
+    return sim_decide_predict(out, id, pj->time_s[t], pj->util[t]);
+}
+
+/* ---- Eviction ---------------------------------------------------------------------- */
+
+/* Collect the running BE jobs resident on GPU g into s->res, largest share first
+ * (ties: lower id). Returns their number. */
+static uint32_t be_residents(pred_state *s, const sim_view *v, uint32_t g)
+{
+    uint32_t n = 0;
+    for (uint32_t a = v->gpu_first_res[g]; a != UINT32_MAX && n < s->res_cap;
+         a = v->allocs[a].next_on_gpu) {
+        sim_job_id b = v->allocs[a].job;
+        const pjob *pb = sim_view_job_state(v, b);
+        if (pb->ls || v->jobs[b].state != SIM_JOB_RUNNING)
+            continue;
+        s->res[n++] = b;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        sim_job_id x = s->res[i];
+        uint32_t k = i;
+        while (k > 0 && (v->jobs[s->res[k - 1]].share_milli < v->jobs[x].share_milli ||
+                         (v->jobs[s->res[k - 1]].share_milli == v->jobs[x].share_milli &&
+                          s->res[k - 1] > x))) {
+            s->res[k] = s->res[k - 1];
+            k--;
+        }
+        s->res[k] = x;
+    }
+    return n;
+}
+
+/* Share and memory of GPU g held by running BE jobs. */
+static void be_held(const sim_view *v, uint32_t g, uint32_t *milli, uint64_t *mem)
+{
+    *milli = 0;
+    *mem = 0;
+    for (uint32_t a = v->gpu_first_res[g]; a != UINT32_MAX; a = v->allocs[a].next_on_gpu) {
+        const pjob *pb = sim_view_job_state(v, v->allocs[a].job);
+        if (!pb->ls && v->jobs[v->allocs[a].job].state == SIM_JOB_RUNNING) {
+            *milli += v->allocs[a].milli;
+            *mem += v->allocs[a].gpu_mem_mib;
+        }
+    }
+}
+
+/* BE share that must leave GPU g for `milli` and `mem` to fit there, or UINT32_MAX when
+ * even evicting every BE job on it would not do. */
+static uint32_t evict_cost(const sim_view *v, uint32_t g, uint32_t milli, uint64_t mem)
+{
+    uint32_t bm;
+    uint64_t bmem;
+    be_held(v, g, &bm, &bmem);
+    uint32_t freem = sim_view_gpu_free_milli(v, g);
+    uint64_t freemem = sim_view_gpu_free_mem(v, g);
+    if (freem + bm < milli || freemem + bmem < mem)
+        return UINT32_MAX;
+    if (freem >= milli && freemem >= mem)
+        return 0;
+    /* Memory alone short: at least one BE job must go. */
+    return freem >= milli ? 1 : milli - freem;
+}
+
+static bool node_resources_fit(const sim_view *v, const sim_job *j, uint32_t n)
+{
+    return v->node_cpu_used[n] + j->cpu_per_replica <= v->node_cpu_total[n] &&
+           v->node_mem_used[n] + j->mem_per_replica <= v->node_mem_total[n];
+}
+
+/*
+ * An LS job that fits nowhere: find the node where evicting BE jobs makes room for its
+ * (single) replica with the least BE share evicted (ties: node order), and evict them
+ * there, largest share first. Nothing is evicted unless that makes room. Only
+ * single-replica jobs evict. *evicted tells whether any job was evicted.
+ */
+static int evict_for(pred_state *s, const sim_view *v, sim_job_id id, policy_decisions *out,
+                     bool *evicted)
+{
+    *evicted = false;
+    const sim_job *j = sim_view_job(v, id);
+    const pjob *pj = sim_view_job_state(v, id);
+    uint32_t gpr = j->gpus_per_replica;
+    uint32_t *cost = s->ws.cand;
+    if (j->nominal_replicas != 1 || gpr == 0)
+        return SIM_OK;
+    uint32_t best = UINT32_MAX;
+    uint64_t best_cost = UINT64_MAX;
+    for (uint32_t n = 0; n < v->n_nodes; n++) {
+        uint16_t t = v->node_gpu_type[n];
+        if (!v->node_up[n] || t >= SIM_MAX_GPU_TYPES || !pj->milli[t] || v->node_gpu_count[n] < gpr)
+            continue;
+        /* CPU and host memory, counting what the node's BE jobs would give back. */
+        uint64_t be_cpu = 0, be_hmem = 0;
+        uint32_t first = v->node_gpu_first[n], end = first + v->node_gpu_count[n];
+        for (uint32_t g = first; g < end; g++)
+            for (uint32_t a = v->gpu_first_res[g]; a != UINT32_MAX; a = v->allocs[a].next_on_gpu) {
+                const pjob *pb = sim_view_job_state(v, v->allocs[a].job);
+                if (!pb->ls) {
+                    be_cpu += v->allocs[a].cpu_milli;
+                    be_hmem += v->allocs[a].mem_mib;
+                }
+            }
+        if (v->node_cpu_used[n] - be_cpu + j->cpu_per_replica > v->node_cpu_total[n] ||
+            v->node_mem_used[n] - be_hmem + j->mem_per_replica > v->node_mem_total[n])
+            continue;
+        uint32_t k = 0;
+        for (uint32_t g = first; g < end; g++) {
+            uint32_t c = evict_cost(v, g, pj->milli[t], pj->mem_mib[t]);
+            if (c != UINT32_MAX)
+                cost[k++] = c;
+        }
+        if (k < gpr)
+            continue;
+        /* The sum of the gpr smallest costs (partial selection). */
+        uint64_t sum = 0;
+        for (uint32_t i = 0; i < gpr; i++) {
+            uint32_t m = i;
+            for (uint32_t q = i + 1; q < k; q++)
+                if (cost[q] < cost[m])
+                    m = q;
+            uint32_t tmp = cost[i];
+            cost[i] = cost[m];
+            cost[m] = tmp;
+            sum += cost[i];
+        }
+        if (!node_resources_fit(v, j, n))
+            sum++;
+        if (sum > 0 && sum < best_cost) {
+            best_cost = sum;
+            best = n;
+        }
+    }
+    if (best == UINT32_MAX)
+        return SIM_OK;
+    uint16_t t = v->node_gpu_type[best];
+    uint32_t milli = pj->milli[t];
+    uint64_t mem = pj->mem_mib[t];
+    uint32_t first = v->node_gpu_first[best], end = first + v->node_gpu_count[best];
+    /* The cheapest GPUs, one at a time: evict on each until the replica's share fits. */
+    uint32_t *chosen = s->ws.gpus;
+    for (uint32_t done = 0; done < gpr; done++) {
+        uint32_t pick = UINT32_MAX, pick_cost = UINT32_MAX;
+        for (uint32_t g = first; g < end; g++) {
+            bool taken = false;
+            for (uint32_t q = 0; q < done; q++)
+                taken |= chosen[q] == g;
+            uint32_t c = taken ? UINT32_MAX : evict_cost(v, g, milli, mem);
+            if (c < pick_cost) {
+                pick_cost = c;
+                pick = g;
+            }
+        }
+        if (pick == UINT32_MAX)
+            break;
+        chosen[done] = pick;
+        uint32_t nres = be_residents(s, v, pick);
+        for (uint32_t q = 0; q < nres; q++) {
+            if (sim_view_gpu_free_milli(v, pick) >= milli && sim_view_gpu_free_mem(v, pick) >= mem)
+                break;
+            if (v->jobs[s->res[q]].state != SIM_JOB_RUNNING)
+                continue;
+            int rc = sim_decide_preempt(out, s->res[q], true);
+            if (rc != SIM_OK)
+                return rc;
+            *evicted = true;
+        }
+    }
+    /* CPU and host memory: evict further BE jobs of the node while they lack. */
+    for (uint32_t g = first; g < end && !node_resources_fit(v, j, best); g++) {
+        uint32_t nres = be_residents(s, v, g);
+        for (uint32_t q = 0; q < nres && !node_resources_fit(v, j, best); q++) {
+            int rc = sim_decide_preempt(out, s->res[q], true);
+            if (rc != SIM_OK)
+                return rc;
+            *evicted = true;
+        }
+    }
+    return SIM_OK;
+}
+
+/* ---- QoS monitor -------------------------------------------------------------------- */
+
+/* Minimum share of a BE job: be_min of its predicted share on its type (at least 1). */
+static uint32_t be_minimum(const pred_state *s, const pjob *pb)
+{
+    double m = ceil(s->be_min * pb->milli[pb->type]);
+    return m < 1 ? 1 : (uint32_t)m;
+}
+
+/* Grow LS job id's share by up to `delta`, taking free share first, then BE shares on
+ * each of its GPUs. */
+static int grow_share(pred_state *s, const sim_view *v, sim_job_id id, uint32_t delta,
+                      policy_decisions *out)
+{
+    const sim_job *j = sim_view_job(v, id);
+    /* What every GPU of the job can give: its free share plus all BE shares. */
+    for (uint32_t a = j->alloc_head; a != UINT32_MAX; a = v->allocs[a].next_in_job) {
+        uint32_t g = v->allocs[a].gpu, bm;
+        uint64_t bmem;
+        be_held(v, g, &bm, &bmem);
+        uint32_t avail = sim_view_gpu_free_milli(v, g) + bm;
+        if (avail < delta)
+            delta = avail;
+    }
+    if (delta == 0)
+        return SIM_OK;
+    for (uint32_t a = j->alloc_head; a != UINT32_MAX; a = v->allocs[a].next_in_job) {
+        uint32_t g = v->allocs[a].gpu;
+        uint32_t nres = be_residents(s, v, g);
+        for (uint32_t k = 0; k < nres; k++) {
+            uint32_t freem = sim_view_gpu_free_milli(v, g);
+            if (freem >= delta)
+                break;
+            sim_job_id b = s->res[k];
+            const sim_job *jb = sim_view_job(v, b);
+            if (jb->state != SIM_JOB_RUNNING)
+                continue;
+            uint32_t need = delta - freem;
+            const pjob *pb = sim_view_job_state(v, b);
+            int rc;
+            if (jb->share_milli > need && jb->share_milli - need >= be_minimum(s, pb))
+                rc = sim_decide_set_share(out, b, jb->share_milli - need);
+            else
+                rc = sim_decide_preempt(out, b, true);
+            if (rc != SIM_OK)
+                return rc;
+        }
+    }
+    return sim_decide_set_share(out, id, j->share_milli + delta);
+}
+
+static int monitor(pred_state *s, const sim_view *v, policy_decisions *out)
+{
+    uint32_t step = (uint32_t)llround(s->step * SIM_MILLI_GPU);
+    if (step < 1)
+        step = 1;
+    for (sim_job_id id = v->running_head; id != SIM_JOB_NONE;) {
+        sim_job_id next = sim_view_next(v, id);
+        const sim_job *j = sim_view_job(v, id);
+        pjob *pj = sim_view_job_state(v, id);
+        if (!pj->ls || !pj->running || !j->gpus_per_replica || j->state != SIM_JOB_RUNNING) {
+            id = next;
+            continue;
+        }
+        uint16_t t = pj->type;
+        double done = j->work_total_s > 0 ? sim_view_work_done(v, id) / j->work_total_s : 1;
+        double x[MODEL_F_GPU_CC];
+        model_features_job(&j->spec, x);
+        x[MODEL_F_ITERS] *= 1 - done;
+        double remaining = model_predictor_time(&s->pred, x, s->gpu_x[t], pj->util[t]);
+        double elapsed = (double)(v->now - j->spec.submit_us) / 1e6;
+        uint32_t used = sim_view_job_used_milli(v, id);
+        int rc = SIM_OK;
+        if (elapsed + remaining > pj->target_s) {
+            bool bound = used >= j->share_milli;
+            if (j->share_milli < SIM_MILLI_GPU && (bound || !s->saturated_only)) {
+                uint32_t d =
+                    SIM_MILLI_GPU - j->share_milli < step ? SIM_MILLI_GPU - j->share_milli : step;
+                rc = grow_share(s, v, id, d, out);
+            }
+        } else if (s->throttle && used > pj->milli[t] && j->share_milli > pj->milli[t]) {
+            rc = sim_decide_set_share(out, id, pj->milli[t]);
+        }
+        if (rc != SIM_OK)
+            return rc;
+        id = next;
+    }
+    return SIM_OK;
+}
+
+/* ---- schedule ---------------------------------------------------------------------- */
+
+static int try_pending(pred_state *s, const sim_view *v, policy_decisions *out, bool ls_pass,
+                       bool fresh, uint64_t upto)
+{
+    for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE;) {
+        const sim_job *j = sim_view_job(v, id);
+        sim_job_id next = j->list_next;
+        pjob *pj = sim_view_job_state(v, id);
+        if (!pj->predicted)
+            predict_job(s, v, id);
+        if (pj->featureless) {
+            int rc = sim_decide_reject(out, id,
+                                       "no execution features (batch_size, iterations, "
+                                       "input_size) to predict from; give the trace "
+                                       "columns or run with --zoo");
+            if (rc != SIM_OK)
+                return rc;
+            id = next;
+            continue;
+        }
+        if (pj->ls != ls_pass || (!fresh && j->enqueue_seq < upto)) {
+            id = next;
+            continue;
+        }
+        sim_placement p;
+        bool placed = j->gpus_per_replica ? place_job(s, v, id, &p) : place_cpu_job(s, v, id, &p);
+        if (!placed && ls_pass && s->evict && j->gpus_per_replica) {
+            bool evicted;
+            int rc = evict_for(s, v, id, out, &evicted);
+            if (rc != SIM_OK)
+                return rc;
+            /* Evicted jobs went to the end of the pending list: `next` is still valid. */
+            placed = evicted && place_job(s, v, id, &p);
+        }
+        if (placed) {
+            int rc = start_job(s, v, id, &p, out);
+            if (rc != SIM_OK)
+                return rc;
+        }
+        id = next;
+    }
+    return SIM_OK;
+}
+
+static int pred_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    pred_state *s = st;
+    if (!s->types_ready)
+        resolve_types(s, v);
+    int rc;
+    if (s->next_monitor != SIM_TIME_NEVER && now >= s->next_monitor) {
+        s->next_monitor =
+            s->ls_running ? now + (sim_time)llround(s->monitor_s * 1e6) : SIM_TIME_NEVER;
+        if (s->ls_running && (rc = monitor(s, v, out)) != SIM_OK)
+            return rc;
+    }
+    bool fresh = !s->primed || v->release_epoch != s->epoch;
+    uint64_t upto = s->enqueued_upto;
+    for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE; id = sim_view_next(v, id))
+        if (sim_view_job(v, id)->enqueue_seq >= s->enqueued_upto)
+            s->enqueued_upto = sim_view_job(v, id)->enqueue_seq + 1;
+    if ((rc = try_pending(s, v, out, true, fresh, upto)) != SIM_OK ||
+        (rc = try_pending(s, v, out, false, fresh, upto)) != SIM_OK)
+        return rc;
+    /* Jobs evicted in this call were enqueued after `upto`: try them next time. */
+    s->primed = true;
+    s->epoch = v->release_epoch;
+    return SIM_OK;
+}
+
+static sim_time pred_next_wakeup(const void *st, const sim_view *v, sim_time now)
+{
+    const pred_state *s = st;
+    (void)v;
+    (void)now;
+    return s->ls_running ? s->next_monitor : SIM_TIME_NEVER;
+}
+
+const policy_ops policy_predictive = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "predictive",
+    .summary = "predicted-demand placement: MLP-predicted shares per GPU type, LS before BE, "
+               "BE eviction, QoS monitor",
+    .state_size = sizeof(pred_state),
+    .job_state_size = sizeof(pjob),
+    .options = pred_options,
+    .init = pred_init,
+    .fini = pred_fini,
+    .on_arrival = pred_on_arrival,
+    .on_finish = pred_on_finish,
+    .on_requeue = pred_on_requeue,
+    .schedule = pred_schedule,
+    .next_wakeup = pred_next_wakeup,
+};

@@ -56,7 +56,8 @@ typedef struct policy_ops {
     /* Bookkeeping hooks (optional): update policy state only. */
     void (*on_arrival)(void *st, const sim_view *v, sim_job_id job);
     void (*on_finish)(void *st, const sim_view *v, sim_job_id job);
-    /* The job went back to the pending list (preempted, or its node failed). */
+    /* The core returned the job to the pending list on its own (its node failed). A
+     * policy's own preemptions (sim_decide_preempt) do not call this hook. */
     void (*on_requeue)(void *st, const sim_view *v, sim_job_id job);
 
     /* Take decisions. Returns SIM_OK or an error (which ends the run). */

@@ -46,6 +46,7 @@ static double now_s(void)
  * peak RSS. Returns the exit status. */
 static int spawn(char *const argv[], const char *log, sample *s)
 {
+    fflush(stdout);
     double t0 = now_s();
     pid_t pid = fork();
     if (pid < 0)

@@ -57,15 +57,6 @@ static int tab_is_space(unsigned char c)
     return c == ' ';
 }
 
-static int comma_is_space(unsigned char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-static int is_term(unsigned char c)
-{
-    return c == '\n' || c == '\r';
-}
 
 int csvin_open(csvin **out, const char *path, char delim, sim_diag *d)
 {
@@ -92,8 +83,10 @@ int csvin_open(csvin **out, const char *path, char delim, sim_diag *d)
     csv_set_realloc_func(&r->p, csv_realloc_hook);
     csv_set_free_func(&r->p, sim_free);
     csv_set_delim(&r->p, (unsigned char)delim);
-    csv_set_space_func(&r->p, delim == '\t' ? tab_is_space : comma_is_space);
-    csv_set_term_func(&r->p, is_term);
+    /* libcsv's built-in tests (space or tab; CR or LF) are inlined; a function is set
+     * only where they are wrong: a tab delimiter is not a space. */
+    if (delim == '\t')
+        csv_set_space_func(&r->p, tab_is_space);
     r->chunk_size = CHUNK;
     r->cur_line = 1;
     r->row_line = 1;
@@ -221,11 +214,17 @@ static void on_field(void *data, size_t len, void *ctx)
         return;
     }
     const unsigned char *s = data ? data : (const unsigned char *)"";
-    if (len && memchr(s, '\0', len)) {
+    /* Most fields are plain ASCII without NUL: one pass decides. */
+    unsigned char any_high = 0, any_nul = 0;
+    for (size_t i = 0; i < len; i++) {
+        any_high |= s[i] & 0x80;
+        any_nul |= s[i] == 0;
+    }
+    if (any_nul) {
         set_cb_error(r, col, "NUL byte in field");
         return;
     }
-    size_t ok = utf8_valid_prefix(s, len);
+    size_t ok = any_high ? utf8_valid_prefix(s, len) : len;
     if (ok != len) {
         char m[96];
         snprintf(m, sizeof m, "invalid UTF-8 at byte %zu of the field", ok + 1);

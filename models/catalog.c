@@ -89,7 +89,10 @@ static int load_row(model_catalog *c, const csvin *in, const csvin_row *row, con
         while (*a) {
             const char *bar = strchr(a, '|');
             size_t len = bar ? (size_t)(bar - a) : strlen(a);
-            if (len && sim_intern_alias(c->names, a, len, id) != SIM_OK)
+            int ast = len ? sim_intern_alias(c->names, a, len, id) : SIM_OK;
+            if (ast == SIM_ENOMEM)
+                return sim_diag_set(d, SIM_ENOMEM, path, row->line, 0, "out of memory");
+            if (ast != SIM_OK)
                 return csvin_field_error(in, row, ix[C_ALIASES], "aliases",
                                          "aliases not used by another type", d);
             a += len + (bar ? 1 : 0);

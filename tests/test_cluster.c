@@ -3,6 +3,7 @@
  * CPU-only nodes) and compact strings, and their errors.
  */
 #include "models/catalog.h"
+#include "sim/alloc.h"
 #include "traces/cluster.h"
 
 #include "check.h"
@@ -104,6 +105,30 @@ int main(void)
         CHECK_EQ_I64(cluster_spec_gpus(c), 6212);
         cluster_spec_destroy(c);
     }
+    /* Every allocation failure while loading a catalog or a cluster is SIM_ENOMEM and
+     * leaks nothing. */
+    int64_t base = sim_alloc_live();
+    int failed = 0;
+    for (uint64_t k = 1; k < 80; k++) {
+        sim_alloc_fail_after(k);
+        model_catalog *c2 = NULL;
+        cluster_spec *cs = NULL;
+        int st1 = model_catalog_load(&c2, path, &d);
+        int st2 = cluster_spec_load(&cs, "cluster_ok.csv", names, &d);
+        int st3 = SIM_OK;
+        cluster_spec *cs2 = NULL;
+        st3 = cluster_spec_load(&cs2, "300xV100M32:8,2xT4:2", names, &d);
+        sim_alloc_fail_after(0);
+        CHECK(st1 == SIM_OK || st1 == SIM_ENOMEM);
+        CHECK(st2 == SIM_OK || st2 == SIM_ENOMEM);
+        CHECK(st3 == SIM_OK || st3 == SIM_ENOMEM);
+        failed += st1 != SIM_OK || st2 != SIM_OK || st3 != SIM_OK;
+        model_catalog_destroy(c2);
+        cluster_spec_destroy(cs);
+        cluster_spec_destroy(cs2);
+        CHECK_EQ_I64(sim_alloc_live(), base);
+    }
+    CHECK(failed > 10);
     model_catalog_destroy(cat);
     return check_done();
 }

@@ -25,6 +25,11 @@ static const trace_format *const formats[] = {
     &trace_format_native,
     &trace_format_alibaba2023,
     &trace_format_philly,
+    &trace_format_helios,
+    &trace_format_alibaba2020,
+    &trace_format_gavel,
+    &trace_format_muri,
+    &trace_format_tiresias,
     NULL,
 };
 

@@ -58,6 +58,7 @@ struct trace_reader {
     size_t ids_cap, ids_n;
     void *state; /* format-specific */
     uint64_t n_ignored; /* records the format documents as not being jobs */
+    bool tenant_user;   /* option tenant=user: the user, not the VC, is the tenant */
     /* Absolute timestamps (set by the format): after the whole read, times are shifted
      * to seconds since midnight of the day of the earliest submission. */
     bool rebase_day;

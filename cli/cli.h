@@ -64,6 +64,7 @@ typedef struct run_args {
     uint32_t n_trace_opts;
     const trace_gen_config *gen; /* synthetic source instead of a trace file */
     const char *cluster; /* file or compact string */
+    const char *cluster_gpu_type; /* type of cluster specs that name none (NULL = V100M16) */
     const char *catalog; /* NULL = shipped */
     const char *policy;
     policy_config pcfg;

@@ -15,6 +15,7 @@ static const char usage[] =
     "  --format NAME         trace format (default native; see below)\n"
     "  --trace-opt K=V       format-specific option (repeatable), e.g. tenant=user\n"
     "  --cluster FILE|SPEC   node-list CSV, or e.g. 4xV100M32:8,16xT4:2\n"
+    "  --cluster-gpu-type T  GPU type of cluster specs that name none (default V100M16)\n"
     "  --catalog FILE        GPU catalog CSV (default: the shipped models/data/gpus.csv)\n"
     "  --policy NAME         scheduling policy (default binpack; `clustersim policies`)\n"
     "  --policy-opt K=V      policy option (repeatable)\n"
@@ -66,6 +67,10 @@ int cmd_run(int argc, char **argv)
         } else if (OPT("--trace-opt")) {
             if (m < 0 || !cli_trace_opt(a.trace_opts, &a.n_trace_opts, v))
                 return 2;
+        } else if (OPT("--cluster-gpu-type")) {
+            if (m < 0)
+                return 2;
+            a.cluster_gpu_type = v;
         } else if (OPT("--cluster")) {
             if (m < 0)
                 return 2;

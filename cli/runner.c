@@ -216,7 +216,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         st = sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "no cluster given (--cluster FILE or SPEC)");
         goto out;
     }
-    if ((st = cluster_spec_load(&cl, a->cluster, model_catalog_names(cat), d)) != SIM_OK)
+    if ((st = cluster_spec_load_typed(&cl, a->cluster, model_catalog_names(cat),
+                                      a->cluster_gpu_type, d)) != SIM_OK)
         goto out;
     tenants = sim_intern_create(false);
     models = sim_intern_create(false);

@@ -257,4 +257,5 @@ const trace_format trace_format_alibaba2020 = {
     .close = pai_close,
     .in_memory = true,
     .options = pai_options,
+    .empty_expect = "job rows job_name,inst_id,user,status,start_time,end_time",
 };

@@ -262,4 +262,5 @@ const trace_format trace_format_gavel = {
     .row = gavel_row,
     .close = gavel_close,
     .options = gavel_options,
+    .empty_expect = "tab-separated job lines (job_type, command, ...; 10 or 7 fields)",
 };

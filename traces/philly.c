@@ -33,7 +33,7 @@ typedef struct philly_state {
     gzFile gz;
     unsigned char *chunk;
     size_t pos, end;
-    bool eof;
+    bool eof, started;
     long line;
     int phase; /* 0: before '[', 1: element or ']', 2: ',' or ']', 3: after ']' */
     bool need_element; /* after ',' an element must follow */
@@ -70,7 +70,8 @@ static int csv_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
 static int jfill(trace_reader *r, sim_diag *d)
 {
     philly_state *s = r->state;
-    int n = gzread(s->gz, s->chunk, JCHUNK);
+    unsigned want = r->chunk && r->chunk < JCHUNK ? (unsigned)r->chunk : JCHUNK;
+    int n = gzread(s->gz, s->chunk, want);
     int zerr = Z_OK;
     if (n <= 0)
         gzerror(s->gz, &zerr);
@@ -82,6 +83,11 @@ static int jfill(trace_reader *r, sim_diag *d)
         s->eof = true;
     s->pos = 0;
     s->end = (size_t)n;
+    /* Skip a byte-order mark at the start of the text. */
+    if (!s->started && n >= 3 && s->chunk[0] == 0xEF && s->chunk[1] == 0xBB && s->chunk[2] == 0xBF)
+        s->pos = 3;
+    if (n > 0)
+        s->started = true;
     return SIM_OK;
 }
 
@@ -113,7 +119,7 @@ static int jpeek(trace_reader *r, int *c, sim_diag *d)
 
 static void jquote(json_object *v, char *buf, size_t size)
 {
-    const char *txt = v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN) : "nothing";
+    const char *txt = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
     csvin_quote(txt, strlen(txt), buf, size);
 }
 
@@ -121,6 +127,9 @@ static int jerror(trace_reader *r, long line, const char *field, const char *wha
                   sim_diag *d)
 {
     char q[200];
+    if (!v)
+        return sim_diag_set(d, SIM_EPARSE, r->path, line, 0,
+                            "field '%s': expected %s, got nothing (no such member)", field, what);
     jquote(v, q, sizeof q);
     return sim_diag_set(d, SIM_EPARSE, r->path, line, 0, "field '%s': expected %s, got %s", field,
                         what, q);
@@ -470,12 +479,6 @@ static int philly_open(trace_reader *r, sim_diag *d)
         return sim_diag_set(d, SIM_EIO, r->path, 0, 0, "cannot open");
     gzbuffer(s->gz, JCHUNK);
     s->line = 1;
-    /* Skip a byte-order mark. */
-    int st = jfill(r, d);
-    if (st != SIM_OK)
-        return st;
-    if (s->end >= 3 && s->chunk[0] == 0xEF && s->chunk[1] == 0xBB && s->chunk[2] == 0xBF)
-        s->pos = 3;
     return SIM_OK;
 }
 

@@ -155,6 +155,13 @@ void trace_reader_close(trace_reader *r)
     sim_free(r);
 }
 
+void trace_reader_set_chunk(trace_reader *r, size_t bytes)
+{
+    r->chunk = bytes;
+    if (r->in)
+        csvin_set_chunk(r->in, bytes);
+}
+
 uint64_t trace_reader_ignored(const trace_reader *r)
 {
     return r->n_ignored;
@@ -278,6 +285,9 @@ static int raw_next(trace_reader *r, job_spec *job, sim_diag *d)
         }
         csvin_row row;
         st = csvin_next(r->in, &row, d);
+        if (st == 0 && r->rows == 0 && r->fmt->empty_expect)
+            return sim_diag_set(d, SIM_EPARSE, r->path, 1, 0, "empty file: expected %s",
+                                r->fmt->empty_expect);
         if (st <= 0) {
             /* A malformed CSV row (quotes, NUL, UTF-8) can be skipped too; I/O cannot. */
             if (st == SIM_EPARSE && r->opt.skip_bad_rows) {
@@ -451,6 +461,9 @@ int trace_reader_next(trace_reader *r, job_spec *job, sim_diag *d)
     for (;;) {
         csvin_row row;
         int st = csvin_next(r->in, &row, d);
+        if (st == 0 && r->rows == 0 && r->fmt->empty_expect)
+            return sim_diag_set(d, SIM_EPARSE, r->path, 1, 0, "empty file: expected %s",
+                                r->fmt->empty_expect);
         if (st <= 0) {
             /* A malformed CSV row (quotes, NUL, UTF-8) can be skipped too; I/O cannot. */
             if (st == SIM_EPARSE && r->opt.skip_bad_rows) {

@@ -63,6 +63,10 @@ const char *trace_reader_ignored_columns(const trace_reader *r);
 
 void trace_reader_close(trace_reader *r);
 
+/* Test hook: read the input in pieces of `bytes` (1..65536) instead of 64 KiB. Call
+ * before the first trace_reader_next(). */
+void trace_reader_set_chunk(trace_reader *r, size_t bytes);
+
 /* Names of the supported formats, comma-separated. */
 const char *trace_format_list(void);
 

@@ -30,6 +30,8 @@ typedef struct trace_format {
     bool in_memory;
     /* Format-specific option keys (NULL-terminated), or NULL when it has none. */
     const char *const *options;
+    /* Headerless layouts: what an empty file should have held (an error names it). */
+    const char *empty_expect;
 } trace_format;
 
 /* One job held by an in-memory reader; name and command live in the reader's arena. */
@@ -59,6 +61,7 @@ struct trace_reader {
     void *state; /* format-specific */
     uint64_t n_ignored; /* records the format documents as not being jobs */
     bool tenant_user;   /* option tenant=user: the user, not the VC, is the tenant */
+    size_t chunk;       /* test hook: bytes per read (0 = 64 KiB) */
     /* Absolute timestamps (set by the format): after the whole read, times are shifted
      * to seconds since midnight of the day of the earliest submission. */
     bool rebase_day;

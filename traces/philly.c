@@ -35,7 +35,7 @@ typedef struct philly_state {
     size_t pos, end;
     bool eof, started;
     long line;
-    int phase; /* 0: before '[', 1: element or ']', 2: ',' or ']', 3: after ']' */
+    int phase; /* 0: before '[', 1: element or ']', 2: ',' or ']', 3: after ']', 4: dead */
     bool need_element; /* after ',' an element must follow */
     json_tokener *tok;
 } philly_state;
@@ -333,50 +333,55 @@ static int json_element(trace_reader *r, json_object **obj, long *start_line, si
     }
 }
 
+/* After a syntax error the position in the text is lost: the rest of the file is
+ * unreadable, and a reader that skips bad records stops there. */
+static int json_dead(philly_state *s, int st)
+{
+    s->phase = 4;
+    return st;
+}
+
 static int json_next(trace_reader *r, job_spec *j, sim_diag *d)
 {
     philly_state *s = r->state;
     int st, c;
     for (;;) {
+        if (s->phase == 4)
+            return 0;
         if (s->phase == 3) {
             if ((st = jpeek(r, &c, d)) != SIM_OK)
-                return st;
+                return json_dead(s, st);
             if (c >= 0)
-                return sim_diag_set(d, SIM_EPARSE, r->path, s->line, 0,
-                                    "malformed JSON: text after the closing ']'");
+                return json_dead(s, sim_diag_set(d, SIM_EPARSE, r->path, s->line, 0,
+                                                 "malformed JSON: text after the closing ']'"));
             return 0;
         }
         if (s->phase == 0) {
             if ((st = jexpect(r, "[", "'[' (an array of job objects)", &c, d)) != SIM_OK)
-                return st;
+                return json_dead(s, st);
             s->phase = 1;
             continue;
         }
         if (s->phase == 2) {
             if ((st = jexpect(r, ",]", "',' or ']'", &c, d)) != SIM_OK)
-                return st;
+                return json_dead(s, st);
             s->phase = c == ',' ? 1 : 3;
             s->need_element = c == ',';
             continue;
         }
         if ((st = jpeek(r, &c, d)) != SIM_OK)
-            return st;
+            return json_dead(s, st);
         if (c == ']' && !s->need_element) {
             s->pos++;
             s->phase = 3;
             continue;
         }
         if (c != '{')
-            return jexpect(r, "{", "a job object", &c, d);
+            return json_dead(s, jexpect(r, "{", "a job object", &c, d));
         json_object *o = NULL;
         long line;
-        if ((st = json_element(r, &o, &line, d)) != SIM_OK) {
-            /* The stream position is lost inside a bad object: nothing more to read. */
-            s->phase = 3;
-            s->eof = true;
-            s->pos = s->end;
-            return st;
-        }
+        if ((st = json_element(r, &o, &line, d)) != SIM_OK)
+            return json_dead(s, st);
         s->phase = 2;
         r->rows++;
         trace__job_defaults(j);

@@ -60,8 +60,12 @@ uint64_t place_gmem(const sim_job *j, uint64_t gmem)
 static inline bool gpu_fits(const place_ws *w, const sim_view *v, uint32_t g, uint32_t milli,
                             uint64_t gmem, bool tent)
 {
-    uint32_t used = v->gpu_used_milli[g] + (tent ? w->t_milli[g] : 0);
-    uint64_t umem = v->gpu_used_mem[g] + (tent ? w->t_gmem[g] : 0);
+    /* A GPU an earlier replica of the same job took is not offered again: the core
+     * refuses a placement that names one GPU twice, even when the shares would fit. */
+    if (tent && w->t_milli[g])
+        return false;
+    uint32_t used = v->gpu_used_milli[g];
+    uint64_t umem = v->gpu_used_mem[g];
     return used + milli <= SIM_MILLI_GPU && umem + gmem <= v->gpu_mem_total[g];
 }
 

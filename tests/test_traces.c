@@ -11,6 +11,7 @@
 #include "traces/trace.h"
 
 #include "check.h"
+#include "gavel_steps.h"
 
 #include <zlib.h>
 
@@ -470,41 +471,6 @@ static void test_clusters(void)
         cluster_spec_destroy(c);
         c = NULL;
     }
-}
-
-/* Derive a steps table from Gavel's isolated throughputs (k80, p100, v100 rows). */
-static bool derive_steps(const char *src, const char *dst)
-{
-    size_t n;
-    char *data = check_slurp(src, &n);
-    if (!data)
-        return false;
-    FILE *f = fopen(dst, "w");
-    fputs("job_type,scale_factor,gpu_type,steps_per_sec\n", f);
-    char *save = NULL;
-    for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        char *c1 = strchr(line, ',');
-        if (!c1)
-            continue;
-        *c1 = '\0';
-        const char *type = !strcmp(line, "k80")    ? "K80"
-                           : !strcmp(line, "p100") ? "P100"
-                           : !strcmp(line, "v100") ? "V100M16"
-                                                   : NULL;
-        char *rest = c1 + 1;
-        char *c3 = strrchr(rest, ','), *c2;
-        if (!type || !c3)
-            continue;
-        *c3 = '\0';
-        c2 = strrchr(rest, ',');
-        if (!c2)
-            continue;
-        *c2 = '\0';
-        fprintf(f, "\"%s\",%s,%s,%s\n", rest, c2 + 1, type, c3 + 1);
-    }
-    fclose(f);
-    free(data);
-    return true;
 }
 
 static void staged_count(const char *rel, const char *format, const char *opt, uint64_t want)

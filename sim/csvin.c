@@ -400,10 +400,11 @@ int csvin_next(csvin *r, csvin_row *row, sim_diag *d)
     for (;;) {
         if (r->pos == r->end) {
             if (r->eof) {
+                /* The end is final, whether or not the last row is well formed. */
+                r->finished = true;
                 if (csv_fini(&r->p, on_field, on_row, r) != 0)
                     return sim_diag_set(d, SIM_EPARSE, r->path, r->row_line, (int)r->nf + 1,
                                         "unterminated quoted field at the end of the file");
-                r->finished = true;
                 if (r->err)
                     return callback_error(r, d);
                 if (r->row_done && r->nf > 0) {

@@ -336,12 +336,41 @@ static int arena_put(trace_reader *r, const char *s, size_t *off)
     return SIM_OK;
 }
 
-static int cmp_held_time(const void *a, const void *b)
+typedef struct sort_key {
+    sim_time t;
+    uint64_t seq;
+} sort_key;
+
+static int cmp_key(const void *a, const void *b)
 {
-    const trace__held *x = a, *y = b;
-    if (x->job.submit_us != y->job.submit_us)
-        return x->job.submit_us < y->job.submit_us ? -1 : 1;
+    const sort_key *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sort the held jobs by (submit time, file order): 16-byte keys are sorted, then the
+ * records moved once, which is much faster than sorting the records themselves. */
+static int sort_held(trace_reader *r, sim_diag *d)
+{
+    size_t n = r->held_n;
+    sort_key *k = sim_reallocarray(NULL, n, sizeof *k);
+    trace__held *out = sim_reallocarray(NULL, n, sizeof *out);
+    if (!k || !out) {
+        sim_free(k);
+        sim_free(out);
+        return sim_diag_set(d, SIM_ENOMEM, r->path, 0, 0, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        k[i] = (sort_key){.t = r->held[i].job.submit_us, .seq = r->held[i].seq};
+    qsort(k, n, sizeof *k, cmp_key);
+    for (size_t i = 0; i < n; i++)
+        out[i] = r->held[k[i].seq];
+    sim_free(k);
+    sim_free(r->held);
+    r->held = out;
+    r->held_cap = n;
+    return SIM_OK;
 }
 
 static const trace__held *sort_base;
@@ -417,8 +446,8 @@ static int load_all(trace_reader *r, sim_diag *d)
     }
     if (st < 0)
         return st;
-    if (r->held_n)
-        qsort(r->held, r->held_n, sizeof *r->held, cmp_held_time);
+    if (r->held_n && (st = sort_held(r, d)) != SIM_OK)
+        return st;
     if (r->rebase_day && r->held_n) {
         const sim_time day = 86400 * SIM_US_PER_S;
         sim_time first = r->held[0].job.submit_us;

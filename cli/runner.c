@@ -157,7 +157,12 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
     }
     fputs("},\n  \"format\": ", f);
     json_escape(f, a->format ? a->format : (a->trace ? "native" : "generated"));
-    fputs(",\n  \"inputs\": [", f);
+    fputs(",\n  \"trace_options\": [", f);
+    for (uint32_t i = 0; i < a->n_trace_opts; i++) {
+        fputs(i ? ", " : "", f);
+        json_escape(f, a->trace_opts[i]);
+    }
+    fputs("],\n  \"inputs\": [", f);
     bool first = true;
     if (a->trace)
         write_input(f, "trace", a->trace, &first);

@@ -280,8 +280,12 @@ int trace_gen_next(trace_gen *g, job_spec *j)
     j->qos = gsl_rng_uniform(r) < g->c.frac_ls ? SIM_QOS_LS : SIM_QOS_BE;
     snprintf(g->name, sizeof g->name, "t%02u-%s-%u", tenant, model_names[m],
              (unsigned)gsl_rng_uniform_int(r, 4));
+    unsigned batch = 32u << gsl_rng_uniform_int(r, 4);
     snprintf(g->command, sizeof g->command, "python train.py --model %s --batch %u",
-             model_names[m], 32u << gsl_rng_uniform_int(r, 4));
+             model_names[m], batch);
+    /* The batch size of the command is an execution feature too. */
+    j->attr[SIM_ATTR_BATCH_SIZE] = batch;
+    j->attr_present |= UINT64_C(1) << SIM_ATTR_BATCH_SIZE;
     j->name = g->name;
     j->command = g->command;
     if (g->c.annotate)

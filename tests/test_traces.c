@@ -510,6 +510,50 @@ static void test_staged(void)
     }
 }
 
+/* Fail the k-th allocation of an open and whole read, for k = 1.. until a read
+ * succeeds: every failure is SIM_ENOMEM (or a clean read), and nothing leaks. */
+static void test_fault_injection(void)
+{
+    for (size_t g = 0; g < sizeof goods / sizeof goods[0]; g++) {
+        char path[1024];
+        snprintf(path, sizeof path, FIX "%s", goods[g].file);
+        int failures = 0, leaks = 0;
+        for (uint64_t k = 1; k < 400; k++) {
+            int64_t live = sim_alloc_live();
+            sim_intern *tenants = sim_intern_create(false), *models = sim_intern_create(false);
+            const char *opts[1] = {goods[g].opt};
+            trace_options o = {.format = goods[g].format,
+                               .tenants = tenants,
+                               .models = models,
+                               .gpu_types = model_catalog_names(cat),
+                               .opts = opts,
+                               .n_opts = goods[g].opt ? 1 : 0};
+            sim_alloc_fail_after(k);
+            trace_reader *r = NULL;
+            sim_diag d;
+            int st = trace_reader_open(&r, path, &o, &d);
+            job_spec j;
+            while (st == SIM_OK && (st = trace_reader_next(r, &j, &d)) == 1)
+                st = SIM_OK;
+            trace_reader_close(r);
+            sim_alloc_fail_after(0);
+            if (st != 0 && st != SIM_ENOMEM && st != SIM_EIO) {
+                failures++;
+                fprintf(stderr, "%s: allocation %llu: status %d: %s\n", goods[g].file,
+                        (unsigned long long)k, st, d.msg);
+            }
+            sim_intern_destroy(tenants);
+            sim_intern_destroy(models);
+            if (sim_alloc_live() != live)
+                leaks++;
+            if (st == 0)
+                break;
+        }
+        CHECK_EQ_I64(failures, 0);
+        CHECK_EQ_I64(leaks, 0);
+    }
+}
+
 int main(void)
 {
     sim_diag d;
@@ -526,6 +570,7 @@ int main(void)
     test_timestamps();
     test_clusters();
     test_staged();
+    test_fault_injection();
     model_catalog_destroy(cat);
     return check_done();
 }

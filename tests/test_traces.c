@@ -185,6 +185,8 @@ static void test_golden(void)
     CHECK(t && strstr(t, "application_1506638472019_14199|90699000000|193256.000000|8|2|"));
     /* The attempt without end_time counts nothing; the other ran 10 min 30 s. */
     CHECK(t && strstr(t, "application_1506638472019_00002|79500000000|630.000000|1|1|"));
+    /* Out of order in the file, sorted when read. */
+    CHECK(t && strstr(t, "_00002|") < strstr(t, "_14199|"));
     free(t);
     read_all(FIX "good_philly.json", "philly", "tenant=user", 0, &t, NULL, NULL, 0);
     CHECK(t && strstr(t, "|ce2f4c|"));
@@ -192,6 +194,8 @@ static void test_golden(void)
     read_all(FIX "good_helios.csv", "helios", NULL, 0, &t, NULL, NULL, 0);
     CHECK(t && strstr(t, "1425513|67280000000|675233.000000|0|1|0|0|vcpDC|"));
     CHECK(t && strstr(t, "1425512|67287000000|249.000000|16|2|1000|1000|vchbv||0|0|16000|"));
+    CHECK(t && strstr(t, "1425511|") < strstr(t, "1425513|") &&
+          strstr(t, "1425513|") < strstr(t, "1425512|"));
     free(t);
     read_all(FIX "good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "good_pai_tasks.csv", 0, &t,
              NULL, NULL, 0);
@@ -200,6 +204,7 @@ static void test_golden(void)
     CHECK(t && strstr(t, "j1|4550879000000|526.000000|2|2|500|500|u1||0|7|14000|70240|"));
     CHECK(t && strstr(t, "j4|4550950000000|990.000000|2|1|750|750|u3|"));
     CHECK(t && !strstr(t, "j3|"));
+    CHECK(t && strstr(t, "j2|") == t && strstr(t, "j1|") < strstr(t, "j4|"));
     free(t);
     read_all(FIX "good_gavel10.trace", "gavel", "steps_table=" FIX "gavel_steps.csv", 0, &t, NULL,
              NULL, 0);

@@ -421,12 +421,6 @@ static int philly_next(trace_reader *r, job_spec *j, sim_diag *d)
     }
 }
 
-static int philly_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag *d)
-{
-    philly_state *s = r->state;
-    return s->json ? 0 : csv_row(r, row, j, d);
-}
-
 /* First byte of the file that is not white space or a UTF-8 byte-order mark. */
 static int first_byte(const char *path)
 {
@@ -507,7 +501,6 @@ const trace_format trace_format_philly = {
                "cluster_job_log JSON",
     .delim = ',',
     .open = philly_open,
-    .row = philly_row,
     .next = philly_next,
     .close = philly_close,
     .in_memory = true,

@@ -19,7 +19,8 @@ typedef struct trace_format {
     /* Read the header (if any) and map columns. */
     int (*open)(trace_reader *r, sim_diag *d);
     /* Map one row to *job: 1 = a job, 0 = not a job (skip silently, e.g. a row the
-     * format documents as ignored), < 0 = error with d filled. */
+     * format documents as ignored), < 0 = error with d filled. NULL when `next` is
+     * given. */
     int (*row)(trace_reader *r, const csvin_row *row, job_spec *job, sim_diag *d);
     /* Optional: produce jobs without the CSV row loop (layouts that are not CSV, or
      * joins). It counts r->rows and sets job->line itself. */

@@ -75,6 +75,44 @@ static bool out_has(const char *text)
     return ok;
 }
 
+/* Hand-computed statistics of five jobs. */
+static void test_stats_golden(void)
+{
+    trace_stats s;
+    trace_stats_init(&s);
+    static const double dur[5] = {4, 1, 100, 3, 2};
+    static const uint32_t gpus[5] = {1, 8, 0, 1, 2}, milli[5] = {250, 1000, 0, 1000, 1000};
+    for (int k = 0; k < 5; k++) {
+        job_spec j = {0};
+        j.submit_us = (sim_time)(3700 + 86400 * k) * SIM_US_PER_S;
+        j.work_s = dur[k];
+        j.num_gpus = gpus[k];
+        j.gpu_milli = milli[k];
+        j.tenant = (uint32_t)(k % 2);
+        CHECK_EQ_I64(trace_stats_add(&s, &j), SIM_OK);
+    }
+    trace_stats_finish(&s);
+    CHECK_EQ_I64(s.jobs, 5);
+    CHECK_EQ_I64(s.cpu_only, 1);
+    CHECK_EQ_I64(s.by_hour[1], 5);
+    CHECK_EQ_I64(s.n_days, 5);
+    /* Sorted 1 2 3 4 100: p50 = 3; p10 at h = 0.4 -> 1.4; p90 at h = 3.6 -> 4 + 0.6 x 96. */
+    CHECK_NEAR(s.dur_q[2], 3, 1e-12);
+    CHECK_NEAR(s.dur_q[0], 1.4, 1e-12);
+    CHECK_NEAR(s.dur_q[4], 61.6, 1e-12);
+    CHECK_NEAR(s.dur_mean, 22, 1e-12);
+    /* GPU-seconds: 0.25 x 4 + 8 x 1 + 3 + 2 x 2 = 16; tenant 1 has the second and fourth
+     * jobs: 8 x 1 + 1 x 3 = 11. */
+    CHECK_NEAR(s.gpu_seconds, 16, 1e-12);
+    CHECK_NEAR(s.tenant_gpu_s[1], 11, 1e-12);
+    CHECK_EQ_I64(s.milli_bins[2], 1);
+    CHECK_EQ_I64(s.milli_bins[10], 3);
+    CHECK_EQ_I64(s.n_gpu_values, 4);
+    /* 4 days between the first and the last arrival, 4 gaps. */
+    CHECK_NEAR(trace_stats_rate_h(&s), 4.0 / 96, 1e-12);
+    trace_stats_fini(&s);
+}
+
 static void test_stats_cli(void)
 {
     CHECK_EQ_I64(run(BIN " trace stats " FIX "good_philly.json --format philly --json"), 0);
@@ -316,6 +354,7 @@ int main(void)
     sim_diag d;
     if (model_catalog_load(&cat, model_catalog_default_path(), &d) != SIM_OK)
         return 1;
+    test_stats_golden();
     test_stats_cli();
     test_convert();
     test_gen();

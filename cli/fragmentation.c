@@ -9,6 +9,8 @@
  */
 #include "cli/cli.h"
 
+#include "models/catalog.h"
+
 #include "sim/alloc.h"
 #include "traces/cluster.h"
 #include "traces/trace.h"
@@ -103,7 +105,10 @@ int cli_frag_scan(cli_frag *f, const run_args *a, sim_intern *tenants, sim_inter
                               .skip_bad_rows = a->skip_bad_rows,
                               .tenants = tenants,
                               .models = models,
-                              .gpu_types = gpu_types};
+                              .gpu_types = gpu_types,
+                              .opts = a->trace_opts,
+                              .n_opts = a->n_trace_opts,
+                              .data_dir = model_data_dir()};
         st = trace_reader_open(&r, a->trace, &topt, d);
     } else {
         st = trace_gen_create(&g, a->gen, tenants, models, gpu_types, d);

@@ -18,7 +18,7 @@ static const command commands[] = {
     {"run", cmd_run, "replay a trace against a policy"},
     {"demo", cmd_demo, "generate a trace and a cluster, compare two policies"},
     {"policies", cmd_policies, "list the policies and their options"},
-    {"trace", cmd_trace, "trace tools: gen"},
+    {"trace", cmd_trace, "trace tools: stats, convert, gen"},
     {"compare", cmd_compare, "compare policies on one trace: runs, report and figures"},
     {"plot", cmd_plot, "draw the figures of one run"},
     {"pack", cmd_pack, "fragmentation study: pack a resampled trace, no departures"},

@@ -320,7 +320,10 @@ static void fit_batch(const model_zoo *z, model_zoo_job *zj, uint16_t type, doub
 void model_zoo_annotate(void *ctx, job_spec *job, gsl_rng *rng)
 {
     model_zoo_annotator *a = ctx;
-    if (job->num_gpus == 0 || job_spec_has(job, SIM_ATTR_BATCH_SIZE))
+    /* A job with execution features of its own (iterations and input size) keeps them;
+     * a batch size alone (a generated command's) does not count. */
+    if (job->num_gpus == 0 ||
+        (job_spec_has(job, SIM_ATTR_ITERATIONS) && job_spec_has(job, SIM_ATTR_INPUT_SIZE)))
         return;
     const model_zoo *z = a->zoo;
     uint16_t ref = job->ref_gpu_type ? job->ref_gpu_type : a->ref_type;

@@ -96,7 +96,7 @@ int model_zoo_sample(const model_zoo *z, gsl_rng *rng, uint64_t type_mask, model
  * slo_factor x work_s. The target is the job's true_milli, or, with draw_over and a
  * true_milli equal to its request (the trace gives no separate truth), its gpu_milli
  * divided by an over-request factor 1 + Exp(mean over_request - 1).
- * Jobs without GPUs and jobs that already carry batch_size are left alone.
+ * Jobs without GPUs and jobs that already carry iterations and input_size are left alone.
  */
 typedef struct model_zoo_annotator {
     const model_zoo *zoo;

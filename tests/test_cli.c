@@ -63,7 +63,7 @@ static void test_errors(void)
     expect("run --trace x.csv --cluster 1xT4:1 --policy-opt backfill", 2,
            "clustersim: error: --policy-opt 'backfill': expected KEY=VALUE");
     char fx[1024], args[2048];
-    snprintf(fx, sizeof fx, "%s/tests/fixtures/good_native.csv", SIM_SOURCE_DIR);
+    snprintf(fx, sizeof fx, "%s/tests/fixtures/good_native_quoted.csv", SIM_SOURCE_DIR);
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy nosuch", fx);
     int rc0 = run(args);
     char *l0 = first_line("err.txt");

@@ -208,10 +208,17 @@ static void annotate_and_rate(void)
     memset(&j, 0, sizeof j);
     j.num_gpus = 1;
     j.true_milli = j.gpu_milli = 400;
-    j.attr_present = UINT64_C(1) << SIM_ATTR_BATCH_SIZE;
+    j.attr_present = (UINT64_C(1) << SIM_ATTR_ITERATIONS) | (UINT64_C(1) << SIM_ATTR_INPUT_SIZE);
     job_spec copy = j;
     model_zoo_annotate(&ann, &j, r);
     CHECK(memcmp(&j, &copy, sizeof j) == 0);
+    /* A batch size alone (a generated command's) is not a feature set: such a job is
+     * annotated. */
+    job_spec b = j;
+    b.attr_present = UINT64_C(1) << SIM_ATTR_BATCH_SIZE;
+    b.work_s = 600;
+    model_zoo_annotate(&ann, &b, r);
+    CHECK(job_spec_has(&b, SIM_ATTR_ITERATIONS) && job_spec_has(&b, SIM_ATTR_OP_CONV2D));
     j.attr_present = 0;
     j.num_gpus = 0;
     copy = j;

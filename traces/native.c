@@ -68,7 +68,7 @@ static int native_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
     }
     j->true_milli = j->gpu_milli;
     if (!csvin_empty(row, c[N_TRUE_MILLI])) {
-        /* A CPU-only job uses no GPU: 0, as the writer puts it, like gpu_milli. */
+        /* A CPU-only job has no GPU demand: 0, as trace_writer_put() writes it. */
         if ((st = csvin_u64(in, row, c[N_TRUE_MILLI], "true_milli", j->num_gpus ? 1 : 0,
                             j->num_gpus ? 1000 : 0, &u, d)))
             return st;

@@ -43,7 +43,7 @@ int trace_writer_open(trace_writer **out, const char *path, const sim_intern *te
                     "command");
     for (int a = 0; a < SIM_ATTR_COUNT; a++)
         gzprintf(w->gz, ",%s", sim_attr_name((sim_attr)a));
-    gzputs(w->gz, "\n");
+    gzputs(w->gz, ",ref_gpu_type\n");
     *out = w;
     return SIM_OK;
 }
@@ -98,6 +98,9 @@ int trace_writer_put(trace_writer *w, const job_spec *j)
         if (job_spec_has(j, (sim_attr)a))
             gzprintf(gz, "%.9g", j->attr[a]);
     }
+    gzputc(gz, ',');
+    if (j->ref_gpu_type != SIM_GPU_TYPE_NONE)
+        gzputs(gz, sim_intern_name(w->gpu_types, j->ref_gpu_type));
     if (gzputc(gz, '\n') < 0)
         w->failed = true;
     return w->failed ? SIM_EIO : SIM_OK;

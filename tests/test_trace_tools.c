@@ -1,0 +1,367 @@
+/*
+ * test_trace_tools.c: `clustersim trace stats|convert|gen` end to end, the --like
+ * tolerances on the Philly CSV, and replays of every staged trace under fifo and
+ * binpack. Statistics of files are recomputed here with the traces library.
+ */
+#include "models/catalog.h"
+#include "traces/stats.h"
+#include "traces/trace.h"
+
+#include "check.h"
+#include "gavel_steps.h"
+
+#define FIX SIM_SOURCE_DIR "/tests/fixtures/"
+#define BIN SIM_BINARY
+
+static model_catalog *cat;
+
+/* Statistics of a trace file; false when it cannot be read. */
+static bool stats_of(const char *path, const char *format, const char *opt, trace_stats *s,
+                     sim_intern **tenants_out)
+{
+    sim_intern *tenants = sim_intern_create(false), *models = sim_intern_create(false);
+    const char *opts[1] = {opt};
+    trace_options o = {.format = format,
+                       .tenants = tenants,
+                       .models = models,
+                       .gpu_types = model_catalog_names(cat),
+                       .opts = opts,
+                       .n_opts = opt ? 1 : 0};
+    trace_reader *r = NULL;
+    sim_diag d;
+    trace_stats_init(s);
+    bool ok = trace_reader_open(&r, path, &o, &d) == SIM_OK;
+    job_spec j;
+    int st = 0;
+    while (ok && (st = trace_reader_next(r, &j, &d)) == 1)
+        trace_stats_add(s, &j);
+    ok = ok && st == 0;
+    if (!ok)
+        fprintf(stderr, "%s: %s\n", path, d.msg);
+    trace_stats_finish(s);
+    trace_reader_close(r);
+    sim_intern_destroy(models);
+    if (tenants_out)
+        *tenants_out = tenants;
+    else
+        sim_intern_destroy(tenants);
+    return ok;
+}
+
+static int run(const char *cmd)
+{
+    char buf[4200];
+    snprintf(buf, sizeof buf, "%s > tool.out 2> tool.err", cmd);
+    return check_system(buf);
+}
+
+static bool err_has(const char *text)
+{
+    char *e = check_slurp("tool.err", NULL);
+    bool ok = e && strstr(e, text);
+    if (!ok)
+        fprintf(stderr, "stderr lacks \"%s\": %s\n", text, e ? e : "(none)");
+    free(e);
+    return ok;
+}
+
+static bool out_has(const char *text)
+{
+    char *e = check_slurp("tool.out", NULL);
+    bool ok = e && strstr(e, text);
+    if (!ok)
+        fprintf(stderr, "stdout lacks \"%s\"\n", text);
+    free(e);
+    return ok;
+}
+
+/* Hand-computed statistics of five jobs. */
+static void test_stats_golden(void)
+{
+    trace_stats s;
+    trace_stats_init(&s);
+    static const double dur[5] = {4, 1, 100, 3, 2};
+    static const uint32_t gpus[5] = {1, 8, 0, 1, 2}, milli[5] = {250, 1000, 0, 1000, 1000};
+    for (int k = 0; k < 5; k++) {
+        job_spec j = {0};
+        j.submit_us = (sim_time)(3700 + 86400 * k) * SIM_US_PER_S;
+        j.work_s = dur[k];
+        j.num_gpus = gpus[k];
+        j.gpu_milli = milli[k];
+        j.tenant = (uint32_t)(k % 2);
+        CHECK_EQ_I64(trace_stats_add(&s, &j), SIM_OK);
+    }
+    trace_stats_finish(&s);
+    CHECK_EQ_I64(s.jobs, 5);
+    CHECK_EQ_I64(s.cpu_only, 1);
+    CHECK_EQ_I64(s.by_hour[1], 5);
+    CHECK_EQ_I64(s.n_days, 5);
+    /* Sorted 1 2 3 4 100: p50 = 3; p10 at h = 0.4 -> 1.4; p90 at h = 3.6 -> 4 + 0.6 x 96. */
+    CHECK_NEAR(s.dur_q[2], 3, 1e-12);
+    CHECK_NEAR(s.dur_q[0], 1.4, 1e-12);
+    CHECK_NEAR(s.dur_q[4], 61.6, 1e-12);
+    CHECK_NEAR(s.dur_mean, 22, 1e-12);
+    /* GPU-seconds: 0.25 x 4 + 8 x 1 + 3 + 2 x 2 = 16; tenant 1 has the second and fourth
+     * jobs: 8 x 1 + 1 x 3 = 11. */
+    CHECK_NEAR(s.gpu_seconds, 16, 1e-12);
+    CHECK_NEAR(s.tenant_gpu_s[1], 11, 1e-12);
+    CHECK_EQ_I64(s.milli_bins[2], 1);
+    CHECK_EQ_I64(s.milli_bins[10], 3);
+    CHECK_EQ_I64(s.n_gpu_values, 4);
+    /* 4 days between the first and the last arrival, 4 gaps. */
+    CHECK_NEAR(trace_stats_rate_h(&s), 4.0 / 96, 1e-12);
+    trace_stats_fini(&s);
+}
+
+static void test_stats_cli(void)
+{
+    CHECK_EQ_I64(run(BIN " trace stats " FIX "good_philly.json --format philly --json"), 0);
+    CHECK(out_has("\"jobs\": 2,"));
+    CHECK(out_has("\"records_ignored\": 1,"));
+    CHECK(out_has("\"num_gpus\": {\"1\": 1, \"8\": 1}"));
+    CHECK(out_has("\"fields_present\": [\"tenant\", \"replicas\"]"));
+    CHECK_EQ_I64(run(BIN " trace stats " FIX "good_muri.csv --format muri"), 0);
+    CHECK(out_has("jobs       3 (0 CPU-only)"));
+    CHECK(out_has("fields present: model priority batch_size iterations iter_time_ms "
+                  "stage_cpu_ms stage_gpu_ms stage_net_ms"));
+    CHECK_EQ_I64(run(BIN " trace stats " FIX "good_muri.csv --format muri --trace-opt x=1"), 2);
+    CHECK(err_has("clustersim: error: --trace-opt 'x=1': the muri format has no options"));
+    CHECK_EQ_I64(run(BIN " trace stats " FIX "bad_native_dup.csv"), 2);
+    CHECK(err_has("bad_native_dup.csv:4: error: duplicate job id 'j1' (first seen on line 2)"));
+}
+
+static void test_convert(void)
+{
+    /* Window [86399, 108784) keeps the three earliest jobs; tenant 6214e9 two of them. */
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--from 86399 --to 108784 --tenants 6214e9,zz --out conv.csv.gz"),
+                 0);
+    CHECK(err_has("read 4 jobs, wrote 2 to conv.csv.gz"));
+    size_t n = 0;
+    char *z = check_slurp("conv.csv.gz", &n);
+    CHECK(z && n > 2 && (unsigned char)z[0] == 0x1f && (unsigned char)z[1] == 0x8b);
+    free(z);
+    trace_stats s;
+    CHECK(stats_of("conv.csv.gz", "native", NULL, &s, NULL));
+    CHECK_EQ_I64(s.jobs, 2);
+    CHECK_NEAR(s.dur_min, 10.5, 1e-12);
+    trace_stats_fini(&s);
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--min-gpus 2 --max-gpus 8 --first 1 --out conv.csv"),
+                 0);
+    CHECK(stats_of("conv.csv", "native", NULL, &s, NULL));
+    CHECK_EQ_I64(s.jobs, 1);
+    CHECK_EQ_I64(s.n_gpu_values == 1 ? s.gpu_value[0] : 0, 8);
+    trace_stats_fini(&s);
+    /* Load scaling: draws until 40 % of 2 x 8 GPUs = 6.4 GPUs are requested. */
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--load 40 --cluster 2xV100M16:8 --seed 3 --out load.csv"),
+                 0);
+    CHECK(stats_of("load.csv", "native", NULL, &s, NULL));
+    double gpus = 0;
+    for (uint32_t k = 0; k < s.n_gpu_values; k++)
+        gpus += (double)s.gpu_value[k] * (double)s.gpu_count[k];
+    CHECK(gpus >= 6.4 && gpus < 6.4 + 8);
+    trace_stats_fini(&s);
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--load 40 --out load.csv"),
+                 2);
+    CHECK(err_has("--load needs --cluster"));
+    remove("conv.csv.gz");
+    remove("conv.csv");
+    remove("load.csv");
+}
+
+static void test_gen(void)
+{
+    CHECK_EQ_I64(run(BIN " trace gen --jobs 3000 --seed 5 --diurnal 0.9 --peak-hour 14 "
+                         "--duration-pareto 1.5 --out gen1.csv"),
+                 0);
+    CHECK_EQ_I64(run(BIN " trace gen --jobs 3000 --seed 5 --diurnal 0.9 --peak-hour 14 "
+                         "--duration-pareto 1.5 --out gen2.csv"),
+                 0);
+    char *a = check_slurp("gen1.csv", NULL), *b = check_slurp("gen2.csv", NULL);
+    CHECK(a && b && strcmp(a, b) == 0);
+    free(a);
+    free(b);
+    trace_stats s;
+    CHECK(stats_of("gen1.csv", "native", NULL, &s, NULL));
+    CHECK_EQ_I64(s.jobs, 3000);
+    /* Rate 1.9x the mean at 14 h, 0.1x at 2 h. */
+    CHECK(s.by_hour[14] > 5 * s.by_hour[2]);
+    /* Pareto alpha 1.5 with median 1800 s x a tenant scale in [e^-0.5, e^0.5]: no job
+     * below the smallest scale x_m = 1800 e^-0.5 / 2^(1/1.5) = 687.8 s (whole seconds),
+     * and p99 / p50 near (0.5 / 0.01)^(1/1.5) = 13.6. */
+    CHECK(s.dur_min >= 687 && s.dur_min < 700);
+    CHECK(s.dur_q[6] / s.dur_q[2] > 10 && s.dur_q[6] / s.dur_q[2] < 20);
+    trace_stats_fini(&s);
+    remove("gen1.csv");
+    remove("gen2.csv");
+    CHECK_EQ_I64(run(BIN " trace gen --out x.csv --format philly"), 2);
+    CHECK(err_has("--format and --trace-opt describe the --like FILE; give --like"));
+}
+
+/* The --like tolerances on the Philly CSV, stated in the README. */
+static void test_like(void)
+{
+    char buf[1024];
+    const char *p = check_shared("pollux_adaptdl/traces/philly.csv.gz", buf, sizeof buf);
+    if (!p)
+        return;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, BIN " trace gen --like %s --format philly --seed 11 --out like.csv.gz",
+             p);
+    CHECK_EQ_I64(run(cmd), 0);
+    trace_stats src, gen;
+    sim_intern *st = NULL, *gt = NULL;
+    CHECK(stats_of(p, "philly", NULL, &src, &st));
+    CHECK(stats_of("like.csv.gz", "native", NULL, &gen, &gt));
+    CHECK_EQ_I64(gen.jobs, src.jobs);
+    /* Mean arrival rate within 2 %. */
+    CHECK_NEAR(trace_stats_rate_h(&gen), trace_stats_rate_h(&src), 0.02);
+    /* Share of arrivals in each hour of day within 10 % (relative). */
+    double worst_hour = 0;
+    for (int h = 0; h < 24; h++) {
+        double a = (double)src.by_hour[h] / (double)src.jobs;
+        double b = (double)gen.by_hour[h] / (double)gen.jobs;
+        worst_hour = fmax(worst_hour, fabs(a - b) / a);
+    }
+    CHECK(worst_hour < 0.10);
+    /* GPU-count mix: each value's share within 0.5 percentage points. */
+    double worst_mix = 0;
+    for (uint32_t k = 0; k < src.n_gpu_values; k++) {
+        double b = 0;
+        for (uint32_t q = 0; q < gen.n_gpu_values; q++)
+            if (gen.gpu_value[q] == src.gpu_value[k])
+                b = (double)gen.gpu_count[q] / (double)gen.jobs;
+        worst_mix = fmax(worst_mix, fabs((double)src.gpu_count[k] / (double)src.jobs - b));
+    }
+    CHECK(worst_mix < 0.005);
+    /* Duration quantiles p10..p95 within 5 %, p99 within 10 %. */
+    double worst_q = 0;
+    for (int q = 0; q < TRACE_STATS_QN; q++) {
+        double rel = fabs(gen.dur_q[q] - src.dur_q[q]) / src.dur_q[q];
+        if (q < TRACE_STATS_QN - 1)
+            worst_q = fmax(worst_q, rel);
+        else
+            CHECK(rel < 0.10);
+    }
+    CHECK(worst_q < 0.05);
+    /* Tenants: the same names, each one's share of jobs within 1 percentage point. */
+    double worst_tenant = 0;
+    for (uint32_t t = 1; t < src.n_tenants; t++) {
+        if (!src.tenant_jobs[t])
+            continue;
+        const char *name = sim_intern_name(st, t);
+        uint32_t g = sim_intern_find(gt, name, strlen(name));
+        double b = g != SIM_INTERN_NONE && g < gen.n_tenants ? (double)gen.tenant_jobs[g] : 0;
+        worst_tenant = fmax(worst_tenant, fabs((double)src.tenant_jobs[t] / (double)src.jobs -
+                                               b / (double)gen.jobs));
+    }
+    CHECK(worst_tenant < 0.01);
+    printf("--like Philly: rate %.3f vs %.3f jobs/h; worst hour-of-day share error %.2f %%; "
+           "worst GPU-mix error %.3f points; worst duration quantile error %.2f %% (p99 %.2f %%); "
+           "worst tenant share error %.3f points\n",
+           trace_stats_rate_h(&gen), trace_stats_rate_h(&src), 100 * worst_hour, 100 * worst_mix,
+           100 * worst_q,
+           100 * fabs(gen.dur_q[TRACE_STATS_QN - 1] - src.dur_q[TRACE_STATS_QN - 1]) /
+               src.dur_q[TRACE_STATS_QN - 1],
+           100 * worst_tenant);
+    trace_stats_fini(&src);
+    trace_stats_fini(&gen);
+    sim_intern_destroy(st);
+    sim_intern_destroy(gt);
+    remove("like.csv.gz");
+}
+
+/* Every staged trace replays to the end under fifo and binpack. */
+static void replay(const char *rel, const char *format, const char *opt, const char *cluster,
+                   const char *jobs)
+{
+    char buf[1024], cl[1024];
+    const char *p = check_shared(rel, buf, sizeof buf);
+    if (!p)
+        return;
+    if (cluster[0] == '@') {
+        const char *c = check_shared(cluster + 1, cl, sizeof cl);
+        if (!c)
+            return;
+        cluster = c;
+    }
+    static const char *const policies[2] = {"fifo", "binpack"};
+    for (int k = 0; k < 2; k++) {
+        char cmd[3000], want[128];
+        snprintf(cmd, sizeof cmd,
+                 BIN " run --quiet --trace %s --format %s %s%s --cluster %s --policy %s "
+                     "--sample-interval 0",
+                 p, format, opt ? "--trace-opt " : "", opt ? opt : "", cluster, policies[k]);
+        int rc = run(cmd);
+        CHECK_EQ_I64(rc, 0);
+        snprintf(want, sizeof want, "%s: %s jobs (%s done, 0 rejected, 0 unfinished", policies[k],
+                 jobs, jobs);
+        CHECK(err_has(want));
+    }
+}
+
+static void test_replays(void)
+{
+    char iso_buf[1024];
+    const char *iso = check_shared("gavel/gavel_simulation_isolated_throughputs.csv", iso_buf,
+                                   sizeof iso_buf);
+    CHECK(!iso || derive_steps(iso, "gavel_steps_derived.csv"));
+    replay("pollux_adaptdl/traces/philly.csv.gz", "philly", NULL, "100xV100M16:8", "82247");
+    replay("muri/sim_trace_data/trace1.csv", "muri", NULL, "@muri/n8g8.csv", "1494");
+    replay("muri/sim_trace_data/trace2.csv.gz", "muri", NULL, "@muri/n8g8.csv", "5755");
+    replay("muri/sim_trace_data/trace3.csv", "muri", NULL, "@muri/n8g8.csv", "992");
+    replay("muri/sim_trace_data/trace4.csv", "muri", NULL, "@muri/n8g8.csv", "2638");
+    replay("tiresias/60_job.csv", "tiresias", NULL, "@tiresias/n32g4.csv", "60");
+    replay("gavel/traces/physical_cluster/max_min_fairness.trace", "gavel",
+           "steps_table=gavel_steps_derived.csv", "8xV100M16:4", "96");
+    replay("gavel/traces/msr_seed0/6214e9.trace.gz", "gavel",
+           "steps_table=gavel_steps_derived.csv", "64xV100M16:8", "2000");
+    /* The openb pods on PAI's machines: 5 pods ask for more than any PAI node has. */
+    char buf[1024], cl[1024], cmd[4096];
+    const char *p = check_shared("alibaba_gpu_v2023/openb_pod_list_default.csv", buf, sizeof buf);
+    const char *c = check_shared("alibaba_pai_v2020/pai_machine_spec.csv", cl, sizeof cl);
+    if (p && c) {
+        snprintf(cmd, sizeof cmd,
+                 BIN " run --quiet --trace %s --format alibaba2023 --cluster %s --policy binpack "
+                     "--sample-interval 0",
+                 p, c);
+        CHECK_EQ_I64(run(cmd), 0);
+        CHECK(err_has("binpack: 8152 jobs (8147 done, 5 rejected, 0 unfinished"));
+    }
+    /* The fixtures of formats whose full traces are not staged (Helios, PAI jobs, the
+     * Philly JSON) replay too. */
+    CHECK_EQ_I64(run(BIN " run --quiet --trace " FIX "good_helios.csv --format helios "
+                         "--cluster 4xV100M16:8 --policy fifo --sample-interval 0"),
+                 0);
+    CHECK(err_has("fifo: 3 jobs (3 done"));
+    CHECK_EQ_I64(run(BIN " run --quiet --trace " FIX "good_pai_jobs.csv --format alibaba2020 "
+                         "--trace-opt tasks=" FIX "good_pai_tasks.csv --cluster 4xV100M32:8 "
+                         "--policy binpack --sample-interval 0"),
+                 0);
+    CHECK(err_has("binpack: 3 jobs (3 done"));
+    CHECK(err_has("note: the alibaba2020 format left out 1 records that are not jobs"));
+    CHECK_EQ_I64(run(BIN " run --quiet --trace " FIX "good_philly.json --format philly "
+                         "--cluster 4xV100M16:8 --policy fifo --sample-interval 0"),
+                 0);
+    CHECK(err_has("fifo: 2 jobs (2 done"));
+}
+
+int main(void)
+{
+    sim_diag d;
+    if (model_catalog_load(&cat, model_catalog_default_path(), &d) != SIM_OK)
+        return 1;
+    test_stats_golden();
+    test_stats_cli();
+    test_convert();
+    test_gen();
+    test_like();
+    test_replays();
+    model_catalog_destroy(cat);
+    remove("tool.out");
+    remove("tool.err");
+    return check_done();
+}

@@ -1,0 +1,131 @@
+/*
+ * duration.h: an online predictor of job duration from what is known at submission.
+ *
+ * A job's features, fixed when it arrives (model_duration_arrive), are its text (name
+ * and command: hashed tokens, TF-IDF weighted, reduced by NMF to k topics) and numeric
+ * features: GPUs, GPU share, CPUs, memory, hour of day and weekday of submission (sin
+ * and cos), and its tenant's history at that moment (mean and last log-duration of the
+ * tenant's recent jobs, jobs finished, last log-duration of a job with the same text).
+ * The target is ln(duration), durations floored at 1 s. Two learners: ridge regression
+ * (models/ridge.h) and gradient-boosted trees (models/gbt.h).
+ *
+ * Causality: a job's duration enters the predictor only through model_duration_finish,
+ * which a replay calls when the job ends; features are computed from the history at
+ * arrival, and model_duration_train fits on finished jobs only (the last `history` of
+ * them). One global model is fitted on all of them, and one per tenant that has at
+ * least min_history jobs among them (up to max_tenant_models tenants, in the order they
+ * qualify); a prediction uses the tenant's model when it has one, else the global one.
+ * Before the first training it falls back to the tenant's recent mean, then the global
+ * mean, then NaN (nothing finished yet).
+ *
+ * Memory is fixed at creation (history ring, design matrices, learner workspaces, model
+ * slots, caches): arrive, predict, finish and train never allocate.
+ */
+#ifndef MODELS_DURATION_H
+#define MODELS_DURATION_H
+
+#include "models/gbt.h"
+#include "models/tfidf.h"
+#include "sim/types.h"
+
+#define MODEL_DUR_NUMERIC 14u /* numeric features per job */
+#define MODEL_DUR_MAX_TOPICS 32u
+
+typedef enum model_dur_learner {
+    MODEL_DUR_RIDGE = 0, /* ridge regression on standardised features */
+    MODEL_DUR_GBT,       /* gradient-boosted trees */
+} model_dur_learner;
+
+typedef struct model_dur_config {
+    uint32_t history;           /* finished jobs kept for training, >= 1 */
+    uint32_t min_history;       /* a tenant's jobs in the history needed for its own model */
+    uint32_t topics;            /* NMF topics k, 0..MODEL_DUR_MAX_TOPICS (0 = no text) */
+    uint32_t nmf_docs;          /* most distinct documents (most recent first) fitting NMF */
+    uint32_t nmf_iters;         /* multiplicative updates per training */
+    uint32_t max_tenants;       /* tenant ids >= max_tenants - 1 share the last slot */
+    uint32_t max_tenant_models; /* tenants that may have their own model */
+    model_dur_learner learner;
+    double ridge_lambda;        /* ridge penalty */
+    model_gbt_params gbt;       /* tree parameters */
+    uint64_t seed;              /* seeds the NMF initialisation */
+} model_dur_config;
+
+/* Defaults: history 4096, min_history 50, 8 topics from up to 2048 documents with 100
+ * updates, 4096 tenant slots, 64 tenant models, GBT (model_gbt_params_default),
+ * ridge lambda 1, seed 1. */
+void model_dur_config_default(model_dur_config *c);
+
+/* What may be known of a job when it is submitted: no duration. */
+typedef struct model_dur_input {
+    uint32_t tenant;      /* interned tenant id */
+    sim_time submit_us;   /* submission time on the trace clock */
+    uint32_t num_gpus;    /* GPUs in total */
+    uint32_t gpu_milli;   /* share of each GPU, milli-GPU */
+    uint64_t cpu_milli;   /* CPU for the whole job */
+    uint64_t mem_mib;     /* host memory for the whole job */
+    sim_qos qos;
+    const char *name;     /* may be NULL */
+    const char *command;  /* may be NULL */
+} model_dur_input;
+
+/* What the predictor keeps of a job from arrival to end (fixed size, so it can live in a
+ * policy's per-job state). */
+typedef struct model_dur_job {
+    model_doc doc;                   /* hashed tokens of name and command */
+    uint32_t slot;                   /* tenant slot */
+    double num[MODEL_DUR_NUMERIC];   /* numeric features at arrival */
+} model_dur_job;
+
+typedef enum model_dur_mode {
+    MODEL_DUR_AUTO = 0, /* the tenant's model when it has one, else the global one */
+    MODEL_DUR_GLOBAL,   /* the global model */
+    MODEL_DUR_TENANT,   /* the tenant's model only (NaN when it has none) */
+} model_dur_mode;
+
+typedef enum model_dur_source {
+    MODEL_DUR_SRC_NONE = 0, /* nothing known: the prediction is NaN */
+    MODEL_DUR_SRC_HISTORY,  /* no trained model yet: tenant or global mean */
+    MODEL_DUR_SRC_GLOBAL,
+    MODEL_DUR_SRC_TENANT,
+} model_dur_source;
+
+typedef struct model_duration model_duration;
+
+/* Create a predictor. Errors: SIM_EINVAL (configuration, named in d), SIM_ENOMEM. */
+int model_duration_create(model_duration **out, const model_dur_config *c, sim_diag *d);
+void model_duration_destroy(model_duration *m);
+
+/* The job's features from its input and the history so far. O(text length). */
+void model_duration_arrive(const model_duration *m, const model_dur_input *in,
+                           model_dur_job *out);
+
+/*
+ * Predicted duration in seconds (>= 1), or NaN when `mode` has nothing to predict
+ * with. *src (may be NULL) says what was used. Topic vectors of documents are cached,
+ * so repeated texts cost O(features + trees x depth). Not thread-safe (the cache).
+ */
+double model_duration_predict(model_duration *m, const model_dur_job *j, model_dur_mode mode,
+                              model_dur_source *src);
+
+/* The job ended after duration_s seconds (floored at 1): add it to the history and to
+ * its tenant's and text's records. O(1). */
+void model_duration_finish(model_duration *m, const model_dur_job *j, double duration_s);
+
+/*
+ * Refit the topics and every model on the history. Returns SIM_OK (also when there is
+ * nothing to fit) or SIM_EINVAL when a numerical step failed (the previous models are
+ * then dropped). O(history x features x (trees x depth or features)) plus the NMF.
+ */
+int model_duration_train(model_duration *m);
+
+/* Jobs finished so far, and since the last training. */
+uint64_t model_duration_finished(const model_duration *m);
+uint64_t model_duration_pending_rows(const model_duration *m);
+/* Trainings done; tenants with a fitted model of their own. */
+uint64_t model_duration_trainings(const model_duration *m);
+uint32_t model_duration_tenant_models(const model_duration *m);
+/* Whether the tenant's slot has finished jobs, and whether it has its own model. */
+bool model_duration_tenant_known(const model_duration *m, uint32_t tenant);
+bool model_duration_tenant_has_model(const model_duration *m, uint32_t tenant);
+
+#endif

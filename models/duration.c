@@ -72,6 +72,7 @@ struct model_duration {
     uint32_t *uniq_row;  /* history row of each distinct document */
     uint32_t *csr_ptr, *csr_col;
     double *csr_val;
+    int32_t col_map[MODEL_TEXT_BUCKETS]; /* bucket -> NMF column, -1 = unseen in training */
     uint64_t *tc_hash, *tc_ver;
     double *tc_topics;
     /* Training. */
@@ -308,9 +309,13 @@ static const double *topics_of(model_duration *m, const model_doc *doc)
     double *out = m->tc_topics + (size_t)slot * k;
     if (m->tc_hash[slot] == doc->hash && m->tc_ver[slot] == m->text_version)
         return out;
-    uint32_t nnz = model_tfidf_apply(&m->tfidf, doc, m->wbuf);
-    for (uint32_t i = 0; i < nnz; i++)
-        m->cbuf[i] = doc->bucket[i];
+    uint32_t n = model_tfidf_apply(&m->tfidf, doc, m->wbuf), nnz = 0;
+    /* Tokens the topics were not fitted on have no loading in H: leave them out. */
+    for (uint32_t i = 0; i < n; i++)
+        if (m->col_map[doc->bucket[i]] >= 0) {
+            m->cbuf[nnz] = (uint32_t)m->col_map[doc->bucket[i]];
+            m->wbuf[nnz++] = m->wbuf[i];
+        }
     model_nmf_transform(m->nmf, m->cbuf, m->wbuf, nnz, TRANSFORM_ITERS, out);
     m->tc_hash[slot] = doc->hash;
     m->tc_ver[slot] = m->text_version;
@@ -398,7 +403,10 @@ static int train_text(model_duration *m)
         return SIM_OK;
     model_tfidf_fit(&m->tfidf, &m->hist[0].job.doc, n, sizeof(hist_row));
     memset(m->uniq_hash, 0, m->uniq_cap * sizeof *m->uniq_hash);
-    uint32_t nu = 0, nnz = 0;
+    /* NMF columns are the buckets the fitted documents use, in order of appearance. */
+    for (uint32_t b = 0; b < MODEL_TEXT_BUCKETS; b++)
+        m->col_map[b] = -1;
+    uint32_t nu = 0, nnz = 0, ncols = 0;
     m->csr_ptr[0] = 0;
     for (uint32_t i = 0; i < n && nu < m->c.nmf_docs; i++) {
         uint32_t r = (m->head + H - 1 - i) % H;
@@ -413,14 +421,17 @@ static int train_text(model_duration *m)
         m->uniq_hash[s] = doc->hash;
         m->uniq_row[nu] = r;
         uint32_t k = model_tfidf_apply(&m->tfidf, doc, m->csr_val + nnz);
-        for (uint32_t t = 0; t < k; t++)
-            m->csr_col[nnz + t] = doc->bucket[t];
+        for (uint32_t t = 0; t < k; t++) {
+            if (m->col_map[doc->bucket[t]] < 0)
+                m->col_map[doc->bucket[t]] = (int32_t)ncols++;
+            m->csr_col[nnz + t] = (uint32_t)m->col_map[doc->bucket[t]];
+        }
         nnz += k;
         nu++;
         m->csr_ptr[nu] = nnz;
     }
     model_csr X = {.rows = nu,
-                   .cols = MODEL_TEXT_BUCKETS,
+                   .cols = ncols,
                    .row_ptr = m->csr_ptr,
                    .col = m->csr_col,
                    .val = m->csr_val};

@@ -13,6 +13,12 @@
 #include <math.h>
 #include <string.h>
 
+/* One histogram cell: residual sum and row count side by side (one cache line). */
+typedef struct hbin {
+    double sum;
+    uint32_t cnt;
+} hbin;
+
 struct model_gbt_ws {
     uint32_t max_rows, p, depth, bins;
     uint8_t *bin;      /* max_rows x p: bin of each value */
@@ -21,8 +27,12 @@ struct model_gbt_ws {
     double *col;       /* max_rows: one column, sorted */
     double *resid;     /* max_rows: y - current prediction */
     uint32_t *node;    /* max_rows: node reached in the current tree */
-    double *h_sum;     /* 2^(depth-1) x p x bins */
-    uint32_t *h_cnt;   /* same */
+    hbin *hist;        /* 2^(depth-1) x p x bins: the current level */
+    hbin *prev;        /* same: the parent level (histogram subtraction) */
+    uint32_t *n_node;  /* 2^depth: rows reaching each node of the next level */
+    uint8_t *small;    /* 2^(depth-1): node is the smaller child of its parent */
+    uint32_t *active;  /* features with at least one cut */
+    uint32_t n_active;
     double *leaf_sum;  /* 2^depth */
     uint32_t *leaf_cnt;
 };
@@ -90,12 +100,15 @@ int model_gbt_ws_create(model_gbt_ws **out, uint32_t max_rows, uint32_t p,
     w->col = sim_calloc(max_rows, sizeof *w->col);
     w->resid = sim_calloc(max_rows, sizeof *w->resid);
     w->node = sim_calloc(max_rows, sizeof *w->node);
-    w->h_sum = sim_calloc(hist, sizeof *w->h_sum);
-    w->h_cnt = sim_calloc(hist, sizeof *w->h_cnt);
+    w->hist = sim_calloc(hist, sizeof *w->hist);
+    w->prev = sim_calloc(hist, sizeof *w->prev);
+    w->n_node = sim_calloc((size_t)1 << prm->depth, sizeof *w->n_node);
+    w->small = sim_calloc((size_t)1 << (prm->depth - 1), sizeof *w->small);
+    w->active = sim_calloc(p, sizeof *w->active);
     w->leaf_sum = sim_calloc((size_t)1 << prm->depth, sizeof *w->leaf_sum);
     w->leaf_cnt = sim_calloc((size_t)1 << prm->depth, sizeof *w->leaf_cnt);
-    if (!w->bin || !w->cuts || !w->n_cuts || !w->col || !w->resid || !w->node || !w->h_sum ||
-        !w->h_cnt || !w->leaf_sum || !w->leaf_cnt) {
+    if (!w->bin || !w->cuts || !w->n_cuts || !w->col || !w->resid || !w->node || !w->hist ||
+        !w->prev || !w->n_node || !w->small || !w->active || !w->leaf_sum || !w->leaf_cnt) {
         model_gbt_ws_destroy(w);
         return SIM_ENOMEM;
     }
@@ -113,8 +126,11 @@ void model_gbt_ws_destroy(model_gbt_ws *w)
     sim_free(w->col);
     sim_free(w->resid);
     sim_free(w->node);
-    sim_free(w->h_sum);
-    sim_free(w->h_cnt);
+    sim_free(w->hist);
+    sim_free(w->prev);
+    sim_free(w->n_node);
+    sim_free(w->small);
+    sim_free(w->active);
     sim_free(w->leaf_sum);
     sim_free(w->leaf_cnt);
     sim_free(w);
@@ -177,8 +193,13 @@ int model_gbt_fit(model_gbt *g, model_gbt_ws *w, const double *X, const double *
         g->base += y[i];
     }
     g->base /= (double)n;
-    for (uint32_t j = 0; j < p; j++)
+    w->n_active = 0;
+    for (uint32_t j = 0; j < p; j++) {
         make_cuts(w, X, n, j);
+        /* A feature without cuts is constant on these rows: it can never split. */
+        if (w->n_cuts[j])
+            w->active[w->n_active++] = j;
+    }
     for (size_t i = 0; i < n; i++) {
         for (uint32_t j = 0; j < p; j++)
             w->bin[i * p + j] = bin_of(w, j, X[i * p + j]);
@@ -194,34 +215,60 @@ int model_gbt_fit(model_gbt *g, model_gbt_ws *w, const double *X, const double *
         for (uint32_t level = 0; level < D; level++) {
             uint32_t first = (1u << level) - 1, count = 1u << level;
             size_t hsize = (size_t)count * p * B;
-            memset(w->h_sum, 0, hsize * sizeof *w->h_sum);
-            memset(w->h_cnt, 0, hsize * sizeof *w->h_cnt);
+            /* Histogram subtraction: below the root, accumulate only the smaller child
+             * of each pair and obtain its sibling as parent minus child. */
+            for (uint32_t k = 0; k < count; k++)
+                w->small[k] = level == 0 || (k % 2 == 0 ? w->n_node[k] <= w->n_node[k + 1]
+                                                          : w->n_node[k] < w->n_node[k - 1]);
+            memset(w->hist, 0, hsize * sizeof *w->hist);
             for (size_t i = 0; i < n; i++) {
-                size_t base = (size_t)(w->node[i] - first) * p * B;
+                uint32_t k = w->node[i] - first;
+                if (!w->small[k])
+                    continue;
+                hbin *h = w->hist + (size_t)k * p * B;
                 const uint8_t *bi = w->bin + i * p;
-                for (uint32_t j = 0; j < p; j++) {
-                    w->h_sum[base + (size_t)j * B + bi[j]] += w->resid[i];
-                    w->h_cnt[base + (size_t)j * B + bi[j]]++;
+                double r = w->resid[i];
+                for (uint32_t a = 0; a < w->n_active; a++) {
+                    uint32_t j = w->active[a];
+                    hbin *c = h + (size_t)j * B + bi[j];
+                    c->sum += r;
+                    c->cnt++;
+                }
+            }
+            for (uint32_t k = 0; k < count && level > 0; k++) {
+                if (w->small[k])
+                    continue;
+                hbin *h = w->hist + (size_t)k * p * B;
+                const hbin *sib = w->hist + (size_t)(k ^ 1u) * p * B;
+                const hbin *par = w->prev + (size_t)(k / 2) * p * B;
+                for (uint32_t a = 0; a < w->n_active; a++) {
+                    size_t o = (size_t)w->active[a] * B;
+                    for (uint32_t b = 0; b < B; b++) {
+                        h[o + b].sum = par[o + b].sum - sib[o + b].sum;
+                        h[o + b].cnt = par[o + b].cnt - sib[o + b].cnt;
+                    }
                 }
             }
             for (uint32_t k = 0; k < count; k++) {
-                size_t base = (size_t)k * p * B;
-                /* Node totals from feature 0's histogram (every row is in one bin). */
+                const hbin *h = w->hist + (size_t)k * p * B;
+                /* Node totals from one active feature's histogram (every row is in one
+                 * of its bins); a node without active features does not split. */
                 double S = 0;
                 uint32_t N = 0;
-                for (uint32_t b = 0; b < B; b++) {
-                    S += w->h_sum[base + b];
-                    N += w->h_cnt[base + b];
+                for (uint32_t b = 0; b < B && w->n_active; b++) {
+                    S += h[(size_t)w->active[0] * B + b].sum;
+                    N += h[(size_t)w->active[0] * B + b].cnt;
                 }
                 double best_gain = 1e-12, parent = N ? S * S / N : 0;
                 int best_j = -1;
                 uint32_t best_s = 0;
-                for (uint32_t j = 0; j < p; j++) {
+                for (uint32_t a = 0; a < w->n_active; a++) {
+                    uint32_t j = w->active[a];
                     double SL = 0;
                     uint32_t NL = 0;
                     for (uint32_t s = 0; s < w->n_cuts[j]; s++) {
-                        SL += w->h_sum[base + (size_t)j * B + s];
-                        NL += w->h_cnt[base + (size_t)j * B + s];
+                        SL += h[(size_t)j * B + s].sum;
+                        NL += h[(size_t)j * B + s].cnt;
                         uint32_t NR = N - NL;
                         if (NL < min_leaf || NR < min_leaf)
                             continue;
@@ -243,11 +290,16 @@ int model_gbt_fit(model_gbt *g, model_gbt_ws *w, const double *X, const double *
                     thr[nd] = w->cuts[(size_t)best_j * (B - 1) + best_s];
                 }
             }
+            memset(w->n_node, 0, 2 * (size_t)count * sizeof *w->n_node);
             for (size_t i = 0; i < n; i++) {
                 uint32_t nd = w->node[i];
                 bool right = X[i * p + feat[nd]] > thr[nd];
                 w->node[i] = 2 * nd + 1 + (right ? 1u : 0u);
+                w->n_node[w->node[i] - (2 * first + 1)]++;
             }
+            hbin *t2 = w->prev;
+            w->prev = w->hist;
+            w->hist = t2;
         }
         memset(w->leaf_sum, 0, leaves * sizeof *w->leaf_sum);
         memset(w->leaf_cnt, 0, leaves * sizeof *w->leaf_cnt);

@@ -15,8 +15,9 @@
 #include <string.h>
 
 struct model_nmf {
-    uint32_t max_rows, cols, k;
+    uint32_t max_rows, max_cols, k;
     uint32_t rows; /* rows of W in use */
+    uint32_t cols; /* columns in use (H is k x cols, contiguous) */
     /* Row-major buffers from sim_calloc, used through GSL matrix views. */
     double *W;    /* max_rows x k */
     double *H;    /* k x cols */
@@ -42,7 +43,7 @@ int model_nmf_create(model_nmf **out, uint32_t max_rows, uint32_t cols, uint32_t
     if (!m)
         return SIM_ENOMEM;
     m->max_rows = max_rows;
-    m->cols = cols;
+    m->max_cols = m->cols = cols;
     m->k = k;
     size_t rk, kc;
     if (!sim_mul_ok(max_rows, k, &rk) || !sim_mul_ok(k, cols, &kc)) {
@@ -125,8 +126,9 @@ static int update_wtw(model_nmf *m)
 
 int model_nmf_init_random(model_nmf *m, const model_csr *X, gsl_rng *rng)
 {
-    if (!csr_ok(m, X))
+    if (X->rows < 1 || X->rows > m->max_rows || X->cols < 1 || X->cols > m->max_cols)
         return SIM_EINVAL;
+    m->cols = X->cols;
     double sum = 0;
     uint32_t nnz = X->row_ptr[X->rows];
     for (uint32_t e = 0; e < nnz; e++)
@@ -147,6 +149,7 @@ int model_nmf_set(model_nmf *m, uint32_t rows, const double *W, const double *H)
 {
     if (rows < 1 || rows > m->max_rows)
         return SIM_EINVAL;
+    m->cols = m->max_cols;
     for (size_t i = 0; i < (size_t)rows * m->k; i++)
         if (!(W[i] >= 0) || !isfinite(W[i]))
             return SIM_EINVAL;

@@ -35,13 +35,16 @@ void model_nmf_destroy(model_nmf *m);
 /* Rank k. */
 uint32_t model_nmf_rank(const model_nmf *m);
 
-/* Initialise W (X->rows rows) and H with uniform [0,1) draws from rng scaled by
- * sqrt(mean(X) / k) (the scale of scikit-learn's random initialisation). SIM_EINVAL
- * when X does not match the workspace. */
+/* Initialise W (X->rows rows) and H (k x X->cols) with uniform [0,1) draws from rng
+ * scaled by sqrt(mean(X) / k) (the scale of scikit-learn's random initialisation).
+ * X may use fewer columns than the workspace has: from then on the factorisation has
+ * X->cols columns (callers compact the columns they use). SIM_EINVAL when X does not
+ * fit the workspace. */
 int model_nmf_init_random(model_nmf *m, const model_csr *X, gsl_rng *rng);
 
-/* Set W (rows x k, row-major) and H (k x cols, row-major) explicitly; entries must be
- * >= 0. SIM_EINVAL when sizes or values are invalid. */
+/* Set W (rows x k, row-major) and H (k x cols, row-major, all the columns of the
+ * workspace) explicitly; entries must be >= 0. SIM_EINVAL when sizes or values are
+ * invalid. */
 int model_nmf_set(model_nmf *m, uint32_t rows, const double *W, const double *H);
 
 /*

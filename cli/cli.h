@@ -88,5 +88,6 @@ int cmd_run(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_model(int argc, char **argv);
 
 #endif

@@ -47,6 +47,7 @@ typedef struct text_rec {
 
 typedef struct fitted {
     bool fitted;
+    double y_lo, y_hi; /* range of the training targets: predictions are clamped to it */
     model_ridge ridge;
     model_gbt gbt;
 } fitted;
@@ -98,7 +99,7 @@ void model_dur_config_default(model_dur_config *c)
     c->max_tenants = 4096;
     c->max_tenant_models = 64;
     c->learner = MODEL_DUR_GBT;
-    c->ridge_lambda = 1.0;
+    c->ridge_lambda = -1.0;
     model_gbt_params_default(&c->gbt);
     c->seed = 1;
 }
@@ -122,7 +123,7 @@ int model_duration_create(model_duration **out, const model_dur_config *c, sim_d
     *out = NULL;
     if (c->history < 1 || c->history > (1u << 24) || c->topics > MODEL_DUR_MAX_TOPICS ||
         c->max_tenants < 1 || c->max_tenants > (1u << 24) || c->max_tenant_models > 65536 ||
-        (c->topics && (c->nmf_docs < 1 || c->nmf_docs > (1u << 20))) || !(c->ridge_lambda >= 0))
+        (c->topics && (c->nmf_docs < 1 || c->nmf_docs > (1u << 20))) || isnan(c->ridge_lambda))
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
                             "duration predictor: invalid configuration (history 1..16777216, "
                             "topics 0..%u, nmf_docs 1..1048576, tenants 1..16777216)",
@@ -246,6 +247,18 @@ static double recent_mean(const tenant_rec *t)
     return s / (double)k;
 }
 
+/* Standard deviation of the recent log-durations (0 with fewer than two). */
+static double recent_sd(const tenant_rec *t)
+{
+    uint64_t k = t->count < RECENT ? t->count : RECENT;
+    if (k < 2)
+        return 0;
+    double mu = recent_mean(t), ss = 0;
+    for (uint64_t i = 0; i < k; i++)
+        ss += (t->recent[i] - mu) * (t->recent[i] - mu);
+    return sqrt(ss / (double)k);
+}
+
 void model_duration_arrive(const model_duration *m, const model_dur_input *in,
                            model_dur_job *out)
 {
@@ -268,7 +281,7 @@ void model_duration_arrive(const model_duration *m, const model_dur_input *in,
     x[7] = cos(TWO_PI * day / 7.0);
     x[8] = t->count ? recent_mean(t) : g;
     x[9] = t->count ? t->last : g;
-    x[10] = log1p((double)t->count);
+    x[10] = recent_sd(t);
     const text_rec *tr = out->doc.hash ? &m->text[out->doc.hash % TEXT_TABLE] : NULL;
     bool same = tr && tr->hash == out->doc.hash;
     x[11] = same ? tr->last : x[8];
@@ -337,8 +350,11 @@ static void features(model_duration *m, const model_dur_job *j, double *x)
 
 static double fitted_predict(const model_duration *m, const fitted *f, const double *x)
 {
-    return m->c.learner == MODEL_DUR_RIDGE ? model_ridge_predict(&f->ridge, x)
-                                           : model_gbt_predict(&f->gbt, x);
+    double y = m->c.learner == MODEL_DUR_RIDGE ? model_ridge_predict(&f->ridge, x)
+                                               : model_gbt_predict(&f->gbt, x);
+    /* A linear model extrapolates without bound; no prediction leaves the range of
+     * durations the model was trained on. */
+    return y < f->y_lo ? f->y_lo : y > f->y_hi ? f->y_hi : y;
 }
 
 static double to_seconds(double logd)
@@ -381,7 +397,17 @@ double model_duration_predict(model_duration *m, const model_dur_job *j, model_d
 static int fit_one(model_duration *m, fitted *f, const double *X, const double *y, size_t n)
 {
     int st;
-    if (m->c.learner == MODEL_DUR_RIDGE)
+    f->y_lo = INFINITY;
+    f->y_hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (y[i] < f->y_lo)
+            f->y_lo = y[i];
+        if (y[i] > f->y_hi)
+            f->y_hi = y[i];
+    }
+    if (m->c.learner == MODEL_DUR_RIDGE && m->c.ridge_lambda < 0)
+        st = model_ridge_fit_gcv(&f->ridge, m->rws, X, y, n, NULL);
+    else if (m->c.learner == MODEL_DUR_RIDGE)
         st = model_ridge_fit(&f->ridge, m->rws, X, y, n, m->c.ridge_lambda);
     else
         st = model_gbt_fit(&f->gbt, m->gws, X, y, n);

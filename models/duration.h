@@ -4,8 +4,9 @@
  * A job's features, fixed when it arrives (model_duration_arrive), are its text (name
  * and command: hashed tokens, TF-IDF weighted, reduced by NMF to k topics) and numeric
  * features: GPUs, GPU share, CPUs, memory, hour of day and weekday of submission (sin
- * and cos), and its tenant's history at that moment (mean and last log-duration of the
- * tenant's recent jobs, jobs finished, last log-duration of a job with the same text).
+ * and cos), QoS, and its tenant's history at that moment (mean, spread and last of the
+ * log-durations of the tenant's recent jobs, last log-duration of a job with the same
+ * text). Predictions stay within the range of durations the model was trained on.
  * The target is ln(duration), durations floored at 1 s. Two learners: ridge regression
  * (models/ridge.h) and gradient-boosted trees (models/gbt.h).
  *
@@ -45,14 +46,14 @@ typedef struct model_dur_config {
     uint32_t max_tenants;       /* tenant ids >= max_tenants - 1 share the last slot */
     uint32_t max_tenant_models; /* tenants that may have their own model */
     model_dur_learner learner;
-    double ridge_lambda;        /* ridge penalty */
+    double ridge_lambda;        /* ridge penalty; < 0 = chosen by generalised cross-validation */
     model_gbt_params gbt;       /* tree parameters */
     uint64_t seed;              /* seeds the NMF initialisation */
 } model_dur_config;
 
 /* Defaults: history 4096, min_history 50, 8 topics from up to 2048 documents with 100
  * updates, 4096 tenant slots, 64 tenant models, GBT (model_gbt_params_default),
- * ridge lambda 1, seed 1. */
+ * ridge lambda by cross-validation, seed 1. */
 void model_dur_config_default(model_dur_config *c);
 
 /* What may be known of a job when it is submitted: no duration. */

@@ -19,6 +19,9 @@ struct model_ridge_ws {
     double *yc; /* centred targets */
     double *A;  /* p x p normal matrix */
     double *b;  /* p right-hand side */
+    double *E;  /* p x p: Z^T Z (GCV) */
+    double *ev; /* p: G beta (GCV) */
+    double *c;  /* p: beta at a trial lambda (GCV) */
 };
 
 int model_ridge_init(model_ridge *r, uint32_t p)
@@ -58,7 +61,10 @@ int model_ridge_ws_create(model_ridge_ws **out, uint32_t max_rows, uint32_t p)
     w->yc = sim_calloc(max_rows, sizeof *w->yc);
     w->A = sim_calloc((size_t)p * p, sizeof *w->A);
     w->b = sim_calloc(p, sizeof *w->b);
-    if (!w->Z || !w->yc || !w->A || !w->b) {
+    w->E = sim_calloc((size_t)p * p, sizeof *w->E);
+    w->ev = sim_calloc(p, sizeof *w->ev);
+    w->c = sim_calloc(p, sizeof *w->c);
+    if (!w->Z || !w->yc || !w->A || !w->b || !w->E || !w->ev || !w->c) {
         model_ridge_ws_destroy(w);
         return SIM_ENOMEM;
     }
@@ -74,18 +80,17 @@ void model_ridge_ws_destroy(model_ridge_ws *w)
     sim_free(w->yc);
     sim_free(w->A);
     sim_free(w->b);
+    sim_free(w->E);
+    sim_free(w->ev);
+    sim_free(w->c);
     sim_free(w);
 }
 
-int model_ridge_fit(model_ridge *r, model_ridge_ws *w, const double *X, const double *y,
-                    size_t n, double lambda)
+/* Standardise X into w->Z and centre y into w->yc; fills r->mean, r->inv_sd and
+ * r->intercept. */
+static int prepare(model_ridge *r, model_ridge_ws *w, const double *X, const double *y, size_t n)
 {
     uint32_t p = r->p;
-    r->fitted = false;
-    if (p != w->p || n > w->max_rows || !(lambda >= 0))
-        return SIM_EINVAL;
-    if (n == 0)
-        return SIM_OK;
     double ym = 0;
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(y[i]))
@@ -116,6 +121,14 @@ int model_ridge_fit(model_ridge *r, model_ridge_ws *w, const double *X, const do
             w->Z[i * p + j] = (X[i * p + j] - r->mean[j]) * r->inv_sd[j];
         w->yc[i] = y[i] - ym;
     }
+    r->intercept = ym;
+    return SIM_OK;
+}
+
+/* Solve (Z^T Z + lambda I) beta = Z^T yc for the prepared rows. */
+static int solve(model_ridge *r, model_ridge_ws *w, size_t n, double lambda)
+{
+    uint32_t p = r->p;
     gsl_matrix_view Z = gsl_matrix_view_array(w->Z, n, p);
     gsl_vector_view yc = gsl_vector_view_array(w->yc, n);
     gsl_matrix_view A = gsl_matrix_view_array(w->A, p, p);
@@ -130,9 +143,81 @@ int model_ridge_fit(model_ridge *r, model_ridge_ws *w, const double *X, const do
         memset(r->coef, 0, p * sizeof *r->coef);
         return SIM_EINVAL;
     }
-    r->intercept = ym;
     r->fitted = true;
     return SIM_OK;
+}
+
+int model_ridge_fit(model_ridge *r, model_ridge_ws *w, const double *X, const double *y,
+                    size_t n, double lambda)
+{
+    r->fitted = false;
+    if (r->p != w->p || n > w->max_rows || !(lambda >= 0))
+        return SIM_EINVAL;
+    if (n == 0)
+        return SIM_OK;
+    int st = prepare(r, w, X, y, n);
+    return st == SIM_OK ? solve(r, w, n, lambda) : st;
+}
+
+int model_ridge_fit_gcv(model_ridge *r, model_ridge_ws *w, const double *X, const double *y,
+                        size_t n, double *lambda)
+{
+    uint32_t p = r->p;
+    r->fitted = false;
+    if (p != w->p || n > w->max_rows)
+        return SIM_EINVAL;
+    if (n == 0)
+        return SIM_OK;
+    int st = prepare(r, w, X, y, n);
+    if (st != SIM_OK)
+        return st;
+    /* With G = Z^T Z and b = Z^T yc, at each lambda: beta = (G + lambda I)^-1 b,
+     * RSS = yc^T yc - 2 beta^T b + beta^T G beta and df = p - lambda tr((G + lambda I)^-1)
+     * (a dropped, all-zero feature adds 1 - 1 = 0 to df). */
+    gsl_matrix_view Z = gsl_matrix_view_array(w->Z, n, p);
+    gsl_vector_view yc = gsl_vector_view_array(w->yc, n);
+    gsl_matrix_view A = gsl_matrix_view_array(w->A, p, p);
+    gsl_matrix_view G = gsl_matrix_view_array(w->E, p, p);
+    gsl_vector_view b = gsl_vector_view_array(w->b, p);
+    gsl_vector_view beta = gsl_vector_view_array(w->c, p);
+    gsl_vector_view Gb = gsl_vector_view_array(w->ev, p);
+    if (gsl_blas_dsyrk(CblasLower, CblasTrans, 1.0, &Z.matrix, 0.0, &G.matrix) ||
+        gsl_blas_dgemv(CblasTrans, 1.0, &Z.matrix, &yc.vector, 0.0, &b.vector))
+        return SIM_EINVAL;
+    for (uint32_t i = 0; i < p; i++)
+        for (uint32_t j = i + 1; j < p; j++)
+            w->E[i * p + j] = w->E[j * p + i];
+    double yy = 0;
+    for (size_t i = 0; i < n; i++)
+        yy += w->yc[i] * w->yc[i];
+    double best = INFINITY, best_lam = (double)n;
+    for (int e = -24; e <= 8; e++) {
+        double lam = (double)n * pow(10.0, e / 4.0);
+        gsl_matrix_memcpy(&A.matrix, &G.matrix);
+        for (uint32_t i = 0; i < p; i++)
+            w->A[i * p + i] += lam;
+        double bb, bgb, tr = 0;
+        if (gsl_linalg_cholesky_decomp1(&A.matrix) ||
+            gsl_linalg_cholesky_solve(&A.matrix, &b.vector, &beta.vector) ||
+            gsl_blas_dsymv(CblasLower, 1.0, &G.matrix, &beta.vector, 0.0, &Gb.vector) ||
+            gsl_blas_ddot(&beta.vector, &b.vector, &bb) ||
+            gsl_blas_ddot(&beta.vector, &Gb.vector, &bgb) ||
+            gsl_linalg_cholesky_invert(&A.matrix))
+            return SIM_EINVAL;
+        for (uint32_t i = 0; i < p; i++)
+            tr += w->A[i * p + i];
+        double rss = yy - 2 * bb + bgb, df = (double)p - lam * tr, dof = (double)n - df;
+        if (rss < 0)
+            rss = 0;
+        double gcv = dof > 0 ? (double)n * rss / (dof * dof) : INFINITY;
+        if (gcv < best) {
+            best = gcv;
+            best_lam = lam;
+        }
+    }
+    if (lambda)
+        *lambda = best_lam;
+    return solve(r, w, n, best_lam);
 }
 
 double model_ridge_predict(const model_ridge *r, const double *x)

@@ -6,7 +6,8 @@
  * training rows; a constant feature is dropped (its coefficient stays 0). The target is
  * centred and the intercept is its mean, which is not penalised. The coefficients solve
  *   (Z^T Z + lambda I) beta = Z^T (y - mean(y))
- * by a Cholesky factorisation (GSL BLAS dsyrk/dgemv + gsl_linalg_cholesky). A workspace
+ * by a Cholesky factorisation (GSL BLAS dsyrk/dgemv + gsl_linalg_cholesky), lambda given
+ * or chosen by generalised cross-validation. A workspace
  * sized at creation holds Z, so fitting never allocates.
  */
 #ifndef MODELS_RIDGE_H
@@ -41,6 +42,16 @@ void model_ridge_ws_destroy(model_ridge_ws *w);
  */
 int model_ridge_fit(model_ridge *r, model_ridge_ws *w, const double *X, const double *y,
                     size_t n, double lambda);
+
+/*
+ * Like model_ridge_fit, with lambda chosen by generalised cross-validation (Golub,
+ * Heath & Wahba, Technometrics 1979): the lambda of a log grid n x 10^(-6 .. 2, step
+ * 1/4) minimising n RSS / (n - df)^2, where df = tr(Z (Z^T Z + lambda I)^-1 Z^T), the
+ * effective number of parameters. *lambda (may be NULL) receives the choice.
+ * O(n p^2 + 33 p^3).
+ */
+int model_ridge_fit_gcv(model_ridge *r, model_ridge_ws *w, const double *X, const double *y,
+                        size_t n, double *lambda);
 
 /* Prediction for the feature vector x (p values); the intercept when unfitted. O(p). */
 double model_ridge_predict(const model_ridge *r, const double *x);

@@ -11,6 +11,7 @@
 #include "sim/engine.h"
 #include "sim/types.h"
 #include "traces/gen.h"
+#include "traces/trace.h"
 
 #include <stdio.h>
 
@@ -37,6 +38,9 @@ bool cli_seconds(const char *opt, const char *val, double *out);
  * policy is NULL) into cfg. Returns false with a printed error. */
 bool cli_policy_opt(policy_config *cfg, const char *val);
 
+/* Append a --trace-opt value to opts (at most TRACE_MAX_OPTS); false when printed. */
+bool cli_trace_opt(const char **opts, uint32_t *n, const char *val);
+
 /* Create directory `dir` and its parents; false with a printed error. */
 bool cli_mkdirs(const char *dir);
 
@@ -56,8 +60,11 @@ bool cli_file_crc(const char *path, uint32_t *crc, uint64_t *bytes);
 typedef struct run_args {
     const char *trace;   /* path, or NULL with gen set */
     const char *format;  /* trace format (NULL = native) */
+    const char *trace_opts[TRACE_MAX_OPTS]; /* format-specific KEY=VALUE options */
+    uint32_t n_trace_opts;
     const trace_gen_config *gen; /* synthetic source instead of a trace file */
     const char *cluster; /* file or compact string */
+    const char *cluster_gpu_type; /* type of cluster specs that name none (NULL = V100M16) */
     const char *catalog; /* NULL = shipped */
     const char *policy;
     policy_config pcfg;
@@ -77,6 +84,7 @@ typedef struct run_result {
     sim_summary sum;
     double wall_s;
     uint64_t rows_skipped;
+    uint64_t rows_ignored; /* records the format documents as not being jobs */
     char summary_json[4096]; /* first part of summary.json, for printing (may be cut) */
 } run_result;
 

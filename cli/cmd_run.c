@@ -13,7 +13,9 @@ static const char usage[] =
     "usage: clustersim run --trace FILE --cluster FILE|SPEC [options]\n"
     "  --trace FILE          trace to replay (gzip or plain; '-' = stdin)\n"
     "  --format NAME         trace format (default native; see below)\n"
+    "  --trace-opt K=V       format-specific option (repeatable), e.g. tenant=user\n"
     "  --cluster FILE|SPEC   node-list CSV, or e.g. 4xV100M32:8,16xT4:2\n"
+    "  --cluster-gpu-type T  GPU type of cluster specs that name none (default V100M16)\n"
     "  --catalog FILE        GPU catalog CSV (default: the shipped models/data/gpus.csv)\n"
     "  --policy NAME         scheduling policy (default binpack; `clustersim policies`)\n"
     "  --policy-opt K=V      policy option (repeatable)\n"
@@ -62,6 +64,13 @@ int cmd_run(int argc, char **argv)
             if (m < 0)
                 return 2;
             a.format = v;
+        } else if (OPT("--trace-opt")) {
+            if (m < 0 || !cli_trace_opt(a.trace_opts, &a.n_trace_opts, v))
+                return 2;
+        } else if (OPT("--cluster-gpu-type")) {
+            if (m < 0)
+                return 2;
+            a.cluster_gpu_type = v;
         } else if (OPT("--cluster")) {
             if (m < 0)
                 return 2;
@@ -144,6 +153,10 @@ int cmd_run(int argc, char **argv)
             (unsigned long long)r.rows_skipped, (unsigned long long)s->events, r.wall_s,
             r.wall_s > 0 ? (double)s->events / r.wall_s : 0, a.out_dir ? "; outputs in " : "",
             a.out_dir ? a.out_dir : "");
+    if (r.rows_ignored)
+        fprintf(stderr, "clustersim: note: the %s format left out %llu records that are not "
+                        "jobs (see the README)\n", a.format ? a.format : "native",
+                (unsigned long long)r.rows_ignored);
     if (!a.out_dir)
         fputs(r.summary_json, stdout);
     return 0;

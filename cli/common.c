@@ -146,6 +146,21 @@ bool cli_policy_opt(policy_config *cfg, const char *val)
     return true;
 }
 
+bool cli_trace_opt(const char **opts, uint32_t *n, const char *val)
+{
+    const char *eq = strchr(val, '=');
+    if (!eq || eq == val) {
+        cli_usage_error("--trace-opt '%s': expected KEY=VALUE", val);
+        return false;
+    }
+    if (*n >= TRACE_MAX_OPTS) {
+        cli_usage_error("too many --trace-opt (at most %d)", TRACE_MAX_OPTS);
+        return false;
+    }
+    opts[(*n)++] = val;
+    return true;
+}
+
 bool cli_mkdirs(const char *dir)
 {
     char buf[1024];

@@ -216,7 +216,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         st = sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "no cluster given (--cluster FILE or SPEC)");
         goto out;
     }
-    if ((st = cluster_spec_load(&cl, a->cluster, model_catalog_names(cat), d)) != SIM_OK)
+    if ((st = cluster_spec_load_typed(&cl, a->cluster, model_catalog_names(cat),
+                                      a->cluster_gpu_type, d)) != SIM_OK)
         goto out;
     tenants = sim_intern_create(false);
     models = sim_intern_create(false);
@@ -229,7 +230,10 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
                               .skip_bad_rows = a->skip_bad_rows,
                               .tenants = tenants,
                               .models = models,
-                              .gpu_types = model_catalog_names(cat)};
+                              .gpu_types = model_catalog_names(cat),
+                              .opts = a->trace_opts,
+                              .n_opts = a->n_trace_opts,
+                              .data_dir = model_data_dir()};
         if ((st = trace_reader_open(&src.reader, a->trace, &topt, d)) != SIM_OK)
             goto out;
         const char *ign = trace_reader_ignored_columns(src.reader);
@@ -289,6 +293,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         goto out;
     res->sum = *sim_engine_summary(e);
     res->rows_skipped = src.reader ? trace_reader_skipped(src.reader) : 0;
+    res->rows_ignored = src.reader ? trace_reader_ignored(src.reader) : 0;
     res->wall_s = wall_now() - t0;
     char extra[128];
     snprintf(extra, sizeof extra, "\"rows_skipped\": %llu", (unsigned long long)res->rows_skipped);

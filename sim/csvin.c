@@ -4,7 +4,9 @@
  * Invariant: each call to csv_parse receives at most one row terminator, at the end of
  * its piece, so at most one row completes per piece and the physical line where the
  * current row began is known: it is recorded before each piece whenever libcsv's state
- * says no row has begun (pstate 0, ROW_NOT_BEGUN in libcsv.c).
+ * says no row has begun (pstate 0, ROW_NOT_BEGUN in libcsv.c). After a malformed row
+ * the rest of its line is dropped and libcsv restarted, so a caller that skips bad rows
+ * always makes progress.
  */
 #include "sim/csvin.h"
 
@@ -30,6 +32,8 @@ struct csvin {
     size_t chunk_size;    /* bytes requested per gzread */
     size_t pos, end;      /* unread part of chunk */
     bool eof, finished, first_read;
+    bool resync; /* after a malformed row: drop the rest of its line, restart libcsv */
+    char delim;
     uint64_t bytes;
     long cur_line;   /* physical line of the next unread byte */
     long row_line;   /* line where the current row began */
@@ -66,6 +70,15 @@ static int is_term(unsigned char c)
     return c == '\n' || c == '\r';
 }
 
+static void setup_parser(csvin *r)
+{
+    csv_set_realloc_func(&r->p, csv_realloc_hook);
+    csv_set_free_func(&r->p, sim_free);
+    csv_set_delim(&r->p, (unsigned char)r->delim);
+    csv_set_space_func(&r->p, r->delim == '\t' ? tab_is_space : comma_is_space);
+    csv_set_term_func(&r->p, is_term);
+}
+
 int csvin_open(csvin **out, const char *path, char delim, sim_diag *d)
 {
     *out = NULL;
@@ -88,11 +101,8 @@ int csvin_open(csvin **out, const char *path, char delim, sim_diag *d)
         csvin_close(r);
         return sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
     }
-    csv_set_realloc_func(&r->p, csv_realloc_hook);
-    csv_set_free_func(&r->p, sim_free);
-    csv_set_delim(&r->p, (unsigned char)delim);
-    csv_set_space_func(&r->p, delim == '\t' ? tab_is_space : comma_is_space);
-    csv_set_term_func(&r->p, is_term);
+    r->delim = delim;
+    setup_parser(r);
     r->chunk_size = CHUNK;
     r->cur_line = 1;
     r->row_line = 1;
@@ -319,6 +329,9 @@ static void reset_row(csvin *r)
 static int callback_error(csvin *r, sim_diag *d)
 {
     int e = r->err;
+    /* A row that is still open (a quoted field running over lines) is abandoned. */
+    if (!r->row_done && r->p.pstate != 0)
+        r->resync = true;
     if (e == SIM_ENOMEM)
         return sim_diag_set(d, SIM_ENOMEM, r->path, r->row_line, 0, "out of memory");
     return sim_diag_set(d, e, r->path, r->row_line, r->err_col, "%s", r->err_msg);
@@ -327,6 +340,7 @@ static int callback_error(csvin *r, sim_diag *d)
 static int parse_error(csvin *r, sim_diag *d)
 {
     int e = csv_error(&r->p);
+    r->resync = true;
     if (e == CSV_ENOMEM || e == CSV_ETOOBIG)
         return sim_diag_set(d, SIM_ENOMEM, r->path, r->row_line, 0, "out of memory");
     return sim_diag_set(d, SIM_EPARSE, r->path, r->row_line, (int)r->nf + 1,
@@ -344,10 +358,43 @@ static void finish_row(csvin *r, csvin_row *row)
     row->line = r->row_line;
 }
 
+/* Drop the input up to and including the next line break and restart libcsv, so a
+ * caller that skips a malformed row goes on with the next line. */
+static int resync(csvin *r, sim_diag *d)
+{
+    r->resync = false;
+    for (;;) {
+        if (r->pos == r->end) {
+            if (r->eof)
+                break;
+            int st = fill(r, d);
+            if (st != SIM_OK)
+                return st;
+            continue;
+        }
+        unsigned char c = r->chunk[r->pos++];
+        if (c == '\n') {
+            r->cur_line++;
+            break;
+        }
+    }
+    csv_free(&r->p);
+    if (csv_init(&r->p, CSV_STRICT | CSV_STRICT_FINI) != 0)
+        return sim_diag_set(d, SIM_ENOMEM, r->path, r->cur_line, 0, "out of memory");
+    setup_parser(r);
+    r->row_line = r->cur_line;
+    return SIM_OK;
+}
+
 int csvin_next(csvin *r, csvin_row *row, sim_diag *d)
 {
     if (r->finished)
         return 0;
+    if (r->resync) {
+        int st = resync(r, d);
+        if (st != SIM_OK)
+            return st;
+    }
     reset_row(r);
     r->err = 0;
     for (;;) {
@@ -388,6 +435,7 @@ int csvin_next(csvin *r, csvin_row *row, sim_diag *d)
         if (r->err)
             return callback_error(r, d);
         if (r->p.entry_pos > CSVIN_MAX_FIELD) {
+            r->resync = true;
             r->err_col = (int)r->nf + 1;
             return sim_diag_set(d, SIM_EPARSE, r->path, r->row_line, r->err_col,
                                 "field longer than 65536 bytes");

@@ -6,6 +6,9 @@
  * optional gpu_mem_mib, net_gbps and count (the row stands for `count` identical nodes,
  * named sn-0, sn-1, ...). This is also the Alibaba openb node-list format.
  *
+ * Also detected by their first line: Tiresias/Muri switch specs and PAI machine specs
+ * (with or without header), see cluster.h.
+ *
  * Compact: comma-separated groups "N x TYPE : GPUS[:cpu=MILLI][:mem=MIB][:gpumem=MIB]",
  * e.g. "4xV100M32:8,16xT4:2". CPU and memory default to unlimited, so only GPUs
  * constrain placement unless they are given.
@@ -70,7 +73,95 @@ static int resolve_type(const sim_intern *types, const char *s, size_t len, uint
 
 enum { K_SN, K_CPU, K_MEM, K_GPU, K_MODEL, K_GPUMEM, K_NET, K_COUNT, K_N };
 
-static int load_csv(builder *b, const char *path, const sim_intern *types, sim_diag *d)
+static int known_type_error(const csvin *in, const csvin_row *row, int32_t col,
+                            const char *name, const sim_intern *types, sim_diag *d)
+{
+    char known[600], what[700];
+    sim_intern_list(types, ", ", known, sizeof known);
+    snprintf(what, sizeof what, "a known GPU type (%s)", known);
+    return csvin_field_error(in, row, col, name, what, d);
+}
+
+/* Tiresias/Muri spec rows: num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,
+ * mem_p_node. */
+static int load_switch_spec(builder *b, csvin *in, const int32_t *ix, uint16_t type,
+                            sim_diag *d)
+{
+    static const char *const names[5] = {"num_switch", "num_node_p_switch", "num_gpu_p_node",
+                                         "num_cpu_p_node", "mem_p_node"};
+    csvin_row row;
+    int st;
+    while ((st = csvin_next(in, &row, d)) == 1) {
+        uint64_t v[5];
+        for (int k = 0; k < 5; k++) {
+            uint64_t max = k == 2 ? 1024 : k == 4 ? UINT64_C(1) << 30 : k == 3 ? 1u << 20 : MAX_NODES;
+            if ((st = csvin_u64(in, &row, ix[k], names[k], k < 2 ? 1 : 0, max, &v[k], d)))
+                return st;
+        }
+        if (b->c->n_nodes + v[0] * v[1] > MAX_NODES)
+            return sim_diag_set(d, SIM_ELIMIT, csvin_path(in), row.line, 0, "more than %u nodes",
+                                MAX_NODES);
+        for (uint64_t sw = 0; sw < v[0]; sw++)
+            for (uint64_t k = 0; k < v[1]; k++) {
+                node_spec *n = add_node(b);
+                if (!n)
+                    return sim_diag_set(d, SIM_ENOMEM, csvin_path(in), row.line, 0,
+                                        "out of memory");
+                snprintf(n->name, sizeof n->name, "s%llu-n%03llu", (unsigned long long)sw,
+                         (unsigned long long)k);
+                n->num_gpus = (uint32_t)v[2];
+                n->gpu_type = v[2] ? type : SIM_GPU_TYPE_NONE;
+                n->cpu_milli = v[3] * 1000;
+                n->mem_mib = v[4] * 1024;
+            }
+    }
+    return st;
+}
+
+/* One PAI machine row: machine,gpu_type,cap_cpu,cap_mem,cap_gpu (cores, GB). */
+static int pai_machine(builder *b, const csvin *in, const csvin_row *row,
+                       const sim_intern *types, sim_diag *d)
+{
+    static const char *const names[5] = {"machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"};
+    if (row->n != 5)
+        return sim_diag_set(d, SIM_EPARSE, csvin_path(in), row->line, 0,
+                            "expected the 5 fields machine,gpu_type,cap_cpu,cap_mem,cap_gpu, got %u",
+                            row->n);
+    if (csvin_empty(row, 0) || row->len[0] >= SIM_ID_MAX)
+        return csvin_field_error(in, row, 0, names[0], "a machine name of 1..63 bytes", d);
+    uint64_t cpu, gpus;
+    double mem;
+    int st;
+    if ((st = csvin_u64(in, row, 2, names[2], 0, UINT64_C(1) << 30, &cpu, d)) ||
+        (st = csvin_double(in, row, 3, names[3], 0, 1e9, &mem, d)) ||
+        (st = csvin_u64(in, row, 4, names[4], 0, 1024, &gpus, d)))
+        return st;
+    uint16_t t = SIM_GPU_TYPE_NONE;
+    bool cpu_only = row->len[1] == 3 && strncmp(row->f[1], "CPU", 3) == 0;
+    if (gpus && (cpu_only || resolve_type(types, row->f[1], row->len[1], &t)))
+        return known_type_error(in, row, 1, names[1], types, d);
+    node_spec *n = add_node(b);
+    if (!n)
+        return sim_diag_set(d, SIM_ENOMEM, csvin_path(in), row->line, 0, "out of memory");
+    memcpy(n->name, row->f[0], row->len[0]);
+    n->cpu_milli = cpu * 1000;
+    n->mem_mib = (uint64_t)(mem * 1024 + 0.5);
+    n->num_gpus = (uint32_t)gpus;
+    n->gpu_type = t;
+    return SIM_OK;
+}
+
+/* Whether a first row is a headerless PAI machine row. */
+static bool looks_like_pai_row(const csvin_row *row)
+{
+    double x;
+    return row->n == 5 && csvin_parse_double(row->f[2], row->len[2], &x) &&
+           csvin_parse_double(row->f[3], row->len[3], &x) &&
+           csvin_parse_double(row->f[4], row->len[4], &x);
+}
+
+static int load_csv(builder *b, const char *path, const sim_intern *types, uint16_t dflt,
+                    sim_diag *d)
 {
     static const char *const names[] = {"sn",    "cpu_milli",   "memory_mib", "gpu",
                                         "model", "gpu_mem_mib", "net_gbps",   "count"};
@@ -90,6 +181,38 @@ static int load_csv(builder *b, const char *path, const sim_intern *types, sim_d
                           expected);
     if (st < 0)
         goto out;
+    {
+        static const char *const sw[5] = {"num_switch", "num_node_p_switch", "num_gpu_p_node",
+                                          "num_cpu_p_node", "mem_p_node"};
+        static const char *const pai[5] = {"machine", "gpu_type", "cap_cpu", "cap_mem",
+                                           "cap_gpu"};
+        int32_t six[5], pix[5];
+        if ((st = csvin_map_header(in, &row, sw, 5, six, NULL, d)) != SIM_OK ||
+            (st = csvin_map_header(in, &row, pai, 5, pix, NULL, d)) != SIM_OK)
+            goto out;
+        if (six[0] >= 0) {
+            for (int k = 0; k < 5; k++)
+                if (six[k] < 0) {
+                    st = sim_diag_set(d, SIM_EPARSE, path, row.line, 0,
+                                      "header lacks column '%s'; expected num_switch,"
+                                      "num_node_p_switch,num_gpu_p_node,num_cpu_p_node,"
+                                      "mem_p_node",
+                                      sw[k]);
+                    goto out;
+                }
+            st = load_switch_spec(b, in, six, dflt, d);
+            goto out_empty;
+        }
+        bool pai_header = pix[0] == 0 && pix[1] == 1 && pix[2] == 2 && pix[3] == 3 && pix[4] == 4;
+        if (pai_header || looks_like_pai_row(&row)) {
+            if (!pai_header && (st = pai_machine(b, in, &row, types, d)) != SIM_OK)
+                goto out;
+            while ((st = csvin_next(in, &row, d)) == 1)
+                if ((st = pai_machine(b, in, &row, types, d)) != SIM_OK)
+                    goto out;
+            goto out_empty;
+        }
+    }
     if ((st = csvin_map_header(in, &row, names, K_N, ix, NULL, d)) != SIM_OK ||
         (st = csvin_map_header(in, &row, alt, K_N, ix2, NULL, d)) != SIM_OK)
         goto out;
@@ -123,10 +246,7 @@ static int load_csv(builder *b, const char *path, const sim_intern *types, sim_d
         size_t mlen = (uint32_t)ix[K_MODEL] < row.n ? row.len[ix[K_MODEL]] : 0;
         bool none = mlen == 0 || (mlen == 3 && strncmp(m, "nan", 3) == 0);
         if (proto.num_gpus && (none || resolve_type(types, m, mlen, &proto.gpu_type))) {
-            char known[600], what[700];
-            sim_intern_list(types, ", ", known, sizeof known);
-            snprintf(what, sizeof what, "a known GPU type (%s)", known);
-            st = csvin_field_error(in, &row, ix[K_MODEL], "model", what, d);
+            st = known_type_error(in, &row, ix[K_MODEL], "model", types, d);
             goto out;
         }
         if ((!csvin_empty(&row, ix[K_GPUMEM]) &&
@@ -155,6 +275,7 @@ static int load_csv(builder *b, const char *path, const sim_intern *types, sim_d
             }
         }
     }
+out_empty:
     if (st == 0 && b->c->n_nodes == 0)
         st = sim_diag_set(d, SIM_EPARSE, path, 0, 0, "the cluster file lists no node");
 out:
@@ -243,7 +364,21 @@ static int load_compact(builder *b, const char *src, const sim_intern *types, si
 int cluster_spec_load(cluster_spec **out, const char *src, const sim_intern *gpu_types,
                       sim_diag *d)
 {
+    return cluster_spec_load_typed(out, src, gpu_types, NULL, d);
+}
+
+int cluster_spec_load_typed(cluster_spec **out, const char *src, const sim_intern *gpu_types,
+                            const char *default_gpu_type, sim_diag *d)
+{
     *out = NULL;
+    const char *dname = default_gpu_type ? default_gpu_type : "V100M16";
+    uint16_t dflt;
+    if (resolve_type(gpu_types, dname, strlen(dname), &dflt) != SIM_OK) {
+        char known[600];
+        sim_intern_list(gpu_types, ", ", known, sizeof known);
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "unknown GPU type '%s' (known: %s)", dname,
+                            known);
+    }
     builder b = {0};
     b.c = sim_calloc(1, sizeof *b.c);
     if (!b.c)
@@ -253,7 +388,7 @@ int cluster_spec_load(cluster_spec **out, const char *src, const sim_intern *gpu
     bool is_file = stat(src, &sb) == 0 || strcmp(src, "-") == 0;
     bool looks_like_path = strchr(src, '/') || strstr(src, ".csv");
     if (is_file)
-        st = load_csv(&b, src, gpu_types, d);
+        st = load_csv(&b, src, gpu_types, dflt, d);
     else if (looks_like_path)
         st = sim_diag_set(d, SIM_EIO, src, 0, 0, "cannot open: No such file or directory");
     else

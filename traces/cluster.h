@@ -16,9 +16,21 @@
  * Load a cluster from `src`: an existing file path (CSV, gzip allowed) or else a
  * compact string. On success *out is a new spec to free with cluster_spec_destroy().
  * Errors: SIM_EIO, SIM_EPARSE, SIM_ENOMEM, with d filled.
+ *
+ * A file's layout is detected from its first line:
+ *  - a header naming sn (or name), cpu_milli, ...: the node list above;
+ *  - num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node (Tiresias
+ *    and Muri specs; memory in GB, CPUs in cores): num_switch x num_node_p_switch
+ *    identical nodes named s<switch>-n<node>, of GPU type `default_gpu_type`;
+ *  - machine,gpu_type,cap_cpu,cap_mem,cap_gpu, or the same five fields without a header
+ *    (Alibaba PAI pai_machine_spec.csv; cores, GB; gpu_type CPU = no GPU).
  */
 int cluster_spec_load(cluster_spec **out, const char *src, const sim_intern *gpu_types,
                       sim_diag *d);
+
+/* The same with the GPU type given to specs that name none (NULL = "V100M16"). */
+int cluster_spec_load_typed(cluster_spec **out, const char *src, const sim_intern *gpu_types,
+                            const char *default_gpu_type, sim_diag *d);
 
 void cluster_spec_destroy(cluster_spec *c);
 

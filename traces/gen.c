@@ -1,9 +1,12 @@
 /*
- * gen.c: Poisson arrivals, lognormal durations, a GPU-count mix with fractional
- * shares, Zipf-skewed tenants, an LS/BE mix, and users who over-ask: a fractional
- * job's true demand is its request divided by a factor drawn around over_request.
- * Names repeat per tenant ("t03-train-2") so duration predictors have history to
- * learn from.
+ * gen.c: Poisson or diurnal arrivals (a piecewise-constant rate per hour of day: the
+ * next arrival is drawn at the current hour's rate and redrawn at the hour's end,
+ * which is exact for a Poisson process by memorylessness), lognormal or Pareto
+ * durations, a GPU-count mix with fractional shares, Zipf-skewed tenants, an LS/BE
+ * mix, and users who over-ask: a fractional job's true demand is its request divided
+ * by a factor drawn around over_request. Names repeat per tenant ("t03-resnet50-2")
+ * with a tenant- and model-specific duration scale, so duration predictors have history
+ * to learn from. With `like`, the distributions are the empirical ones of a real trace.
  */
 #include "traces/gen.h"
 
@@ -20,8 +23,13 @@ struct trace_gen {
     gsl_rng *rng;
     uint64_t emitted;
     double t_s;
+    bool hourly;       /* rates differ by hour of day */
+    double rate_h[24]; /* arrivals per hour at each hour of day */
     double *tenant_cdf;
     uint32_t *tenant_ids;
+    uint32_t n_tenants;
+    double gpu_cdf[TRACE_STATS_GPU_BINS]; /* like: num_gpus mix */
+    double milli_cdf[11];                 /* like: gpu_milli bins */
     uint32_t model_ids[6];
     uint64_t type_ids[8];
     uint32_t n_types;
@@ -47,35 +55,133 @@ void trace_gen_config_default(trace_gen_config *c)
     c->tenants = 8;
 }
 
+/* Seconds of [t0, t1) that fall in each hour of day. */
+static void hour_exposure(double t0, double t1, double out[24])
+{
+    for (int h = 0; h < 24; h++)
+        out[h] = 0;
+    double t = t0;
+    while (t < t1) {
+        double hour_start = floor(t / 3600) * 3600;
+        double next = hour_start + 3600;
+        double end = next < t1 ? next : t1;
+        int h = (int)fmod(hour_start / 3600, 24);
+        out[h < 0 ? h + 24 : h] += end - t;
+        t = end;
+    }
+}
+
+static void fit_like(trace_gen *g, const trace_stats *s)
+{
+    double t0 = (double)s->first_submit_us / 1e6, t1 = (double)s->last_submit_us / 1e6;
+    double expo[24];
+    hour_exposure(t0, t1, expo);
+    for (int h = 0; h < 24; h++)
+        g->rate_h[h] = expo[h] > 0 ? (double)s->by_hour[h] / (expo[h] / 3600) : 0;
+    g->t_s = t0;
+    double total = 0;
+    for (uint32_t k = 0; k < s->n_gpu_values; k++) {
+        total += (double)s->gpu_count[k];
+        g->gpu_cdf[k] = total;
+    }
+    for (uint32_t k = 0; k < s->n_gpu_values; k++)
+        g->gpu_cdf[k] /= total;
+    total = 0;
+    for (int k = 0; k < 11; k++) {
+        total += (double)s->milli_bins[k];
+        g->milli_cdf[k] = total;
+    }
+    for (int k = 0; k < 11; k++)
+        g->milli_cdf[k] = total > 0 ? g->milli_cdf[k] / total : 1;
+}
+
+/* Index of the first cdf entry >= u (n entries). */
+static uint32_t draw_cdf(const double *cdf, uint32_t n, double u)
+{
+    uint32_t k = 0;
+    while (k + 1 < n && cdf[k] < u)
+        k++;
+    return k;
+}
+
+/* Advance g->t_s to the next arrival of the hour-of-day rate process. */
+static void next_arrival(trace_gen *g)
+{
+    if (!g->hourly) {
+        g->t_s += gsl_ran_exponential(g->rng, 3600.0 / g->c.arrival_rate_h);
+        return;
+    }
+    /* Bounded: a rate that is zero at every hour was refused at creation, so at most
+     * 24 empty hours are skipped per full day. */
+    for (;;) {
+        double hour_start = floor(g->t_s / 3600) * 3600;
+        int h = (int)fmod(hour_start / 3600, 24);
+        double rate = g->rate_h[h < 0 ? h + 24 : h];
+        double next = hour_start + 3600;
+        if (rate > 0) {
+            double t = g->t_s + gsl_ran_exponential(g->rng, 3600.0 / rate);
+            if (t < next) {
+                g->t_s = t;
+                return;
+            }
+        }
+        g->t_s = next;
+    }
+}
+
 int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *tenants,
                      sim_intern *models, const sim_intern *gpu_types, sim_diag *d)
 {
     *out = NULL;
     if (c->tenants < 1 || c->tenants > 100000 || !(c->arrival_rate_h > 0) ||
-        !(c->duration_median_s > 0) || c->duration_sigma < 0 || c->over_request < 1)
+        !(c->duration_median_s > 0) || c->duration_sigma < 0 || c->over_request < 1 ||
+        c->diurnal_amplitude < 0 || c->diurnal_amplitude > 1 || c->duration_pareto < 0)
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "invalid generator parameters");
+    if (c->like && (c->like->jobs < 2 || c->like->last_submit_us <= c->like->first_submit_us ||
+                    c->like->n_tenants == 0 || !c->like_tenants))
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                            "--like needs a trace of at least 2 jobs spread over time");
     trace_gen *g = sim_calloc(1, sizeof *g);
     if (!g)
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     g->c = *c;
+    g->n_tenants = c->like ? c->like->n_tenants : c->tenants;
     g->rng = gsl_rng_alloc(gsl_rng_mt19937);
-    g->tenant_cdf = sim_calloc(c->tenants, sizeof *g->tenant_cdf);
-    g->tenant_ids = sim_calloc(c->tenants, sizeof *g->tenant_ids);
+    g->tenant_cdf = sim_calloc(g->n_tenants, sizeof *g->tenant_cdf);
+    g->tenant_ids = sim_calloc(g->n_tenants, sizeof *g->tenant_ids);
     if (!g->rng || !g->tenant_cdf || !g->tenant_ids) {
         trace_gen_destroy(g);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     }
     gsl_rng_set(g->rng, c->seed);
     double total = 0;
-    for (uint32_t i = 0; i < c->tenants; i++) {
-        total += 1.0 / pow(i + 1.0, 1.2);
-        g->tenant_cdf[i] = total;
+    for (uint32_t i = 0; i < g->n_tenants; i++) {
         char name[16];
-        snprintf(name, sizeof name, "t%02u", i);
-        g->tenant_ids[i] = sim_intern_add(tenants, name, strlen(name), 0);
+        const char *tn = name;
+        if (c->like) {
+            total += (double)c->like->tenant_jobs[i];
+            tn = i < sim_intern_count(c->like_tenants) ? sim_intern_name(c->like_tenants, i) : "";
+        } else {
+            total += 1.0 / pow(i + 1.0, 1.2);
+            snprintf(name, sizeof name, "t%02u", i);
+        }
+        g->tenant_cdf[i] = total;
+        g->tenant_ids[i] = sim_intern_add(tenants, tn, strlen(tn), 0);
+        if (g->tenant_ids[i] == SIM_INTERN_NONE) {
+            trace_gen_destroy(g);
+            return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        }
     }
-    for (uint32_t i = 0; i < c->tenants; i++)
+    for (uint32_t i = 0; i < g->n_tenants; i++)
         g->tenant_cdf[i] /= total;
+    if (c->like)
+        fit_like(g, c->like);
+    else
+        for (int h = 0; h < 24; h++)
+            g->rate_h[h] = c->arrival_rate_h *
+                           (1 + c->diurnal_amplitude *
+                                    cos(2 * 3.14159265358979323846 * (h + 0.5 - c->diurnal_peak_h) / 24));
+    g->hourly = c->like || c->diurnal_amplitude > 0;
     for (int m = 0; m < 6; m++)
         g->model_ids[m] = sim_intern_add(models, model_names[m], strlen(model_names[m]), 0);
     if (c->gpu_types && *c->gpu_types) {
@@ -115,23 +221,38 @@ int trace_gen_next(trace_gen *g, job_spec *j)
     gsl_rng *r = g->rng;
     memset(j, 0, sizeof *j);
     j->ref_gpu_type = SIM_GPU_TYPE_NONE;
-    g->t_s += gsl_ran_exponential(r, 3600.0 / g->c.arrival_rate_h);
+    next_arrival(g);
     j->submit_us = (sim_time)llround(g->t_s * 1e6);
     snprintf(j->id, sizeof j->id, "job-%07llu", (unsigned long long)g->emitted);
     double u = gsl_rng_uniform(r);
-    uint32_t tenant = 0;
-    while (tenant + 1 < g->c.tenants && g->tenant_cdf[tenant] < u)
-        tenant++;
+    uint32_t tenant = draw_cdf(g->tenant_cdf, g->n_tenants, u);
     j->tenant = g->tenant_ids[tenant];
     uint32_t m = (uint32_t)gsl_rng_uniform_int(r, 6);
     j->model = g->model_ids[m];
     /* Each tenant has a characteristic duration per model, so names predict duration. */
     double tenant_scale = exp(0.5 * sin(1.7 * tenant + 0.9 * m));
-    double dur = g->c.duration_median_s * tenant_scale *
-                 exp(gsl_ran_gaussian(r, g->c.duration_sigma));
-    j->work_s = round(dur < 1 ? 1 : dur);
+    double dur;
+    if (g->c.like)
+        dur = trace_stats_duration_quantile(g->c.like, gsl_rng_uniform(r));
+    else if (g->c.duration_pareto > 0)
+        dur = gsl_ran_pareto(r, g->c.duration_pareto,
+                             g->c.duration_median_s * tenant_scale /
+                                 pow(2, 1 / g->c.duration_pareto));
+    else
+        dur = g->c.duration_median_s * tenant_scale *
+              exp(gsl_ran_gaussian(r, g->c.duration_sigma));
+    j->work_s = g->c.like ? dur : round(dur < 1 ? 1 : dur);
     double kind = gsl_rng_uniform(r);
-    if (kind < g->c.frac_cpu_only) {
+    if (g->c.like) {
+        const trace_stats *s = g->c.like;
+        j->num_gpus = s->gpu_value[draw_cdf(g->gpu_cdf, s->n_gpu_values, kind)];
+        j->gpu_milli = j->num_gpus ? SIM_MILLI_GPU : 0;
+        if (j->num_gpus) {
+            uint32_t b = draw_cdf(g->milli_cdf, 11, gsl_rng_uniform(r));
+            if (b < 10)
+                j->gpu_milli = 100 * b + 1 + (uint32_t)gsl_rng_uniform_int(r, b == 9 ? 99 : 100);
+        }
+    } else if (kind < g->c.frac_cpu_only) {
         j->num_gpus = 0;
         j->gpu_milli = 0;
     } else if (kind < g->c.frac_cpu_only + g->c.frac_multi) {

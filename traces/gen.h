@@ -8,6 +8,7 @@
 
 #include "sim/intern.h"
 #include "sim/types.h"
+#include "traces/stats.h"
 
 #include <gsl/gsl_rng.h>
 
@@ -15,8 +16,11 @@ typedef struct trace_gen_config {
     uint64_t jobs;            /* how many jobs */
     uint64_t seed;
     double arrival_rate_h;    /* mean arrivals per hour (Poisson) */
+    double diurnal_amplitude; /* 0..1: rate x (1 + A cos(2 pi (hour - peak) / 24)), per hour */
+    double diurnal_peak_h;    /* hour of day of the highest rate (0..24) */
     double duration_median_s; /* lognormal durations: median */
     double duration_sigma;    /* lognormal sigma (heavy tail) */
+    double duration_pareto;   /* > 0: Pareto durations of this shape alpha, same median */
     double frac_share;        /* fraction of 1-GPU jobs asking for a fraction of a GPU */
     double frac_multi;        /* fraction of jobs with 2, 4 or 8 GPUs */
     double frac_cpu_only;     /* fraction of jobs without GPU */
@@ -30,6 +34,13 @@ typedef struct trace_gen_config {
      * model zoo of models/ here, so traces/ does not depend on models/. */
     void (*annotate)(void *ctx, job_spec *job, gsl_rng *rng);
     void *annotate_ctx;
+    /* Optional: fit to a real trace (--like). Arrivals follow the source's rate for
+     * each hour of day over its span (starting at its first submission), num_gpus its
+     * GPU-count mix, durations its empirical distribution (inverse CDF with linear
+     * interpolation), gpu_milli its share mix, tenants its tenants (names from
+     * like_tenants) with their job shares. Borrowed; must outlive the generator. */
+    const trace_stats *like;
+    const sim_intern *like_tenants;
 } trace_gen_config;
 
 /* Defaults: 1000 jobs, seed 1, 60 jobs/h, median 30 min, sigma 1.5, ... */

@@ -7,17 +7,29 @@
  * Duplicate detection keeps one 64-bit hash per job id (about 16 bytes per job at the
  * table's load factor); on a hash match the file is scanned again for the first line
  * with that id, so the message is exact and a hash collision is not an error.
+ *
+ * Formats marked in_memory are read whole, then sorted stably by (submit time, file
+ * order) with qsort on an explicit sequence number; their duplicate ids are found by
+ * sorting an index by (id, line). Absolute timestamps are shifted to seconds since
+ * midnight of the earliest submission's day, which keeps the time of day.
  */
 #include "traces/trace_int.h"
 
 #include "sim/alloc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const trace_format *const formats[] = {
     &trace_format_native,
     &trace_format_alibaba2023,
+    &trace_format_philly,
+    &trace_format_helios,
+    &trace_format_alibaba2020,
+    &trace_format_gavel,
+    &trace_format_muri,
+    &trace_format_tiresias,
     NULL,
 };
 
@@ -30,18 +42,87 @@ const char *trace_format_list(void)
     return buf;
 }
 
+static const trace_format *find_format(const char *name)
+{
+    for (int i = 0; formats[i]; i++)
+        if (strcmp(formats[i]->name, name) == 0)
+            return formats[i];
+    return NULL;
+}
+
+static void option_list(const trace_format *fmt, char *buf, size_t size)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; fmt->options && fmt->options[i] && o + 2 < size; i++)
+        o += (size_t)snprintf(buf + o, size - o, "%s%s", i ? ", " : "", fmt->options[i]);
+}
+
+const char *trace_format_options(const char *format)
+{
+    static char buf[256];
+    const trace_format *fmt = find_format(format ? format : "native");
+    if (!fmt)
+        return NULL;
+    option_list(fmt, buf, sizeof buf);
+    return buf;
+}
+
+/* Every option must be KEY=VALUE with a key the format knows. */
+static int check_options(const trace_format *fmt, const trace_options *opt, sim_diag *d)
+{
+    if (opt->n_opts > TRACE_MAX_OPTS)
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "too many --trace-opt (at most %d)",
+                            TRACE_MAX_OPTS);
+    for (uint32_t i = 0; i < opt->n_opts; i++) {
+        const char *kv = opt->opts[i];
+        const char *eq = strchr(kv, '=');
+        if (!eq || eq == kv)
+            return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "--trace-opt '%s': expected KEY=VALUE",
+                                kv);
+        bool known = false;
+        for (int k = 0; fmt->options && fmt->options[k]; k++)
+            if (strlen(fmt->options[k]) == (size_t)(eq - kv) &&
+                strncmp(fmt->options[k], kv, (size_t)(eq - kv)) == 0)
+                known = true;
+        if (!known) {
+            char list[256];
+            option_list(fmt, list, sizeof list);
+            if (!list[0])
+                return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                                    "--trace-opt '%s': the %s format has no options", kv,
+                                    fmt->name);
+            return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                                "--trace-opt '%s': unknown key for the %s format (known: %s)", kv,
+                                fmt->name, list);
+        }
+    }
+    return SIM_OK;
+}
+
+const char *trace__opt(const trace_reader *r, const char *key)
+{
+    size_t klen = strlen(key);
+    const char *val = NULL;
+    /* The last occurrence wins, as on most command lines. */
+    for (uint32_t i = 0; i < r->opt.n_opts; i++)
+        if (strncmp(r->opt.opts[i], key, klen) == 0 && r->opt.opts[i][klen] == '=')
+            val = r->opt.opts[i] + klen + 1;
+    return val;
+}
+
 int trace_reader_open(trace_reader **out, const char *path, const trace_options *opt,
                       sim_diag *d)
 {
     *out = NULL;
     const char *fname = opt->format ? opt->format : "native";
-    const trace_format *fmt = NULL;
-    for (int i = 0; formats[i]; i++)
-        if (strcmp(formats[i]->name, fname) == 0)
-            fmt = formats[i];
+    const trace_format *fmt = find_format(fname);
     if (!fmt)
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "unknown trace format '%s' (known: %s)",
                             fname, trace_format_list());
+    int cst = check_options(fmt, opt, d);
+    if (cst != SIM_OK)
+        return cst;
     trace_reader *r = sim_calloc(1, sizeof *r);
     if (!r)
         return sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
@@ -69,7 +150,21 @@ void trace_reader_close(trace_reader *r)
         r->fmt->close(r);
     csvin_close(r->in);
     sim_free(r->ids);
+    sim_free(r->held);
+    sim_free(r->arena);
     sim_free(r);
+}
+
+void trace_reader_set_chunk(trace_reader *r, size_t bytes)
+{
+    r->chunk = bytes;
+    if (r->in)
+        csvin_set_chunk(r->in, bytes);
+}
+
+uint64_t trace_reader_ignored(const trace_reader *r)
+{
+    return r->n_ignored;
 }
 
 uint64_t trace_reader_skipped(const trace_reader *r)
@@ -174,13 +269,201 @@ static int common_checks(trace_reader *r, const csvin_row *row, job_spec *job, s
     return SIM_OK;
 }
 
+/* The next record of the file, in file order, with bad rows skipped when asked, but
+ * without the order and duplicate checks. */
+static int raw_next(trace_reader *r, job_spec *job, sim_diag *d)
+{
+    for (;;) {
+        int st;
+        if (r->fmt->next) {
+            st = r->fmt->next(r, job, d);
+            if (st == SIM_EPARSE && r->opt.skip_bad_rows) {
+                r->skipped++;
+                continue;
+            }
+            return st;
+        }
+        csvin_row row;
+        st = csvin_next(r->in, &row, d);
+        if (st == 0 && r->rows == 0 && r->fmt->empty_expect)
+            return sim_diag_set(d, SIM_EPARSE, r->path, 1, 0, "empty file: expected %s",
+                                r->fmt->empty_expect);
+        if (st <= 0) {
+            /* A malformed CSV row (quotes, NUL, UTF-8) can be skipped too; I/O cannot. */
+            if (st == SIM_EPARSE && r->opt.skip_bad_rows) {
+                r->rows++;
+                r->skipped++;
+                continue;
+            }
+            return st;
+        }
+        r->rows++;
+        trace__job_defaults(job);
+        st = r->fmt->row(r, &row, job, d);
+        if (st == 1) {
+            job->line = (uint64_t)row.line;
+            return 1;
+        }
+        if (st == 0)
+            continue;
+        if (st == SIM_EPARSE && r->opt.skip_bad_rows) {
+            r->skipped++;
+            continue;
+        }
+        return st;
+    }
+}
+
+static int arena_put(trace_reader *r, const char *s, size_t *off)
+{
+    size_t len = strlen(s);
+    *off = SIZE_MAX;
+    if (!len)
+        return SIM_OK;
+    if (r->arena_len + len + 1 > r->arena_cap) {
+        size_t ncap = r->arena_cap ? r->arena_cap : 1 << 16;
+        while (ncap < r->arena_len + len + 1)
+            ncap *= 2;
+        char *na = sim_reallocarray(r->arena, ncap, 1);
+        if (!na)
+            return SIM_ENOMEM;
+        r->arena = na;
+        r->arena_cap = ncap;
+    }
+    memcpy(r->arena + r->arena_len, s, len + 1);
+    *off = r->arena_len;
+    r->arena_len += len + 1;
+    return SIM_OK;
+}
+
+static int cmp_held_time(const void *a, const void *b)
+{
+    const trace__held *x = a, *y = b;
+    if (x->job.submit_us != y->job.submit_us)
+        return x->job.submit_us < y->job.submit_us ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static const trace__held *sort_base;
+
+static int cmp_index_id(const void *a, const void *b)
+{
+    const trace__held *x = &sort_base[*(const size_t *)a], *y = &sort_base[*(const size_t *)b];
+    int c = strcmp(x->job.id, y->job.id);
+    if (c)
+        return c;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Find duplicate ids among the held jobs: an error naming the earliest repeated line,
+ * or, with skip_bad_rows, drop every repeat and count it. */
+static int held_duplicates(trace_reader *r, sim_diag *d)
+{
+    if (r->held_n < 2)
+        return SIM_OK;
+    size_t *ix = sim_reallocarray(NULL, r->held_n, sizeof *ix);
+    if (!ix)
+        return sim_diag_set(d, SIM_ENOMEM, r->path, 0, 0, "out of memory");
+    for (size_t i = 0; i < r->held_n; i++)
+        ix[i] = i;
+    sort_base = r->held;
+    qsort(ix, r->held_n, sizeof *ix, cmp_index_id);
+    const trace__held *bad = NULL, *bad_first = NULL;
+    size_t group = 0;
+    for (size_t i = 1; i < r->held_n; i++) {
+        trace__held *h = &r->held[ix[i]];
+        if (strcmp(h->job.id, r->held[ix[group]].job.id) != 0) {
+            group = i;
+            continue;
+        }
+        h->dropped = true;
+        r->skipped++;
+        if (!bad || h->seq < bad->seq) {
+            bad = h;
+            bad_first = &r->held[ix[group]];
+        }
+    }
+    sim_free(ix);
+    if (bad && !r->opt.skip_bad_rows)
+        return sim_diag_set(d, SIM_EPARSE, r->path, (long)bad->job.line, 0,
+                            "duplicate job id '%s' (first seen on line %llu)", bad->job.id,
+                            (unsigned long long)bad_first->job.line);
+    return SIM_OK;
+}
+
+/* Read the whole file, sort it by submit time (stable), rebase absolute times. */
+static int load_all(trace_reader *r, sim_diag *d)
+{
+    r->loaded = true;
+    job_spec j;
+    int st;
+    while ((st = raw_next(r, &j, d)) == 1) {
+        if (r->held_n == r->held_cap) {
+            size_t ncap = r->held_cap ? r->held_cap * 2 : 1024;
+            trace__held *nh = sim_reallocarray(r->held, ncap, sizeof *nh);
+            if (!nh)
+                return sim_diag_set(d, SIM_ENOMEM, r->path, 0, 0, "out of memory");
+            r->held = nh;
+            r->held_cap = ncap;
+        }
+        trace__held *h = &r->held[r->held_n];
+        h->job = j;
+        h->seq = r->held_n;
+        h->dropped = false;
+        if (arena_put(r, j.name ? j.name : "", &h->name_off) != SIM_OK ||
+            arena_put(r, j.command ? j.command : "", &h->command_off) != SIM_OK)
+            return sim_diag_set(d, SIM_ENOMEM, r->path, 0, 0, "out of memory");
+        r->held_n++;
+    }
+    if (st < 0)
+        return st;
+    if (r->held_n)
+        qsort(r->held, r->held_n, sizeof *r->held, cmp_held_time);
+    if (r->rebase_day && r->held_n) {
+        const sim_time day = 86400 * SIM_US_PER_S;
+        sim_time first = r->held[0].job.submit_us;
+        sim_time origin = first / day * day;
+        if (first < 0 && first % day)
+            origin -= day;
+        for (size_t i = 0; i < r->held_n; i++)
+            r->held[i].job.submit_us -= origin;
+    }
+    return held_duplicates(r, d);
+}
+
+static int held_next(trace_reader *r, job_spec *job, sim_diag *d)
+{
+    if (!r->loaded) {
+        int st = load_all(r, d);
+        if (st != SIM_OK) {
+            /* A failed read leaves nothing to yield. */
+            r->held_n = 0;
+            return st;
+        }
+    }
+    while (r->held_pos < r->held_n && r->held[r->held_pos].dropped)
+        r->held_pos++;
+    if (r->held_pos >= r->held_n)
+        return 0;
+    const trace__held *h = &r->held[r->held_pos++];
+    *job = h->job;
+    job->name = h->name_off == SIZE_MAX ? "" : r->arena + h->name_off;
+    job->command = h->command_off == SIZE_MAX ? "" : r->arena + h->command_off;
+    return 1;
+}
+
 int trace_reader_next(trace_reader *r, job_spec *job, sim_diag *d)
 {
+    if (r->fmt->in_memory)
+        return held_next(r, job, d);
     if (r->fmt->next)
         return r->fmt->next(r, job, d);
     for (;;) {
         csvin_row row;
         int st = csvin_next(r->in, &row, d);
+        if (st == 0 && r->rows == 0 && r->fmt->empty_expect)
+            return sim_diag_set(d, SIM_EPARSE, r->path, 1, 0, "empty file: expected %s",
+                                r->fmt->empty_expect);
         if (st <= 0) {
             /* A malformed CSV row (quotes, NUL, UTF-8) can be skipped too; I/O cannot. */
             if (st == SIM_EPARSE && r->opt.skip_bad_rows) {
@@ -296,5 +579,61 @@ int trace__map_header(trace_reader *r, const char *const *names, const bool *req
             return sim_diag_set(d, SIM_EPARSE, r->path, row.line, 0,
                                 "header lacks column '%s'; expected a header with at least %s",
                                 names[i], expected);
+    return SIM_OK;
+}
+
+bool trace_parse_timestamp(const char *s, size_t len, int64_t *out_s)
+{
+    while (len && *s == ' ') {
+        s++;
+        len--;
+    }
+    while (len && s[len - 1] == ' ')
+        len--;
+    /* Exactly "YYYY-MM-DD HH:MM:SS". */
+    static const char shape[] = "dddd-dd-dd dd:dd:dd";
+    if (len != sizeof shape - 1)
+        return false;
+    int v[6] = {0};
+    int k = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (shape[i] == 'd') {
+            if (s[i] < '0' || s[i] > '9')
+                return false;
+            v[k] = v[k] * 10 + (s[i] - '0');
+        } else {
+            if (s[i] != shape[i])
+                return false;
+            k++;
+        }
+    }
+    int y = v[0], m = v[1], dd = v[2];
+    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (m < 1 || m > 12 || dd < 1 || dd > mdays[m - 1] || v[3] > 23 || v[4] > 59 || v[5] > 60)
+        return false;
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (m == 2 && dd == 29 && !leap)
+        return false;
+    /* Days from civil (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms"). */
+    int yy = m <= 2 ? y - 1 : y;
+    int era = (yy >= 0 ? yy : yy - 399) / 400;
+    int yoe = yy - era * 400;
+    int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + dd - 1;
+    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    int64_t days = (int64_t)era * 146097 + doe - 719468;
+    *out_s = days * 86400 + v[3] * 3600 + v[4] * 60 + v[5];
+    return true;
+}
+
+int trace__timestamp(trace_reader *r, const csvin_row *row, int32_t col, const char *name,
+                     sim_time *out_us, sim_diag *d)
+{
+    int64_t s;
+    if (col < 0 || (uint32_t)col >= row->n ||
+        !trace_parse_timestamp(row->f[col], row->len[col], &s))
+        return csvin_field_error(r->in, row, col, name,
+                                 "a time like 2017-10-09 07:01:55 (YYYY-MM-DD HH:MM:SS)", d);
+    r->rebase_day = true;
+    *out_us = (sim_time)s * SIM_US_PER_S;
     return SIM_OK;
 }

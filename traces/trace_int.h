@@ -21,10 +21,26 @@ typedef struct trace_format {
     /* Map one row to *job: 1 = a job, 0 = not a job (skip silently, e.g. a row the
      * format documents as ignored), < 0 = error with d filled. */
     int (*row)(trace_reader *r, const csvin_row *row, job_spec *job, sim_diag *d);
-    /* Optional: produce jobs without the CSV row loop (formats that must sort). */
+    /* Optional: produce jobs without the CSV row loop (layouts that are not CSV, or
+     * joins). It counts r->rows and sets job->line itself. */
     int (*next)(trace_reader *r, job_spec *job, sim_diag *d);
     void (*close)(trace_reader *r);
+    /* The published files are not in submit order: read them whole and sort (stable,
+     * by submit time then file order); duplicate ids are found after the read. */
+    bool in_memory;
+    /* Format-specific option keys (NULL-terminated), or NULL when it has none. */
+    const char *const *options;
+    /* Headerless layouts: what an empty file should have held (an error names it). */
+    const char *empty_expect;
 } trace_format;
+
+/* One job held by an in-memory reader; name and command live in the reader's arena. */
+typedef struct trace__held {
+    job_spec job;
+    size_t name_off, command_off; /* offsets into the arena */
+    uint64_t seq;                 /* file order */
+    bool dropped;                 /* a skipped duplicate */
+} trace__held;
 
 struct trace_reader {
     const trace_format *fmt;
@@ -43,7 +59,27 @@ struct trace_reader {
     uint64_t *ids;
     size_t ids_cap, ids_n;
     void *state; /* format-specific */
+    uint64_t n_ignored; /* records the format documents as not being jobs */
+    bool tenant_user;   /* option tenant=user: the user, not the VC, is the tenant */
+    size_t chunk;       /* test hook: bytes per read (0 = 64 KiB) */
+    /* Absolute timestamps (set by the format): after the whole read, times are shifted
+     * to seconds since midnight of the day of the earliest submission. */
+    bool rebase_day;
+    /* In-memory formats: every job, sorted, and the next to yield. */
+    bool loaded;
+    trace__held *held;
+    size_t held_n, held_cap, held_pos;
+    char *arena;
+    size_t arena_len, arena_cap;
 };
+
+/* Value of the format-specific option `key`, or NULL when not given. */
+const char *trace__opt(const trace_reader *r, const char *key);
+
+/* Parse a "YYYY-MM-DD HH:MM:SS" field into absolute microseconds (sets r->rebase_day);
+ * a field error otherwise. */
+int trace__timestamp(trace_reader *r, const csvin_row *row, int32_t col, const char *name,
+                     sim_time *out_us, sim_diag *d);
 
 /* Parse a GPU-type list "A|B|C" (empty, "nan" or "*" = any) into a type mask; unknown
  * names are a field error listing the known names. */
@@ -68,5 +104,11 @@ int trace__map_header(trace_reader *r, const char *const *names, const bool *req
 
 extern const trace_format trace_format_native;
 extern const trace_format trace_format_alibaba2023;
+extern const trace_format trace_format_philly;
+extern const trace_format trace_format_helios;
+extern const trace_format trace_format_alibaba2020;
+extern const trace_format trace_format_gavel;
+extern const trace_format trace_format_muri;
+extern const trace_format trace_format_tiresias;
 
 #endif

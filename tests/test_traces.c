@@ -1,0 +1,565 @@
+/*
+ * test_traces.c: every trace reader. Hand-checked values from small fixtures, chunk
+ * invariance (every chunk size 1..64, 64 KiB, and through gzip) for every good fixture,
+ * bad-input fixtures with their exact diagnostics (plus a 1 MiB line and a truncated
+ * gzip stream generated here), the staged public traces with the counts of their
+ * SOURCE.txt, cluster specs of other simulators, and timestamp parsing.
+ */
+#include "models/catalog.h"
+#include "sim/alloc.h"
+#include "traces/cluster.h"
+#include "traces/trace.h"
+
+#include "check.h"
+
+#include <zlib.h>
+
+#define FIX SIM_SOURCE_DIR "/tests/fixtures/"
+
+static model_catalog *cat;
+
+/* Read a whole trace into a canonical text (one line per job); returns the status of
+ * the read, with the diagnostic formatted into diag. */
+static int read_all(const char *path, const char *format, const char *opt, size_t chunk,
+                    char **text, uint64_t *jobs, char *diag, size_t dsize)
+{
+    sim_intern *tenants = sim_intern_create(false), *models = sim_intern_create(false);
+    const char *opts[1] = {opt};
+    trace_options o = {.format = format,
+                       .tenants = tenants,
+                       .models = models,
+                       .gpu_types = model_catalog_names(cat),
+                       .opts = opts,
+                       .n_opts = opt ? 1 : 0,
+                       .data_dir = NULL};
+    trace_reader *r = NULL;
+    sim_diag d = {0};
+    size_t cap = 1 << 16, len = 0;
+    char *buf = text ? malloc(cap) : NULL;
+    if (buf)
+        buf[0] = '\0';
+    uint64_t n = 0;
+    int st = trace_reader_open(&r, path, &o, &d);
+    if (st == SIM_OK) {
+        if (chunk)
+            trace_reader_set_chunk(r, chunk);
+        job_spec j;
+        while ((st = trace_reader_next(r, &j, &d)) == 1) {
+            n++;
+            if (!buf)
+                continue;
+            char line[1024];
+            int k = snprintf(line, sizeof line, "%s|%lld|%.6f|%u|%u|%u|%u|%s|%s|%llx|%u|%llu|%llu|%d|%llx",
+                             j.id, (long long)j.submit_us, j.work_s, j.num_gpus, j.replicas,
+                             j.gpu_milli, j.true_milli, sim_intern_name(tenants, j.tenant),
+                             sim_intern_name(models, j.model),
+                             (unsigned long long)j.gpu_type_mask, j.ref_gpu_type,
+                             (unsigned long long)j.cpu_milli, (unsigned long long)j.mem_mib,
+                             j.priority, (unsigned long long)j.attr_present);
+            for (int a = 0; a < SIM_ATTR_COUNT; a++)
+                if (job_spec_has(&j, (sim_attr)a))
+                    k += snprintf(line + k, sizeof line - (size_t)k, "|%s=%.9g",
+                                  sim_attr_name((sim_attr)a), j.attr[a]);
+            snprintf(line + k, sizeof line - (size_t)k, "|%s|%s|L%llu\n", j.name, j.command,
+                     (unsigned long long)j.line);
+            size_t l = strlen(line);
+            while (len + l + 1 > cap) {
+                cap *= 2;
+                buf = realloc(buf, cap);
+            }
+            memcpy(buf + len, line, l + 1);
+            len += l;
+        }
+    }
+    if (st == 0)
+        st = SIM_OK;
+    if (diag) {
+        diag[0] = '\0';
+        if (st != SIM_OK)
+            sim_diag_format(&d, diag, dsize);
+    }
+    trace_reader_close(r);
+    sim_intern_destroy(tenants);
+    sim_intern_destroy(models);
+    if (text)
+        *text = buf;
+    else
+        free(buf);
+    if (jobs)
+        *jobs = n;
+    return st;
+}
+
+/* Copy src to dst through gzip (whole) or cut to `keep` compressed bytes (keep > 0). */
+static void gzip_file(const char *src, const char *dst, long keep)
+{
+    size_t n = 0;
+    char *data = check_slurp(src, &n);
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.full.gz", dst);
+    gzFile gz = gzopen(keep ? tmp : dst, "wb6");
+    gzwrite(gz, data, (unsigned)n);
+    gzclose(gz);
+    free(data);
+    if (keep) {
+        size_t m = 0;
+        char *z = check_slurp(tmp, &m);
+        FILE *f = fopen(dst, "wb");
+        fwrite(z, 1, (size_t)keep < m ? (size_t)keep : m / 2, f);
+        fclose(f);
+        free(z);
+        remove(tmp);
+    }
+}
+
+typedef struct good {
+    const char *file, *format, *opt;
+    uint64_t jobs;
+} good;
+
+static const good goods[] = {
+    {"good_native.csv", "native", NULL, 2},
+    {"good_alibaba2023.csv", "alibaba2023", NULL, 2},
+    {"good_philly.csv", "philly", NULL, 4},
+    {"good_philly.json", "philly", NULL, 2},
+    {"good_helios.csv", "helios", NULL, 3},
+    {"good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "good_pai_tasks.csv", 3},
+    {"good_gavel10.trace", "gavel", "steps_table=" FIX "gavel_steps.csv", 3},
+    {"good_gavel7.trace", "gavel", "steps_table=" FIX "gavel_steps.csv", 2},
+    {"good_muri.csv", "muri", NULL, 3},
+    {"good_tiresias.csv", "tiresias", NULL, 3},
+};
+
+static void test_chunk_invariance(void)
+{
+    for (size_t g = 0; g < sizeof goods / sizeof goods[0]; g++) {
+        char path[1024], gz[1024], diag[1024];
+        snprintf(path, sizeof path, FIX "%s", goods[g].file);
+        char *ref = NULL;
+        uint64_t n = 0;
+        CHECK_EQ_I64(read_all(path, goods[g].format, goods[g].opt, 0, &ref, &n, diag,
+                              sizeof diag), SIM_OK);
+        if (diag[0])
+            fprintf(stderr, "%s: %s\n", goods[g].file, diag);
+        CHECK_EQ_I64(n, goods[g].jobs);
+        int bad = 0;
+        for (size_t chunk = 1; chunk <= 65536; chunk = chunk < 64 ? chunk + 1 : 65536 + 1) {
+            char *t = NULL;
+            read_all(path, goods[g].format, goods[g].opt, chunk > 65536 ? 65536 : chunk, &t, NULL,
+                     NULL, 0);
+            if (!t || strcmp(t, ref) != 0) {
+                bad++;
+                fprintf(stderr, "%s: chunk %zu differs\n", goods[g].file, chunk);
+            }
+            free(t);
+        }
+        CHECK_EQ_I64(bad, 0);
+        snprintf(gz, sizeof gz, "fixture_%s.gz", goods[g].file);
+        gzip_file(path, gz, 0);
+        for (size_t chunk = 1; chunk <= 7; chunk += 3) {
+            char *t = NULL;
+            read_all(gz, goods[g].format, goods[g].opt, chunk == 7 ? 0 : chunk, &t, NULL, NULL, 0);
+            /* Diagnostics lines, names and values are identical; only the path differs. */
+            CHECK(t && strcmp(t, ref) == 0);
+            free(t);
+        }
+        remove(gz);
+        free(ref);
+    }
+}
+
+/* Hand-checked values (see the fixtures): times, durations, shapes, tenants. */
+static void test_golden(void)
+{
+    char *t;
+    read_all(FIX "good_philly.csv", "philly", NULL, 0, &t, NULL, NULL, 0);
+    /* Earliest 2017-10-08 23:59:59 -> origin 2017-10-08 00:00 -> 86399 s; rows of equal
+     * time keep file order (lines 3 then 5); ids are line numbers. */
+    CHECK(t && strstr(t, "4|86399000000|860.000000|8|0|1000|1000|6c71a0|") == t);
+    CHECK(t && strstr(t, "3|108783000000|2951.000000|2|") < strstr(t, "5|108783000000|10.500000"));
+    free(t);
+    read_all(FIX "good_philly.json", "philly", NULL, 0, &t, NULL, NULL, 0);
+    /* 74 s + 2 d 5 h 39 min 42 s = 193256 s; the last attempt had 4 + 4 GPUs. */
+    CHECK(t && strstr(t, "application_1506638472019_14199|90699000000|193256.000000|8|2|"));
+    /* The attempt without end_time counts nothing; the other ran 10 min 30 s. */
+    CHECK(t && strstr(t, "application_1506638472019_00002|79500000000|630.000000|1|1|"));
+    free(t);
+    read_all(FIX "good_philly.json", "philly", "tenant=user", 0, &t, NULL, NULL, 0);
+    CHECK(t && strstr(t, "|ce2f4c|"));
+    free(t);
+    read_all(FIX "good_helios.csv", "helios", NULL, 0, &t, NULL, NULL, 0);
+    CHECK(t && strstr(t, "1425513|67280000000|675233.000000|0|1|0|0|vcpDC|"));
+    CHECK(t && strstr(t, "1425512|67287000000|249.000000|16|2|1000|1000|vchbv||0|0|16000|"));
+    free(t);
+    read_all(FIX "good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "good_pai_tasks.csv", 0, &t,
+             NULL, NULL, 0);
+    /* j1: 2 workers x 50 % -> 2 replicas of 500 milli; CPU 2x400x10 + 600x10; memory
+     * 2x29.296875x1024 + 10x1024; work from the first task start 4550890. */
+    CHECK(t && strstr(t, "j1|4550879000000|526.000000|2|2|500|500|u1||0|7|14000|70240|"));
+    CHECK(t && strstr(t, "j4|4550950000000|990.000000|2|1|750|750|u3|"));
+    CHECK(t && !strstr(t, "j3|"));
+    free(t);
+    read_all(FIX "good_gavel10.trace", "gavel", "steps_table=" FIX "gavel_steps.csv", 0, &t, NULL,
+             NULL, 0);
+    /* 2931 / 2.5; 8601 / 160; scale factor 16 from 8: 1000 / (400 x 16 / 8). */
+    CHECK(t && strstr(t, "1|0|1172.400000|1|0|1000|1000||ResNet-50 (batch size 64)|0|4|"));
+    CHECK(t && strstr(t, "batch_size=64|iterations=2931|"));
+    CHECK(t && strstr(t, "2|12500000|53.756250|2|"));
+    CHECK(t && strstr(t, "3|40000000|1.250000|16|"));
+    free(t);
+    read_all(FIX "good_muri.csv", "muri", NULL, 0, &t, NULL, NULL, 0);
+    CHECK(t && strstr(t, "2|201694500000|437.000000|2|0|1000|1000||gpt2|0|0|0|0|0|"));
+    CHECK(t && strstr(t, "iter_time_ms=437|stage_cpu_ms=0.6|stage_gpu_ms=419|stage_net_ms=49|"));
+    free(t);
+    read_all(FIX "good_tiresias.csv", "tiresias", NULL, 0, &t, NULL, NULL, 0);
+    CHECK(t && strstr(t, "1|30000000|147.000000|8|0|1000|1000||vgg11|"));
+    free(t);
+}
+
+typedef struct bad {
+    const char *file, *format, *opt, *diag;
+} bad;
+
+#define GAVEL "steps_table=" FIX "gavel_steps.csv"
+#define TASKS "tasks=" FIX "good_pai_tasks.csv"
+#define KNOWN                                                                                \
+    "K80, P100, P100_SXM2, V100M16, V100M32, V100_PCIE, T4, RTX2080TI, QUADRO_RTX6000, A10, " \
+    "A30, A100, A100_80GB, A100_PCIE_40GB, A100_PCIE_80GB, H100, H100_PCIE, H200, L4, L40S, " \
+    "G1, G2, G3, MISC"
+
+static const bad bads[] = {
+    {"bad_native_header.csv", "native", NULL, ":1: error: header lacks column 'job_id'; expected a header with at least job_id,submit_time,duration,num_gpus (optional: gpu_milli,tenant,qos,priority,gpu_type,gpu_mem_mib,cpu_milli,mem_mib,replicas,model,name,command,true_milli,ref_gpu_type,batch_size,iterations,...)"},
+    {"bad_native_missing.csv", "native", NULL, ":1: error: header lacks column 'duration'; expected a header with at least job_id,submit_time,duration,num_gpus (optional: gpu_milli,tenant,qos,priority,gpu_type,gpu_mem_mib,cpu_milli,mem_mib,replicas,model,name,command,true_milli,ref_gpu_type,batch_size,iterations,...)"},
+    {"bad_native_nonnum.csv", "native", NULL, ":2:3: error: field 'duration': expected a number in [0, 1e+12], got \"ten\""},
+    {"bad_native_negative.csv", "native", NULL, ":2:4: error: field 'num_gpus': expected an integer 0..65536, got \"-2\""},
+    {"bad_native_backwards.csv", "native", NULL, ":3: error: job 'j2': submit time 40.000000 s is before 50.000000 s of line 2; the trace must be sorted by submit time"},
+    {"bad_native_dup.csv", "native", NULL, ":4: error: duplicate job id 'j1' (first seen on line 2)"},
+    {"bad_native_empty.csv", "native", NULL, ":1: error: empty file: expected the header job_id,submit_time,duration,num_gpus (optional: gpu_milli,tenant,qos,priority,gpu_type,gpu_mem_mib,cpu_milli,mem_mib,replicas,model,name,command,true_milli,ref_gpu_type,batch_size,iterations,...)"},
+    {"bad_native_utf8.csv", "native", NULL, ":2:5: error: invalid UTF-8 at byte 3 of the field"},
+    {"bad_native_nul.csv", "native", NULL, ":2:5: error: NUL byte in field"},
+    {"bad_alibaba2023_header.csv", "alibaba2023", NULL, ":1: error: header lacks column 'name'; expected a header with at least name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time"},
+    {"bad_alibaba2023_missing.csv", "alibaba2023", NULL, ":1: error: header lacks column 'deletion_time'; expected a header with at least name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time"},
+    {"bad_alibaba2023_nonnum.csv", "alibaba2023", NULL, ":2:4: error: field 'num_gpu': expected an integer 0..4096, got \"one\""},
+    {"bad_alibaba2023_negative.csv", "alibaba2023", NULL, ":2:9: error: field 'creation_time': expected a time in seconds in [0, 9e+12], got \"-5\""},
+    {"bad_alibaba2023_backwards.csv", "alibaba2023", NULL, ":3: error: job 'p2': submit time 40.000000 s is before 50.000000 s of line 2; the trace must be sorted by submit time"},
+    {"bad_alibaba2023_dup.csv", "alibaba2023", NULL, ":3: error: duplicate job id 'p1' (first seen on line 2)"},
+    {"bad_alibaba2023_empty.csv", "alibaba2023", NULL, ":1: error: empty file: expected the header name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time"},
+    {"bad_alibaba2023_utf8.csv", "alibaba2023", NULL, ":2:1: error: invalid UTF-8 at byte 2 of the field"},
+    {"bad_alibaba2023_nul.csv", "alibaba2023", NULL, ":2:7: error: NUL byte in field"},
+    {"bad_philly_header.csv", "philly", NULL, ":1: error: header lacks column 'timestamp'; expected a header with at least timestamp,duration,num_gpus,gpu_time,cluster"},
+    {"bad_philly_missing.csv", "philly", NULL, ":1: error: header lacks column 'duration'; expected a header with at least timestamp,duration,num_gpus,gpu_time,cluster"},
+    {"bad_philly_nonnum.csv", "philly", NULL, ":2:2: error: field 'duration': expected a number in [0, 1e+12], got \"sixty\""},
+    {"bad_philly_negative.csv", "philly", NULL, ":2:3: error: field 'num_gpus': expected an integer 0..65536, got \"-1\""},
+    {"bad_philly_badtime.csv", "philly", NULL, ":2:1: error: field 'timestamp': expected a time like 2017-10-09 07:01:55 (YYYY-MM-DD HH:MM:SS), got \"2017-13-09 07:01:55\""},
+    {"bad_philly_empty.csv", "philly", NULL, ":1: error: empty file: expected the header timestamp,duration,num_gpus,gpu_time,cluster"},
+    {"bad_philly_utf8.csv", "philly", NULL, ":2:5: error: invalid UTF-8 at byte 3 of the field"},
+    {"bad_philly_nul.csv", "philly", NULL, ":2:5: error: NUL byte in field"},
+    {"bad_philly_json_syntax.json", "philly", NULL, ":3: error: malformed JSON: unexpected character"},
+    {"bad_philly_json_missing.json", "philly", NULL, ":2: error: field 'submitted_time': expected a time like 2017-10-09 07:01:55 (YYYY-MM-DD HH:MM:SS), got nothing (no such member)"},
+    {"bad_philly_json_nonnum.json", "philly", NULL, ":2: error: field 'submitted_time': expected a time like 2017-10-09 07:01:55 (YYYY-MM-DD HH:MM:SS), got \"1507338699\""},
+    {"bad_philly_json_negative.json", "philly", NULL, ":2: error: job 'a1': attempt 1 ends before it starts"},
+    {"bad_philly_json_dup.json", "philly", NULL, ":4: error: duplicate job id 'a1' (first seen on line 2)"},
+    {"bad_philly_json_notarray.json", "philly", NULL, ":1: error: malformed JSON: expected '[' (an array of job objects), got '{'"},
+    {"bad_philly_json_trailing.json", "philly", NULL, ":2: error: malformed JSON: text after the closing ']'"},
+    {"bad_philly_json_utf8.json", "philly", NULL, ":2: error: malformed JSON: invalid utf-8 string"},
+    {"bad_philly_json_nul.json", "philly", NULL, ":2: error: NUL byte in the JSON text"},
+    {"bad_helios_header.csv", "helios", NULL, ":1: error: header lacks column 'job_id'; expected a header with at least job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue"},
+    {"bad_helios_missing.csv", "helios", NULL, ":1: error: header lacks column 'gpu_num'; expected a header with at least job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue"},
+    {"bad_helios_nonnum.csv", "helios", NULL, ":2:4: error: field 'gpu_num': expected an integer 0..65536, got \"x\""},
+    {"bad_helios_negative.csv", "helios", NULL, ":2:11: error: field 'duration': expected a number in [0, 1e+12], got \"-5\""},
+    {"bad_helios_dup.csv", "helios", NULL, ":4: error: duplicate job id '1' (first seen on line 2)"},
+    {"bad_helios_empty.csv", "helios", NULL, ":1: error: empty file: expected the header job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue"},
+    {"bad_helios_utf8.csv", "helios", NULL, ":2:2: error: invalid UTF-8 at byte 2 of the field"},
+    {"bad_helios_nul.csv", "helios", NULL, ":2:1: error: NUL byte in field"},
+    {"bad_pai_fields.csv", "alibaba2020", TASKS, ":1: error: expected the 6 fields job_name,inst_id,user,status,start_time,end_time, got 5"},
+    {"bad_pai_nonnum.csv", "alibaba2020", TASKS, ":1:5: error: field 'start_time': expected a number in [0, 9e+12], got \"soon\""},
+    {"bad_pai_negative.csv", "alibaba2020", TASKS, ":1:5: error: field 'start_time': expected a number in [0, 9e+12], got \"-4550879.0\""},
+    {"bad_pai_endbefore.csv", "alibaba2020", TASKS, ":1:6: error: field 'end_time': expected a time not before the job's first task start_time, got \"4550000.0\""},
+    {"bad_pai_dup.csv", "alibaba2020", TASKS, ":3: error: duplicate job id 'j1' (first seen on line 1)"},
+    {"bad_pai_empty.csv", "alibaba2020", TASKS, ":1: error: empty file: expected job rows job_name,inst_id,user,status,start_time,end_time"},
+    {"bad_pai_utf8.csv", "alibaba2020", TASKS, ":1:3: error: invalid UTF-8 at byte 2 of the field"},
+    {"bad_pai_nul.csv", "alibaba2020", TASKS, ":1:3: error: NUL byte in field"},
+    {"good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "bad_pai_tasks_type.csv", "bad_pai_tasks_type.csv:1:10: error: field 'gpu_type': expected a known GPU type (" KNOWN "), got \"H800X\""},
+    {"bad_gavel_fields.trace", "gavel", GAVEL, ":1: error: expected 10 tab-separated fields (job_type, command, working_directory, num_steps_arg, needs_data_dir, total_steps, scale_factor, priority_weight, SLO, arrival_time) or 7 (job_type, command, num_steps_arg, needs_data_dir, total_steps, arrival_time, scale_factor), got 4"},
+    {"bad_gavel_mixed.trace", "gavel", GAVEL, ":2: error: expected 10 tab-separated fields like the first line, got 7"},
+    {"bad_gavel_nonnum.trace", "gavel", GAVEL, ":1:6: error: field 'total_steps': expected an integer 1..1125899906842624, got \"many\""},
+    {"bad_gavel_negative.trace", "gavel", GAVEL, ":1:10: error: field 'arrival_time': expected a time in seconds in [0, 9e+12], got \"-3\""},
+    {"bad_gavel_backwards.trace", "gavel", GAVEL, ":2: error: job '2': submit time 40.000000 s is before 50.000000 s of line 1; the trace must be sorted by submit time"},
+    {"bad_gavel_unknown.trace", "gavel", GAVEL, ":1:1: error: field 'job_type': expected a job type of the steps table " FIX "gavel_steps.csv on V100M16, got \"GPT-9 (batch size 1)\""},
+    {"bad_gavel_empty.trace", "gavel", GAVEL, ":1: error: empty file: expected tab-separated job lines (job_type, command, ...; 10 or 7 fields)"},
+    {"bad_gavel_utf8.trace", "gavel", GAVEL, ":1:2: error: invalid UTF-8 at byte 3 of the field"},
+    {"bad_gavel_nul.trace", "gavel", GAVEL, ":1:2: error: NUL byte in field"},
+    {"bad_muri_header.csv", "muri", NULL, ":1: error: header lacks column 'job_id'; expected a header with at least job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,iteration_time,resource_time_0,resource_time_1,resource_time_2,priority"},
+    {"bad_muri_missing.csv", "muri", NULL, ":1: error: header lacks column 'resource_time_2'; expected a header with at least job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,iteration_time,resource_time_0,resource_time_1,resource_time_2,priority"},
+    {"bad_muri_nonnum.csv", "muri", NULL, ":2:10: error: field 'resource_time_0': expected a number in [0, 1e+15], got \"fast\""},
+    {"bad_muri_negative.csv", "muri", NULL, ":2:11: error: field 'resource_time_1': expected a number in [0, 1e+15], got \"-8\""},
+    {"bad_muri_backwards.csv", "muri", NULL, ":3: error: job '1': submit time 4.000000 s is before 5.000000 s of line 2; the trace must be sorted by submit time"},
+    {"bad_muri_dup.csv", "muri", NULL, ":3: error: duplicate job id '0' (first seen on line 2)"},
+    {"bad_muri_empty.csv", "muri", NULL, ":1: error: empty file: expected the header job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,iteration_time,resource_time_0,resource_time_1,resource_time_2,priority"},
+    {"bad_muri_utf8.csv", "muri", NULL, ":2:5: error: invalid UTF-8 at byte 3 of the field"},
+    {"bad_muri_nul.csv", "muri", NULL, ":2:7: error: NUL byte in field"},
+    {"bad_tiresias_header.csv", "tiresias", NULL, ":1: error: header lacks column 'job_id'; expected a header with at least job_id,num_gpu,submit_time,iterations,model_name,duration,interval"},
+    {"bad_tiresias_missing.csv", "tiresias", NULL, ":1: error: header lacks column 'duration'; expected a header with at least job_id,num_gpu,submit_time,iterations,model_name,duration,interval"},
+    {"bad_tiresias_nonnum.csv", "tiresias", NULL, ":2:2: error: field 'num_gpu': expected an integer 0..65536, got \"one\""},
+    {"bad_tiresias_negative.csv", "tiresias", NULL, ":2:6: error: field 'duration': expected a number in [0, 1e+12], got \"-164\""},
+    {"bad_tiresias_backwards.csv", "tiresias", NULL, ":3: error: job '1': submit time 20.000000 s is before 30.000000 s of line 2; the trace must be sorted by submit time"},
+    {"bad_tiresias_dup.csv", "tiresias", NULL, ":4: error: duplicate job id '0' (first seen on line 2)"},
+    {"bad_tiresias_empty.csv", "tiresias", NULL, ":1: error: empty file: expected the header job_id,num_gpu,submit_time,iterations,model_name,duration,interval"},
+    {"bad_tiresias_utf8.csv", "tiresias", NULL, ":2:5: error: invalid UTF-8 at byte 4 of the field"},
+    {"bad_tiresias_nul.csv", "tiresias", NULL, ":2:7: error: NUL byte in field"},
+};
+
+static void test_bad_fixtures(void)
+{
+    for (size_t b = 0; b < sizeof bads / sizeof bads[0]; b++) {
+        char path[1024], diag[2048], want[2048];
+        snprintf(path, sizeof path, FIX "%s", bads[b].file);
+        int st = read_all(path, bads[b].format, bads[b].opt, 0, NULL, NULL, diag, sizeof diag);
+        /* The diagnostic names the fixture (its full path) unless it names another file. */
+        if (bads[b].diag[0] == ':')
+            snprintf(want, sizeof want, "%s%s", path, bads[b].diag);
+        else
+            snprintf(want, sizeof want, FIX "%s", bads[b].diag);
+        CHECK_EQ_I64(st, SIM_EPARSE);
+        CHECK_STR(diag, want);
+    }
+}
+
+/* In-memory formats accept rows out of order and sort them (stable). */
+static void test_sorting(void)
+{
+    char *t = NULL;
+    read_all(FIX "bad_native_backwards.csv", "native", NULL, 0, NULL, NULL, NULL, 0);
+    FILE *f = fopen("backwards_philly.csv", "w");
+    fputs("timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 08:00:00,5,1,5,b\n"
+          "2017-10-09 07:00:00,6,1,6,a\n",
+          f);
+    fclose(f);
+    CHECK_EQ_I64(read_all("backwards_philly.csv", "philly", NULL, 0, &t, NULL, NULL, 0), SIM_OK);
+    CHECK(t && strstr(t, "3|25200000000|6.000000|") == t);
+    CHECK(t && strstr(t, "\n2|28800000000|5.000000|"));
+    free(t);
+    remove("backwards_philly.csv");
+}
+
+/* A line of 1 MiB and a truncated gzip stream, for every format. */
+static void test_generated(void)
+{
+    static const struct {
+        const char *format, *opt, *header, *row;
+        const char *want_line; /* expected diagnostic after "path" */
+    } g[] = {
+        {"native", NULL, "job_id,submit_time,duration,num_gpus,name\n", "j1,0,10,1,", ":2:5: error: field longer than 65536 bytes"},
+        {"alibaba2023", NULL, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n", "p1,1,1,1,1000,,LS,Running,5,10,", ":2:11: error: field longer than 65536 bytes"},
+        {"philly", NULL, "timestamp,duration,num_gpus,gpu_time,cluster\n", "2017-10-09 07:01:55,66,1,66,", ":2:5: error: field longer than 65536 bytes"},
+        {"philly", NULL, "[\n", "{\"jobid\": \"", ":2: error: a job object longer than 262144 bytes"},
+        {"helios", NULL, "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n", "1,", ":2:2: error: field longer than 65536 bytes"},
+        {"alibaba2020", TASKS, "", "j1,i,", ":1:3: error: field longer than 65536 bytes"},
+        {"gavel", GAVEL, "", "LM (batch size 10)\t", ":1:2: error: field longer than 65536 bytes"},
+        {"muri", NULL, "job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,iteration_time,resource_time_0,resource_time_1,resource_time_2,priority\n", "0,1,0,10,", ":2:5: error: field longer than 65536 bytes"},
+        {"tiresias", NULL, "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n", "0,1,0,10,", ":2:5: error: field longer than 65536 bytes"},
+    };
+    for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
+        char diag[2048], want[2048];
+        FILE *f = fopen("long_line.txt", "wb");
+        fputs(g[k].header, f);
+        fputs(g[k].row, f);
+        for (int i = 0; i < 1 << 20; i++)
+            fputc('x', f);
+        fputs("\n", f);
+        fclose(f);
+        CHECK_EQ_I64(read_all("long_line.txt", g[k].format, g[k].opt, 0, NULL, NULL, diag,
+                              sizeof diag), SIM_EPARSE);
+        snprintf(want, sizeof want, "long_line.txt%s", g[k].want_line);
+        CHECK_STR(diag, want);
+        remove("long_line.txt");
+    }
+    for (size_t gi = 0; gi < sizeof goods / sizeof goods[0]; gi++) {
+        char path[1024], diag[2048];
+        snprintf(path, sizeof path, FIX "%s", goods[gi].file);
+        gzip_file(path, "truncated.gz", 40);
+        int st = read_all("truncated.gz", goods[gi].format, goods[gi].opt, 0, NULL, NULL, diag,
+                          sizeof diag);
+        CHECK(st == SIM_EIO || st == SIM_EPARSE);
+        CHECK(strstr(diag, "truncated gzip stream (unexpected end of file)") ||
+              strstr(diag, "truncated.gz:1: error: cannot read"));
+        if (!strstr(diag, "truncated gzip stream"))
+            fprintf(stderr, "%s truncated: %s\n", goods[gi].file, diag);
+        remove("truncated.gz");
+    }
+}
+
+static void test_options(void)
+{
+    char diag[1024];
+    CHECK_EQ_I64(read_all(FIX "good_philly.csv", "philly", "user=1", 0, NULL, NULL, diag,
+                          sizeof diag), SIM_EINVAL);
+    CHECK_STR(diag, "error: --trace-opt 'user=1': unknown key for the philly format (known: tenant)");
+    CHECK_EQ_I64(read_all(FIX "good_muri.csv", "muri", "x=1", 0, NULL, NULL, diag, sizeof diag),
+                 SIM_EINVAL);
+    CHECK_STR(diag, "error: --trace-opt 'x=1': the muri format has no options");
+    CHECK_EQ_I64(read_all(FIX "good_pai_jobs.csv", "alibaba2020", NULL, 0, NULL, NULL, diag,
+                          sizeof diag), SIM_EINVAL);
+    CHECK_STR(diag, "error: the alibaba2020 format reads pai_job_table.csv joined with the task "
+                    "table: give --trace-opt tasks=pai_task_table.csv");
+    CHECK_EQ_I64(read_all(FIX "good_philly.csv", "philly", "tenant=user", 0, NULL, NULL, diag,
+                          sizeof diag), SIM_EINVAL);
+    CHECK_STR(diag, "error: --trace-opt tenant=user: the derived Philly CSV has no user column "
+                    "(only the VC, 'cluster')");
+    CHECK_STR(trace_format_options("gavel"), "steps_table, ref_gpu_type");
+}
+
+static void test_timestamps(void)
+{
+    int64_t s = 0;
+    CHECK(trace_parse_timestamp("1970-01-01 00:00:00", 19, &s) && s == 0);
+    /* 2017-10-09 07:01:55 UTC is 1507532515 (date -u -d ... +%s). */
+    CHECK(trace_parse_timestamp("2017-10-09 07:01:55", 19, &s) && s == 1507532515);
+    CHECK(trace_parse_timestamp(" 2020-02-29 23:59:59 ", 21, &s) && s == 1583020799);
+    CHECK(!trace_parse_timestamp("2019-02-29 00:00:00", 19, &s));
+    CHECK(!trace_parse_timestamp("2017-10-09T07:01:55", 19, &s));
+    CHECK(!trace_parse_timestamp("2017-10-09 24:00:00", 19, &s));
+    CHECK(!trace_parse_timestamp("2017-1-09 07:01:55", 18, &s));
+}
+
+static void test_clusters(void)
+{
+    char buf[1024], dg[2048];
+    sim_diag d;
+    cluster_spec *c = NULL;
+    const sim_intern *types = model_catalog_names(cat);
+    CHECK_EQ_I64(cluster_spec_load(&c, FIX "bad_cluster_switch.csv", types, &d), SIM_EPARSE);
+    CHECK_STR(sim_diag_format(&d, dg, sizeof dg),
+              FIX "bad_cluster_switch.csv:1: error: header lacks column 'mem_p_node'; expected "
+                  "num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node");
+    CHECK_EQ_I64(cluster_spec_load(&c, FIX "bad_cluster_pai.csv", types, &d), SIM_EPARSE);
+    CHECK_STR(sim_diag_format(&d, dg, sizeof dg),
+              FIX "bad_cluster_pai.csv:2:2: error: field 'gpu_type': expected a known GPU type (" KNOWN
+                  "), got \"Z9000\"");
+    CHECK_EQ_I64(cluster_spec_load_typed(&c, "1xV100M16:8", types, "X1", &d), SIM_EINVAL);
+    const char *p;
+    /* SOURCE.txt says 1,896 machines; the file holds 1,897 rows with 1,897 distinct
+     * machine names (wc -l; cut -d, -f1 | sort -u | wc -l), and the 6,742 GPUs agree. */
+    if ((p = check_shared("alibaba_pai_v2020/pai_machine_spec.csv", buf, sizeof buf))) {
+        CHECK_EQ_I64(cluster_spec_load(&c, p, types, &d), SIM_OK);
+        CHECK_EQ_I64(c ? c->n_nodes : 0, 1897);
+        CHECK_EQ_I64(c ? cluster_spec_gpus(c) : 0, 6742);
+        cluster_spec_destroy(c);
+        c = NULL;
+    }
+    if ((p = check_shared("alibaba_pai_v2020/pai_machine_spec_with_header.csv", buf, sizeof buf))) {
+        CHECK_EQ_I64(cluster_spec_load(&c, p, types, &d), SIM_OK);
+        CHECK_EQ_I64(c ? c->n_nodes : 0, 1897);
+        CHECK_EQ_I64(c ? cluster_spec_gpus(c) : 0, 6742);
+        cluster_spec_destroy(c);
+        c = NULL;
+    }
+    if ((p = check_shared("muri/n8g8.csv", buf, sizeof buf))) {
+        CHECK_EQ_I64(cluster_spec_load_typed(&c, p, types, "V100M32", &d), SIM_OK);
+        CHECK_EQ_I64(c ? c->n_nodes : 0, 8);
+        CHECK_EQ_I64(c ? cluster_spec_gpus(c) : 0, 64);
+        CHECK(c && c->nodes[0].cpu_milli == 92000 && c->nodes[0].mem_mib == 520 * 1024);
+        CHECK(c && strcmp(c->nodes[7].name, "s0-n007") == 0);
+        cluster_spec_destroy(c);
+        c = NULL;
+    }
+    if ((p = check_shared("tiresias/n160g8.csv", buf, sizeof buf))) {
+        CHECK_EQ_I64(cluster_spec_load(&c, p, types, &d), SIM_OK);
+        CHECK_EQ_I64(c ? c->n_nodes : 0, 160);
+        CHECK_EQ_I64(c ? cluster_spec_gpus(c) : 0, 1280);
+        cluster_spec_destroy(c);
+        c = NULL;
+    }
+}
+
+/* Derive a steps table from Gavel's isolated throughputs (k80, p100, v100 rows). */
+static bool derive_steps(const char *src, const char *dst)
+{
+    size_t n;
+    char *data = check_slurp(src, &n);
+    if (!data)
+        return false;
+    FILE *f = fopen(dst, "w");
+    fputs("job_type,scale_factor,gpu_type,steps_per_sec\n", f);
+    char *save = NULL;
+    for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *c1 = strchr(line, ',');
+        if (!c1)
+            continue;
+        *c1 = '\0';
+        const char *type = !strcmp(line, "k80")    ? "K80"
+                           : !strcmp(line, "p100") ? "P100"
+                           : !strcmp(line, "v100") ? "V100M16"
+                                                   : NULL;
+        char *rest = c1 + 1;
+        char *c3 = strrchr(rest, ','), *c2;
+        if (!type || !c3)
+            continue;
+        *c3 = '\0';
+        c2 = strrchr(rest, ',');
+        if (!c2)
+            continue;
+        *c2 = '\0';
+        fprintf(f, "\"%s\",%s,%s,%s\n", rest, c2 + 1, type, c3 + 1);
+    }
+    fclose(f);
+    free(data);
+    return true;
+}
+
+static void staged_count(const char *rel, const char *format, const char *opt, uint64_t want)
+{
+    char buf[1024], diag[2048];
+    const char *p = check_shared(rel, buf, sizeof buf);
+    if (!p)
+        return;
+    uint64_t n = 0;
+    int st = read_all(p, format, opt, 0, NULL, &n, diag, sizeof diag);
+    CHECK_EQ_I64(st, SIM_OK);
+    if (st != SIM_OK)
+        fprintf(stderr, "%s: %s\n", rel, diag);
+    CHECK_EQ_I64(n, want);
+}
+
+static void test_staged(void)
+{
+    staged_count("pollux_adaptdl/traces/philly.csv.gz", "philly", NULL, 82247);
+    staged_count("alibaba_gpu_v2023/openb_pod_list_default.csv", "alibaba2023", NULL, 8152);
+    staged_count("muri/sim_trace_data/trace1.csv", "muri", NULL, 1494);
+    staged_count("muri/sim_trace_data/trace2.csv.gz", "muri", NULL, 5755);
+    staged_count("muri/sim_trace_data/trace3.csv", "muri", NULL, 992);
+    staged_count("muri/sim_trace_data/trace4.csv", "muri", NULL, 2638);
+    staged_count("muri/sim_trace_data/trace1_pr.csv", "muri", NULL, 1494);
+    staged_count("muri/testbed/cluster_trace.csv", "muri", NULL, 400);
+    staged_count("tiresias/60_job.csv", "tiresias", NULL, 60);
+    char buf[1024];
+    const char *iso = check_shared("gavel/gavel_simulation_isolated_throughputs.csv", buf,
+                                   sizeof buf);
+    if (iso && derive_steps(iso, "gavel_steps_derived.csv")) {
+        const char *opt = "steps_table=gavel_steps_derived.csv";
+        staged_count("gavel/traces/physical_cluster/max_min_fairness.trace", "gavel", opt, 96);
+        staged_count("gavel/traces/physical_cluster/minimize_makespan.trace", "gavel", opt, 100);
+        staged_count("gavel/traces/msr_seed0/6214e9.trace.gz", "gavel", opt, 2000);
+        staged_count("gavel/traces/msr_seed0/0e4a51.trace.gz", "gavel", opt, 1181);
+    }
+}
+
+int main(void)
+{
+    sim_diag d;
+    if (model_catalog_load(&cat, model_catalog_default_path(), &d) != SIM_OK) {
+        fprintf(stderr, "cannot load the catalog: %s\n", d.msg);
+        return 1;
+    }
+    test_golden();
+    test_chunk_invariance();
+    test_bad_fixtures();
+    test_sorting();
+    test_generated();
+    test_options();
+    test_timestamps();
+    test_clusters();
+    test_staged();
+    model_catalog_destroy(cat);
+    return check_done();
+}

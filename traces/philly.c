@@ -1,0 +1,515 @@
+/*
+ * philly.c: Microsoft Philly traces (Jeon et al., "Analysis of Large-Scale Multi-Tenant
+ * GPU Clusters for DNN Training Workloads", ATC'19; github.com/msr-fiddle/philly-traces),
+ * in two layouts detected by content:
+ *  - the derived CSV timestamp,duration,num_gpus,gpu_time,cluster (Pollux artifact):
+ *    one job per row, id = the row's line number, duration in seconds, VC -> tenant;
+ *  - the published cluster_job_log JSON: an array of jobs {jobid, vc, user, status,
+ *    submitted_time, attempts: [{start_time, end_time, detail: [{ip, gpus: [...]}]}]},
+ *    parsed one job object at a time with json-c's incremental tokener.
+ * Neither is in submit order, so the reader is in_memory (trace.c sorts); timestamps
+ * become seconds since midnight of the earliest submission's day. Option tenant=vc|user.
+ */
+#include "traces/trace_int.h"
+
+#include "sim/alloc.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#define JCHUNK (64u * 1024u)
+
+static const char *const philly_options[] = {"tenant", NULL};
+
+enum { P_TS, P_DUR, P_GPUS, P_GPUTIME, P_CLUSTER, P_COLS };
+
+typedef struct philly_state {
+    bool json;
+    bool tenant_user;
+    char id[24];
+    /* JSON layout: the input, a chunk of it, and where the next byte is. */
+    gzFile gz;
+    unsigned char *chunk;
+    size_t pos, end;
+    bool eof, started;
+    long line;
+    int phase; /* 0: before '[', 1: element or ']', 2: ',' or ']', 3: after ']', 4: dead */
+    bool need_element; /* after ',' an element must follow */
+    json_tokener *tok;
+} philly_state;
+
+/* ---- CSV layout ---------------------------------------------------------------- */
+
+static int csv_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag *d)
+{
+    philly_state *s = r->state;
+    const csvin *in = r->in;
+    const int32_t *c = r->col;
+    int st;
+    uint64_t u;
+    double gpu_time;
+    if ((st = trace__timestamp(r, row, c[P_TS], "timestamp", &j->submit_us, d)) ||
+        (st = csvin_double(in, row, c[P_DUR], "duration", 0, 1e12, &j->work_s, d)) ||
+        (st = csvin_u64(in, row, c[P_GPUS], "num_gpus", 0, 65536, &u, d)) ||
+        (c[P_GPUTIME] >= 0 &&
+         (st = csvin_double(in, row, c[P_GPUTIME], "gpu_time", 0, 1e18, &gpu_time, d))))
+        return st;
+    snprintf(s->id, sizeof s->id, "%ld", row->line);
+    memcpy(j->id, s->id, strlen(s->id) + 1);
+    j->num_gpus = (uint32_t)u;
+    j->gpu_milli = j->true_milli = j->num_gpus ? SIM_MILLI_GPU : 0;
+    if ((st = trace__intern(r, r->opt.tenants, row, c[P_CLUSTER], &j->tenant, d)))
+        return st;
+    return 1;
+}
+
+/* ---- JSON layout --------------------------------------------------------------- */
+
+static int jfill(trace_reader *r, sim_diag *d)
+{
+    philly_state *s = r->state;
+    unsigned want = r->chunk && r->chunk < JCHUNK ? (unsigned)r->chunk : JCHUNK;
+    int n = gzread(s->gz, s->chunk, want);
+    int zerr = Z_OK;
+    if (n <= 0)
+        gzerror(s->gz, &zerr);
+    if (n < 0 || (n == 0 && zerr != Z_OK && zerr != Z_STREAM_END))
+        return sim_diag_set(d, SIM_EIO, r->path, s->line, 0, "cannot read: %s",
+                            zerr == Z_BUF_ERROR ? "truncated gzip stream (unexpected end of file)"
+                                                : "read error");
+    if (n == 0)
+        s->eof = true;
+    s->pos = 0;
+    s->end = (size_t)n;
+    /* Skip a byte-order mark at the start of the text. */
+    if (!s->started && n >= 3 && s->chunk[0] == 0xEF && s->chunk[1] == 0xBB && s->chunk[2] == 0xBF)
+        s->pos = 3;
+    if (n > 0)
+        s->started = true;
+    return SIM_OK;
+}
+
+/* Skip white space; *c = next byte (not consumed), or -1 at the end. */
+static int jpeek(trace_reader *r, int *c, sim_diag *d)
+{
+    philly_state *s = r->state;
+    for (;;) {
+        if (s->pos == s->end) {
+            if (s->eof) {
+                *c = -1;
+                return SIM_OK;
+            }
+            int st = jfill(r, d);
+            if (st != SIM_OK)
+                return st;
+            continue;
+        }
+        unsigned char b = s->chunk[s->pos];
+        if (b == '\n')
+            s->line++;
+        if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
+            *c = b;
+            return SIM_OK;
+        }
+        s->pos++;
+    }
+}
+
+static void jquote(json_object *v, char *buf, size_t size)
+{
+    const char *txt = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+    csvin_quote(txt, strlen(txt), buf, size);
+}
+
+static int jerror(trace_reader *r, long line, const char *field, const char *what, json_object *v,
+                  sim_diag *d)
+{
+    char q[200];
+    if (!v)
+        return sim_diag_set(d, SIM_EPARSE, r->path, line, 0,
+                            "field '%s': expected %s, got nothing (no such member)", field, what);
+    jquote(v, q, sizeof q);
+    return sim_diag_set(d, SIM_EPARSE, r->path, line, 0, "field '%s': expected %s, got %s", field,
+                        what, q);
+}
+
+/* A string member or NULL when absent, null or "None" (Python's null in the dump). */
+static const char *jstr(json_object *o, const char *key, json_object **v)
+{
+    *v = NULL;
+    if (!json_object_object_get_ex(o, key, v) || !*v || json_object_is_type(*v, json_type_null))
+        return NULL;
+    if (!json_object_is_type(*v, json_type_string))
+        return "";
+    const char *s = json_object_get_string(*v);
+    return strcmp(s, "None") == 0 ? NULL : s;
+}
+
+static int jtime(trace_reader *r, long line, json_object *o, const char *key, bool required,
+                 sim_time *out, bool *present, sim_diag *d)
+{
+    json_object *v;
+    const char *s = jstr(o, key, &v);
+    int64_t sec;
+    *present = false;
+    if (!s && !required)
+        return SIM_OK;
+    if (!s || !trace_parse_timestamp(s, strlen(s), &sec) ||
+        (v && !json_object_is_type(v, json_type_string)))
+        return jerror(r, line, key, "a time like 2017-10-09 07:01:55 (YYYY-MM-DD HH:MM:SS)", v, d);
+    *out = (sim_time)sec * SIM_US_PER_S;
+    *present = true;
+    return SIM_OK;
+}
+
+static int jintern(trace_reader *r, long line, json_object *o, const char *key, uint32_t *out,
+                   sim_diag *d)
+{
+    json_object *v;
+    const char *s = jstr(o, key, &v);
+    *out = 0;
+    if (v && !json_object_is_type(v, json_type_string) && !json_object_is_type(v, json_type_null))
+        return jerror(r, line, key, "a string", v, d);
+    if (!s || !*s)
+        return SIM_OK;
+    uint32_t id = sim_intern_add(r->opt.tenants, s, strlen(s), 0);
+    if (id == SIM_INTERN_NONE)
+        return sim_diag_set(d, SIM_ENOMEM, r->path, line, 0, "out of memory");
+    *out = id;
+    return SIM_OK;
+}
+
+/* Map one job object; 1 = a job, 0 = ignored (no complete attempt with GPUs). */
+static int json_job(trace_reader *r, json_object *o, long line, job_spec *j, sim_diag *d)
+{
+    philly_state *s = r->state;
+    json_object *v;
+    int st;
+    bool present;
+    if (!json_object_is_type(o, json_type_object))
+        return jerror(r, line, "job", "a job object {\"jobid\": ...}", o, d);
+    const char *id = jstr(o, "jobid", &v);
+    if (!id || !v || !json_object_is_type(v, json_type_string) || !*id ||
+        strlen(id) >= SIM_ID_MAX)
+        return jerror(r, line, "jobid", "a job id of 1..63 bytes", v, d);
+    memcpy(j->id, id, strlen(id) + 1);
+    if ((st = jtime(r, line, o, "submitted_time", true, &j->submit_us, &present, d)) ||
+        (st = jintern(r, line, o, s->tenant_user ? "user" : "vc", &j->tenant, d)))
+        return st;
+    r->rebase_day = true;
+    json_object *att;
+    if (!json_object_object_get_ex(o, "attempts", &att) || !att ||
+        json_object_is_type(att, json_type_null)) {
+        r->n_ignored++;
+        return 0;
+    }
+    if (!json_object_is_type(att, json_type_array))
+        return jerror(r, line, "attempts", "an array of attempts", att, d);
+    size_t na = json_object_array_length(att);
+    double work = 0;
+    uint32_t gpus = 0, replicas = 0;
+    bool complete = false;
+    for (size_t a = 0; a < na; a++) {
+        json_object *at = json_object_array_get_idx(att, a);
+        if (!at || !json_object_is_type(at, json_type_object))
+            return jerror(r, line, "attempts", "attempt objects", at, d);
+        sim_time t0 = 0, t1 = 0;
+        bool h0, h1;
+        if ((st = jtime(r, line, at, "start_time", false, &t0, &h0, d)) ||
+            (st = jtime(r, line, at, "end_time", false, &t1, &h1, d)))
+            return st;
+        if (h0 && h1) {
+            if (t1 < t0)
+                return sim_diag_set(d, SIM_EPARSE, r->path, line, 0,
+                                    "job '%s': attempt %zu ends before it starts", j->id, a + 1);
+            work += (double)(t1 - t0) / 1e6;
+            complete = true;
+        }
+        json_object *det;
+        if (!json_object_object_get_ex(at, "detail", &det) || !det ||
+            json_object_is_type(det, json_type_null))
+            continue;
+        if (!json_object_is_type(det, json_type_array))
+            return jerror(r, line, "detail", "an array of machines", det, d);
+        uint32_t g = 0, machines = 0, per = 0;
+        bool equal = true;
+        for (size_t m = 0; m < json_object_array_length(det); m++) {
+            json_object *mo = json_object_array_get_idx(det, m), *gl;
+            if (!mo || !json_object_is_type(mo, json_type_object) ||
+                !json_object_object_get_ex(mo, "gpus", &gl) || !gl ||
+                !json_object_is_type(gl, json_type_array))
+                return jerror(r, line, "detail", "machines {\"ip\": ..., \"gpus\": [...]}", mo, d);
+            uint32_t n = (uint32_t)json_object_array_length(gl);
+            if (n == 0)
+                continue;
+            if (machines && n != per)
+                equal = false;
+            per = n;
+            machines++;
+            g += n;
+        }
+        /* The last attempt that held GPUs gives the job's shape. */
+        if (g) {
+            gpus = g;
+            replicas = equal ? machines : 0;
+        }
+    }
+    if (!complete || gpus == 0 || gpus > 65536) {
+        r->n_ignored++;
+        return 0;
+    }
+    j->work_s = work;
+    j->num_gpus = gpus;
+    j->replicas = replicas;
+    j->gpu_milli = j->true_milli = SIM_MILLI_GPU;
+    return 1;
+}
+
+/* Next byte that is not white space must be one of `want` (consumed); else a parse
+ * error saying `what` was expected. */
+static int jexpect(trace_reader *r, const char *want, const char *what, int *got, sim_diag *d)
+{
+    philly_state *s = r->state;
+    int st = jpeek(r, got, d);
+    if (st != SIM_OK)
+        return st;
+    if (*got >= 0 && strchr(want, *got)) {
+        s->pos++;
+        return SIM_OK;
+    }
+    char q[32];
+    if (*got < 0)
+        snprintf(q, sizeof q, "the end of the file");
+    else if (*got >= 0x20 && *got < 0x7F)
+        snprintf(q, sizeof q, "'%c'", *got);
+    else
+        snprintf(q, sizeof q, "byte 0x%02X", (unsigned)*got);
+    return sim_diag_set(d, SIM_EPARSE, r->path, s->line, 0, "malformed JSON: expected %s, got %s",
+                        what, q);
+}
+
+static int json_element(trace_reader *r, json_object **obj, long *start_line, sim_diag *d)
+{
+    philly_state *s = r->state;
+    json_tokener_reset(s->tok);
+    *start_line = s->line;
+    size_t bytes = 0;
+    for (;;) {
+        if (s->pos == s->end) {
+            if (s->eof)
+                return sim_diag_set(d, SIM_EPARSE, r->path, s->line, 0,
+                                    "malformed JSON: the file ends inside a job object");
+            int st = jfill(r, d);
+            if (st != SIM_OK)
+                return st;
+            continue;
+        }
+        size_t avail = s->end - s->pos;
+        const unsigned char *p = s->chunk + s->pos;
+        const unsigned char *nul = memchr(p, '\0', avail);
+        size_t n = nul ? (size_t)(nul - p) : avail;
+        if (n == 0)
+            return sim_diag_set(d, SIM_EPARSE, r->path, s->line, 0, "NUL byte in the JSON text");
+        json_object *o = json_tokener_parse_ex(s->tok, (const char *)p, (int)n);
+        enum json_tokener_error e = json_tokener_get_error(s->tok);
+        size_t used = e == json_tokener_continue ? n : json_tokener_get_parse_end(s->tok);
+        for (size_t i = 0; i < used; i++)
+            if (p[i] == '\n')
+                s->line++;
+        s->pos += used;
+        bytes += used;
+        if (e == json_tokener_success) {
+            *obj = o;
+            return SIM_OK;
+        }
+        if (e != json_tokener_continue)
+            return sim_diag_set(d, SIM_EPARSE, r->path, s->line, 0, "malformed JSON: %s",
+                                json_tokener_error_desc(e));
+        if (bytes > CSVIN_MAX_ROW)
+            return sim_diag_set(d, SIM_EPARSE, r->path, *start_line, 0,
+                                "a job object longer than %u bytes", CSVIN_MAX_ROW);
+    }
+}
+
+/* After a syntax error the position in the text is lost: the rest of the file is
+ * unreadable, and a reader that skips bad records stops there. */
+static int json_dead(philly_state *s, int st)
+{
+    s->phase = 4;
+    return st;
+}
+
+static int json_next(trace_reader *r, job_spec *j, sim_diag *d)
+{
+    philly_state *s = r->state;
+    int st, c;
+    for (;;) {
+        if (s->phase == 4)
+            return 0;
+        if (s->phase == 3) {
+            if ((st = jpeek(r, &c, d)) != SIM_OK)
+                return json_dead(s, st);
+            if (c >= 0)
+                return json_dead(s, sim_diag_set(d, SIM_EPARSE, r->path, s->line, 0,
+                                                 "malformed JSON: text after the closing ']'"));
+            return 0;
+        }
+        if (s->phase == 0) {
+            if ((st = jexpect(r, "[", "'[' (an array of job objects)", &c, d)) != SIM_OK)
+                return json_dead(s, st);
+            s->phase = 1;
+            continue;
+        }
+        if (s->phase == 2) {
+            if ((st = jexpect(r, ",]", "',' or ']'", &c, d)) != SIM_OK)
+                return json_dead(s, st);
+            s->phase = c == ',' ? 1 : 3;
+            s->need_element = c == ',';
+            continue;
+        }
+        if ((st = jpeek(r, &c, d)) != SIM_OK)
+            return json_dead(s, st);
+        if (c == ']' && !s->need_element) {
+            s->pos++;
+            s->phase = 3;
+            continue;
+        }
+        if (c != '{')
+            return json_dead(s, jexpect(r, "{", "a job object", &c, d));
+        json_object *o = NULL;
+        long line;
+        if ((st = json_element(r, &o, &line, d)) != SIM_OK)
+            return json_dead(s, st);
+        s->phase = 2;
+        r->rows++;
+        trace__job_defaults(j);
+        st = json_job(r, o, line, j, d);
+        json_object_put(o);
+        if (st == 1) {
+            j->line = (uint64_t)line;
+            return 1;
+        }
+        if (st < 0)
+            return st;
+    }
+}
+
+/* ---- Both ---------------------------------------------------------------------- */
+
+static int philly_next(trace_reader *r, job_spec *j, sim_diag *d)
+{
+    philly_state *s = r->state;
+    if (s->json)
+        return json_next(r, j, d);
+    for (;;) {
+        csvin_row row;
+        int st = csvin_next(r->in, &row, d);
+        if (st <= 0) {
+            if (st == SIM_EPARSE)
+                r->rows++;
+            return st;
+        }
+        r->rows++;
+        trace__job_defaults(j);
+        st = csv_row(r, &row, j, d);
+        if (st == 1)
+            j->line = (uint64_t)row.line;
+        if (st != 0)
+            return st;
+    }
+}
+
+static int philly_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag *d)
+{
+    philly_state *s = r->state;
+    return s->json ? 0 : csv_row(r, row, j, d);
+}
+
+/* First byte of the file that is not white space or a UTF-8 byte-order mark. */
+static int first_byte(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return 't';
+    gzFile gz = gzopen(path, "rb");
+    if (!gz)
+        return -1;
+    int c;
+    int k = 0;
+    while ((c = gzgetc(gz)) >= 0) {
+        if (k < 3 && (c == 0xEF || c == 0xBB || c == 0xBF)) {
+            k++;
+            continue;
+        }
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
+            break;
+    }
+    gzclose(gz);
+    return c;
+}
+
+static int philly_open(trace_reader *r, sim_diag *d)
+{
+    philly_state *s = sim_calloc(1, sizeof *s);
+    if (!s)
+        return sim_diag_set(d, SIM_ENOMEM, r->path, 0, 0, "out of memory");
+    r->state = s;
+    const char *t = trace__opt(r, "tenant");
+    if (t && strcmp(t, "vc") != 0 && strcmp(t, "user") != 0)
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                            "--trace-opt tenant=%s: expected vc or user", t);
+    s->tenant_user = t && strcmp(t, "user") == 0;
+    int c = first_byte(r->path);
+    s->json = c == '[' || c == '{';
+    if (!s->json) {
+        if (s->tenant_user)
+            return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                                "--trace-opt tenant=user: the derived Philly CSV has no user "
+                                "column (only the VC, 'cluster')");
+        static const char *const names[P_COLS] = {"timestamp", "duration", "num_gpus",
+                                                  "gpu_time", "cluster"};
+        static const bool required[P_COLS] = {true, true, true, false, false};
+        return trace__map_header(r, names, required, P_COLS,
+                                 "timestamp,duration,num_gpus,gpu_time,cluster", d);
+    }
+    s->chunk = sim_malloc(JCHUNK);
+    s->tok = json_tokener_new_ex(64);
+    if (!s->chunk || !s->tok)
+        return sim_diag_set(d, SIM_ENOMEM, r->path, 0, 0, "out of memory");
+    json_tokener_set_flags(s->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS |
+                                       JSON_TOKENER_VALIDATE_UTF8);
+    s->gz = gzopen(r->path, "rb");
+    if (!s->gz)
+        return sim_diag_set(d, SIM_EIO, r->path, 0, 0, "cannot open");
+    gzbuffer(s->gz, JCHUNK);
+    s->line = 1;
+    return SIM_OK;
+}
+
+static void philly_close(trace_reader *r)
+{
+    philly_state *s = r->state;
+    if (!s)
+        return;
+    if (s->gz)
+        gzclose(s->gz);
+    if (s->tok)
+        json_tokener_free(s->tok);
+    sim_free(s->chunk);
+    sim_free(s);
+    r->state = NULL;
+}
+
+const trace_format trace_format_philly = {
+    .name = "philly",
+    .summary = "Philly: derived CSV timestamp,duration,num_gpus,gpu_time,cluster, or the "
+               "cluster_job_log JSON",
+    .delim = ',',
+    .open = philly_open,
+    .row = philly_row,
+    .next = philly_next,
+    .close = philly_close,
+    .in_memory = true,
+    .options = philly_options,
+};

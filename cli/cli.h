@@ -74,6 +74,8 @@ typedef struct run_args {
     double horizon_s;    /* 0 = none */
     double checkpoint_s, restart_penalty_s, mtbf_s, mttr_s;
     const char *failures; /* CSV node,down_s,up_s */
+    const char *quotas;      /* CSV tenant,quota_gpus (NULL = none) */
+    const char *quota_share; /* FILE[:COLUMN]: quotas in proportion to a weight column */
     bool skip_bad_rows;
     bool progress;       /* live line on stderr */
     int argc;

@@ -123,19 +123,22 @@ static const char usage[] =
     "       clustersim model eval --kind duration --jobs DIR/jobs.csv\n"
     "  --trace FILE        trace whose durations are predicted (any --format)\n"
     "  --format NAME       trace format (default native)\n"
+    "  --trace-opt K=V     format-specific option (repeatable), e.g. tenant=user\n"
     "  --catalog FILE      GPU catalog (default: the shipped one)\n"
     "  --split X           share of jobs (in submit order) before the split (default 0.7)\n"
     "  --retrain T         also retrain every T of trace time after the split (default: no)\n"
     "  --history N         finished jobs kept for training (default 4096)\n"
     "  --min-history N     a tenant's jobs needed for its own model (default 50)\n"
     "  --topics K          NMF topics of the job text, 0..32 (default 8)\n"
-    "  --trees N           boosted trees (default 100)\n"
+    "  --trees N           boosted trees (default 50)\n"
     "  --seed N            seed of the NMF initialisation (default 1)\n"
     "  --skip-bad-rows     skip malformed trace rows\n"
     "  --jobs FILE         instead: errors of pred_duration_s against work_s in a jobs.csv\n";
 
 typedef struct eval_args {
     const char *trace, *format, *catalog, *jobs;
+    const char *trace_opts[TRACE_MAX_OPTS];
+    uint32_t n_trace_opts;
     double split, retrain_s;
     model_dur_config cfg;
     bool skip_bad_rows;
@@ -178,7 +181,10 @@ static int eval_trace(const eval_args *a)
                           .skip_bad_rows = a->skip_bad_rows,
                           .tenants = tenants,
                           .models = models,
-                          .gpu_types = model_catalog_names(cat)};
+                          .gpu_types = model_catalog_names(cat),
+                          .opts = a->trace_opts,
+                          .n_opts = a->n_trace_opts,
+                          .data_dir = model_data_dir()};
     uint64_t n_jobs;
     if ((st = count_jobs(a, &topt, &n_jobs, &d)) != SIM_OK)
         goto out;
@@ -405,6 +411,9 @@ static int model_eval(int argc, char **argv)
             if (m < 0)
                 return 2;
             a.format = v;
+        } else if (OPT("--trace-opt")) {
+            if (m < 0 || !cli_trace_opt(a.trace_opts, &a.n_trace_opts, v))
+                return 2;
         } else if (OPT("--catalog")) {
             if (m < 0)
                 return 2;

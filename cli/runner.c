@@ -6,6 +6,7 @@
  */
 #include "cli/cli.h"
 
+#include "cli/quotas.h"
 #include "models/catalog.h"
 #include "sim/alloc.h"
 #include "sim/csvin.h"
@@ -166,6 +167,17 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
     write_input(f, "catalog", a->catalog ? a->catalog : model_catalog_default_path(), &first);
     if (a->failures)
         write_input(f, "failures", a->failures, &first);
+    if (a->quotas)
+        write_input(f, "quotas", a->quotas, &first);
+    if (a->quota_share) {
+        /* FILE:COLUMN names the file without its column. */
+        char path[1024];
+        snprintf(path, sizeof path, "%s", a->quota_share);
+        char *colon = strrchr(path, ':');
+        if (colon && access(path, F_OK) != 0)
+            *colon = '\0';
+        write_input(f, "quota_share", path, &first);
+    }
     fputs("\n  ],\n  \"cluster\": ", f);
     json_escape(f, a->cluster ? a->cluster : "");
     if (a->gen)
@@ -189,7 +201,11 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     sim_engine *e = NULL;
     cli_outfile jobs = {0}, ts = {0}, tn = {0}, sum = {0}, runj = {0};
     uint64_t *type_mem = NULL;
+    cli_quotas quotas = {0};
+    tenant_probe tprobe;
+    char *extra = NULL;
     int st;
+    cli_tenant_probe_init(&tprobe);
 
     const policy_ops *pol = policy_find(a->policy);
     if (!pol) {
@@ -225,6 +241,12 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         goto out;
     }
+    /* Quota files name tenants before the trace does: their ids come first. */
+    if (a->quotas && (st = cli_quotas_read(&quotas, a->quotas, tenants, d)) != SIM_OK)
+        goto out;
+    if (a->quota_share && (st = cli_quota_share_read(&quotas, a->quota_share, tenants,
+                                                     cluster_spec_gpus(cl), d)) != SIM_OK)
+        goto out;
     if (a->trace) {
         trace_options topt = {.format = a->format,
                               .skip_bad_rows = a->skip_bad_rows,
@@ -273,6 +295,10 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         .progress = a->progress ? show_progress : NULL,
         .progress_ctx = &pctx,
     };
+    if (quotas.n) {
+        cfg.probes = &tprobe.probe;
+        cfg.n_probes = 1;
+    }
     sim_world world = {
         .cluster = cl,
         .gpu_types = model_catalog_names(cat),
@@ -285,6 +311,11 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         goto out;
     if (a->failures && (st = load_failures(e, cl, a->failures, d)) != SIM_OK)
         goto out;
+    for (uint32_t i = 0; i < quotas.n; i++)
+        if ((st = sim_engine_set_quota(e, quotas.q[i].tenant, quotas.q[i].gpus)) != SIM_OK) {
+            sim_diag_set(d, st, NULL, 0, 0, "out of memory");
+            goto out;
+        }
     sim_source source = {.ctx = &src, .next = source_next};
     st = sim_engine_run(e, &source, d);
     if (a->progress)
@@ -295,8 +326,34 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     res->rows_skipped = src.reader ? trace_reader_skipped(src.reader) : 0;
     res->rows_ignored = src.reader ? trace_reader_ignored(src.reader) : 0;
     res->wall_s = wall_now() - t0;
-    char extra[128];
-    snprintf(extra, sizeof extra, "\"rows_skipped\": %llu", (unsigned long long)res->rows_skipped);
+    if (tprobe.oom) {
+        st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory (quota metrics)");
+        goto out;
+    }
+    /* summary.json's extra members: rows skipped, and the quota metrics of runs with
+     * quotas (about 256 bytes per tenant). */
+    size_t extra_size = 256 + (quotas.n ? 320 * (size_t)sim_intern_count(tenants) : 0);
+    extra = sim_malloc(extra_size);
+    if (!extra) {
+        st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    FILE *xf = fmemopen(extra, extra_size, "w");
+    if (!xf) {
+        st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    fprintf(xf, "\"rows_skipped\": %llu", (unsigned long long)res->rows_skipped);
+    if (quotas.n) {
+        fputs(",\n  ", xf);
+        cli_tenant_probe_json(&tprobe, sim_engine_view(e), xf);
+    }
+    bool xok = fputc('\0', xf) != EOF && !ferror(xf);
+    xok = fclose(xf) == 0 && xok && memchr(extra, '\0', extra_size) != NULL;
+    if (!xok) {
+        st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "summary.json: the quota metrics do not fit");
+        goto out;
+    }
     if (sum.f && sim_engine_write_summary(e, sum.f, extra) != SIM_OK) {
         st = sim_diag_set(d, SIM_EIO, sum.path, 0, 0, "cannot write");
         goto out;
@@ -323,6 +380,9 @@ out:;
     trace_gen_destroy(src.gen);
     sim_intern_destroy(tenants);
     sim_intern_destroy(models);
+    cli_quotas_free(&quotas);
+    cli_tenant_probe_fini(&tprobe);
+    sim_free(extra);
     cluster_spec_destroy(cl);
     sim_free(type_mem);
     model_catalog_destroy(cat);

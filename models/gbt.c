@@ -39,7 +39,7 @@ struct model_gbt_ws {
 
 void model_gbt_params_default(model_gbt_params *prm)
 {
-    prm->trees = 100;
+    prm->trees = 50;
     prm->depth = 3;
     prm->min_leaf = 8;
     prm->bins = 32;
@@ -137,26 +137,41 @@ void model_gbt_ws_destroy(model_gbt_ws *w)
 }
 
 /* Thresholds of feature j: distinct quantiles of the column, below its maximum (a cut at
- * the maximum would leave the right side empty). */
+ * the maximum would leave the right side empty). Long columns are subsampled at a fixed
+ * stride (at most CUT_SAMPLE values) before sorting: cuts need only approximate
+ * quantiles, and the split search still scores every row. */
+#define CUT_SAMPLE 2048u
 static void make_cuts(model_gbt_ws *w, const double *X, size_t n, uint32_t j)
 {
     uint32_t p = w->p, B = w->bins;
-    for (size_t i = 0; i < n; i++)
-        w->col[i] = X[i * p + j];
-    gsl_sort(w->col, 1, n);
+    w->n_cuts[j] = 0;
+    double lo = X[j], hi = X[j];
+    for (size_t i = 1; i < n; i++) {
+        double x = X[i * p + j];
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+    }
+    if (!(hi > lo))
+        return;
+    size_t stride = n > CUT_SAMPLE ? (n + CUT_SAMPLE - 1) / CUT_SAMPLE : 1, m_n = 0;
+    for (size_t i = 0; i < n; i += stride)
+        w->col[m_n++] = X[i * p + j];
+    gsl_sort(w->col, 1, m_n);
     double *cuts = w->cuts + (size_t)j * (B - 1);
     uint32_t m = 0;
-    double maxv = w->col[n - 1];
     for (uint32_t b = 1; b < B; b++) {
-        /* The b/B quantile: the cut leaves ceil(b n / B) rows (of distinct values) left. */
-        size_t pos = (size_t)ceil((double)b * (double)n / (double)B);
+        /* The b/B quantile: the cut leaves ceil(b n / B) values (of distinct ones) left. */
+        size_t pos = (size_t)ceil((double)b * (double)m_n / (double)B);
         pos = pos ? pos - 1 : 0;
-        if (pos >= n)
-            pos = n - 1;
+        if (pos >= m_n)
+            pos = m_n - 1;
         double v = w->col[pos];
-        if (v < maxv && (m == 0 || v > cuts[m - 1]))
+        if (v < hi && (m == 0 || v > cuts[m - 1]))
             cuts[m++] = v;
     }
+    /* A sample can miss the only value below the maximum: cut at the minimum then. */
+    if (m == 0)
+        cuts[m++] = lo;
     w->n_cuts[j] = m;
 }
 

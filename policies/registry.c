@@ -9,11 +9,15 @@
 extern const policy_ops policy_fifo;
 extern const policy_ops policy_binpack;
 extern const policy_ops policy_random;
+extern const policy_ops policy_fairshare;
+extern const policy_ops policy_quota;
 
 const policy_ops *const policy_all[] = {
     &policy_fifo,
     &policy_binpack,
     &policy_random,
+    &policy_fairshare,
+    &policy_quota,
     NULL,
 };
 

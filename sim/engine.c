@@ -208,6 +208,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     ALLOC_ARRAY(e->gpu_mem_total, ng);
     ALLOC_ARRAY(e->gpu_scratch, ng);
     ALLOC_ARRAY(e->residents, SIM_MILLI_GPU + 1);
+    ALLOC_ARRAY(e->view_res, 2 * (SIM_MILLI_GPU + 2));
     ALLOC_ARRAY(e->fit_cache, FIT_CACHE);
     uint32_t g = 0;
     for (uint32_t i = 0; i < nn; i++) {
@@ -346,6 +347,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->gpu_mem_total);
     sim_free(e->gpu_scratch);
     sim_free(e->residents);
+    sim_free(e->view_res);
     sim_free(e->fit_cache);
     sim_free(e->allocs);
     sim_free(e->jobs);

@@ -127,7 +127,7 @@ static const char usage[] =
     "  --catalog FILE      GPU catalog (default: the shipped one)\n"
     "  --split X           share of jobs (in submit order) before the split (default 0.7)\n"
     "  --retrain T         also retrain every T of trace time after the split (default: no)\n"
-    "  --history N         finished jobs kept for training (default 4096)\n"
+    "  --history N         finished jobs kept for training (default 16384)\n"
     "  --min-history N     a tenant's jobs needed for its own model (default 50)\n"
     "  --topics K          NMF topics of the job text, 0..32 (default 8)\n"
     "  --trees N           boosted trees (default 50)\n"

@@ -66,6 +66,7 @@ struct model_duration {
     model_tfidf tfidf;
     model_nmf *nmf;
     bool text_ready;
+    bool weekday_off; /* the training rows miss a weekday: the weekday features are 0 */
     uint64_t text_version;
     gsl_rng *rng;
     uint32_t uniq_cap;   /* power of two >= 2 nmf_docs */
@@ -91,7 +92,7 @@ struct model_duration {
 void model_dur_config_default(model_dur_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->history = 4096;
+    c->history = 16384;
     c->min_history = 50;
     c->topics = 8;
     c->nmf_docs = 2048;
@@ -339,6 +340,8 @@ static const double *topics_of(model_duration *m, const model_doc *doc)
 static void features(model_duration *m, const model_dur_job *j, double *x)
 {
     memcpy(x, j->num, MODEL_DUR_NUMERIC * sizeof *x);
+    if (m->weekday_off)
+        x[6] = x[7] = 0;
     uint32_t k = m->c.topics;
     if (!k)
         return;
@@ -479,6 +482,19 @@ int model_duration_train(model_duration *m)
     int st = SIM_OK;
     if (m->c.topics && (st = train_text(m)) != SIM_OK)
         goto out_drop;
+    /* The history holds the last jobs to finish, so the jobs of its oldest days are
+     * mostly long ones: a weekday seen in only a few of its rows stands for "long ago"
+     * and hence "long". Use the weekday only when every weekday has at least half its
+     * fair share of the rows. */
+    uint32_t per_day[7] = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        double a = atan2(m->hist[i].job.num[6], m->hist[i].job.num[7]);
+        int d = (int)lround(a / TWO_PI * 7.0);
+        per_day[((d % 7) + 7) % 7]++;
+    }
+    m->weekday_off = false;
+    for (int d = 0; d < 7; d++)
+        m->weekday_off |= (double)per_day[d] < 0.5 * (double)n / 7.0;
     for (uint32_t i = 0; i < n; i++) {
         features(m, &m->hist[i].job, m->X + (size_t)i * p);
         m->y[i] = m->hist[i].y;

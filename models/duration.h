@@ -6,7 +6,10 @@
  * features: GPUs, GPU share, CPUs, memory, hour of day and weekday of submission (sin
  * and cos), QoS, and its tenant's history at that moment (mean, spread and last of the
  * log-durations of the tenant's recent jobs, last log-duration of a job with the same
- * text). Predictions stay within the range of durations the model was trained on.
+ * text). Predictions stay within the range of durations the model was trained on; the
+ * weekday features are used only when each weekday has at least half its fair share of
+ * the training jobs (the history is the last jobs to finish, so its oldest days hold
+ * mostly long jobs, and a rare weekday would stand for "long").
  * The target is ln(duration), durations floored at 1 s. Two learners: ridge regression
  * (models/ridge.h) and gradient-boosted trees (models/gbt.h).
  *
@@ -51,7 +54,7 @@ typedef struct model_dur_config {
     uint64_t seed;              /* seeds the NMF initialisation */
 } model_dur_config;
 
-/* Defaults: history 4096, min_history 50, 8 topics from up to 2048 documents with 100
+/* Defaults: history 16384, min_history 50, 8 topics from up to 2048 documents with 100
  * updates, 4096 tenant slots, 64 tenant models, GBT (model_gbt_params_default),
  * ridge lambda by cross-validation, seed 1. */
 void model_dur_config_default(model_dur_config *c);

@@ -118,7 +118,7 @@ static const policy_option quota_options[] = {
     {"profile_time", "60", "seconds the jobs of a tenant without history wait (profiling)"},
     {"retrain_interval", "86400", "seconds of simulated time between trainings"},
     {"min_history", "50", "finished jobs a tenant needs for its own model"},
-    {"history", "4096", "finished jobs kept for training"},
+    {"history", "16384", "finished jobs kept for training"},
     {"learner", "gbt", "duration learner: gbt (boosted trees) or ridge"},
     {"topics", "8", "NMF topics of the job text (0 = no text features)"},
     {"placement", "interference",
@@ -262,11 +262,12 @@ static bool over_quota(const sim_view *v, uint32_t t)
     return used_milli(v, t) > quota_milli(v, t);
 }
 
-/* Quota usage for the order of tenants; a tenant without quota comes last. */
+/* Quota usage for the order of tenants. A quota below one GPU (none included) counts
+ * as one GPU, so a tenant without quota is served by its usage too, not starved. */
 static double usage_ratio(const sim_view *v, uint32_t t)
 {
     uint64_t q = quota_milli(v, t);
-    return q ? (double)used_milli(v, t) / (double)q : INFINITY;
+    return (double)used_milli(v, t) / (double)(q > SIM_MILLI_GPU ? q : SIM_MILLI_GPU);
 }
 
 /* ---- Arrival, profiling, prediction -------------------------------------------------- */

@@ -130,7 +130,7 @@ static const char usage[] =
     "  --history N         finished jobs kept for training (default 16384)\n"
     "  --min-history N     a tenant's jobs needed for its own model (default 50)\n"
     "  --topics K          NMF topics of the job text, 0..32 (default 8)\n"
-    "  --trees N           boosted trees (default 50)\n"
+    "  --trees N           boosted trees (default 30)\n"
     "  --seed N            seed of the NMF initialisation (default 1)\n"
     "  --skip-bad-rows     skip malformed trace rows\n"
     "  --jobs FILE         instead: errors of pred_duration_s against work_s in a jobs.csv\n";

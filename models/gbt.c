@@ -39,7 +39,7 @@ struct model_gbt_ws {
 
 void model_gbt_params_default(model_gbt_params *prm)
 {
-    prm->trees = 50;
+    prm->trees = 30;
     prm->depth = 3;
     prm->min_leaf = 8;
     prm->bins = 32;

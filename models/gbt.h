@@ -24,7 +24,7 @@ typedef struct model_gbt_params {
     double rate;       /* shrinkage of each tree, (0, 1] */
 } model_gbt_params;
 
-/* Defaults: 50 trees of depth 3, min_leaf 8, 32 bins, rate 0.1. */
+/* Defaults: 30 trees of depth 3, min_leaf 8, 32 bins, rate 0.1. */
 void model_gbt_params_default(model_gbt_params *prm);
 
 /* A fitted ensemble over p features. */

@@ -22,7 +22,8 @@
  * like a job predicted to take no time (order=submit: submit order). The prediction
  * (models/duration.h) is made when the job becomes schedulable, from the jobs finished
  * before, and recorded in jobs.csv; the predictor learns a job's duration when it
- * finishes and is retrained every retrain_interval of simulated time. Jobs of a tenant
+ * finishes and is retrained every retrain_interval of simulated time (when at least 1 %
+ * of its history is new). Jobs of a tenant
  * with no finished job wait profile_time first (profiling). Placement: whole-GPU jobs
  * on the most-allocated node and GPUs (packing); jobs sharing GPUs where the run's
  * interference model predicts the least slowdown for them and their neighbours
@@ -69,6 +70,7 @@ typedef struct qstate {
     int prio;
     int64_t high_min;
     double high_fraction, aging, profile_s, retrain_s;
+    uint64_t min_new; /* finished jobs a retraining needs since the last one */
     uint64_t seed;
     /* Predictor and placement. */
     model_duration *pred;
@@ -116,7 +118,9 @@ static const policy_option quota_options[] = {
     {"order", "predicted", "queue order: predicted (shortest predicted first, aged) or submit"},
     {"aging", "1", "seconds of predicted duration forgiven per second of waiting"},
     {"profile_time", "60", "seconds the jobs of a tenant without history wait (profiling)"},
-    {"retrain_interval", "86400", "seconds of simulated time between trainings"},
+    {"retrain_interval", "86400",
+     "seconds of simulated time between trainings (skipped while under 1 % of the history "
+     "is new)"},
     {"min_history", "50", "finished jobs a tenant needs for its own model"},
     {"history", "16384", "finished jobs kept for training"},
     {"learner", "gbt", "duration learner: gbt (boosted trees) or ridge"},
@@ -177,6 +181,8 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
         (rc = policy_config_choice(cfg, o, "placement", placement, &plc, d)))
         return rc;
     s->high_min = (int64_t)ceil(high_min);
+    /* Retraining on a history that changed by less than 1 % would refit the same model. */
+    s->min_new = hist / 100 > 1 ? hist / 100 : 1;
     s->by_submit = ord == 1;
     s->interference = plc == 0;
     s->seed = cfg->seed;
@@ -916,7 +922,8 @@ static int quota_schedule(void *st, const sim_view *v, sim_time now, policy_deci
     if (s->oom)
         return SIM_ENOMEM;
     if (now >= s->next_train_us) {
-        if (model_duration_pending_rows(s->pred) && (rc = model_duration_train(s->pred)) != SIM_OK)
+        if (model_duration_pending_rows(s->pred) >= s->min_new &&
+            (rc = model_duration_train(s->pred)) != SIM_OK)
             return rc;
         sim_time iv = (sim_time)llround(s->retrain_s * 1e6);
         s->next_train_us += ((now - s->next_train_us) / iv + 1) * iv;
@@ -986,7 +993,7 @@ static sim_time quota_wakeup(const void *st, const sim_view *v, sim_time now)
     sim_time w = SIM_TIME_NEVER;
     if (s->prof_head != NOJOB)
         w = qj(v, s->prof_head)->eligible_us;
-    if (model_duration_pending_rows(s->pred) && s->next_train_us < w)
+    if (model_duration_pending_rows(s->pred) >= s->min_new && s->next_train_us < w)
         w = s->next_train_us;
     return w;
 }

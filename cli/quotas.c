@@ -5,14 +5,11 @@
  * `--quota-share FILE[:COLUMN]` (the cluster's GPUs divided in proportion to a numeric
  * column of a CSV whose first column names the tenants, e.g. the node counts of
  * Philly's virtual clusters). Tenant names are interned before the trace is read.
- *
- * The metrics probe samples, at every timeseries sample, each tenant's GPU share
- * against its quota: Jain's fairness index (Jain, Chiu & Hawe, DEC-TR-301, 1984) of
- * the quota-normalised usage x_t = used_t / quota_t over the tenants with a quota and
- * jobs in flight, (sum x)^2 / (n sum x^2); how many tenants are above their quota and
- * how many are below it while jobs of theirs wait; and, per tenant, the share of
- * samples spent above, below, and below while waiting. Sampled, so its precision is
- * the sample interval.
+ * The metrics probe samples, at every timeseries sample, each tenant's GPU share against
+ * its quota: Jain's fairness index (Jain, Chiu & Hawe, DEC-TR-301, 1984) of the
+ * quota-normalised usage x_t = used_t / quota_t over the tenants with a quota and jobs in
+ * flight, (sum x)^2 / (n sum x^2); the tenants above quota and below it while jobs wait;
+ * per tenant, the shares of samples above, below, and below while waiting.
  */
 #include "cli/quotas.h"
 

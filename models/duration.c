@@ -1,13 +1,13 @@
 /*
- * duration.c: the online duration predictor (see duration.h for the features, the
- * causality rule and the fallbacks).
- *
- * Training: the idf is fitted on every document of the history; NMF (models/nmf.h) on
- * the TF-IDF rows of the most recent distinct documents (at most nmf_docs); every
- * document's topic vector is then its NMF transform with H fixed, both for training
- * rows and at prediction time, so the two see the same mapping. Topic vectors are
- * cached by document hash and training version. The NMF starts from the same seeded
- * state at every training, so a replay is deterministic.
+ * duration.c: the online duration predictor (see duration.h). Numeric features, fixed at
+ * arrival: log1p(GPUs), GPU share, log1p(cores), log1p(GiB); sin and cos of the hour and
+ * of the weekday of submission; the mean, spread and last of the tenant's 8 most recent
+ * log-durations; the last log-duration of a job with the same text (and whether there is
+ * one); QoS LS. Then k NMF topics of the text: idf fitted on the history, NMF on the TF-IDF
+ * rows of its most recent distinct documents (columns: the buckets they use), a
+ * document's topics being its NMF transform with H fixed, at training and prediction
+ * alike (cached by hash and training). NMF restarts from the same seeded state at each
+ * training, so replays are deterministic. Predictions are clamped to the training range.
  */
 #include "models/duration.h"
 

@@ -1,29 +1,13 @@
 /*
- * duration.h: an online predictor of job duration from what is known at submission.
- *
- * A job's features, fixed when it arrives (model_duration_arrive), are its text (name
- * and command: hashed tokens, TF-IDF weighted, reduced by NMF to k topics) and numeric
- * features: GPUs, GPU share, CPUs, memory, hour of day and weekday of submission (sin
- * and cos), QoS, and its tenant's history at that moment (mean, spread and last of the
- * log-durations of the tenant's recent jobs, last log-duration of a job with the same
- * text). Predictions stay within the range of durations the model was trained on; the
- * weekday features are used only when each weekday has at least half its fair share of
- * the training jobs (the history is the last jobs to finish, so its oldest days hold
- * mostly long jobs, and a rare weekday would stand for "long").
- * The target is ln(duration), durations floored at 1 s. Two learners: ridge regression
- * (models/ridge.h) and gradient-boosted trees (models/gbt.h).
- *
- * Causality: a job's duration enters the predictor only through model_duration_finish,
- * which a replay calls when the job ends; features are computed from the history at
- * arrival, and model_duration_train fits on finished jobs only (the last `history` of
- * them). One global model is fitted on all of them, and one per tenant that has at
- * least min_history jobs among them (up to max_tenant_models tenants, in the order they
- * qualify); a prediction uses the tenant's model when it has one, else the global one.
- * Before the first training it falls back to the tenant's recent mean, then the global
- * mean, then NaN (nothing finished yet).
- *
- * Memory is fixed at creation (history ring, design matrices, learner workspaces, model
- * slots, caches): arrive, predict, finish and train never allocate.
+ * duration.h: an online predictor of ln(job duration) from what is known at submission:
+ * the job's text (hashed tokens, TF-IDF, NMF topics), its resources, the hour and weekday
+ * of submission, and its tenant's recent durations (the list is in duration.c). Learners:
+ * ridge (models/ridge.h) or boosted trees (models/gbt.h); one global model and one per
+ * tenant with at least min_history jobs in the history, the global one as fallback.
+ * Causality: a duration enters only through model_duration_finish, which a replay calls
+ * when the job ends; features are fixed at arrival; training uses finished jobs only.
+ * Memory is fixed at creation: arrive, predict, finish and train never allocate.
+ * After the per-user duration prediction of Helios (Hu et al., SC'21).
  */
 #ifndef MODELS_DURATION_H
 #define MODELS_DURATION_H

@@ -1,38 +1,16 @@
 /*
- * quota.c: multi-tenant elastic quotas with per-tenant duration prediction.
- *
- * Each tenant has a GPU quota (the run's --quotas or --quota-share) and two queues.
- * A job is high priority when its priority source says so and it fits in its tenant's
- * whole quota; a tenant without quota runs only low-priority jobs.
- *  1. High-priority pass: repeatedly, the tenant with the smallest quota usage (GPU
- *     share held / quota; ties: lowest id) takes its first queued high-priority job that
- *     fits the quota it has left. If no node can hold it, it reclaims lent GPUs by
- *     preempting borrowers (jobs started beyond their tenant's quota, of tenants still
- *     over quota; a dry run first checks that this frees enough), without checkpoint:
- *     the work since the last periodic checkpoint (--checkpoint-interval) is lost and the
- *     victim is requeued. A job that still cannot start waits; jobs behind it may pass.
- *  2. Low-priority pass, only when no high-priority job that fits its quota waits: the
- *     same order over the low-priority jobs and, with borrowing, the high-priority jobs
- *     that do not fit the quota left (beyond its quota a job only borrows). A job within
- *     its tenant's quota runs as usual; beyond it (borrow=true) it borrows idle GPUs and
- *     may be reclaimed. With borrow=false every job stays within its tenant's quota (a
- *     static partition) and a job larger than the whole quota is rejected.
- * Inside a queue, jobs are ordered by predicted duration, shortest first, aged: the key
- * pred + aging x submit time ranks a job that has waited as long as its prediction
- * like a job predicted to take no time (order=submit: submit order). The prediction
- * (models/duration.h) is made when the job becomes schedulable, from the jobs finished
- * before, and recorded in jobs.csv; the predictor learns a job's duration when it
- * finishes and is retrained every retrain_interval of simulated time (when at least 1 %
- * of its history is new). Jobs of a tenant
- * with no finished job wait profile_time first (profiling). Placement: whole-GPU jobs
- * on the most-allocated node and GPUs (packing); jobs sharing GPUs where the run's
- * interference model predicts the least slowdown for them and their neighbours
- * (sim_view_interference_cost), ties packed.
- * Passes are incremental: with no resource released since the last pass, only the jobs
- * queued since may start, and only they are tried.
- * The design follows elastic-quota schedulers (Kubernetes ElasticQuota, YARN's capacity
- * scheduler, Philly's virtual clusters: Jeon et al., ATC'19) and the QSSF policy of
- * Helios (Hu et al., SC'21), which orders jobs by per-user predicted service.
+ * quota.c: multi-tenant elastic quotas ordered by predicted duration. Each tenant has a
+ * GPU quota and a high- and a low-priority queue. High-priority jobs start within the
+ * quota their tenant has left, tenants in order of quota usage; one that finds no room
+ * reclaims lent GPUs by preempting borrowers (jobs beyond their tenant's quota, of
+ * tenants still over it; a dry run checks first). Only while no such job waits do the
+ * others start, borrowing idle GPUs beyond quota (borrow=false: a static partition).
+ * Queues are ordered by aged predicted duration (models/duration.h: predicted when the
+ * job becomes schedulable, learnt when it finishes, retrained on simulated time).
+ * Invariant: the jobs a tenant started within quota never hold more than its quota.
+ * Passes are incremental: with nothing released, only newly queued jobs are tried.
+ * After Kubernetes ElasticQuota, Philly's virtual clusters (Jeon et al., ATC'19) and
+ * Helios' QSSF (Hu et al., SC'21). README "Multi-tenant quotas" has the full rules.
  */
 #include "policies/quota.h"
 
@@ -979,6 +957,9 @@ static int quota_schedule(void *st, const sim_view *v, sim_time now, policy_deci
     bool lend = !waiting;
     if (lend && (rc = pass(s, v, out, false, &waiting)) != SIM_OK)
         return rc;
+    /* Victims requeued by this pass were tried in it; the list must not outlive the
+     * call, or a job of the list could end and its slot be reused before the next. */
+    clear_fresh(s, v);
     s->low_ran = lend;
     s->primed = true;
     s->waiting = waiting;

@@ -1,20 +1,15 @@
 /*
  * test_quota.c: the quota and fairshare policies on the engine.
- *  - Reclaim, by hand: tenants A and B have 4 GPUs of quota each on one 8-GPU node; B
- *    starts 8 one-GPU low-priority jobs at t=0 (jobs b5..b8 borrow A's quota, on GPUs
- *    4..7); at t=10 A submits two high-priority jobs, which take GPUs 4 and 5 back by
- *    preempting b5 and b6 (10 s of work lost each, no checkpoint), and start at once.
- *  - borrow=false: b5..b8 wait for B's quota, A's jobs start on free GPUs, nothing is
- *    preempted; a job larger than its tenant's quota is rejected.
- *  - Properties on a generated multi-tenant trace, checked after every event batch by a
- *    probe sampling every second (every event falls on a whole second): the GPU share of
- *    a tenant's jobs started within quota never exceeds its quota; a job borrows only
- *    when no high-priority job that fits its quota waits; a preempted job was, just
- *    before, a running borrower of a tenant over its quota; the cluster invariants hold;
- *    every job ends; two runs give the same bytes.
- *  - The predictor never uses a future job: changing the durations of every job still
- *    running or not yet submitted at time T leaves every prediction made before T
- *    unchanged (a policy that read durations early would change them).
+ *  - Reclaim by hand: tenants A and B have 4 GPUs of quota on one 8-GPU node; B starts 8
+ *    one-GPU low-priority jobs at t=0 (b5..b8 borrow, on GPUs 4..7); at t=10 A's two
+ *    high-priority jobs take GPUs 4 and 5 back from b5 and b6 (10 s of work lost each).
+ *  - borrow=false: b5..b8 wait for B's quota; an oversized job is rejected.
+ *  - Properties on a generated trace, checked after every event batch (all on whole
+ *    seconds): jobs started within quota never exceed it; borrowing only when no
+ *    high-priority job that fits its quota waits; a preempted job was a borrower of a
+ *    tenant over quota; cluster invariants; every job ends; runs are reproducible.
+ *  - Causality: changing the durations of the jobs running or not yet submitted at T
+ *    leaves every prediction made before T unchanged.
  *  - fairshare: weights 2:6 split the first 8 GPUs 2:6; head-of-line blocking per tenant.
  */
 #include "policies/quota.h"

@@ -393,32 +393,68 @@ static void quota_requeue(void *st, const sim_view *v, sim_job_id id)
 
 /* ---- Placement ---------------------------------------------------------------------- */
 
-typedef struct place_ctx {
-    qstate *s;
-    sim_job_id id;
-    uint32_t milli;
-} place_ctx;
-
-/* Node score for a job sharing GPUs: minus the least predicted interference cost of
- * one of its GPUs on the node, plus the packing score as a tie-break. */
-static double score_interference(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
+/*
+ * One replica of a job that shares GPUs, placed by predicted interference: on each node
+ * where it fits, its gpr GPUs of least interference cost (sim_view_interference_cost);
+ * the node whose GPUs cost least wins; ties go to the most-allocated node (packing), then
+ * the lowest id. O(GPUs x residents^2).
+ */
+static bool place_interference(qstate *s, const sim_view *v, sim_job_id id, uint32_t m,
+                               sim_placement *p)
 {
-    const place_ctx *pc = ctx;
-    double best = INFINITY;
-    uint32_t first = v->node_gpu_first[n], end = first + v->node_gpu_count[n];
-    for (uint32_t g = first; g < end; g++) {
-        if (SIM_MILLI_GPU - v->gpu_used_milli[g] < pc->milli ||
-            v->gpu_mem_total[g] - v->gpu_used_mem[g] < j->spec.gpu_mem_mib)
+    const sim_job *j = sim_view_job(v, id);
+    uint32_t gpr = j->gpus_per_replica;
+    uint64_t gm = j->spec.gpu_mem_mib;
+    uint32_t best = UINT32_MAX;
+    double best_cost = 0, best_pack = 0;
+    for (uint32_t n = 0; n < v->n_nodes; n++) {
+        if (!place_fits(&s->ws, v, j, n, m, gm))
             continue;
-        double c = sim_view_interference_cost(v, pc->id, g, pc->milli);
-        if (c < best)
-            best = c;
+        uint32_t first = v->node_gpu_first[n], k = 0;
+        for (uint32_t g = first; g < first + v->node_gpu_count[n]; g++)
+            if (SIM_MILLI_GPU - v->gpu_used_milli[g] >= m &&
+                v->gpu_mem_total[g] - v->gpu_used_mem[g] >= gm) {
+                s->gpu_cost[k] = sim_view_interference_cost(v, id, g, m);
+                s->gpu_idx[k++] = g;
+            }
+        double cost = 0;
+        for (uint32_t i = 0; i < gpr && i < k; i++) {
+            uint32_t b = i;
+            for (uint32_t c = i + 1; c < k; c++)
+                if (s->gpu_cost[c] < s->gpu_cost[b] ||
+                    (s->gpu_cost[c] == s->gpu_cost[b] &&
+                     v->gpu_used_milli[s->gpu_idx[c]] > v->gpu_used_milli[s->gpu_idx[b]]))
+                    b = c;
+            double tc = s->gpu_cost[i];
+            uint32_t ti = s->gpu_idx[i];
+            s->gpu_cost[i] = s->gpu_cost[b];
+            s->gpu_idx[i] = s->gpu_idx[b];
+            s->gpu_cost[b] = tc;
+            s->gpu_idx[b] = ti;
+            cost += s->gpu_cost[i];
+        }
+        double pack = place_score_most_allocated(NULL, v, j, n);
+        if (best == UINT32_MAX || cost < best_cost || (cost == best_cost && pack > best_pack)) {
+            best = n;
+            best_cost = cost;
+            best_pack = pack;
+            memcpy(s->ws.gpus, s->gpu_idx, gpr * sizeof *s->ws.gpus);
+        }
     }
-    return -(isfinite(best) ? best : 1e9) + 1e-3 * place_score_most_allocated(NULL, v, j, n);
+    if (best == UINT32_MAX)
+        return false;
+    s->ws.nodes[0] = best;
+    p->replicas = 1;
+    p->nodes = s->ws.nodes;
+    p->gpus = s->ws.gpus;
+    p->milli = m;
+    p->gpu_mem_mib = gm;
+    return true;
 }
 
 static bool place_shape(qstate *s, const sim_view *v, sim_job_id id, sim_placement *p);
 
+/* A hash of what decides whether a job fits (never 0). */
 static uint64_t shape_of(const sim_job *j)
 {
     uint64_t k[7] = {j->spec.num_gpus, j->nominal_replicas, j->spec.gpu_milli,
@@ -430,6 +466,7 @@ static uint64_t shape_of(const sim_job *j)
     return h | 1u;
 }
 
+/* Place a job, unless a job of the same shape found no room earlier in this pass. */
 static bool place_job(qstate *s, const sim_view *v, sim_job_id id, sim_placement *p)
 {
     const sim_job *j = sim_view_job(v, id);
@@ -449,11 +486,10 @@ static bool place_shape(qstate *s, const sim_view *v, sim_job_id id, sim_placeme
 {
     const sim_job *j = sim_view_job(v, id);
     uint32_t m = place_milli(j, 0);
-    if (s->interference && j->gpus_per_replica && m < SIM_MILLI_GPU) {
-        place_ctx pc = {.s = s, .id = id, .milli = m};
-        return place_gang(&s->ws, v, id, 0, UINT64_MAX, score_interference, &pc,
-                          PLACE_GPU_MOST_USED, p);
-    }
+    /* Multi-replica jobs are packed whatever their share: gang placement comes first. */
+    if (s->interference && j->gpus_per_replica && m < SIM_MILLI_GPU && j->nominal_replicas == 1 &&
+        j->gpus_per_replica <= s->ws.max_slots)
+        return place_interference(s, v, id, m, p);
     return place_gang(&s->ws, v, id, 0, UINT64_MAX, place_score_most_allocated, NULL,
                       PLACE_GPU_MOST_USED, p);
 }

@@ -1,5 +1,6 @@
 /*
- * test_quota.c: the quota and fairshare policies on the engine.
+ * test_quota.c: the quota and fairshare policies on the engine (and placement by
+ * predicted interference: a shared job goes beside a job of another class).
  *  - Reclaim by hand: tenants A and B have 4 GPUs of quota on one 8-GPU node; B starts 8
  *    one-GPU low-priority jobs at t=0 (b5..b8 borrow, on GPUs 4..7); at t=10 A's two
  *    high-priority jobs take GPUs 4 and 5 back from b5 and b6 (10 s of work lost each).
@@ -69,6 +70,8 @@ typedef struct run {
 } run;
 
 typedef struct probe_ctx probe_ctx;
+static const sim_rate_model *g_rate; /* rate model of the next setup (NULL: none) */
+
 static void setup(run *r, uint32_t n_nodes, uint32_t gpus_per_node, const char *policy,
                   const char *const *opts, uint32_t n_opts, const sim_probe *probe, sim_time sample)
 {
@@ -94,7 +97,7 @@ static void setup(run *r, uint32_t n_nodes, uint32_t gpus_per_node, const char *
                       .probes = probe,
                       .n_probes = probe ? 1 : 0};
     sim_world w = {.cluster = &r->cl, .gpu_types = r->types, .gpu_type_mem_mib = type_mem,
-                   .tenants = r->tenants};
+                   .tenants = r->tenants, .rate = g_rate};
     policy_config pc = {.policy = policy};
     for (uint32_t i = 0; i < n_opts; i++) {
         const char *eq = strchr(opts[i], '=');
@@ -480,8 +483,79 @@ static void check_fairshare(void)
     teardown(&r);
 }
 
+/* ---- Interference ---------------------------------------------------------------- */
+
+/* A job is slowed by 1 / (1 + sum of its neighbours' shares, weighted 1 for the same
+ * model class and 0.1 for another). */
+static double fake_interference(void *ctx, const job_spec *self, uint32_t self_milli,
+                                const sim_resident *others, uint32_t n, uint16_t gpu_type)
+{
+    (void)ctx;
+    (void)self_milli;
+    (void)gpu_type;
+    double x = 0;
+    for (uint32_t i = 0; i < n; i++)
+        x += others[i].milli / 1000.0 * (others[i].job->model == self->model ? 1.0 : 0.1);
+    return 1.0 / (1.0 + x);
+}
+
+typedef struct icost_ctx {
+    double on_own, on_other; /* cost for X on its own GPU and on Y's, at t = 0 */
+    bool seen;
+} icost_ctx;
+
+static void icost_sample(void *vctx, const sim_view *v, double *out)
+{
+    icost_ctx *c = vctx;
+    out[0] = 0;
+    if (c->seen || v->now != 0)
+        return;
+    for (sim_job_id id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id))
+        if (strcmp(sim_view_job(v, id)->spec.id, "X") == 0) {
+            c->on_own = sim_view_interference_cost(v, id, 0, 500);
+            c->on_other = sim_view_interference_cost(v, id, 1, 500);
+            c->seen = true;
+        }
+}
+
+static void check_interference(void)
+{
+    sim_rate_model rate = {.name = "test", .interference = fake_interference};
+    static const char *const pnames[1] = {"icost"};
+    for (int pack = 0; pack < 2; pack++) {
+        const char *opts[] = {"profile_time=0", pack ? "placement=pack" : "placement=interference"};
+        icost_ctx ic = {0};
+        sim_probe probe = {.n = 1, .names = pnames, .ctx = &ic, .sample = icost_sample};
+        g_rate = &rate;
+        run r;
+        setup(&r, 2, 1, "quota", opts, 2, &probe, SIM_US_PER_S);
+        g_rate = NULL;
+        uint32_t A = sim_intern_add(r.tenants, "A", 1, 0);
+        sim_engine_set_quota(r.e, A, 2);
+        job_spec jobs[3] = {mkjob("X", 0, 1000, 1, A, 0), mkjob("Y", 0, 1000, 1, A, 0),
+                            mkjob("Z", 1, 1000, 1, A, 0)};
+        jobs[0].gpu_milli = jobs[1].gpu_milli = 500;
+        jobs[2].gpu_milli = 400;
+        jobs[0].model = jobs[2].model = 1;
+        jobs[1].model = 2;
+        CHECK(finish(&r, jobs, 3) == SIM_OK);
+        char node[16];
+        CHECK(job_field(&r, "X", 19, node, sizeof node) && strcmp(node, "n0") == 0);
+        CHECK(job_field(&r, "Y", 19, node, sizeof node) && strcmp(node, pack ? "n0" : "n1") == 0);
+        CHECK(job_field(&r, "Z", 19, node, sizeof node) && strcmp(node, "n1") == 0);
+        if (!pack) {
+            /* X beside Y (another class): each loses 1 - 1/1.05. */
+            CHECK(ic.seen);
+            CHECK_NEAR(ic.on_own, 0.0, 0);
+            CHECK_NEAR(ic.on_other, 2 * (1 - 1 / 1.05), 1e-12);
+        }
+        teardown(&r);
+    }
+}
+
 int main(void)
 {
+    check_interference();
     check_reclaim();
     check_no_borrow();
     check_properties();

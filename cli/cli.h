@@ -99,5 +99,7 @@ int cmd_demo(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_model(int argc, char **argv);
+/* `clustersim model eval duration`: options in argv[0..argc). */
+int cli_model_eval_duration(int argc, char **argv);
 
 #endif

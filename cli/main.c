@@ -19,7 +19,7 @@ static const command commands[] = {
     {"demo", cmd_demo, "generate a trace and a cluster, compare two policies"},
     {"policies", cmd_policies, "list the policies and their options"},
     {"trace", cmd_trace, "trace tools: gen"},
-    {"model", cmd_model, "predictor tools: eval --kind duration"},
+    {"model", cmd_model, "models: eval duration (the duration predictor)"},
     {NULL, NULL, NULL},
 };
 

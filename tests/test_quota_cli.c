@@ -119,9 +119,11 @@ int main(void)
     snprintf(args, sizeof args, "%s --policy-opt quantum=3", base);
     expect_error(args, "error: policy 'quota' has no option 'quantum'");
     expect_error("model eval --trace " OUT "/gen.csv",
-                 "error: clustersim model eval needs --kind (known: duration)\n");
+                 "error: clustersim model eval needs a kind: ");
     expect_error("model eval --kind mlp --trace " OUT "/gen.csv",
-                 "error: clustersim model eval: unknown --kind 'mlp' (known: duration)\n");
+                 "error: unknown kind 'mlp' for 'clustersim model eval' (known: ");
+    expect_error("model eval duration --trace " OUT "/gen.csv --jobs x.csv",
+                 "error: clustersim model eval duration: give --trace or --jobs, not both\n");
     expect_error("model eval --kind duration --trace " OUT "/gen.csv --split 1.5",
                  "error: option --split: expected a number in [0.01, 0.99], got \"1.5\"\n");
     expect_error("model eval --kind duration --jobs '" FIX "bad_quotas_header.csv'",

@@ -112,9 +112,8 @@ static void print_table(const err_row *rows, int n)
         const err_row *r = &rows[i];
         printf("%-24s %8llu  %8.4f %8.4f %7.4f  %11.1f %11.4g %7.4f\n", r->name,
                (unsigned long long)r->lg.n, model_fit_error_mae(&r->lg),
-               model_fit_error_mse(&r->lg), model_fit_error_r2(&r->lg),
-               model_fit_error_mae(&r->s), model_fit_error_mse(&r->s),
-               model_fit_error_r2(&r->s));
+               model_fit_error_mse(&r->lg), model_fit_error_r2(&r->lg), model_fit_error_mae(&r->s),
+               model_fit_error_mse(&r->s), model_fit_error_r2(&r->s));
     }
 }
 
@@ -444,7 +443,8 @@ int cli_model_eval_duration(int argc, char **argv)
                 return 2;
         } else {
             return cli_usage_error("unknown option '%s' for 'clustersim model eval duration' "
-                                   "(see clustersim model eval duration --help)", argv[i]);
+                                   "(see clustersim model eval duration --help)",
+                                   argv[i]);
         }
 #undef OPT
     }

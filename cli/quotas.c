@@ -101,8 +101,8 @@ out:
     return st < 0 ? st : SIM_OK;
 }
 
-int cli_quota_share_read(cli_quotas *qs, const char *spec, sim_intern *tenants,
-                         uint64_t total_gpus, sim_diag *d)
+int cli_quota_share_read(cli_quotas *qs, const char *spec, sim_intern *tenants, uint64_t total_gpus,
+                         sim_diag *d)
 {
     char path[1024];
     const char *column = NULL;
@@ -135,14 +135,14 @@ int cli_quota_share_read(cli_quotas *qs, const char *spec, sim_intern *tenants,
                 vcol = (int32_t)c;
         if (vcol < 1) {
             st = sim_diag_set(d, SIM_EPARSE, path, row.line, 0,
-                              "header has no weight column '%s' after the tenant column",
-                              column);
+                              "header has no weight column '%s' after the tenant column", column);
             goto out;
         }
     } else if (row.n < 2) {
         st = sim_diag_set(d, SIM_EPARSE, path, row.line, 0,
                           "header has %u column(s); expected the tenant column and a weight "
-                          "column", row.n);
+                          "column",
+                          row.n);
         goto out;
     }
     snprintf(vname, sizeof vname, "%s", row.f[vcol]);
@@ -153,8 +153,7 @@ int cli_quota_share_read(cli_quotas *qs, const char *spec, sim_intern *tenants,
     for (uint32_t i = first; i < qs->n; i++)
         sum += qs->q[i].gpus;
     if (!(sum > 0)) {
-        st = sim_diag_set(d, SIM_EPARSE, path, 0, 0, "the weights in column '%s' sum to 0",
-                          vname);
+        st = sim_diag_set(d, SIM_EPARSE, path, 0, 0, "the weights in column '%s' sum to 0", vname);
         goto out;
     }
     for (uint32_t i = first; i < qs->n; i++)
@@ -281,8 +280,9 @@ bool cli_tenant_probe_json(const tenant_probe *p, const sim_view *v, FILE *f)
             continue;
         fprintf(f, "%s\n    ", first ? "" : ",");
         json_name(f, v->tenant_name(v, t));
-        fprintf(f, ": {\"quota_gpus\": %.6f, \"used_gpus_mean\": %.6f, \"above_quota\": %.6f, "
-                   "\"below_quota\": %.6f, \"below_quota_waiting\": %.6f}",
+        fprintf(f,
+                ": {\"quota_gpus\": %.6f, \"used_gpus_mean\": %.6f, \"above_quota\": %.6f, "
+                "\"below_quota\": %.6f, \"below_quota_waiting\": %.6f}",
                 q, p->samples ? a->used_sum / (double)p->samples : 0, frac(a->above, p->samples),
                 frac(a->below, p->samples), frac(a->below_waiting, p->samples));
         first = false;

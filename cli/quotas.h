@@ -31,27 +31,27 @@ int cli_quotas_read(cli_quotas *qs, const char *path, sim_intern *tenants, sim_d
 /* Append quotas dividing total_gpus in proportion to a weight column: spec is FILE or
  * FILE:COLUMN (default: the second column); the first column names the tenants.
  * Errors as above, plus a missing weight column and weights summing to 0. */
-int cli_quota_share_read(cli_quotas *qs, const char *spec, sim_intern *tenants,
-                         uint64_t total_gpus, sim_diag *d);
+int cli_quota_share_read(cli_quotas *qs, const char *spec, sim_intern *tenants, uint64_t total_gpus,
+                         sim_diag *d);
 
 void cli_quotas_free(cli_quotas *qs);
 
 /* Per-tenant accumulators of the probe. */
 typedef struct tenant_acc {
-    uint32_t pending, running;   /* jobs in flight at the current sample */
+    uint32_t pending, running;            /* jobs in flight at the current sample */
     uint64_t above, below, below_waiting; /* samples above / below quota / below and waiting */
-    double used_sum;             /* sum over samples of the GPU share held, GPUs */
+    double used_sum;                      /* sum over samples of the GPU share held, GPUs */
 } tenant_acc;
 
 /* The quota metrics probe: timeseries columns jain_quota, tenants_over_quota,
  * tenants_under_quota_waiting, and per-tenant shares of time for summary.json. */
 typedef struct tenant_probe {
-    sim_probe probe;  /* pass &probe to the engine configuration */
-    tenant_acc *acc;  /* per tenant id, grown at new tenants */
+    sim_probe probe; /* pass &probe to the engine configuration */
+    tenant_acc *acc; /* per tenant id, grown at new tenants */
     uint32_t cap;
     uint64_t samples;
     double jain_sum;
-    bool oom;         /* an accumulator could not grow: the figures are incomplete */
+    bool oom; /* an accumulator could not grow: the figures are incomplete */
 } tenant_probe;
 
 void cli_tenant_probe_init(tenant_probe *p);

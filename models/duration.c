@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define RECENT 8u          /* tenant durations averaged for the "recent mean" feature */
-#define TEXT_TABLE 8192u   /* last duration per text hash (direct-mapped) */
-#define TOPIC_CACHE 4096u  /* topic vectors per text hash (direct-mapped) */
+#define RECENT 8u         /* tenant durations averaged for the "recent mean" feature */
+#define TEXT_TABLE 8192u  /* last duration per text hash (direct-mapped) */
+#define TOPIC_CACHE 4096u /* topic vectors per text hash (direct-mapped) */
 #define TRANSFORM_ITERS 50u
 #define LOG_MAX 20.72326583694641 /* ln(1e9 s): predictions are capped at ~31.7 years */
 #define TWO_PI 6.283185307179586
@@ -145,8 +145,7 @@ int model_duration_create(model_duration **out, const model_dur_config *c, sim_d
     m->yt = sim_calloc(H, sizeof *m->yt);
     m->xbuf = sim_calloc(p, sizeof *m->xbuf);
     m->tm = sim_calloc(c->max_tenant_models ? c->max_tenant_models : 1, sizeof *m->tm);
-    if (!m->hist || !m->ten || !m->text || !m->X || !m->Xt || !m->y || !m->yt || !m->xbuf ||
-        !m->tm)
+    if (!m->hist || !m->ten || !m->text || !m->X || !m->Xt || !m->y || !m->yt || !m->xbuf || !m->tm)
         goto out_fail;
     for (uint32_t t = 0; t < c->max_tenants; t++)
         m->ten[t].model = -1;
@@ -191,9 +190,10 @@ int model_duration_create(model_duration **out, const model_dur_config *c, sim_d
 out_fail:
     /* A failed init leaves its slot zeroed, so destroy may release every slot. */
     model_duration_destroy(m);
-    return sim_diag_set(d, st, NULL, 0, 0, st == SIM_ENOMEM ? "out of memory"
-                                                            : "duration predictor: invalid "
-                                                              "learner parameters");
+    return sim_diag_set(d, st, NULL, 0, 0,
+                        st == SIM_ENOMEM ? "out of memory"
+                                         : "duration predictor: invalid "
+                                           "learner parameters");
 }
 
 void model_duration_destroy(model_duration *m)
@@ -260,8 +260,7 @@ static double recent_sd(const tenant_rec *t)
     return sqrt(ss / (double)k);
 }
 
-void model_duration_arrive(const model_duration *m, const model_dur_input *in,
-                           model_dur_job *out)
+void model_duration_arrive(const model_duration *m, const model_dur_input *in, model_dur_job *out)
 {
     memset(out, 0, sizeof *out);
     model_doc_tokenise(&out->doc, in->name, in->command);
@@ -459,11 +458,8 @@ static int train_text(model_duration *m)
         nu++;
         m->csr_ptr[nu] = nnz;
     }
-    model_csr X = {.rows = nu,
-                   .cols = ncols,
-                   .row_ptr = m->csr_ptr,
-                   .col = m->csr_col,
-                   .val = m->csr_val};
+    model_csr X = {
+        .rows = nu, .cols = ncols, .row_ptr = m->csr_ptr, .col = m->csr_col, .val = m->csr_val};
     gsl_rng_set(m->rng, m->c.seed);
     int st = model_nmf_init_random(m->nmf, &X, m->rng);
     if (st == SIM_OK)

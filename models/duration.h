@@ -33,9 +33,9 @@ typedef struct model_dur_config {
     uint32_t max_tenants;       /* tenant ids >= max_tenants - 1 share the last slot */
     uint32_t max_tenant_models; /* tenants that may have their own model */
     model_dur_learner learner;
-    double ridge_lambda;        /* ridge penalty; < 0 = chosen by generalised cross-validation */
-    model_gbt_params gbt;       /* tree parameters */
-    uint64_t seed;              /* seeds the NMF initialisation */
+    double ridge_lambda;  /* ridge penalty; < 0 = chosen by generalised cross-validation */
+    model_gbt_params gbt; /* tree parameters */
+    uint64_t seed;        /* seeds the NMF initialisation */
 } model_dur_config;
 
 /* Defaults: history 16384, min_history 50, 8 topics from up to 2048 documents with 100
@@ -45,23 +45,23 @@ void model_dur_config_default(model_dur_config *c);
 
 /* What may be known of a job when it is submitted: no duration. */
 typedef struct model_dur_input {
-    uint32_t tenant;      /* interned tenant id */
-    sim_time submit_us;   /* submission time on the trace clock */
-    uint32_t num_gpus;    /* GPUs in total */
-    uint32_t gpu_milli;   /* share of each GPU, milli-GPU */
-    uint64_t cpu_milli;   /* CPU for the whole job */
-    uint64_t mem_mib;     /* host memory for the whole job */
+    uint32_t tenant;    /* interned tenant id */
+    sim_time submit_us; /* submission time on the trace clock */
+    uint32_t num_gpus;  /* GPUs in total */
+    uint32_t gpu_milli; /* share of each GPU, milli-GPU */
+    uint64_t cpu_milli; /* CPU for the whole job */
+    uint64_t mem_mib;   /* host memory for the whole job */
     sim_qos qos;
-    const char *name;     /* may be NULL */
-    const char *command;  /* may be NULL */
+    const char *name;    /* may be NULL */
+    const char *command; /* may be NULL */
 } model_dur_input;
 
 /* What the predictor keeps of a job from arrival to end (fixed size, so it can live in a
  * policy's per-job state). */
 typedef struct model_dur_job {
-    model_doc doc;                   /* hashed tokens of name and command */
-    uint32_t slot;                   /* tenant slot */
-    double num[MODEL_DUR_NUMERIC];   /* numeric features at arrival */
+    model_doc doc;                 /* hashed tokens of name and command */
+    uint32_t slot;                 /* tenant slot */
+    double num[MODEL_DUR_NUMERIC]; /* numeric features at arrival */
 } model_dur_job;
 
 typedef enum model_dur_mode {
@@ -84,8 +84,7 @@ int model_duration_create(model_duration **out, const model_dur_config *c, sim_d
 void model_duration_destroy(model_duration *m);
 
 /* The job's features from its input and the history so far. O(text length). */
-void model_duration_arrive(const model_duration *m, const model_dur_input *in,
-                           model_dur_job *out);
+void model_duration_arrive(const model_duration *m, const model_dur_input *in, model_dur_job *out);
 
 /*
  * Predicted duration in seconds (>= 1), or NaN when `mode` has nothing to predict

@@ -21,19 +21,19 @@ typedef struct hbin {
 
 struct model_gbt_ws {
     uint32_t max_rows, p, depth, bins;
-    uint8_t *bin;      /* max_rows x p: bin of each value */
-    double *cuts;      /* p x (bins - 1): thresholds, increasing */
-    uint32_t *n_cuts;  /* p */
-    double *col;       /* max_rows: one column, sorted */
-    double *resid;     /* max_rows: y - current prediction */
-    uint32_t *node;    /* max_rows: node reached in the current tree */
-    hbin *hist;        /* 2^(depth-1) x p x bins: the current level */
-    hbin *prev;        /* same: the parent level (histogram subtraction) */
-    uint32_t *n_node;  /* 2^depth: rows reaching each node of the next level */
-    uint8_t *small;    /* 2^(depth-1): node is the smaller child of its parent */
-    uint32_t *active;  /* features with at least one cut */
+    uint8_t *bin;     /* max_rows x p: bin of each value */
+    double *cuts;     /* p x (bins - 1): thresholds, increasing */
+    uint32_t *n_cuts; /* p */
+    double *col;      /* max_rows: one column, sorted */
+    double *resid;    /* max_rows: y - current prediction */
+    uint32_t *node;   /* max_rows: node reached in the current tree */
+    hbin *hist;       /* 2^(depth-1) x p x bins: the current level */
+    hbin *prev;       /* same: the parent level (histogram subtraction) */
+    uint32_t *n_node; /* 2^depth: rows reaching each node of the next level */
+    uint8_t *small;   /* 2^(depth-1): node is the smaller child of its parent */
+    uint32_t *active; /* features with at least one cut */
     uint32_t n_active;
-    double *leaf_sum;  /* 2^depth */
+    double *leaf_sum; /* 2^depth */
     uint32_t *leaf_cnt;
 };
 
@@ -234,7 +234,7 @@ int model_gbt_fit(model_gbt *g, model_gbt_ws *w, const double *X, const double *
              * of each pair and obtain its sibling as parent minus child. */
             for (uint32_t k = 0; k < count; k++)
                 w->small[k] = level == 0 || (k % 2 == 0 ? w->n_node[k] <= w->n_node[k + 1]
-                                                          : w->n_node[k] < w->n_node[k - 1]);
+                                                        : w->n_node[k] < w->n_node[k - 1]);
             memset(w->hist, 0, hsize * sizeof *w->hist);
             for (size_t i = 0; i < n; i++) {
                 uint32_t k = w->node[i] - first;

@@ -30,12 +30,12 @@ void model_gbt_params_default(model_gbt_params *prm);
 /* A fitted ensemble over p features. */
 typedef struct model_gbt {
     model_gbt_params prm;
-    uint32_t p;       /* features */
-    uint32_t trees;   /* trees fitted (0 = predicts base) */
-    double base;      /* initial prediction: mean of the training targets */
-    uint16_t *feat;   /* prm.trees x (2^depth - 1): feature tested by each node */
-    double *thr;      /* same shape: threshold (go right when x[feat] > thr) */
-    double *leaf;     /* prm.trees x 2^depth: leaf values */
+    uint32_t p;     /* features */
+    uint32_t trees; /* trees fitted (0 = predicts base) */
+    double base;    /* initial prediction: mean of the training targets */
+    uint16_t *feat; /* prm.trees x (2^depth - 1): feature tested by each node */
+    double *thr;    /* same shape: threshold (go right when x[feat] > thr) */
+    double *leaf;   /* prm.trees x 2^depth: leaf values */
 } model_gbt;
 
 /* Storage for an ensemble. Errors: SIM_EINVAL (parameters), SIM_ENOMEM. */

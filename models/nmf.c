@@ -102,9 +102,8 @@ static bool csr_ok(const model_nmf *m, const model_csr *X)
 }
 
 /* C = op(A) op(B) through GSL BLAS on views of the row-major buffers. */
-static int gemm(CBLAS_TRANSPOSE_t ta, CBLAS_TRANSPOSE_t tb, double *a, uint32_t ar,
-                uint32_t ac, double *b, uint32_t br, uint32_t bc, double *c, uint32_t cr,
-                uint32_t cc)
+static int gemm(CBLAS_TRANSPOSE_t ta, CBLAS_TRANSPOSE_t tb, double *a, uint32_t ar, uint32_t ac,
+                double *b, uint32_t br, uint32_t bc, double *c, uint32_t cr, uint32_t cc)
 {
     gsl_matrix_view A = mat(a, ar, ac), B = mat(b, br, bc), C = mat(c, cr, cc);
     return gsl_blas_dgemm(ta, tb, 1.0, &A.matrix, &B.matrix, 0.0, &C.matrix);
@@ -113,15 +112,15 @@ static int gemm(CBLAS_TRANSPOSE_t ta, CBLAS_TRANSPOSE_t tb, double *a, uint32_t 
 /* HHt = H H^T. */
 static int update_hht(model_nmf *m)
 {
-    return gemm(CblasNoTrans, CblasTrans, m->H, m->k, m->cols, m->H, m->k, m->cols, m->HHt,
-                m->k, m->k);
+    return gemm(CblasNoTrans, CblasTrans, m->H, m->k, m->cols, m->H, m->k, m->cols, m->HHt, m->k,
+                m->k);
 }
 
 /* WtW = W^T W over the rows in use. */
 static int update_wtw(model_nmf *m)
 {
-    return gemm(CblasTrans, CblasNoTrans, m->W, m->rows, m->k, m->W, m->rows, m->k, m->WtW,
-                m->k, m->k);
+    return gemm(CblasTrans, CblasNoTrans, m->W, m->rows, m->k, m->W, m->rows, m->k, m->WtW, m->k,
+                m->k);
 }
 
 int model_nmf_init_random(model_nmf *m, const model_csr *X, gsl_rng *rng)
@@ -232,8 +231,8 @@ int model_nmf_fit(model_nmf *m, const model_csr *X, uint32_t iters, double *err)
     return update_hht(m) == GSL_SUCCESS ? SIM_OK : SIM_EINVAL;
 }
 
-void model_nmf_transform(const model_nmf *m, const uint32_t *col, const double *val,
-                         uint32_t nnz, uint32_t iters, double *w)
+void model_nmf_transform(const model_nmf *m, const uint32_t *col, const double *val, uint32_t nnz,
+                         uint32_t iters, double *w)
 {
     uint32_t k = m->k;
     double hx[64], den[64];

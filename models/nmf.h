@@ -67,7 +67,7 @@ double model_nmf_h(const model_nmf *m, uint32_t c, uint32_t j);
  * held fixed: `iters` multiplicative updates w <- w .* (H x) ./ (H H^T w) from w = 1.
  * An empty row gives w = 0. O(iters x (nnz k + k^2)); no allocation.
  */
-void model_nmf_transform(const model_nmf *m, const uint32_t *col, const double *val,
-                         uint32_t nnz, uint32_t iters, double *w);
+void model_nmf_transform(const model_nmf *m, const uint32_t *col, const double *val, uint32_t nnz,
+                         uint32_t iters, double *w);
 
 #endif

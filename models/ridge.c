@@ -147,8 +147,8 @@ static int solve(model_ridge *r, model_ridge_ws *w, size_t n, double lambda)
     return SIM_OK;
 }
 
-int model_ridge_fit(model_ridge *r, model_ridge_ws *w, const double *X, const double *y,
-                    size_t n, double lambda)
+int model_ridge_fit(model_ridge *r, model_ridge_ws *w, const double *X, const double *y, size_t n,
+                    double lambda)
 {
     r->fitted = false;
     if (r->p != w->p || n > w->max_rows || !(lambda >= 0))
@@ -201,8 +201,7 @@ int model_ridge_fit_gcv(model_ridge *r, model_ridge_ws *w, const double *X, cons
             gsl_linalg_cholesky_solve(&A.matrix, &b.vector, &beta.vector) ||
             gsl_blas_dsymv(CblasLower, 1.0, &G.matrix, &beta.vector, 0.0, &Gb.vector) ||
             gsl_blas_ddot(&beta.vector, &b.vector, &bb) ||
-            gsl_blas_ddot(&beta.vector, &Gb.vector, &bgb) ||
-            gsl_linalg_cholesky_invert(&A.matrix))
+            gsl_blas_ddot(&beta.vector, &Gb.vector, &bgb) || gsl_linalg_cholesky_invert(&A.matrix))
             return SIM_EINVAL;
         for (uint32_t i = 0; i < p; i++)
             tr += w->A[i * p + i];

@@ -17,12 +17,12 @@
 
 /* A fitted ridge model over p features. */
 typedef struct model_ridge {
-    uint32_t p;        /* features */
-    bool fitted;       /* false until a fit on >= 1 row succeeded */
-    double intercept;  /* mean of the training targets */
-    double *mean;      /* per feature: training mean */
-    double *inv_sd;    /* per feature: 1 / standard deviation (0 = dropped) */
-    double *coef;      /* per feature: coefficient on the standardised value */
+    uint32_t p;       /* features */
+    bool fitted;      /* false until a fit on >= 1 row succeeded */
+    double intercept; /* mean of the training targets */
+    double *mean;     /* per feature: training mean */
+    double *inv_sd;   /* per feature: 1 / standard deviation (0 = dropped) */
+    double *coef;     /* per feature: coefficient on the standardised value */
 } model_ridge;
 
 /* Storage for p features. SIM_ENOMEM on failure (nothing to release then). */
@@ -40,8 +40,8 @@ void model_ridge_ws_destroy(model_ridge_ws *w);
  * left unfitted). Errors: SIM_EINVAL (n > workspace rows, p mismatch, non-finite data,
  * a failed factorisation). O(n p^2 + p^3).
  */
-int model_ridge_fit(model_ridge *r, model_ridge_ws *w, const double *X, const double *y,
-                    size_t n, double lambda);
+int model_ridge_fit(model_ridge *r, model_ridge_ws *w, const double *X, const double *y, size_t n,
+                    double lambda);
 
 /*
  * Like model_ridge_fit, with lambda chosen by generalised cross-validation (Golub,

@@ -17,7 +17,7 @@
 
 #include "sim/types.h"
 
-#define MODEL_TEXT_BUCKETS 1024u /* hashed vocabulary size */
+#define MODEL_TEXT_BUCKETS 1024u  /* hashed vocabulary size */
 #define MODEL_TEXT_MAX_TOKENS 24u /* distinct buckets kept per document */
 
 /* A tokenised document: up to MODEL_TEXT_MAX_TOKENS (bucket, count) pairs. */
@@ -40,8 +40,8 @@ void model_doc_tokenise(model_doc *d, const char *name, const char *command);
 
 /* Inverse document frequencies over a corpus. */
 typedef struct model_tfidf {
-    uint32_t n_docs;                  /* documents the idf was fitted on */
-    double idf[MODEL_TEXT_BUCKETS];   /* ln((1+n)/(1+df)) + 1 */
+    uint32_t n_docs;                /* documents the idf was fitted on */
+    double idf[MODEL_TEXT_BUCKETS]; /* ln((1+n)/(1+df)) + 1 */
 } model_tfidf;
 
 /* Reset to the idf of an empty corpus (every idf = 1). */

@@ -25,13 +25,13 @@ typedef struct fs_job {
 typedef struct fs_state {
     place_ws ws;
     tenantq q;
-    bool equal;          /* weights all equal instead of quotas */
-    uint8_t *blocked;    /* per tenant, in the current pass */
+    bool equal;       /* weights all equal instead of quotas */
+    uint8_t *blocked; /* per tenant, in the current pass */
     uint32_t blocked_cap;
-    bool oom;            /* a queue table could not grow: the run fails */
-    bool dirty;          /* a job joined a queue since the last pass */
+    bool oom;   /* a queue table could not grow: the run fails */
+    bool dirty; /* a job joined a queue since the last pass */
     bool primed;
-    uint64_t epoch;      /* release_epoch at the end of the last pass */
+    uint64_t epoch; /* release_epoch at the end of the last pass */
 } fs_state;
 
 static const policy_option fs_options[] = {

@@ -61,11 +61,11 @@ typedef struct qstate {
     double *node_cost;
     double *gpu_cost;
     uint32_t *gpu_idx;
-    uint32_t *chosen;     /* nodes chosen for the replicas */
-    uint32_t *victims;    /* jobs marked by the dry run */
+    uint32_t *chosen;  /* nodes chosen for the replicas */
+    uint32_t *victims; /* jobs marked by the dry run */
     uint32_t n_victims;
-    uint32_t max_gpn;     /* capacity of the per-GPU arrays */
-    int64_t *excess;      /* per tenant: share beyond quota during a dry run */
+    uint32_t max_gpn;      /* capacity of the per-GPU arrays */
+    int64_t *excess;       /* per tenant: share beyond quota during a dry run */
     uint64_t *excess_mark; /* per tenant: dry run that set excess */
     uint64_t dry_id;
     /* Lists. */
@@ -259,8 +259,10 @@ static double usage_ratio(const sim_view *v, uint32_t t)
 static bool prio_high(const qstate *s, const sim_job *j)
 {
     switch (s->prio) {
-    case PRIO_TRACE: return j->spec.priority >= s->high_min;
-    case PRIO_QOS: return j->spec.qos == SIM_QOS_LS || j->spec.qos == SIM_QOS_GUARANTEED;
+    case PRIO_TRACE:
+        return j->spec.priority >= s->high_min;
+    case PRIO_QOS:
+        return j->spec.qos == SIM_QOS_LS || j->spec.qos == SIM_QOS_GUARANTEED;
     case PRIO_HASH: {
         /* FNV-1a of the id mixed with the seed: the same job gets the same class in
          * every run with that seed, whatever the policy does. */
@@ -272,7 +274,8 @@ static bool prio_high(const qstate *s, const sim_job *j)
         h ^= h >> 33;
         return (double)(h >> 11) * 0x1.0p-53 < s->high_fraction;
     }
-    default: return true;
+    default:
+        return true;
     }
 }
 
@@ -457,8 +460,8 @@ static bool place_shape(qstate *s, const sim_view *v, sim_job_id id, sim_placeme
 /* A hash of what decides whether a job fits (never 0). */
 static uint64_t shape_of(const sim_job *j)
 {
-    uint64_t k[7] = {j->spec.num_gpus, j->nominal_replicas, j->spec.gpu_milli,
-                     j->spec.gpu_mem_mib, j->cpu_per_replica, j->mem_per_replica,
+    uint64_t k[7] = {j->spec.num_gpus,     j->nominal_replicas, j->spec.gpu_milli,
+                     j->spec.gpu_mem_mib,  j->cpu_per_replica,  j->mem_per_replica,
                      j->spec.gpu_type_mask};
     uint64_t h = 1469598103934665603u;
     for (int i = 0; i < 7; i++)
@@ -611,7 +614,8 @@ static bool dry_node(qstate *s, const sim_view *v, const sim_job *j, uint32_t n,
             if (room >= milli && mem >= gmem)
                 break;
             sim_job_id best = NOJOB;
-            for (uint32_t ai = v->gpu_first_res[g]; ai != UINT32_MAX; ai = v->allocs[ai].next_on_gpu) {
+            for (uint32_t ai = v->gpu_first_res[g]; ai != UINT32_MAX;
+                 ai = v->allocs[ai].next_on_gpu) {
                 sim_job_id vid = v->allocs[ai].job;
                 if (qj(v, vid)->dry == s->dry_id || !is_borrower_of_other(v, vid, a) ||
                     *tenant_excess(s, v, sim_view_job(v, vid)->spec.tenant) <= 0)
@@ -626,8 +630,8 @@ static bool dry_node(qstate *s, const sim_view *v, const sim_job *j, uint32_t n,
                 return false;
             const sim_job *bj = sim_view_job(v, best);
             qj(v, best)->dry = s->dry_id;
-            *tenant_excess(s, v, bj->spec.tenant) -= (int64_t)bj->replicas *
-                                                      bj->gpus_per_replica * bj->share_milli;
+            *tenant_excess(s, v, bj->spec.tenant) -=
+                (int64_t)bj->replicas * bj->gpus_per_replica * bj->share_milli;
             s->victims[s->n_victims++] = best;
         }
     }
@@ -865,13 +869,14 @@ static int fresh_pass(qstate *s, const sim_view *v, policy_decisions *out, bool 
             if (!q->fresh || !q->link.queued || q->tried == v->release_epoch + 1)
                 continue;
             bool in_quota = fits_quota(v, j);
-            bool ok = high ? q->high && in_quota
-                           : (!q->high && (s->borrow || in_quota)) ||
-                                 (q->high && s->borrow && !in_quota);
+            bool ok =
+                high ? q->high && in_quota
+                     : (!q->high && (s->borrow || in_quota)) || (q->high && s->borrow && !in_quota);
             if (!ok)
                 continue;
             double r = usage_ratio(v, j->spec.tenant);
-            uint32_t t = j->spec.tenant, bt = best == NOJOB ? 0 : sim_view_job(v, best)->spec.tenant;
+            uint32_t t = j->spec.tenant,
+                     bt = best == NOJOB ? 0 : sim_view_job(v, best)->spec.tenant;
             if (best == NOJOB || r < best_r || (r == best_r && t < bt) ||
                 (r == best_r && t == bt &&
                  (q->link.key < best_k ||
@@ -954,8 +959,10 @@ static int quota_schedule(void *st, const sim_view *v, sim_time now, policy_deci
         sim_job_id next = q->rep_next;
         if (q->reject) {
             char why[160];
-            snprintf(why, sizeof why, "needs %.3f GPUs, more than its tenant's quota of %.3f "
-                     "(borrowing is off)", (double)demand_milli(sim_view_job(v, id)) / 1000.0,
+            snprintf(why, sizeof why,
+                     "needs %.3f GPUs, more than its tenant's quota of %.3f "
+                     "(borrowing is off)",
+                     (double)demand_milli(sim_view_job(v, id)) / 1000.0,
                      (double)quota_milli(v, sim_view_job(v, id)->spec.tenant) / 1000.0);
             rc = sim_decide_reject(out, id, why);
         } else {

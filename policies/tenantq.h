@@ -18,7 +18,7 @@ typedef struct tenantq_link {
     uint32_t prev, next; /* neighbours in the queue, SIM_JOB_NONE at the ends */
     uint32_t queue;      /* the queue it is in (valid while queued) */
     bool queued;
-    double key;          /* sort key, smaller first; ties by the job's arrival order */
+    double key; /* sort key, smaller first; ties by the job's arrival order */
 } tenantq_link;
 
 typedef struct tenantq {

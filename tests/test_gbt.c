@@ -75,8 +75,7 @@ int main(void)
         A[i * P + 1] = (double)gsl_rng_uniform_int(rng, 4);
         A[i * P + 2] = gsl_ran_gaussian(rng, 1.0);
         bool tail = A[i * P + 0] > 0.9;
-        b[i] = 6 + (A[i * P + 1] == 2 ? 1.5 : 0) + (tail ? 4.6 : 0) +
-               gsl_ran_gaussian(rng, 0.3);
+        b[i] = 6 + (A[i * P + 1] == 2 ? 1.5 : 0) + (tail ? 4.6 : 0) + gsl_ran_gaussian(rng, 0.3);
         mean += b[i];
     }
     gsl_rng_free(rng);

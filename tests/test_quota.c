@@ -96,8 +96,11 @@ static void setup(run *r, uint32_t n_nodes, uint32_t gpus_per_node, const char *
                       .jobs_csv = r->jobs,
                       .probes = probe,
                       .n_probes = probe ? 1 : 0};
-    sim_world w = {.cluster = &r->cl, .gpu_types = r->types, .gpu_type_mem_mib = type_mem,
-                   .tenants = r->tenants, .rate = g_rate};
+    sim_world w = {.cluster = &r->cl,
+                   .gpu_types = r->types,
+                   .gpu_type_mem_mib = type_mem,
+                   .tenants = r->tenants,
+                   .rate = g_rate};
     policy_config pc = {.policy = policy};
     for (uint32_t i = 0; i < n_opts; i++) {
         const char *eq = strchr(opts[i], '=');
@@ -235,8 +238,7 @@ static void check_no_borrow(void)
 #define MAXJ 4096
 struct probe_ctx {
     sim_engine *e;
-    uint64_t samples, bad_quota, bad_borrow, bad_victim, bad_check, borrows, reclaims,
-        hp_waits;
+    uint64_t samples, bad_quota, bad_borrow, bad_victim, bad_check, borrows, reclaims, hp_waits;
     /* Per job id (engine slot): state seen at the previous sample. */
     uint32_t prev_preempt[MAXJ];
     bool prev_victim_ok[MAXJ];
@@ -299,9 +301,9 @@ static void prop_sample(void *vctx, const sim_view *v, double *out)
             c->prev_seq[id] = j->seq + 1;
             c->prev_preempt[id] = j->preemptions;
             uint32_t t = j->spec.tenant;
-            c->prev_victim_ok[id] = j->state == SIM_JOB_RUNNING &&
-                                    policy_quota_job_is_borrower(v, id) &&
-                                    (double)v->tenant_used_milli[t] > v->tenant_quota_gpus[t] * 1000;
+            c->prev_victim_ok[id] =
+                j->state == SIM_JOB_RUNNING && policy_quota_job_is_borrower(v, id) &&
+                (double)v->tenant_used_milli[t] > v->tenant_quota_gpus[t] * 1000;
         }
 }
 
@@ -362,7 +364,8 @@ static void check_properties(void)
         size_t n = gen_jobs(jobs, names, cmds, N, 5, r.tenants);
         static const double q[4] = {12, 8, 8, 4};
         for (uint32_t t = 0; t < 4; t++)
-            sim_engine_set_quota(r.e, sim_intern_find(r.tenants, (char[]){'t', '0', (char)('0' + t)}, 3), q[t]);
+            sim_engine_set_quota(
+                r.e, sim_intern_find(r.tenants, (char[]){'t', '0', (char)('0' + t)}, 3), q[t]);
         CHECK(finish(&r, jobs, n) == SIM_OK);
         CHECK(strstr(r.summary, "\"unfinished\": 0") != NULL);
         CHECK(strstr(r.summary, "\"rejected\": 0") != NULL);
@@ -396,7 +399,8 @@ static void check_causality(void)
     setup(&r, 4, 8, "quota", opts, 5, NULL, 0);
     size_t n = gen_jobs(a, names, cmds, N, 9, r.tenants);
     for (uint32_t t = 0; t < 4; t++)
-        sim_engine_set_quota(r.e, sim_intern_find(r.tenants, (char[]){'t', '0', (char)('0' + t)}, 3), 8);
+        sim_engine_set_quota(r.e,
+                             sim_intern_find(r.tenants, (char[]){'t', '0', (char)('0' + t)}, 3), 8);
     CHECK(finish(&r, a, n) == SIM_OK);
     /* T: the submission of job 700; every job ending after T in run a changes. */
     sim_time T = a[700].submit_us;

@@ -107,8 +107,9 @@ int main(void)
     }
     snprintf(args, sizeof args, "%s --quotas " OUT "/missing.csv", base);
     expect_status(args, OUT "/missing.csv: error: cannot open: No such file or directory\n", 1);
-    snprintf(args, sizeof args, "%s --quotas '" FIX "good_quotas.csv' --quota-share '" FIX
-             "good_quota_share.csv'", base);
+    snprintf(args, sizeof args,
+             "%s --quotas '" FIX "good_quotas.csv' --quota-share '" FIX "good_quota_share.csv'",
+             base);
     expect_error(args, "error: give --quotas or --quota-share, not both\n");
     snprintf(args, sizeof args, "%s --policy-opt learner=svm", base);
     expect_error(args, "error: policy 'quota': option 'learner': expected one of gbt, ridge, "
@@ -131,9 +132,11 @@ int main(void)
                  "header of a jobs.csv\n");
 
     /* A run with quotas: the quota metrics and lost GPU-hours are written. */
-    snprintf(args, sizeof args, "%s --quota-share '" FIX "good_quota_share.csv:node num' "
+    snprintf(args, sizeof args,
+             "%s --quota-share '" FIX "good_quota_share.csv:node num' "
              "--policy-opt priority=qos --sample-interval 60 --checkpoint-interval 10m "
-             "--out " OUT "/run", base);
+             "--out " OUT "/run",
+             base);
     CHECK_EQ_I64(run(args), 0);
     char *sum = check_slurp(OUT "/run/summary.json", NULL);
     char *ts = check_slurp(OUT "/run/timeseries.csv", NULL);
@@ -153,9 +156,11 @@ int main(void)
     free(ts);
     free(tn);
     /* The same run again gives the same bytes. */
-    snprintf(args, sizeof args, "%s --quota-share '" FIX "good_quota_share.csv:node num' "
+    snprintf(args, sizeof args,
+             "%s --quota-share '" FIX "good_quota_share.csv:node num' "
              "--policy-opt priority=qos --sample-interval 60 --checkpoint-interval 10m "
-             "--out " OUT "/run2", base);
+             "--out " OUT "/run2",
+             base);
     CHECK_EQ_I64(run(args), 0);
     CHECK_EQ_I64(check_system("cmp -s " OUT "/run/jobs.csv " OUT "/run2/jobs.csv && cmp -s " OUT
                               "/run/summary.json " OUT "/run2/summary.json"),
@@ -188,7 +193,8 @@ int main(void)
             snprintf(args, sizeof args,
                      "run --trace '%s' --format philly --cluster 64xV100M16:8 --policy %s "
                      "--quota-share '%s:node num' --horizon 35d --sample-interval 1h --quiet "
-                     "--out " OUT "/philly%d", philly, pols[p], vc, p);
+                     "--out " OUT "/philly%d",
+                     philly, pols[p], vc, p);
             CHECK_EQ_I64(run(args), 0);
             char path[128];
             snprintf(path, sizeof path, OUT "/philly%d/summary.json", p);

@@ -77,6 +77,8 @@ typedef struct run_args {
     double horizon_s;    /* 0 = none */
     double checkpoint_s, restart_penalty_s, mtbf_s, mttr_s;
     const char *failures; /* CSV node,down_s,up_s */
+    const char *quotas;      /* CSV tenant,quota_gpus (NULL = none) */
+    const char *quota_share; /* FILE[:COLUMN]: quotas in proportion to a weight column */
     bool skip_bad_rows;
     bool check_invariants; /* verify the cluster's accounting after every event */
     bool frag_arrivals;  /* fragmentation workload from the jobs read so far, not a first
@@ -156,5 +158,7 @@ int cmd_model_train_time(int argc, char **argv);
 int cmd_model_eval_util(int argc, char **argv);
 int cmd_model_eval_mem(int argc, char **argv);
 int cmd_model_eval_time(int argc, char **argv);
+/* `clustersim model eval duration`: options in argv[0..argc). */
+int cli_model_eval_duration(int argc, char **argv);
 
 #endif

@@ -684,6 +684,8 @@ static const model_cmd model_cmds[] = {
     {"eval", "util", cmd_model_eval_util, "MAE, MSE and R2 of a utilisation model on held-out rows"},
     {"eval", "mem", cmd_model_eval_mem, "idem for a memory model"},
     {"eval", "time", cmd_model_eval_time, "idem for an execution-time model"},
+    {"eval", "duration", cli_model_eval_duration,
+     "the duration predictor's error in a chronological split, or a run's predictions"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -27,6 +27,9 @@ static const char usage[] =
     "  --checkpoint-interval T  periodic checkpoints (default 0: a failure loses the segment)\n"
     "  --restart-penalty T   reference work added to each restart (default 0)\n"
     "  --failures FILE       node failures: CSV node,down_s,up_s\n"
+    "  --quotas FILE         tenant quotas: CSV tenant,quota_gpus\n"
+    "  --quota-share FILE[:COLUMN]  quotas dividing the cluster's GPUs in proportion to a\n"
+    "                        column (default: the second) of a CSV naming tenants first\n"
     "  --mtbf T --mttr T     random node failures (exponential, per node)\n"
     "  --skip-bad-rows       skip and count malformed trace rows instead of stopping\n"
     "  --check-invariants    verify the cluster's accounting after every event (slow)\n"
@@ -146,6 +149,14 @@ int cmd_run(int argc, char **argv)
             if (m < 0)
                 return 2;
             a.failures = v;
+        } else if (OPT("--quotas")) {
+            if (m < 0)
+                return 2;
+            a.quotas = v;
+        } else if (OPT("--quota-share")) {
+            if (m < 0)
+                return 2;
+            a.quota_share = v;
         } else if (OPT("--mtbf")) {
             if (m < 0 || !cli_seconds("--mtbf", v, &a.mtbf_s))
                 return 2;
@@ -187,6 +198,8 @@ int cmd_run(int argc, char **argv)
                                "(see clustersim run --help)");
     if (a.mttr_s > 0 && a.mtbf_s <= 0)
         return cli_usage_error("--mttr needs --mtbf");
+    if (a.quotas && a.quota_share)
+        return cli_usage_error("give --quotas or --quota-share, not both");
     /* Policy options are matched to the policy once it is known. */
     a.pcfg.policy = a.policy;
     for (int k = 0; k < n_opts; k++)

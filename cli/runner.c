@@ -6,6 +6,7 @@
  */
 #include "cli/cli.h"
 
+#include "cli/quotas.h"
 #include "models/catalog.h"
 #include "models/zoo.h"
 #include "models/rate.h"
@@ -184,6 +185,17 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
         write_input(f, "failures", a->failures, &first);
     if (a->interference && access(a->interference, R_OK) == 0)
         write_input(f, "interference", a->interference, &first);
+    if (a->quotas)
+        write_input(f, "quotas", a->quotas, &first);
+    if (a->quota_share) {
+        /* FILE:COLUMN names the file without its column. */
+        char path[1024];
+        snprintf(path, sizeof path, "%s", a->quota_share);
+        char *colon = strrchr(path, ':');
+        if (colon && access(path, F_OK) != 0)
+            *colon = '\0';
+        write_input(f, "quota_share", path, &first);
+    }
     fputs("\n  ],\n  \"cluster\": ", f);
     json_escape(f, a->cluster ? a->cluster : "");
     if (a->gen)
@@ -214,7 +226,11 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     model_rate *rate = NULL;
     sim_rate_model rate_tab;
     cli_frag frag = {0};
+    cli_quotas quotas = {0};
+    tenant_probe tprobe;
+    char *extra = NULL;
     int st;
+    cli_tenant_probe_init(&tprobe);
 
     const policy_ops *pol = policy_find(a->policy);
     if (!pol) {
@@ -250,6 +266,12 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         goto out;
     }
+    /* Quota files name tenants before the trace does: their ids come first. */
+    if (a->quotas && (st = cli_quotas_read(&quotas, a->quotas, tenants, d)) != SIM_OK)
+        goto out;
+    if (a->quota_share && (st = cli_quota_share_read(&quotas, a->quota_share, tenants,
+                                                     cluster_spec_gpus(cl), d)) != SIM_OK)
+        goto out;
     if (a->zoo && (a->throughput || a->interference)) {
         st = sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
                           "--zoo takes the speed and demand of each job from the model zoo; it "
@@ -323,6 +345,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         }
     }
     progress_ctx pctx = {.t0 = t0};
+    sim_probe probes[2] = {frag.probe};
     sim_config cfg = {
         .seed = a->seed,
         .sample_interval_us = (sim_time)llround(a->sample_interval_s * 1e6),
@@ -334,12 +357,14 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         .jobs_csv = jobs.f,
         .timeseries_csv = ts.f,
         .tenants_csv = tn.f,
-        .probes = &frag.probe,
+        .probes = probes,
         .n_probes = 1,
         .progress = a->progress ? show_progress : NULL,
         .check_invariants = a->check_invariants,
         .progress_ctx = &pctx,
     };
+    if (quotas.n)
+        probes[cfg.n_probes++] = tprobe.probe;
     sim_world world = {
         .cluster = cl,
         .gpu_types = model_catalog_names(cat),
@@ -360,6 +385,11 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         goto out;
     if (a->failures && (st = load_failures(e, cl, a->failures, d)) != SIM_OK)
         goto out;
+    for (uint32_t i = 0; i < quotas.n; i++)
+        if ((st = sim_engine_set_quota(e, quotas.q[i].tenant, quotas.q[i].gpus)) != SIM_OK) {
+            sim_diag_set(d, st, NULL, 0, 0, "out of memory");
+            goto out;
+        }
     sim_source source = {.ctx = &src, .next = source_next};
     st = sim_engine_run(e, &source, d);
     if (a->progress)
@@ -370,8 +400,34 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     res->rows_skipped = src.reader ? trace_reader_skipped(src.reader) : 0;
     res->rows_ignored = src.reader ? trace_reader_ignored(src.reader) : 0;
     res->wall_s = wall_now() - t0;
-    char extra[128];
-    snprintf(extra, sizeof extra, "\"rows_skipped\": %llu", (unsigned long long)res->rows_skipped);
+    if (tprobe.oom) {
+        st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory (quota metrics)");
+        goto out;
+    }
+    /* summary.json's extra members: rows skipped, and the quota metrics of runs with
+     * quotas (about 256 bytes per tenant). */
+    size_t extra_size = 256 + (quotas.n ? 320 * (size_t)sim_intern_count(tenants) : 0);
+    extra = sim_malloc(extra_size);
+    if (!extra) {
+        st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    FILE *xf = fmemopen(extra, extra_size, "w");
+    if (!xf) {
+        st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    fprintf(xf, "\"rows_skipped\": %llu", (unsigned long long)res->rows_skipped);
+    if (quotas.n) {
+        fputs(",\n  ", xf);
+        cli_tenant_probe_json(&tprobe, sim_engine_view(e), xf);
+    }
+    bool xok = fputc('\0', xf) != EOF && !ferror(xf);
+    xok = fclose(xf) == 0 && xok && memchr(extra, '\0', extra_size) != NULL;
+    if (!xok) {
+        st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "summary.json: the quota metrics do not fit");
+        goto out;
+    }
     if (sum.f && sim_engine_write_summary(e, sum.f, extra) != SIM_OK) {
         st = sim_diag_set(d, SIM_EIO, sum.path, 0, 0, "cannot write");
         goto out;
@@ -405,6 +461,9 @@ out:;
     model_zoo_destroy(zoo);
     sim_intern_destroy(tenants);
     sim_intern_destroy(models);
+    cli_quotas_free(&quotas);
+    cli_tenant_probe_fini(&tprobe);
+    sim_free(extra);
     cluster_spec_destroy(cl);
     model_rate_destroy(rate);
     sim_free(type_mem);

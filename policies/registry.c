@@ -15,6 +15,8 @@ extern const policy_ops policy_bestfit;
 extern const policy_ops policy_dotprod;
 extern const policy_ops policy_gpupacking;
 extern const policy_ops policy_gpuclustering;
+extern const policy_ops policy_fairshare;
+extern const policy_ops policy_quota;
 
 const policy_ops *const policy_all[] = {
     &policy_fifo,
@@ -26,6 +28,8 @@ const policy_ops *const policy_all[] = {
     &policy_dotprod,
     &policy_gpupacking,
     &policy_gpuclustering,
+    &policy_fairshare,
+    &policy_quota,
     NULL,
 };
 

@@ -305,6 +305,9 @@ void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint)
         j->work_done_s -= lost;
         j->lost_work_s += lost;
         e->sum.lost_work_s += lost;
+        /* The GPUs were held for the lost work's run time (lost / speed seconds). */
+        if (j->speed > 0)
+            e->sum.lost_gpu_seconds += lost / j->speed * sim__job_gpus_held(e, j);
     }
     sim__release_allocs(e, id);
     sim__set_speed(e, id, 0);
@@ -380,6 +383,43 @@ bool sim_view_replica_fits(const sim_view *v, const sim_job *j, uint32_t n, uint
             v->gpu_mem_total[g] - v->gpu_used_mem[g] >= gpu_mem_mib)
             ok++;
     return ok >= need;
+}
+
+double sim_view_interference_cost(const sim_view *v, sim_job_id id, uint32_t g, uint32_t milli)
+{
+    const sim_engine *e = v->internal;
+    if (!e->rate.interference || g >= e->n_gpus || id >= e->job_cap)
+        return 0;
+    uint16_t type = e->node_gpu_type[e->gpu_node[g]];
+    const sim_job *j = &e->jobs[id];
+    /* res[0..n): the residents; others: scratch for one resident's neighbours. */
+    sim_resident *res = e->view_res, *others = e->view_res + SIM_MILLI_GPU + 2;
+    uint32_t n = 0;
+    for (uint32_t a = e->gpu_first_res[g]; a != NIL && n < SIM_MILLI_GPU; a = e->allocs[a].next_on_gpu) {
+        if (e->allocs[a].job == id)
+            continue;
+        res[n].job = &e->jobs[e->allocs[a].job].spec;
+        res[n].milli = e->allocs[a].milli;
+        n++;
+    }
+    if (n == 0)
+        return 0;
+    double cost = 1.0 - e->rate.interference(e->rate.ctx, &j->spec, milli, res, n, type);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (i != k)
+                others[m++] = res[i];
+        double before = m ? e->rate.interference(e->rate.ctx, res[k].job, res[k].milli, others,
+                                                 m, type)
+                          : 1.0;
+        others[m].job = &j->spec;
+        others[m].milli = milli;
+        double after = e->rate.interference(e->rate.ctx, res[k].job, res[k].milli, others,
+                                            m + 1, type);
+        cost += before - after;
+    }
+    return cost;
 }
 
 /* ---- Decisions ---------------------------------------------------------------------- */

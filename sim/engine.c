@@ -217,6 +217,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     ALLOC_ARRAY(e->gpu_mem_total, ng);
     ALLOC_ARRAY(e->gpu_scratch, ng);
     ALLOC_ARRAY(e->residents, SIM_MILLI_GPU + 1);
+    ALLOC_ARRAY(e->view_res, 2 * (SIM_MILLI_GPU + 2));
     ALLOC_ARRAY(e->fit_cache, FIT_CACHE);
     ALLOC_ARRAY(e->node_release_epoch, nn);
     ALLOC_ARRAY(e->node_sum, nn);
@@ -379,6 +380,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->gpu_mem_total);
     sim_free(e->gpu_scratch);
     sim_free(e->residents);
+    sim_free(e->view_res);
     sim_free(e->fit_cache);
     sim_free(e->node_release_epoch);
     sim_free(e->node_sum);

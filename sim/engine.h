@@ -76,6 +76,7 @@ typedef struct sim_summary {
     uint64_t jobs_arrived, jobs_done, jobs_rejected, jobs_unfinished;
     uint64_t events, preemptions, failures;
     double lost_work_s;
+    double lost_gpu_seconds; /* GPU time of the lost work: its run time x GPUs held */
     sim_time first_submit_us, last_end_us; /* makespan = last_end - first_submit */
     double gpu_alloc_avg;       /* time-averaged allocated share of all GPUs, 0..1 */
     double gpu_effective_avg;   /* time-averaged share really used (min(share, demand)) */

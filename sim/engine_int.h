@@ -90,6 +90,7 @@ struct sim_engine {
     sim_alloc_rec *allocs;
     uint32_t alloc_cap, alloc_free;
     sim_resident *residents; /* scratch for the interference hook, 1001 entries */
+    sim_resident *view_res;  /* scratch for sim_view_interference_cost, 2 x 1002 entries */
 
     /* Job pool. */
     sim_job *jobs;

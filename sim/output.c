@@ -271,6 +271,8 @@ int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
     fprintf(f, "},\n  \"preemptions\": %llu,\n  \"failures\": %llu,\n  \"lost_work_s\": ",
             (unsigned long long)s->preemptions, (unsigned long long)s->failures);
     json_num(f, s->lost_work_s);
+    fputs(",\n  \"lost_gpu_hours\": ", f);
+    json_num(f, s->lost_gpu_seconds / 3600.0);
     fprintf(f, ",\n  \"slo\": {\"jobs\": %llu, \"violations\": %llu},\n",
             (unsigned long long)s->slo_jobs, (unsigned long long)s->slo_violations);
     fputs("  \"by_qos\": {", f);

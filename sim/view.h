@@ -237,6 +237,15 @@ uint32_t sim_view_job_used_milli(const sim_view *v, sim_job_id id);
 bool sim_view_replica_fits(const sim_view *v, const sim_job *j, uint32_t n, uint32_t milli,
                            uint64_t gpu_mem_mib);
 
+/*
+ * Predicted interference of placing job id, holding `milli` of GPU g, beside the GPU's
+ * current residents, under the run's rate model (sim/rate.h): the speed job id would
+ * lose, (1 - its interference factor), plus, for each resident, the extra speed it
+ * would lose. 0 when the run has no interference model or the GPU has no other
+ * resident. O(residents^2) calls of the model; no allocation.
+ */
+double sim_view_interference_cost(const sim_view *v, sim_job_id id, uint32_t g, uint32_t milli);
+
 /* ---- Decisions ---------------------------------------------------------------- */
 
 typedef struct policy_decisions policy_decisions;

@@ -118,7 +118,7 @@ static void test_errors(void)
                  "throughput, interference)\n");
     expect_error("model eval", 2,
                  "clustersim: error: clustersim model eval needs a kind: throughput, "
-                 "interference, util, mem, time\n");
+                 "interference, util, mem, time, duration\n");
     expect_error("model show throughput --kind interference", 2,
                  "clustersim: error: two kinds given: 'throughput' and 'interference'\n");
 }

@@ -1,0 +1,1040 @@
+/*
+ * quota.c: multi-tenant elastic quotas ordered by predicted duration. Each tenant has a
+ * GPU quota and a high- and a low-priority queue. High-priority jobs start within the
+ * quota their tenant has left, tenants in order of quota usage; one that finds no room
+ * reclaims lent GPUs by preempting borrowers (jobs beyond their tenant's quota, of
+ * tenants still over it; a dry run checks first). Only while no such job waits do the
+ * others start, borrowing idle GPUs beyond quota (borrow=false: a static partition).
+ * Queues are ordered by aged predicted duration (models/duration.h: predicted when the
+ * job becomes schedulable, learnt when it finishes, retrained on simulated time).
+ * Invariant: the jobs a tenant started within quota never hold more than its quota.
+ * Passes are incremental: with nothing released, only newly queued jobs are tried.
+ * After Kubernetes ElasticQuota, Philly's virtual clusters (Jeon et al., ATC'19) and
+ * Helios' QSSF (Hu et al., SC'21). README "Multi-tenant quotas" has the full rules.
+ */
+#include "policies/quota.h"
+
+#include "models/duration.h"
+#include "policies/place.h"
+#include "policies/tenantq.h"
+#include "sim/alloc.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { PRIO_TRACE, PRIO_QOS, PRIO_HASH, PRIO_ALL };
+#define SHAPES 64
+#define NOJOB SIM_JOB_NONE
+
+typedef struct qjob {
+    tenantq_link link;    /* tenant queue (must stay first: offset 0) */
+    model_dur_job feat;   /* the predictor's view of the job, fixed at arrival */
+    double pred_s;        /* predicted duration, NaN until predicted */
+    sim_time eligible_us; /* end of profiling */
+    uint64_t tried;       /* release_epoch + 1 when placement last failed, 0 = never */
+    uint32_t prof_next;   /* next in the profiling FIFO */
+    uint32_t rep_next;    /* next in the list of predictions to record */
+    uint32_t fresh_next;  /* next in the list of jobs queued since the last pass */
+    uint32_t reclaims;    /* preemptions to give borrowed GPUs back */
+    uint64_t dry;         /* dry run that marked the job as a victim */
+    uint8_t high, borrower, profiling, reject, fresh;
+} qjob;
+
+typedef struct qstate {
+    /* Options. */
+    bool borrow, by_submit, interference;
+    int prio;
+    int64_t high_min;
+    double high_fraction, aging, profile_s, retrain_s;
+    uint64_t min_new; /* finished jobs a retraining needs since the last one */
+    uint64_t seed;
+    /* Predictor and placement. */
+    model_duration *pred;
+    place_ws ws;
+    tenantq q;
+    /* Per tenant (grown with the queues): pass cursors. */
+    uint32_t *cursor;
+    uint32_t t_cap;
+    /* Reclaim scratch, sized at init (per node, per GPU) and with the tenants. */
+    double *node_cost;
+    double *gpu_cost;
+    uint32_t *gpu_idx;
+    uint32_t *chosen;  /* nodes chosen for the replicas */
+    uint32_t *victims; /* jobs marked by the dry run */
+    uint32_t n_victims;
+    uint32_t max_gpn;      /* capacity of the per-GPU arrays */
+    int64_t *excess;       /* per tenant: share beyond quota during a dry run */
+    uint64_t *excess_mark; /* per tenant: dry run that set excess */
+    uint64_t dry_id;
+    /* Lists. */
+    uint32_t prof_head, prof_tail, rep_head;
+    sim_time next_train_us;
+    bool started, oom;
+    /* Skip a pass when nothing that could let a job start changed since the last one. */
+    bool primed;
+    bool waiting;        /* the last pass left a high-priority job waiting */
+    bool low_ran;        /* the low-priority pass ran at this epoch */
+    uint64_t epoch;      /* release_epoch after the last pass */
+    uint32_t fresh_head; /* jobs queued since the last pass */
+    /* Shapes that found no room in the current pass: resources only shrink during a
+     * pass (until a reclaim releases some), so a later job of the same shape would not
+     * fit either. Direct-mapped by a hash of the shape. */
+    uint64_t shape_key[SHAPES];
+    uint64_t shape_pass[SHAPES];
+    uint64_t pass_id;
+} qstate;
+
+static const policy_option quota_options[] = {
+    {"borrow", "true", "low-priority jobs may borrow idle GPUs beyond their tenant's quota"},
+    {"priority", "trace",
+     "high-priority jobs: trace (priority >= high_min), qos (LS or Guaranteed), hash "
+     "(high_fraction of jobs by a hash of the id), all"},
+    {"high_min", "1", "trace priority at or above which a job is high priority"},
+    {"high_fraction", "0.5", "share of high-priority jobs with priority=hash"},
+    {"order", "predicted", "queue order: predicted (shortest predicted first, aged) or submit"},
+    {"aging", "1", "seconds of predicted duration forgiven per second of waiting"},
+    {"profile_time", "60", "seconds the jobs of a tenant without history wait (profiling)"},
+    {"retrain_interval", "86400",
+     "seconds of simulated time between trainings (skipped while under 1 % of the history "
+     "is new)"},
+    {"min_history", "50", "finished jobs a tenant needs for its own model"},
+    {"history", "16384", "finished jobs kept for training"},
+    {"learner", "gbt", "duration learner: gbt (boosted trees) or ridge"},
+    {"topics", "8", "NMF topics of the job text (0 = no text features)"},
+    {"placement", "interference",
+     "shared GPUs: interference (least predicted slowdown) or pack (most allocated)"},
+    {NULL, NULL, NULL},
+};
+
+static qjob *qj(const sim_view *v, sim_job_id id)
+{
+    return sim_view_job_state(v, id);
+}
+
+bool policy_quota_job_is_high(const sim_view *v, sim_job_id id)
+{
+    return qj(v, id)->high != 0;
+}
+
+bool policy_quota_job_is_borrower(const sim_view *v, sim_job_id id)
+{
+    return qj(v, id)->borrower != 0;
+}
+
+uint32_t policy_quota_job_reclaims(const sim_view *v, sim_job_id id)
+{
+    return qj(v, id)->reclaims;
+}
+
+bool policy_quota_job_is_profiling(const sim_view *v, sim_job_id id)
+{
+    return qj(v, id)->profiling != 0;
+}
+
+static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    qstate *s = st;
+    static const char *const prio[] = {"trace", "qos", "hash", "all", NULL};
+    static const char *const order[] = {"predicted", "submit", NULL};
+    static const char *const learner[] = {"gbt", "ridge", NULL};
+    static const char *const placement[] = {"interference", "pack", NULL};
+    const policy_option *o = quota_options;
+    int ord, lrn, plc, rc;
+    uint64_t min_hist, hist, topics;
+    double high_min;
+    if ((rc = policy_config_bool(cfg, o, "borrow", &s->borrow, d)) ||
+        (rc = policy_config_choice(cfg, o, "priority", prio, &s->prio, d)) ||
+        (rc = policy_config_double(cfg, o, "high_min", -1e6, 1e6, &high_min, d)) ||
+        (rc = policy_config_double(cfg, o, "high_fraction", 0, 1, &s->high_fraction, d)) ||
+        (rc = policy_config_choice(cfg, o, "order", order, &ord, d)) ||
+        (rc = policy_config_double(cfg, o, "aging", 0, 1e6, &s->aging, d)) ||
+        (rc = policy_config_double(cfg, o, "profile_time", 0, 1e9, &s->profile_s, d)) ||
+        (rc = policy_config_double(cfg, o, "retrain_interval", 1, 1e9, &s->retrain_s, d)) ||
+        (rc = policy_config_u64(cfg, o, "min_history", 1, 1u << 24, &min_hist, d)) ||
+        (rc = policy_config_u64(cfg, o, "history", 1, 1u << 24, &hist, d)) ||
+        (rc = policy_config_choice(cfg, o, "learner", learner, &lrn, d)) ||
+        (rc = policy_config_u64(cfg, o, "topics", 0, MODEL_DUR_MAX_TOPICS, &topics, d)) ||
+        (rc = policy_config_choice(cfg, o, "placement", placement, &plc, d)))
+        return rc;
+    s->high_min = (int64_t)ceil(high_min);
+    /* Retraining on a history that changed by less than 1 % would refit the same model. */
+    s->min_new = hist / 100 > 1 ? hist / 100 : 1;
+    s->by_submit = ord == 1;
+    s->interference = plc == 0;
+    s->seed = cfg->seed;
+    s->prof_head = s->prof_tail = s->rep_head = s->fresh_head = NOJOB;
+    s->next_train_us = SIM_TIME_NEVER;
+    tenantq_init(&s->q, offsetof(qjob, link));
+    model_dur_config mc;
+    model_dur_config_default(&mc);
+    mc.learner = lrn == 0 ? MODEL_DUR_GBT : MODEL_DUR_RIDGE;
+    mc.min_history = (uint32_t)min_hist;
+    mc.history = (uint32_t)hist;
+    mc.topics = (uint32_t)topics;
+    mc.seed = cfg->seed;
+    if ((rc = model_duration_create(&s->pred, &mc, d)) != SIM_OK)
+        return rc;
+    if ((rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK) {
+        model_duration_destroy(s->pred);
+        return rc;
+    }
+    s->max_gpn = cfg->n_gpus ? cfg->n_gpus : 1;
+    s->node_cost = sim_calloc(cfg->n_nodes ? cfg->n_nodes : 1, sizeof *s->node_cost);
+    s->gpu_cost = sim_calloc(s->max_gpn, sizeof *s->gpu_cost);
+    s->gpu_idx = sim_calloc(s->max_gpn, sizeof *s->gpu_idx);
+    s->chosen = sim_calloc(s->max_gpn, sizeof *s->chosen);
+    s->victims = sim_calloc(s->max_gpn, sizeof *s->victims);
+    if (!s->node_cost || !s->gpu_cost || !s->gpu_idx || !s->chosen || !s->victims) {
+        sim_free(s->node_cost);
+        sim_free(s->gpu_cost);
+        sim_free(s->gpu_idx);
+        sim_free(s->chosen);
+        sim_free(s->victims);
+        place_ws_fini(&s->ws);
+        model_duration_destroy(s->pred);
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    return SIM_OK;
+}
+
+static void quota_fini(void *st)
+{
+    qstate *s = st;
+    model_duration_destroy(s->pred);
+    place_ws_fini(&s->ws);
+    tenantq_fini(&s->q);
+    sim_free(s->cursor);
+    sim_free(s->node_cost);
+    sim_free(s->gpu_cost);
+    sim_free(s->gpu_idx);
+    sim_free(s->chosen);
+    sim_free(s->victims);
+    sim_free(s->excess);
+    sim_free(s->excess_mark);
+}
+
+/* ---- Quotas ---------------------------------------------------------------------- */
+
+static uint64_t quota_milli(const sim_view *v, uint32_t t)
+{
+    if (t >= v->n_tenants || !(v->tenant_quota_gpus[t] > 0))
+        return 0;
+    return (uint64_t)(v->tenant_quota_gpus[t] * 1000.0 + 0.5);
+}
+
+static uint64_t used_milli(const sim_view *v, uint32_t t)
+{
+    return t < v->n_tenants ? v->tenant_used_milli[t] : 0;
+}
+
+/* GPU share the job holds when running with its requested share. */
+static uint64_t demand_milli(const sim_job *j)
+{
+    return (uint64_t)j->spec.num_gpus * j->spec.gpu_milli;
+}
+
+static bool fits_quota(const sim_view *v, const sim_job *j)
+{
+    uint32_t t = j->spec.tenant;
+    return used_milli(v, t) + demand_milli(j) <= quota_milli(v, t);
+}
+
+static bool over_quota(const sim_view *v, uint32_t t)
+{
+    return used_milli(v, t) > quota_milli(v, t);
+}
+
+/* Quota usage for the order of tenants. A quota below one GPU (none included) counts
+ * as one GPU, so a tenant without quota is served by its usage too, not starved. */
+static double usage_ratio(const sim_view *v, uint32_t t)
+{
+    uint64_t q = quota_milli(v, t);
+    return (double)used_milli(v, t) / (double)(q > SIM_MILLI_GPU ? q : SIM_MILLI_GPU);
+}
+
+/* ---- Arrival, profiling, prediction -------------------------------------------------- */
+
+static bool prio_high(const qstate *s, const sim_job *j)
+{
+    switch (s->prio) {
+    case PRIO_TRACE:
+        return j->spec.priority >= s->high_min;
+    case PRIO_QOS:
+        return j->spec.qos == SIM_QOS_LS || j->spec.qos == SIM_QOS_GUARANTEED;
+    case PRIO_HASH: {
+        /* FNV-1a of the id mixed with the seed: the same job gets the same class in
+         * every run with that seed, whatever the policy does. */
+        uint64_t h = 1469598103934665603u ^ s->seed;
+        for (const char *c = j->spec.id; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211u;
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdu;
+        h ^= h >> 33;
+        return (double)(h >> 11) * 0x1.0p-53 < s->high_fraction;
+    }
+    default:
+        return true;
+    }
+}
+
+static double queue_key(const qstate *s, const sim_job *j, double pred_s)
+{
+    double submit_s = (double)j->spec.submit_us / 1e6;
+    if (s->by_submit)
+        return submit_s;
+    return (isnan(pred_s) ? 0 : pred_s) + s->aging * submit_s;
+}
+
+static void enqueue(qstate *s, const sim_view *v, sim_job_id id)
+{
+    const sim_job *j = sim_view_job(v, id);
+    qjob *q = qj(v, id);
+    uint32_t queue = 2 * j->spec.tenant + (q->high ? 0u : 1u);
+    tenantq_insert(&s->q, v, queue, id, queue_key(s, j, q->pred_s));
+    if (!q->fresh) {
+        q->fresh = 1;
+        q->fresh_next = s->fresh_head;
+        s->fresh_head = id;
+    }
+}
+
+/* Predict, then queue (or mark for rejection), and list the job for recording. */
+static void make_schedulable(qstate *s, const sim_view *v, sim_job_id id)
+{
+    qjob *q = qj(v, id);
+    const sim_job *j = sim_view_job(v, id);
+    q->profiling = 0;
+    q->pred_s = model_duration_predict(s->pred, &q->feat, MODEL_DUR_AUTO, NULL);
+    if (!s->borrow && demand_milli(j) > quota_milli(v, j->spec.tenant))
+        q->reject = 1;
+    else
+        enqueue(s, v, id);
+    q->rep_next = s->rep_head;
+    s->rep_head = id;
+}
+
+static void quota_arrival(void *st, const sim_view *v, sim_job_id id)
+{
+    qstate *s = st;
+    const sim_job *j = sim_view_job(v, id);
+    uint32_t t = j->spec.tenant;
+    if (2 * (uint64_t)t + 2 > UINT32_MAX / 2) {
+        s->oom = true;
+        return;
+    }
+    if (t >= s->t_cap) {
+        uint32_t ncap = s->t_cap ? s->t_cap : 16;
+        while (ncap <= t)
+            ncap *= 2;
+        uint32_t *nc = sim_reallocarray(s->cursor, ncap, 2 * sizeof *nc);
+        if (nc)
+            s->cursor = nc;
+        int64_t *ne = sim_reallocarray(s->excess, ncap, sizeof *ne);
+        if (ne)
+            s->excess = ne;
+        uint64_t *nm = sim_reallocarray(s->excess_mark, ncap, sizeof *nm);
+        if (nm) {
+            memset(nm + s->t_cap, 0, (ncap - s->t_cap) * sizeof *nm);
+            s->excess_mark = nm;
+        }
+        if (!nc || !ne || !nm || tenantq_reserve(&s->q, 2 * ncap) != SIM_OK) {
+            s->oom = true;
+            return;
+        }
+        s->t_cap = ncap;
+    }
+    if (!s->started) {
+        s->started = true;
+        s->next_train_us = j->spec.submit_us + (sim_time)llround(s->retrain_s * 1e6);
+    }
+    qjob *q = qj(v, id);
+    model_dur_input in = {.tenant = t,
+                          .submit_us = j->spec.submit_us,
+                          .num_gpus = j->spec.num_gpus,
+                          .gpu_milli = j->spec.gpu_milli,
+                          .cpu_milli = j->spec.cpu_milli,
+                          .mem_mib = j->spec.mem_mib,
+                          .qos = j->spec.qos,
+                          .name = j->spec.name,
+                          .command = j->spec.command};
+    model_duration_arrive(s->pred, &in, &q->feat);
+    q->pred_s = NAN;
+    uint64_t qm = quota_milli(v, t);
+    q->high = prio_high(s, j) && qm > 0 && demand_milli(j) <= qm;
+    if (s->profile_s > 0 && !model_duration_tenant_known(s->pred, t)) {
+        q->profiling = 1;
+        q->eligible_us = v->now + (sim_time)llround(s->profile_s * 1e6);
+        q->prof_next = NOJOB;
+        if (s->prof_tail == NOJOB)
+            s->prof_head = id;
+        else
+            qj(v, s->prof_tail)->prof_next = id;
+        s->prof_tail = id;
+        return;
+    }
+    make_schedulable(s, v, id);
+}
+
+static void quota_finish(void *st, const sim_view *v, sim_job_id id)
+{
+    qstate *s = st;
+    const sim_job *j = sim_view_job(v, id);
+    /* The job's duration is known now, and only now. */
+    model_duration_finish(s->pred, &qj(v, id)->feat, j->spec.work_s);
+}
+
+static void quota_requeue(void *st, const sim_view *v, sim_job_id id)
+{
+    qstate *s = st;
+    qjob *q = qj(v, id);
+    q->borrower = 0;
+    if (!q->link.queued && !q->profiling)
+        enqueue(s, v, id);
+}
+
+/* ---- Placement ---------------------------------------------------------------------- */
+
+/*
+ * One replica of a job that shares GPUs, placed by predicted interference: on each node
+ * where it fits, its gpr GPUs of least interference cost (sim_view_interference_cost);
+ * the node whose GPUs cost least wins; ties go to the most-allocated node (packing), then
+ * the lowest id. O(GPUs x residents^2).
+ */
+static bool place_interference(qstate *s, const sim_view *v, sim_job_id id, uint32_t m,
+                               sim_placement *p)
+{
+    const sim_job *j = sim_view_job(v, id);
+    uint32_t gpr = j->gpus_per_replica;
+    uint64_t gm = j->spec.gpu_mem_mib;
+    uint32_t best = UINT32_MAX;
+    double best_cost = 0, best_pack = 0;
+    for (uint32_t n = 0; n < v->n_nodes; n++) {
+        if (!place_fits(&s->ws, v, j, n, m, gm))
+            continue;
+        uint32_t first = v->node_gpu_first[n], k = 0;
+        for (uint32_t g = first; g < first + v->node_gpu_count[n]; g++)
+            if (SIM_MILLI_GPU - v->gpu_used_milli[g] >= m &&
+                v->gpu_mem_total[g] - v->gpu_used_mem[g] >= gm) {
+                s->gpu_cost[k] = sim_view_interference_cost(v, id, g, m);
+                s->gpu_idx[k++] = g;
+            }
+        double cost = 0;
+        for (uint32_t i = 0; i < gpr && i < k; i++) {
+            uint32_t b = i;
+            for (uint32_t c = i + 1; c < k; c++)
+                if (s->gpu_cost[c] < s->gpu_cost[b] ||
+                    (s->gpu_cost[c] == s->gpu_cost[b] &&
+                     v->gpu_used_milli[s->gpu_idx[c]] > v->gpu_used_milli[s->gpu_idx[b]]))
+                    b = c;
+            double tc = s->gpu_cost[i];
+            uint32_t ti = s->gpu_idx[i];
+            s->gpu_cost[i] = s->gpu_cost[b];
+            s->gpu_idx[i] = s->gpu_idx[b];
+            s->gpu_cost[b] = tc;
+            s->gpu_idx[b] = ti;
+            cost += s->gpu_cost[i];
+        }
+        double pack = place_score_most_allocated(NULL, v, j, n);
+        if (best == UINT32_MAX || cost < best_cost || (cost == best_cost && pack > best_pack)) {
+            best = n;
+            best_cost = cost;
+            best_pack = pack;
+            memcpy(s->ws.gpus, s->gpu_idx, gpr * sizeof *s->ws.gpus);
+        }
+    }
+    if (best == UINT32_MAX)
+        return false;
+    s->ws.nodes[0] = best;
+    p->replicas = 1;
+    p->nodes = s->ws.nodes;
+    p->gpus = s->ws.gpus;
+    p->milli = m;
+    p->gpu_mem_mib = gm;
+    return true;
+}
+
+static bool place_shape(qstate *s, const sim_view *v, sim_job_id id, sim_placement *p);
+
+/* A hash of what decides whether a job fits (never 0). */
+static uint64_t shape_of(const sim_job *j)
+{
+    uint64_t k[7] = {j->spec.num_gpus,     j->nominal_replicas, j->spec.gpu_milli,
+                     j->spec.gpu_mem_mib,  j->cpu_per_replica,  j->mem_per_replica,
+                     j->spec.gpu_type_mask};
+    uint64_t h = 1469598103934665603u;
+    for (int i = 0; i < 7; i++)
+        h = (h ^ k[i]) * 1099511628211u;
+    return h | 1u;
+}
+
+/* Place a job, unless a job of the same shape found no room earlier in this pass. */
+static bool place_job(qstate *s, const sim_view *v, sim_job_id id, sim_placement *p)
+{
+    const sim_job *j = sim_view_job(v, id);
+    uint64_t key = shape_of(j);
+    uint32_t slot = (uint32_t)(key % SHAPES);
+    if (s->shape_key[slot] == key && s->shape_pass[slot] == s->pass_id)
+        return false;
+    bool ok = place_shape(s, v, id, p);
+    if (!ok) {
+        s->shape_key[slot] = key;
+        s->shape_pass[slot] = s->pass_id;
+    }
+    return ok;
+}
+
+static bool place_shape(qstate *s, const sim_view *v, sim_job_id id, sim_placement *p)
+{
+    const sim_job *j = sim_view_job(v, id);
+    uint32_t m = place_milli(j, 0);
+    /* Multi-replica jobs are packed whatever their share: gang placement comes first. */
+    if (s->interference && j->gpus_per_replica && m < SIM_MILLI_GPU && j->nominal_replicas == 1 &&
+        j->gpus_per_replica <= s->ws.max_slots)
+        return place_interference(s, v, id, m, p);
+    return place_gang(&s->ws, v, id, 0, UINT64_MAX, place_score_most_allocated, NULL,
+                      PLACE_GPU_MOST_USED, NULL, 0, p);
+}
+
+static int start_job(qstate *s, const sim_view *v, policy_decisions *out, sim_job_id id,
+                     const sim_placement *p)
+{
+    const sim_job *j = sim_view_job(v, id);
+    qjob *q = qj(v, id);
+    q->borrower = !fits_quota(v, j);
+    tenantq_remove(&s->q, v, id);
+    return sim_decide_start(out, id, p);
+}
+
+/* ---- Reclaim -------------------------------------------------------------------------- */
+
+/* Whether running job vid may be preempted to give quota back to tenant a: a borrower
+ * of another tenant. Its tenant must also still be over quota (see tenant_excess). */
+static bool is_borrower_of_other(const sim_view *v, sim_job_id vid, uint32_t a)
+{
+    const sim_job *vj = sim_view_job(v, vid);
+    return vj->state != SIM_JOB_PENDING && qj(v, vid)->borrower && vj->spec.tenant != a;
+}
+
+/* Share tenant t holds beyond its quota, as left by the preemptions of the current
+ * dry run (negative: within quota). */
+static int64_t *tenant_excess(qstate *s, const sim_view *v, uint32_t t)
+{
+    if (s->excess_mark[t] != s->dry_id) {
+        s->excess_mark[t] = s->dry_id;
+        s->excess[t] = (int64_t)used_milli(v, t) - (int64_t)quota_milli(v, t);
+    }
+    return &s->excess[t];
+}
+
+/* Free share and memory of GPU g once the jobs marked in this dry run are gone. */
+static void gpu_room(qstate *s, const sim_view *v, uint32_t g, uint32_t *milli, uint64_t *mem)
+{
+    *milli = SIM_MILLI_GPU - v->gpu_used_milli[g];
+    *mem = v->gpu_mem_total[g] - v->gpu_used_mem[g];
+    for (uint32_t a = v->gpu_first_res[g]; a != UINT32_MAX; a = v->allocs[a].next_on_gpu)
+        if (qj(v, v->allocs[a].job)->dry == s->dry_id) {
+            *milli += v->allocs[a].milli;
+            *mem += v->allocs[a].gpu_mem_mib;
+        }
+}
+
+/* Estimated cost of making GPU g hold `milli` more for tenant a: 0 when free enough, the
+ * share of the borrowers of over-quota tenants on it when that would free enough,
+ * infinite otherwise. */
+static double gpu_reclaim_cost(const sim_view *v, uint32_t g, uint32_t milli, uint64_t gmem,
+                               uint32_t a)
+{
+    uint32_t free_m = SIM_MILLI_GPU - v->gpu_used_milli[g];
+    uint64_t free_mem = v->gpu_mem_total[g] - v->gpu_used_mem[g];
+    if (free_m >= milli && free_mem >= gmem)
+        return 0;
+    uint32_t vm = 0;
+    uint64_t vmem = 0;
+    for (uint32_t ai = v->gpu_first_res[g]; ai != UINT32_MAX; ai = v->allocs[ai].next_on_gpu) {
+        sim_job_id vid = v->allocs[ai].job;
+        if (is_borrower_of_other(v, vid, a) && over_quota(v, sim_view_job(v, vid)->spec.tenant)) {
+            vm += v->allocs[ai].milli;
+            vmem += v->allocs[ai].gpu_mem_mib;
+        }
+    }
+    if (vm > 0 && free_m + vm >= milli && free_mem + vmem >= gmem)
+        return vm;
+    return INFINITY;
+}
+
+/* Estimated cost of node n for one replica (its gpr cheapest GPUs, left in gpu_idx). */
+static double node_reclaim_cost(qstate *s, const sim_view *v, const sim_job *j, uint32_t n,
+                                uint32_t milli, uint64_t gmem, uint32_t a)
+{
+    uint32_t gpr = j->gpus_per_replica, cnt = v->node_gpu_count[n], first = v->node_gpu_first[n];
+    if (!v->node_up[n] || cnt < gpr || !sim_job_type_ok(j, v->node_gpu_type[n]))
+        return INFINITY;
+    for (uint32_t k = 0; k < cnt; k++) {
+        s->gpu_cost[k] = gpu_reclaim_cost(v, first + k, milli, gmem, a);
+        s->gpu_idx[k] = first + k;
+    }
+    /* Partial selection sort of the gpr cheapest GPUs (ties: lowest index). */
+    double total = 0;
+    for (uint32_t i = 0; i < gpr; i++) {
+        uint32_t b = i;
+        for (uint32_t k = i + 1; k < cnt; k++)
+            if (s->gpu_cost[k] < s->gpu_cost[b] ||
+                (s->gpu_cost[k] == s->gpu_cost[b] && s->gpu_idx[k] < s->gpu_idx[b]))
+                b = k;
+        double tc = s->gpu_cost[i];
+        uint32_t ti = s->gpu_idx[i];
+        s->gpu_cost[i] = s->gpu_cost[b];
+        s->gpu_idx[i] = s->gpu_idx[b];
+        s->gpu_cost[b] = tc;
+        s->gpu_idx[b] = ti;
+        total += s->gpu_cost[i];
+    }
+    return total;
+}
+
+/*
+ * Dry run on node n: mark (in this dry run) the borrowers to preempt so that gpr of its
+ * GPUs can hold the replica, the most recently started first (they lose the least
+ * work), each only while its tenant is still over quota; then check the node's CPU and
+ * memory. Appends the victims to s->victims. False when the node cannot be freed.
+ */
+static bool dry_node(qstate *s, const sim_view *v, const sim_job *j, uint32_t n, uint32_t milli,
+                     uint64_t gmem, uint32_t a)
+{
+    if (!isfinite(node_reclaim_cost(s, v, j, n, milli, gmem, a)))
+        return false;
+    for (uint32_t k = 0; k < j->gpus_per_replica; k++) {
+        uint32_t g = s->gpu_idx[k];
+        for (;;) {
+            uint32_t room;
+            uint64_t mem;
+            gpu_room(s, v, g, &room, &mem);
+            if (room >= milli && mem >= gmem)
+                break;
+            sim_job_id best = NOJOB;
+            for (uint32_t ai = v->gpu_first_res[g]; ai != UINT32_MAX;
+                 ai = v->allocs[ai].next_on_gpu) {
+                sim_job_id vid = v->allocs[ai].job;
+                if (qj(v, vid)->dry == s->dry_id || !is_borrower_of_other(v, vid, a) ||
+                    *tenant_excess(s, v, sim_view_job(v, vid)->spec.tenant) <= 0)
+                    continue;
+                if (best == NOJOB ||
+                    sim_view_job(v, vid)->last_start_us > sim_view_job(v, best)->last_start_us ||
+                    (sim_view_job(v, vid)->last_start_us == sim_view_job(v, best)->last_start_us &&
+                     sim_view_job(v, vid)->seq > sim_view_job(v, best)->seq))
+                    best = vid;
+            }
+            if (best == NOJOB || s->n_victims >= s->max_gpn)
+                return false;
+            const sim_job *bj = sim_view_job(v, best);
+            qj(v, best)->dry = s->dry_id;
+            *tenant_excess(s, v, bj->spec.tenant) -=
+                (int64_t)bj->replicas * bj->gpus_per_replica * bj->share_milli;
+            s->victims[s->n_victims++] = best;
+        }
+    }
+    /* The node's CPU and memory once the marked jobs are gone. */
+    uint64_t cpu = v->node_cpu_used[n], mem = v->node_mem_used[n];
+    for (uint32_t i = 0; i < s->n_victims; i++)
+        for (uint32_t ai = sim_view_job(v, s->victims[i])->alloc_head; ai != UINT32_MAX;
+             ai = v->allocs[ai].next_in_job)
+            if (v->allocs[ai].node == n) {
+                cpu -= v->allocs[ai].cpu_milli;
+                mem -= v->allocs[ai].mem_mib;
+            }
+    return cpu + j->cpu_per_replica <= v->node_cpu_total[n] &&
+           mem + j->mem_per_replica <= v->node_mem_total[n];
+}
+
+static int preempt_victim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_id vid)
+{
+    qjob *q = qj(v, vid);
+    q->reclaims++;
+    q->borrower = 0;
+    int rc = sim_decide_preempt(out, vid, false);
+    if (rc == SIM_OK && !q->link.queued)
+        enqueue(s, v, vid);
+    return rc;
+}
+
+#define RECLAIM_TRIES 8 /* node sets dry-run per reclaim before giving up */
+
+/*
+ * Free room for high-priority job id by preempting borrowers, then start it. The
+ * replicas go to the nodes where the estimated borrowed share to preempt is smallest
+ * (ties: lowest id); a dry run checks that the preemptions free enough, so nothing is
+ * preempted for a job that would still not fit (a node that fails the dry run is set
+ * aside and the next set tried). Returns 1 when the job started, 0 when nothing was
+ * preempted, or a negative error.
+ */
+static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_id id)
+{
+    const sim_job *j = sim_view_job(v, id);
+    uint32_t gpr = j->gpus_per_replica, R = j->nominal_replicas, a = j->spec.tenant;
+    if (!gpr || R > v->n_nodes || R > s->max_gpn)
+        return 0;
+    uint32_t milli = place_milli(j, 0);
+    uint64_t gmem = j->spec.gpu_mem_mib;
+    for (uint32_t n = 0; n < v->n_nodes; n++)
+        s->node_cost[n] = node_reclaim_cost(s, v, j, n, milli, gmem, a);
+    for (int attempt = 0; attempt < RECLAIM_TRIES; attempt++) {
+        /* The R cheapest nodes, one replica each; one of them must need a preemption. */
+        double total = 0;
+        uint32_t r;
+        for (r = 0; r < R; r++) {
+            uint32_t b = UINT32_MAX;
+            for (uint32_t n = 0; n < v->n_nodes; n++) {
+                bool taken = false;
+                for (uint32_t i = 0; i < r && !taken; i++)
+                    taken = s->chosen[i] == n;
+                if (!taken && isfinite(s->node_cost[n]) &&
+                    (b == UINT32_MAX || s->node_cost[n] < s->node_cost[b]))
+                    b = n;
+            }
+            if (b == UINT32_MAX)
+                return 0;
+            s->chosen[r] = b;
+            total += s->node_cost[b];
+        }
+        if (!(total > 0))
+            return 0;
+        s->dry_id++;
+        s->n_victims = 0;
+        uint32_t bad = UINT32_MAX;
+        for (r = 0; r < R && bad == UINT32_MAX; r++)
+            if (!dry_node(s, v, j, s->chosen[r], milli, gmem, a))
+                bad = s->chosen[r];
+        if (bad != UINT32_MAX) {
+            s->node_cost[bad] = INFINITY;
+            continue;
+        }
+        for (uint32_t i = 0; i < s->n_victims; i++) {
+            int rc = preempt_victim(s, v, out, s->victims[i]);
+            if (rc != SIM_OK)
+                return rc;
+        }
+        /* The preemptions released room: the pass's record of failed shapes is stale. */
+        s->pass_id++;
+        sim_placement p;
+        if (!place_job(s, v, id, &p))
+            return 0;
+        int rc = start_job(s, v, out, id, &p);
+        return rc == SIM_OK ? 1 : rc;
+    }
+    return 0;
+}
+
+/* ---- Passes ------------------------------------------------------------------------- */
+
+enum { Q_HIGH, Q_OVER, Q_LOW }; /* high pass; low pass over the high and the low queue */
+
+/* Move tenant t's cursor in one queue to the next job the pass may start: in the high
+ * pass, high-priority jobs that fit the quota left; in the low pass, low-priority jobs
+ * (within quota unless borrowing) and, when borrowing, high-priority jobs that do not fit
+ * their quota (they borrow like low-priority ones). Jobs that failed at this epoch are
+ * passed over; in the high pass they count as waiting. */
+static uint32_t advance(qstate *s, const sim_view *v, uint32_t t, int mode, bool *waiting)
+{
+    uint32_t *c = &s->cursor[2 * t + (mode == Q_LOW ? 1 : 0)];
+    if (mode == Q_OVER && !s->borrow)
+        return NOJOB;
+    while (*c != NOJOB) {
+        const sim_job *j = sim_view_job(v, *c);
+        const qjob *q = qj(v, *c);
+        bool in_quota = fits_quota(v, j);
+        bool skip = mode == Q_HIGH   ? !in_quota
+                    : mode == Q_OVER ? in_quota
+                                     : !s->borrow && !in_quota;
+        if (!skip && q->tried == v->release_epoch + 1) {
+            if (mode == Q_HIGH)
+                *waiting = true;
+            skip = true;
+        }
+        if (!skip)
+            break;
+        *c = tenantq_next(&s->q, v, *c);
+    }
+    return *c;
+}
+
+static void reset_cursors(qstate *s, uint32_t T)
+{
+    for (uint32_t t = 0; t < T; t++) {
+        s->cursor[2 * t] = tenantq_head(&s->q, 2 * t);
+        s->cursor[2 * t + 1] = tenantq_head(&s->q, 2 * t + 1);
+    }
+}
+
+/* Whether job a goes before job b in a queue. */
+static bool key_before(const qstate *s, const sim_view *v, sim_job_id a, sim_job_id b)
+{
+    double ka = tenantq_link_of(&s->q, v, a)->key, kb = tenantq_link_of(&s->q, v, b)->key;
+    return ka != kb ? ka < kb : sim_view_job(v, a)->seq < sim_view_job(v, b)->seq;
+}
+
+/* Tenant t's candidate in this pass (NOJOB when none); *cur: the cursor it came from. */
+static sim_job_id candidate(qstate *s, const sim_view *v, uint32_t t, bool high, bool *waiting,
+                            uint32_t **cur)
+{
+    if (high) {
+        *cur = &s->cursor[2 * t];
+        return advance(s, v, t, Q_HIGH, waiting);
+    }
+    sim_job_id over = advance(s, v, t, Q_OVER, waiting), low = advance(s, v, t, Q_LOW, waiting);
+    if (over != NOJOB && (low == NOJOB || key_before(s, v, over, low))) {
+        *cur = &s->cursor[2 * t];
+        return over;
+    }
+    *cur = &s->cursor[2 * t + 1];
+    return low;
+}
+
+/* One pass over the high (or low) priority queues. *waiting: a high-priority job that
+ * fits its quota could not start. */
+static int pass(qstate *s, const sim_view *v, policy_decisions *out, bool high, bool *waiting)
+{
+    uint32_t T = s->t_cap;
+    s->pass_id++;
+    reset_cursors(s, T);
+    for (;;) {
+        uint32_t best = UINT32_MAX;
+        double best_r = 0;
+        uint32_t *cur = NULL;
+        for (uint32_t t = 0; t < T; t++) {
+            uint32_t *ct;
+            if (candidate(s, v, t, high, waiting, &ct) == NOJOB)
+                continue;
+            double r = usage_ratio(v, t);
+            if (best == UINT32_MAX || r < best_r) {
+                best = t;
+                best_r = r;
+                cur = ct;
+            }
+        }
+        if (best == UINT32_MAX)
+            return SIM_OK;
+        uint32_t *c = cur;
+        sim_job_id id = *c;
+        uint32_t next = tenantq_next(&s->q, v, id);
+        sim_placement p;
+        if (place_job(s, v, id, &p)) {
+            int rc = start_job(s, v, out, id, &p);
+            if (rc != SIM_OK)
+                return rc;
+            *c = next;
+            continue;
+        }
+        if (high && s->borrow) {
+            uint64_t before = v->release_epoch;
+            int rc = reclaim(s, v, out, id);
+            if (rc < 0)
+                return rc;
+            if (v->release_epoch != before) {
+                /* Tenants that lost borrowers may fit their quota again, and the room
+                 * freed may fit shapes that failed before. */
+                s->pass_id++;
+                reset_cursors(s, T);
+                if (rc == 1)
+                    continue;
+            } else if (rc == 1) {
+                *c = next;
+                continue;
+            }
+        }
+        qj(v, id)->tried = v->release_epoch + 1;
+        if (high)
+            *waiting = true;
+        if (*c == id)
+            *c = next;
+    }
+}
+
+/*
+ * The pass restricted to the jobs queued since the last one, when nothing was released
+ * since: every other job was tried then and still cannot start (usage only grew), so
+ * only the fresh ones may, taken in the pass's order. Returns SIM_OK, or 1 when a
+ * reclaim released resources and a full pass is needed.
+ */
+static int fresh_pass(qstate *s, const sim_view *v, policy_decisions *out, bool high)
+{
+    s->pass_id++;
+    for (;;) {
+        sim_job_id best = NOJOB;
+        double best_r = 0, best_k = 0;
+        for (sim_job_id id = s->fresh_head; id != NOJOB; id = qj(v, id)->fresh_next) {
+            const qjob *q = qj(v, id);
+            const sim_job *j = sim_view_job(v, id);
+            if (!q->fresh || !q->link.queued || q->tried == v->release_epoch + 1)
+                continue;
+            bool in_quota = fits_quota(v, j);
+            bool ok =
+                high ? q->high && in_quota
+                     : (!q->high && (s->borrow || in_quota)) || (q->high && s->borrow && !in_quota);
+            if (!ok)
+                continue;
+            double r = usage_ratio(v, j->spec.tenant);
+            uint32_t t = j->spec.tenant,
+                     bt = best == NOJOB ? 0 : sim_view_job(v, best)->spec.tenant;
+            if (best == NOJOB || r < best_r || (r == best_r && t < bt) ||
+                (r == best_r && t == bt &&
+                 (q->link.key < best_k ||
+                  (q->link.key == best_k && j->seq < sim_view_job(v, best)->seq)))) {
+                best = id;
+                best_r = r;
+                best_k = q->link.key;
+            }
+        }
+        if (best == NOJOB)
+            return SIM_OK;
+        sim_placement p;
+        if (place_job(s, v, best, &p)) {
+            int rc = start_job(s, v, out, best, &p);
+            if (rc != SIM_OK)
+                return rc;
+            continue;
+        }
+        if (high && s->borrow) {
+            uint64_t before = v->release_epoch;
+            int rc = reclaim(s, v, out, best);
+            if (rc < 0)
+                return rc;
+            if (v->release_epoch != before)
+                return 1;
+            if (rc == 1)
+                continue;
+        }
+        qj(v, best)->tried = v->release_epoch + 1;
+        if (high)
+            s->waiting = true;
+    }
+}
+
+/* Whether a high-priority job that failed at this epoch still fits its quota (it then
+ * still waits: jobs of its tenant that started since may have used the quota up). */
+static bool still_waiting(const qstate *s, const sim_view *v)
+{
+    for (uint32_t t = 0; t < s->t_cap; t++)
+        for (sim_job_id id = tenantq_head(&s->q, 2 * t); id != NOJOB;
+             id = tenantq_next(&s->q, v, id))
+            if (qj(v, id)->tried == v->release_epoch + 1 && fits_quota(v, sim_view_job(v, id)))
+                return true;
+    return false;
+}
+
+static void clear_fresh(qstate *s, const sim_view *v)
+{
+    for (sim_job_id id = s->fresh_head; id != NOJOB;) {
+        qjob *q = qj(v, id);
+        sim_job_id next = q->fresh_next;
+        q->fresh = 0;
+        id = next;
+    }
+    s->fresh_head = NOJOB;
+}
+
+static int quota_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    qstate *s = st;
+    int rc;
+    if (s->oom)
+        return SIM_ENOMEM;
+    if (now >= s->next_train_us) {
+        if (model_duration_pending_rows(s->pred) >= s->min_new &&
+            (rc = model_duration_train(s->pred)) != SIM_OK)
+            return rc;
+        sim_time iv = (sim_time)llround(s->retrain_s * 1e6);
+        s->next_train_us += ((now - s->next_train_us) / iv + 1) * iv;
+    }
+    while (s->prof_head != NOJOB && qj(v, s->prof_head)->eligible_us <= now) {
+        sim_job_id id = s->prof_head;
+        s->prof_head = qj(v, id)->prof_next;
+        if (s->prof_head == NOJOB)
+            s->prof_tail = NOJOB;
+        make_schedulable(s, v, id);
+    }
+    for (sim_job_id id = s->rep_head; id != NOJOB;) {
+        qjob *q = qj(v, id);
+        sim_job_id next = q->rep_next;
+        if (q->reject) {
+            char why[160];
+            snprintf(why, sizeof why,
+                     "needs %.3f GPUs, more than its tenant's quota of %.3f "
+                     "(borrowing is off)",
+                     (double)demand_milli(sim_view_job(v, id)) / 1000.0,
+                     (double)quota_milli(v, sim_view_job(v, id)->spec.tenant) / 1000.0);
+            rc = sim_decide_reject(out, id, why);
+        } else {
+            rc = sim_decide_predict(out, id, q->pred_s, NAN);
+        }
+        if (rc != SIM_OK)
+            return rc;
+        id = next;
+    }
+    s->rep_head = NOJOB;
+    /* Usage falls only when resources are released (the epoch moves): with no release
+     * only the jobs queued since the last pass may start. */
+    if (s->primed && v->release_epoch == s->epoch) {
+        rc = s->fresh_head == NOJOB ? SIM_OK : fresh_pass(s, v, out, true);
+        if (rc == SIM_OK && s->fresh_head != NOJOB && s->waiting)
+            s->waiting = still_waiting(s, v);
+        if (rc == SIM_OK && !s->waiting) {
+            /* Low-priority jobs never tried at this epoch need the whole pass. */
+            bool ignored = false;
+            rc = s->low_ran ? fresh_pass(s, v, out, false) : pass(s, v, out, false, &ignored);
+            s->low_ran = true;
+        }
+        if (rc < 0)
+            return rc;
+        if (rc == SIM_OK) {
+            clear_fresh(s, v);
+            s->epoch = v->release_epoch;
+            return SIM_OK;
+        }
+    }
+    clear_fresh(s, v);
+    bool waiting = false;
+    if ((rc = pass(s, v, out, true, &waiting)) != SIM_OK)
+        return rc;
+    bool lend = !waiting;
+    if (lend && (rc = pass(s, v, out, false, &waiting)) != SIM_OK)
+        return rc;
+    /* Victims requeued by this pass were tried in it; the list must not outlive the
+     * call, or a job of the list could end and its slot be reused before the next. */
+    clear_fresh(s, v);
+    s->low_ran = lend;
+    s->primed = true;
+    s->waiting = waiting;
+    s->epoch = v->release_epoch;
+    return SIM_OK;
+}
+
+static sim_time quota_wakeup(const void *st, const sim_view *v, sim_time now)
+{
+    (void)now;
+    const qstate *s = st;
+    sim_time w = SIM_TIME_NEVER;
+    if (s->prof_head != NOJOB)
+        w = qj(v, s->prof_head)->eligible_us;
+    if (model_duration_pending_rows(s->pred) >= s->min_new && s->next_train_us < w)
+        w = s->next_train_us;
+    return w;
+}
+
+const policy_ops policy_quota = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "quota",
+    .summary = "tenant quotas, high priority within quota, low priority borrows idle GPUs and "
+               "is reclaimed; shortest predicted duration first",
+    .state_size = sizeof(qstate),
+    .job_state_size = sizeof(qjob),
+    .options = quota_options,
+    .init = quota_init,
+    .fini = quota_fini,
+    .on_arrival = quota_arrival,
+    .on_finish = quota_finish,
+    .on_requeue = quota_requeue,
+    .schedule = quota_schedule,
+    .next_wakeup = quota_wakeup,
+};

@@ -1,0 +1,22 @@
+/*
+ * quota.h: what the `quota` policy (policies/quota.c) exposes of its per-job state, so
+ * that tests and metrics can check its rules from the view: which jobs run as high
+ * priority, which borrow beyond their tenant's quota, and how often a job was
+ * preempted to give a quota back. Valid only in a run whose policy is `quota`, for
+ * jobs in flight.
+ */
+#ifndef POLICIES_QUOTA_H
+#define POLICIES_QUOTA_H
+
+#include "sim/view.h"
+
+/* Whether job id is scheduled as high priority (limited to its tenant's quota). */
+bool policy_quota_job_is_high(const sim_view *v, sim_job_id id);
+/* Whether job id was started beyond its tenant's quota (a borrower). */
+bool policy_quota_job_is_borrower(const sim_view *v, sim_job_id id);
+/* Times job id was preempted to give borrowed GPUs back. */
+uint32_t policy_quota_job_reclaims(const sim_view *v, sim_job_id id);
+/* Whether job id waits for the end of its tenant's profiling time. */
+bool policy_quota_job_is_profiling(const sim_view *v, sim_job_id id);
+
+#endif

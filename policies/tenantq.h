@@ -1,0 +1,63 @@
+/*
+ * tenantq.h: per-tenant job queues for multi-tenant policies, intrusive in the policy's
+ * per-job state (a tenantq_link at a fixed offset), so queueing never allocates per
+ * job. Each queue is kept sorted by (key, arrival order): insertion walks from the
+ * tail, which is O(1) when keys grow with arrival time (submit order, aged
+ * predictions) and O(queue) at worst. The table of queue heads grows geometrically
+ * when a new tenant appears (an allocation at a new peak of tenants, not per event).
+ */
+#ifndef POLICIES_TENANTQ_H
+#define POLICIES_TENANTQ_H
+
+#include "sim/view.h"
+
+#include <stddef.h>
+
+/* Membership of one job in one queue; lives in the policy's per-job state. */
+typedef struct tenantq_link {
+    uint32_t prev, next; /* neighbours in the queue, SIM_JOB_NONE at the ends */
+    uint32_t queue;      /* the queue it is in (valid while queued) */
+    bool queued;
+    double key; /* sort key, smaller first; ties by the job's arrival order */
+} tenantq_link;
+
+typedef struct tenantq {
+    size_t link_offset; /* offset of the tenantq_link in the per-job state */
+    uint32_t cap;       /* queues allocated */
+    uint32_t *head, *tail, *len;
+} tenantq;
+
+/* Empty table; links live link_offset bytes into each job's policy state. */
+void tenantq_init(tenantq *q, size_t link_offset);
+void tenantq_fini(tenantq *q);
+
+/* Make queues 0..n-1 exist. SIM_OK or SIM_ENOMEM (the table is unchanged then). */
+int tenantq_reserve(tenantq *q, uint32_t n);
+
+/* The link of job id. */
+static inline tenantq_link *tenantq_link_of(const tenantq *q, const sim_view *v, sim_job_id id)
+{
+    return (tenantq_link *)(void *)((unsigned char *)sim_view_job_state(v, id) + q->link_offset);
+}
+
+/* Insert job id (not queued) into `queue` (< cap) at its place by (key, arrival). */
+void tenantq_insert(tenantq *q, const sim_view *v, uint32_t queue, sim_job_id id, double key);
+/* Remove a queued job; nothing when it is not queued. O(1). */
+void tenantq_remove(tenantq *q, const sim_view *v, sim_job_id id);
+
+static inline uint32_t tenantq_head(const tenantq *q, uint32_t queue)
+{
+    return queue < q->cap ? q->head[queue] : SIM_JOB_NONE;
+}
+
+static inline uint32_t tenantq_len(const tenantq *q, uint32_t queue)
+{
+    return queue < q->cap ? q->len[queue] : 0;
+}
+
+static inline uint32_t tenantq_next(const tenantq *q, const sim_view *v, sim_job_id id)
+{
+    return tenantq_link_of(q, v, id)->next;
+}
+
+#endif

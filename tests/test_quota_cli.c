@@ -1,0 +1,215 @@
+/*
+ * test_quota_cli.c: the quota and duration-prediction commands end to end.
+ *  - Bad quota files (--quotas, --quota-share) and bad options each give their exact
+ *    one-line diagnostic and exit status 2.
+ *  - A run with quotas writes the quota metrics (summary.json's quota_metrics, the
+ *    timeseries columns) and lost_gpu_hours; --quota-share divides the cluster's GPUs in
+ *    proportion to the weights (3:2:2:1 of 32 GPUs = 12, 8, 8, 4).
+ *  - `model eval --kind duration` prints its table on a generated trace and on a run's
+ *    jobs.csv; the Philly trace (shared data) runs under quota, quota borrow=false and
+ *    fairshare with quotas proportional to the VC sizes.
+ */
+#include "check.h"
+
+#include <stdbool.h>
+
+#define FIX SIM_SOURCE_DIR "/tests/fixtures/"
+#define OUT "quota_cli_out"
+
+/* Run the binary with args; stderr into OUT/err.txt, stdout into OUT/out.txt. */
+static int run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s >" OUT "/out.txt 2>" OUT "/err.txt", SIM_BINARY, args);
+    return check_system(cmd);
+}
+
+static char *err_text(void)
+{
+    return check_slurp(OUT "/err.txt", NULL);
+}
+
+/* The diagnostic printed for a run must end with `tail`, and the exit status be `code`
+ * (2 for bad input, 1 for a file that cannot be read, as every reader does). */
+static void expect_status(const char *args, const char *tail, int code)
+{
+    int rc = run(args);
+    char *e = err_text();
+    CHECK_EQ_I64(rc, code);
+    bool ok = e && strstr(e, tail) != NULL;
+    if (!ok)
+        fprintf(stderr, "for: %s\n  expected: %s\n  got: %s", args, tail, e ? e : "(none)");
+    CHECK(ok);
+    free(e);
+}
+
+static void expect_error(const char *args, const char *tail)
+{
+    expect_status(args, tail, 2);
+}
+
+/* The jobs column of the table row `name` in text (-1 when absent). */
+static long table_jobs(const char *text, const char *name)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *p = text ? strstr(text, key) : NULL;
+    return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static double json_number(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+    return p ? atof(p + strlen(key)) : NAN;
+}
+
+int main(void)
+{
+    CHECK(check_system("mkdir -p " OUT) == 0);
+    CHECK(run("trace gen --out " OUT "/gen.csv --jobs 800 --seed 4 --tenants 4 --rate 240 "
+              "--frac-cpu 0") == 0);
+    const char *base = "run --trace " OUT "/gen.csv --cluster 4xV100M16:8 --quiet --policy quota";
+    char args[2048];
+    static const struct {
+        const char *opt, *file, *tail;
+    } bad[] = {
+        {"--quotas", "bad_quotas_header.csv",
+         "bad_quotas_header.csv:1: error: header lacks column 'tenant'; expected "
+         "tenant,quota_gpus\n"},
+        {"--quotas", "bad_quotas_nonnum.csv",
+         "bad_quotas_nonnum.csv:2:2: error: field 'quota_gpus': expected a number in [0, "
+         "1e+09], got \"four\"\n"},
+        {"--quotas", "bad_quotas_negative.csv",
+         "bad_quotas_negative.csv:2:2: error: field 'quota_gpus': expected a number in [0, "
+         "1e+09], got \"-1\"\n"},
+        {"--quotas", "bad_quotas_dup.csv",
+         "bad_quotas_dup.csv:4:1: error: field 'tenant': \"A\" appears twice (first on line "
+         "2)\n"},
+        {"--quotas", "bad_quotas_empty.csv",
+         "bad_quotas_empty.csv:1: error: empty file: expected the header tenant,quota_gpus\n"},
+        {"--quotas", "bad_quotas_tenant.csv",
+         "bad_quotas_tenant.csv:2:1: error: field 'tenant': expected a tenant name, got \"\"\n"},
+        {"--quota-share", "bad_quota_share_zero.csv",
+         "bad_quota_share_zero.csv: error: the weights in column 'node num' sum to 0\n"},
+        {"--quota-share", "bad_quota_share_nonnum.csv",
+         "bad_quota_share_nonnum.csv:3:2: error: field 'node num': expected a number in [0, "
+         "1e+09], got \"x\"\n"},
+        {"--quota-share", "bad_quota_share_onecol.csv",
+         "bad_quota_share_onecol.csv:1: error: header has 1 column(s); expected the tenant "
+         "column and a weight column\n"},
+        {"--quota-share", "good_quota_share.csv:nodes",
+         "good_quota_share.csv:1: error: header has no weight column 'nodes' after the tenant "
+         "column\n"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(args, sizeof args, "%s %s '" FIX "%s'", base, bad[i].opt, bad[i].file);
+        expect_error(args, bad[i].tail);
+    }
+    snprintf(args, sizeof args, "%s --quotas " OUT "/missing.csv", base);
+    expect_status(args, OUT "/missing.csv: error: cannot open: No such file or directory\n", 1);
+    snprintf(args, sizeof args,
+             "%s --quotas '" FIX "good_quotas.csv' --quota-share '" FIX "good_quota_share.csv'",
+             base);
+    expect_error(args, "error: give --quotas or --quota-share, not both\n");
+    snprintf(args, sizeof args, "%s --policy-opt learner=svm", base);
+    expect_error(args, "error: policy 'quota': option 'learner': expected one of gbt, ridge, "
+                       "got \"svm\"\n");
+    snprintf(args, sizeof args, "%s --policy-opt priority=vip", base);
+    expect_error(args, "error: policy 'quota': option 'priority': expected one of trace, qos, "
+                       "hash, all, got \"vip\"\n");
+    snprintf(args, sizeof args, "%s --policy-opt quantum=3", base);
+    expect_error(args, "error: policy 'quota' has no option 'quantum'");
+    expect_error("model eval --trace " OUT "/gen.csv",
+                 "error: clustersim model eval needs a kind: ");
+    expect_error("model eval --kind mlp --trace " OUT "/gen.csv",
+                 "error: unknown kind 'mlp' for 'clustersim model eval' (known: ");
+    expect_error("model eval duration --trace " OUT "/gen.csv --jobs x.csv",
+                 "error: clustersim model eval duration: give --trace or --jobs, not both\n");
+    expect_error("model eval --kind duration --trace " OUT "/gen.csv --split 1.5",
+                 "error: option --split: expected a number in [0.01, 0.99], got \"1.5\"\n");
+    expect_error("model eval --kind duration --jobs '" FIX "bad_quotas_header.csv'",
+                 "bad_quotas_header.csv:1: error: header lacks column 'work_s'; expected the "
+                 "header of a jobs.csv\n");
+
+    /* A run with quotas: the quota metrics and lost GPU-hours are written. */
+    snprintf(args, sizeof args,
+             "%s --quota-share '" FIX "good_quota_share.csv:node num' "
+             "--policy-opt priority=qos --sample-interval 60 --checkpoint-interval 10m "
+             "--out " OUT "/run",
+             base);
+    CHECK_EQ_I64(run(args), 0);
+    char *sum = check_slurp(OUT "/run/summary.json", NULL);
+    char *ts = check_slurp(OUT "/run/timeseries.csv", NULL);
+    char *tn = check_slurp(OUT "/run/tenants.csv", NULL);
+    CHECK(sum && ts && tn);
+    if (sum && ts && tn) {
+        CHECK(strstr(sum, "\"quota_metrics\": {\"samples\": ") != NULL);
+        CHECK(strstr(sum, "\"t00\": {\"quota_gpus\": 12.000000, ") != NULL);
+        CHECK(strstr(sum, "\"t03\": {\"quota_gpus\": 4.000000, ") != NULL);
+        CHECK(strstr(sum, "\"lost_gpu_hours\": ") != NULL);
+        double jain = json_number(sum, "\"jain_mean\": ");
+        CHECK(jain > 0.25 && jain <= 1.0);
+        CHECK(strstr(ts, ",jain_quota,tenants_over_quota,tenants_under_quota_waiting\n") != NULL);
+        CHECK(strstr(tn, ",t01,") != NULL && strstr(tn, ",8.000\n") != NULL);
+    }
+    free(sum);
+    free(ts);
+    free(tn);
+    /* The same run again gives the same bytes. */
+    snprintf(args, sizeof args,
+             "%s --quota-share '" FIX "good_quota_share.csv:node num' "
+             "--policy-opt priority=qos --sample-interval 60 --checkpoint-interval 10m "
+             "--out " OUT "/run2",
+             base);
+    CHECK_EQ_I64(run(args), 0);
+    CHECK_EQ_I64(check_system("cmp -s " OUT "/run/jobs.csv " OUT "/run2/jobs.csv && cmp -s " OUT
+                              "/run/summary.json " OUT "/run2/summary.json"),
+                 0);
+
+    /* model eval on the generated trace and on the run's recorded predictions. */
+    CHECK_EQ_I64(run("model eval --kind duration --trace " OUT "/gen.csv --min-history 20"), 0);
+    char *out = check_slurp(OUT "/out.txt", NULL);
+    CHECK(out && strstr(out, "predictor                    jobs   MAE_log") != NULL);
+    CHECK_EQ_I64(table_jobs(out, "gbt combined"), 240);
+    CHECK_EQ_I64(table_jobs(out, "ridge global"), 240);
+    CHECK_EQ_I64(table_jobs(out, "tenant last job"), 240);
+    free(out);
+    CHECK_EQ_I64(run("model eval --kind duration --jobs " OUT "/run/jobs.csv"), 0);
+    out = check_slurp(OUT "/out.txt", NULL);
+    CHECK(out && strstr(out, OUT "/run/jobs.csv: 800 jobs, ") != NULL);
+    CHECK(out && strstr(out, "\nrecorded predictions ") != NULL);
+    free(out);
+
+    /* The Philly trace: VCs as tenants, quotas proportional to the VC sizes. */
+    char pbuf[512], vbuf[512];
+    const char *philly = check_shared("pollux_adaptdl/traces/philly.csv.gz", pbuf, sizeof pbuf);
+    const char *vc = check_shared("helios_philly_meta/philly_vc.csv", vbuf, sizeof vbuf);
+    if (philly && vc) {
+        static const char *const pols[3] = {"quota --policy-opt priority=hash",
+                                            "quota --policy-opt priority=hash --policy-opt "
+                                            "borrow=false",
+                                            "fairshare"};
+        for (int p = 0; p < 3; p++) {
+            snprintf(args, sizeof args,
+                     "run --trace '%s' --format philly --cluster 64xV100M16:8 --policy %s "
+                     "--quota-share '%s:node num' --horizon 35d --sample-interval 1h --quiet "
+                     "--out " OUT "/philly%d",
+                     philly, pols[p], vc, p);
+            CHECK_EQ_I64(run(args), 0);
+            char path[128];
+            snprintf(path, sizeof path, OUT "/philly%d/summary.json", p);
+            sum = check_slurp(path, NULL);
+            CHECK(sum && strstr(sum, "\"6214e9\": {\"quota_gpus\": 93.090909, ") != NULL);
+            CHECK(sum && json_number(sum, "\"done\": ") > 15000);
+            free(sum);
+        }
+        snprintf(args, sizeof args, "model eval --kind duration --format philly --trace '%s'",
+                 philly);
+        CHECK_EQ_I64(run(args), 0);
+        out = check_slurp(OUT "/out.txt", NULL);
+        CHECK(out && strstr(out, ": 82247 jobs; split at job 57572 ") != NULL);
+        CHECK_EQ_I64(table_jobs(out, "tenant mean"), 24675);
+        free(out);
+    }
+    return check_done();
+}

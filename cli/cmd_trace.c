@@ -730,6 +730,9 @@ static int trace_gen_cmd(int argc, char **argv)
         st = trace_gen_create(&g, &c, tenants, t.models, model_catalog_names(t.cat), &d);
     if (st == SIM_OK)
         st = trace_writer_open(&w, out, tenants, t.models, model_catalog_names(t.cat), &d);
+    /* Without the zoo, the generator gives a job no attribute but its batch size. */
+    if (st == SIM_OK && !zoo_on)
+        trace_writer_limit_attrs(w, UINT64_C(1) << SIM_ATTR_BATCH_SIZE);
     job_spec j;
     while (st == SIM_OK && trace_gen_next(g, &j) == 1)
         if ((st = trace_writer_put(w, &j)) != SIM_OK)

@@ -15,6 +15,8 @@ struct trace_writer {
     gzFile gz;
     char path[1024], tmp[1100];
     const sim_intern *tenants, *models, *gpu_types;
+    uint64_t attrs; /* attribute columns written */
+    bool header_done;
     bool failed;
 };
 
@@ -38,14 +40,28 @@ int trace_writer_open(trace_writer **out, const char *path, const sim_intern *te
     w->tenants = tenants;
     w->models = models;
     w->gpu_types = gpu_types;
+    w->attrs = ~UINT64_C(0);
+    *out = w;
+    return SIM_OK;
+}
+
+void trace_writer_limit_attrs(trace_writer *w, uint64_t attrs)
+{
+    w->attrs = attrs;
+}
+
+/* The header names the attribute columns of the mask; it is written with the first job
+ * (or at close), once the mask is final. */
+static void put_header(trace_writer *w)
+{
+    w->header_done = true;
     gzprintf(w->gz, "job_id,submit_time,duration,num_gpus,gpu_milli,true_milli,replicas,"
                     "gpu_type,gpu_mem_mib,cpu_milli,mem_mib,tenant,qos,priority,model,name,"
                     "command");
     for (int a = 0; a < SIM_ATTR_COUNT; a++)
-        gzprintf(w->gz, ",%s", sim_attr_name((sim_attr)a));
+        if ((w->attrs >> a) & 1u)
+            gzprintf(w->gz, ",%s", sim_attr_name((sim_attr)a));
     gzputs(w->gz, ",ref_gpu_type\n");
-    *out = w;
-    return SIM_OK;
 }
 
 static void put_text(gzFile gz, const char *s)
@@ -66,6 +82,8 @@ static void put_text(gzFile gz, const char *s)
 int trace_writer_put(trace_writer *w, const job_spec *j)
 {
     gzFile gz = w->gz;
+    if (!w->header_done)
+        put_header(w);
     put_text(gz, j->id);
     gzprintf(gz, ",%lld.%06lld,%.6f,%u,%u,", (long long)(j->submit_us / SIM_US_PER_S),
              (long long)(j->submit_us % SIM_US_PER_S), j->work_s, j->num_gpus, j->gpu_milli);
@@ -94,6 +112,8 @@ int trace_writer_put(trace_writer *w, const job_spec *j)
     gzputc(gz, ',');
     put_text(gz, j->command ? j->command : "");
     for (int a = 0; a < SIM_ATTR_COUNT; a++) {
+        if (!((w->attrs >> a) & 1u))
+            continue;
         gzputc(gz, ',');
         if (job_spec_has(j, (sim_attr)a))
             gzprintf(gz, "%.9g", j->attr[a]);
@@ -110,6 +130,8 @@ int trace_writer_close(trace_writer *w, bool commit, sim_diag *d)
 {
     if (!w)
         return SIM_OK;
+    if (commit && !w->header_done)
+        put_header(w);
     int zst = gzclose(w->gz);
     int st = SIM_OK;
     if (commit && (zst != Z_OK || w->failed))

@@ -15,6 +15,10 @@ typedef struct trace_writer trace_writer;
  * tables when writing. Errors: SIM_EIO, SIM_ENOMEM. */
 int trace_writer_open(trace_writer **out, const char *path, const sim_intern *tenants,
                       const sim_intern *models, const sim_intern *gpu_types, sim_diag *d);
+/* Write only the attribute columns in `attrs` (bit a = sim_attr a; all by default), for
+ * smaller files when the caller knows which attributes its jobs can carry. Call before
+ * the first trace_writer_put(); attributes outside the mask are not written. */
+void trace_writer_limit_attrs(trace_writer *w, uint64_t attrs);
 int trace_writer_put(trace_writer *w, const job_spec *j);
 /* Finish and rename into place (commit) or remove the temporary file (!commit). */
 int trace_writer_close(trace_writer *w, bool commit, sim_diag *d);

@@ -101,8 +101,10 @@ int cli_frag_scan(cli_frag *f, const run_args *a, sim_intern *tenants, sim_inter
     trace_gen *g = NULL;
     int st;
     if (a->trace) {
+        /* Only the requests matter here; the run's own read checks everything else. */
         trace_options topt = {.format = a->format,
                               .skip_bad_rows = a->skip_bad_rows,
+                              .shapes_only = true,
                               .tenants = tenants,
                               .models = models,
                               .gpu_types = gpu_types,

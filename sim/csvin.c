@@ -603,11 +603,89 @@ bool csvin_parse_i64(const char *s, size_t len, int64_t *out)
     return true;
 }
 
+/* Plain decimals ("123", "-4.25") of at most 15 significant digits: the digits form an
+ * integer m < 2^53 and the value is m / 10^k with 10^k exact, so one IEEE division gives
+ * the correctly rounded result, as strtod would (Clinger's fast path). */
+static bool parse_plain_decimal(const char *s, size_t len, double *out)
+{
+    static const double pow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    size_t i = 0;
+    bool neg = false;
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        neg = s[i++] == '-';
+    uint64_t m = 0;
+    int sig = 0, k = 0;
+    bool dot = false, any = false;
+    for (; i < len; i++) {
+        char c = s[i];
+        if (c == '.') {
+            if (dot)
+                return false;
+            dot = true;
+            continue;
+        }
+        if (c < '0' || c > '9')
+            return false;
+        any = true;
+        if (dot)
+            k++;
+        if (m == 0 && c == '0')
+            continue; /* leading zeros are not significant */
+        if (++sig > 15)
+            return false;
+        m = m * 10 + (uint64_t)(c - '0');
+    }
+    if (!any || k > 15)
+        return false;
+    double v = (double)m / pow10[k];
+    *out = neg ? -v : v;
+    return true;
+}
+
+/* A non-negative plain decimal with at most 6 fraction digits, as exact microseconds. */
+static bool parse_plain_us(const char *s, size_t len, sim_time *out)
+{
+    uint64_t whole = 0, frac = 0;
+    size_t i = 0;
+    int nf = 0;
+    bool dot = false, any = false;
+    for (; i < len; i++) {
+        char c = s[i];
+        if (c == '.') {
+            if (dot)
+                return false;
+            dot = true;
+            continue;
+        }
+        if (c < '0' || c > '9')
+            return false;
+        any = true;
+        if (dot) {
+            if (++nf > 6)
+                return false;
+            frac = frac * 10 + (uint64_t)(c - '0');
+        } else {
+            if (whole > UINT64_C(100000000000000))
+                return false;
+            whole = whole * 10 + (uint64_t)(c - '0');
+        }
+    }
+    if (!any || whole > UINT64_C(9200000000000))
+        return false;
+    for (; nf < 6; nf++)
+        frac *= 10;
+    *out = (sim_time)(whole * 1000000 + frac);
+    return true;
+}
+
 bool csvin_parse_double(const char *s, size_t len, double *out)
 {
     trim(&s, &len);
     if (!len || len > 64)
         return false;
+    if (parse_plain_decimal(s, len, out))
+        return true;
     char tmp[72];
     memcpy(tmp, s, len);
     tmp[len] = '\0';
@@ -683,6 +761,18 @@ int csvin_seconds(const csvin *r, const csvin_row *row, int32_t col, const char 
     /* 9.2e12 s keeps microseconds inside int64_t. */
     if (max_s > 9.2e12)
         max_s = 9.2e12;
+    if (col >= 0 && (uint32_t)col < row->n) {
+        /* Exact: a decimal number of seconds read straight into microseconds. */
+        const char *f = row->f[col];
+        size_t len = row->len[col];
+        trim(&f, &len);
+        sim_time us;
+        if (parse_plain_us(f, len, &us) && (double)us / 1e6 >= min_s &&
+            (double)us / 1e6 <= max_s) {
+            *out = us;
+            return SIM_OK;
+        }
+    }
     if (col < 0 || (uint32_t)col >= row->n ||
         !csvin_parse_double(row->f[col], row->len[col], &v) || v < min_s || v > max_s) {
         char what[96];

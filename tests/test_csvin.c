@@ -196,6 +196,50 @@ static void test_parsers(void)
     CHECK_STR(q, "\"a\\\"b\\x01\"");
 }
 
+/* The decimal fast path gives exactly strtod's result; seconds are exact microseconds. */
+static void test_decimal_paths(void)
+{
+    srand(2385);
+    int bad = 0;
+    for (int i = 0; i < 200000; i++) {
+        char buf[64];
+        int whole = rand() % 4, fracd = rand() % 18;
+        size_t n = 0;
+        if (rand() % 5 == 0)
+            buf[n++] = rand() % 2 ? '-' : '+';
+        for (int k = 0; k <= whole * 4; k++)
+            buf[n++] = (char)('0' + rand() % 10);
+        if (fracd) {
+            buf[n++] = '.';
+            for (int k = 0; k < fracd; k++)
+                buf[n++] = (char)('0' + rand() % 10);
+        }
+        buf[n] = '\0';
+        double fast, ref = strtod(buf, NULL);
+        if (!csvin_parse_double(buf, n, &fast) || memcmp(&fast, &ref, sizeof ref) != 0) {
+            if (bad++ < 5)
+                fprintf(stderr, "decimal %s: %.17g vs strtod %.17g\n", buf, fast, ref);
+        }
+    }
+    CHECK(bad == 0);
+    /* Seconds with up to 6 decimals are read exactly, without binary rounding. */
+    const char *row_text = "t\n0.000001,1234567.891011,16777217.1,0.1\n";
+    write_file("csvin_secs.csv", row_text, strlen(row_text), false);
+    csvin *in;
+    sim_diag d;
+    CHECK(csvin_open(&in, "csvin_secs.csv", ',', &d) == SIM_OK);
+    csvin_row row;
+    CHECK(csvin_next(in, &row, &d) == 1);
+    CHECK(csvin_next(in, &row, &d) == 1);
+    const sim_time want[4] = {1, INT64_C(1234567891011), INT64_C(16777217100000), 100000};
+    for (int c = 0; c < 4; c++) {
+        sim_time t = -1;
+        CHECK(csvin_seconds(in, &row, c, "t", 0, 9e12, &t, &d) == SIM_OK);
+        CHECK_EQ_I64(t, want[c]);
+    }
+    csvin_close(in);
+}
+
 static void test_open_errors(void)
 {
     csvin *in;
@@ -239,6 +283,7 @@ int main(void)
     test_truncated_gzip();
     test_header_and_fields();
     test_parsers();
+    test_decimal_paths();
     test_open_errors();
     test_alloc_failures();
     return check_done();

@@ -28,8 +28,9 @@ typedef struct trace_options {
     sim_intern *models;         /* interns model-class names (borrowed, required) */
     const sim_intern *gpu_types; /* known GPU type names and aliases (borrowed, required) */
     bool shapes_only;           /* the caller uses only the jobs' resource requests: rows
-                                   need not be in submit order, and a format's time columns
-                                   may be absent (alibaba2023: submit time and work 0) */
+                                   need not be in submit order, job ids are not checked for
+                                   duplicates, and a format's time columns may be absent
+                                   (alibaba2023: submit time and work 0) */
     const char *const *opts;    /* format-specific "KEY=VALUE" options (borrowed), or NULL */
     uint32_t n_opts;            /* entries in opts */
     const char *data_dir;       /* root of shipped data tables (default tables), or NULL */

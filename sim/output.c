@@ -57,10 +57,23 @@ static void put_time(FILE *f, sim_time us)
     fwrite(p, 1, (size_t)(buf + sizeof buf - p), f);
 }
 
+/* x as printf("%.6f") writes it. When x * 1e6 rounds to an integer K below 2^43, the
+ * exact product lies within 2^-11 of K, so printf would round it to K too: K is written
+ * with integer arithmetic (the common case: durations of whole or decimal seconds). */
+static void put_fixed6(FILE *f, double x)
+{
+    double y = x * 1e6;
+    if (y >= 0 && y < 8796093022208.0 && y == floor(y)) {
+        put_time(f, (sim_time)y);
+        return;
+    }
+    fprintf(f, "%.6f", x);
+}
+
 static void put_opt(FILE *f, double x)
 {
     if (isfinite(x))
-        fprintf(f, "%.6f", x);
+        put_fixed6(f, x);
 }
 
 int sim__write_headers(sim_engine *e)
@@ -115,7 +128,9 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
         truem = sim__job_demand(e, j, e->allocs[j->alloc_head].node);
     fputc(',', f);
     put_time(f, j->placed_us);
-    fprintf(f, ",%.6f,%u,%u,%u,%u,%u,", s->work_s, s->num_gpus, j->nominal_replicas,
+    fputc(',', f);
+    put_fixed6(f, s->work_s);
+    fprintf(f, ",%u,%u,%u,%u,%u,", s->num_gpus, j->nominal_replicas,
             s->gpu_milli, j->share_milli, truem);
     /* The first allocation names the GPU type and node the job last ran on. */
     if (j->alloc_head != NIL) {
@@ -126,7 +141,9 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     } else {
         fputc(',', f);
     }
-    fprintf(f, ",%u,%.6f,", j->preemptions, j->lost_work_s);
+    fprintf(f, ",%u,", j->preemptions);
+    put_fixed6(f, j->lost_work_s);
+    fputc(',', f);
     put_opt(f, j->pred_duration_s);
     fputc(',', f);
     put_opt(f, j->pred_milli);

@@ -157,7 +157,7 @@ static const char *row_of(const run_out *r, const char *id, char *buf, size_t si
     if (!r->jobs)
         return buf;
     char key[80];
-    snprintf(key, sizeof key, "\n%s,", id);
+    snprintf(key, sizeof key, "\n%.63s,", id);
     const char *p = strstr(r->jobs, key);
     if (!p)
         return buf;
@@ -666,6 +666,51 @@ static void test_pass_equivalence(void)
     gsl_rng_free(rng);
 }
 
+/* work_s is written as printf("%.6f") would, whatever its value. */
+static void test_number_format(void)
+{
+    world w;
+    world_init(&w, 1, 8);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 5);
+    static job_spec jobs[400];
+    static const double fixed[] = {0.1, 1e-7, 5e-7, 2.0000005, 1234567.8910115, 0.3333333333,
+                                   8796093.022208, 8796093.0222085, 123456789.1234565, 0};
+    size_t n = 0;
+    for (; n < sizeof fixed / sizeof *fixed; n++) {
+        char id[32];
+        snprintf(id, sizeof id, "f%zu", n);
+        jobs[n] = job(id, 0, fixed[n], 0, 0);
+    }
+    for (; n < 400; n++) {
+        char id[32];
+        snprintf(id, sizeof id, "f%zu", n);
+        double x = n % 2 ? gsl_rng_uniform(rng) * pow(10, (double)(n % 12)) - 1 : 0;
+        if (x < 0)
+            x = gsl_rng_uniform(rng);
+        if (n % 3 == 0)
+            x = round(x * 1e6) / 1e6;
+        jobs[n] = job(id, 0, x, 0, 0);
+    }
+    run_opts o = {.pol = &policy_binpack, .seed = 1};
+    run_out r = run(&w, jobs, n, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "%.6f", jobs[i].work_s);
+        char row[1024], f[256];
+        row_of(&r, jobs[i].id, row, sizeof row);
+        field(row, F_WORK, f, sizeof f);
+        if (strcmp(f, want) != 0 && bad++ < 5)
+            fprintf(stderr, "work %.17g written %s, printf %s\n", jobs[i].work_s, f, want);
+    }
+    CHECK(bad == 0);
+    run_out_free(&r);
+    gsl_rng_free(rng);
+    world_fini(&w);
+}
+
 static void test_create_alloc_failures(void)
 {
     world w;
@@ -704,6 +749,7 @@ int main(void)
     test_overcommit_refused();
     test_properties();
     test_pass_equivalence();
+    test_number_format();
     test_create_alloc_failures();
     return check_done();
 }

@@ -116,25 +116,25 @@ static void block_refresh(sim_engine *e, uint32_t b)
         fw[k] = -1;
     for (uint32_t k = 0; k < SIM_FRAC_SHARE; k++)
         fs[k] = -1;
+    /* Reads the compact per-node records only: this runs at every start and end. */
     for (uint32_t n = lo; n < hi; n++) {
-        if (!e->node_up[n])
+        const sim_node_sum *ns = &e->node_sum[n];
+        if (!ns->up)
             continue;
-        if (e->node_free_gpus[n] > mg)
-            mg = e->node_free_gpus[n];
-        if (e->node_max_free_milli[n] > mm)
-            mm = e->node_max_free_milli[n];
-        uint64_t c = e->node_cpu_total[n] - e->node_cpu_used[n];
-        uint64_t m = e->node_mem_total[n] - e->node_mem_used[n];
-        if (c > mc)
-            mc = c;
-        if (m > mmem)
-            mmem = m;
-        types |= UINT64_C(1) << (e->node_gpu_count[n] ? e->node_gpu_type[n] : 0);
-        uint32_t fg = e->node_free_gpus[n], fm = e->node_max_free_milli[n];
-        if (e->node_gpu_count[n] && fm) {
+        uint32_t fg = ns->free_gpus, fm = ns->max_free_milli;
+        if (fg > mg)
+            mg = fg;
+        if (fm > mm)
+            mm = fm;
+        if (ns->cpu_free > mc)
+            mc = ns->cpu_free;
+        if (ns->mem_free > mmem)
+            mmem = ns->mem_free;
+        types |= UINT64_C(1) << (ns->gpu_count ? ns->gpu_type : 0);
+        if (ns->gpu_count && fm) {
             /* Record the node at its highest tier only; the suffix maxima below make
              * each tier cover every node that qualifies for it. */
-            double f = (double)e->node_used_milli[n] / (1000.0 * (double)e->node_gpu_count[n]);
+            double f = e->node_frac[n];
             if (fg) {
                 uint32_t k = (fg < SIM_FRAC_WHOLE ? fg : SIM_FRAC_WHOLE) - 1;
                 if (f > fw[k])
@@ -182,6 +182,7 @@ void sim__node_refresh(sim_engine *e, uint32_t n)
     ns->max_free_milli = (uint16_t)max_free;
     ns->gpu_type = (uint8_t)e->node_gpu_type[n];
     ns->up = e->node_up[n];
+    e->node_frac[n] = cnt ? (double)ns->used_milli / (1000.0 * (double)cnt) : 0;
     block_refresh(e, n / SIM_NODE_BLOCK);
 }
 

@@ -221,6 +221,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     ALLOC_ARRAY(e->fit_cache, FIT_CACHE);
     ALLOC_ARRAY(e->node_release_epoch, nn);
     ALLOC_ARRAY(e->node_sum, nn);
+    ALLOC_ARRAY(e->node_frac, nn);
     e->n_blocks = (nn + SIM_NODE_BLOCK - 1) / SIM_NODE_BLOCK;
     ALLOC_ARRAY(e->block_max_free_gpus, e->n_blocks);
     ALLOC_ARRAY(e->block_max_free_milli, e->n_blocks);
@@ -384,6 +385,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->fit_cache);
     sim_free(e->node_release_epoch);
     sim_free(e->node_sum);
+    sim_free(e->node_frac);
     sim_free(e->block_max_free_gpus);
     sim_free(e->block_max_free_milli);
     sim_free(e->block_max_cpu_free);

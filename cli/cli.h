@@ -81,6 +81,7 @@ typedef struct run_args {
     const char *quota_share; /* FILE[:COLUMN]: quotas in proportion to a weight column */
     bool skip_bad_rows;
     bool check_invariants; /* verify the cluster's accounting after every event */
+    bool prefetch;       /* read the trace on a second thread (run_args_default: true) */
     bool frag_arrivals;  /* fragmentation workload from the jobs read so far, not a first
                             pass over the trace (always so for standard input) */
     bool progress;       /* live line on stderr */

@@ -33,6 +33,7 @@ static const char usage[] =
     "  --mtbf T --mttr T     random node failures (exponential, per node)\n"
     "  --skip-bad-rows       skip and count malformed trace rows instead of stopping\n"
     "  --check-invariants    verify the cluster's accounting after every event (slow)\n"
+    "  --no-prefetch         read the trace on the simulating thread (same outputs)\n"
     "  --frag-workload W     workload of the fragmentation columns and of fgd: 'trace' (a\n"
     "                        first pass over the file; default) or 'arrivals' (the jobs\n"
     "                        read so far: no second read)\n"
@@ -76,6 +77,10 @@ int cmd_run(int argc, char **argv)
         }
         if (cli_flag(argv, i, "--check-invariants")) {
             a.check_invariants = true;
+            continue;
+        }
+        if (cli_flag(argv, i, "--no-prefetch")) {
+            a.prefetch = false;
             continue;
         }
         if (cli_flag(argv, i, "--zoo")) {

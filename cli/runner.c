@@ -5,6 +5,7 @@
  * when the run succeeded.
  */
 #include "cli/cli.h"
+#include "cli/prefetch.h"
 
 #include "cli/quotas.h"
 #include "models/catalog.h"
@@ -27,6 +28,7 @@ void run_args_default(run_args *a)
     memset(a, 0, sizeof *a);
     a->policy = "binpack";
     a->seed = 1;
+    a->prefetch = true;
     a->sample_interval_s = 600;
     a->zoo_over = 1.5;
     a->zoo_slo = 2;
@@ -38,12 +40,20 @@ typedef struct source_ctx {
     model_zoo_annotator *ann; /* --zoo: annotate jobs that lack features */
     gsl_rng *ann_rng;
     cli_frag *online; /* counts each job read into the workload (no first pass) */
+    prefetch *ahead;  /* reads the trace on a thread of its own, or NULL */
 } source_ctx;
+
+/* The trace or the generator itself (what the prefetcher runs on its thread). */
+static int raw_next(void *ctx, job_spec *job, sim_diag *d)
+{
+    source_ctx *s = ctx;
+    return s->reader ? trace_reader_next(s->reader, job, d) : trace_gen_next(s->gen, job);
+}
 
 static int source_next(void *ctx, job_spec *job, sim_diag *d)
 {
     source_ctx *s = ctx;
-    int st = s->reader ? trace_reader_next(s->reader, job, d) : trace_gen_next(s->gen, job);
+    int st = s->ahead ? prefetch_next(s->ahead, job, d) : raw_next(s, job, d);
     if (st == 1 && s->ann)
         model_zoo_annotate(s->ann, job, s->ann_rng);
     if (st == 1 && s->online && cli_frag_add_job(s->online, job, d) != SIM_OK)
@@ -390,6 +400,16 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
             sim_diag_set(d, st, NULL, 0, 0, "out of memory");
             goto out;
         }
+    /* Read ahead on a second thread, except from standard input (a reader blocked on a
+     * pipe could not be stopped). The name tables are shared with the engine. */
+    if (a->prefetch && !(a->trace && strcmp(a->trace, "-") == 0)) {
+        sim_source raw = {.ctx = &src, .next = raw_next};
+        if (sim_intern_share(tenants) != SIM_OK || sim_intern_share(models) != SIM_OK ||
+            (st = prefetch_create(&src.ahead, &raw, 4096, d)) != SIM_OK) {
+            st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+            goto out;
+        }
+    }
     sim_source source = {.ctx = &src, .next = source_next};
     st = sim_engine_run(e, &source, d);
     if (a->progress)
@@ -454,6 +474,8 @@ out:;
         st = sim_diag_set(d, SIM_EIO, a->out_dir, 0, 0, "cannot write the output files");
     sim_engine_destroy(e);
     cli_frag_fini(&frag);
+    /* The reader thread stops before what it reads from is closed. */
+    prefetch_destroy(src.ahead);
     trace_reader_close(src.reader);
     trace_gen_destroy(src.gen);
     if (src.ann_rng)

@@ -4,12 +4,14 @@
  */
 #include "sim/alloc.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t fail_countdown; /* 0 = never fail */
-static int failing;
-static int64_t live_blocks;
+/* Atomic: the trace prefetcher allocates on its own thread. */
+static _Atomic uint64_t fail_countdown; /* 0 = never fail */
+static _Atomic int failing;
+static _Atomic int64_t live_blocks;
 
 void sim_alloc_fail_after(uint64_t k)
 {
@@ -28,7 +30,7 @@ static int should_fail(void)
         return 1;
     if (fail_countdown == 0)
         return 0;
-    if (--fail_countdown == 0) {
+    if (atomic_fetch_sub(&fail_countdown, 1) == 1) {
         failing = 1;
         return 1;
     }

@@ -9,6 +9,7 @@
 #include "sim/types.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <string.h>
 
 typedef struct slot {
@@ -25,7 +26,20 @@ struct sim_intern {
     char **names;   /* canonical name per id (borrowed from slots) */
     uint32_t count; /* ids */
     uint32_t names_cap;
+    pthread_mutex_t *lock; /* set by sim_intern_share: every call holds it */
 };
+
+static void lock(const sim_intern *t)
+{
+    if (t->lock)
+        pthread_mutex_lock(t->lock);
+}
+
+static void unlock(const sim_intern *t)
+{
+    if (t->lock)
+        pthread_mutex_unlock(t->lock);
+}
 
 static uint64_t hash(const char *s, size_t len, bool fold)
 {
@@ -114,10 +128,29 @@ sim_intern *sim_intern_create(bool fold_case)
     return t;
 }
 
+int sim_intern_share(sim_intern *t)
+{
+    if (t->lock)
+        return SIM_OK;
+    pthread_mutex_t *m = sim_malloc(sizeof *m);
+    if (!m)
+        return SIM_ENOMEM;
+    if (pthread_mutex_init(m, NULL) != 0) {
+        sim_free(m);
+        return SIM_ENOMEM;
+    }
+    t->lock = m;
+    return SIM_OK;
+}
+
 void sim_intern_destroy(sim_intern *t)
 {
     if (!t)
         return;
+    if (t->lock) {
+        pthread_mutex_destroy(t->lock);
+        sim_free(t->lock);
+    }
     for (size_t i = 0; i < t->cap; i++)
         sim_free(t->slots[i].key);
     sim_free(t->slots);
@@ -125,7 +158,7 @@ void sim_intern_destroy(sim_intern *t)
     sim_free(t);
 }
 
-uint32_t sim_intern_add(sim_intern *t, const char *s, size_t len, uint32_t limit)
+static uint32_t add_unlocked(sim_intern *t, const char *s, size_t len, uint32_t limit)
 {
     slot *sl = probe(t, s, len);
     if (sl->key)
@@ -146,7 +179,7 @@ uint32_t sim_intern_add(sim_intern *t, const char *s, size_t len, uint32_t limit
     return t->count++;
 }
 
-int sim_intern_alias(sim_intern *t, const char *s, size_t len, uint32_t id)
+static int alias_unlocked(sim_intern *t, const char *s, size_t len, uint32_t id)
 {
     if (id >= t->count)
         return SIM_EINVAL;
@@ -156,23 +189,18 @@ int sim_intern_alias(sim_intern *t, const char *s, size_t len, uint32_t id)
     return insert(t, s, len, id, &sl);
 }
 
-uint32_t sim_intern_find(const sim_intern *t, const char *s, size_t len)
+static uint32_t find_unlocked(const sim_intern *t, const char *s, size_t len)
 {
     const slot *sl = probe(t, s, len);
     return sl->key ? sl->id : SIM_INTERN_NONE;
 }
 
-const char *sim_intern_name(const sim_intern *t, uint32_t id)
+static const char *name_unlocked(const sim_intern *t, uint32_t id)
 {
     return id < t->count ? t->names[id] : "";
 }
 
-uint32_t sim_intern_count(const sim_intern *t)
-{
-    return t->count;
-}
-
-void sim_intern_list(const sim_intern *t, const char *sep, char *buf, size_t size)
+static void list_unlocked(const sim_intern *t, const char *sep, char *buf, size_t size)
 {
     size_t n = 0;
     if (size)
@@ -189,3 +217,53 @@ void sim_intern_list(const sim_intern *t, const char *sep, char *buf, size_t siz
         }
     }
 }
+
+uint32_t sim_intern_add(sim_intern *t, const char *s, size_t len, uint32_t limit)
+{
+    lock(t);
+    uint32_t id = add_unlocked(t, s, len, limit);
+    unlock(t);
+    return id;
+}
+
+int sim_intern_alias(sim_intern *t, const char *s, size_t len, uint32_t id)
+{
+    lock(t);
+    int st = alias_unlocked(t, s, len, id);
+    unlock(t);
+    return st;
+}
+
+uint32_t sim_intern_find(const sim_intern *t, const char *s, size_t len)
+{
+    lock(t);
+    uint32_t id = find_unlocked(t, s, len);
+    unlock(t);
+    return id;
+}
+
+const char *sim_intern_name(const sim_intern *t, uint32_t id)
+{
+    lock(t);
+    /* Names are stored one allocation each, so the pointer stays valid after the
+     * table grows. */
+    const char *n = name_unlocked(t, id);
+    unlock(t);
+    return n;
+}
+
+uint32_t sim_intern_count(const sim_intern *t)
+{
+    lock(t);
+    uint32_t n = t->count;
+    unlock(t);
+    return n;
+}
+
+void sim_intern_list(const sim_intern *t, const char *sep, char *buf, size_t size)
+{
+    lock(t);
+    list_unlocked(t, sep, buf, size);
+    unlock(t);
+}
+

@@ -20,6 +20,11 @@ typedef struct sim_intern sim_intern;
 sim_intern *sim_intern_create(bool fold_case);
 void sim_intern_destroy(sim_intern *t);
 
+/* Make the table safe to use from several threads: from now on every call holds a
+ * mutex. Returns SIM_OK or SIM_ENOMEM. Names returned by sim_intern_name stay valid for
+ * the table's life. */
+int sim_intern_share(sim_intern *t);
+
 /* Id of s[0..len), inserting it as a new id when absent. Returns SIM_INTERN_NONE on
  * allocation failure or when `limit` ids exist already (limit 0 = no limit). */
 uint32_t sim_intern_add(sim_intern *t, const char *s, size_t len, uint32_t limit);

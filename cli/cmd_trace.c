@@ -13,6 +13,7 @@
 #include "models/zoo.h"
 #include "sim/alloc.h"
 #include "sim/intern.h"
+#include "sim/textout.h"
 #include "traces/cluster.h"
 #include "traces/stats.h"
 #include "traces/writer.h"
@@ -136,21 +137,6 @@ static int cmp_tenant(const void *a, const void *b)
     return cmp_tenant_desc(a, b, sort_stats);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static const char *const milli_label[11] = {"1-100",   "101-200", "201-300", "301-400",
                                             "401-500", "501-600", "601-700", "701-800",
                                             "801-900", "901-999", "1000"};
@@ -174,9 +160,9 @@ static void print_stats(FILE *f, const trace_stats *s, const tool *t, const char
              ignored = trace_reader_ignored(t->reader);
     if (json) {
         fputs("{\n  \"trace\": ", f);
-        json_str(f, path);
+        sim_json_put_string(f, path);
         fputs(",\n  \"format\": ", f);
-        json_str(f, format ? format : "native");
+        sim_json_put_string(f, format ? format : "native");
         fprintf(f,
                 ",\n  \"jobs\": %llu,\n  \"cpu_only_jobs\": %llu,\n  \"rows\": %llu,\n"
                 "  \"rows_skipped\": %llu,\n  \"records_ignored\": %llu,\n"
@@ -209,7 +195,7 @@ static void print_stats(FILE *f, const trace_stats *s, const tool *t, const char
         fprintf(f, "},\n  \"gpu_hours\": %.6f,\n  \"tenants\": [", s->gpu_seconds / 3600);
         for (uint32_t k = 0; k < nt; k++) {
             fputs(k ? ",\n    {\"tenant\": " : "\n    {\"tenant\": ", f);
-            json_str(f, sim_intern_name(t->tenants, order[k]));
+            sim_json_put_string(f, sim_intern_name(t->tenants, order[k]));
             fprintf(f, ", \"jobs\": %llu, \"gpu_hours\": %.6f}",
                     (unsigned long long)s->tenant_jobs[order[k]],
                     s->tenant_gpu_s[order[k]] / 3600);
@@ -219,13 +205,13 @@ static void print_stats(FILE *f, const trace_stats *s, const tool *t, const char
         for (int k = 0; k < TRACE_F_COUNT; k++)
             if ((s->fields >> k) & 1u) {
                 fputs(first ? "" : ", ", f);
-                json_str(f, trace_field_name((enum trace_field)k));
+                sim_json_put_string(f, trace_field_name((enum trace_field)k));
                 first = false;
             }
         for (int a = 0; a < SIM_ATTR_COUNT; a++)
             if ((s->attrs >> a) & 1u) {
                 fputs(first ? "" : ", ", f);
-                json_str(f, sim_attr_name((sim_attr)a));
+                sim_json_put_string(f, sim_attr_name((sim_attr)a));
                 first = false;
             }
         fputs("]\n}\n", f);

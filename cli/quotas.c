@@ -15,6 +15,7 @@
 
 #include "sim/alloc.h"
 #include "sim/csvin.h"
+#include "sim/textout.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -248,21 +249,6 @@ void cli_tenant_probe_fini(tenant_probe *p)
     memset(p, 0, sizeof *p);
 }
 
-static void json_name(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static double frac(uint64_t k, uint64_t n)
 {
     return n ? (double)k / (double)n : 0;
@@ -279,7 +265,7 @@ bool cli_tenant_probe_json(const tenant_probe *p, const sim_view *v, FILE *f)
         if (!(q > 0) && !(a->used_sum > 0))
             continue;
         fprintf(f, "%s\n    ", first ? "" : ",");
-        json_name(f, v->tenant_name(v, t));
+        sim_json_put_string(f, v->tenant_name(v, t));
         fprintf(f,
                 ": {\"quota_gpus\": %.6f, \"used_gpus_mean\": %.6f, \"above_quota\": %.6f, "
                 "\"below_quota\": %.6f, \"below_quota_waiting\": %.6f}",

@@ -5,13 +5,14 @@
  * when the run succeeded.
  */
 #include "cli/cli.h"
-#include "cli/prefetch.h"
 
+#include "cli/prefetch.h"
 #include "cli/quotas.h"
 #include "models/catalog.h"
 #include "models/zoo.h"
 #include "models/rate.h"
 #include "sim/alloc.h"
+#include "sim/textout.h"
 #include "sim/csvin.h"
 #include "traces/cluster.h"
 #include "traces/trace.h"
@@ -131,27 +132,12 @@ out:
     return st < 0 ? st : SIM_OK;
 }
 
-static void json_escape(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void write_input(FILE *f, const char *role, const char *path, bool *first)
 {
     uint32_t crc;
     uint64_t bytes;
     fprintf(f, "%s\n    {\"role\": \"%s\", \"path\": ", *first ? "" : ",", role);
-    json_escape(f, path);
+    sim_json_put_string(f, path);
     if (cli_file_crc(path, &crc, &bytes))
         fprintf(f, ", \"bytes\": %llu, \"crc32\": \"%08x\"}", (unsigned long long)bytes, crc);
     else
@@ -165,24 +151,24 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
     for (int i = 0; i < a->argc; i++) {
         if (i)
             fputs(", ", f);
-        json_escape(f, a->argv[i]);
+        sim_json_put_string(f, a->argv[i]);
     }
     fprintf(f, "],\n  \"version\": \"%s\",\n  \"seed\": %llu,\n  \"policy\": ", CLI_VERSION,
             (unsigned long long)a->seed);
-    json_escape(f, a->policy);
+    sim_json_put_string(f, a->policy);
     fputs(",\n  \"policy_options\": {", f);
     for (uint32_t i = 0; i < a->pcfg.n; i++) {
         fputs(i ? ", " : "", f);
-        json_escape(f, a->pcfg.key[i]);
+        sim_json_put_string(f, a->pcfg.key[i]);
         fputs(": ", f);
-        json_escape(f, a->pcfg.value[i]);
+        sim_json_put_string(f, a->pcfg.value[i]);
     }
     fputs("},\n  \"format\": ", f);
-    json_escape(f, a->format ? a->format : (a->trace ? "native" : "generated"));
+    sim_json_put_string(f, a->format ? a->format : (a->trace ? "native" : "generated"));
     fputs(",\n  \"trace_options\": [", f);
     for (uint32_t i = 0; i < a->n_trace_opts; i++) {
         fputs(i ? ", " : "", f);
-        json_escape(f, a->trace_opts[i]);
+        sim_json_put_string(f, a->trace_opts[i]);
     }
     fputs("],\n  \"inputs\": [", f);
     bool first = true;
@@ -207,7 +193,7 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
         write_input(f, "quota_share", path, &first);
     }
     fputs("\n  ],\n  \"cluster\": ", f);
-    json_escape(f, a->cluster ? a->cluster : "");
+    sim_json_put_string(f, a->cluster ? a->cluster : "");
     if (a->gen)
         fprintf(f, ",\n  \"generator\": {\"jobs\": %llu, \"seed\": %llu}",
                 (unsigned long long)a->gen->jobs, (unsigned long long)a->gen->seed);

@@ -7,6 +7,7 @@
 #include "models/derive.h"
 
 #include "models/table_int.h"
+#include "sim/textout.h"
 #include "sim/alloc.h"
 
 #include <dirent.h>
@@ -467,11 +468,11 @@ int model_derive_catalog(const char *specs_path, const char *labels_path, const 
         double gib = r->memory_gib;
         if (gib == 0)
             csvin_parse_double(s->memory_gib, strlen(s->memory_gib), &gib);
-        model__csv_field(out, r->name);
+        sim_csv_put_field(out, r->name);
         fputc(',', out);
-        model__csv_field(out, r->aliases);
+        sim_csv_put_field(out, r->aliases);
         fputc(',', out);
-        model__csv_field(out, s->id);
+        sim_csv_put_field(out, s->id);
         fprintf(out, ",%.1f,%llu,%.0f,%.12g,%.12g,%.12g,%d\n", s->cc, (unsigned long long)s->sm,
                 gib * 1024.0, s->bw, s->fp32, s->fp16, r->assumed ? 1 : 0);
     }
@@ -554,7 +555,7 @@ static int write_steps(FILE *out, const model_catalog *cat, steps_row *rows, uin
                                 model_catalog_type(cat, rows[i].type)->name);
     fputs("job_type,scale_factor,gpu_type,steps_per_sec\n", out);
     for (uint32_t i = 0; i < n; i++) {
-        model__csv_field(out, rows[i].job);
+        sim_csv_put_field(out, rows[i].job);
         fprintf(out, ",%llu,%s,%.12g\n", (unsigned long long)rows[i].sf,
                 model_catalog_type(cat, rows[i].type)->name, rows[i].sps);
     }
@@ -710,9 +711,9 @@ int model_derive_gavel_pairs(const char *colocated, const model_catalog *cat, FI
         }
         const pair_row *r = &rows[best];
         fprintf(out, "%s,", model_catalog_type(cat, r->type)->name);
-        model__csv_field(out, r->a);
+        sim_csv_put_field(out, r->a);
         fputc(',', out);
-        model__csv_field(out, r->b);
+        sim_csv_put_field(out, r->b);
         fprintf(out, ",%.12g,%.12g\n", r->sa, r->sb);
     }
     st = model__check_write(out, "pairs output", d);

@@ -41,21 +41,6 @@ const char *model__field(const csvin_row *row, int32_t col)
     return col >= 0 && (uint32_t)col < row->n ? row->f[col] : "";
 }
 
-void model__csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 bool model__str_ieq(const char *a, const char *b)
 {
     for (; *a && *b; a++, b++)

@@ -22,9 +22,6 @@ int model__table_open(csvin **in, const char *path, const char *const *cols, siz
 /* Field col of row as a string ("" when the column is absent or the row is short). */
 const char *model__field(const csvin_row *row, int32_t col);
 
-/* Write s as one CSV field, quoted when it holds a comma, quote or newline. */
-void model__csv_field(FILE *f, const char *s);
-
 /* Case-insensitive ASCII equality. */
 bool model__str_ieq(const char *a, const char *b);
 

@@ -5,6 +5,7 @@
  * runs give identical bytes.
  */
 #include "sim/engine_int.h"
+#include "sim/textout.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,22 +18,6 @@ const char sim_jobs_csv_header[] =
 
 static const char ts_header[] = "time_s,pending,running,alloc_gpus,alloc_ratio,effective_gpus,"
                                 "effective_ratio,cpu_alloc_ratio,nodes_down";
-
-/* Write s as a CSV field, quoted only when it must be. */
-static void put_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 static void put_time(FILE *f, sim_time us)
 {
@@ -100,9 +85,9 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     const job_spec *s = &j->spec;
     bool done = strcmp(status, "done") == 0;
     bool started = j->first_start_us != SIM_TIME_NEVER;
-    put_field(f, s->id);
+    sim_csv_put_field(f, s->id);
     fputc(',', f);
-    put_field(f, sim_intern_name(e->world.tenants, s->tenant));
+    sim_csv_put_field(f, sim_intern_name(e->world.tenants, s->tenant));
     fprintf(f, ",%s,%d,%s,", sim_qos_name(s->qos), s->priority, status);
     put_time(f, s->submit_us);
     fputc(',', f);
@@ -137,7 +122,7 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
         const sim_alloc_rec *r = &e->allocs[j->alloc_head];
         fputs(e->v.gpu_type_name(&e->v, e->node_gpu_type[r->node]), f);
         fputc(',', f);
-        put_field(f, e->node_name[r->node]);
+        sim_csv_put_field(f, e->node_name[r->node]);
     } else {
         fputc(',', f);
     }
@@ -148,7 +133,7 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     fputc(',', f);
     put_opt(f, j->pred_milli);
     fputc(',', f);
-    put_field(f, reason);
+    sim_csv_put_field(f, reason);
     fputc('\n', f);
     return ferror(f) ? SIM_EIO : SIM_OK;
 }
@@ -159,14 +144,14 @@ int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas, con
     FILE *f = e->cfg.jobs_csv;
     if (!f)
         return SIM_OK;
-    put_field(f, s->id);
+    sim_csv_put_field(f, s->id);
     fputc(',', f);
-    put_field(f, sim_intern_name(e->world.tenants, s->tenant));
+    sim_csv_put_field(f, sim_intern_name(e->world.tenants, s->tenant));
     fprintf(f, ",%s,%d,%s,", sim_qos_name(s->qos), s->priority, status);
     put_time(f, s->submit_us);
     fprintf(f, ",,,,,,0.000000,%.6f,%u,%u,%u,0,%u,,,0,0.000000,,,", s->work_s, s->num_gpus,
             replicas, s->gpu_milli, s->true_milli ? s->true_milli : s->gpu_milli);
-    put_field(f, reason);
+    sim_csv_put_field(f, reason);
     fputc('\n', f);
     return ferror(f) ? SIM_EIO : SIM_OK;
 }
@@ -206,7 +191,7 @@ int sim__write_sample(sim_engine *e)
                 continue;
             put_time(t, e->now);
             fputc(',', t);
-            put_field(t, sim_intern_name(e->world.tenants, k));
+            sim_csv_put_field(t, sim_intern_name(e->world.tenants, k));
             fprintf(t, ",%.3f,%u,%u,%.3f\n", (double)e->tenant_used_milli[k] / 1000.0,
                     ts->running, ts->pending, e->tenant_quota[k]);
         }
@@ -214,21 +199,6 @@ int sim__write_sample(sim_engine *e)
             return SIM_EIO;
     }
     return SIM_OK;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
 }
 
 static void json_num(FILE *f, double x)
@@ -260,9 +230,9 @@ int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
     const sim_summary *s = &e->sum;
     fputs("{\n", f);
     fputs("  \"policy\": ", f);
-    json_str(f, e->pol ? e->pol->name : "");
+    sim_json_put_string(f, e->pol ? e->pol->name : "");
     fputs(",\n  \"rate_model\": ", f);
-    json_str(f, e->rate.name);
+    sim_json_put_string(f, e->rate.name);
     fprintf(f, ",\n  \"seed\": %llu,\n", (unsigned long long)e->cfg.seed);
     fprintf(f, "  \"cluster\": {\"nodes\": %u, \"gpus\": %u},\n", e->n_nodes, e->n_gpus);
     fprintf(f,
@@ -299,7 +269,7 @@ int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
         if (!qs->done)
             continue;
         fprintf(f, "%s\n    ", first ? "" : ",");
-        json_str(f, q == SIM_QOS_NONE ? "none" : sim_qos_name((sim_qos)q));
+        sim_json_put_string(f, q == SIM_QOS_NONE ? "none" : sim_qos_name((sim_qos)q));
         fprintf(f, ": {\"done\": %llu, \"jct_mean\": ", (unsigned long long)qs->done);
         json_num(f, qs->jct_sum_s / (double)qs->done);
         fputs(", \"jct_p95\": ", f);
@@ -318,7 +288,7 @@ int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
         if (!ts->done && !ts->rejected && !ts->running && !ts->pending)
             continue;
         fprintf(f, "%s\n    ", first ? "" : ",");
-        json_str(f, sim_intern_name(e->world.tenants, t));
+        sim_json_put_string(f, sim_intern_name(e->world.tenants, t));
         fprintf(f, ": {\"done\": %llu, \"rejected\": %llu, \"jct_mean\": ",
                 (unsigned long long)ts->done, (unsigned long long)ts->rejected);
         json_num(f, ts->done ? ts->jct_sum_s / (double)ts->done : 0);

@@ -5,6 +5,7 @@
  * then kernels in backend order), so two runs of the tool do the same things.
  */
 #include "bench/interference/ib.h"
+#include "sim/textout.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -29,21 +30,6 @@ static double median(const double *v, uint32_t n, double *spread)
     if (spread)
         *spread = m > 0 ? (s[n - 1] - s[0]) / m : 0;
     return m;
-}
-
-static void csv_text(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 /* Find name (len bytes) in a NULL-terminated list or the kernel table. */
@@ -118,9 +104,9 @@ static void write_row(const ib_backend *b, const ib_options *o, const char *mode
     double spread, co = median(corun, trials, &spread);
     const ib_kernel_info *ki = &b->kernels[k], *pi = &b->kernels[p];
     fprintf(o->csv, "%s,", b->name);
-    csv_text(o->csv, b->device);
+    sim_csv_put_field(o->csv, b->device);
     fputc(',', o->csv);
-    csv_text(o->csv, b->driver);
+    sim_csv_put_field(o->csv, b->driver);
     fprintf(o->csv, ",%s,%s,%s,%s,%s,%s,%.6g,%.6g,%.6g,%u,%.4g\n", mode, ki->name, ki->resource,
             pi->name, pi->resource, ki->unit, solo, co, co > 0 ? solo / co : 0.0, trials, spread);
 }

@@ -7,13 +7,34 @@
 #ifndef TESTS_CHECK_H
 #define TESTS_CHECK_H
 
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int check_passed, check_failed;
+
+/* Tests write scratch files into the working directory. Run from the source tree (by
+ * hand), they move to the build tree's tests folder first, so nothing lands in git. */
+__attribute__((constructor)) static void check_leave_source_tree(void)
+{
+    struct stat here, src;
+    if (stat(".", &here) != 0 || stat(SIM_SOURCE_DIR, &src) != 0 || here.st_dev != src.st_dev ||
+        here.st_ino != src.st_ino)
+        return;
+    char bin[PATH_MAX];
+    snprintf(bin, sizeof bin, "%s", SIM_BINARY);
+    char dir[PATH_MAX + 8];
+    snprintf(dir, sizeof dir, "%s/tests", dirname(bin));
+    if (chdir(dir) != 0) {
+        fprintf(stderr, "run the tests from the build directory (ctest), not the sources\n");
+        exit(1);
+    }
+}
 
 #define CHECK(expr)                                                                           \
     do {                                                                                      \

@@ -19,7 +19,7 @@ static int load(const char *src, cluster_spec **c, char *msg, size_t size)
     return st;
 }
 
-static void write(const char *path, const char *text)
+static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
     fputs(text, f);
@@ -46,7 +46,7 @@ int main(void)
     CHECK(c->nodes[3].cpu_milli > (UINT64_C(1) << 40)); /* unlimited unless given */
     cluster_spec_destroy(c);
 
-    write("cluster_ok.csv", "sn,cpu_milli,memory_mib,gpu,model,count\n"
+    write_text("cluster_ok.csv", "sn,cpu_milli,memory_mib,gpu,model,count\n"
                             "cpu-a,32000,65536,0,nan,\n"
                             "g,96000,393216,8,v100,3\n");
     CHECK(load("cluster_ok.csv", &c, msg, sizeof msg) == SIM_OK);
@@ -79,15 +79,15 @@ int main(void)
                     bad[i].want);
         }
     }
-    write("cluster_bad.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1000,2,Z80\n");
+    write_text("cluster_bad.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1000,2,Z80\n");
     CHECK(load("cluster_bad.csv", &c, msg, sizeof msg) == SIM_EPARSE);
     CHECK(strncmp(msg, "cluster_bad.csv:2:5: error: field 'model': expected a known GPU type "
                        "(K80, P100,", 73) == 0);
-    write("cluster_bad2.csv", "sn,cpu_milli,gpu,model\nn1,1000,2,T4\n");
+    write_text("cluster_bad2.csv", "sn,cpu_milli,gpu,model\nn1,1000,2,T4\n");
     CHECK(load("cluster_bad2.csv", &c, msg, sizeof msg) == SIM_EPARSE);
     CHECK_STR(msg, "cluster_bad2.csv:1: error: header lacks column 'memory_mib'; expected "
                    "sn,cpu_milli,memory_mib,gpu,model (optional: gpu_mem_mib,net_gbps,count)");
-    write("cluster_bad3.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,-4,1000,2,T4\n");
+    write_text("cluster_bad3.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,-4,1000,2,T4\n");
     CHECK(load("cluster_bad3.csv", &c, msg, sizeof msg) == SIM_EPARSE);
     CHECK_STR(msg, "cluster_bad3.csv:2:2: error: field 'cpu_milli': expected an integer "
                    "0..1099511627776, got \"-4\"");

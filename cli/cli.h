@@ -2,7 +2,8 @@
  * cli.h: the command-line layer — the only place that wires traces, models, policies
  * and the engine together. Each subcommand is a function in its own cmd_*.c file,
  * listed in main.c. Commands return the process exit status: 0 success, 1 the run
- * failed (an invalid policy decision, an I/O error), 2 bad input or usage.
+ * failed (a policy's invalid decision or error, out of memory), 2 bad input, usage, or
+ * a file that cannot be read or written.
  */
 #ifndef CLI_CLI_H
 #define CLI_CLI_H
@@ -20,7 +21,8 @@
 
 #define CLI_VERSION "0.1.0"
 
-/* Exit status for an error status code: 2 for input (EPARSE, EINVAL), 1 otherwise. */
+/* Exit status for an error status code: 1 when the run failed (SIM_EPOLICY, SIM_ENOMEM),
+ * 2 for bad input, options or files (every other code). */
 int cli_exit_code(int status);
 /* Print "clustersim: file:line:col: error: msg" to stderr. */
 void cli_print_diag(const sim_diag *d);

@@ -17,7 +17,9 @@
 
 int cli_exit_code(int status)
 {
-    return status == SIM_EPARSE || status == SIM_EINVAL ? 2 : 1;
+    /* 1: the run itself failed (a policy's error, out of memory); 2: something in the
+     * input, the options or the files given is wrong. */
+    return status == SIM_EPOLICY || status == SIM_ENOMEM ? 1 : 2;
 }
 
 void cli_print_diag(const sim_diag *d)
@@ -103,7 +105,7 @@ bool cli_seconds(const char *opt, const char *val, double *out)
         }
     }
     double x;
-    if (!csvin_parse_double(val, len, &x) || x < 0 || x * mult > 9e12) {
+    if (!csvin_parse_double(val, len, &x) || x < 0 || x * mult > SIM_TIME_LIMIT_S) {
         char q[128];
         csvin_quote(val, strlen(val), q, sizeof q);
         cli_usage_error("option %s: expected a duration such as 90, 90s, 15m, 2h or 1d, got %s",

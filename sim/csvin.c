@@ -671,7 +671,7 @@ static bool parse_plain_us(const char *s, size_t len, sim_time *out)
             whole = whole * 10 + (uint64_t)(c - '0');
         }
     }
-    if (!any || whole > UINT64_C(9200000000000))
+    if (!any || whole > UINT64_C(10000000000))
         return false;
     for (; nf < 6; nf++)
         frac *= 10;
@@ -758,9 +758,8 @@ int csvin_seconds(const csvin *r, const csvin_row *row, int32_t col, const char 
                   double min_s, double max_s, sim_time *out, sim_diag *d)
 {
     double v;
-    /* 9.2e12 s keeps microseconds inside int64_t. */
-    if (max_s > 9.2e12)
-        max_s = 9.2e12;
+    if (max_s > SIM_TIME_LIMIT_S)
+        max_s = SIM_TIME_LIMIT_S;
     if (col >= 0 && (uint32_t)col < row->n) {
         /* Exact: a decimal number of seconds read straight into microseconds. */
         const char *f = row->f[col];

@@ -803,6 +803,12 @@ static int read_next(sim_engine *e, sim_diag *d)
                                 "job '%s' (line %llu) is submitted before the job read before it; "
                                 "traces must be in submit order",
                                 e->next.id, (unsigned long long)e->next.line);
+        if (e->next.submit_us > (sim_time)(SIM_TIME_LIMIT_S * 1e6) ||
+            !(e->next.work_s <= SIM_TIME_LIMIT_S))
+            return sim_diag_set(d, SIM_EPARSE, NULL, 0, 0,
+                                "job '%s' (line %llu): its submit time or duration exceeds the "
+                                "simulator's limit of %.0f s",
+                                e->next.id, (unsigned long long)e->next.line, SIM_TIME_LIMIT_S);
         e->last_submit_us = e->next.submit_us;
         if (!e->next.name)
             e->next.name = "";
@@ -887,15 +893,14 @@ static int call_schedule(sim_engine *e, sim_diag *d)
     int st = e->pol->schedule(e->pst, &e->v, e->now, &e->dec);
     if (e->dec_status != SIM_OK) {
         *d = e->dec_diag;
-        return e->dec_status;
+        return SIM_EPOLICY;
     }
     if (st != SIM_OK) {
-        char tmp[sizeof d->msg];
-        snprintf(tmp, sizeof tmp, "%s", d->msg);
-        if (!d->msg[0])
-            sim_diag_set(d, st, NULL, 0, 0, "policy '%s' failed: %s", e->pol->name,
-                         sim_strerror(st));
-        return st;
+        if (st == SIM_ENOMEM)
+            return sim_diag_set(d, st, NULL, 0, 0, "policy '%s': out of memory", e->pol->name);
+        sim_diag_set(d, SIM_EPOLICY, NULL, 0, 0, "policy '%s' failed at t=%.6f s: %s",
+                     e->pol->name, (double)e->now / 1e6, sim_strerror(st));
+        return SIM_EPOLICY;
     }
     return SIM_OK;
 }

@@ -18,6 +18,7 @@ const char *sim_strerror(int status)
     case SIM_EIO: return "SIM_EIO";
     case SIM_EPARSE: return "SIM_EPARSE";
     case SIM_ELIMIT: return "SIM_ELIMIT";
+    case SIM_EPOLICY: return "SIM_EPOLICY";
     default: return "SIM_E?";
     }
 }

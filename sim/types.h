@@ -17,6 +17,9 @@
 typedef int64_t sim_time; /* microseconds since the trace's time origin */
 #define SIM_TIME_NEVER INT64_MAX
 #define SIM_US_PER_S INT64_C(1000000)
+/* Submit times and durations are at most this many seconds (317 years), so any sum of
+ * the two, in microseconds, stays far inside int64_t. */
+#define SIM_TIME_LIMIT_S 1e10
 
 typedef uint32_t sim_job_id; /* dense handle of a job in flight; recycled after it ends */
 #define SIM_JOB_NONE UINT32_MAX
@@ -34,6 +37,7 @@ enum sim_status {
     SIM_EIO = -3,    /* file could not be opened, read or written */
     SIM_EPARSE = -4, /* malformed input; the sim_diag says where */
     SIM_ELIMIT = -5, /* a configured limit was exceeded; the sim_diag names the knob */
+    SIM_EPOLICY = -6, /* a policy failed: an invalid decision, or an error it returned */
 };
 
 /* Name of a status code ("SIM_EPARSE"); never NULL. */

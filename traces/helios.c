@@ -66,7 +66,7 @@ static int helios_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
             j->replicas = (uint32_t)u;
     }
     if (!csvin_empty(row, c[H_DUR])) {
-        if ((st = csvin_double(in, row, c[H_DUR], "duration", 0, 1e12, &j->work_s, d)))
+        if ((st = csvin_double(in, row, c[H_DUR], "duration", 0, SIM_TIME_LIMIT_S, &j->work_s, d)))
             return st;
     } else if (!csvin_empty(row, c[H_START]) && !csvin_empty(row, c[H_END])) {
         sim_time t0, t1;

@@ -51,8 +51,8 @@ static int native_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
     int st;
     uint64_t u;
     if ((st = trace__job_id(r, row, c[N_ID], "job_id", j, d)) ||
-        (st = csvin_seconds(in, row, c[N_SUBMIT], "submit_time", 0, 9e12, &j->submit_us, d)) ||
-        (st = csvin_double(in, row, c[N_DURATION], "duration", 0, 1e12, &j->work_s, d)) ||
+        (st = csvin_seconds(in, row, c[N_SUBMIT], "submit_time", 0, SIM_TIME_LIMIT_S, &j->submit_us, d)) ||
+        (st = csvin_double(in, row, c[N_DURATION], "duration", 0, SIM_TIME_LIMIT_S, &j->work_s, d)) ||
         (st = csvin_u64(in, row, c[N_GPUS], "num_gpus", 0, 65536, &u, d)))
         return st;
     j->num_gpus = (uint32_t)u;

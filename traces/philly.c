@@ -51,7 +51,7 @@ static int csv_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
     uint64_t u;
     double gpu_time;
     if ((st = trace__timestamp(r, row, c[P_TS], "timestamp", &j->submit_us, d)) ||
-        (st = csvin_double(in, row, c[P_DUR], "duration", 0, 1e12, &j->work_s, d)) ||
+        (st = csvin_double(in, row, c[P_DUR], "duration", 0, SIM_TIME_LIMIT_S, &j->work_s, d)) ||
         (st = csvin_u64(in, row, c[P_GPUS], "num_gpus", 0, 65536, &u, d)) ||
         (c[P_GPUTIME] >= 0 &&
          (st = csvin_double(in, row, c[P_GPUTIME], "gpu_time", 0, 1e18, &gpu_time, d))))

@@ -72,9 +72,9 @@ static int common_row(trace_reader *r, const csvin_row *row, job_spec *j, bool m
     double unit = ms ? 1e-3 : 1;
     if ((st = trace__job_id(r, row, c[T_ID], "job_id", j, d)) ||
         (st = csvin_u64(in, row, c[T_GPUS], "num_gpu", 0, 65536, &u, d)) ||
-        (st = csvin_double(in, row, c[T_SUBMIT], "submit_time", 0, ms ? 9e15 : 9e12, &submit,
+        (st = csvin_double(in, row, c[T_SUBMIT], "submit_time", 0, ms ? 1e3 * SIM_TIME_LIMIT_S : SIM_TIME_LIMIT_S, &submit,
                            d)) ||
-        (st = csvin_double(in, row, c[T_DUR], "duration", 0, ms ? 1e15 : 1e12, &dur, d)))
+        (st = csvin_double(in, row, c[T_DUR], "duration", 0, ms ? 1e3 * SIM_TIME_LIMIT_S : SIM_TIME_LIMIT_S, &dur, d)))
         return st;
     j->submit_us = (sim_time)llround(submit * unit * 1e6);
     j->work_s = dur * unit;

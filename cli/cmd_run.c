@@ -202,7 +202,11 @@ int cmd_run(int argc, char **argv)
         return cli_usage_error("clustersim run needs --cluster FILE|SPEC "
                                "(see clustersim run --help)");
     if (a.mttr_s > 0 && a.mtbf_s <= 0)
-        return cli_usage_error("--mttr needs --mtbf");
+        return cli_usage_error("--mttr needs a positive --mtbf");
+    /* Random failures never stop, and a job longer than a few MTBFs without checkpoints
+     * would restart forever: such a run must end at a horizon. */
+    if (a.mtbf_s > 0 && a.horizon_s <= 0)
+        return cli_usage_error("--mtbf needs --horizon T (random failures go on forever)");
     if (a.quotas && a.quota_share)
         return cli_usage_error("give --quotas or --quota-share, not both");
     /* Policy options are matched to the policy once it is known. */

@@ -221,6 +221,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     ALLOC_ARRAY(e->fit_cache, FIT_CACHE);
     ALLOC_ARRAY(e->node_release_epoch, nn);
     ALLOC_ARRAY(e->node_sum, nn);
+    ALLOC_ARRAY(e->node_outages, nn);
     ALLOC_ARRAY(e->node_frac, nn);
     e->n_blocks = (nn + SIM_NODE_BLOCK - 1) / SIM_NODE_BLOCK;
     ALLOC_ARRAY(e->block_max_free_gpus, e->n_blocks);
@@ -385,6 +386,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->fit_cache);
     sim_free(e->node_release_epoch);
     sim_free(e->node_sum);
+    sim_free(e->node_outages);
     sim_free(e->node_frac);
     sim_free(e->block_max_free_gpus);
     sim_free(e->block_max_free_milli);
@@ -820,9 +822,17 @@ static int read_next(sim_engine *e, sim_diag *d)
 
 /* ---- Failures ----------------------------------------------------------------------- */
 
-static int node_down(sim_engine *e, uint32_t n)
+/* A node is down while at least one outage covers it: outages may overlap (injected
+ * ones, and the random process), and the node returns only when the last one ends. */
+static int node_down(sim_engine *e, uint32_t n, uint32_t from_process)
 {
-    if (!e->node_up[n])
+    if (from_process && e->cfg.mtbf_s > 0) {
+        double up = gsl_ran_exponential(e->fail_rng, e->cfg.mttr_s > 0 ? e->cfg.mttr_s : 1);
+        if (sim_eventq_push(&e->q, e->now + (sim_time)ceil(up * 1e6), EV_NODE_UP, n, 1) !=
+            SIM_OK)
+            return SIM_ENOMEM;
+    }
+    if (e->node_outages[n]++ > 0)
         return SIM_OK;
     e->node_up[n] = false;
     e->n_down++;
@@ -842,23 +852,17 @@ static int node_down(sim_engine *e, uint32_t n)
         }
         id = next;
     }
-    if (e->cfg.mtbf_s > 0) {
-        double up = gsl_ran_exponential(e->fail_rng, e->cfg.mttr_s > 0 ? e->cfg.mttr_s : 1);
-        if (sim_eventq_push(&e->q, e->now + (sim_time)ceil(up * 1e6), EV_NODE_UP, n, 1) !=
-            SIM_OK)
-            return SIM_ENOMEM;
-    }
     return SIM_OK;
 }
 
 static int node_up(sim_engine *e, uint32_t n, uint32_t from_process)
 {
-    if (e->node_up[n])
-        return SIM_OK;
-    e->node_up[n] = true;
-    e->n_down--;
-    sim__node_refresh(e, n);
-    sim__note_release(e, n);
+    if (e->node_outages[n] > 0 && --e->node_outages[n] == 0) {
+        e->node_up[n] = true;
+        e->n_down--;
+        sim__node_refresh(e, n);
+        sim__note_release(e, n);
+    }
     if (from_process && e->cfg.mtbf_s > 0) {
         double down = gsl_ran_exponential(e->fail_rng, e->cfg.mtbf_s);
         if (sim_eventq_push(&e->q, e->now + (sim_time)ceil(down * 1e6), EV_NODE_DOWN, n, 1) !=
@@ -905,7 +909,9 @@ static int call_schedule(sim_engine *e, sim_diag *d)
     return SIM_OK;
 }
 
-static void write_unfinished(sim_engine *e, const char *reason)
+/* Write the jobs still in the system when the run ends. `horizon`: the run stopped at
+ * the horizon; otherwise nothing could change any more. */
+static void write_unfinished(sim_engine *e, bool horizon)
 {
     for (int running = 0; running < 2; running++) {
         sim_job_id id = running ? e->v.running_head : e->v.pending_head;
@@ -913,6 +919,15 @@ static void write_unfinished(sim_engine *e, const char *reason)
             sim_job *j = &e->jobs[id];
             sim__job_touch(e, id);
             e->sum.jobs_unfinished++;
+            const char *reason =
+                horizon ? (running ? "still running at the horizon"
+                                   : "still waiting at the horizon")
+                : running ? "placed but not progressing (paused, or no speed) when nothing "
+                            "else could change"
+                : j->first_start_us != SIM_TIME_NEVER
+                    ? "preempted and never restarted: nothing else could change"
+                    : "never scheduled: the policy left it waiting and nothing else could "
+                      "change";
             sim__write_job_row(e, j, "unfinished", reason);
             id = j->list_next;
         }
@@ -942,7 +957,7 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
         if (sim_eventq_push(&e->q, t0, EV_SAMPLE, 0, 0) != SIM_OK)
             return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     }
-    const char *end_reason = NULL;
+    bool ended_early = false, at_horizon = false;
     sim_progress prog = {0};
     uint64_t next_progress = 65536;
     for (;;) {
@@ -953,11 +968,11 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
         if (!work_left)
             break;
         if (now == SIM_TIME_NEVER) {
-            end_reason = "never scheduled: no event remained that could start it";
+            ended_early = true;
             break;
         }
         if (now > e->cfg.horizon_us) {
-            end_reason = "still in the system at the horizon";
+            ended_early = at_horizon = true;
             break;
         }
         integrate(e, now);
@@ -985,7 +1000,7 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
                 sample_due = true;
                 break;
             case EV_NODE_DOWN:
-                if ((st = node_down(e, ev.obj)) != SIM_OK)
+                if ((st = node_down(e, ev.obj, ev.version)) != SIM_OK)
                     return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
                 changed = true;
                 break;
@@ -1050,15 +1065,14 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
          * every node up. The jobs left are reported as unfinished. */
         if (!e->has_next && e->jobs_in_flight > 0 && e->n_progressing == 0 &&
             e->wakeup_at == SIM_TIME_NEVER && e->n_down == 0) {
-            end_reason = "never scheduled: the policy left it waiting and nothing else "
-                         "could change";
+            ended_early = true;
             break;
         }
     }
     if (e->integ_started)
         integrate(e, e->now);
-    if (end_reason && e->jobs_in_flight > 0)
-        write_unfinished(e, end_reason);
+    if (ended_early && e->jobs_in_flight > 0)
+        write_unfinished(e, at_horizon);
     if (e->sum.last_end_us < e->now && e->jobs_in_flight > 0)
         e->sum.last_end_us = e->now;
     double span = e->sum.first_submit_us == SIM_TIME_NEVER

@@ -74,6 +74,7 @@ struct sim_engine {
     uint64_t *node_scratch_cpu, *node_scratch_mem; /* decision validation */
     uint64_t cpu_total_all, cpu_used_all;
     sim_node_sum *node_sum;
+    uint32_t *node_outages; /* outages covering the node now; down while > 0 */
     double *node_frac; /* allocated fraction of the node's GPU share */
     uint32_t n_blocks;
     uint32_t *block_max_free_gpus, *block_max_free_milli;

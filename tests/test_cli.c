@@ -60,6 +60,8 @@ static void test_errors(void)
     expect("run --trace x.csv --cluster 1xT4:1 --sample-interval 5parsecs", 2,
            "clustersim: error: option --sample-interval: expected a duration such as 90, 90s, "
            "15m, 2h or 1d, got \"5parsecs\"");
+    expect("run --trace x.csv --cluster 1xT4:1 --mtbf 1h --mttr 1m", 2,
+           "clustersim: error: --mtbf needs --horizon T (random failures go on forever)");
     expect("run --trace x.csv --cluster 1xT4:1 --policy-opt backfill", 2,
            "clustersim: error: --policy-opt 'backfill': expected KEY=VALUE");
     char fx[1024], args[2048];

@@ -311,6 +311,19 @@ static void test_failures(void)
     CHECK_FIELD(&r, "j", F_LOST, "20.000000");
     CHECK_FIELD(&r, "j", F_END, "135.000000");
     run_out_free(&r);
+    /* Overlapping outages: the node is down from 10 s until the later one ends, 150 s;
+     * the 10 s done are lost and the job runs 150..250. */
+    const sim_time two[2][3] = {{0, 10000000, 100000000}, {0, 50000000, 150000000}};
+    o.failures = two;
+    o.n_failures = 2;
+    o.checkpoint_s = 0;
+    o.restart_penalty_s = 0;
+    r = run(&w, jobs, 1, &o);
+    CHECK_FIELD(&r, "j", F_START, "0.000000");
+    CHECK_FIELD(&r, "j", F_END, "250.000000");
+    CHECK_FIELD(&r, "j", F_LOST, "10.000000");
+    CHECK_EQ_I64(r.sum.failures, 1);
+    run_out_free(&r);
     world_fini(&w);
 }
 

@@ -752,11 +752,32 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
                             "(line %llu) lacks; this trace format does not provide them",
                             e->pol->name, names, s->id, (unsigned long long)s->line);
     }
+    /* An elastic job without a replica count starts from its fewest replicas. */
+    bool has_min = job_spec_has(s, SIM_ATTR_MIN_REPLICAS);
+    bool has_max = job_spec_has(s, SIM_ATTR_MAX_REPLICAS);
+    job_spec elastic;
+    if (has_min && s->replicas == 0 && s->attr[SIM_ATTR_MIN_REPLICAS] >= 1) {
+        elastic = *s;
+        elastic.replicas = (uint32_t)s->attr[SIM_ATTR_MIN_REPLICAS];
+        s = &elastic;
+    }
     const fit_entry *f = admit(e, s);
-    if (!f->ok) {
+    char reason[200];
+    const char *why = f->ok ? NULL : f->reason;
+    if (!why && (has_min || has_max)) {
+        double lo = has_min ? s->attr[SIM_ATTR_MIN_REPLICAS] : 1;
+        double hi = has_max ? s->attr[SIM_ATTR_MAX_REPLICAS] : 1e9;
+        if (f->replicas_out < lo || f->replicas_out > hi) {
+            snprintf(reason, sizeof reason,
+                     "its %u replicas lie outside min_replicas..max_replicas (%g..%g)",
+                     f->replicas_out, lo, hi);
+            why = reason;
+        }
+    }
+    if (why) {
         e->sum.jobs_rejected++;
         e->tstats[s->tenant].rejected++;
-        return sim__write_spec_row(e, s, s->replicas, "rejected", f->reason);
+        return sim__write_spec_row(e, s, s->replicas, "rejected", why);
     }
     if (e->job_free == NIL && (st = grow_jobs(e)) != SIM_OK)
         return sim_diag_set(d, st, NULL, 0, 0,

@@ -380,6 +380,17 @@ static int sc_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
         case 'r': rc = sim_decide_resume(out, id); break;
         case 'f': rc = sim_decide_speed_factor(out, id, a->arg / 1000.0); break;
         case 'x': rc = sim_decide_reject(out, id, "scripted"); break;
+        case 'g': {
+            /* Grow by one replica on the first idle GPU. */
+            uint32_t node = 0, gpu = 0;
+            while (gpu < v->n_gpus && v->gpu_used_milli[gpu])
+                gpu++;
+            node = v->gpu_node[gpu < v->n_gpus ? gpu : 0];
+            sim_placement gp = {.replicas = 1, .nodes = &node, .gpus = &gpu};
+            rc = sim_decide_grow(out, id, &gp);
+            break;
+        }
+        case 'k': rc = sim_decide_shrink(out, id, a->arg); break;
         default: break;
         }
         if (rc != SIM_OK)
@@ -453,6 +464,37 @@ static void test_scripted(void)
     CHECK_FIELD(&r, "a", F_END, "130.000000");
     CHECK_FIELD(&r, "a", F_LOST, "30.000000");
     run_out_free(&r);
+
+    /* Elastic: one replica (speed 1) until 10 s, two (speed 2, by default scaling) until
+     * 30 s, then one again: 10 + 40 + 50 s of work -> ends at 80 s. Growing past
+     * max_replicas, or shrinking below min_replicas, is refused. */
+    world w4;
+    world_init(&w4, 1, 4);
+    job_spec el = job("el", 0, 100, 1, 1000);
+    el.attr[SIM_ATTR_MIN_REPLICAS] = 1;
+    el.attr[SIM_ATTR_MAX_REPLICAS] = 2;
+    el.attr_present = (UINT64_C(1) << SIM_ATTR_MIN_REPLICAS) | (UINT64_C(1) << SIM_ATTR_MAX_REPLICAS);
+    static const act s8[] = {{10, 'g', 0, 0}, {30, 'k', 0, 1}};
+    script = s8;
+    script_n = 2;
+    r = run(&w4, &el, 1, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "el", F_END, "80.000000");
+    run_out_free(&r);
+    static const act s9[] = {{10, 'g', 0, 0}, {20, 'g', 0, 0}};
+    script = s9;
+    r = run(&w4, &el, 1, &o);
+    CHECK_EQ_I64(r.status, SIM_EPOLICY);
+    CHECK(strstr(r.d.msg, "decision GROW job 'el'") && strstr(r.d.msg, "exceeds max_replicas 2"));
+    run_out_free(&r);
+    static const act s10[] = {{10, 'k', 0, 1}};
+    script = s10;
+    script_n = 1;
+    r = run(&w4, &el, 1, &o);
+    CHECK_EQ_I64(r.status, SIM_EPOLICY);
+    CHECK(strstr(r.d.msg, "goes below min_replicas 1"));
+    run_out_free(&r);
+    world_fini(&w4);
 
     /* A job rejected by the policy is written with its reason. */
     static const act s5[] = {{0, 'x', 1, 0}};

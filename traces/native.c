@@ -119,8 +119,18 @@ static int native_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
         int32_t col = c[N_ATTR0 + a];
         if (csvin_empty(row, col))
             continue;
-        if ((st = csvin_double(in, row, col, sim_attr_name((sim_attr)a), 0, 1e15, &j->attr[a], d)))
+        if (a == SIM_ATTR_MIN_REPLICAS || a == SIM_ATTR_MAX_REPLICAS) {
+            /* Replica bounds are counts, and max is not below min. */
+            uint64_t lo = a == SIM_ATTR_MAX_REPLICAS && job_spec_has(j, SIM_ATTR_MIN_REPLICAS)
+                              ? (uint64_t)j->attr[SIM_ATTR_MIN_REPLICAS]
+                              : 1;
+            if ((st = csvin_u64(in, row, col, sim_attr_name((sim_attr)a), lo, 65536, &u, d)))
+                return st;
+            j->attr[a] = (double)u;
+        } else if ((st = csvin_double(in, row, col, sim_attr_name((sim_attr)a), 0, 1e15,
+                                      &j->attr[a], d))) {
             return st;
+        }
         j->attr_present |= UINT64_C(1) << a;
     }
     if (c[N_NAME] >= 0 && (uint32_t)c[N_NAME] < row->n)

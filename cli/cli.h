@@ -39,9 +39,17 @@ bool cli_u64(const char *opt, const char *val, uint64_t min, uint64_t max, uint6
 bool cli_double(const char *opt, const char *val, double min, double max, double *out);
 /* Parse a duration ("90", "90s", "15m", "2h", "1d") in seconds. */
 bool cli_seconds(const char *opt, const char *val, double *out);
-/* Parse "KEY=VALUE" (or "POLICY:KEY=VALUE", kept only if POLICY matches `policy` or
- * policy is NULL) into cfg. Returns false with a printed error. */
+/* Add "[POLICY:]KEY=VALUE" to cfg when it applies to cfg->policy (see below; always when
+ * cfg->policy is NULL). Returns false with a printed error. */
 bool cli_policy_opt(policy_config *cfg, const char *val);
+/* Whether "[POLICY:]KEY=VALUE" is meant for policy: its prefix names it, or it has no
+ * prefix and the policy declares KEY. */
+bool cli_policy_opt_applies(const char *val, const char *policy);
+/* Check --policy-opt values against the policies a command runs: a prefix must name one
+ * of them, the key must be an option of that policy, and an unprefixed key an option of
+ * at least one. Prints the error and returns false otherwise. */
+bool cli_check_policy_opts(const char *const *opts, size_t n_opts, const char *const *policies,
+                           size_t n_policies);
 
 /* Append a --trace-opt value to opts (at most TRACE_MAX_OPTS); false when printed. */
 bool cli_trace_opt(const char **opts, uint32_t *n, const char *val);

@@ -136,16 +136,6 @@ static size_t parse_seeds(const char *s, uint64_t *seeds)
     }
 }
 
-static bool valid_policy_name(const char *s, size_t n)
-{
-    if (n == 0 || n > 48)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", s[i]))
-            return false;
-    return s[0] != '.' && s[0] != '-';
-}
-
 /* Remove the outputs an earlier run left in dir, so a failed run cannot be mistaken for
  * a complete one. */
 static void clear_run_dir(const char *dir)
@@ -257,14 +247,19 @@ int cmd_compare(int argc, char **argv)
     for (const char *p = policies;;) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (!valid_policy_name(p, len))
-            return cli_usage_error("option --policies: expected policy names (letters, digits, "
-                                   "'_', '-', '.') separated by commas, got \"%s\"", policies);
+        if (len == 0)
+            return cli_usage_error("option --policies: expected policy names separated by "
+                                   "commas, got \"%s\"", policies);
         if (n_pol == REPORT_MAX_POLICIES)
             return cli_usage_error("option --policies: at most %d policies",
                                    REPORT_MAX_POLICIES);
-        memcpy(pol[n_pol], p, len);
-        pol[n_pol][len] = '\0';
+        snprintf(pol[n_pol], sizeof pol[n_pol], "%.*s", (int)(len < 48 ? len : 48), p);
+        if (len > 48 || !policy_find(pol[n_pol])) {
+            char known[512];
+            policy_known_names(known, sizeof known);
+            return cli_usage_error("option --policies: unknown policy '%.*s' (known: %s)",
+                                   (int)len, p, known);
+        }
         for (size_t k = 0; k < n_pol; k++)
             if (strcmp(pol[k], pol[n_pol]) == 0)
                 return cli_usage_error("option --policies: '%s' is given twice", pol[k]);
@@ -273,6 +268,11 @@ int cmd_compare(int argc, char **argv)
             break;
         p = comma + 1;
     }
+    const char *pol_names[REPORT_MAX_POLICIES];
+    for (size_t k = 0; k < n_pol; k++)
+        pol_names[k] = pol[k];
+    if (!cli_check_policy_opts(popts, (size_t)n_popts, pol_names, n_pol))
+        return 2;
     uint64_t *seeds = sim_calloc(MAX_SEEDS, sizeof *seeds);
     if (!seeds)
         return cli_usage_error("out of memory");
@@ -357,6 +357,8 @@ int cmd_compare(int argc, char **argv)
             a[o++] = dirs[k];
             a[o++] = "--quiet";
             for (int q = 0; q < n_popts; q++) {
+                if (!cli_policy_opt_applies(popts[q], pol[p]))
+                    continue;
                 a[o++] = "--policy-opt";
                 a[o++] = (char *)popts[q];
             }

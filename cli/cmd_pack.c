@@ -211,12 +211,18 @@ static bool parse_policies(char *buf, const char **names, uint32_t *n)
         if (c)
             *c = '\0';
         if (!policy_find(p)) {
-            char known[512] = "";
-            size_t o = 0;
-            for (int i = 0; policy_all[i] && o + 40 < sizeof known; i++)
-                o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", i ? ", " : "",
-                                      policy_all[i]->name);
+            char known[512];
+            policy_known_names(known, sizeof known);
             cli_usage_error("option --policies: unknown policy '%s' (known: %s)", p, known);
+            return false;
+        }
+        /* The study places each task when it arrives; these policies hold tasks back
+         * by design (tenant quotas; QoS classes and predicted shares), so the study
+         * would measure their queues, not their packing. */
+        if (strcmp(p, "quota") == 0 || strcmp(p, "predictive") == 0) {
+            cli_usage_error("option --policies: '%s' holds tasks back by design (%s), so the "
+                            "packing study cannot measure it; use clustersim run", p,
+                            p[0] == 'q' ? "tenant quotas" : "QoS classes, predicted shares");
             return false;
         }
         for (uint32_t k = 0; k < *n; k++)
@@ -669,6 +675,8 @@ int cmd_pack(int argc, char **argv)
     const char *names[PACK_MAX_POLICIES];
     uint32_t n_pol;
     if (!parse_policies(pol_buf, names, &n_pol))
+        return 2;
+    if (!cli_check_policy_opts(pending_opts, (size_t)n_opts, names, n_pol))
         return 2;
     static policy_config pcfg[PACK_MAX_POLICIES];
     for (uint32_t p = 0; p < n_pol; p++) {

@@ -116,6 +116,96 @@ bool cli_seconds(const char *opt, const char *val, double *out)
     return true;
 }
 
+/* Split "[POLICY:]KEY=VALUE": the policy prefix (len 0 when absent) and the key. */
+static void policy_opt_split(const char *val, const char **pol, size_t *pol_len,
+                             const char **key, size_t *key_len)
+{
+    const char *eq = strchr(val, '=');
+    size_t head = eq ? (size_t)(eq - val) : strlen(val);
+    const char *colon = memchr(val, ':', head);
+    *pol = val;
+    *pol_len = colon ? (size_t)(colon - val) : 0;
+    *key = colon ? colon + 1 : val;
+    *key_len = (size_t)(val + head - *key);
+}
+
+bool cli_policy_opt_applies(const char *val, const char *policy)
+{
+    const char *pol, *key;
+    size_t pol_len, key_len;
+    policy_opt_split(val, &pol, &pol_len, &key, &key_len);
+    if (!policy)
+        return true;
+    if (pol_len)
+        return strlen(policy) == pol_len && strncmp(policy, pol, pol_len) == 0;
+    const policy_ops *p = policy_find(policy);
+    return !p || policy_has_option(p, key, key_len);
+}
+
+bool cli_check_policy_opts(const char *const *opts, size_t n_opts, const char *const *policies,
+                           size_t n_policies)
+{
+    for (size_t i = 0; i < n_opts; i++) {
+        const char *pol, *key;
+        size_t pol_len, key_len;
+        policy_opt_split(opts[i], &pol, &pol_len, &key, &key_len);
+        if (!strchr(opts[i], '=') || key_len == 0) {
+            cli_usage_error("--policy-opt '%s': expected KEY=VALUE or POLICY:KEY=VALUE",
+                            opts[i]);
+            return false;
+        }
+        const policy_ops *named = NULL;
+        if (pol_len) {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(pol_len < 63 ? pol_len : 63), pol);
+            if (!(named = policy_find(name))) {
+                char known[512];
+                policy_known_names(known, sizeof known);
+                cli_usage_error("--policy-opt '%s': unknown policy '%s' (known: %s)", opts[i],
+                                name, known);
+                return false;
+            }
+            size_t k = 0;
+            while (k < n_policies && strcmp(policies[k], name) != 0)
+                k++;
+            if (k == n_policies) {
+                char runs[512];
+                size_t o = 0;
+                runs[0] = '\0';
+                for (size_t q = 0; q < n_policies && o < sizeof runs; q++)
+                    o += (size_t)snprintf(runs + o, sizeof runs - o, "%s%s", q ? ", " : "",
+                                          policies[q]);
+                cli_usage_error("--policy-opt '%s': policy '%s' is not run here (the policies "
+                                "run: %s)", opts[i], name, runs);
+                return false;
+            }
+            if (!policy_has_option(named, key, key_len)) {
+                cli_usage_error("--policy-opt '%s': policy '%s' has no option '%.*s' (see "
+                                "clustersim policies)", opts[i], name, (int)key_len, key);
+                return false;
+            }
+            continue;
+        }
+        /* KEY=VALUE goes to every policy that has the option; at least one must. */
+        size_t k = 0;
+        while (k < n_policies &&
+               !(policy_find(policies[k]) &&
+                 policy_has_option(policy_find(policies[k]), key, key_len)))
+            k++;
+        if (k == n_policies && n_policies == 1) {
+            cli_usage_error("--policy-opt '%s': policy '%s' has no option '%.*s' (see "
+                            "clustersim policies)", opts[i], policies[0], (int)key_len, key);
+            return false;
+        }
+        if (k == n_policies) {
+            cli_usage_error("--policy-opt '%s': none of the policies has an option '%.*s' (see "
+                            "clustersim policies)", opts[i], (int)key_len, key);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool cli_policy_opt(policy_config *cfg, const char *val)
 {
     const char *eq = strchr(val, '=');
@@ -123,15 +213,10 @@ bool cli_policy_opt(policy_config *cfg, const char *val)
         cli_usage_error("--policy-opt '%s': expected KEY=VALUE", val);
         return false;
     }
+    if (!cli_policy_opt_applies(val, cfg->policy))
+        return true;
     const char *colon = memchr(val, ':', (size_t)(eq - val));
-    const char *key = val;
-    if (colon) {
-        /* POLICY:KEY=VALUE applies to that policy only. */
-        if (cfg->policy && (strlen(cfg->policy) != (size_t)(colon - val) ||
-                            strncmp(cfg->policy, val, (size_t)(colon - val)) != 0))
-            return true;
-        key = colon + 1;
-    }
+    const char *key = colon ? colon + 1 : val;
     if (cfg->n >= POLICY_MAX_OPTIONS) {
         cli_usage_error("too many --policy-opt (at most %d)", POLICY_MAX_OPTIONS);
         return false;

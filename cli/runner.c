@@ -230,11 +230,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
 
     const policy_ops *pol = policy_find(a->policy);
     if (!pol) {
-        char known[512] = "";
-        size_t o = 0;
-        for (int i = 0; policy_all[i] && o + 40 < sizeof known; i++)
-            o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", i ? ", " : "",
-                                  policy_all[i]->name);
+        char known[512];
+        policy_known_names(known, sizeof known);
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "unknown policy '%s' (known: %s)",
                             a->policy, known);
     }

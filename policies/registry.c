@@ -4,6 +4,7 @@
  */
 #include "policies/policy.h"
 
+#include <stdio.h>
 #include <string.h>
 
 extern const policy_ops policy_fifo;
@@ -39,4 +40,21 @@ const policy_ops *policy_find(const char *name)
         if (strcmp(policy_all[i]->name, name) == 0)
             return policy_all[i];
     return NULL;
+}
+
+void policy_known_names(char *buf, size_t cap)
+{
+    size_t o = 0;
+    if (cap)
+        buf[0] = '\0';
+    for (int i = 0; policy_all[i] && o < cap; i++)
+        o += (size_t)snprintf(buf + o, cap - o, "%s%s", i ? ", " : "", policy_all[i]->name);
+}
+
+bool policy_has_option(const policy_ops *p, const char *key, size_t len)
+{
+    for (const policy_option *o = p->options; o && o->name; o++)
+        if (strlen(o->name) == len && strncmp(o->name, key, len) == 0)
+            return true;
+    return false;
 }

@@ -63,7 +63,7 @@ static void test_errors(void)
     expect("run --trace x.csv --cluster 1xT4:1 --mtbf 1h --mttr 1m", 2,
            "clustersim: error: --mtbf needs --horizon T (random failures go on forever)");
     expect("run --trace x.csv --cluster 1xT4:1 --policy-opt backfill", 2,
-           "clustersim: error: --policy-opt 'backfill': expected KEY=VALUE");
+           "clustersim: error: --policy-opt 'backfill': expected KEY=VALUE or POLICY:KEY=VALUE");
     char fx[1024], args[2048];
     snprintf(fx, sizeof fx, "%s/tests/fixtures/good_native_quoted.csv", SIM_SOURCE_DIR);
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy nosuch", fx);
@@ -74,14 +74,22 @@ static void test_errors(void)
                             "random, ", 74) == 0);
     free(l0);
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt depth=3", fx);
-    expect(args, 2, "clustersim: error: policy 'binpack' has no option 'depth' (its options: "
-                    "backfill)");
+    expect(args, 2, "clustersim: error: --policy-opt 'depth=3': policy 'binpack' has no option "
+                    "'depth' (see clustersim policies)");
+    snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt binpak:depth=3", fx);
+    expect(args, 2, "clustersim: error: --policy-opt 'binpak:depth=3': unknown policy 'binpak' "
+                    "(known: fifo, binpack, random, predictive, fgd, bestfit, dotprod, "
+                    "gpupacking, gpuclustering, fairshare, quota)");
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt backfill=maybe", fx);
     expect(args, 2, "clustersim: error: policy 'binpack': option 'backfill': expected true or "
                     "false, got \"maybe\"");
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy fifo "
                                 "--policy-opt binpack:backfill=false --quiet", fx);
-    CHECK_EQ_I64(run(args), 0); /* options for another policy are ignored */
+    expect(args, 2, "clustersim: error: --policy-opt 'binpack:backfill=false': policy "
+                    "'binpack' is not run here (the policies run: fifo)");
+    snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy binpack "
+                                "--policy-opt binpack:backfill=false --quiet", fx);
+    CHECK_EQ_I64(run(args), 0);
     expect("run --trace no/such.csv --cluster 1xT4:1", 2,
            "clustersim: no/such.csv: error: cannot open: No such file or directory");
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT9:1", fx);

@@ -441,16 +441,24 @@ static void test_expected(void)
 
 static void test_failing(void)
 {
-    /* An unknown policy among good ones. */
+    /* An unknown policy is refused before any run. */
     CHECK_EQ_I64(sh("%s compare --trace %s --cluster 2xT4:1 --policies fifo,nosuch,binpack "
-                    "--no-figures --quiet --out %s/failing",
+                    "--no-figures --quiet --out %s/unknown",
+                    SIM_BINARY, fixture_trace, OUT),
+                 2);
+    CHECK(file_has(stderr_path, "clustersim: error: option --policies: unknown policy 'nosuch' "
+                                "(known: "));
+
+    /* A run that fails among good ones. */
+    CHECK_EQ_I64(sh("%s compare --trace %s --cluster 2xT4:1 --policies fifo,fgd,binpack "
+                    "--policy-opt fgd:cache=3 --no-figures --quiet --out %s/failing",
                     SIM_BINARY, fixture_trace, OUT),
                  1);
-    CHECK(file_has(stderr_path, "clustersim: run nosuch failed: exit status 2: clustersim: "
-                                "error: unknown policy 'nosuch' (known: "));
+    CHECK(file_has(stderr_path, "clustersim: run fgd failed: exit status 2: clustersim: "
+                                "error: policy 'fgd': option 'cache': "));
     const char *md = OUT "/failing/report.md";
-    CHECK(file_has(md, "| `nosuch` | `nosuch` | 1 | failed: exit status 2: clustersim: error: "
-                       "unknown policy 'nosuch' (known: "));
+    CHECK(file_has(md, "| `fgd` | `fgd` | 1 | failed: exit status 2: clustersim: error: "
+                       "policy 'fgd': option 'cache': "));
     CHECK(file_has(md, "1 of 3 runs failed"));
     CHECK(file_has(md, "| JCT mean | min | 5.63 | failed | 4.70 (-16.6 %) |"));
     CHECK(file_has(stdout_path, "report: " OUT "/failing/report.md"));
@@ -467,11 +475,11 @@ static void test_failing(void)
     CHECK(file_has(OUT "/badopt/report.md", "| JCT mean | min | 5.63 | failed |"));
 
     /* The first policy fails: the next one is the baseline. */
-    CHECK_EQ_I64(sh("%s compare --trace %s --cluster 2xT4:1 --policies nosuch,binpack,fifo "
-                    "--no-figures --quiet --out %s/nobase",
+    CHECK_EQ_I64(sh("%s compare --trace %s --cluster 2xT4:1 --policies fgd,binpack,fifo "
+                    "--policy-opt fgd:cache=3 --no-figures --quiet --out %s/nobase",
                     SIM_BINARY, fixture_trace, OUT),
                  1);
-    CHECK(file_has(OUT "/nobase/report.md", "The first policy given, `nosuch`, has no completed "
+    CHECK(file_has(OUT "/nobase/report.md", "The first policy given, `fgd`, has no completed "
                                             "run, so `binpack` is the baseline."));
     CHECK(file_has(OUT "/nobase/report.md", "| JCT mean | min | failed | 4.70 | 5.63 (+19.9 %) |"));
 
@@ -503,8 +511,21 @@ static void test_usage(void)
 {
     static const char *const cases[][2] = {
         {"--policies fifo,,binpack --out x",
-         "clustersim: error: option --policies: expected policy names (letters, digits, '_', "
-         "'-', '.') separated by commas, got \"fifo,,binpack\"\n"},
+         "clustersim: error: option --policies: expected policy names separated by commas, got "
+         "\"fifo,,binpack\"\n"},
+        {"--policies fifo --policy-opt fgd:alpha=1 --out x",
+         "clustersim: error: --policy-opt 'fgd:alpha=1': policy 'fgd' is not run here (the "
+         "policies run: fifo)\n"},
+        {"--policies fifo,binpack --policy-opt fdg:alpha=1 --out x",
+         "clustersim: error: --policy-opt 'fdg:alpha=1': unknown policy 'fdg' (known: fifo, "
+         "binpack, random, predictive, fgd, bestfit, dotprod, gpupacking, gpuclustering, "
+         "fairshare, quota)\n"},
+        {"--policies fifo,binpack --policy-opt binpack:depth=1 --out x",
+         "clustersim: error: --policy-opt 'binpack:depth=1': policy 'binpack' has no option "
+         "'depth' (see clustersim policies)\n"},
+        {"--policies fifo,binpack --policy-opt depth=1 --out x",
+         "clustersim: error: --policy-opt 'depth=1': none of the policies has an option 'depth' "
+         "(see clustersim policies)\n"},
         {"--policies fifo,fifo --out x", "clustersim: error: option --policies: 'fifo' is given "
                                          "twice\n"},
         {"--policies fifo --seeds 5..1 --out x",

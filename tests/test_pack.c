@@ -162,6 +162,13 @@ static void test_bad_input(void)
     snprintf(args, sizeof args, "%s --jobs 0", base);
     expect_error(args, 2, "clustersim: error: option --jobs: expected an integer 1..256, got "
                           "\"0\"");
+    snprintf(args, sizeof args, "%s --policies fgd,quota", base);
+    expect_error(args, 2, "clustersim: error: option --policies: 'quota' holds tasks back by "
+                          "design (tenant quotas), so the packing study cannot measure it; use "
+                          "clustersim run");
+    snprintf(args, sizeof args, "%s --policies fgd --policy-opt binpack:backfill=true", base);
+    expect_error(args, 2, "clustersim: error: --policy-opt 'binpack:backfill=true': policy "
+                          "'binpack' is not run here (the policies run: fgd)");
     snprintf(args, sizeof args, "%s --policy-opt fgd:cache=3", base);
     expect_error(args, 2, "clustersim: error: policy 'fgd': option 'cache': expected 0 or a "
                           "power of two, got 3");

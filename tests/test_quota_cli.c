@@ -118,7 +118,7 @@ int main(void)
     expect_error(args, "error: policy 'quota': option 'priority': expected one of trace, qos, "
                        "hash, all, got \"vip\"\n");
     snprintf(args, sizeof args, "%s --policy-opt quantum=3", base);
-    expect_error(args, "error: policy 'quota' has no option 'quantum'");
+    expect_error(args, "policy 'quota' has no option 'quantum'");
     expect_error("model eval --trace " OUT "/gen.csv",
                  "error: clustersim model eval needs a kind: ");
     expect_error("model eval --kind mlp --trace " OUT "/gen.csv",

@@ -45,9 +45,10 @@ uint64_t cluster_spec_gpus(const cluster_spec *c)
 typedef struct builder {
     cluster_spec *c;
     uint32_t cap;
+    uint64_t *lines; /* the file line of each node (0: generated) */
 } builder;
 
-static node_spec *add_node(builder *b)
+static node_spec *add_node(builder *b, uint64_t line)
 {
     if (b->c->n_nodes == b->cap) {
         uint32_t ncap = b->cap ? b->cap * 2 : 64;
@@ -55,11 +56,48 @@ static node_spec *add_node(builder *b)
         if (!nn)
             return NULL;
         b->c->nodes = nn;
+        uint64_t *nl = sim_reallocarray(b->lines, ncap, sizeof *nl);
+        if (!nl)
+            return NULL;
+        b->lines = nl;
         b->cap = ncap;
     }
+    b->lines[b->c->n_nodes] = line;
     node_spec *n = &b->c->nodes[b->c->n_nodes++];
     memset(n, 0, sizeof *n);
     return n;
+}
+
+typedef struct named {
+    const char *name;
+    uint32_t i;
+} named;
+
+static int by_name(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Node names identify nodes in every output: each must be given once. */
+static int check_unique_names(const builder *b, const char *path, sim_diag *d)
+{
+    uint32_t n = b->c->n_nodes;
+    named *ix = sim_reallocarray(NULL, n ? n : 1, sizeof *ix);
+    if (!ix)
+        return sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
+    for (uint32_t i = 0; i < n; i++)
+        ix[i] = (named){b->c->nodes[i].name, i};
+    qsort(ix, n, sizeof *ix, by_name);
+    int st = SIM_OK;
+    for (uint32_t i = 1; i < n && st == SIM_OK; i++)
+        if (strcmp(ix[i - 1].name, ix[i].name) == 0)
+            st = sim_diag_set(d, SIM_EPARSE, path, b->lines[ix[i].i], 0,
+                              "node name '%s' is given twice (first on line %llu)", ix[i].name,
+                              (unsigned long long)b->lines[ix[i - 1].i]);
+    sim_free(ix);
+    return st;
 }
 
 static int resolve_type(const sim_intern *types, const char *s, size_t len, uint16_t *out)
@@ -103,7 +141,7 @@ static int load_switch_spec(builder *b, csvin *in, const int32_t *ix, uint16_t t
                                 MAX_NODES);
         for (uint64_t sw = 0; sw < v[0]; sw++)
             for (uint64_t k = 0; k < v[1]; k++) {
-                node_spec *n = add_node(b);
+                node_spec *n = add_node(b, 0);
                 if (!n)
                     return sim_diag_set(d, SIM_ENOMEM, csvin_path(in), row.line, 0,
                                         "out of memory");
@@ -140,7 +178,7 @@ static int pai_machine(builder *b, const csvin *in, const csvin_row *row,
     bool cpu_only = row->len[1] == 3 && strncmp(row->f[1], "CPU", 3) == 0;
     if (gpus && (cpu_only || resolve_type(types, row->f[1], row->len[1], &t)))
         return known_type_error(in, row, 1, names[1], types, d);
-    node_spec *n = add_node(b);
+    node_spec *n = add_node(b, row->line);
     if (!n)
         return sim_diag_set(d, SIM_ENOMEM, csvin_path(in), row->line, 0, "out of memory");
     memcpy(n->name, row->f[0], row->len[0]);
@@ -262,7 +300,7 @@ static int load_csv(builder *b, const char *path, const sim_intern *types, uint1
             goto out;
         }
         for (uint64_t k = 0; k < count; k++) {
-            node_spec *n = add_node(b);
+            node_spec *n = add_node(b, row.line);
             if (!n) {
                 st = sim_diag_set(d, SIM_ENOMEM, path, row.line, 0, "out of memory");
                 goto out;
@@ -278,6 +316,8 @@ static int load_csv(builder *b, const char *path, const sim_intern *types, uint1
 out_empty:
     if (st == 0 && b->c->n_nodes == 0)
         st = sim_diag_set(d, SIM_EPARSE, path, 0, 0, "the cluster file lists no node");
+    if (st == 0)
+        st = check_unique_names(b, path, d);
 out:
     csvin_close(in);
     return st < 0 ? st : SIM_OK;
@@ -345,7 +385,7 @@ static int load_compact(builder *b, const char *src, const sim_intern *types, si
         if (b->c->n_nodes + count > MAX_NODES)
             return sim_diag_set(d, SIM_ELIMIT, NULL, 0, 0, "more than %u nodes", MAX_NODES);
         for (uint64_t k = 0; k < count; k++) {
-            node_spec *n = add_node(b);
+            node_spec *n = add_node(b, 0);
             if (!n)
                 return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
             snprintf(n->name, sizeof n->name, "node-%04u", b->c->n_nodes - 1);
@@ -393,6 +433,7 @@ int cluster_spec_load_typed(cluster_spec **out, const char *src, const sim_inter
         st = sim_diag_set(d, SIM_EIO, src, 0, 0, "cannot open: No such file or directory");
     else
         st = load_compact(&b, src, gpu_types, d);
+    sim_free(b.lines);
     if (st != SIM_OK) {
         cluster_spec_destroy(b.c);
         return st;

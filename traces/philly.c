@@ -48,6 +48,8 @@ static int csv_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
     const csvin *in = r->in;
     const int32_t *c = r->col;
     int st;
+    if ((st = trace__row_width(r, row, d)))
+        return st;
     uint64_t u;
     double gpu_time;
     if ((st = trace__timestamp(r, row, c[P_TS], "timestamp", &j->submit_us, d)) ||

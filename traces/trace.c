@@ -612,6 +612,14 @@ int trace__map_header(trace_reader *r, const char *const *names, const bool *req
     return SIM_OK;
 }
 
+int trace__row_width(const trace_reader *r, const csvin_row *row, sim_diag *d)
+{
+    if (row->n == r->n_header)
+        return SIM_OK;
+    return sim_diag_set(d, SIM_EPARSE, r->path, row->line, 0,
+                        "expected %u fields, as in the header, got %u", r->n_header, row->n);
+}
+
 bool trace_parse_timestamp(const char *s, size_t len, int64_t *out_s)
 {
     while (len && *s == ' ') {

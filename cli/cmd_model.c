@@ -745,6 +745,14 @@ int cmd_model(int argc, char **argv)
         model_usage(stderr);
         return 2;
     }
+    if (!kind && n == 1 && (strcmp(rest[0], "--help") == 0 || strcmp(rest[0], "-h") == 0)) {
+        printf("usage: clustersim model %s KIND [options]\n", verb);
+        for (const model_cmd *c = model_cmds; c->verb; c++)
+            if (strcmp(c->verb, verb) == 0)
+                printf("  %-13s %s\n", c->kind, c->summary);
+        printf("clustersim model %s KIND --help lists the options of one command.\n", verb);
+        return 0;
+    }
     if (!kind)
         return cli_usage_error("clustersim model %s needs a kind: %s", verb, kinds);
     return cli_usage_error("unknown kind '%s' for 'clustersim model %s' (known: %s)", kind, verb,

@@ -7,7 +7,12 @@
 
 int cmd_policies(int argc, char **argv)
 {
-    (void)argv;
+    if (argc == 3 && (cli_flag(argv, 2, "--help") || cli_flag(argv, 2, "-h"))) {
+        puts("usage: clustersim policies\n"
+             "Lists every policy with its summary, its options (--policy-opt KEY=DEFAULT) and\n"
+             "the trace columns it needs.");
+        return 0;
+    }
     if (argc > 2)
         return cli_usage_error("clustersim policies takes no argument");
     for (int i = 0; policy_all[i]; i++) {

@@ -131,6 +131,11 @@ int cmd_run(int argc, char **argv)
         } else if (OPT("--sample-interval")) {
             if (m < 0 || !cli_seconds("--sample-interval", v, &a.sample_interval_s))
                 return 2;
+            /* Times are whole microseconds; below a millisecond the samples would
+             * outnumber the events. */
+            if (a.sample_interval_s > 0 && a.sample_interval_s < 0.001)
+                return cli_usage_error("option --sample-interval: expected 0 (no samples) or "
+                                       "at least 0.001 s, got %s", v);
         } else if (OPT("--horizon")) {
             if (m < 0 || !cli_seconds("--horizon", v, &a.horizon_s))
                 return 2;

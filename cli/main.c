@@ -23,7 +23,7 @@ static const command commands[] = {
     {"plot", cmd_plot, "draw the figures of one run"},
     {"pack", cmd_pack, "fragmentation study: pack a resampled trace, no departures"},
     {"calibrate", cmd_calibrate, "fit the interference model to a microbenchmark CSV"},
-    {"model", cmd_model, "GPU models: show, eval, derive (catalog, throughput, interference)"},
+    {"model", cmd_model, "models and predictors: show, eval, derive, gen, train (clustersim model --help)"},
     {NULL, NULL, NULL},
 };
 

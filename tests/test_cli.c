@@ -60,6 +60,9 @@ static void test_errors(void)
     expect("run --trace x.csv --cluster 1xT4:1 --sample-interval 5parsecs", 2,
            "clustersim: error: option --sample-interval: expected a duration such as 90, 90s, "
            "15m, 2h or 1d, got \"5parsecs\"");
+    expect("run --trace x.csv --cluster 1xT4:1 --sample-interval 1e-9", 2,
+           "clustersim: error: option --sample-interval: expected 0 (no samples) or at least "
+           "0.001 s, got 1e-9");
     expect("run --trace x.csv --cluster 1xT4:1 --mtbf 1h --mttr 1m", 2,
            "clustersim: error: --mtbf needs --horizon T (random failures go on forever)");
     expect("run --trace x.csv --cluster 1xT4:1 --policy-opt backfill", 2,
@@ -137,6 +140,22 @@ static void test_commands(void)
     CHECK(out && strstr(out, "\nfifo ") && strstr(out, "\nbinpack "));
     free(out);
     CHECK_EQ_I64(run("--version"), 0);
+    /* Every command and model verb answers --help on stdout with status 0. */
+    static const char *const helps[] = {"run", "demo", "policies", "trace", "compare", "plot",
+                                        "pack", "calibrate", "model", "model show",
+                                        "model eval", "model derive", "model train",
+                                        "trace stats", "trace gen", "trace convert"};
+    for (size_t i = 0; i < sizeof helps / sizeof helps[0]; i++) {
+        char args[128];
+        snprintf(args, sizeof args, "%s --help", helps[i]);
+        int rc = run(args);
+        out = check_slurp("out.txt", NULL);
+        if (rc != 0 || !out || !strstr(out, "usage")) {
+            check_failed++;
+            fprintf(stderr, "'clustersim %s': status %d, stdout without 'usage'\n", args, rc);
+        }
+        free(out);
+    }
 }
 
 static bool same_file(const char *a, const char *b)

@@ -24,7 +24,8 @@
 /* Exit status for an error status code: 1 when the run failed (SIM_EPOLICY, SIM_ENOMEM),
  * 2 for bad input, options or files (every other code). */
 int cli_exit_code(int status);
-/* Print "clustersim: file:line:col: error: msg" to stderr. */
+/* Print "clustersim: file:line:col: error: msg" to stderr; nothing for a diag with an
+ * empty message (the error was printed where it happened). */
 void cli_print_diag(const sim_diag *d);
 /* Print "clustersim: error: <fmt>" to stderr; returns 2. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -24,6 +24,8 @@ int cli_exit_code(int status)
 
 void cli_print_diag(const sim_diag *d)
 {
+    if (!d->msg[0])
+        return; /* reported where it happened */
     char buf[2048];
     fprintf(stderr, "clustersim: %s\n", sim_diag_format(d, buf, sizeof buf));
 }

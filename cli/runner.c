@@ -333,7 +333,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
             !cli_out_open(&tn, a->out_dir, "tenants.csv") ||
             !cli_out_open(&sum, a->out_dir, "summary.json") ||
             !cli_out_open(&runj, a->out_dir, "run.json")) {
-            st = sim_diag_set(d, SIM_EIO, a->out_dir, 0, 0, "cannot write the output files");
+            st = SIM_EIO; /* the reason is printed already */
+            *d = (sim_diag){0};
             goto out;
         }
     }
@@ -453,8 +454,10 @@ out:;
     ok = cli_out_close(&tn, commit) && ok;
     ok = cli_out_close(&sum, commit) && ok;
     ok = cli_out_close(&runj, commit) && ok;
-    if (commit && !ok)
-        st = sim_diag_set(d, SIM_EIO, a->out_dir, 0, 0, "cannot write the output files");
+    if (commit && !ok) {
+        st = SIM_EIO; /* the reason is printed already */
+        *d = (sim_diag){0};
+    }
     sim_engine_destroy(e);
     cli_frag_fini(&frag);
     /* The reader thread stops before what it reads from is closed. */

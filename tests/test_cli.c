@@ -116,6 +116,9 @@ static void test_errors(void)
     CHECK(rc != 0);
     CHECK(line && strstr(line, "cannot create directory 'not_a_dir/sub'"));
     free(line);
+    char *all = check_slurp("err.txt", NULL);
+    CHECK(all && strchr(all, '\n') == all + strlen(all) - 1); /* one line, not two */
+    free(all);
     mkdir("ro_dir", 0555);
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --out ro_dir --quiet", fx);
     rc = run(args);

@@ -1,8 +1,9 @@
 /*
  * check.h: the test harness. CHECK* macros print "file:line: expression" on failure
  * and count; check_done() prints "N passed, N failed" and returns the exit status.
- * check_shared() finds ../shared/data: absent, a test skips with a message (exit 0),
- * unless CI=true, where absence is a failure.
+ * check_shared() finds ../shared/data: absent, the parts that need it are skipped with a
+ * message (check_skip) and the test exits 77, which ctest shows as skipped; under
+ * CI=true absence is a failure.
  */
 #ifndef TESTS_CHECK_H
 #define TESTS_CHECK_H
@@ -16,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int check_passed, check_failed;
+static int check_passed, check_failed, check_skipped;
 
 /* Tests write scratch files into the working directory. Run from the source tree (by
  * hand), they move to the build tree's tests folder first, so nothing lands in git. */
@@ -84,10 +85,18 @@ __attribute__((constructor)) static void check_leave_source_tree(void)
         }                                                                                     \
     } while (0)
 
+/* Record that a part of the test could not run, and why. */
+static inline void check_skip(const char *why)
+{
+    check_skipped++;
+    printf("SKIP: %s\n", why);
+}
+
+/* Exit status: 1 on any failure, else 77 (ctest: skipped) if a part was skipped. */
 static inline int check_done(void)
 {
-    printf("%d passed, %d failed\n", check_passed, check_failed);
-    return check_failed ? 1 : 0;
+    printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
+    return check_failed ? 1 : check_skipped ? 77 : 0;
 }
 
 /* Path of ../shared/data/<rel> if the shared folder exists, else NULL (after printing
@@ -103,7 +112,10 @@ static inline const char *check_shared(const char *rel, char *buf, size_t size)
         check_failed++;
         fprintf(stderr, "FAIL: %s is missing and CI=true\n", buf);
     } else {
-        printf("SKIP: %s is absent (the shared data folder is not beside the project)\n", buf);
+        char why[1200];
+        snprintf(why, sizeof why, "%s is absent (the shared data folder is not beside the "
+                                  "project)", buf);
+        check_skip(why);
     }
     return NULL;
 }

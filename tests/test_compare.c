@@ -597,7 +597,7 @@ static void test_figures(void)
             check_failed++;
             fprintf(stderr, "FAIL: gnuplot is not installed and CI=true\n");
         } else {
-            printf("SKIP: figures: gnuplot is not installed (apt-get install gnuplot-nox)\n");
+            check_skip("figures: gnuplot is not installed (apt-get install gnuplot-nox)");
         }
         return;
     }

@@ -9,6 +9,7 @@
 #include "cli/prefetch.h"
 #include "cli/quotas.h"
 #include "models/catalog.h"
+#include "models/predictor.h"
 #include "models/zoo.h"
 #include "models/rate.h"
 #include "sim/alloc.h"
@@ -181,11 +182,51 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
         write_input(f, "failures", a->failures, &first);
     if (a->interference && access(a->interference, R_OK) == 0)
         write_input(f, "interference", a->interference, &first);
+    /* The model tables the rate model read. */
+    char path[1200];
+    const char *tp = a->throughput;
+    if (!tp || strcmp(tp, "measured") == 0) {
+        static const char *const tables[] = {"gavel_steps.csv", "pollux_steps.csv"};
+        for (size_t k = 0; k < 2; k++) {
+            snprintf(path, sizeof path, "%s/models/data/%s", model_data_dir(), tables[k]);
+            write_input(f, "throughput", path, &first);
+        }
+    } else if (strcmp(tp, "none") != 0) {
+        for (const char *p = tp; *p;) {
+            size_t len = strcspn(p, ",");
+            snprintf(path, sizeof path, "%.*s", (int)len, p);
+            write_input(f, "throughput", path, &first);
+            p += len + (p[len] == ',');
+        }
+    }
+    if (a->interference && (!strcmp(a->interference, "measured") ||
+                            !strcmp(a->interference, "model"))) {
+        snprintf(path, sizeof path, "%s/models/data/gavel_pairs.csv", model_data_dir());
+        write_input(f, "interference", path, &first);
+    }
+    /* Files a policy option names (given, or the shipped default of a model option). */
+    const policy_ops *pol = policy_find(a->policy);
+    for (const policy_option *o = pol ? pol->options : NULL; o && o->name; o++) {
+        const char *v = policy_config_get(&a->pcfg, pol->options, o->name);
+        model_kind k;
+        char kind[32];
+        size_t klen = strlen(o->name);
+        if ((!v || !*v) && klen > 6 && klen < sizeof kind &&
+            strcmp(o->name + klen - 6, "_model") == 0) {
+            snprintf(kind, sizeof kind, "%.*s", (int)(klen - 6), o->name);
+            if (model_kind_parse(kind, &k))
+                v = model_kind_default_path(k);
+        }
+        if (v && *v && access(v, R_OK) == 0) {
+            char role[80];
+            snprintf(role, sizeof role, "policy %s", o->name);
+            write_input(f, role, v, &first);
+        }
+    }
     if (a->quotas)
         write_input(f, "quotas", a->quotas, &first);
     if (a->quota_share) {
         /* FILE:COLUMN names the file without its column. */
-        char path[1024];
         snprintf(path, sizeof path, "%s", a->quota_share);
         char *colon = strrchr(path, ':');
         if (colon && access(path, F_OK) != 0)

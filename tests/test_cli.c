@@ -190,6 +190,9 @@ static void test_outputs_and_determinism(void)
     char *runj = check_slurp("det0/run.json", NULL);
     CHECK(runj && strstr(runj, "\"crc32\"") && strstr(runj, "\"events_per_s\"") &&
           strstr(runj, "\"seed\": 9"));
+    /* The shipped model tables the rate model read are inputs too. */
+    CHECK(runj && strstr(runj, "{\"role\": \"throughput\", \"path\": ") &&
+          strstr(runj, "/models/data/gavel_steps.csv\", \"bytes\": "));
     free(runj);
     /* Reading the trace on a second thread changes nothing. */
     snprintf(args, sizeof args, "%s --policy random --out det3 --no-prefetch", base);

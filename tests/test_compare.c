@@ -323,8 +323,8 @@ static void test_html_checker(void)
 static const char fixture_trace[] = SIM_SOURCE_DIR "/tests/fixtures/compare_trace.csv";
 
 /* report.md of DIR with what belongs to the machine and the release replaced: the source
- * path by @SOURCE@, the version by @VERSION@, the GPU catalog's size and checksum by
- * @CATALOG@ (malloc'd). */
+ * path by @SOURCE@, the version by @VERSION@, the size and checksum of the shipped
+ * catalog and model tables by @SHIPPED@ (malloc'd). */
 static char *normalised_report(const char *dir)
 {
     char path[512];
@@ -338,13 +338,17 @@ static char *normalised_report(const char *dir)
                               "- clustersim version @VERSION@\n")
                 : NULL;
     free(n);
-    static const char cat[] = "| catalog | `@SOURCE@/models/data/gpus.csv` | ";
-    char *c = v ? strstr(v, cat) : NULL;
-    if (c) {
-        c += strlen(cat);
+    static const char *const shipped[] = {"gpus.csv", "gavel_steps.csv", "pollux_steps.csv"};
+    for (size_t k = 0; k < 3 && v; k++) {
+        char row[128];
+        snprintf(row, sizeof row, "`@SOURCE@/models/data/%s` | ", shipped[k]);
+        char *c = strstr(v, row);
+        if (!c)
+            continue;
+        c += strlen(row);
         char *eol = strchr(c, '\n');
         if (eol) {
-            static const char ph[] = "@CATALOG@ |";
+            static const char ph[] = "@SHIPPED@ |";
             memmove(c + strlen(ph), eol, strlen(eol) + 1);
             memcpy(c, ph, strlen(ph));
         }

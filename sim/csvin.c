@@ -35,7 +35,6 @@ struct csvin {
     uint32_t bom;    /* bytes of a leading UTF-8 byte-order mark skipped so far (3 = done) */
     bool resync;     /* after a malformed row: drop the rest of its line, restart libcsv */
     char delim;
-    uint64_t bytes;
     long cur_line;   /* physical line of the next unread byte */
     long row_line;   /* line where the current row began */
     /* The row being built. */
@@ -135,11 +134,6 @@ void csvin_close(csvin *r)
 const char *csvin_path(const csvin *r)
 {
     return r->path;
-}
-
-uint64_t csvin_bytes(const csvin *r)
-{
-    return r->bytes;
 }
 
 bool csvin_is_gzip(const csvin *r)
@@ -311,7 +305,6 @@ static int fill(csvin *r, sim_diag *d)
     }
     r->pos = 0;
     r->end = (size_t)n;
-    r->bytes += (uint64_t)n;
     /* Skip a byte-order mark at the start of the stream, even when it straddles reads. */
     static const unsigned char bom[3] = {0xEF, 0xBB, 0xBF};
     while (r->bom < 3 && r->pos < r->end) {

@@ -38,9 +38,6 @@ int csvin_next(csvin *r, csvin_row *row, sim_diag *d);
 /* The path as given to csvin_open (used in diagnostics). */
 const char *csvin_path(const csvin *r);
 
-/* Bytes of decompressed input consumed so far. */
-uint64_t csvin_bytes(const csvin *r);
-
 /* True when the input is gzip-compressed (known after the first read). */
 bool csvin_is_gzip(const csvin *r);
 

@@ -234,7 +234,10 @@ int main(void)
         double p = model_duration_predict(m, &j, MODEL_DUR_AUTO, &src);
         CHECK(src == MODEL_DUR_SRC_HISTORY);
         CHECK_NEAR(p, 51.0, 0.02); /* exp of the mean log of tenant 2's last 8 jobs */
+        uint64_t trainings = model_duration_trainings(m);
         CHECK(model_duration_train(m) == SIM_OK);
+        CHECK_EQ_I64(model_duration_trainings(m), trainings + 1);
+        CHECK_EQ_I64(model_duration_pending_rows(m), 0);
         CHECK(model_duration_tenant_has_model(m, 1));
         CHECK(!model_duration_tenant_has_model(m, 2));
         CHECK_EQ_I64(model_duration_tenant_models(m), 1);

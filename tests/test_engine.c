@@ -331,13 +331,15 @@ static void test_failures(void)
 typedef struct act {
     double t_s;
     char what; /* p = preempt (arg 1 = checkpoint), s = set share, z = pause, r = resume,
-                  f = speed factor (arg / 1000), x = reject */
+                  f = speed factor (arg / 1000), x = reject, g = grow by one replica,
+                  k = shrink to arg replicas, q = record what the view reports */
     int job;   /* arrival index */
     uint32_t arg;
 } act;
 
 static const act *script;
 static int script_n;
+static double q_done, q_left, q_attained; /* the view's figures at the last 'q' */
 
 typedef struct scripted {
     place_ws ws;
@@ -391,6 +393,11 @@ static int sc_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
             break;
         }
         case 'k': rc = sim_decide_shrink(out, id, a->arg); break;
+        case 'q':
+            q_done = sim_view_work_done(v, id);
+            q_left = sim_view_work_left(v, id);
+            q_attained = sim_view_attained(v, id);
+            break;
         default: break;
         }
         if (rc != SIM_OK)
@@ -427,12 +434,14 @@ static void test_scripted(void)
     jobs[0].true_milli = 1000;
     /* a holds 500 of a GPU it would use fully: speed 0.5. At 20 s (10 s of work done)
      * it grows to 1000: speed 1, 90 s left -> ends at 110. b waits until then. */
-    static const act s1[] = {{20, 's', 0, 1000}};
+    static const act s1[] = {{12, 'q', 0, 0}, {20, 's', 0, 1000}};
     script = s1;
-    script_n = 1;
+    script_n = 2;
     run_opts o = {.pol = &policy_scripted, .seed = 1};
     run_out r = run(&w, jobs, 2, &o);
     CHECK_EQ_I64(r.status, SIM_OK);
+    /* At 12 s: 6 s of work done at speed 0.5, 94 left, 12 s x 0.5 GPU = 6 GPU-s attained. */
+    CHECK(fabs(q_done - 6) < 1e-9 && fabs(q_left - 94) < 1e-9 && fabs(q_attained - 6) < 1e-9);
     CHECK_FIELD(&r, "a", F_END, "110.000000");
     CHECK_FIELD(&r, "a", F_SHARE, "1000");
     CHECK_FIELD(&r, "b", F_START, "110.000000");

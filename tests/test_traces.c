@@ -236,6 +236,7 @@ typedef struct bad {
 
 static const bad bads[] = {
     {"bad_native_header.csv", "native", NULL, ":1: error: header lacks column 'job_id'; expected a header with at least job_id,submit_time,duration,num_gpus (optional: gpu_milli,tenant,qos,priority,gpu_type,gpu_mem_mib,cpu_milli,mem_mib,replicas,model,name,command,true_milli,ref_gpu_type,batch_size,iterations,...)"},
+    {"good_philly.csv", "native", NULL, ":1: error: header lacks column 'job_id'; expected a header with at least job_id,submit_time,duration,num_gpus (optional: gpu_milli,tenant,qos,priority,gpu_type,gpu_mem_mib,cpu_milli,mem_mib,replicas,model,name,command,true_milli,ref_gpu_type,batch_size,iterations,...) (this header looks like --format philly)"},
     {"bad_native_missing.csv", "native", NULL, ":1: error: header lacks column 'duration'; expected a header with at least job_id,submit_time,duration,num_gpus (optional: gpu_milli,tenant,qos,priority,gpu_type,gpu_mem_mib,cpu_milli,mem_mib,replicas,model,name,command,true_milli,ref_gpu_type,batch_size,iterations,...)"},
     {"bad_native_nonnum.csv", "native", NULL, ":2:3: error: field 'duration': expected a number in [0, 1e+10], got \"ten\""},
     {"bad_native_negative.csv", "native", NULL, ":2:4: error: field 'num_gpus': expected an integer 0..65536, got \"-2\""},

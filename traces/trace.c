@@ -586,6 +586,33 @@ int trace__gpu_mask(const trace_reader *r, const csvin_row *row, int32_t col, co
     return SIM_OK;
 }
 
+static bool has_column(const csvin_row *row, const char *name)
+{
+    for (uint32_t c = 0; c < row->n; c++)
+        if (row->len[c] == strlen(name) && memcmp(row->f[c], name, row->len[c]) == 0)
+            return true;
+    return false;
+}
+
+/* When a native-format header fails, the published format its columns suggest. */
+static const char *format_hint(const trace_reader *r, const csvin_row *hdr)
+{
+    static const struct {
+        const char *col_a, *col_b, *hint;
+    } sig[] = {
+        {"creation_time", "gpu_milli", " (this header looks like --format alibaba2023)"},
+        {"gpu_num", "vc", " (this header looks like --format helios)"},
+        {"timestamp", "gpu_time", " (this header looks like --format philly)"},
+        {"num_gpu", "interval", " (this header looks like --format tiresias or muri)"},
+    };
+    if (r->fmt != &trace_format_native)
+        return "";
+    for (size_t k = 0; k < sizeof sig / sizeof sig[0]; k++)
+        if (has_column(hdr, sig[k].col_a) && has_column(hdr, sig[k].col_b))
+            return sig[k].hint;
+    return "";
+}
+
 int trace__map_header(trace_reader *r, const char *const *names, const bool *required, size_t n,
                       const char *expected, sim_diag *d)
 {
@@ -607,8 +634,9 @@ int trace__map_header(trace_reader *r, const char *const *names, const bool *req
     for (size_t i = 0; i < n; i++)
         if (required[i] && r->col[i] < 0)
             return sim_diag_set(d, SIM_EPARSE, r->path, row.line, 0,
-                                "header lacks column '%s'; expected a header with at least %s",
-                                names[i], expected);
+                                "header lacks column '%s'; expected a header with at least "
+                                "%s%s",
+                                names[i], expected, format_hint(r, &row));
     return SIM_OK;
 }
 

@@ -239,6 +239,11 @@ int cmd_run(int argc, char **argv)
             (unsigned long long)r.rows_skipped, (unsigned long long)s->events, r.wall_s,
             r.wall_s > 0 ? (double)s->events / r.wall_s : 0, a.out_dir ? "; outputs in " : "",
             a.out_dir ? a.out_dir : "");
+    if (s->jobs_rejected)
+        fprintf(stderr, "clustersim: note: %llu job%s rejected; the first, %s%s\n",
+                (unsigned long long)s->jobs_rejected, s->jobs_rejected == 1 ? "" : "s",
+                s->first_rejection,
+                a.out_dir ? " (every reason is in jobs.csv)" : "");
     if (r.rows_ignored)
         fprintf(stderr, "clustersim: note: the %s format left out %llu records that are not "
                         "jobs (see the README)\n", a.format ? a.format : "native",

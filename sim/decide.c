@@ -897,7 +897,7 @@ int sim_decide_reject(policy_decisions *out, sim_job_id id, const char *reason)
     sim__list_remove(e, id, false);
     e->tstats[j->spec.tenant].pending--;
     e->tstats[j->spec.tenant].rejected++;
-    e->sum.jobs_rejected++;
+    sim__note_rejection(e, j->spec.id, msg);
     e->job_dirty[id] = 0;
     e->job_version[id]++;
     j->state = SIM_JOB_FREE;

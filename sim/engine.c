@@ -731,6 +731,13 @@ static int finish_job(sim_engine *e, sim_job_id id)
     return st;
 }
 
+void sim__note_rejection(sim_engine *e, const char *id, const char *reason)
+{
+    if (e->sum.jobs_rejected++ == 0)
+        snprintf(e->sum.first_rejection, sizeof e->sum.first_rejection, "'%.60s': %.180s", id,
+                 reason);
+}
+
 static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
 {
     e->sum.jobs_arrived++;
@@ -775,7 +782,7 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
         }
     }
     if (why) {
-        e->sum.jobs_rejected++;
+        sim__note_rejection(e, s->id, why);
         e->tstats[s->tenant].rejected++;
         return sim__write_spec_row(e, s, s->replicas, "rejected", why);
     }

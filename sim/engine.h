@@ -85,6 +85,8 @@ typedef struct sim_summary {
     uint64_t slo_jobs, slo_violations; /* jobs with an slo_s target; those that missed it */
     double jct_mean_s, jct_median_s, jct_p95_s, jct_p99_s;   /* of done jobs */
     double wait_mean_s, wait_median_s, wait_p95_s, wait_p99_s; /* first start - submit */
+    /* The first rejected job and why (empty when none): "id: reason", truncated. */
+    char first_rejection[256];
 } sim_summary;
 
 /*

@@ -180,6 +180,9 @@ double sim__job_gpus_held(const sim_engine *e, const sim_job *j);
  * for the node's GPU type, else the job's true_milli. */
 uint32_t sim__job_demand(const sim_engine *e, const sim_job *j, uint32_t node);
 
+/* Count a rejection and keep the first one's id and reason for the run's message. */
+void sim__note_rejection(sim_engine *e, const char *id, const char *reason);
+
 /* output.c */
 int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, const char *reason);
 int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas,

@@ -133,6 +133,16 @@ static void test_errors(void)
 
 static void test_commands(void)
 {
+    /* A rejected job is named with its reason at the end of the run. */
+    FILE *t = fopen("reject.csv", "w");
+    fputs("job_id,submit_time,duration,num_gpus\nsmall,0,10,1\nhuge,1,10,4\n", t);
+    fclose(t);
+    CHECK_EQ_I64(run("run --trace reject.csv --cluster 1xT4:2 --quiet --out reject"), 0);
+    char *err = check_slurp("err.txt", NULL);
+    CHECK(err && strstr(err, "\nclustersim: note: 1 job rejected; the first, 'huge': the "
+                             "whole cluster can hold only 1 of the job's 2 replicas at once "
+                             "(every reason is in jobs.csv)\n"));
+    free(err);
     CHECK_EQ_I64(run("policies"), 0);
     char *out = check_slurp("out.txt", NULL);
     CHECK(out && strstr(out, "fifo") && strstr(out, "binpack") && strstr(out, "random") &&

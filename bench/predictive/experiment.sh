@@ -21,7 +21,13 @@ data=${CLUSTERSIM_SHARED:-$here/../shared}/data/alibaba_gpu_v2023
 mkdir -p "$out"
 # The policies, and predictive once more with a 10 % margin on its predicted shares.
 policies="binpack fgd predictive predictive-m1.1"
-opts_of() { [ "$1" = predictive-m1.1 ] && echo "margin=1.1" || echo "margin=1"; }
+# The policy options of a row (only predictive has any; extra options are its own).
+opts_of() {
+    case $1 in
+    predictive-m1.1) echo "--policy-opt margin=1.1 $2" ;;
+    predictive) echo "--policy-opt margin=1 $2" ;;
+    esac
+}
 name_of() { [ "$1" = predictive-m1.1 ] && echo predictive || echo "$1"; }
 label_of() { [ "$1" = predictive-m1.1 ] && echo "predictive, margin 1.1" || echo "$1"; }
 
@@ -108,8 +114,7 @@ run() { # label dir args...
     header "gen: 3,000 generated jobs on 8xV100M32:8,8xT4:4,4xA100:8 (128 GPUs)"
     for p in $policies; do
         run "gen/$p" "$out/gen-$p" --trace "$gen" --cluster 8xV100M32:8,8xT4:4,4xA100:8 \
-            --zoo --zoo-ref V100M32 --policy "$(name_of "$p")" \
-            --policy-opt "predictive:$(opts_of "$p")"
+            --zoo --zoo-ref V100M32 --policy "$(name_of "$p")" $(opts_of "$p")
         row "$(label_of "$p")" "$out/gen-$p" "$first" "$last"
     done
 
@@ -131,8 +136,7 @@ run() { # label dir args...
             for p in $policies; do
                 run "openb-$c/$p" "$out/openb-$c-$p" --format alibaba2023 --trace "$pods" \
                     --cluster "$cl" --zoo --zoo-ref V100M16 --policy "$(name_of "$p")" \
-                    --policy-opt predictive:monitor_interval=600 \
-                    --policy-opt "predictive:$(opts_of "$p")"
+                    $(opts_of "$p" "--policy-opt monitor_interval=600")
                 row "$(label_of "$p")" "$out/openb-$c-$p" "$first" "$last"
             done
         done

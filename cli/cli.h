@@ -42,6 +42,9 @@ bool cli_double(const char *opt, const char *val, double min, double max, double
 bool cli_seconds(const char *opt, const char *val, double *out);
 /* Add "[POLICY:]KEY=VALUE" to cfg when it applies to cfg->policy (see below; always when
  * cfg->policy is NULL). Returns false with a printed error. */
+/* Parse --seeds "A..B" or "A,B,..." (each seed once, at most max) into seeds. Returns the
+ * count, or 0 after printing the error. */
+size_t cli_seeds(const char *s, uint64_t *seeds, size_t max);
 bool cli_policy_opt(policy_config *cfg, const char *val);
 /* Whether "[POLICY:]KEY=VALUE" is meant for policy: its prefix names it, or it has no
  * prefix and the policy declares KEY. */

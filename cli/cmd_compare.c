@@ -84,58 +84,6 @@ static void show(void *ctx, const cli_proc *p, size_t n, size_t i)
     fprintf(stderr, "\r\033[K%s", line);
 }
 
-/* Seeds "N", "A..B" or "A,B,C" into seeds[]; returns the count, or 0 (printed). */
-static size_t parse_seeds(const char *s, uint64_t *seeds)
-{
-    const char *dots = strstr(s, "..");
-    if (dots) {
-        char a[32];
-        size_t n = (size_t)(dots - s);
-        if (n >= sizeof a)
-            n = sizeof a - 1;
-        memcpy(a, s, n);
-        a[n] = '\0';
-        uint64_t lo, hi;
-        if (!cli_u64("--seeds", a, 0, UINT64_MAX - MAX_SEEDS, &lo) ||
-            !cli_u64("--seeds", dots + 2, 0, UINT64_MAX, &hi))
-            return 0;
-        if (hi < lo || hi - lo >= MAX_SEEDS) {
-            cli_usage_error("option --seeds: expected A..B with A <= B and at most %d seeds, "
-                            "got \"%s\"", MAX_SEEDS, s);
-            return 0;
-        }
-        for (uint64_t k = lo; k <= hi; k++)
-            seeds[k - lo] = k;
-        return (size_t)(hi - lo + 1);
-    }
-    size_t n = 0;
-    const char *p = s;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        char a[32];
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len >= sizeof a)
-            len = sizeof a - 1;
-        memcpy(a, p, len);
-        a[len] = '\0';
-        if (n >= MAX_SEEDS) {
-            cli_usage_error("option --seeds: at most %d seeds", MAX_SEEDS);
-            return 0;
-        }
-        if (!cli_u64("--seeds", a, 0, UINT64_MAX, &seeds[n]))
-            return 0;
-        for (size_t k = 0; k < n; k++)
-            if (seeds[k] == seeds[n]) {
-                cli_usage_error("option --seeds: seed %s is given twice", a);
-                return 0;
-            }
-        n++;
-        if (!comma)
-            return n;
-        p = comma + 1;
-    }
-}
-
 /* Remove the outputs an earlier run left in dir, so a failed run cannot be mistaken for
  * a complete one. */
 static void clear_run_dir(const char *dir)
@@ -278,7 +226,7 @@ int cmd_compare(int argc, char **argv)
         return cli_usage_error("out of memory");
     size_t n_seeds = 1;
     seeds[0] = 1;
-    if (seeds_text && (n_seeds = parse_seeds(seeds_text, seeds)) == 0) {
+    if (seeds_text && (n_seeds = cli_seeds(seeds_text, seeds, MAX_SEEDS)) == 0) {
         sim_free(seeds);
         return 2;
     }

@@ -164,44 +164,6 @@ static bool parse_demand(const char *val, uint32_t *out)
     return true;
 }
 
-/* Parse "A..B" (inclusive), "A" or "A,B,C" into seeds[]. */
-static bool parse_seeds(const char *val, uint64_t *seeds, uint32_t *n)
-{
-    char q[128];
-    csvin_quote(val, strlen(val), q, sizeof q);
-    const char *dots = strstr(val, "..");
-    *n = 0;
-    if (dots) {
-        uint64_t a, b;
-        if (!csvin_parse_u64(val, (size_t)(dots - val), &a) ||
-            !csvin_parse_u64(dots + 2, strlen(dots + 2), &b) || b < a ||
-            b - a >= PACK_MAX_SEEDS) {
-            cli_usage_error("option --seeds: expected A..B with A <= B (at most %d seeds), "
-                            "A or A,B,..., got %s", PACK_MAX_SEEDS, q);
-            return false;
-        }
-        for (uint64_t s = a;; s++) {
-            seeds[(*n)++] = s;
-            if (s == b)
-                break;
-        }
-        return true;
-    }
-    for (const char *p = val;;) {
-        const char *c = strchr(p, ',');
-        size_t len = c ? (size_t)(c - p) : strlen(p);
-        if (*n >= PACK_MAX_SEEDS || !csvin_parse_u64(p, len, &seeds[*n])) {
-            cli_usage_error("option --seeds: expected A..B with A <= B (at most %d seeds), "
-                            "A or A,B,..., got %s", PACK_MAX_SEEDS, q);
-            return false;
-        }
-        (*n)++;
-        if (!c)
-            return true;
-        p = c + 1;
-    }
-}
-
 /* Split the comma-separated list into known policy names (in buf). */
 static bool parse_policies(char *buf, const char **names, uint32_t *n)
 {
@@ -666,7 +628,7 @@ int cmd_pack(int argc, char **argv)
                                "(see clustersim pack --help)");
     static uint64_t seeds[PACK_MAX_SEEDS];
     uint32_t n_seeds;
-    if (!parse_seeds(seeds_arg, seeds, &n_seeds))
+    if ((n_seeds = (uint32_t)cli_seeds(seeds_arg, seeds, PACK_MAX_SEEDS)) == 0)
         return 2;
     char pol_buf[1024];
     if (strlen(policies_arg) >= sizeof pol_buf)

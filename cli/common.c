@@ -235,6 +235,57 @@ bool cli_policy_opt(policy_config *cfg, const char *val)
     return true;
 }
 
+size_t cli_seeds(const char *s, uint64_t *seeds, size_t max)
+{
+    const char *dots = strstr(s, "..");
+    if (dots) {
+        char a[32];
+        size_t n = (size_t)(dots - s);
+        if (n >= sizeof a)
+            n = sizeof a - 1;
+        memcpy(a, s, n);
+        a[n] = '\0';
+        uint64_t lo, hi;
+        if (!cli_u64("--seeds", a, 0, UINT64_MAX - max, &lo) ||
+            !cli_u64("--seeds", dots + 2, 0, UINT64_MAX, &hi))
+            return 0;
+        if (hi < lo || hi - lo >= max) {
+            cli_usage_error("option --seeds: expected A..B with A <= B and at most %zu seeds, "
+                            "got \"%s\"", max, s);
+            return 0;
+        }
+        for (uint64_t k = lo; k <= hi; k++)
+            seeds[k - lo] = k;
+        return (size_t)(hi - lo + 1);
+    }
+    size_t n = 0;
+    const char *p = s;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        char a[32];
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len >= sizeof a)
+            len = sizeof a - 1;
+        memcpy(a, p, len);
+        a[len] = '\0';
+        if (n >= max) {
+            cli_usage_error("option --seeds: at most %zu seeds", max);
+            return 0;
+        }
+        if (!cli_u64("--seeds", a, 0, UINT64_MAX, &seeds[n]))
+            return 0;
+        for (size_t k = 0; k < n; k++)
+            if (seeds[k] == seeds[n]) {
+                cli_usage_error("option --seeds: seed %s is given twice", a);
+                return 0;
+            }
+        n++;
+        if (!comma)
+            return n;
+        p = comma + 1;
+    }
+}
+
 bool cli_trace_opt(const char **opts, uint32_t *n, const char *val)
 {
     const char *eq = strchr(val, '=');

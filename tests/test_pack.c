@@ -152,11 +152,13 @@ static void test_bad_input(void)
     expect_error(args, 2, "clustersim: error: option --demand: expected a percentage 1..1000 "
                           "such as 130%, got \"0%\"");
     snprintf(args, sizeof args, "%s --seeds 9..3", base);
-    expect_error(args, 2, "clustersim: error: option --seeds: expected A..B with A <= B (at "
-                          "most 10000 seeds), A or A,B,..., got \"9..3\"");
+    expect_error(args, 2, "clustersim: error: option --seeds: expected A..B with A <= B and "
+                          "at most 10000 seeds, got \"9..3\"");
     snprintf(args, sizeof args, "%s --seeds 1,x", base);
-    expect_error(args, 2, "clustersim: error: option --seeds: expected A..B with A <= B (at "
-                          "most 10000 seeds), A or A,B,..., got \"1,x\"");
+    expect_error(args, 2, "clustersim: error: option --seeds: expected an integer "
+                          "0..18446744073709551615, got \"x\"");
+    snprintf(args, sizeof args, "%s --seeds 1,1", base);
+    expect_error(args, 2, "clustersim: error: option --seeds: seed 1 is given twice");
     snprintf(args, sizeof args, "%s --policies fgd,fgd", base);
     expect_error(args, 2, "clustersim: error: option --policies: 'fgd' is listed twice");
     snprintf(args, sizeof args, "%s --jobs 0", base);

@@ -295,7 +295,8 @@ typedef struct pack_study {
     uint32_t cap_arr;      /* capacity of order[] and at[] */
     double *results;   /* policies x seeds x steps x PACK_METRICS (shared with workers) */
     double *arrivals;  /* arrivals per seed (idem) */
-    size_t shared_bytes; /* size of the mapping that holds both */
+    double *reached;   /* arrived GPU request per seed, milli-GPU (idem) */
+    size_t shared_bytes; /* size of the mapping that holds all three */
     uint8_t *seen;
     gsl_rng *rng;
 } pack_study;
@@ -387,8 +388,10 @@ static int grow_arrivals(pack_study *s, uint64_t n)
 
 /* Resample and shuffle the arrivals of one seed: every task once, plus uniform draws
  * until the request reaches target_milli; in shuffled order, the arrivals whose
- * cumulative request stays within the target. *n gets the number of arrivals. */
-static int draw_arrivals(pack_study *s, uint64_t seed, uint64_t target_milli, uint32_t *n_out)
+ * cumulative request stays within the target. *n gets the number of arrivals, *reached
+ * their summed request. */
+static int draw_arrivals(pack_study *s, uint64_t seed, uint64_t target_milli, uint32_t *n_out,
+                         uint64_t *reached)
 {
     int st = grow_arrivals(s, s->n_tasks);
     if (st != SIM_OK)
@@ -411,12 +414,14 @@ static int draw_arrivals(pack_study *s, uint64_t seed, uint64_t target_milli, ui
     uint64_t cum = 0;
     uint32_t k = 0;
     for (; k < n; k++) {
-        cum += s->tasks[s->order[k]].demand_milli;
-        if (cum > target_milli)
+        uint64_t next = cum + s->tasks[s->order[k]].demand_milli;
+        if (next > target_milli)
             break;
+        cum = next;
         s->at[k] = (sim_time)cum * PACK_US_PER_MILLI;
     }
     *n_out = k;
+    *reached = cum;
     return SIM_OK;
 }
 
@@ -438,13 +443,15 @@ static int run_cell(pack_study *s, const pack_plan *pl, uint32_t c, sim_diag *d)
 {
     uint32_t si = c / pl->n_pol, p = c % pl->n_pol;
     uint32_t n_arr;
-    int st = draw_arrivals(s, pl->seeds[si], pl->target_milli, &n_arr);
+    uint64_t reached;
+    int st = draw_arrivals(s, pl->seeds[si], pl->target_milli, &n_arr, &reached);
     if (st == SIM_ELIMIT)
         return sim_diag_set(d, st, NULL, 0, 0, "--demand %u%% needs too many arrivals",
                             pl->demand);
     if (st != SIM_OK)
         return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
     s->arrivals[si] = n_arr;
+    s->reached[si] = (double)reached;
     double *row = s->results + ((size_t)p * pl->n_seeds + si) * pl->steps * PACK_METRICS;
     pack_probe probe = {.frag = &s->frag, .at = s->at, .n = n_arr, .step_us = pl->step_us,
                         .steps = pl->steps, .cap_milli = (double)pl->cap_milli, .row = row,
@@ -495,7 +502,7 @@ static int run_study(pack_study *s, const pack_plan *pl, uint32_t jobs, sim_diag
 {
     uint32_t cells = pl->n_pol * pl->n_seeds;
     size_t n_res = (size_t)cells * pl->steps * PACK_METRICS;
-    s->shared_bytes = (n_res + pl->n_seeds) * sizeof(double);
+    s->shared_bytes = (n_res + 2 * (size_t)pl->n_seeds) * sizeof(double);
     /* A shared mapping, not the allocation hook: worker processes write into it. */
     void *m = mmap(NULL, s->shared_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                    -1, 0);
@@ -505,6 +512,7 @@ static int run_study(pack_study *s, const pack_plan *pl, uint32_t jobs, sim_diag
     }
     s->results = m;
     s->arrivals = s->results + n_res;
+    s->reached = s->arrivals + pl->n_seeds;
     if (jobs > cells)
         jobs = cells;
     if (jobs <= 1) {
@@ -719,9 +727,12 @@ int cmd_pack(int argc, char **argv)
                       .cap_milli = cap_milli};
     if ((st = run_study(&s, &plan, (uint32_t)jobs, &d)) != SIM_OK)
         goto out_status;
-    double arrivals_total = 0;
-    for (uint32_t si = 0; si < n_seeds; si++)
+    double arrivals_total = 0, reached_min = (double)target;
+    for (uint32_t si = 0; si < n_seeds; si++) {
         arrivals_total += s.arrivals[si];
+        if (s.reached[si] < reached_min)
+            reached_min = s.reached[si];
+    }
     double wall = wall_now() - t0;
 
     cli_outfile csv = {0};
@@ -773,6 +784,11 @@ int cmd_pack(int argc, char **argv)
     snprintf(title, sizeof title, "%s, %u seed(s)", base ? base + 1 : trace, n_seeds);
     fflush(stdout);
     bool fig = draw_figure(out_dir, title, names, n_pol, demand);
+    if ((double)target - reached_min > (double)cap_milli / 100)
+        fprintf(stderr, "clustersim: note: for some seed the arrivals stopped at %.1f %% of "
+                        "the GPU capacity (the next task would pass %u %%): the rows above "
+                        "it repeat the state reached there\n",
+                100.0 * reached_min / (double)cap_milli, demand);
     fprintf(stderr, "clustersim: pack: %u policies x %u seeds in %.2f s; wrote %s/pack.csv%s%s\n",
             n_pol, n_seeds, wall, out_dir, fig ? " and " : "", fig ? "pack.png" : "");
     study_fini(&s);
@@ -781,7 +797,7 @@ out:
     cli_print_diag(&d);
 out_printed:
     study_fini(&s);
-    return st == SIM_EIO ? 1 : cli_exit_code(st);
+    return cli_exit_code(st);
 out_status:
     /* The diagnostic is printed; st is the exit status. */
     study_fini(&s);

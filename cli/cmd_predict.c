@@ -251,8 +251,14 @@ static int report(model_mlp *mlp, model_kind k, const model_dataset *ds, const s
     size_t synth = 0;
     for (size_t i = 0; i < s->n_test; i++)
         synth += s->te_rows[i]->synthetic;
-    printf("held-out rows: %zu (%zu synthetic, %zu measured); trained on %zu; unit: %s\n",
+    printf("held-out rows: %zu (%zu synthetic, %zu measured); the baselines are fitted on "
+           "the other %zu rows; unit: %s\n",
            s->n_test, synth, s->n_test - synth, s->n_train, unit_of(k));
+    const char *rows = model_mlp_meta(mlp, "data_rows"), *frac = model_mlp_meta(mlp, "test_frac"),
+               *seed = model_mlp_meta(mlp, "split_seed");
+    if (rows && frac && seed)
+        printf("the mlp was trained on a data file of %s rows, a fraction %s held out (split "
+               "seed %s)\n", rows, frac, seed);
     printf("  %-28s %12s %12s %8s\n", "predictor", "MAE", "MSE", "R2");
     model_metrics m;
     for (size_t i = 0; i < s->n_test; i++)

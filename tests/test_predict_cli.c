@@ -96,7 +96,9 @@ static void train_eval(void)
                  0);
     char *tr = slurp("pcli_train.txt"), *ev = slurp("pcli_eval.txt");
     CHECK(strstr(tr, "data: pcli_samples.csv: 400 rows (400 synthetic, 0 measured)") != NULL);
-    CHECK(strstr(tr, "held-out rows: 80 (80 synthetic, 0 measured); trained on 320") != NULL);
+    CHECK(strstr(tr, "held-out rows: 80 (80 synthetic, 0 measured); the baselines are fitted "
+                     "on the other 320 rows; unit: milli-GPU\nthe mlp was trained on a data "
+                     "file of 400 rows, a fraction 0.2 held out (split seed 3)\n") != NULL);
     CHECK(strstr(tr, "  mlp  ") && strstr(tr, "  mean baseline  ") &&
           strstr(tr, "  linear-regression baseline  "));
     /* Eval holds out the same rows and reproduces the training report's table. */

@@ -118,6 +118,7 @@ typedef struct run_result {
     uint64_t rows_skipped;
     uint64_t rows_ignored; /* records the format documents as not being jobs */
     char summary_json[4096]; /* first part of summary.json, for printing (may be cut) */
+    char notes[1024];        /* warnings about likely mistakes in the inputs, one per line */
 } run_result;
 
 void run_args_default(run_args *a);

@@ -244,6 +244,11 @@ int cmd_run(int argc, char **argv)
                 (unsigned long long)s->jobs_rejected, s->jobs_rejected == 1 ? "" : "s",
                 s->first_rejection,
                 a.out_dir ? " (every reason is in jobs.csv)" : "");
+    for (const char *n = r.notes; *n;) {
+        size_t len = strcspn(n, "\n");
+        fprintf(stderr, "clustersim: note: %.*s\n", (int)len, n);
+        n += len + (n[len] == '\n');
+    }
     if (r.rows_ignored)
         fprintf(stderr, "clustersim: note: the %s format left out %llu records that are not "
                         "jobs (see the README)\n", a.format ? a.format : "native",

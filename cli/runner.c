@@ -133,6 +133,30 @@ out:
     return st < 0 ? st : SIM_OK;
 }
 
+/* Notes on quotas that are probably mistakes: tenants of the quota file the trace never
+ * names (a typo?), and the quota policy run without any quota. */
+static void quota_notes(run_result *res, const cli_quotas *qs, const sim_intern *tenants,
+                        const sim_engine *e, const policy_ops *pol)
+{
+    size_t o = strlen(res->notes), cap = sizeof res->notes;
+    if (!qs->n && strcmp(pol->name, "quota") == 0)
+        o += (size_t)snprintf(res->notes + o, cap - o,
+                              "policy quota without --quotas or --quota-share: no tenant has "
+                              "a quota, so every job ran as a borrower\n");
+    uint32_t absent = 0;
+    char names[256] = "";
+    size_t no = 0;
+    for (uint32_t i = 0; i < qs->n; i++)
+        if (sim_engine_tenant_jobs(e, qs->q[i].tenant) == 0 && absent++ < 5 &&
+            no < sizeof names)
+            no += (size_t)snprintf(names + no, sizeof names - no, "%s'%s'", no ? ", " : "",
+                                   sim_intern_name(tenants, qs->q[i].tenant));
+    if (absent && o < cap)
+        snprintf(res->notes + o, cap - o, "%u of the %u tenants given a quota never appear in "
+                 "the trace (%s%s); check their names\n", absent, qs->n, names,
+                 absent > 5 ? ", ..." : "");
+}
+
 static void write_input(FILE *f, const char *role, const char *path, bool *first)
 {
     uint32_t crc;
@@ -442,6 +466,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     if (st != SIM_OK)
         goto out;
     res->sum = *sim_engine_summary(e);
+    quota_notes(res, &quotas, tenants, e, pol);
     res->rows_skipped = src.reader ? trace_reader_skipped(src.reader) : 0;
     res->rows_ignored = src.reader ? trace_reader_ignored(src.reader) : 0;
     res->wall_s = wall_now() - t0;

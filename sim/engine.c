@@ -17,6 +17,11 @@
 #include <stdio.h>
 #include <string.h>
 
+uint64_t sim_engine_tenant_jobs(const sim_engine *e, uint32_t tenant)
+{
+    return tenant < e->tenant_cap ? e->tstats[tenant].arrived : 0;
+}
+
 const sim_view *sim_engine_view(const sim_engine *e)
 {
     return &e->v;
@@ -746,6 +751,7 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
     int st = grow_tenants(e, s->tenant + 1);
     if (st != SIM_OK)
         return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
+    e->tstats[s->tenant].arrived++;
     uint64_t missing = e->pol->needs_attrs & ~s->attr_present;
     if (missing) {
         char names[512] = "";

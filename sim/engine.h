@@ -122,6 +122,8 @@ int sim_engine_check(const sim_engine *e, sim_diag *d);
 
 /* The current view (for tests). */
 const sim_view *sim_engine_view(const sim_engine *e);
+/* Jobs of a tenant that arrived so far (0 for a tenant id never seen). */
+uint64_t sim_engine_tenant_jobs(const sim_engine *e, uint32_t tenant);
 
 /* Header line of jobs.csv / timeseries.csv (without probe columns) / tenants csv. */
 extern const char sim_jobs_csv_header[];

@@ -25,7 +25,7 @@ struct policy_decisions {
 
 /* Per-tenant accounting (arrays indexed by tenant id). */
 typedef struct tenant_stats {
-    uint64_t done, rejected;
+    uint64_t arrived, done, rejected;
     uint32_t running, pending;
     double jct_sum_s, wait_sum_s, gpu_s;
 } tenant_stats;

@@ -117,6 +117,15 @@ int main(void)
     snprintf(args, sizeof args, "%s --policy-opt priority=vip", base);
     expect_error(args, "error: policy 'quota': option 'priority': expected one of trace, qos, "
                        "hash, all, got \"vip\"\n");
+    /* Likely mistakes run, with a note. */
+    FILE *q = fopen(OUT "/typo_quotas.csv", "w");
+    fputs("tenant,quota_gpus\nnosuch-tenant,4\n", q);
+    fclose(q);
+    snprintf(args, sizeof args, "%s --quotas " OUT "/typo_quotas.csv", base);
+    expect_status(args, "clustersim: note: 1 of the 1 tenants given a quota never appear in "
+                        "the trace ('nosuch-tenant'); check their names\n", 0);
+    expect_status(base, "clustersim: note: policy quota without --quotas or --quota-share: no "
+                        "tenant has a quota, so every job ran as a borrower\n", 0);
     snprintf(args, sizeof args, "%s --policy-opt quantum=3", base);
     expect_error(args, "policy 'quota' has no option 'quantum'");
     expect_error("model eval --trace " OUT "/gen.csv",

@@ -128,6 +128,8 @@ static const char usage[] =
     "  --retrain T         also retrain every T of trace time after the split (default: no)\n"
     "  --history N         finished jobs kept for training (default 16384)\n"
     "  --min-history N     a tenant's jobs needed for its own model (default 50)\n"
+    "  --tenant-models N   most tenants with their own model, the first to reach\n"
+    "                      min-history (default 64); the others use the global model\n"
     "  --topics K          NMF topics of the job text, 0..32 (default 8)\n"
     "  --trees N           boosted trees (default 30)\n"
     "  --seed N            seed of the NMF initialisation (default 1)\n"
@@ -430,6 +432,10 @@ int cli_model_eval_duration(int argc, char **argv)
             if (m < 0 || !cli_u64("--min-history", v, 1, 1u << 24, &u))
                 return 2;
             a.cfg.min_history = (uint32_t)u;
+        } else if (OPT("--tenant-models")) {
+            if (m < 0 || !cli_u64("--tenant-models", v, 0, 65536, &u))
+                return 2;
+            a.cfg.max_tenant_models = (uint32_t)u;
         } else if (OPT("--topics")) {
             if (m < 0 || !cli_u64("--topics", v, 0, MODEL_DUR_MAX_TOPICS, &u))
                 return 2;

@@ -100,6 +100,8 @@ static const policy_option quota_options[] = {
      "seconds of simulated time between trainings (skipped while under 1 % of the history "
      "is new)"},
     {"min_history", "50", "finished jobs a tenant needs for its own model"},
+    {"tenant_models", "64", "most tenants with a model of their own (the first to reach "
+                            "min_history); the others use the global model"},
     {"history", "16384", "finished jobs kept for training"},
     {"learner", "gbt", "duration learner: gbt (boosted trees) or ridge"},
     {"topics", "8", "NMF topics of the job text (0 = no text features)"},
@@ -142,7 +144,7 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     static const char *const placement[] = {"interference", "pack", NULL};
     const policy_option *o = quota_options;
     int ord, lrn, plc, rc;
-    uint64_t min_hist, hist, topics;
+    uint64_t min_hist, hist, topics, tmodels;
     double high_min;
     if ((rc = policy_config_bool(cfg, o, "borrow", &s->borrow, d)) ||
         (rc = policy_config_choice(cfg, o, "priority", prio, &s->prio, d)) ||
@@ -153,6 +155,7 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
         (rc = policy_config_double(cfg, o, "profile_time", 0, 1e9, &s->profile_s, d)) ||
         (rc = policy_config_double(cfg, o, "retrain_interval", 1, 1e9, &s->retrain_s, d)) ||
         (rc = policy_config_u64(cfg, o, "min_history", 1, 1u << 24, &min_hist, d)) ||
+        (rc = policy_config_u64(cfg, o, "tenant_models", 0, 65536, &tmodels, d)) ||
         (rc = policy_config_u64(cfg, o, "history", 1, 1u << 24, &hist, d)) ||
         (rc = policy_config_choice(cfg, o, "learner", learner, &lrn, d)) ||
         (rc = policy_config_u64(cfg, o, "topics", 0, MODEL_DUR_MAX_TOPICS, &topics, d)) ||
@@ -171,6 +174,7 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     model_dur_config_default(&mc);
     mc.learner = lrn == 0 ? MODEL_DUR_GBT : MODEL_DUR_RIDGE;
     mc.min_history = (uint32_t)min_hist;
+    mc.max_tenant_models = (uint32_t)tmodels;
     mc.history = (uint32_t)hist;
     mc.topics = (uint32_t)topics;
     mc.seed = cfg->seed;

@@ -270,6 +270,35 @@ int main(void)
         model_duration_destroy(m);
     }
 
+    /* At most max_tenant_models tenants get their own model: the first to qualify. */
+    {
+        model_dur_config c;
+        model_dur_config_default(&c);
+        c.learner = MODEL_DUR_RIDGE;
+        c.min_history = 20;
+        c.max_tenant_models = 1;
+        model_duration *m;
+        sim_diag d;
+        CHECK(model_duration_create(&m, &c, &d) == SIM_OK);
+        for (int i = 0; i < 60; i++) {
+            uint32_t t = 1 + (uint32_t)(i % 2);
+            model_dur_input in = input(t, 100.0 + i, 1, "job", "run");
+            model_dur_job k;
+            model_duration_arrive(m, &in, &k);
+            model_duration_finish(m, &k, t == 1 ? 500.0 : 50.0);
+        }
+        CHECK(model_duration_train(m) == SIM_OK);
+        CHECK_EQ_I64(model_duration_tenant_models(m), 1);
+        CHECK(model_duration_tenant_has_model(m, 1) && !model_duration_tenant_has_model(m, 2));
+        model_dur_input in = input(2, 1000, 1, "job", "run");
+        model_dur_job k;
+        model_duration_arrive(m, &in, &k);
+        model_dur_source src;
+        model_duration_predict(m, &k, MODEL_DUR_AUTO, &src);
+        CHECK(src == MODEL_DUR_SRC_GLOBAL);
+        model_duration_destroy(m);
+    }
+
     check_causality();
 
     /* Configuration errors and allocation failures. */

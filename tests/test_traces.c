@@ -311,6 +311,7 @@ static const bad bads[] = {
     {"bad_muri_nul.csv", "muri", NULL, ":2:7: error: NUL byte in field"},
     {"bad_tiresias_header.csv", "tiresias", NULL, ":1: error: header lacks column 'job_id'; expected a header with at least job_id,num_gpu,submit_time,iterations,model_name,duration,interval"},
     {"bad_tiresias_missing.csv", "tiresias", NULL, ":1: error: header lacks column 'duration'; expected a header with at least job_id,num_gpu,submit_time,iterations,model_name,duration,interval"},
+    {"good_muri.csv", "tiresias", NULL, ":1: error: the header has Muri's per-resource columns (resource_time_0, ...), whose times are milliseconds; read this file with --format muri"},
     {"bad_tiresias_fields.csv", "tiresias", NULL, ":2: error: expected 7 fields, as in the header, got 8"},
     {"bad_tiresias_nonnum.csv", "tiresias", NULL, ":2:2: error: field 'num_gpu': expected an integer 0..65536, got \"one\""},
     {"bad_tiresias_negative.csv", "tiresias", NULL, ":2:6: error: field 'duration': expected a number in [0, 1e+10], got \"-164\""},

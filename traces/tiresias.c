@@ -33,9 +33,16 @@ static const bool muri_required[T_COLS] = {true, true, true, true,  true, false,
 
 static int tiresias_open(trace_reader *r, sim_diag *d)
 {
-    return trace__map_header(r, names, tiresias_required, T_COLS,
-                             "job_id,num_gpu,submit_time,iterations,model_name,duration,interval",
-                             d);
+    int st = trace__map_header(r, names, tiresias_required, T_COLS,
+                               "job_id,num_gpu,submit_time,iterations,model_name,duration,"
+                               "interval", d);
+    /* Muri's files share Tiresias' columns but count milliseconds: read as Tiresias,
+     * every time would be 1000 times too long. */
+    if (st == SIM_OK && r->col[T_RT0] >= 0)
+        return sim_diag_set(d, SIM_EPARSE, r->path, 1, 0,
+                            "the header has Muri's per-resource columns (resource_time_0, ...), "
+                            "whose times are milliseconds; read this file with --format muri");
+    return st;
 }
 
 static int muri_open(trace_reader *r, sim_diag *d)

@@ -603,7 +603,8 @@ static const char *format_hint(const trace_reader *r, const csvin_row *hdr)
         {"creation_time", "gpu_milli", " (this header looks like --format alibaba2023)"},
         {"gpu_num", "vc", " (this header looks like --format helios)"},
         {"timestamp", "gpu_time", " (this header looks like --format philly)"},
-        {"num_gpu", "interval", " (this header looks like --format tiresias or muri)"},
+        {"num_gpu", "resource_time_0", " (this header looks like --format muri)"},
+        {"num_gpu", "interval", " (this header looks like --format tiresias)"},
     };
     if (r->fmt != &trace_format_native)
         return "";

@@ -20,8 +20,6 @@ enum { A_NAME, A_CPU, A_MEM, A_GPUS, A_MILLI, A_SPEC, A_QOS, A_PHASE, A_CREATE, 
 static const char *const names[A_COLS] = {
     "name",   "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec",
     "qos",    "pod_phase", "creation_time", "deletion_time", "scheduled_time"};
-static const bool required[A_COLS] = {true, true, true, true, true, false,
-                                      false, false, true, true, false};
 static const char expected[] = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,"
                                "pod_phase,creation_time,deletion_time,scheduled_time";
 
@@ -32,8 +30,16 @@ static const bool required_shapes[A_COLS] = {true, true, true, true, true, false
 
 static int ali_open(trace_reader *r, sim_diag *d)
 {
-    return trace__map_header(r, names, r->opt.shapes_only ? required_shapes : required, A_COLS,
-                             expected, d);
+    if (r->opt.shapes_only)
+        return trace__map_header(r, names, required_shapes, A_COLS, expected, d);
+    int st = trace__map_header(r, names, required_shapes, A_COLS, expected, d);
+    if (st == SIM_OK && (r->col[A_CREATE] < 0 || r->col[A_DELETE] < 0))
+        return sim_diag_set(d, SIM_EPARSE, r->path, 1, 0,
+                            "header lacks column '%s': this pod list has no times (like the "
+                            "published multigpu variants), so only clustersim pack, which "
+                            "uses requests alone, can read it",
+                            r->col[A_CREATE] < 0 ? "creation_time" : "deletion_time");
+    return st;
 }
 
 static int ali_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag *d)
@@ -96,4 +102,6 @@ const trace_format trace_format_alibaba2023 = {
     .delim = ',',
     .open = ali_open,
     .row = ali_row,
+    /* The published variants (pod_lists_gz/) are not in creation order. */
+    .in_memory = true,
 };

@@ -201,9 +201,11 @@ static void test_golden(void)
     read_all(FIX "good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "good_pai_tasks.csv", 0, &t,
              NULL, NULL, 0);
     /* j1: 2 workers x 50 % -> 2 replicas of 500 milli; CPU 2x400x10 + 600x10; memory
-     * 2x29.296875x1024 + 10x1024; work from the first task start 4550890. */
-    CHECK(t && strstr(t, "j1|4550879000000|526.000000|2|2|500|500|u1||0|7|14000|70240|"));
-    CHECK(t && strstr(t, "j4|4550950000000|990.000000|2|1|750|750|u3|"));
+     * 2x29.296875x1024 + 10x1024; work from the first task start 4550890. Times become
+     * seconds since local (UTC+8) midnight of the first day: 4550400 s is 16:00 UTC, local
+     * midnight, so j2 (4550800) arrives at 400 s and j1 at 479 s. */
+    CHECK(t && strstr(t, "j1|479000000|526.000000|2|2|500|500|u1||0|7|14000|70240|"));
+    CHECK(t && strstr(t, "j4|550000000|990.000000|2|1|750|750|u3|"));
     CHECK(t && !strstr(t, "j3|"));
     CHECK(t && strstr(t, "j2|") == t && strstr(t, "j1|") < strstr(t, "j4|"));
     free(t);

@@ -6,7 +6,8 @@
  * status,start_time,end_time,plan_cpu,plan_mem,plan_gpu,gpu_type), given as the option
  * tasks=FILE and loaded whole into a hash table first.
  *
- * Mapping: arrival = job start_time (PAI's submission time, seconds); work = job
+ * Mapping: arrival = job start_time (PAI's submission time, seconds; rebased to seconds
+ * since local midnight, UTC+8, of the first day, keeping the time of day); work = job
  * end_time - earliest task start_time; tenant = user. Each instance of a task that asks
  * for GPUs is one replica: plan_gpu (percent of one GPU per instance) <= 100 gives one
  * GPU at 10 x plan_gpu milli, above 100 gives ceil(plan_gpu/100) GPUs sharing it evenly;
@@ -175,6 +176,10 @@ static int pai_open(trace_reader *r, sim_diag *d)
     if (!s)
         return sim_diag_set(d, SIM_ENOMEM, r->path, 0, 0, "out of memory");
     r->state = s;
+    /* PAI's times keep the time of day of Asia/Shanghai (UTC+8, per the trace's README):
+     * arrivals become seconds since local midnight of the first day, as for Philly. */
+    r->rebase_day = true;
+    r->tz_offset_us = 8 * 3600 * SIM_US_PER_S;
     const char *tasks = trace__opt(r, "tasks");
     if (!tasks)
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,

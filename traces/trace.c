@@ -450,13 +450,14 @@ static int load_all(trace_reader *r, sim_diag *d)
     if (r->held_n && (st = sort_held(r, d)) != SIM_OK)
         return st;
     if (r->rebase_day && r->held_n) {
+        /* Seconds since the local midnight before the first submission. */
         const sim_time day = 86400 * SIM_US_PER_S;
-        sim_time first = r->held[0].job.submit_us;
+        sim_time first = r->held[0].job.submit_us + r->tz_offset_us;
         sim_time origin = first / day * day;
         if (first < 0 && first % day)
             origin -= day;
         for (size_t i = 0; i < r->held_n; i++)
-            r->held[i].job.submit_us -= origin;
+            r->held[i].job.submit_us += r->tz_offset_us - origin;
     }
     return held_duplicates(r, d);
 }

@@ -66,6 +66,7 @@ struct trace_reader {
     /* Absolute timestamps (set by the format): after the whole read, times are shifted
      * to seconds since midnight of the day of the earliest submission. */
     bool rebase_day;
+    sim_time tz_offset_us; /* local time - trace time, for the day boundary of rebase_day */
     /* In-memory formats: every job, sorted, and the next to yield. */
     bool loaded;
     trace__held *held;

@@ -133,6 +133,36 @@ static void test_errors(void)
 
 static void test_commands(void)
 {
+    /* A calibrated contention file slows co-located jobs only beyond time-slicing: two
+     * half-GPU jobs that use half a GPU each, with every C entry 3, get x = 3 x 0.5 and
+     * run at (1 + 0.5) / (1 + 1.5) = 0.6 of their speed (100 s -> 166.67 s); with
+     * entries 0.5 the factor is above 1 and nothing changes. */
+    FILE *sh = fopen("share2.csv", "w");
+    fputs("job_id,submit_time,duration,num_gpus,gpu_milli\na,0,100,1,500\nb,0,100,1,500\n", sh);
+    fclose(sh);
+    static const char *const res[] = {"sm", "mem", "l2", "pcie"};
+    static const char *const coef[] = {"3", "0.5"};
+    for (int k = 0; k < 2; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "contention%d.csv", k);
+        FILE *cf = fopen(name, "w");
+        fputs("victim,aggressor,coefficient\n", cf);
+        for (int v = 0; v < 4; v++)
+            for (int a = 0; a < 4; a++)
+                fprintf(cf, "%s,%s,%s\n", res[v], res[a], coef[k]);
+        fclose(cf);
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "run --trace share2.csv --cluster 1xV100M16:1 --quiet "
+                                  "--interference %s --out contended%d", name, k);
+        CHECK_EQ_I64(run(cmd), 0);
+        snprintf(name, sizeof name, "contended%d/jobs.csv", k);
+        char *jobs = check_slurp(name, NULL);
+        const char *end = k == 0 ? "166.666667" : "100.000000";
+        char want[96];
+        snprintf(want, sizeof want, "\na,,,0,done,0.000000,0.000000,%s,", end);
+        CHECK(jobs && strstr(jobs, want));
+        free(jobs);
+    }
     /* A rejected job is named with its reason at the end of the run. */
     FILE *t = fopen("reject.csv", "w");
     fputs("job_id,submit_time,duration,num_gpus\nsmall,0,10,1\nhuge,1,10,4\n", t);

@@ -179,9 +179,9 @@ int cmd_compare(int argc, char **argv)
     if (!trace)
         return cli_usage_error("clustersim compare needs --trace FILE (see clustersim compare "
                                "--help)");
-    if (!strcmp(trace, "-"))
+    if (trace_path_is_stream(trace))
         return cli_usage_error("clustersim compare reads the trace once per run: give a file, "
-                               "not standard input");
+                               "not standard input or a pipe");
     if (!cluster)
         return cli_usage_error("clustersim compare needs --cluster FILE|SPEC");
     if (!policies)

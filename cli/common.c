@@ -367,6 +367,9 @@ bool cli_out_close(cli_outfile *o, bool commit)
 
 bool cli_file_crc(const char *path, uint32_t *crc, uint64_t *bytes)
 {
+    /* A stream was read already, and opening a FIFO again would wait for a writer. */
+    if (trace_path_is_stream(path))
+        return false;
     FILE *f = fopen(path, "rb");
     if (!f)
         return false;

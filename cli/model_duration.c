@@ -162,6 +162,9 @@ static int count_jobs(const eval_args *a, const trace_options *topt, uint64_t *n
 
 static int eval_trace(const eval_args *a)
 {
+    if (trace_path_is_stream(a->trace))
+        return cli_usage_error("clustersim model eval --kind duration reads the trace twice: "
+                               "give a file, not standard input or a pipe");
     sim_diag d = {0};
     model_catalog *cat = NULL;
     sim_intern *tenants = sim_intern_create(false), *models = sim_intern_create(false);

@@ -360,11 +360,11 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         src.ann = &ann;
         model_zoo_rate_init(&zrate, zoo, models, (uint16_t)rt, &zoo_rate_model);
     }
-    /* The target workload: a first pass over the trace, unless it is standard input or
-     * the caller asked for the jobs read so far. */
+    /* The target workload: a first pass over the trace, unless it can be read only once
+     * (standard input, a pipe) or the caller asked for the jobs read so far. */
     if ((st = cli_frag_init(&frag, cl, type_mem, ntypes, d)) != SIM_OK)
         goto out;
-    if (a->frag_arrivals || (a->trace && strcmp(a->trace, "-") == 0))
+    if (a->frag_arrivals || (a->trace && trace_path_is_stream(a->trace)))
         src.online = &frag;
     else if ((a->trace || a->gen) &&
              (st = cli_frag_scan(&frag, a, tenants, models, model_catalog_names(cat), d)) != SIM_OK)
@@ -449,9 +449,9 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
             sim_diag_set(d, st, NULL, 0, 0, "out of memory");
             goto out;
         }
-    /* Read ahead on a second thread, except from standard input (a reader blocked on a
-     * pipe could not be stopped). The name tables are shared with the engine. */
-    if (a->prefetch && !(a->trace && strcmp(a->trace, "-") == 0)) {
+    /* Read ahead on a second thread, except from a stream (a reader blocked on a pipe
+     * could not be stopped). The name tables are shared with the engine. */
+    if (a->prefetch && !(a->trace && trace_path_is_stream(a->trace))) {
         sim_source raw = {.ctx = &src, .next = raw_next};
         if (sim_intern_share(tenants) != SIM_OK || sim_intern_share(models) != SIM_OK ||
             (st = prefetch_create(&src.ahead, &raw, 4096, d)) != SIM_OK) {

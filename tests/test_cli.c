@@ -163,6 +163,29 @@ static void test_commands(void)
         CHECK(jobs && strstr(jobs, want));
         free(jobs);
     }
+    /* A trace that can be read only once (standard input, a FIFO) is read once: the
+     * fragmentation workload is the arrivals, and a duplicate id is still caught. */
+    FILE *dup = fopen("dup_ids.csv", "w");
+    fputs("job_id,submit_time,duration,num_gpus\nj1,0,10,1\nj2,1,10,1\nj1,2,10,1\n", dup);
+    fclose(dup);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s run --trace - --cluster 1xT4:1 <dup_ids.csv >/dev/null "
+                              "2>err.txt", SIM_BINARY);
+    CHECK(check_system(cmd) == 2);
+    char *derr = check_slurp("err.txt", NULL);
+    CHECK(derr && strstr(derr, "clustersim: -:4: error: duplicate job id 'j1' (seen before; a "
+                               "stream cannot be read again to find its first line)\n"));
+    free(derr);
+    remove("fifo.csv");
+    CHECK(mkfifo("fifo.csv", 0600) == 0);
+    snprintf(cmd, sizeof cmd, "(cat share2.csv >fifo.csv &) && %s run --trace fifo.csv "
+                              "--cluster 1xT4:1 --quiet --out fifo_run 2>err.txt",
+             SIM_BINARY);
+    CHECK(check_system(cmd) == 0);
+    char *fj = check_slurp("fifo_run/jobs.csv", NULL);
+    CHECK(fj && strstr(fj, "\na,") && strstr(fj, "\nb,"));
+    free(fj);
+    remove("fifo.csv");
     /* A rejected job is named with its reason at the end of the run. */
     FILE *t = fopen("reject.csv", "w");
     fputs("job_id,submit_time,duration,num_gpus\nsmall,0,10,1\nhuge,1,10,4\n", t);

@@ -547,7 +547,7 @@ static void test_usage(void)
          "clustersim: error: option --jobs: expected an integer 1..4096, got \"0\"\n"},
         {"--policies fifo --out x --trace -",
          "clustersim: error: clustersim compare reads the trace once per run: give a file, not "
-         "standard input\n"},
+         "standard input or a pipe\n"},
         {"--policies fifo --out x stray",
          "clustersim: error: unexpected argument 'stray' for 'clustersim compare' (see "
          "clustersim compare --help)\n"},

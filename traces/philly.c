@@ -426,8 +426,8 @@ static int philly_next(trace_reader *r, job_spec *j, sim_diag *d)
 /* First byte of the file that is not white space or a UTF-8 byte-order mark. */
 static int first_byte(const char *path)
 {
-    if (strcmp(path, "-") == 0)
-        return 't';
+    if (trace_path_is_stream(path))
+        return 't'; /* a stream is not read twice: taken as the CSV */
     gzFile gz = gzopen(path, "rb");
     if (!gz)
         return -1;

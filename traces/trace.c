@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const trace_format *const formats[] = {
     &trace_format_native,
@@ -224,6 +225,12 @@ static int ids_insert(trace_reader *r, uint64_t h)
 
 /* Line of the first job with this id, found by reading the file again; 0 if none
  * (a hash collision). */
+bool trace_path_is_stream(const char *path)
+{
+    struct stat sb;
+    return strcmp(path, "-") == 0 || (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode));
+}
+
 static long first_line_of(const trace_reader *r, const char *id, long before)
 {
     trace_options o = r->opt;
@@ -258,6 +265,12 @@ static int common_checks(trace_reader *r, const csvin_row *row, job_spec *job, s
     if (ins < 0)
         return sim_diag_set(d, SIM_ENOMEM, r->path, row->line, 0, "out of memory");
     if (ins == 0) {
+        /* A stream cannot be read again to cite the first line; the 64-bit hashes of
+         * two different ids collide with a chance of about n^2 / 2^65. */
+        if (trace_path_is_stream(r->path))
+            return sim_diag_set(d, SIM_EPARSE, r->path, row->line, 0,
+                                "duplicate job id '%s' (seen before; a stream cannot be read "
+                                "again to find its first line)", job->id);
         long first = first_line_of(r, job->id, row->line);
         if (first > 0)
             return sim_diag_set(d, SIM_EPARSE, r->path, row->line, 0,

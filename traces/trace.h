@@ -46,6 +46,10 @@ typedef struct trace_options {
 int trace_reader_open(trace_reader **out, const char *path, const trace_options *opt,
                       sim_diag *d);
 
+/* Whether path can be read only once: "-" (standard input), a pipe, a FIFO, a device;
+ * not a regular file. Such a trace is read once, without look-back. */
+bool trace_path_is_stream(const char *path);
+
 /*
  * Read the next job into *job. Returns 1 when a job was read, 0 at the end of the
  * trace, or a negative SIM_E* code with d filled. The strings job->name and

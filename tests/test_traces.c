@@ -392,11 +392,11 @@ static void test_generated(void)
         gzip_file(path, "truncated.gz", 40);
         int st = read_all("truncated.gz", goods[gi].format, goods[gi].opt, 0, NULL, NULL, diag,
                           sizeof diag);
-        CHECK(st == SIM_EIO || st == SIM_EPARSE);
-        CHECK(strstr(diag, "truncated gzip stream (unexpected end of file)") ||
-              strstr(diag, "truncated.gz:1: error: cannot read"));
-        if (!strstr(diag, "truncated gzip stream"))
-            fprintf(stderr, "%s truncated: %s\n", goods[gi].file, diag);
+        /* 40 bytes of gzip hold no complete line: every reader stops on line 1 with
+         * zlib's own diagnosis. */
+        CHECK_EQ_I64(st, SIM_EIO);
+        CHECK_STR(diag, "truncated.gz:1: error: cannot read: truncated gzip stream "
+                        "(unexpected end of file)");
         remove("truncated.gz");
     }
 }

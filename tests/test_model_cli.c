@@ -94,6 +94,11 @@ static void test_errors(void)
                  "clustersim: " FIX "bad_contention_negative.csv:3:3: error: field "
                  "'coefficient': expected a number in [0, 1e+06], got \"-0.2\"\n");
     expect_error("run --quiet --trace '" FIX "colocated_trace.csv' --cluster 1xK80:1 "
+                 "--interference '" FIX "bad_contention_empty.csv'",
+                 2,
+                 "clustersim: " FIX "bad_contention_empty.csv: error: no coefficient row "
+                 "(expected rows victim,aggressor,coefficient after the header)\n");
+    expect_error("run --quiet --trace '" FIX "colocated_trace.csv' --cluster 1xK80:1 "
                  "--interference no_such_contention.csv",
                  2,
                  "clustersim: no_such_contention.csv: error: cannot open: No such file or "

@@ -120,6 +120,10 @@ static void test_stats_cli(void)
     CHECK(out_has("\"records_ignored\": 1,"));
     CHECK(out_has("\"num_gpus\": {\"1\": 1, \"8\": 1}"));
     CHECK(out_has("\"fields_present\": [\"tenant\", \"replicas\"]"));
+    /* A job whose submitted_time is "None" or null cannot be replayed: ignored, counted. */
+    CHECK_EQ_I64(run(BIN " trace stats " FIX "philly_none_submit.json --format philly --json"), 0);
+    CHECK(out_has("\"jobs\": 1,"));
+    CHECK(out_has("\"records_ignored\": 2,"));
     CHECK_EQ_I64(run(BIN " trace stats " FIX "good_muri.csv --format muri"), 0);
     CHECK(out_has("jobs       3 (0 CPU-only)"));
     CHECK(out_has("fields present: model priority batch_size iterations iter_time_ms "

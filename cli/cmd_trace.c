@@ -512,6 +512,11 @@ static int trace_convert_cmd(int argc, char **argv)
     int st = tool_open(&t, &src, &d);
     if (st == SIM_OK && cluster)
         st = cluster_spec_load_typed(&cl, cluster, model_catalog_names(t.cat), cluster_type, &d);
+    /* Load scaling fills a share of the cluster's GPUs: none, and it would write nothing. */
+    if (st == SIM_OK && load_pct > 0 && cluster_spec_gpus(cl) == 0)
+        st = sim_diag_set(&d, SIM_EINVAL, NULL, 0, 0,
+                          "--load: the cluster '%s' has no GPU (the load is a share of its GPUs)",
+                          cluster);
     if (st == SIM_OK)
         st = trace_writer_open(&w, out, t.tenants, t.models, model_catalog_names(t.cat), &d);
     job_spec j;

@@ -10,6 +10,8 @@
 #include "check.h"
 #include "gavel_steps.h"
 
+#include <dirent.h>
+
 #define FIX SIM_SOURCE_DIR "/tests/fixtures/"
 #define BIN SIM_BINARY
 
@@ -134,6 +136,23 @@ static void test_stats_cli(void)
     CHECK(err_has("bad_native_dup.csv:4: error: duplicate job id 'j1' (first seen on line 2)"));
 }
 
+/* True when no file of the working directory starts with prefix (the output or its
+ * temporary name). */
+static bool no_file_like(const char *prefix)
+{
+    DIR *dir = opendir(".");
+    struct dirent *e;
+    bool none = true;
+    while (dir && (e = readdir(dir)))
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+            fprintf(stderr, "left behind: %s\n", e->d_name);
+            none = false;
+        }
+    if (dir)
+        closedir(dir);
+    return none;
+}
+
 static void test_convert(void)
 {
     /* Window [86399, 108784) keeps the three earliest jobs; tenant 6214e9 two of them. */
@@ -171,6 +190,14 @@ static void test_convert(void)
                          "--load 40 --out load.csv"),
                  2);
     CHECK(err_has("--load needs --cluster"));
+    /* A cluster without GPUs has no load to fill: an error, not an empty trace. */
+    remove("conv_bad.csv");
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--load 10 --cluster 1xV100M16:0 --out conv_bad.csv"),
+                 2);
+    CHECK(err_has("clustersim: error: --load: the cluster '1xV100M16:0' has no GPU (the load "
+                  "is a share of its GPUs)\n"));
+    CHECK(no_file_like("conv_bad.csv"));
     remove("conv.csv.gz");
     remove("conv.csv");
     remove("load.csv");

@@ -155,9 +155,10 @@ static bool no_file_like(const char *prefix)
 
 static void test_convert(void)
 {
-    /* Window [86399, 108784) keeps the three earliest jobs; tenant 6214e9 two of them. */
+    /* Window [86399, 108784) keeps the three earliest jobs; tenant 6214e9 two of them
+     * (11cb48 has a job, after the window). */
     CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
-                         "--from 86399 --to 108784 --tenants 6214e9,zz --out conv.csv.gz"),
+                         "--from 86399 --to 108784 --tenants 6214e9,11cb48 --out conv.csv.gz"),
                  0);
     CHECK(err_has("read 4 jobs, wrote 2 to conv.csv.gz"));
     size_t n = 0;
@@ -198,6 +199,22 @@ static void test_convert(void)
     CHECK(err_has("clustersim: error: --load: the cluster '1xV100M16:0' has no GPU (the load "
                   "is a share of its GPUs)\n"));
     CHECK(no_file_like("conv_bad.csv"));
+    /* A listed tenant no job carries is reported, and no output is left behind. */
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--tenants 6214e9,nosuch,zz --out conv_bad.csv"),
+                 2);
+    CHECK(err_has("clustersim: error: --tenants: no job of " FIX "good_philly.csv has tenant "
+                  "'nosuch', 'zz'\n"));
+    CHECK(no_file_like("conv_bad.csv"));
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--tenants 6214e9, --out conv_bad.csv"),
+                 2);
+    CHECK(err_has("clustersim: error: --tenants '6214e9,': empty tenant name in the list\n"));
+    /* --first stops writing early, but 11cb48's one job (the last) is still found. */
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--tenants 6214e9,11cb48 --first 1 --out conv.csv"),
+                 0);
+    CHECK(err_has("read 4 jobs, wrote 1 to conv.csv"));
     remove("conv.csv.gz");
     remove("conv.csv");
     remove("load.csv");

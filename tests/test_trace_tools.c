@@ -249,6 +249,41 @@ static void test_gen(void)
     CHECK(err_has("--format and --trace-opt describe the --like FILE; give --like"));
 }
 
+/* With --zoo every row's name and command name the model class and batch size the row
+ * carries (the zoo replaces the generator's class), CPU-only rows included. */
+static void test_gen_zoo_rows(void)
+{
+    CHECK_EQ_I64(run(BIN " trace gen --zoo --jobs 300 --seed 5 --out genzoo.csv"), 0);
+    sim_intern *tenants = sim_intern_create(false), *models = sim_intern_create(false);
+    trace_options o = {.tenants = tenants, .models = models, .gpu_types = model_catalog_names(cat)};
+    trace_reader *r = NULL;
+    sim_diag d;
+    CHECK(trace_reader_open(&r, "genzoo.csv", &o, &d) == SIM_OK);
+    job_spec j;
+    int jobs = 0, agree = 0, zoo_only = 0;
+    while (r && trace_reader_next(r, &j, &d) == 1) {
+        const char *model = sim_intern_name(models, j.model);
+        char name_part[64], command[160];
+        snprintf(name_part, sizeof name_part, "-%s-", model);
+        snprintf(command, sizeof command, "python train.py --model %s --batch %.0f", model,
+                 j.attr[SIM_ATTR_BATCH_SIZE]);
+        jobs++;
+        agree += strstr(j.name, name_part) && strcmp(j.command, command) == 0;
+        /* Classes the generator alone never draws show the zoo's choice got through. */
+        zoo_only += !strcmp(model, "inception3") || !strcmp(model, "transformer");
+        if (!strstr(j.name, name_part) || strcmp(j.command, command) != 0)
+            fprintf(stderr, "row %d: model %s, name %s, command %s\n", jobs, model, j.name,
+                    j.command);
+    }
+    trace_reader_close(r);
+    CHECK_EQ_I64(jobs, 300);
+    CHECK_EQ_I64(agree, 300);
+    CHECK(zoo_only > 0);
+    sim_intern_destroy(tenants);
+    sim_intern_destroy(models);
+    remove("genzoo.csv");
+}
+
 /* The --like tolerances on the Philly CSV, stated in the README. */
 static void test_like(void)
 {
@@ -406,6 +441,7 @@ int main(void)
     test_stats_cli();
     test_convert();
     test_gen();
+    test_gen_zoo_rows();
     test_like();
     test_replays();
     model_catalog_destroy(cat);

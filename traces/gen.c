@@ -30,6 +30,7 @@ struct trace_gen {
     uint32_t n_tenants;
     double gpu_cdf[TRACE_STATS_GPU_BINS]; /* like: num_gpus mix */
     double milli_cdf[11];                 /* like: gpu_milli bins */
+    sim_intern *models; /* model-class names: the generator's and the annotator's */
     uint32_t model_ids[6];
     uint64_t type_ids[8];
     uint32_t n_types;
@@ -182,8 +183,13 @@ int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *ten
                            (1 + c->diurnal_amplitude *
                                     cos(2 * 3.14159265358979323846 * (h + 0.5 - c->diurnal_peak_h) / 24));
     g->hourly = c->like || c->diurnal_amplitude > 0;
+    g->models = models;
     for (int m = 0; m < 6; m++)
-        g->model_ids[m] = sim_intern_add(models, model_names[m], strlen(model_names[m]), 0);
+        if ((g->model_ids[m] = sim_intern_add(models, model_names[m], strlen(model_names[m]),
+                                              0)) == SIM_INTERN_NONE) {
+            trace_gen_destroy(g);
+            return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        }
     if (c->gpu_types && *c->gpu_types) {
         const char *s = c->gpu_types;
         while (*s && g->n_types < 8) {
@@ -278,18 +284,20 @@ int trace_gen_next(trace_gen *g, job_spec *j)
     j->cpu_milli = 4000 * (j->num_gpus ? j->num_gpus : 1);
     j->mem_mib = 16384 * (j->num_gpus ? j->num_gpus : 1);
     j->qos = gsl_rng_uniform(r) < g->c.frac_ls ? SIM_QOS_LS : SIM_QOS_BE;
-    snprintf(g->name, sizeof g->name, "t%02u-%s-%u", tenant, model_names[m],
-             (unsigned)gsl_rng_uniform_int(r, 4));
-    unsigned batch = 32u << gsl_rng_uniform_int(r, 4);
-    snprintf(g->command, sizeof g->command, "python train.py --model %s --batch %u",
-             model_names[m], batch);
+    unsigned variant = (unsigned)gsl_rng_uniform_int(r, 4);
     /* The batch size of the command is an execution feature too. */
-    j->attr[SIM_ATTR_BATCH_SIZE] = batch;
+    j->attr[SIM_ATTR_BATCH_SIZE] = 32u << gsl_rng_uniform_int(r, 4);
     j->attr_present |= UINT64_C(1) << SIM_ATTR_BATCH_SIZE;
-    j->name = g->name;
-    j->command = g->command;
     if (g->c.annotate)
         g->c.annotate(g->c.annotate_ctx, j, r);
+    /* Name and command are written last, from the model class and batch size the row
+     * carries: an annotator may have replaced both (the zoo picks its own class). */
+    const char *model = sim_intern_name(g->models, j->model);
+    snprintf(g->name, sizeof g->name, "t%02u-%s-%u", tenant, model, variant);
+    snprintf(g->command, sizeof g->command, "python train.py --model %s --batch %.0f", model,
+             j->attr[SIM_ATTR_BATCH_SIZE]);
+    j->name = g->name;
+    j->command = g->command;
     g->emitted++;
     return 1;
 }

@@ -658,7 +658,7 @@ static int trace_gen_cmd(int argc, char **argv)
     trace_gen_config_default(&c);
     trace_src like = {0};
     const char *out = NULL, *zoo_ref = "V100M16";
-    bool jobs_given = false, zoo_on = false;
+    bool jobs_given = false, zoo_on = false, constrained_given = false;
     double zoo_slo = 2;
     for (int i = 3; i < argc; i++) {
         const char *v;
@@ -742,6 +742,7 @@ static int trace_gen_cmd(int argc, char **argv)
         } else if (OPT("--frac-constrained")) {
             if (m < 0 || !cli_double("--frac-constrained", v, 0, 1, &c.frac_constrained))
                 return 2;
+            constrained_given = true;
         } else if (OPT("--zoo-ref")) {
             if (m < 0)
                 return 2;
@@ -758,6 +759,14 @@ static int trace_gen_cmd(int argc, char **argv)
         return cli_usage_error("clustersim trace gen needs --out FILE");
     if (c.frac_cpu_only + c.frac_multi + c.frac_share > 1)
         return cli_usage_error("--frac-cpu + --frac-multi + --frac-share must not exceed 1");
+    /* Each of the pair means nothing without the other: constrained to which types, or
+     * how many jobs are. */
+    if (c.frac_constrained > 0 && !c.gpu_types)
+        return cli_usage_error("--frac-constrained needs --gpu-types A|B|... (the types a "
+                               "constrained job is restricted to)");
+    if (c.gpu_types && !constrained_given)
+        return cli_usage_error("--gpu-types needs --frac-constrained X (the fraction of GPU "
+                               "jobs restricted to one of the types)");
     if (!like.path && (like.format || like.n_opts))
         return cli_usage_error("--format and --trace-opt describe the --like FILE; give --like");
     sim_diag d = {0};

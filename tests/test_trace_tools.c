@@ -247,6 +247,26 @@ static void test_gen(void)
     remove("gen2.csv");
     CHECK_EQ_I64(run(BIN " trace gen --out x.csv --format philly"), 2);
     CHECK(err_has("--format and --trace-opt describe the --like FILE; give --like"));
+    /* Type constraints need both the types and the fraction. */
+    CHECK_EQ_I64(run(BIN " trace gen --out x.csv --frac-constrained 0.5"), 2);
+    CHECK(err_has("clustersim: error: --frac-constrained needs --gpu-types A|B|... (the types "
+                  "a constrained job is restricted to)\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --out x.csv --gpu-types T4"), 2);
+    CHECK(err_has("clustersim: error: --gpu-types needs --frac-constrained X (the fraction of "
+                  "GPU jobs restricted to one of the types)\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --out x.csv --gpu-types 'T4|K80|P100|V100M16|V100M32|A10|"
+                         "A30|A100|H100' --frac-constrained 0.5"),
+                 2);
+    CHECK(err_has("clustersim: error: at most 8 GPU types for type constraints\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --jobs 400 --out gen1.csv --gpu-types 'T4|A100' "
+                         "--frac-constrained 0.5"),
+                 0);
+    trace_stats s2;
+    CHECK(stats_of("gen1.csv", "native", NULL, &s2, NULL));
+    CHECK((s2.fields >> TRACE_F_GPU_TYPE) & 1u);
+    trace_stats_fini(&s2);
+    remove("gen1.csv");
+    CHECK(no_file_like("x.csv"));
 }
 
 /* With --zoo every row's name and command name the model class and batch size the row

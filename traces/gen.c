@@ -190,11 +190,16 @@ int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *ten
             trace_gen_destroy(g);
             return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         }
-    if (c->gpu_types && *c->gpu_types) {
+    if (c->gpu_types) {
         const char *s = c->gpu_types;
-        while (*s && g->n_types < 8) {
+        for (;;) {
             const char *bar = strchr(s, '|');
             size_t len = bar ? (size_t)(bar - s) : strlen(s);
+            if (g->n_types == 8) {
+                trace_gen_destroy(g);
+                return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                                    "at most 8 GPU types for type constraints");
+            }
             uint32_t t = gpu_types ? sim_intern_find(gpu_types, s, len) : SIM_INTERN_NONE;
             if (t == SIM_INTERN_NONE || t == 0 || t >= SIM_MAX_GPU_TYPES) {
                 trace_gen_destroy(g);
@@ -202,7 +207,9 @@ int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *ten
                                     (int)len, s);
             }
             g->type_ids[g->n_types++] = UINT64_C(1) << t;
-            s += len + (bar ? 1 : 0);
+            if (!bar)
+                break;
+            s = bar + 1;
         }
     }
     *out = g;

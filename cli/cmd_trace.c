@@ -652,25 +652,57 @@ static int trace_convert_cmd(int argc, char **argv)
 
 /* ---- trace gen ------------------------------------------------------------------ */
 
+/* Options whose distribution --like takes from its FILE instead, with what it takes:
+ * given with --like they would be silently ignored, so they are refused. --rate is not
+ * here: it scales the FILE's hour-of-day rates. */
+static const char *const like_fitted[][2] = {
+    {"--diurnal", "arrivals follow the hour-of-day rates of the --like FILE (--rate scales them)"},
+    {"--peak-hour", "arrivals follow the hour-of-day rates of the --like FILE (--rate scales them)"},
+    {"--duration-median", "durations are drawn from those of the --like FILE"},
+    {"--duration-sigma", "durations are drawn from those of the --like FILE"},
+    {"--duration-pareto", "durations are drawn from those of the --like FILE"},
+    {"--tenants", "tenants are those of the --like FILE, with their shares of the jobs"},
+    {"--frac-share", "GPU counts and shares are drawn from the mix of the --like FILE"},
+    {"--frac-multi", "GPU counts and shares are drawn from the mix of the --like FILE"},
+    {"--frac-cpu", "GPU counts and shares are drawn from the mix of the --like FILE"},
+};
+
+/* Index in like_fitted of the option arg ("--name" or "--name=value"); -1 when absent. */
+static int like_fitted_find(const char *arg)
+{
+    size_t n = strcspn(arg, "=");
+    for (size_t k = 0; k < sizeof like_fitted / sizeof like_fitted[0]; k++)
+        if (strlen(like_fitted[k][0]) == n && strncmp(arg, like_fitted[k][0], n) == 0)
+            return (int)k;
+    return -1;
+}
+
 static int trace_gen_cmd(int argc, char **argv)
 {
     trace_gen_config c;
     trace_gen_config_default(&c);
     trace_src like = {0};
     const char *out = NULL, *zoo_ref = "V100M16";
-    bool jobs_given = false, zoo_on = false, constrained_given = false;
+    bool jobs_given = false, zoo_on = false, constrained_given = false, zoo_opt = false;
+    int fitted = -1; /* an option --like replaces, when given */
     double zoo_slo = 2;
     for (int i = 3; i < argc; i++) {
         const char *v;
         int m;
+        if (fitted < 0)
+            fitted = like_fitted_find(argv[i]);
         if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
             printf("usage: clustersim trace gen --out FILE [--jobs N] [--seed N] [--rate JOBS_PER_H]\n"
                    "       [--diurnal A] [--peak-hour H] [--duration-median T]\n"
                    "       [--duration-sigma X] [--duration-pareto ALPHA] [--tenants N]\n"
                    "       [--frac-share X] [--frac-multi X] [--frac-cpu X] [--frac-ls X]\n"
                    "       [--over-request X] [--gpu-types A|B] [--frac-constrained X]\n"
-                   "       [--like FILE [--format NAME] [--trace-opt K=V]...] [--catalog FILE]\n"
+                   "       [--like FILE [--format NAME] [--trace-opt K=V]... [--skip-bad-rows]]\n"
+                   "       [--catalog FILE]\n"
                    "       [--zoo [--zoo-ref TYPE] [--zoo-slo X]]\n"
+                   "--like FILE takes arrivals by hour of day, durations, the GPU mix and the\n"
+                   "tenants from FILE (--rate then scales its rates to that daily mean); the\n"
+                   "options that would set those are refused with it.\n"
                    "--zoo gives each GPU job a model class of the zoo with its graph and\n"
                    "execution features, iterations and true demand (synthetic), and LS jobs\n"
                    "an slo_s of X (default 2) times their duration on TYPE (default V100M16).\n");
@@ -700,6 +732,7 @@ static int trace_gen_cmd(int argc, char **argv)
         } else if (OPT("--rate")) {
             if (m < 0 || !cli_double("--rate", v, 1e-6, 1e12, &c.arrival_rate_h))
                 return 2;
+            c.like_rate_h = c.arrival_rate_h; /* with --like: scales its rates */
         } else if (OPT("--diurnal")) {
             if (m < 0 || !cli_double("--diurnal", v, 0, 1, &c.diurnal_amplitude))
                 return 2;
@@ -747,9 +780,11 @@ static int trace_gen_cmd(int argc, char **argv)
             if (m < 0)
                 return 2;
             zoo_ref = v;
+            zoo_opt = true;
         } else if (OPT("--zoo-slo")) {
             if (m < 0 || !cli_double("--zoo-slo", v, 0, 1e6, &zoo_slo))
                 return 2;
+            zoo_opt = true;
         } else {
             return cli_usage_error("unknown option '%s' for 'clustersim trace gen'", argv[i]);
         }
@@ -767,8 +802,15 @@ static int trace_gen_cmd(int argc, char **argv)
     if (c.gpu_types && !constrained_given)
         return cli_usage_error("--gpu-types needs --frac-constrained X (the fraction of GPU "
                                "jobs restricted to one of the types)");
-    if (!like.path && (like.format || like.n_opts))
-        return cli_usage_error("--format and --trace-opt describe the --like FILE; give --like");
+    if (!like.path && (like.format || like.n_opts || like.skip_bad_rows))
+        return cli_usage_error("--format, --trace-opt and --skip-bad-rows describe the --like "
+                               "FILE; give --like");
+    if (like.path && fitted >= 0)
+        return cli_usage_error("%s cannot be combined with --like: %s", like_fitted[fitted][0],
+                               like_fitted[fitted][1]);
+    if (zoo_opt && !zoo_on)
+        return cli_usage_error("--zoo-ref and --zoo-slo describe the annotation of --zoo; "
+                               "give --zoo");
     sim_diag d = {0};
     tool t;
     trace_stats s;

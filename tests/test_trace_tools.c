@@ -245,8 +245,48 @@ static void test_gen(void)
     trace_stats_fini(&s);
     remove("gen1.csv");
     remove("gen2.csv");
+    remove("x.csv");
     CHECK_EQ_I64(run(BIN " trace gen --out x.csv --format philly"), 2);
-    CHECK(err_has("--format and --trace-opt describe the --like FILE; give --like"));
+    CHECK(err_has("clustersim: error: --format, --trace-opt and --skip-bad-rows describe the "
+                  "--like FILE; give --like\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --out x.csv --skip-bad-rows"), 2);
+    CHECK(err_has("give --like\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --out x.csv --zoo-ref T4"), 2);
+    CHECK(err_has("clustersim: error: --zoo-ref and --zoo-slo describe the annotation of --zoo; "
+                  "give --zoo\n"));
+    /* What --like fits from its FILE cannot also be set: refused, not ignored. */
+    CHECK_EQ_I64(run(BIN " trace gen --like " FIX "good_philly.csv --format philly --rate 5 "
+                         "--tenants 3 --diurnal 0.5 --out x.csv"),
+                 2);
+    CHECK(err_has("clustersim: error: --tenants cannot be combined with --like: tenants are "
+                  "those of the --like FILE, with their shares of the jobs\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --diurnal=0.5 --like " FIX "good_philly.csv --format philly "
+                         "--out x.csv"),
+                 2);
+    CHECK(err_has("clustersim: error: --diurnal cannot be combined with --like: arrivals follow "
+                  "the hour-of-day rates of the --like FILE (--rate scales them)\n"));
+    static const char *const fitted[] = {"--peak-hour 3", "--duration-median 1h",
+                                         "--duration-sigma 1", "--duration-pareto 2",
+                                         "--frac-share 0.1", "--frac-multi 0.1",
+                                         "--frac-cpu 0.1"};
+    for (size_t k = 0; k < sizeof fitted / sizeof fitted[0]; k++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, BIN " trace gen --like " FIX "good_philly.csv --format philly "
+                                      "%s --out x.csv", fitted[k]);
+        CHECK_EQ_I64(run(cmd), 2);
+        CHECK(err_has("cannot be combined with --like"));
+    }
+    /* --rate scales the FILE's hour-of-day rates to a daily mean of 5 jobs/h; the FILE's
+     * jobs arrive at 23, 6 and 7 h only, and so do the generated ones. */
+    CHECK_EQ_I64(run(BIN " trace gen --like " FIX "good_philly.csv --format philly --rate 5 "
+                         "--jobs 3000 --seed 3 --out gen1.csv"),
+                 0);
+    CHECK(stats_of("gen1.csv", "native", NULL, &s, NULL));
+    printf("--like with --rate 5: %.3f jobs/h\n", trace_stats_rate_h(&s));
+    CHECK_NEAR(trace_stats_rate_h(&s), 5, 0.05);
+    CHECK_EQ_I64(s.by_hour[23] + s.by_hour[6] + s.by_hour[7], 3000);
+    trace_stats_fini(&s);
+    remove("gen1.csv");
     /* Type constraints need both the types and the fraction. */
     CHECK_EQ_I64(run(BIN " trace gen --out x.csv --frac-constrained 0.5"), 2);
     CHECK(err_has("clustersim: error: --frac-constrained needs --gpu-types A|B|... (the types "

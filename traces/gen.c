@@ -77,8 +77,15 @@ static void fit_like(trace_gen *g, const trace_stats *s)
     double t0 = (double)s->first_submit_us / 1e6, t1 = (double)s->last_submit_us / 1e6;
     double expo[24];
     hour_exposure(t0, t1, expo);
-    for (int h = 0; h < 24; h++)
+    double mean = 0;
+    for (int h = 0; h < 24; h++) {
         g->rate_h[h] = expo[h] > 0 ? (double)s->by_hour[h] / (expo[h] / 3600) : 0;
+        mean += g->rate_h[h] / 24;
+    }
+    /* mean > 0: the first submission's hour has both exposure and a job. */
+    if (g->c.like_rate_h > 0)
+        for (int h = 0; h < 24; h++)
+            g->rate_h[h] *= g->c.like_rate_h / mean;
     g->t_s = t0;
     double total = 0;
     for (uint32_t k = 0; k < s->n_gpu_values; k++) {
@@ -136,7 +143,8 @@ int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *ten
     *out = NULL;
     if (c->tenants < 1 || c->tenants > 100000 || !(c->arrival_rate_h > 0) ||
         !(c->duration_median_s > 0) || c->duration_sigma < 0 || c->over_request < 1 ||
-        c->diurnal_amplitude < 0 || c->diurnal_amplitude > 1 || c->duration_pareto < 0)
+        c->diurnal_amplitude < 0 || c->diurnal_amplitude > 1 || c->duration_pareto < 0 ||
+        c->like_rate_h < 0)
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "invalid generator parameters");
     if (c->like && (c->like->jobs < 2 || c->like->last_submit_us <= c->like->first_submit_us ||
                     c->like->n_tenants == 0 || !c->like_tenants))

@@ -43,6 +43,9 @@ typedef struct trace_gen_config {
      * like_tenants) with their job shares. Borrowed; must outlive the generator. */
     const trace_stats *like;
     const sim_intern *like_tenants;
+    /* With like, > 0: the source's hour-of-day rates scaled so their mean over a day is
+     * this many arrivals per hour (the daily profile is kept); 0 = the source's own. */
+    double like_rate_h;
 } trace_gen_config;
 
 /* Defaults: 1000 jobs, seed 1, 60 jobs/h, median 30 min, sigma 1.5, ... */

@@ -410,8 +410,8 @@ static int tenant_sel_error(const tenant_sel *ts, const char *trace, sim_diag *d
         if (!ts->seen[id])
             o += (size_t)snprintf(names + o, sizeof names - o, "%s'%s'", o ? ", " : "",
                                   sim_intern_name(ts->names, id));
-    return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "--tenants: no job of %s has tenant %s",
-                        trace, names);
+    return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "--tenants: no job of %s has tenant %s", trace,
+                        names);
 }
 
 static bool keep(const filters *f, const job_spec *j, const sim_intern *tenants)
@@ -657,7 +657,8 @@ static int trace_convert_cmd(int argc, char **argv)
  * here: it scales the FILE's hour-of-day rates. */
 static const char *const like_fitted[][2] = {
     {"--diurnal", "arrivals follow the hour-of-day rates of the --like FILE (--rate scales them)"},
-    {"--peak-hour", "arrivals follow the hour-of-day rates of the --like FILE (--rate scales them)"},
+    {"--peak-hour",
+     "arrivals follow the hour-of-day rates of the --like FILE (--rate scales them)"},
     {"--duration-median", "durations are drawn from those of the --like FILE"},
     {"--duration-sigma", "durations are drawn from those of the --like FILE"},
     {"--duration-pareto", "durations are drawn from those of the --like FILE"},

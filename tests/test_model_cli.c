@@ -134,7 +134,8 @@ static void test_unwritable_outputs(void)
 {
     FILE *f = fopen("cli_notadir", "w");
     fclose(f);
-#define NOTDIR(file) "clustersim: cli_notadir/" file ": error: cannot create the file: Not a directory\n"
+#define NOTDIR(file)                                                                               \
+    "clustersim: cli_notadir/" file ": error: cannot create the file: Not a directory\n"
     expect_error("calibrate --from '" FIX "bad_calib_modes.csv' --mode streams "
                  "--out cli_notadir/c.csv",
                  2, NOTDIR("c.csv"));
@@ -145,9 +146,9 @@ static void test_unwritable_outputs(void)
     expect_error("model derive gavel --isolated x.csv --steps-out cli_notadir/s.csv", 2,
                  NOTDIR("s.csv"));
     expect_error("model gen samples --samples 3 --out cli_notadir/d.csv", 2, NOTDIR("d.csv"));
-    CHECK_EQ_I64(run("model gen samples --samples 40 --out cli_samples.csv", "cli_out.txt",
-                     "cli_err.txt"),
-                 0);
+    CHECK_EQ_I64(
+        run("model gen samples --samples 40 --out cli_samples.csv", "cli_out.txt", "cli_err.txt"),
+        0);
     expect_error("model train util --data cli_samples.csv --epochs 1 --out cli_notadir/u.mlp", 2,
                  NOTDIR("u.mlp"));
 #undef NOTDIR

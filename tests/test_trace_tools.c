@@ -265,14 +265,14 @@ static void test_gen(void)
                  2);
     CHECK(err_has("clustersim: error: --diurnal cannot be combined with --like: arrivals follow "
                   "the hour-of-day rates of the --like FILE (--rate scales them)\n"));
-    static const char *const fitted[] = {"--peak-hour 3", "--duration-median 1h",
-                                         "--duration-sigma 1", "--duration-pareto 2",
-                                         "--frac-share 0.1", "--frac-multi 0.1",
-                                         "--frac-cpu 0.1"};
+    static const char *const fitted[] = {
+        "--peak-hour 3",    "--duration-median 1h", "--duration-sigma 1", "--duration-pareto 2",
+        "--frac-share 0.1", "--frac-multi 0.1",     "--frac-cpu 0.1"};
     for (size_t k = 0; k < sizeof fitted / sizeof fitted[0]; k++) {
         char cmd[1024];
-        snprintf(cmd, sizeof cmd, BIN " trace gen --like " FIX "good_philly.csv --format philly "
-                                      "%s --out x.csv", fitted[k]);
+        snprintf(cmd, sizeof cmd,
+                 BIN " trace gen --like " FIX "good_philly.csv --format philly %s --out x.csv",
+                 fitted[k]);
         CHECK_EQ_I64(run(cmd), 2);
         CHECK(err_has("cannot be combined with --like"));
     }

@@ -192,12 +192,13 @@ int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *ten
                                     cos(2 * 3.14159265358979323846 * (h + 0.5 - c->diurnal_peak_h) / 24));
     g->hourly = c->like || c->diurnal_amplitude > 0;
     g->models = models;
-    for (int m = 0; m < 6; m++)
-        if ((g->model_ids[m] = sim_intern_add(models, model_names[m], strlen(model_names[m]),
-                                              0)) == SIM_INTERN_NONE) {
+    for (int m = 0; m < 6; m++) {
+        g->model_ids[m] = sim_intern_add(models, model_names[m], strlen(model_names[m]), 0);
+        if (g->model_ids[m] == SIM_INTERN_NONE) {
             trace_gen_destroy(g);
             return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         }
+    }
     if (c->gpu_types) {
         const char *s = c->gpu_types;
         for (;;) {

@@ -66,7 +66,11 @@ typedef struct cli_outfile {
     FILE *f;
     char path[1100], tmp[1200];
 } cli_outfile;
+/* Open DIR/NAME under a temporary name; false (printed) when it cannot be created. A
+ * caller reports that as bad input: exit status cli_exit_code(SIM_EIO), i.e. 2. */
 bool cli_out_open(cli_outfile *o, const char *dir, const char *name);
+/* The same for a path (its directory part, else the current directory). */
+bool cli_out_open_path(cli_outfile *o, const char *path);
 /* Close; rename into place when commit, else remove. false (printed) on error. */
 bool cli_out_close(cli_outfile *o, bool commit);
 

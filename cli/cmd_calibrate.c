@@ -55,20 +55,17 @@ int cmd_calibrate(int argc, char **argv)
         cli_print_diag(&d);
         return cli_exit_code(st);
     }
-    char dir[1024];
-    const char *slash = strrchr(out, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
-    if (slash == out)
-        snprintf(dir, sizeof dir, "/");
     cli_outfile o = {0};
-    if (!cli_out_open(&o, dir, slash ? slash + 1 : out))
-        return 1;
+    if (!cli_out_open_path(&o, out))
+        return cli_exit_code(SIM_EIO);
     st = model_contention_write(&cal.C, o.f, &d);
-    if (!cli_out_close(&o, st == SIM_OK) || st != SIM_OK) {
-        if (st != SIM_OK)
-            cli_print_diag(&d);
-        return 1;
+    bool ok = cli_out_close(&o, st == SIM_OK);
+    if (st != SIM_OK) {
+        cli_print_diag(&d);
+        return cli_exit_code(st);
     }
+    if (!ok)
+        return cli_exit_code(SIM_EIO);
     printf("calibrated %s mode '%s'%s%s from %u rows (RMS residual of the slowdown %.4f)\n",
            cal.backend[0] ? cal.backend : "benchmark", cal.mode, cal.device[0] ? " on " : "",
            cal.device, cal.rows, cal.rmse);

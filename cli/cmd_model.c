@@ -26,21 +26,6 @@ typedef struct model_cmd {
 
 /* ---- derive ---------------------------------------------------------------------- */
 
-/* Open `path` for writing under a temporary name (renamed by cli_out_close). */
-static bool out_open_path(cli_outfile *o, const char *path)
-{
-    char dir[1024];
-    const char *slash = strrchr(path, '/');
-    if (!slash) {
-        snprintf(dir, sizeof dir, ".");
-    } else if (slash == path) {
-        snprintf(dir, sizeof dir, "/");
-    } else {
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    }
-    return cli_out_open(o, dir, slash ? slash + 1 : path);
-}
-
 static int load_catalog(model_catalog **cat, const char *path)
 {
     sim_diag d = {0};
@@ -91,17 +76,16 @@ static int derive_catalog(int argc, char **argv)
         names = names_default;
     }
     cli_outfile o = {0};
-    if (!out_open_path(&o, out))
-        return 1;
+    if (!cli_out_open_path(&o, out))
+        return cli_exit_code(SIM_EIO);
     sim_diag d = {0};
     int st = model_derive_catalog(specs, labels, names, o.f, &d);
-    if (!cli_out_close(&o, st == SIM_OK))
-        return 1;
+    bool ok = cli_out_close(&o, st == SIM_OK);
     if (st != SIM_OK) {
         cli_print_diag(&d);
         return cli_exit_code(st);
     }
-    return 0;
+    return ok ? 0 : cli_exit_code(SIM_EIO);
 }
 
 static int derive_gavel(int argc, char **argv)
@@ -151,7 +135,7 @@ static int derive_gavel(int argc, char **argv)
     sim_diag d = {0};
     cli_outfile o = {0};
     if (steps_out) {
-        if (!out_open_path(&o, steps_out)) {
+        if (!cli_out_open_path(&o, steps_out)) {
             st = SIM_EIO;
             goto out;
         }
@@ -162,7 +146,7 @@ static int derive_gavel(int argc, char **argv)
             goto out;
     }
     if (pairs_out) {
-        if (!out_open_path(&o, pairs_out)) {
+        if (!cli_out_open_path(&o, pairs_out)) {
             st = SIM_EIO;
             goto out;
         }
@@ -213,9 +197,9 @@ static int derive_pollux(int argc, char **argv)
         return cli_exit_code(st);
     sim_diag d = {0};
     cli_outfile o = {0};
-    if (!out_open_path(&o, out)) {
+    if (!cli_out_open_path(&o, out)) {
         model_catalog_destroy(cat);
-        return 1;
+        return cli_exit_code(SIM_EIO);
     }
     st = model_derive_pollux_steps(dir, cat, o.f, &d);
     bool ok = cli_out_close(&o, st == SIM_OK);
@@ -224,7 +208,7 @@ static int derive_pollux(int argc, char **argv)
         cli_print_diag(&d);
         return cli_exit_code(st);
     }
-    return ok ? 0 : 1;
+    return ok ? 0 : cli_exit_code(SIM_EIO);
 }
 
 /* ---- throughput -------------------------------------------------------------------- */

@@ -145,8 +145,8 @@ out:
         gsl_rng_free(rng);
     model_zoo_destroy(zoo);
     model_catalog_destroy(cat);
-    if (st != SIM_OK && !d.msg[0])
-        return 1;
+    /* An output that cannot be created or written was reported already (d stays empty):
+     * fail() then prints nothing more and exits 2. */
     return st == SIM_OK ? 0 : fail(st, &d);
 }
 

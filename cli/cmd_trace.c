@@ -335,28 +335,83 @@ typedef struct held_job {
     char *name, *command;
 } held_job;
 
+/* The tenants --tenants names, and which of them some job of the trace carries: a name
+ * no job carries is a typo or the wrong trace, never a wish for an empty output. */
+typedef struct tenant_sel {
+    sim_intern *names; /* the listed names (id 0, "", is never listed) */
+    bool *seen;        /* by id of names */
+    uint32_t missing;  /* listed names no job read so far carries */
+} tenant_sel;
+
 typedef struct filters {
     double from_s, to_s; /* submit window [from, to) */
     bool has_from, has_to;
-    const char *tenants; /* comma-separated names, or NULL */
+    tenant_sel *tenants; /* NULL = every tenant */
     uint64_t min_gpus, max_gpus;
     uint64_t first;      /* 0 = all */
 } filters;
 
-static bool tenant_listed(const char *list, const char *name)
+static void tenant_sel_destroy(tenant_sel *ts)
 {
-    size_t n = strlen(name);
-    const char *p = list;
-    while (*p) {
+    if (!ts)
+        return;
+    sim_intern_destroy(ts->names);
+    sim_free(ts->seen);
+    sim_free(ts);
+}
+
+/* Parse "A,B,..." into *out. SIM_EINVAL for an empty name, SIM_ENOMEM; d says why. */
+static int tenant_sel_parse(tenant_sel **out, const char *list, sim_diag *d)
+{
+    tenant_sel *ts = *out = sim_calloc(1, sizeof *ts);
+    if (!ts || !(ts->names = sim_intern_create(false)))
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    for (const char *p = list;;) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0)
-            return true;
+        if (len == 0)
+            return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                                "--tenants '%s': empty tenant name in the list", list);
+        if (sim_intern_add(ts->names, p, len, 0) == SIM_INTERN_NONE)
+            return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         if (!comma)
             break;
         p = comma + 1;
     }
-    return false;
+    ts->missing = sim_intern_count(ts->names) - 1;
+    if (!(ts->seen = sim_calloc(sim_intern_count(ts->names), sizeof *ts->seen)))
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    return SIM_OK;
+}
+
+/* Id of a job's tenant in the list; SIM_INTERN_NONE when not listed. */
+static uint32_t tenant_sel_find(const tenant_sel *ts, const char *name)
+{
+    uint32_t id = sim_intern_find(ts->names, name, strlen(name));
+    return id == 0 ? SIM_INTERN_NONE : id;
+}
+
+/* Note that a job of the trace carries tenant `name`. */
+static void tenant_sel_note(tenant_sel *ts, const char *name)
+{
+    uint32_t id = tenant_sel_find(ts, name);
+    if (id != SIM_INTERN_NONE && !ts->seen[id]) {
+        ts->seen[id] = true;
+        ts->missing--;
+    }
+}
+
+/* The error for listed tenants no job carries, naming them. */
+static int tenant_sel_error(const tenant_sel *ts, const char *trace, sim_diag *d)
+{
+    char names[512] = "";
+    size_t o = 0;
+    for (uint32_t id = 1; id < sim_intern_count(ts->names) && o < sizeof names; id++)
+        if (!ts->seen[id])
+            o += (size_t)snprintf(names + o, sizeof names - o, "%s'%s'", o ? ", " : "",
+                                  sim_intern_name(ts->names, id));
+    return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "--tenants: no job of %s has tenant %s", trace,
+                        names);
 }
 
 static bool keep(const filters *f, const job_spec *j, const sim_intern *tenants)
@@ -366,7 +421,8 @@ static bool keep(const filters *f, const job_spec *j, const sim_intern *tenants)
         return false;
     if (j->num_gpus < f->min_gpus || j->num_gpus > f->max_gpus)
         return false;
-    if (f->tenants && !tenant_listed(f->tenants, sim_intern_name(tenants, j->tenant)))
+    if (f->tenants &&
+        tenant_sel_find(f->tenants, sim_intern_name(tenants, j->tenant)) == SIM_INTERN_NONE)
         return false;
     return true;
 }
@@ -424,7 +480,7 @@ static int trace_convert_cmd(int argc, char **argv)
 {
     trace_src src = {0};
     filters f = {.max_gpus = UINT64_MAX};
-    const char *out = NULL, *cluster = NULL, *cluster_type = NULL;
+    const char *out = NULL, *cluster = NULL, *cluster_type = NULL, *tenants_arg = NULL;
     double load_pct = 0;
     uint64_t seed = 1;
     for (int i = 3; i < argc; i++) {
@@ -465,7 +521,7 @@ static int trace_convert_cmd(int argc, char **argv)
         } else if (OPT("--tenants")) {
             if (m < 0)
                 return 2;
-            f.tenants = v;
+            tenants_arg = v;
         } else if (OPT("--min-gpus")) {
             if (m < 0 || !cli_u64("--min-gpus", v, 0, 65536, &f.min_gpus))
                 return 2;
@@ -503,25 +559,40 @@ static int trace_convert_cmd(int argc, char **argv)
     if (load_pct > 0 && !cluster)
         return cli_usage_error("--load needs --cluster FILE|SPEC (its GPUs are the capacity)");
     sim_diag d = {0};
+    int st = tenants_arg ? tenant_sel_parse(&f.tenants, tenants_arg, &d) : SIM_OK;
+    if (st != SIM_OK) {
+        tenant_sel_destroy(f.tenants);
+        return fail(st, &d);
+    }
     tool t;
     cluster_spec *cl = NULL;
     trace_writer *w = NULL;
     held_job *held = NULL;
     size_t n_held = 0, cap_held = 0;
     uint64_t read = 0, written = 0;
-    int st = tool_open(&t, &src, &d);
+    st = tool_open(&t, &src, &d);
     if (st == SIM_OK && cluster)
         st = cluster_spec_load_typed(&cl, cluster, model_catalog_names(t.cat), cluster_type, &d);
+    /* Load scaling fills a share of the cluster's GPUs: none, and it would write nothing. */
+    if (st == SIM_OK && load_pct > 0 && cluster_spec_gpus(cl) == 0)
+        st = sim_diag_set(&d, SIM_EINVAL, NULL, 0, 0,
+                          "--load: the cluster '%s' has no GPU (the load is a share of its GPUs)",
+                          cluster);
     if (st == SIM_OK)
         st = trace_writer_open(&w, out, t.tenants, t.models, model_catalog_names(t.cat), &d);
     job_spec j;
+    bool stopped = false; /* --first reached before the end of the trace */
     while (st == SIM_OK && (st = trace_reader_next(t.reader, &j, &d)) == 1) {
         st = SIM_OK;
         read++;
+        if (f.tenants)
+            tenant_sel_note(f.tenants, sim_intern_name(t.tenants, j.tenant));
         if (!keep(&f, &j, t.tenants))
             continue;
-        if (f.first && (load_pct > 0 ? n_held : written) >= f.first)
+        if (f.first && (load_pct > 0 ? n_held : written) >= f.first) {
+            stopped = true;
             break;
+        }
         if (load_pct <= 0) {
             if ((st = trace_writer_put(w, &j)) != SIM_OK)
                 sim_diag_set(&d, st, out, 0, 0, "cannot write");
@@ -547,6 +618,18 @@ static int trace_convert_cmd(int argc, char **argv)
     }
     if (st == 0)
         st = SIM_OK;
+    /* Only a listed tenant that never shows up is an error, so after --first read on
+     * while one is still missing. */
+    while (st == SIM_OK && stopped && f.tenants && f.tenants->missing &&
+           (st = trace_reader_next(t.reader, &j, &d)) == 1) {
+        st = SIM_OK;
+        read++;
+        tenant_sel_note(f.tenants, sim_intern_name(t.tenants, j.tenant));
+    }
+    if (st == 0)
+        st = SIM_OK;
+    if (st == SIM_OK && f.tenants && f.tenants->missing)
+        st = tenant_sel_error(f.tenants, src.path, &d);
     if (st == SIM_OK && load_pct > 0) {
         if (n_held == 0)
             st = sim_diag_set(&d, SIM_EINVAL, NULL, 0, 0, "--load: the filters keep no job");
@@ -562,11 +645,38 @@ static int trace_convert_cmd(int argc, char **argv)
                 (unsigned long long)read, (unsigned long long)written, out);
     free_held(held, n_held);
     cluster_spec_destroy(cl);
+    tenant_sel_destroy(f.tenants);
     tool_fini(&t);
     return st == SIM_OK ? 0 : fail(st, &d);
 }
 
 /* ---- trace gen ------------------------------------------------------------------ */
+
+/* Options whose distribution --like takes from its FILE instead, with what it takes:
+ * given with --like they would be silently ignored, so they are refused. --rate is not
+ * here: it scales the FILE's hour-of-day rates. */
+static const char *const like_fitted[][2] = {
+    {"--diurnal", "arrivals follow the hour-of-day rates of the --like FILE (--rate scales them)"},
+    {"--peak-hour",
+     "arrivals follow the hour-of-day rates of the --like FILE (--rate scales them)"},
+    {"--duration-median", "durations are drawn from those of the --like FILE"},
+    {"--duration-sigma", "durations are drawn from those of the --like FILE"},
+    {"--duration-pareto", "durations are drawn from those of the --like FILE"},
+    {"--tenants", "tenants are those of the --like FILE, with their shares of the jobs"},
+    {"--frac-share", "GPU counts and shares are drawn from the mix of the --like FILE"},
+    {"--frac-multi", "GPU counts and shares are drawn from the mix of the --like FILE"},
+    {"--frac-cpu", "GPU counts and shares are drawn from the mix of the --like FILE"},
+};
+
+/* Index in like_fitted of the option arg ("--name" or "--name=value"); -1 when absent. */
+static int like_fitted_find(const char *arg)
+{
+    size_t n = strcspn(arg, "=");
+    for (size_t k = 0; k < sizeof like_fitted / sizeof like_fitted[0]; k++)
+        if (strlen(like_fitted[k][0]) == n && strncmp(arg, like_fitted[k][0], n) == 0)
+            return (int)k;
+    return -1;
+}
 
 static int trace_gen_cmd(int argc, char **argv)
 {
@@ -574,19 +684,26 @@ static int trace_gen_cmd(int argc, char **argv)
     trace_gen_config_default(&c);
     trace_src like = {0};
     const char *out = NULL, *zoo_ref = "V100M16";
-    bool jobs_given = false, zoo_on = false;
+    bool jobs_given = false, zoo_on = false, constrained_given = false, zoo_opt = false;
+    int fitted = -1; /* an option --like replaces, when given */
     double zoo_slo = 2;
     for (int i = 3; i < argc; i++) {
         const char *v;
         int m;
+        if (fitted < 0)
+            fitted = like_fitted_find(argv[i]);
         if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
             printf("usage: clustersim trace gen --out FILE [--jobs N] [--seed N] [--rate JOBS_PER_H]\n"
                    "       [--diurnal A] [--peak-hour H] [--duration-median T]\n"
                    "       [--duration-sigma X] [--duration-pareto ALPHA] [--tenants N]\n"
                    "       [--frac-share X] [--frac-multi X] [--frac-cpu X] [--frac-ls X]\n"
                    "       [--over-request X] [--gpu-types A|B] [--frac-constrained X]\n"
-                   "       [--like FILE [--format NAME] [--trace-opt K=V]...] [--catalog FILE]\n"
+                   "       [--like FILE [--format NAME] [--trace-opt K=V]... [--skip-bad-rows]]\n"
+                   "       [--catalog FILE]\n"
                    "       [--zoo [--zoo-ref TYPE] [--zoo-slo X]]\n"
+                   "--like FILE takes arrivals by hour of day, durations, the GPU mix and the\n"
+                   "tenants from FILE (--rate then scales its rates to that daily mean); the\n"
+                   "options that would set those are refused with it.\n"
                    "--zoo gives each GPU job a model class of the zoo with its graph and\n"
                    "execution features, iterations and true demand (synthetic), and LS jobs\n"
                    "an slo_s of X (default 2) times their duration on TYPE (default V100M16).\n");
@@ -616,6 +733,7 @@ static int trace_gen_cmd(int argc, char **argv)
         } else if (OPT("--rate")) {
             if (m < 0 || !cli_double("--rate", v, 1e-6, 1e12, &c.arrival_rate_h))
                 return 2;
+            c.like_rate_h = c.arrival_rate_h; /* with --like: scales its rates */
         } else if (OPT("--diurnal")) {
             if (m < 0 || !cli_double("--diurnal", v, 0, 1, &c.diurnal_amplitude))
                 return 2;
@@ -658,13 +776,16 @@ static int trace_gen_cmd(int argc, char **argv)
         } else if (OPT("--frac-constrained")) {
             if (m < 0 || !cli_double("--frac-constrained", v, 0, 1, &c.frac_constrained))
                 return 2;
+            constrained_given = true;
         } else if (OPT("--zoo-ref")) {
             if (m < 0)
                 return 2;
             zoo_ref = v;
+            zoo_opt = true;
         } else if (OPT("--zoo-slo")) {
             if (m < 0 || !cli_double("--zoo-slo", v, 0, 1e6, &zoo_slo))
                 return 2;
+            zoo_opt = true;
         } else {
             return cli_usage_error("unknown option '%s' for 'clustersim trace gen'", argv[i]);
         }
@@ -674,8 +795,23 @@ static int trace_gen_cmd(int argc, char **argv)
         return cli_usage_error("clustersim trace gen needs --out FILE");
     if (c.frac_cpu_only + c.frac_multi + c.frac_share > 1)
         return cli_usage_error("--frac-cpu + --frac-multi + --frac-share must not exceed 1");
-    if (!like.path && (like.format || like.n_opts))
-        return cli_usage_error("--format and --trace-opt describe the --like FILE; give --like");
+    /* Each of the pair means nothing without the other: constrained to which types, or
+     * how many jobs are. */
+    if (c.frac_constrained > 0 && !c.gpu_types)
+        return cli_usage_error("--frac-constrained needs --gpu-types A|B|... (the types a "
+                               "constrained job is restricted to)");
+    if (c.gpu_types && !constrained_given)
+        return cli_usage_error("--gpu-types needs --frac-constrained X (the fraction of GPU "
+                               "jobs restricted to one of the types)");
+    if (!like.path && (like.format || like.n_opts || like.skip_bad_rows))
+        return cli_usage_error("--format, --trace-opt and --skip-bad-rows describe the --like "
+                               "FILE; give --like");
+    if (like.path && fitted >= 0)
+        return cli_usage_error("%s cannot be combined with --like: %s", like_fitted[fitted][0],
+                               like_fitted[fitted][1]);
+    if (zoo_opt && !zoo_on)
+        return cli_usage_error("--zoo-ref and --zoo-slo describe the annotation of --zoo; "
+                               "give --zoo");
     sim_diag d = {0};
     tool t;
     trace_stats s;

@@ -341,11 +341,27 @@ bool cli_out_open(cli_outfile *o, const char *dir, const char *name)
     snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->path, (long)getpid());
     o->f = fopen(o->tmp, "w");
     if (!o->f) {
-        cli_usage_error("cannot create '%s': %s", o->tmp, strerror(errno));
+        /* Name the file the user asked for, not the temporary one. */
+        sim_diag d = {0};
+        sim_diag_set(&d, SIM_EIO, o->path, 0, 0, "cannot create the file: %s", strerror(errno));
+        cli_print_diag(&d);
         return false;
     }
     setvbuf(o->f, NULL, _IOFBF, 1 << 16);
     return true;
+}
+
+bool cli_out_open_path(cli_outfile *o, const char *path)
+{
+    char dir[1024];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    return cli_out_open(o, dir, slash ? slash + 1 : path);
 }
 
 bool cli_out_close(cli_outfile *o, bool commit)

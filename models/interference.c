@@ -80,8 +80,10 @@ int model_contention_load(model_contention *C, const char *path, sim_diag *d)
     snprintf(what, sizeof what, "a resource: %s, %s, %s or %s", res_names[0], res_names[1],
              res_names[2], res_names[3]);
     csvin_row row;
+    uint32_t rows = 0;
     while ((st = csvin_next(in, &row, d)) == 1) {
         model_resource v, a;
+        rows++;
         if (!model_resource_parse(model__field(&row, ix[K_VICTIM]), &v)) {
             st = csvin_field_error(in, &row, ix[K_VICTIM], "victim", what, d);
             break;
@@ -102,6 +104,12 @@ int model_contention_load(model_contention *C, const char *path, sim_diag *d)
             break;
     }
     csvin_close(in);
+    /* A header alone would be a matrix of zeros: no interference at all, which is far more
+     * likely a truncated or wrong file than a calibration result. */
+    if (st == 0 && rows == 0)
+        return sim_diag_set(d, SIM_EPARSE, path, 0, 0,
+                            "no coefficient row (expected rows victim,aggressor,coefficient "
+                            "after the header)");
     return st < 0 ? st : SIM_OK;
 }
 

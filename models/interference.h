@@ -56,7 +56,7 @@ double model_contention_excess(const model_contention *C, const model_profile *s
  * Load a contention file (CSV victim,aggressor,coefficient; resource names as above;
  * absent entries are 0). Errors: SIM_EIO; SIM_EPARSE for an unknown resource, a
  * negative or non-numeric coefficient, a duplicated entry or a missing header, with
- * file:line:column.
+ * file:line:column, and for a file without any coefficient row.
  */
 int model_contention_load(model_contention *C, const char *path, sim_diag *d);
 /* Write C in that format (all 16 entries, %.6g). SIM_EIO on a write error. */

@@ -134,7 +134,10 @@ static void test_truncated_gzip(void)
         ;
     csvin_close(in);
     CHECK_EQ_I64(st, SIM_EIO);
-    CHECK(strstr(d.msg, "truncated gzip stream") != NULL);
+    /* The line where the stream breaks depends on zlib's output size; the rest is exact. */
+    CHECK_STR(d.file, "csvin_trunc.csv.gz");
+    CHECK(d.line > 1 && d.line <= 5000);
+    CHECK_STR(d.msg, "cannot read: truncated gzip stream (unexpected end of file)");
 }
 
 static void test_header_and_fields(void)

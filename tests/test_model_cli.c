@@ -94,6 +94,11 @@ static void test_errors(void)
                  "clustersim: " FIX "bad_contention_negative.csv:3:3: error: field "
                  "'coefficient': expected a number in [0, 1e+06], got \"-0.2\"\n");
     expect_error("run --quiet --trace '" FIX "colocated_trace.csv' --cluster 1xK80:1 "
+                 "--interference '" FIX "bad_contention_empty.csv'",
+                 2,
+                 "clustersim: " FIX "bad_contention_empty.csv: error: no coefficient row "
+                 "(expected rows victim,aggressor,coefficient after the header)\n");
+    expect_error("run --quiet --trace '" FIX "colocated_trace.csv' --cluster 1xK80:1 "
                  "--interference no_such_contention.csv",
                  2,
                  "clustersim: no_such_contention.csv: error: cannot open: No such file or "
@@ -123,6 +128,34 @@ static void test_errors(void)
                  "clustersim: error: two kinds given: 'throughput' and 'interference'\n");
 }
 
+/* Every model command that writes a file exits 2, naming the file, when it cannot be
+ * created: a path under a regular file cannot be (even for root). */
+static void test_unwritable_outputs(void)
+{
+    FILE *f = fopen("cli_notadir", "w");
+    fclose(f);
+#define NOTDIR(file)                                                                               \
+    "clustersim: cli_notadir/" file ": error: cannot create the file: Not a directory\n"
+    expect_error("calibrate --from '" FIX "bad_calib_modes.csv' --mode streams "
+                 "--out cli_notadir/c.csv",
+                 2, NOTDIR("c.csv"));
+    expect_error("model derive catalog --specs '" FIX "specs_small.csv' --labels '" FIX
+                 "labels_good.csv' --names '" FIX "names_small.csv' --out cli_notadir/g.csv",
+                 2, NOTDIR("g.csv"));
+    expect_error("model derive pollux --profiles . --out cli_notadir/p.csv", 2, NOTDIR("p.csv"));
+    expect_error("model derive gavel --isolated x.csv --steps-out cli_notadir/s.csv", 2,
+                 NOTDIR("s.csv"));
+    expect_error("model gen samples --samples 3 --out cli_notadir/d.csv", 2, NOTDIR("d.csv"));
+    CHECK_EQ_I64(
+        run("model gen samples --samples 40 --out cli_samples.csv", "cli_out.txt", "cli_err.txt"),
+        0);
+    expect_error("model train util --data cli_samples.csv --epochs 1 --out cli_notadir/u.mlp", 2,
+                 NOTDIR("u.mlp"));
+#undef NOTDIR
+    remove("cli_notadir");
+    remove("cli_samples.csv");
+}
+
 static void test_model_commands(void)
 {
     CHECK_EQ_I64(run("model show throughput", "cli_show.txt", "cli_err.txt"), 0);
@@ -149,6 +182,7 @@ int main(void)
 {
     test_run_models();
     test_errors();
+    test_unwritable_outputs();
     test_model_commands();
     return check_done();
 }

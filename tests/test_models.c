@@ -269,6 +269,9 @@ static void test_contention_files(void)
     CHECK(model_contention_load(&C, FIX "bad_contention_header.csv", &d) == SIM_EPARSE);
     CHECK_STR(diag_str(&d), FIX "bad_contention_header.csv:1: error: missing column 'aggressor'; "
                                 "expected the header victim,aggressor,coefficient");
+    CHECK(model_contention_load(&C, FIX "bad_contention_empty.csv", &d) == SIM_EPARSE);
+    CHECK_STR(diag_str(&d), FIX "bad_contention_empty.csv: error: no coefficient row (expected "
+                                "rows victim,aggressor,coefficient after the header)");
     CHECK(model_contention_load(&C, FIX "no_such_file.csv", &d) == SIM_EIO);
     /* Round trip. */
     model_contention W = {{{0}}};

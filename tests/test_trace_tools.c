@@ -10,6 +10,8 @@
 #include "check.h"
 #include "gavel_steps.h"
 
+#include <dirent.h>
+
 #define FIX SIM_SOURCE_DIR "/tests/fixtures/"
 #define BIN SIM_BINARY
 
@@ -120,6 +122,10 @@ static void test_stats_cli(void)
     CHECK(out_has("\"records_ignored\": 1,"));
     CHECK(out_has("\"num_gpus\": {\"1\": 1, \"8\": 1}"));
     CHECK(out_has("\"fields_present\": [\"tenant\", \"replicas\"]"));
+    /* A job whose submitted_time is "None" or null cannot be replayed: ignored, counted. */
+    CHECK_EQ_I64(run(BIN " trace stats " FIX "philly_none_submit.json --format philly --json"), 0);
+    CHECK(out_has("\"jobs\": 1,"));
+    CHECK(out_has("\"records_ignored\": 2,"));
     CHECK_EQ_I64(run(BIN " trace stats " FIX "good_muri.csv --format muri"), 0);
     CHECK(out_has("jobs       3 (0 CPU-only)"));
     CHECK(out_has("fields present: model priority batch_size iterations iter_time_ms "
@@ -130,11 +136,29 @@ static void test_stats_cli(void)
     CHECK(err_has("bad_native_dup.csv:4: error: duplicate job id 'j1' (first seen on line 2)"));
 }
 
+/* True when no file of the working directory starts with prefix (the output or its
+ * temporary name). */
+static bool no_file_like(const char *prefix)
+{
+    DIR *dir = opendir(".");
+    struct dirent *e;
+    bool none = true;
+    while (dir && (e = readdir(dir)))
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+            fprintf(stderr, "left behind: %s\n", e->d_name);
+            none = false;
+        }
+    if (dir)
+        closedir(dir);
+    return none;
+}
+
 static void test_convert(void)
 {
-    /* Window [86399, 108784) keeps the three earliest jobs; tenant 6214e9 two of them. */
+    /* Window [86399, 108784) keeps the three earliest jobs; tenant 6214e9 two of them
+     * (11cb48 has a job, after the window). */
     CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
-                         "--from 86399 --to 108784 --tenants 6214e9,zz --out conv.csv.gz"),
+                         "--from 86399 --to 108784 --tenants 6214e9,11cb48 --out conv.csv.gz"),
                  0);
     CHECK(err_has("read 4 jobs, wrote 2 to conv.csv.gz"));
     size_t n = 0;
@@ -167,6 +191,30 @@ static void test_convert(void)
                          "--load 40 --out load.csv"),
                  2);
     CHECK(err_has("--load needs --cluster"));
+    /* A cluster without GPUs has no load to fill: an error, not an empty trace. */
+    remove("conv_bad.csv");
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--load 10 --cluster 1xV100M16:0 --out conv_bad.csv"),
+                 2);
+    CHECK(err_has("clustersim: error: --load: the cluster '1xV100M16:0' has no GPU (the load "
+                  "is a share of its GPUs)\n"));
+    CHECK(no_file_like("conv_bad.csv"));
+    /* A listed tenant no job carries is reported, and no output is left behind. */
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--tenants 6214e9,nosuch,zz --out conv_bad.csv"),
+                 2);
+    CHECK(err_has("clustersim: error: --tenants: no job of " FIX "good_philly.csv has tenant "
+                  "'nosuch', 'zz'\n"));
+    CHECK(no_file_like("conv_bad.csv"));
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--tenants 6214e9, --out conv_bad.csv"),
+                 2);
+    CHECK(err_has("clustersim: error: --tenants '6214e9,': empty tenant name in the list\n"));
+    /* --first stops writing early, but 11cb48's one job (the last) is still found. */
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--tenants 6214e9,11cb48 --first 1 --out conv.csv"),
+                 0);
+    CHECK(err_has("read 4 jobs, wrote 1 to conv.csv"));
     remove("conv.csv.gz");
     remove("conv.csv");
     remove("load.csv");
@@ -197,8 +245,103 @@ static void test_gen(void)
     trace_stats_fini(&s);
     remove("gen1.csv");
     remove("gen2.csv");
+    remove("x.csv");
     CHECK_EQ_I64(run(BIN " trace gen --out x.csv --format philly"), 2);
-    CHECK(err_has("--format and --trace-opt describe the --like FILE; give --like"));
+    CHECK(err_has("clustersim: error: --format, --trace-opt and --skip-bad-rows describe the "
+                  "--like FILE; give --like\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --out x.csv --skip-bad-rows"), 2);
+    CHECK(err_has("give --like\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --out x.csv --zoo-ref T4"), 2);
+    CHECK(err_has("clustersim: error: --zoo-ref and --zoo-slo describe the annotation of --zoo; "
+                  "give --zoo\n"));
+    /* What --like fits from its FILE cannot also be set: refused, not ignored. */
+    CHECK_EQ_I64(run(BIN " trace gen --like " FIX "good_philly.csv --format philly --rate 5 "
+                         "--tenants 3 --diurnal 0.5 --out x.csv"),
+                 2);
+    CHECK(err_has("clustersim: error: --tenants cannot be combined with --like: tenants are "
+                  "those of the --like FILE, with their shares of the jobs\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --diurnal=0.5 --like " FIX "good_philly.csv --format philly "
+                         "--out x.csv"),
+                 2);
+    CHECK(err_has("clustersim: error: --diurnal cannot be combined with --like: arrivals follow "
+                  "the hour-of-day rates of the --like FILE (--rate scales them)\n"));
+    static const char *const fitted[] = {
+        "--peak-hour 3",    "--duration-median 1h", "--duration-sigma 1", "--duration-pareto 2",
+        "--frac-share 0.1", "--frac-multi 0.1",     "--frac-cpu 0.1"};
+    for (size_t k = 0; k < sizeof fitted / sizeof fitted[0]; k++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 BIN " trace gen --like " FIX "good_philly.csv --format philly %s --out x.csv",
+                 fitted[k]);
+        CHECK_EQ_I64(run(cmd), 2);
+        CHECK(err_has("cannot be combined with --like"));
+    }
+    /* --rate scales the FILE's hour-of-day rates to a daily mean of 5 jobs/h; the FILE's
+     * jobs arrive at 23, 6 and 7 h only, and so do the generated ones. */
+    CHECK_EQ_I64(run(BIN " trace gen --like " FIX "good_philly.csv --format philly --rate 5 "
+                         "--jobs 3000 --seed 3 --out gen1.csv"),
+                 0);
+    CHECK(stats_of("gen1.csv", "native", NULL, &s, NULL));
+    printf("--like with --rate 5: %.3f jobs/h\n", trace_stats_rate_h(&s));
+    CHECK_NEAR(trace_stats_rate_h(&s), 5, 0.05);
+    CHECK_EQ_I64(s.by_hour[23] + s.by_hour[6] + s.by_hour[7], 3000);
+    trace_stats_fini(&s);
+    remove("gen1.csv");
+    /* Type constraints need both the types and the fraction. */
+    CHECK_EQ_I64(run(BIN " trace gen --out x.csv --frac-constrained 0.5"), 2);
+    CHECK(err_has("clustersim: error: --frac-constrained needs --gpu-types A|B|... (the types "
+                  "a constrained job is restricted to)\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --out x.csv --gpu-types T4"), 2);
+    CHECK(err_has("clustersim: error: --gpu-types needs --frac-constrained X (the fraction of "
+                  "GPU jobs restricted to one of the types)\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --out x.csv --gpu-types 'T4|K80|P100|V100M16|V100M32|A10|"
+                         "A30|A100|H100' --frac-constrained 0.5"),
+                 2);
+    CHECK(err_has("clustersim: error: at most 8 GPU types for type constraints\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --jobs 400 --out gen1.csv --gpu-types 'T4|A100' "
+                         "--frac-constrained 0.5"),
+                 0);
+    trace_stats s2;
+    CHECK(stats_of("gen1.csv", "native", NULL, &s2, NULL));
+    CHECK((s2.fields >> TRACE_F_GPU_TYPE) & 1u);
+    trace_stats_fini(&s2);
+    remove("gen1.csv");
+    CHECK(no_file_like("x.csv"));
+}
+
+/* With --zoo every row's name and command name the model class and batch size the row
+ * carries (the zoo replaces the generator's class), CPU-only rows included. */
+static void test_gen_zoo_rows(void)
+{
+    CHECK_EQ_I64(run(BIN " trace gen --zoo --jobs 300 --seed 5 --out genzoo.csv"), 0);
+    sim_intern *tenants = sim_intern_create(false), *models = sim_intern_create(false);
+    trace_options o = {.tenants = tenants, .models = models, .gpu_types = model_catalog_names(cat)};
+    trace_reader *r = NULL;
+    sim_diag d;
+    CHECK(trace_reader_open(&r, "genzoo.csv", &o, &d) == SIM_OK);
+    job_spec j;
+    int jobs = 0, agree = 0, zoo_only = 0;
+    while (r && trace_reader_next(r, &j, &d) == 1) {
+        const char *model = sim_intern_name(models, j.model);
+        char name_part[64], command[160];
+        snprintf(name_part, sizeof name_part, "-%s-", model);
+        snprintf(command, sizeof command, "python train.py --model %s --batch %.0f", model,
+                 j.attr[SIM_ATTR_BATCH_SIZE]);
+        jobs++;
+        agree += strstr(j.name, name_part) && strcmp(j.command, command) == 0;
+        /* Classes the generator alone never draws show the zoo's choice got through. */
+        zoo_only += !strcmp(model, "inception3") || !strcmp(model, "transformer");
+        if (!strstr(j.name, name_part) || strcmp(j.command, command) != 0)
+            fprintf(stderr, "row %d: model %s, name %s, command %s\n", jobs, model, j.name,
+                    j.command);
+    }
+    trace_reader_close(r);
+    CHECK_EQ_I64(jobs, 300);
+    CHECK_EQ_I64(agree, 300);
+    CHECK(zoo_only > 0);
+    sim_intern_destroy(tenants);
+    sim_intern_destroy(models);
+    remove("genzoo.csv");
 }
 
 /* The --like tolerances on the Philly CSV, stated in the README. */
@@ -358,6 +501,7 @@ int main(void)
     test_stats_cli();
     test_convert();
     test_gen();
+    test_gen_zoo_rows();
     test_like();
     test_replays();
     model_catalog_destroy(cat);

@@ -292,6 +292,8 @@ static const bad bads[] = {
     {"bad_pai_empty.csv", "alibaba2020", TASKS, ":1: error: empty file: expected job rows job_name,inst_id,user,status,start_time,end_time"},
     {"bad_pai_utf8.csv", "alibaba2020", TASKS, ":1:3: error: invalid UTF-8 at byte 2 of the field"},
     {"bad_pai_nul.csv", "alibaba2020", TASKS, ":1:3: error: NUL byte in field"},
+    {"good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "bad_pai_tasks_frac.csv", "bad_pai_tasks_frac.csv:1:3: error: field 'inst_num': expected a whole number of instances >= 1 (such as 2 or 2.0), got \"2.5\""},
+    {"good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "bad_pai_tasks_zero.csv", "bad_pai_tasks_zero.csv:2:3: error: field 'inst_num': expected a whole number of instances >= 1 (such as 2 or 2.0), got \"0.0\""},
     {"good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "bad_pai_tasks_type.csv", "bad_pai_tasks_type.csv:1:10: error: field 'gpu_type': expected a known GPU type (" KNOWN "), got \"H800X\""},
     {"bad_gavel_fields.trace", "gavel", GAVEL, ":1: error: expected 10 tab-separated fields (job_type, command, working_directory, num_steps_arg, needs_data_dir, total_steps, scale_factor, priority_weight, SLO, arrival_time) or 7 (job_type, command, num_steps_arg, needs_data_dir, total_steps, arrival_time, scale_factor), got 4"},
     {"bad_gavel_mixed.trace", "gavel", GAVEL, ":2: error: expected 10 tab-separated fields like the first line, got 7"},
@@ -401,11 +403,11 @@ static void test_generated(void)
         gzip_file(path, "truncated.gz", 40);
         int st = read_all("truncated.gz", goods[gi].format, goods[gi].opt, 0, NULL, NULL, diag,
                           sizeof diag);
-        CHECK(st == SIM_EIO || st == SIM_EPARSE);
-        CHECK(strstr(diag, "truncated gzip stream (unexpected end of file)") ||
-              strstr(diag, "truncated.gz:1: error: cannot read"));
-        if (!strstr(diag, "truncated gzip stream"))
-            fprintf(stderr, "%s truncated: %s\n", goods[gi].file, diag);
+        /* 40 bytes of gzip hold no complete line: every reader stops on line 1 with
+         * zlib's own diagnosis. */
+        CHECK_EQ_I64(st, SIM_EIO);
+        CHECK_STR(diag, "truncated.gz:1: error: cannot read: truncated gzip stream "
+                        "(unexpected end of file)");
         remove("truncated.gz");
     }
 }

@@ -11,7 +11,8 @@
  * end_time - earliest task start_time; tenant = user. Each instance of a task that asks
  * for GPUs is one replica: plan_gpu (percent of one GPU per instance) <= 100 gives one
  * GPU at 10 x plan_gpu milli, above 100 gives ceil(plan_gpu/100) GPUs sharing it evenly;
- * tasks of different shapes take the largest. cpu_milli = sum of inst_num x plan_cpu x 10,
+ * tasks of different shapes take the largest; inst_num must be a whole number >= 1.
+ * cpu_milli = sum of inst_num x plan_cpu x 10,
  * mem_mib = sum of inst_num x plan_mem x 1024 over every task; the assigned gpu_type of
  * the first GPU task is the reference type of the duration (not a constraint). Jobs
  * without an end_time (still running when the trace was cut) or without any task are
@@ -132,6 +133,13 @@ static int load_tasks(trace_reader *r, pai_state *s, const char *path, sim_diag 
             (st = opt_number(in, &row, K_MEM, "plan_mem", &mem, d)) ||
             (st = opt_number(in, &row, K_GPU, "plan_gpu", &gpu, d)))
             goto out;
+        /* Instances are replicas: a fraction of one, or none beside a GPU request, has no
+         * meaning (PAI writes the count as a float, "2.0"). */
+        if (inst < 1 || inst != floor(inst)) {
+            st = csvin_field_error(in, &row, K_INST, "inst_num",
+                                   "a whole number of instances >= 1 (such as 2 or 2.0)", d);
+            goto out;
+        }
         start = NAN;
         if (!csvin_empty(&row, K_START) &&
             (st = csvin_double(in, &row, K_START, "start_time", 0, SIM_TIME_LIMIT_S, &start, d)))
@@ -237,7 +245,7 @@ static int pai_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
     j->mem_mib = (uint64_t)llround(a->mem_mib);
     if (a->gpu_inst > 0) {
         uint32_t per = a->gpu_pct <= 100 ? 1 : (uint32_t)ceil(a->gpu_pct / 100);
-        double inst = ceil(a->gpu_inst);
+        double inst = a->gpu_inst; /* a sum of whole instance counts */
         if (inst * per > 65536)
             return csvin_field_error(in, row, J_NAME, "job_name",
                                      "a job of at most 65536 GPUs in the task table", d);

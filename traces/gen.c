@@ -30,6 +30,7 @@ struct trace_gen {
     uint32_t n_tenants;
     double gpu_cdf[TRACE_STATS_GPU_BINS]; /* like: num_gpus mix */
     double milli_cdf[11];                 /* like: gpu_milli bins */
+    sim_intern *models; /* model-class names: the generator's and the annotator's */
     uint32_t model_ids[6];
     uint64_t type_ids[8];
     uint32_t n_types;
@@ -76,8 +77,15 @@ static void fit_like(trace_gen *g, const trace_stats *s)
     double t0 = (double)s->first_submit_us / 1e6, t1 = (double)s->last_submit_us / 1e6;
     double expo[24];
     hour_exposure(t0, t1, expo);
-    for (int h = 0; h < 24; h++)
+    double mean = 0;
+    for (int h = 0; h < 24; h++) {
         g->rate_h[h] = expo[h] > 0 ? (double)s->by_hour[h] / (expo[h] / 3600) : 0;
+        mean += g->rate_h[h] / 24;
+    }
+    /* mean > 0: the first submission's hour has both exposure and a job. */
+    if (g->c.like_rate_h > 0)
+        for (int h = 0; h < 24; h++)
+            g->rate_h[h] *= g->c.like_rate_h / mean;
     g->t_s = t0;
     double total = 0;
     for (uint32_t k = 0; k < s->n_gpu_values; k++) {
@@ -135,7 +143,8 @@ int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *ten
     *out = NULL;
     if (c->tenants < 1 || c->tenants > 100000 || !(c->arrival_rate_h > 0) ||
         !(c->duration_median_s > 0) || c->duration_sigma < 0 || c->over_request < 1 ||
-        c->diurnal_amplitude < 0 || c->diurnal_amplitude > 1 || c->duration_pareto < 0)
+        c->diurnal_amplitude < 0 || c->diurnal_amplitude > 1 || c->duration_pareto < 0 ||
+        c->like_rate_h < 0)
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "invalid generator parameters");
     if (c->like && (c->like->jobs < 2 || c->like->last_submit_us <= c->like->first_submit_us ||
                     c->like->n_tenants == 0 || !c->like_tenants))
@@ -182,13 +191,24 @@ int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *ten
                            (1 + c->diurnal_amplitude *
                                     cos(2 * 3.14159265358979323846 * (h + 0.5 - c->diurnal_peak_h) / 24));
     g->hourly = c->like || c->diurnal_amplitude > 0;
-    for (int m = 0; m < 6; m++)
+    g->models = models;
+    for (int m = 0; m < 6; m++) {
         g->model_ids[m] = sim_intern_add(models, model_names[m], strlen(model_names[m]), 0);
-    if (c->gpu_types && *c->gpu_types) {
+        if (g->model_ids[m] == SIM_INTERN_NONE) {
+            trace_gen_destroy(g);
+            return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        }
+    }
+    if (c->gpu_types) {
         const char *s = c->gpu_types;
-        while (*s && g->n_types < 8) {
+        for (;;) {
             const char *bar = strchr(s, '|');
             size_t len = bar ? (size_t)(bar - s) : strlen(s);
+            if (g->n_types == 8) {
+                trace_gen_destroy(g);
+                return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                                    "at most 8 GPU types for type constraints");
+            }
             uint32_t t = gpu_types ? sim_intern_find(gpu_types, s, len) : SIM_INTERN_NONE;
             if (t == SIM_INTERN_NONE || t == 0 || t >= SIM_MAX_GPU_TYPES) {
                 trace_gen_destroy(g);
@@ -196,7 +216,9 @@ int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *ten
                                     (int)len, s);
             }
             g->type_ids[g->n_types++] = UINT64_C(1) << t;
-            s += len + (bar ? 1 : 0);
+            if (!bar)
+                break;
+            s = bar + 1;
         }
     }
     *out = g;
@@ -278,18 +300,20 @@ int trace_gen_next(trace_gen *g, job_spec *j)
     j->cpu_milli = 4000 * (j->num_gpus ? j->num_gpus : 1);
     j->mem_mib = 16384 * (j->num_gpus ? j->num_gpus : 1);
     j->qos = gsl_rng_uniform(r) < g->c.frac_ls ? SIM_QOS_LS : SIM_QOS_BE;
-    snprintf(g->name, sizeof g->name, "t%02u-%s-%u", tenant, model_names[m],
-             (unsigned)gsl_rng_uniform_int(r, 4));
-    unsigned batch = 32u << gsl_rng_uniform_int(r, 4);
-    snprintf(g->command, sizeof g->command, "python train.py --model %s --batch %u",
-             model_names[m], batch);
+    unsigned variant = (unsigned)gsl_rng_uniform_int(r, 4);
     /* The batch size of the command is an execution feature too. */
-    j->attr[SIM_ATTR_BATCH_SIZE] = batch;
+    j->attr[SIM_ATTR_BATCH_SIZE] = 32u << gsl_rng_uniform_int(r, 4);
     j->attr_present |= UINT64_C(1) << SIM_ATTR_BATCH_SIZE;
-    j->name = g->name;
-    j->command = g->command;
     if (g->c.annotate)
         g->c.annotate(g->c.annotate_ctx, j, r);
+    /* Name and command are written last, from the model class and batch size the row
+     * carries: an annotator may have replaced both (the zoo picks its own class). */
+    const char *model = sim_intern_name(g->models, j->model);
+    snprintf(g->name, sizeof g->name, "t%02u-%s-%u", tenant, model, variant);
+    snprintf(g->command, sizeof g->command, "python train.py --model %s --batch %.0f", model,
+             j->attr[SIM_ATTR_BATCH_SIZE]);
+    j->name = g->name;
+    j->command = g->command;
     g->emitted++;
     return 1;
 }

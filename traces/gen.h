@@ -30,8 +30,10 @@ typedef struct trace_gen_config {
     const char *gpu_types;    /* '|'-separated types for type constraints, or NULL */
     double frac_constrained;  /* fraction of GPU jobs constrained to one of gpu_types */
     /* Optional: fill model-specific fields (model class, graph and execution features,
-     * true demand) of each generated job, drawing only from `rng`. The CLI wires the
-     * model zoo of models/ here, so traces/ does not depend on models/. */
+     * true demand) of each generated job, drawing only from `rng`. A model class it sets
+     * must be interned in the generator's `models` table: the job's name and command are
+     * written after it, from the class and batch size the job then carries. The CLI wires
+     * the model zoo of models/ here, so traces/ does not depend on models/. */
     void (*annotate)(void *ctx, job_spec *job, gsl_rng *rng);
     void *annotate_ctx;
     /* Optional: fit to a real trace (--like). Arrivals follow the source's rate for
@@ -41,6 +43,9 @@ typedef struct trace_gen_config {
      * like_tenants) with their job shares. Borrowed; must outlive the generator. */
     const trace_stats *like;
     const sim_intern *like_tenants;
+    /* With like, > 0: the source's hour-of-day rates scaled so their mean over a day is
+     * this many arrivals per hour (the daily profile is kept); 0 = the source's own. */
+    double like_rate_h;
 } trace_gen_config;
 
 /* Defaults: 1000 jobs, seed 1, 60 jobs/h, median 30 min, sigma 1.5, ... */

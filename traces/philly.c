@@ -197,6 +197,13 @@ static int json_job(trace_reader *r, json_object *o, long line, job_spec *j, sim
         strlen(id) >= SIM_ID_MAX)
         return jerror(r, line, "jobid", "a job id of 1..63 bytes", v, d);
     memcpy(j->id, id, strlen(id) + 1);
+    /* A job whose submission was not logged ("None" or null, like the attempt times the
+     * dump also loses) has no arrival to replay: not a job, as one never scheduled. A
+     * record without the member at all is not of this schema: an error. */
+    if (json_object_object_get_ex(o, "submitted_time", &v) && !jstr(o, "submitted_time", &v)) {
+        r->n_ignored++;
+        return 0;
+    }
     if ((st = jtime(r, line, o, "submitted_time", true, &j->submit_us, &present, d)) ||
         (st = jintern(r, line, o, s->tenant_user ? "user" : "vc", &j->tenant, d)))
         return st;

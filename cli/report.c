@@ -292,6 +292,12 @@ static void write_inputs(report_doc *doc, const report_config *c, const report *
             const char *row[] = {b->inputs[i][0], p, b->inputs[i][2]};
             report__doc_row(doc, row);
         }
+        if (b->n_inputs_more) {
+            char more[64];
+            snprintf(more, sizeof more, "%u more in run.json", b->n_inputs_more);
+            const char *row[] = {"...", more, ""};
+            report__doc_row(doc, row);
+        }
         report__doc_table_end(doc);
     }
 }

@@ -52,6 +52,7 @@ extern const char *const report_class_name[RC_COUNT];
 #define REPORT_MAX_COLS (REPORT_MAX_POLICIES + 2) /* columns of a report table */
 #define REPORT_QGRID 2001     /* points of a quantile grid: p = k / 2000 */
 #define REPORT_MAX_FRAG 4     /* fragmentation columns kept from timeseries.csv */
+#define REPORT_MAX_INPUTS 16  /* input files of run.json listed in the report */
 #define REPORT_SLOWDOWN_FLOOR_S 10.0 /* bounded slowdown: jct / max(work, 10 s) */
 
 /* Per tenant, per run: from summary.json, and bounded slowdown sums from jobs.csv. */
@@ -93,8 +94,8 @@ typedef struct report_run {
     char frag_col[REPORT_MAX_FRAG][48];
     double *ts_frag[REPORT_MAX_FRAG];
     /* run.json */
-    char inputs[4][3][1024];  /* up to 4 inputs: role, path, "N bytes, CRC-32 X" */
-    uint32_t n_inputs;
+    char inputs[REPORT_MAX_INPUTS][3][512]; /* role, path, "N bytes, CRC-32 X" */
+    uint32_t n_inputs, n_inputs_more;       /* listed, and left out beyond the maximum */
     double events;
 } report_run;
 

@@ -380,15 +380,18 @@ static int load_runjson(report_run *run, sim_diag *d)
     int32_t in = json_doc_find(j, "inputs");
     const json_node *inn = in >= 0 ? json_doc_node(j, (uint32_t)in) : NULL;
     if (inn && inn->type == JSON_ARRAY)
-        for (uint32_t c = (uint32_t)in + 1; c < inn->end && run->n_inputs < 4;
-             c = json_doc_node(j, c)->end) {
+        for (uint32_t c = (uint32_t)in + 1; c < inn->end; c = json_doc_node(j, c)->end) {
+            if (run->n_inputs == REPORT_MAX_INPUTS) {
+                run->n_inputs_more++;
+                continue;
+            }
             int32_t role = json_doc_member(j, (int32_t)c, "role");
             int32_t p = json_doc_member(j, (int32_t)c, "path");
             int32_t b = json_doc_member(j, (int32_t)c, "bytes");
             int32_t crc = json_doc_member(j, (int32_t)c, "crc32");
             if (role < 0 || p < 0)
                 continue;
-            char(*dst)[1024] = run->inputs[run->n_inputs++];
+            char(*dst)[512] = run->inputs[run->n_inputs++];
             snprintf(dst[0], sizeof dst[0], "%s", json_doc_node(j, (uint32_t)role)->str);
             snprintf(dst[1], sizeof dst[1], "%s", json_doc_node(j, (uint32_t)p)->str);
             if (b >= 0 && crc >= 0)

@@ -511,6 +511,24 @@ static void test_failing(void)
     check_html_file(OUT "/bogus/report.html");
 }
 
+/* Every input of run.json is listed: here six (trace, catalog, two throughput tables,
+ * the interference pairs and a quota file). */
+static void test_inputs(void)
+{
+    FILE *q = fopen(OUT "/quotas.csv", "w");
+    fputs("tenant,quota_gpus\nalice,1\nbob,1\n", q);
+    fclose(q);
+    CHECK_EQ_I64(sh("%s compare --trace %s --cluster 2xT4:1 --policies fifo,binpack "
+                    "--interference measured --quotas %s/quotas.csv --no-figures --quiet "
+                    "--out %s/inputs",
+                    SIM_BINARY, fixture_trace, OUT, OUT),
+                 0);
+    const char *md = OUT "/inputs/report.md";
+    CHECK(file_has(md, "/models/data/gavel_pairs.csv` | "));
+    CHECK(file_has(md, "| quotas | `" OUT "/quotas.csv` | "));
+    CHECK(file_has(md, "| throughput | `" SIM_SOURCE_DIR "/models/data/pollux_steps.csv` | "));
+}
+
 static void test_usage(void)
 {
     static const char *const cases[][2] = {
@@ -713,6 +731,7 @@ int main(void)
     test_html_checker();
     test_expected();
     test_failing();
+    test_inputs();
     test_usage();
     test_figures();
     test_plot();

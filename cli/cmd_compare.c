@@ -30,7 +30,7 @@ static const char usage[] =
     "  --cluster FILE|SPEC   node-list CSV or compact spec\n"
     "  --catalog FILE        GPU catalog CSV\n"
     "  --policies A,B,...    policies to compare; the first is the baseline\n"
-    "  --policy-opt K=V      option for every policy; P:K=V for policy P only (repeatable)\n"
+    "  --policy-opt K=V      option of every policy that has K; P:K=V for policy P only\n"
     "  --seeds S             seeds: N, A..B or A,B,C (default 1); each policy runs once per seed\n"
     "  --jobs N              runs at once (default: the number of cores, %ld here)\n"
     "  --out DIR             report.md, report.html, figures/ and runs/<run>/ go here\n"

@@ -24,10 +24,13 @@ int cmd_demo(int argc, char **argv)
         int m;
         if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
             printf("usage: clustersim demo [--out DIR] [--jobs N] [--seed N]\n"
-                   "Generates %llu jobs (seeded) on the cluster %s and compares fifo with\n"
-                   "binpack. The report (report.md, report.html, figures/) goes to DIR\n"
-                   "(default %s), each policy's outputs to DIR/runs/<policy>/.\n",
-                   (unsigned long long)jobs, demo_cluster, out);
+                   "Generates a trace of N jobs (--jobs, default 2000; the generator's\n"
+                   "seed is --seed, default 1) for the cluster\n  %s\n"
+                   "and compares fifo with binpack. The report (report.md, report.html,\n"
+                   "figures/) goes to DIR (default %s), each policy's outputs to\n"
+                   "DIR/runs/<policy>/. (In clustersim compare, --jobs is the number of\n"
+                   "runs at once; here it is the size of the trace.)\n",
+                   demo_cluster, out);
             return 0;
         }
         if ((m = cli_opt(argc, argv, &i, "--out", &v)) != 0) {

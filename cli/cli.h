@@ -100,6 +100,7 @@ typedef struct run_args {
     bool skip_bad_rows;
     bool check_invariants; /* verify the cluster's accounting after every event */
     bool prefetch;       /* read the trace on a second thread (run_args_default: true) */
+    bool check_only;     /* open and check every input, initialise the policy, stop */
     bool frag_arrivals;  /* fragmentation workload from the jobs read so far, not a first
                             pass over the trace (always so for standard input) */
     bool progress;       /* live line on stderr */

@@ -316,6 +316,34 @@ int cmd_compare(int argc, char **argv)
             procs[k] = (cli_proc){.argv = a, .log_path = logs[k]};
         }
 
+    /* Inputs and run options are checked once, before any run: a missing file or a bad
+     * option is a usage error (status 2), not one failed run per policy and seed. The
+     * policies' own options are checked by each run. */
+    {
+        char **c = sim_calloc(argv_len + 2, sizeof *c);
+        if (!c)
+            goto out;
+        size_t o = 0;
+        for (size_t q = 0; args[q]; q++) {
+            if (!strcmp(args[q], "--policy-opt") || !strcmp(args[q], "--out")) {
+                q++;
+                continue;
+            }
+            c[o++] = args[q];
+        }
+        c[o++] = "--check";
+        c[o] = NULL;
+        cli_proc check = {.argv = c, .log_path = logs[0]};
+        if (cli_procs_run(&check, 1, 1, NULL, NULL) != 0 || check.exit_status != 0) {
+            char last[600];
+            cli_last_line(logs[0], last, sizeof last);
+            fprintf(stderr, "%s\n", *last ? last : "clustersim: error: the runs' options "
+                                                   "could not be checked");
+            sim_free(c);
+            goto out;
+        }
+        sim_free(c);
+    }
     progress pg = {.live = !quiet && isatty(2), .quiet = quiet, .names = name_ptr};
     if (!quiet)
         fprintf(stderr, "clustersim compare: %zu runs (%zu policies x %zu seeds), %llu at once; "

@@ -34,6 +34,8 @@ static const char usage[] =
     "  --skip-bad-rows       skip and count malformed trace rows instead of stopping\n"
     "  --check-invariants    verify the cluster's accounting after every event (slow)\n"
     "  --no-prefetch         read the trace on the simulating thread (same outputs)\n"
+    "  --check               check the options and inputs (open the trace, read the\n"
+    "                        cluster and the other files, set the policy up), then stop\n"
     "  --frag-workload W     workload of the fragmentation columns and of fgd: 'trace' (a\n"
     "                        first pass over the file; default) or 'arrivals' (the jobs\n"
     "                        read so far: no second read)\n"
@@ -81,6 +83,10 @@ int cmd_run(int argc, char **argv)
         }
         if (cli_flag(argv, i, "--no-prefetch")) {
             a.prefetch = false;
+            continue;
+        }
+        if (cli_flag(argv, i, "--check")) {
+            a.check_only = true;
             continue;
         }
         if (cli_flag(argv, i, "--zoo")) {
@@ -230,6 +236,8 @@ int cmd_run(int argc, char **argv)
         cli_print_diag(&d);
         return cli_exit_code(st);
     }
+    if (a.check_only)
+        return 0;
     const sim_summary *s = &r.sum;
     fprintf(stderr,
             "clustersim: %s: %llu jobs (%llu done, %llu rejected, %llu unfinished, %llu rows "

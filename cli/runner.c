@@ -364,7 +364,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
      * (standard input, a pipe) or the caller asked for the jobs read so far. */
     if ((st = cli_frag_init(&frag, cl, type_mem, ntypes, d)) != SIM_OK)
         goto out;
-    if (a->frag_arrivals || (a->trace && trace_path_is_stream(a->trace)))
+    if (a->frag_arrivals || a->check_only || (a->trace && trace_path_is_stream(a->trace)))
         src.online = &frag;
     else if ((a->trace || a->gen) &&
              (st = cli_frag_scan(&frag, a, tenants, models, model_catalog_names(cat), d)) != SIM_OK)
@@ -392,7 +392,12 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         st = sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "no trace given (--trace FILE)");
         goto out;
     }
-    if (a->out_dir) {
+    if (a->out_dir && a->check_only && !cli_mkdirs(a->out_dir)) {
+        st = SIM_EIO; /* the reason is printed already */
+        *d = (sim_diag){0};
+        goto out;
+    }
+    if (a->out_dir && !a->check_only) {
         if (!cli_mkdirs(a->out_dir) || !cli_out_open(&jobs, a->out_dir, "jobs.csv") ||
             !cli_out_open(&ts, a->out_dir, "timeseries.csv") ||
             !cli_out_open(&tn, a->out_dir, "tenants.csv") ||
@@ -449,6 +454,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
             sim_diag_set(d, st, NULL, 0, 0, "out of memory");
             goto out;
         }
+    if (a->check_only)
+        goto out; /* every input is open and the policy is set up */
     /* Read ahead on a second thread, except from a stream (a reader blocked on a pipe
      * could not be stopped). The name tables are shared with the engine. */
     if (a->prefetch && !(a->trace && trace_path_is_stream(a->trace))) {

@@ -186,6 +186,12 @@ static void test_commands(void)
     CHECK(fj && strstr(fj, "\na,") && strstr(fj, "\nb,"));
     free(fj);
     remove("fifo.csv");
+    /* --check opens the inputs and sets the policy up, and writes nothing. */
+    CHECK_EQ_I64(run("run --trace share2.csv --cluster 1xT4:1 --check --out checked"), 0);
+    CHECK(access("checked/jobs.csv", F_OK) != 0);
+    expect("run --trace share2.csv --cluster 1xT4:1 --check --policy fgd --policy-opt cache=3",
+           2, "clustersim: error: policy 'fgd': option 'cache': expected 0 or a power of two, "
+              "got 3");
     /* A rejected job is named with its reason at the end of the run. */
     FILE *t = fopen("reject.csv", "w");
     fputs("job_id,submit_time,duration,num_gpus\nsmall,0,10,1\nhuge,1,10,4\n", t);

@@ -499,16 +499,27 @@ static void test_failing(void)
                  1);
     CHECK(file_has(OUT "/stale/report.md", "| JCT mean | min | 5.63 | failed |"));
 
-    /* An option unknown to run is passed on, and each run reports it. */
+    /* Options passed on to run, and the inputs, are checked once before any run: an
+     * unknown option or a missing file is a usage error. */
     CHECK_EQ_I64(sh("%s compare --trace %s --cluster 2xT4:1 --policies fifo --bogus 3 "
                     "--no-figures --quiet --out %s/bogus",
                     SIM_BINARY, fixture_trace, OUT),
+                 2);
+    CHECK(file_has(stderr_path, "clustersim: error: unknown option '--bogus' for 'clustersim "
+                                "run' (see clustersim run --help)\n"));
+    CHECK_EQ_I64(sh("%s compare --trace %s/nosuch.csv --cluster 2xT4:1 --policies fifo "
+                    "--no-figures --quiet --out %s/nosuch",
+                    SIM_BINARY, OUT, OUT),
+                 2);
+    CHECK(file_has(stderr_path, "nosuch.csv: error: cannot open: No such file or directory\n"));
+
+    /* Every run fails: nothing to compare. */
+    CHECK_EQ_I64(sh("%s compare --trace %s --cluster 2xT4:1 --policies fgd --policy-opt "
+                    "fgd:cache=3 --no-figures --quiet --out %s/allfail",
+                    SIM_BINARY, fixture_trace, OUT),
                  1);
-    CHECK(file_has(stderr_path, "clustersim: run fifo failed: exit status 2: clustersim: error: "
-                                "unknown option '--bogus' for 'clustersim run' (see clustersim "
-                                "run --help)"));
-    CHECK(file_has(OUT "/bogus/report.md", "No run completed: there is nothing to compare."));
-    check_html_file(OUT "/bogus/report.html");
+    CHECK(file_has(OUT "/allfail/report.md", "No run completed: there is nothing to compare."));
+    check_html_file(OUT "/allfail/report.html");
 }
 
 /* Every input of run.json is listed: here six (trace, catalog, two throughput tables,

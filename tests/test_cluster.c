@@ -68,6 +68,9 @@ int main(void)
                           "option (cpu, mem, gpumem)"},
         {"missing/cluster.csv", "missing/cluster.csv: error: cannot open: No such file or "
                                 "directory"},
+        {"1xT4:1,", "error: --cluster '1xT4:1,': an empty group (expected a cluster file, or "
+                    "groups like 4xV100M32:8,16xT4:2 separated by single commas)"},
+        {"1xT4:1,,2xT4:1", "error: --cluster '1xT4:1,,2xT4:1': an empty group"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         c = NULL;
@@ -91,6 +94,10 @@ int main(void)
     CHECK(load("cluster_bad3.csv", &c, msg, sizeof msg) == SIM_EPARSE);
     CHECK_STR(msg, "cluster_bad3.csv:2:2: error: field 'cpu_milli': expected an integer "
                    "0..1099511627776, got \"-4\"");
+    write_text("cluster_wide.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                                   "n1,1000,1000,1,T4,extra,more\n");
+    CHECK(load("cluster_wide.csv", &c, msg, sizeof msg) == SIM_EPARSE);
+    CHECK_STR(msg, "cluster_wide.csv:2: error: expected 5 fields, as in the header, got 7");
     write_text("cluster_dup.csv", "sn,cpu_milli,memory_mib,gpu,model,count\n"
                                   "a,1000,1000,1,T4,\nb,1000,1000,1,T4,2\na,1000,1000,2,T4,\n");
     CHECK(load("cluster_dup.csv", &c, msg, sizeof msg) == SIM_EPARSE);

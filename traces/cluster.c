@@ -122,14 +122,25 @@ static int known_type_error(const csvin *in, const csvin_row *row, int32_t col,
 
 /* Tiresias/Muri spec rows: num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,
  * mem_p_node. */
+/* A row of a file with a header has as many fields as the header. */
+static int row_width(const csvin *in, const csvin_row *row, uint32_t n_header, sim_diag *d)
+{
+    if (row->n == n_header)
+        return SIM_OK;
+    return sim_diag_set(d, SIM_EPARSE, csvin_path(in), row->line, 0,
+                        "expected %u fields, as in the header, got %u", n_header, row->n);
+}
+
 static int load_switch_spec(builder *b, csvin *in, const int32_t *ix, uint16_t type,
-                            sim_diag *d)
+                            uint32_t n_header, sim_diag *d)
 {
     static const char *const names[5] = {"num_switch", "num_node_p_switch", "num_gpu_p_node",
                                          "num_cpu_p_node", "mem_p_node"};
     csvin_row row;
     int st;
     while ((st = csvin_next(in, &row, d)) == 1) {
+        if ((st = row_width(in, &row, n_header, d)))
+            return st;
         uint64_t v[5];
         for (int k = 0; k < 5; k++) {
             uint64_t max = k == 2 ? 1024 : k == 4 ? UINT64_C(1) << 30 : k == 3 ? 1u << 20 : MAX_NODES;
@@ -238,7 +249,7 @@ static int load_csv(builder *b, const char *path, const sim_intern *types, uint1
                                       sw[k]);
                     goto out;
                 }
-            st = load_switch_spec(b, in, six, dflt, d);
+            st = load_switch_spec(b, in, six, dflt, row.n, d);
             goto out_empty;
         }
         bool pai_header = pix[0] == 0 && pix[1] == 1 && pix[2] == 2 && pix[3] == 3 && pix[4] == 4;
@@ -264,7 +275,10 @@ static int load_csv(builder *b, const char *path, const sim_intern *types, uint1
             goto out;
         }
     }
+    uint32_t n_header = row.n;
     while ((st = csvin_next(in, &row, d)) == 1) {
+        if ((st = row_width(in, &row, n_header, d)))
+            goto out;
         node_spec proto;
         memset(&proto, 0, sizeof proto);
         uint64_t u, count = 1;
@@ -337,6 +351,11 @@ static int load_compact(builder *b, const char *src, const sim_intern *types, si
     if (strlen(src) >= sizeof buf)
         return sim_diag_set(d, SIM_EPARSE, NULL, 0, 0, "--cluster string is too long");
     snprintf(buf, sizeof buf, "%s", src);
+    size_t n_buf = strlen(buf);
+    if (n_buf == 0 || buf[0] == ',' || buf[n_buf - 1] == ',' || strstr(buf, ",,"))
+        return sim_diag_set(d, SIM_EPARSE, NULL, 0, 0,
+                            "--cluster '%s': an empty group (expected a cluster file, or groups "
+                            "like 4xV100M32:8,16xT4:2 separated by single commas)", src);
     char *save = NULL;
     for (char *g = strtok_r(buf, ",", &save); g; g = strtok_r(NULL, ",", &save)) {
         char group[128];

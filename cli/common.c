@@ -7,6 +7,7 @@
 #include "sim/csvin.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,6 +336,49 @@ bool cli_mkdirs(const char *dir)
     return true;
 }
 
+/* Temporary output files still open, removed if a signal ends the process (so an
+ * interrupted run leaves nothing behind). The handler only calls unlink, which is
+ * async-signal-safe. */
+#define TMP_SLOTS 32
+static const char *volatile tmp_open[TMP_SLOTS];
+
+static void remove_tmp_and_die(int sig)
+{
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (tmp_open[i])
+            unlink(tmp_open[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void tmp_register(const char *path)
+{
+    static bool installed;
+    if (!installed) {
+        static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+        for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+            struct sigaction old, sa = {.sa_handler = remove_tmp_and_die};
+            sigemptyset(&sa.sa_mask);
+            /* A signal the caller ignores (nohup) stays ignored. */
+            if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+                sigaction(sigs[k], &sa, NULL);
+        }
+        installed = true;
+    }
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (!tmp_open[i]) {
+            tmp_open[i] = path;
+            return;
+        }
+}
+
+static void tmp_unregister(const char *path)
+{
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (tmp_open[i] == path)
+            tmp_open[i] = NULL;
+}
+
 bool cli_out_open(cli_outfile *o, const char *dir, const char *name)
 {
     snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
@@ -348,6 +392,7 @@ bool cli_out_open(cli_outfile *o, const char *dir, const char *name)
         return false;
     }
     setvbuf(o->f, NULL, _IOFBF, 1 << 16);
+    tmp_register(o->tmp);
     return true;
 }
 
@@ -371,9 +416,12 @@ bool cli_out_close(cli_outfile *o, bool commit)
     bool ok = !ferror(o->f);
     ok = fclose(o->f) == 0 && ok;
     o->f = NULL;
-    if (commit && ok && rename(o->tmp, o->path) == 0)
+    if (commit && ok && rename(o->tmp, o->path) == 0) {
+        tmp_unregister(o->tmp);
         return true;
+    }
     remove(o->tmp);
+    tmp_unregister(o->tmp);
     if (commit) {
         cli_usage_error("cannot write '%s'", o->path);
         return false;

@@ -7,6 +7,7 @@
  */
 #include "check.h"
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -186,6 +187,26 @@ static void test_commands(void)
     CHECK(fj && strstr(fj, "\na,") && strstr(fj, "\nb,"));
     free(fj);
     remove("fifo.csv");
+    /* A run ended by a signal leaves no temporary file: the trace comes from a pipe that
+     * stays open, so the run is still reading when it is killed. */
+    CHECK_EQ_I64(run("trace gen --jobs 2000 --out sig_trace.csv"), 0); /* > 64 KiB */
+    snprintf(cmd, sizeof cmd,
+             "(cat sig_trace.csv; sleep 3) | %s run --trace - --cluster 4xV100M32:8 --out "
+             "sig_run --quiet 2>/dev/null & p=$!; sleep 1; kill -TERM $p; wait $p; "
+             "echo $? >sig.txt",
+             SIM_BINARY);
+    check_system(cmd);
+    char *sig = check_slurp("sig.txt", NULL);
+    CHECK(sig && atoi(sig) == 128 + 15);
+    free(sig);
+    DIR *sd = opendir("sig_run");
+    CHECK(sd != NULL);
+    int leftovers = 0;
+    for (struct dirent *de; sd && (de = readdir(sd));)
+        leftovers += strstr(de->d_name, ".tmp.") != NULL;
+    if (sd)
+        closedir(sd);
+    CHECK_EQ_I64(leftovers, 0);
     /* --check opens the inputs and sets the policy up, and writes nothing. */
     CHECK_EQ_I64(run("run --trace share2.csv --cluster 1xT4:1 --check --out checked"), 0);
     CHECK(access("checked/jobs.csv", F_OK) != 0);

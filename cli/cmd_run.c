@@ -228,6 +228,18 @@ int cmd_run(int argc, char **argv)
     for (int k = 0; k < n_opts; k++)
         if (!cli_policy_opt(&a.pcfg, pending_opts[k]))
             return 2;
+    /* The quota policies take their quotas as options too; the run reads them. */
+    const policy_ops *pol = policy_find(a.policy);
+    for (int k = 0; pol && k < 2; k++) {
+        const char *key = k ? "quota_share" : "quotas";
+        const char *v = policy_config_get(&a.pcfg, pol->options, key);
+        if (!v || !*v)
+            continue;
+        if (a.quotas || a.quota_share)
+            return cli_usage_error("give the quotas once: --policy-opt %s, --quotas or "
+                                   "--quota-share", key);
+        *(k ? &a.quota_share : &a.quotas) = v;
+    }
     a.progress = !quiet && isatty(2);
     run_result r;
     sim_diag d = {0};

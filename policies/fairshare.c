@@ -36,6 +36,9 @@ typedef struct fs_state {
 
 static const policy_option fs_options[] = {
     {"share", "quota", "tenant weights: quota (quotas; 1 GPU without one) or equal"},
+    {"quotas", "", "tenant quotas, a CSV tenant,quota_gpus: the same as the run option --quotas"},
+    {"quota_share", "",
+     "quotas in proportion to a column, FILE[:COLUMN]: the same as --quota-share"},
     {NULL, NULL, NULL},
 };
 

@@ -107,6 +107,9 @@ static const policy_option quota_options[] = {
     {"topics", "8", "NMF topics of the job text (0 = no text features)"},
     {"placement", "interference",
      "shared GPUs: interference (least predicted slowdown) or pack (most allocated)"},
+    {"quotas", "", "tenant quotas, a CSV tenant,quota_gpus: the same as the run option --quotas"},
+    {"quota_share", "",
+     "quotas in proportion to a column, FILE[:COLUMN]: the same as --quota-share"},
     {NULL, NULL, NULL},
 };
 

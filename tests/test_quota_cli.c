@@ -175,6 +175,23 @@ int main(void)
                               "/run/summary.json " OUT "/run2/summary.json"),
                  0);
 
+    /* The quotas given as a policy option instead: the same run. */
+    snprintf(args, sizeof args,
+             "%s --policy-opt 'quota_share=" FIX "good_quota_share.csv:node num' "
+             "--policy-opt priority=qos --sample-interval 60 --checkpoint-interval 10m "
+             "--out " OUT "/run3",
+             base);
+    CHECK_EQ_I64(run(args), 0);
+    CHECK_EQ_I64(check_system("cmp -s " OUT "/run/jobs.csv " OUT "/run3/jobs.csv && cmp -s " OUT
+                              "/run/summary.json " OUT "/run3/summary.json"),
+                 0);
+    snprintf(args, sizeof args,
+             "%s --policy-opt 'quota_share=" FIX "good_quota_share.csv:node num' "
+             "--quotas '" FIX "good_quotas.csv'",
+             base);
+    expect_error(args, "error: give the quotas once: --policy-opt quota_share, --quotas or "
+                       "--quota-share\n");
+
     /* model eval on the generated trace and on the run's recorded predictions. */
     CHECK_EQ_I64(run("model eval --kind duration --trace " OUT "/gen.csv --min-history 20"), 0);
     char *out = check_slurp(OUT "/out.txt", NULL);

@@ -54,6 +54,7 @@ void place_ws_fini(place_ws *w)
     sim_free(w->memo_gen);
     sim_free(w->memo_set);
     sim_free(w->heap_key);
+    sim_free(w->heap_key2);
     sim_free(w->heap_shape);
     memset(w, 0, sizeof *w);
 }
@@ -460,6 +461,10 @@ int place_memo_reserve(place_ws *w, const sim_view *v)
     if (!hk)
         return SIM_ENOMEM;
     w->heap_key = hk;
+    uint64_t *hk2 = sim_reallocarray(w->heap_key2, ncap, sizeof *hk2);
+    if (!hk2)
+        return SIM_ENOMEM;
+    w->heap_key2 = hk2;
     uint32_t *hs = sim_reallocarray(w->heap_shape, ncap, sizeof *hs);
     if (!hs)
         return SIM_ENOMEM;
@@ -503,41 +508,52 @@ const uint32_t *place_candidates(place_ws *w, const sim_view *v, uint32_t s, uin
     return w->cand_nodes;
 }
 
-static void heap_push(place_ws *w, uint64_t key, uint32_t shape)
+/* The shapes' heap, ordered by (key, key2); keys are unique, so the order is total. */
+static bool heap_less(const place_ws *w, uint32_t a, uint64_t k, uint64_t k2)
+{
+    return w->heap_key[a] < k || (w->heap_key[a] == k && w->heap_key2[a] < k2);
+}
+
+static void heap_push(place_ws *w, uint64_t key, uint64_t key2, uint32_t shape)
 {
     uint32_t i = w->heap_n++;
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
-        if (w->heap_key[p] <= key)
+        if (heap_less(w, p, key, key2))
             break;
         w->heap_key[i] = w->heap_key[p];
+        w->heap_key2[i] = w->heap_key2[p];
         w->heap_shape[i] = w->heap_shape[p];
         i = p;
     }
     w->heap_key[i] = key;
+    w->heap_key2[i] = key2;
     w->heap_shape[i] = shape;
 }
 
 static uint32_t heap_pop(place_ws *w)
 {
     uint32_t top = w->heap_shape[0];
-    uint64_t key = w->heap_key[--w->heap_n];
-    uint32_t shape = w->heap_shape[w->heap_n];
-    uint32_t i = 0, n = w->heap_n;
+    uint32_t n = --w->heap_n;
+    uint64_t key = w->heap_key[n], key2 = w->heap_key2[n];
+    uint32_t shape = w->heap_shape[n];
+    uint32_t i = 0;
     for (;;) {
         uint32_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && w->heap_key[c + 1] < w->heap_key[c])
+        if (c + 1 < n && heap_less(w, c + 1, w->heap_key[c], w->heap_key2[c]))
             c++;
-        if (w->heap_key[c] >= key)
+        if (!heap_less(w, c, key, key2))
             break;
         w->heap_key[i] = w->heap_key[c];
+        w->heap_key2[i] = w->heap_key2[c];
         w->heap_shape[i] = w->heap_shape[c];
         i = c;
     }
     if (n) {
         w->heap_key[i] = key;
+        w->heap_key2[i] = key2;
         w->heap_shape[i] = shape;
     }
     return top;
@@ -568,44 +584,84 @@ static int try_start(place_ws *w, const sim_view *v, policy_decisions *out, sim_
     return sim_decide_start(out, id, &p);
 }
 
+/* Enqueue order: the engine's per-shape lists. */
+static sim_job_id enqueue_head(void *ctx, const sim_view *v, uint32_t shape, uint64_t *key,
+                               uint64_t *key2)
+{
+    (void)ctx;
+    sim_job_id id = v->shape_head[shape];
+    if (id != SIM_JOB_NONE) {
+        *key = sim_view_job(v, id)->enqueue_seq;
+        *key2 = 0;
+    }
+    return id;
+}
+
+static const place_order enqueue_order = {.head = enqueue_head};
+
 int place_pass_run(place_ws *w, const sim_view *v, policy_decisions *out, uint32_t milli,
                    place_node_score score, void *ctx, place_gpu_order order, bool strict)
 {
-    if (place_memo_reserve(w, v) != SIM_OK)
-        return SIM_ENOMEM;
-    bool started;
-    int st;
     if (strict) {
         /* FIFO: only the oldest pending job may start; stop at the first failure. */
+        if (place_memo_reserve(w, v) != SIM_OK)
+            return SIM_ENOMEM;
         while (v->pending_head != SIM_JOB_NONE) {
             sim_job_id id = v->pending_head;
             uint32_t s = sim_view_job(v, id)->shape;
             if (memo_valid(w, v, s) && w->memo_epoch[s] == v->release_epoch)
                 break;
-            if ((st = try_start(w, v, out, id, milli, score, ctx, order, &started)) != SIM_OK)
+            bool started;
+            int st = try_start(w, v, out, id, milli, score, ctx, order, &started);
+            if (st != SIM_OK)
                 return st;
             if (!started)
                 break;
         }
         return SIM_OK;
     }
-    /* Backfilling: merge the shapes' pending lists by enqueue order, dropping a shape
-     * at its first failure. Shapes that failed with nothing released since are not
-     * even entered. */
+    return place_pass_run_ordered(w, v, out, milli, score, ctx, order, false, &enqueue_order);
+}
+
+int place_pass_run_ordered(place_ws *w, const sim_view *v, policy_decisions *out,
+                           uint32_t milli, place_node_score score, void *ctx,
+                           place_gpu_order order, bool strict, const place_order *q)
+{
+    if (place_memo_reserve(w, v) != SIM_OK)
+        return SIM_ENOMEM;
+    /* Merge the shapes' queues by the order's key, dropping a shape at its first failure
+     * (or, strict, stopping there). Shapes that failed with nothing released since are
+     * not even entered. */
     w->heap_n = 0;
+    uint64_t k, k2;
     for (uint32_t i = 0; i < v->n_active_shapes; i++) {
         uint32_t s = v->active_shapes[i];
-        if (memo_valid(w, v, s) && w->memo_epoch[s] == v->release_epoch)
+        if (memo_valid(w, v, s) && w->memo_epoch[s] == v->release_epoch) {
+            if (strict && q->head(q->ctx, v, s, &k, &k2) != SIM_JOB_NONE)
+                heap_push(w, k, k2, s); /* it may still be the first: it blocks then */
             continue;
-        heap_push(w, sim_view_job(v, v->shape_head[s])->enqueue_seq, s);
+        }
+        if (q->head(q->ctx, v, s, &k, &k2) != SIM_JOB_NONE)
+            heap_push(w, k, k2, s);
     }
     while (w->heap_n) {
         uint32_t s = heap_pop(w);
-        sim_job_id id = v->shape_head[s];
-        if ((st = try_start(w, v, out, id, milli, score, ctx, order, &started)) != SIM_OK)
-            return st;
-        if (started && v->shape_count[s] > 0 && v->shape_head[s] != SIM_JOB_NONE)
-            heap_push(w, sim_view_job(v, v->shape_head[s])->enqueue_seq, s);
+        sim_job_id id = q->head(q->ctx, v, s, &k, &k2);
+        bool started = false;
+        if (!(memo_valid(w, v, s) && w->memo_epoch[s] == v->release_epoch)) {
+            int st = try_start(w, v, out, id, milli, score, ctx, order, &started);
+            if (st != SIM_OK)
+                return st;
+        }
+        if (!started) {
+            if (strict)
+                break;
+            continue;
+        }
+        if (q->started)
+            q->started(q->ctx, v, s, id);
+        if (v->shape_count[s] > 0 && q->head(q->ctx, v, s, &k, &k2) != SIM_JOB_NONE)
+            heap_push(w, k, k2, s);
     }
     return SIM_OK;
 }

@@ -45,7 +45,7 @@ struct place_ws {
     uint8_t *memo_set;
     uint32_t memo_cap;
     /* Heap of shapes ordered by the enqueue order of their first pending job. */
-    uint64_t *heap_key;
+    uint64_t *heap_key, *heap_key2;
     uint32_t *heap_shape;
     uint32_t heap_n;
     place_gpu_pick pick;       /* when set, place_gang chooses GPUs with it */
@@ -141,6 +141,24 @@ double place_score_most_allocated(void *ctx, const sim_view *v, const sim_job *j
  */
 int place_pass_run(place_ws *w, const sim_view *v, policy_decisions *out, uint32_t milli,
                    place_node_score score, void *ctx, place_gpu_order order, bool strict);
+
+/* An order of the pending jobs for place_pass_run_ordered: head() gives the next job of
+ * shape s (SIM_JOB_NONE when none) and its key (key, key2), smaller first and unique
+ * across shapes; started() (optional) is told when that job was started. */
+typedef struct place_order {
+    sim_job_id (*head)(void *ctx, const sim_view *v, uint32_t shape, uint64_t *key,
+                       uint64_t *key2);
+    void (*started)(void *ctx, const sim_view *v, uint32_t shape, sim_job_id id);
+    void *ctx;
+} place_order;
+
+/* place_pass_run with the policy's own order of jobs: the jobs are tried by their key,
+ * each shape's next job after the last one started, a shape dropped at its first
+ * failure (strict: the pass stops there). O(shapes log shapes + tried jobs x candidate
+ * nodes). */
+int place_pass_run_ordered(place_ws *w, const sim_view *v, policy_decisions *out,
+                           uint32_t milli, place_node_score score, void *ctx,
+                           place_gpu_order order, bool strict, const place_order *q);
 
 /* Candidate nodes for a one-replica job of shape s: NULL (every node) unless the shape
  * is known to have fitted nowhere at an epoch E, in which case the nodes released since

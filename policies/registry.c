@@ -18,6 +18,7 @@ extern const policy_ops policy_gpupacking;
 extern const policy_ops policy_gpuclustering;
 extern const policy_ops policy_fairshare;
 extern const policy_ops policy_quota;
+extern const policy_ops policy_sjf;
 
 const policy_ops *const policy_all[] = {
     &policy_fifo,
@@ -31,6 +32,7 @@ const policy_ops *const policy_all[] = {
     &policy_gpuclustering,
     &policy_fairshare,
     &policy_quota,
+    &policy_sjf,
     NULL,
 };
 

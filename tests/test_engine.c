@@ -108,6 +108,7 @@ typedef struct run_opts {
     const sim_rate_model *rate;
     const sim_time (*failures)[3]; /* node, down, up */
     int n_failures;
+    const char *opt_key, *opt_value; /* one policy option, or NULL */
 } run_opts;
 
 static run_out run(world *w, const job_spec *jobs, size_t n, const run_opts *o)
@@ -130,6 +131,11 @@ static run_out run(world *w, const job_spec *jobs, size_t n, const run_opts *o)
                     .tenants = w->tenants,
                     .rate = o->rate};
     policy_config pc = {.policy = o->pol->name};
+    if (o->opt_key) {
+        snprintf(pc.key[0], sizeof pc.key[0], "%s", o->opt_key);
+        pc.value[0] = o->opt_value;
+        pc.n = 1;
+    }
     sim_engine *e;
     r.status = sim_engine_create(&e, &cfg, &sw, o->pol, &pc, &r.d);
     if (r.status == SIM_OK) {
@@ -210,7 +216,7 @@ static void check_field(const run_out *r, const char *id, int k, const char *wan
 }
 #define CHECK_FIELD(r, id, k, want) check_field(r, id, k, want, __LINE__)
 
-extern const policy_ops policy_fifo, policy_binpack, policy_random;
+extern const policy_ops policy_fifo, policy_binpack, policy_random, policy_sjf;
 
 /* ---- Hand-computed schedules -------------------------------------------------------- */
 
@@ -613,7 +619,7 @@ static size_t count_lines(const char *s)
 
 static void test_properties(void)
 {
-    const policy_ops *pols[] = {&policy_fifo, &policy_binpack, &policy_random};
+    const policy_ops *pols[] = {&policy_fifo, &policy_binpack, &policy_random, &policy_sjf};
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     static job_spec jobs[600];
     for (int round = 0; round < 6; round++) {
@@ -623,7 +629,7 @@ static void test_properties(void)
         for (uint32_t i = 0; i < w.cl.n_nodes; i++)
             w.nodes[i].gpu_type = (uint16_t)(1 + i % 2);
         size_t n = random_trace(rng, jobs, 200 + 80 * (size_t)round);
-        for (int p = 0; p < 3; p++) {
+        for (int p = 0; p < 4; p++) {
             run_opts o = {.pol = pols[p], .seed = 7, .sample_us = 60000000};
             run_out a = run(&w, jobs, n, &o);
             run_out b = run(&w, jobs, n, &o);
@@ -698,6 +704,107 @@ static const policy_ops policy_exhaustive = {
     .schedule = ex_schedule,
 };
 
+/* SJF the slow way: every pending job, sorted by (remaining work, entry into the
+ * queue), tried on every node. */
+static bool ex_strict;
+
+static const sim_view *sort_view;
+
+static int by_work(const void *a, const void *b)
+{
+    const sim_view *v = sort_view;
+    const sim_job *x = sim_view_job(v, *(const sim_job_id *)a);
+    const sim_job *y = sim_view_job(v, *(const sim_job_id *)b);
+    uint64_t wx = (uint64_t)llround((x->work_total_s - x->work_done_s) * 1e6);
+    uint64_t wy = (uint64_t)llround((y->work_total_s - y->work_done_s) * 1e6);
+    if (wx != wy)
+        return wx < wy ? -1 : 1;
+    return x->enqueue_seq < y->enqueue_seq ? -1 : x->enqueue_seq > y->enqueue_seq;
+}
+
+static int ex_sjf_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    (void)now;
+    exhaustive *s = st;
+    static sim_job_id ids[4096];
+    size_t n = 0;
+    for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE && n < 4096;
+         id = sim_view_next(v, id))
+        ids[n++] = id;
+    sort_view = v;
+    qsort(ids, n, sizeof *ids, by_work);
+    for (size_t i = 0; i < n; i++) {
+        sim_placement p;
+        if (!place_gang(&s->ws, v, ids[i], 0, UINT64_MAX, plain_score, NULL,
+                        PLACE_GPU_MOST_USED, NULL, 0, &p)) {
+            if (ex_strict)
+                break;
+            continue;
+        }
+        int rc = sim_decide_start(out, ids[i], &p);
+        if (rc != SIM_OK)
+            return rc;
+    }
+    return SIM_OK;
+}
+
+static const policy_ops policy_exhaustive_sjf = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "sjf",
+    .state_size = sizeof(exhaustive),
+    .init = ex_init,
+    .fini = ex_fini,
+    .schedule = ex_sjf_schedule,
+};
+
+/* SJF by hand on one GPU: a (100 s) runs; b (50), c (10) and d (30) wait and then run
+ * shortest first: c 100-110, d 110-140, b 140-190. Without backfilling on two GPUs, a
+ * 2-GPU job shorter than the rest blocks them; with it, they pass. */
+static void test_sjf(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[4] = {job("a", 0, 100, 1, 1000), job("b", 1, 50, 1, 1000),
+                        job("c", 2, 10, 1, 1000), job("d", 3, 30, 1, 1000)};
+    run_opts o = {.pol = &policy_sjf, .seed = 1};
+    run_out r = run(&w, jobs, 4, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "c", F_START, "100.000000");
+    CHECK_FIELD(&r, "d", F_START, "110.000000");
+    CHECK_FIELD(&r, "b", F_START, "140.000000");
+    CHECK_FIELD(&r, "b", F_END, "190.000000");
+    run_out_free(&r);
+    /* A job a failure requeues is ordered by what it has left: a (100 s) runs 0..50
+     * with a checkpoint at 30, so 70 s remain when the node is back at 60; b (60 s)
+     * goes first, 60..120, then a, 120..190. */
+    const sim_time fail[1][3] = {{0, 50000000, 60000000}};
+    job_spec j1[2] = {job("a", 0, 100, 1, 1000), job("b", 1, 60, 1, 1000)};
+    run_opts of = {.pol = &policy_sjf, .seed = 1, .failures = fail, .n_failures = 1,
+                   .checkpoint_s = 30};
+    r = run(&w, j1, 2, &of);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "b", F_START, "60.000000");
+    CHECK_FIELD(&r, "a", F_END, "190.000000");
+    run_out_free(&r);
+    world_fini(&w);
+
+    world_init(&w, 1, 2);
+    job_spec j2[3] = {job("a", 0, 100, 1, 1000), job("big", 1, 5, 2, 1000),
+                      job("small", 2, 50, 1, 1000)};
+    r = run(&w, j2, 3, &o);
+    CHECK_FIELD(&r, "small", F_START, "2.000000");
+    CHECK_FIELD(&r, "big", F_START, "100.000000");
+    run_out_free(&r);
+    o.opt_key = "backfill";
+    o.opt_value = "false";
+    r = run(&w, j2, 3, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "big", F_START, "100.000000");
+    CHECK_FIELD(&r, "small", F_START, "105.000000");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 static void test_pass_equivalence(void)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -714,17 +821,28 @@ static void test_pass_equivalence(void)
         size_t n = random_trace(rng, jobs, 1500);
         for (size_t i = 0; i < n; i++)
             jobs[i].submit_us /= 8;
-        run_opts o = {.pol = &policy_binpack, .seed = 3};
-        run_out a = run(&w, jobs, n, &o);
-        o.pol = &policy_exhaustive;
-        run_out b = run(&w, jobs, n, &o);
-        CHECK_EQ_I64(a.status, SIM_OK);
-        CHECK_EQ_I64(b.status, SIM_OK);
-        CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
-        CHECK(a.summary_len == b.summary_len && memcmp(a.summary, b.summary, a.summary_len) == 0);
-        CHECK(a.sum.jobs_done > n / 2);
-        run_out_free(&a);
-        run_out_free(&b);
+        /* binpack against the exhaustive scan; sjf, with and without backfilling, against
+         * the exhaustive sort. */
+        for (int k = 0; k < 3; k++) {
+            run_opts o = {.pol = k ? &policy_sjf : &policy_binpack, .seed = 3};
+            ex_strict = k == 2;
+            if (ex_strict) {
+                o.opt_key = "backfill";
+                o.opt_value = "false";
+            }
+            run_out a = run(&w, jobs, n, &o);
+            o.pol = k ? &policy_exhaustive_sjf : &policy_exhaustive;
+            o.opt_key = NULL;
+            run_out b = run(&w, jobs, n, &o);
+            CHECK_EQ_I64(a.status, SIM_OK);
+            CHECK_EQ_I64(b.status, SIM_OK);
+            CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
+            CHECK(a.summary_len == b.summary_len &&
+                  memcmp(a.summary, b.summary, a.summary_len) == 0);
+            CHECK(a.sum.jobs_done > n / 2);
+            run_out_free(&a);
+            run_out_free(&b);
+        }
         world_fini(&w);
     }
     gsl_rng_free(rng);
@@ -812,6 +930,7 @@ int main(void)
     test_scripted();
     test_overcommit_refused();
     test_properties();
+    test_sjf();
     test_pass_equivalence();
     test_number_format();
     test_create_alloc_failures();

@@ -19,6 +19,7 @@ extern const policy_ops policy_gpuclustering;
 extern const policy_ops policy_fairshare;
 extern const policy_ops policy_quota;
 extern const policy_ops policy_sjf;
+extern const policy_ops policy_las;
 
 const policy_ops *const policy_all[] = {
     &policy_fifo,
@@ -33,6 +34,7 @@ const policy_ops *const policy_all[] = {
     &policy_fairshare,
     &policy_quota,
     &policy_sjf,
+    &policy_las,
     NULL,
 };
 

@@ -216,7 +216,7 @@ static void check_field(const run_out *r, const char *id, int k, const char *wan
 }
 #define CHECK_FIELD(r, id, k, want) check_field(r, id, k, want, __LINE__)
 
-extern const policy_ops policy_fifo, policy_binpack, policy_random, policy_sjf;
+extern const policy_ops policy_fifo, policy_binpack, policy_random, policy_sjf, policy_las;
 
 /* ---- Hand-computed schedules -------------------------------------------------------- */
 
@@ -619,7 +619,8 @@ static size_t count_lines(const char *s)
 
 static void test_properties(void)
 {
-    const policy_ops *pols[] = {&policy_fifo, &policy_binpack, &policy_random, &policy_sjf};
+    const policy_ops *pols[] = {&policy_fifo, &policy_binpack, &policy_random, &policy_sjf,
+                                &policy_las};
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     static job_spec jobs[600];
     for (int round = 0; round < 6; round++) {
@@ -629,7 +630,7 @@ static void test_properties(void)
         for (uint32_t i = 0; i < w.cl.n_nodes; i++)
             w.nodes[i].gpu_type = (uint16_t)(1 + i % 2);
         size_t n = random_trace(rng, jobs, 200 + 80 * (size_t)round);
-        for (int p = 0; p < 4; p++) {
+        for (int p = 0; p < 5; p++) {
             run_opts o = {.pol = pols[p], .seed = 7, .sample_us = 60000000};
             run_out a = run(&w, jobs, n, &o);
             run_out b = run(&w, jobs, n, &o);
@@ -805,6 +806,43 @@ static void test_sjf(void)
     world_fini(&w);
 }
 
+/* LAS by hand on one GPU with one threshold at 50 GPU-seconds. b arriving at 60 finds
+ * a (200 s) already past the threshold, so b takes the GPU at once (60..90) and a,
+ * preempted with a checkpoint, resumes with 140 s left: 90..230. b arriving at 40
+ * waits behind a, in the same queue and earlier, until a crosses the threshold at 50:
+ * b runs 50..80, a ends at 230 again. Two jobs in the last queue keep arrival order. */
+static void test_las(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    run_opts o = {.pol = &policy_las, .seed = 1, .opt_key = "thresholds", .opt_value = "50"};
+    for (int k = 0; k < 2; k++) {
+        job_spec jobs[2] = {job("a", 0, 200, 1, 1000), job("b", k ? 40 : 60, 30, 1, 1000)};
+        run_out r = run(&w, jobs, 2, &o);
+        CHECK_EQ_I64(r.status, SIM_OK);
+        CHECK_FIELD(&r, "b", F_START, k ? "50.000000" : "60.000000");
+        CHECK_FIELD(&r, "b", F_END, k ? "80.000000" : "90.000000");
+        CHECK_FIELD(&r, "a", F_END, "230.000000");
+        CHECK_FIELD(&r, "a", F_PREEMPT, "1");
+        CHECK_FIELD(&r, "a", F_LOST, "0.000000");
+        run_out_free(&r);
+    }
+    job_spec both[2] = {job("a", 0, 100, 1, 1000), job("b", 1, 100, 1, 1000)};
+    o.opt_value = "10";
+    run_out r = run(&w, both, 2, &o);
+    CHECK_FIELD(&r, "b", F_START, "10.000000");
+    CHECK_FIELD(&r, "a", F_END, "110.000000");
+    CHECK_FIELD(&r, "b", F_END, "200.000000");
+    run_out_free(&r);
+    o.opt_value = "10,5";
+    r = run(&w, both, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_EINVAL);
+    CHECK_STR(r.d.msg, "policy 'las': option 'thresholds': expected up to 15 increasing "
+                       "positive numbers separated by commas, got \"10,5\"");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 static void test_pass_equivalence(void)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -931,6 +969,7 @@ int main(void)
     test_overcommit_refused();
     test_properties();
     test_sjf();
+    test_las();
     test_pass_equivalence();
     test_number_format();
     test_create_alloc_failures();

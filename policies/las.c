@@ -13,7 +13,7 @@
  * by default); admitted pending jobs are started, in order, on the most-allocated node
  * and GPUs that fit, if any fit. With `starve` > 0, a pending job that has waited since
  * it last queued for more than `starve` times the time it has run goes back to the
- * first queue (Tiresias' guard against starvation).
+ * first queue, its service counted from zero again (Tiresias' guard against starvation).
  */
 #include "policies/place.h"
 
@@ -32,6 +32,7 @@
  * reading the job back, and a pass touches these compact records only. */
 typedef struct las_entry {
     double a0;          /* attained GPU-seconds at t0 */
+    double promoted;    /* attained GPU-seconds when last promoted (queues count from it) */
     double rate;        /* GPU-seconds per second while running, else 0 */
     sim_time t0;        /* when a0 was taken */
     sim_time waiting;   /* when it last became pending */
@@ -110,7 +111,7 @@ static double attained(const las_entry *x, sim_time now)
 static sim_time next_change(const las_state *s, const las_entry *x, sim_time now)
 {
     if (x->running && x->rate > 0) {
-        double a = attained(x, now);
+        double a = attained(x, now) - x->promoted;
         uint32_t q = 0;
         while (q < s->n_thr && a >= s->thr[q])
             q++;
@@ -122,8 +123,9 @@ static sim_time next_change(const las_state *s, const las_entry *x, sim_time now
         return now + (dt_us < 1 ? 1 : dt_us < 1e15 ? (sim_time)dt_us : (sim_time)1e15);
     }
     if (s->starve > 0 && x->started && !x->running) {
-        sim_time t = x->waiting + (sim_time)(s->starve * (double)x->ran_us) + 1;
-        return t > now ? t : SIM_TIME_NEVER;
+        /* In double: starve x run time can pass the range of sim_time. */
+        double t = (double)x->waiting + s->starve * (double)x->ran_us + 1;
+        return t > (double)now && t < 9e18 ? (sim_time)t : SIM_TIME_NEVER;
     }
     return SIM_TIME_NEVER;
 }
@@ -229,12 +231,14 @@ static void las_requeue(void *st, const sim_view *v, sim_job_id id)
     job_of(v, id)->requeued = true;
 }
 
-static uint32_t queue_of(const las_state *s, const las_entry *x, sim_time now)
+/* The queue of x now. A starving job is promoted: its service counts from zero again
+ * for the queues, so it stays in the first queue until it has run a threshold's worth. */
+static uint32_t queue_of(const las_state *s, las_entry *x, sim_time now)
 {
     if (s->starve > 0 && !x->running && x->started &&
         (double)(now - x->waiting) > s->starve * (double)x->ran_us)
-        return 0;
-    double a = attained(x, now);
+        x->promoted = attained(x, now);
+    double a = attained(x, now) - x->promoted;
     uint32_t q = 0;
     while (q < s->n_thr && a >= s->thr[q])
         q++;

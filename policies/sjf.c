@@ -18,9 +18,10 @@
 #include <string.h>
 
 /* A queued job with its key, fixed when it was queued: its remaining reference work
- * (microseconds) and its entry into the pending list (unique, so the order is total). */
+ * (microseconds) and its arrival order (unique, so the order is total); and its entry
+ * into the pending list, which tells a stale entry from a live one. */
 typedef struct sjf_entry {
-    uint64_t work_us, seq;
+    uint64_t work_us, arrival, enqueued;
     sim_job_id id;
 } sjf_entry;
 
@@ -45,7 +46,7 @@ static const policy_option sjf_options[] = {
 
 static bool before(const sjf_entry *a, const sjf_entry *b)
 {
-    return a->work_us < b->work_us || (a->work_us == b->work_us && a->seq < b->seq);
+    return a->work_us < b->work_us || (a->work_us == b->work_us && a->arrival < b->arrival);
 }
 
 static void heap_push(sjf_heap *h, sjf_entry x)
@@ -90,9 +91,10 @@ static sim_job_id sjf_head(void *ctx, const sim_view *v, uint32_t shape, uint64_
     while (h->n) {
         const sjf_entry *top = &h->e[0];
         const sim_job *j = sim_view_job(v, top->id);
-        if (j->state == SIM_JOB_PENDING && j->shape == shape && j->enqueue_seq == top->seq) {
+        if (j->state == SIM_JOB_PENDING && j->shape == shape &&
+            j->enqueue_seq == top->enqueued) {
             *key = top->work_us;
-            *key2 = top->seq;
+            *key2 = top->arrival;
             return top->id;
         }
         heap_pop(h);
@@ -159,7 +161,8 @@ static void sjf_enqueue(void *st, const sim_view *v, sim_job_id id)
     const sim_job *j = sim_view_job(v, id);
     double left = j->work_total_s - j->work_done_s;
     heap_push(h, (sjf_entry){.work_us = left > 0 ? (uint64_t)llround(left * 1e6) : 0,
-                             .seq = j->enqueue_seq,
+                             .arrival = j->seq,
+                             .enqueued = j->enqueue_seq,
                              .id = id});
 }
 

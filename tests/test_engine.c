@@ -705,8 +705,8 @@ static const policy_ops policy_exhaustive = {
     .schedule = ex_schedule,
 };
 
-/* SJF the slow way: every pending job, sorted by (remaining work, entry into the
- * queue), tried on every node. */
+/* SJF the slow way: every pending job, sorted by (remaining work, arrival), tried on
+ * every node. */
 static bool ex_strict;
 
 static const sim_view *sort_view;
@@ -720,7 +720,7 @@ static int by_work(const void *a, const void *b)
     uint64_t wy = (uint64_t)llround((y->work_total_s - y->work_done_s) * 1e6);
     if (wx != wy)
         return wx < wy ? -1 : 1;
-    return x->enqueue_seq < y->enqueue_seq ? -1 : x->enqueue_seq > y->enqueue_seq;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static int ex_sjf_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
@@ -788,6 +788,20 @@ static void test_sjf(void)
     CHECK_FIELD(&r, "a", F_END, "190.000000");
     run_out_free(&r);
     world_fini(&w);
+    /* Ties go by arrival, also for a job a failure requeued: a (1000 s, node 0) fails
+     * at 10 and loses its work; when the node is back at 20, a and b (both 1000 s left)
+     * wait, and a, which arrived first, runs first: 20..1020, then b. */
+    world_init(&w, 2, 1);
+    job_spec j3[3] = {job("a", 0, 1000, 1, 1000), job("c", 0.5, 5000, 1, 1000),
+                      job("b", 1, 1000, 1, 1000)};
+    const sim_time fail0[1][3] = {{0, 10000000, 20000000}};
+    run_opts ot = {.pol = &policy_sjf, .seed = 1, .failures = fail0, .n_failures = 1};
+    r = run(&w, j3, 3, &ot);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "a", F_END, "1020.000000");
+    CHECK_FIELD(&r, "b", F_START, "1020.000000");
+    run_out_free(&r);
+    world_fini(&w);
 
     world_init(&w, 1, 2);
     job_spec j2[3] = {job("a", 0, 100, 1, 1000), job("big", 1, 5, 2, 1000),
@@ -833,6 +847,14 @@ static void test_las(void)
     CHECK_FIELD(&r, "b", F_START, "10.000000");
     CHECK_FIELD(&r, "a", F_END, "110.000000");
     CHECK_FIELD(&r, "b", F_END, "200.000000");
+    run_out_free(&r);
+    /* A starvation limit far beyond the range of time: no overflow (UBSan would stop). */
+    job_spec late[2] = {job("a", 0, 20000, 1, 1000), job("b", 10000, 50, 1, 1000)};
+    run_opts os = {.pol = &policy_las, .seed = 1, .opt_key = "starve",
+                   .opt_value = "922337203.68"};
+    r = run(&w, late, 2, &os);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(r.sum.jobs_done, 2);
     run_out_free(&r);
     o.opt_value = "10,5";
     r = run(&w, both, 2, &o);

@@ -209,6 +209,11 @@ static void test_golden(void)
     CHECK(t && !strstr(t, "j3|"));
     CHECK(t && strstr(t, "j2|") == t && strstr(t, "j1|") < strstr(t, "j4|"));
     free(t);
+    /* A task without GPUs and without instances adds nothing: j1 is its two workers. */
+    read_all(FIX "good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "good_pai_tasks_zero_cpu.csv",
+             0, &t, NULL, NULL, 0);
+    CHECK(t && strstr(t, "j1|479000000|526.000000|2|2|500|500|u1||0|7|8000|60000|"));
+    free(t);
     read_all(FIX "good_gavel10.trace", "gavel", "steps_table=" FIX "gavel_steps.csv", 0, &t, NULL,
              NULL, 0);
     /* 2931 / 2.5; 8601 / 160; scale factor 16 from 8: 1000 / (400 x 16 / 8). */
@@ -292,8 +297,8 @@ static const bad bads[] = {
     {"bad_pai_empty.csv", "alibaba2020", TASKS, ":1: error: empty file: expected job rows job_name,inst_id,user,status,start_time,end_time"},
     {"bad_pai_utf8.csv", "alibaba2020", TASKS, ":1:3: error: invalid UTF-8 at byte 2 of the field"},
     {"bad_pai_nul.csv", "alibaba2020", TASKS, ":1:3: error: NUL byte in field"},
-    {"good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "bad_pai_tasks_frac.csv", "bad_pai_tasks_frac.csv:1:3: error: field 'inst_num': expected a whole number of instances >= 1 (such as 2 or 2.0), got \"2.5\""},
-    {"good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "bad_pai_tasks_zero.csv", "bad_pai_tasks_zero.csv:2:3: error: field 'inst_num': expected a whole number of instances >= 1 (such as 2 or 2.0), got \"0.0\""},
+    {"good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "bad_pai_tasks_frac.csv", "bad_pai_tasks_frac.csv:1:3: error: field 'inst_num': expected a whole number of instances >= 1 (such as 2 or 2.0; 0 only for a task without GPUs), got \"2.5\""},
+    {"good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "bad_pai_tasks_zero.csv", "bad_pai_tasks_zero.csv:2:3: error: field 'inst_num': expected a whole number of instances >= 1 (such as 2 or 2.0; 0 only for a task without GPUs), got \"0.0\""},
     {"good_pai_jobs.csv", "alibaba2020", "tasks=" FIX "bad_pai_tasks_type.csv", "bad_pai_tasks_type.csv:1:10: error: field 'gpu_type': expected a known GPU type (" KNOWN "), got \"H800X\""},
     {"bad_gavel_fields.trace", "gavel", GAVEL, ":1: error: expected 10 tab-separated fields (job_type, command, working_directory, num_steps_arg, needs_data_dir, total_steps, scale_factor, priority_weight, SLO, arrival_time) or 7 (job_type, command, num_steps_arg, needs_data_dir, total_steps, arrival_time, scale_factor), got 4"},
     {"bad_gavel_mixed.trace", "gavel", GAVEL, ":2: error: expected 10 tab-separated fields like the first line, got 7"},

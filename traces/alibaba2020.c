@@ -11,7 +11,8 @@
  * end_time - earliest task start_time; tenant = user. Each instance of a task that asks
  * for GPUs is one replica: plan_gpu (percent of one GPU per instance) <= 100 gives one
  * GPU at 10 x plan_gpu milli, above 100 gives ceil(plan_gpu/100) GPUs sharing it evenly;
- * tasks of different shapes take the largest; inst_num must be a whole number >= 1.
+ * tasks of different shapes take the largest; inst_num must be a whole number >= 1 (0
+ * is accepted for a task without GPUs, which then adds nothing).
  * cpu_milli = sum of inst_num x plan_cpu x 10,
  * mem_mib = sum of inst_num x plan_mem x 1024 over every task; the assigned gpu_type of
  * the first GPU task is the reference type of the duration (not a constraint). Jobs
@@ -134,10 +135,12 @@ static int load_tasks(trace_reader *r, pai_state *s, const char *path, sim_diag 
             (st = opt_number(in, &row, K_GPU, "plan_gpu", &gpu, d)))
             goto out;
         /* Instances are replicas: a fraction of one, or none beside a GPU request, has no
-         * meaning (PAI writes the count as a float, "2.0"). */
-        if (inst < 1 || inst != floor(inst)) {
+         * meaning (PAI writes the count as a float, "2.0"). A task without GPUs and
+         * without instances adds nothing. */
+        if (inst != floor(inst) || (inst < 1 && (inst != 0 || gpu > 0))) {
             st = csvin_field_error(in, &row, K_INST, "inst_num",
-                                   "a whole number of instances >= 1 (such as 2 or 2.0)", d);
+                                   "a whole number of instances >= 1 (such as 2 or 2.0; 0 only "
+                                   "for a task without GPUs)", d);
             goto out;
         }
         start = NAN;

@@ -515,6 +515,14 @@ void csvin_quote(const char *s, size_t len, char *buf, size_t size)
     buf[o] = '\0';
 }
 
+int csvin_row_width(const csvin *r, const csvin_row *row, uint32_t n_header, sim_diag *d)
+{
+    if (!n_header || row->n == n_header)
+        return SIM_OK;
+    return sim_diag_set(d, SIM_EPARSE, csvin_path(r), row->line, 0,
+                        "expected %u fields, as in the header, got %u", n_header, row->n);
+}
+
 int csvin_field_error(const csvin *r, const csvin_row *row, int32_t col, const char *name,
                       const char *what, sim_diag *d)
 {

@@ -72,6 +72,9 @@ int csvin_seconds(const csvin *r, const csvin_row *row, int32_t col, const char 
 /* A generic field error: 'name': expected <what>, got "value". Returns SIM_EPARSE. */
 int csvin_field_error(const csvin *r, const csvin_row *row, int32_t col, const char *name,
                       const char *what, sim_diag *d);
+/* A data row of a file with a header has as many fields as the header (n_header; 0 =
+ * no header, anything goes); otherwise SIM_EPARSE "file:line: expected N fields...". */
+int csvin_row_width(const csvin *r, const csvin_row *row, uint32_t n_header, sim_diag *d);
 
 /* Quote s[0..len) for a message: at most 40 bytes, non-printables as \xHH. */
 void csvin_quote(const char *s, size_t len, char *buf, size_t size);

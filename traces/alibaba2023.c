@@ -47,8 +47,6 @@ static int ali_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
     const csvin *in = r->in;
     const int32_t *c = r->col;
     int st;
-    if ((st = trace__row_width(r, row, d)))
-        return st;
     uint64_t u;
     sim_time created, deleted, sched;
     if ((st = trace__job_id(r, row, c[A_NAME], "name", j, d)) ||

@@ -122,15 +122,6 @@ static int known_type_error(const csvin *in, const csvin_row *row, int32_t col,
 
 /* Tiresias/Muri spec rows: num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,
  * mem_p_node. */
-/* A row of a file with a header has as many fields as the header. */
-static int row_width(const csvin *in, const csvin_row *row, uint32_t n_header, sim_diag *d)
-{
-    if (row->n == n_header)
-        return SIM_OK;
-    return sim_diag_set(d, SIM_EPARSE, csvin_path(in), row->line, 0,
-                        "expected %u fields, as in the header, got %u", n_header, row->n);
-}
-
 static int load_switch_spec(builder *b, csvin *in, const int32_t *ix, uint16_t type,
                             uint32_t n_header, sim_diag *d)
 {
@@ -139,7 +130,7 @@ static int load_switch_spec(builder *b, csvin *in, const int32_t *ix, uint16_t t
     csvin_row row;
     int st;
     while ((st = csvin_next(in, &row, d)) == 1) {
-        if ((st = row_width(in, &row, n_header, d)))
+        if ((st = csvin_row_width(in, &row, n_header, d)))
             return st;
         uint64_t v[5];
         for (int k = 0; k < 5; k++) {
@@ -277,7 +268,7 @@ static int load_csv(builder *b, const char *path, const sim_intern *types, uint1
     }
     uint32_t n_header = row.n;
     while ((st = csvin_next(in, &row, d)) == 1) {
-        if ((st = row_width(in, &row, n_header, d)))
+        if ((st = csvin_row_width(in, &row, n_header, d)))
             goto out;
         node_spec proto;
         memset(&proto, 0, sizeof proto);

@@ -47,8 +47,6 @@ static int helios_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
     const csvin *in = r->in;
     const int32_t *c = r->col;
     int st;
-    if ((st = trace__row_width(r, row, d)))
-        return st;
     uint64_t u;
     if ((st = trace__job_id(r, row, c[H_ID], "job_id", j, d)) ||
         (st = trace__timestamp(r, row, c[H_SUBMIT], "submit_time", &j->submit_us, d)) ||

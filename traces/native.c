@@ -49,8 +49,6 @@ static int native_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
     const csvin *in = r->in;
     const int32_t *c = r->col;
     int st;
-    if ((st = trace__row_width(r, row, d)))
-        return st;
     uint64_t u;
     if ((st = trace__job_id(r, row, c[N_ID], "job_id", j, d)) ||
         (st = csvin_seconds(in, row, c[N_SUBMIT], "submit_time", 0, SIM_TIME_LIMIT_S, &j->submit_us, d)) ||

@@ -48,8 +48,6 @@ static int csv_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
     const csvin *in = r->in;
     const int32_t *c = r->col;
     int st;
-    if ((st = trace__row_width(r, row, d)))
-        return st;
     uint64_t u;
     double gpu_time;
     if ((st = trace__timestamp(r, row, c[P_TS], "timestamp", &j->submit_us, d)) ||
@@ -422,7 +420,9 @@ static int philly_next(trace_reader *r, job_spec *j, sim_diag *d)
         }
         r->rows++;
         trace__job_defaults(j);
-        st = csv_row(r, &row, j, d);
+        st = csvin_row_width(r->in, &row, r->n_header, d);
+        if (st == SIM_OK)
+            st = csv_row(r, &row, j, d);
         if (st == 1)
             j->line = (uint64_t)row.line;
         if (st != 0)

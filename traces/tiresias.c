@@ -74,8 +74,6 @@ static int common_row(trace_reader *r, const csvin_row *row, job_spec *j, bool m
     const csvin *in = r->in;
     const int32_t *c = r->col;
     int st;
-    if ((st = trace__row_width(r, row, d)))
-        return st;
     uint64_t u;
     double submit, dur;
     double unit = ms ? 1e-3 : 1;

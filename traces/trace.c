@@ -313,7 +313,9 @@ static int raw_next(trace_reader *r, job_spec *job, sim_diag *d)
         }
         r->rows++;
         trace__job_defaults(job);
-        st = r->fmt->row(r, &row, job, d);
+        st = csvin_row_width(r->in, &row, r->n_header, d);
+        if (st == SIM_OK)
+            st = r->fmt->row(r, &row, job, d);
         if (st == 1) {
             job->line = (uint64_t)row.line;
             return 1;
@@ -519,7 +521,9 @@ int trace_reader_next(trace_reader *r, job_spec *job, sim_diag *d)
         }
         r->rows++;
         trace__job_defaults(job);
-        st = r->fmt->row(r, &row, job, d);
+        st = csvin_row_width(r->in, &row, r->n_header, d);
+        if (st == SIM_OK)
+            st = r->fmt->row(r, &row, job, d);
         if (st == 1)
             st = common_checks(r, &row, job, d);
         else if (st == 0)
@@ -655,13 +659,6 @@ int trace__map_header(trace_reader *r, const char *const *names, const bool *req
     return SIM_OK;
 }
 
-int trace__row_width(const trace_reader *r, const csvin_row *row, sim_diag *d)
-{
-    if (row->n == r->n_header)
-        return SIM_OK;
-    return sim_diag_set(d, SIM_EPARSE, r->path, row->line, 0,
-                        "expected %u fields, as in the header, got %u", r->n_header, row->n);
-}
 
 bool trace_parse_timestamp(const char *s, size_t len, int64_t *out_s)
 {

@@ -104,10 +104,6 @@ void trace__job_defaults(job_spec *job);
 int trace__map_header(trace_reader *r, const char *const *names, const bool *required,
                       size_t n, const char *expected, sim_diag *d);
 
-/* A data row of a format read with a header has as many fields as the header;
- * otherwise a parse error at that row. */
-int trace__row_width(const trace_reader *r, const csvin_row *row, sim_diag *d);
-
 extern const trace_format trace_format_native;
 extern const trace_format trace_format_alibaba2023;
 extern const trace_format trace_format_philly;

@@ -106,15 +106,33 @@ static double attained(const las_entry *x, sim_time now)
     return x->a0 + x->rate * (double)(now - x->t0) / 1e6;
 }
 
+/* x stops running (or is made to wait again) at now, with a GPU-seconds attained. */
+static void stop(las_entry *x, double a, sim_time now)
+{
+    if (x->running)
+        x->ran_us += now - x->t0;
+    x->a0 = a;
+    x->t0 = x->waiting = now;
+    x->rate = 0;
+    x->running = false;
+}
+
+/* The queue of service a (GPU-seconds counted for the queues): thresholds passed. */
+static uint32_t queue_for(const las_state *s, double a)
+{
+    uint32_t q = 0;
+    while (q < s->n_thr && a >= s->thr[q])
+        q++;
+    return q;
+}
+
 /* When x could next change queue: a running job reaching its next threshold, a waiting
  * one reaching its starvation limit; SIM_TIME_NEVER when neither can happen. */
 static sim_time next_change(const las_state *s, const las_entry *x, sim_time now)
 {
     if (x->running && x->rate > 0) {
         double a = attained(x, now) - x->promoted;
-        uint32_t q = 0;
-        while (q < s->n_thr && a >= s->thr[q])
-            q++;
+        uint32_t q = queue_for(s, a);
         if (q == s->n_thr)
             return SIM_TIME_NEVER;
         /* The first microsecond at which the threshold is reached (never now: a rounding
@@ -238,11 +256,7 @@ static uint32_t queue_of(const las_state *s, las_entry *x, sim_time now)
     if (s->starve > 0 && !x->running && x->started &&
         (double)(now - x->waiting) > s->starve * (double)x->ran_us)
         x->promoted = attained(x, now);
-    double a = attained(x, now) - x->promoted;
-    uint32_t q = 0;
-    while (q < s->n_thr && a >= s->thr[q])
-        q++;
-    return q;
+    return queue_for(s, attained(x, now) - x->promoted);
 }
 
 static bool before(const las_entry *a, const las_entry *b)
@@ -263,12 +277,7 @@ static uint32_t prioritise(las_state *s, const sim_view *v, sim_time now)
         if (pj->listed != x.seq + 1)
             continue; /* finished (or its id already reused) */
         if (pj->requeued) {
-            if (x.running)
-                x.ran_us += now - x.t0;
-            x.a0 = sim_view_attained(v, x.id);
-            x.t0 = x.waiting = now;
-            x.rate = 0;
-            x.running = false;
+            stop(&x, sim_view_attained(v, x.id), now);
             pj->requeued = false;
         }
         x.queue = queue_of(s, &x, now);
@@ -343,11 +352,7 @@ static int las_schedule(void *st, const sim_view *v, sim_time now, policy_decisi
             int rc = sim_decide_preempt(out, x->id, s->checkpoint);
             if (rc != SIM_OK)
                 return rc;
-            x->a0 = attained(x, now);
-            x->ran_us += now - x->t0;
-            x->t0 = x->waiting = now;
-            x->rate = 0;
-            x->running = false;
+            stop(x, attained(x, now), now);
         }
         sim_time t = next_change(s, x, now);
         if (t < s->wake_at)

@@ -189,8 +189,8 @@ int cmd_compare(int argc, char **argv)
     if (!out)
         return cli_usage_error("clustersim compare needs --out DIR");
 
-    /* Policies: names safe as directory names, each once. */
-    char pol[REPORT_MAX_POLICIES][49];
+    /* Policies: registered ones (their names are safe as directory names), each once. */
+    const char *pol[REPORT_MAX_POLICIES];
     size_t n_pol = 0;
     for (const char *p = policies;;) {
         const char *comma = strchr(p, ',');
@@ -201,25 +201,24 @@ int cmd_compare(int argc, char **argv)
         if (n_pol == REPORT_MAX_POLICIES)
             return cli_usage_error("option --policies: at most %d policies",
                                    REPORT_MAX_POLICIES);
-        snprintf(pol[n_pol], sizeof pol[n_pol], "%.*s", (int)(len < 48 ? len : 48), p);
-        if (len > 48 || !policy_find(pol[n_pol])) {
+        char name[49];
+        snprintf(name, sizeof name, "%.*s", (int)(len < 48 ? len : 48), p);
+        const policy_ops *ops = len > 48 ? NULL : policy_find(name);
+        if (!ops) {
             char known[512];
             policy_known_names(known, sizeof known);
             return cli_usage_error("option --policies: unknown policy '%.*s' (known: %s)",
                                    (int)len, p, known);
         }
         for (size_t k = 0; k < n_pol; k++)
-            if (strcmp(pol[k], pol[n_pol]) == 0)
+            if (pol[k] == ops->name)
                 return cli_usage_error("option --policies: '%s' is given twice", pol[k]);
-        n_pol++;
+        pol[n_pol++] = ops->name;
         if (!comma)
             break;
         p = comma + 1;
     }
-    const char *pol_names[REPORT_MAX_POLICIES];
-    for (size_t k = 0; k < n_pol; k++)
-        pol_names[k] = pol[k];
-    if (!cli_check_policy_opts(popts, (size_t)n_popts, pol_names, n_pol))
+    if (!cli_check_policy_opts(popts, (size_t)n_popts, pol, n_pol))
         return 2;
     uint64_t *seeds = sim_calloc(MAX_SEEDS, sizeof *seeds);
     if (!seeds)
@@ -298,7 +297,7 @@ int cmd_compare(int argc, char **argv)
                 a[o++] = (char *)catalog;
             }
             a[o++] = "--policy";
-            a[o++] = pol[p];
+            a[o++] = (char *)pol[p];
             a[o++] = "--seed";
             a[o++] = seedtxt[k];
             a[o++] = "--out";

@@ -222,14 +222,13 @@ int cmd_run(int argc, char **argv)
         return cli_usage_error("give --quotas or --quota-share, not both");
     /* Policy options are matched to the policy once it is known. */
     a.pcfg.policy = a.policy;
-    if (policy_find(a.policy) &&
-        !cli_check_policy_opts(pending_opts, (size_t)n_opts, &a.policy, 1))
+    const policy_ops *pol = policy_find(a.policy); /* unknown: the run says so */
+    if (pol && !cli_check_policy_opts(pending_opts, (size_t)n_opts, &a.policy, 1))
         return 2;
     for (int k = 0; k < n_opts; k++)
         if (!cli_policy_opt(&a.pcfg, pending_opts[k]))
             return 2;
     /* The quota policies take their quotas as options too; the run reads them. */
-    const policy_ops *pol = policy_find(a.policy);
     for (int k = 0; pol && k < 2; k++) {
         const char *key = k ? "quota_share" : "quotas";
         const char *v = policy_config_get(&a.pcfg, pol->options, key);

@@ -191,10 +191,9 @@ bool cli_check_policy_opts(const char *const *opts, size_t n_opts, const char *c
         }
         /* KEY=VALUE goes to every policy that has the option; at least one must. */
         size_t k = 0;
-        while (k < n_policies &&
-               !(policy_find(policies[k]) &&
-                 policy_has_option(policy_find(policies[k]), key, key_len)))
-            k++;
+        for (const policy_ops *p; k < n_policies; k++)
+            if ((p = policy_find(policies[k])) && policy_has_option(p, key, key_len))
+                break;
         if (k == n_policies && n_policies == 1) {
             cli_usage_error("--policy-opt '%s': policy '%s' has no option '%.*s' (see "
                             "clustersim policies)", opts[i], policies[0], (int)key_len, key);

@@ -364,7 +364,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
      * (standard input, a pipe) or the caller asked for the jobs read so far. */
     if ((st = cli_frag_init(&frag, cl, type_mem, ntypes, d)) != SIM_OK)
         goto out;
-    if (a->frag_arrivals || a->check_only || (a->trace && trace_path_is_stream(a->trace)))
+    bool stream = a->trace && trace_path_is_stream(a->trace);
+    if (a->frag_arrivals || a->check_only || stream)
         src.online = &frag;
     else if ((a->trace || a->gen) &&
              (st = cli_frag_scan(&frag, a, tenants, models, model_catalog_names(cat), d)) != SIM_OK)
@@ -458,7 +459,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         goto out; /* every input is open and the policy is set up */
     /* Read ahead on a second thread, except from a stream (a reader blocked on a pipe
      * could not be stopped). The name tables are shared with the engine. */
-    if (a->prefetch && !(a->trace && trace_path_is_stream(a->trace))) {
+    if (a->prefetch && !stream) {
         sim_source raw = {.ctx = &src, .next = raw_next};
         if (sim_intern_share(tenants) != SIM_OK || sim_intern_share(models) != SIM_OK ||
             (st = prefetch_create(&src.ahead, &raw, 4096, d)) != SIM_OK) {

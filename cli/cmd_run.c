@@ -258,6 +258,11 @@ int cmd_run(int argc, char **argv)
             (unsigned long long)r.rows_skipped, (unsigned long long)s->events, r.wall_s,
             r.wall_s > 0 ? (double)s->events / r.wall_s : 0, a.out_dir ? "; outputs in " : "",
             a.out_dir ? a.out_dir : "");
+    if (s->jobs_not_arrived)
+        fprintf(stderr,
+                "clustersim: note: %llu job%s submitted after the horizon (unfinished, not "
+                "arrived)\n",
+                (unsigned long long)s->jobs_not_arrived, s->jobs_not_arrived == 1 ? "" : "s");
     if (s->jobs_rejected)
         fprintf(stderr, "clustersim: note: %llu job%s rejected; the first, %s%s\n",
                 (unsigned long long)s->jobs_rejected, s->jobs_rejected == 1 ? "" : "s",

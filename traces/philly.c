@@ -19,6 +19,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "sim/gzin.h"
+
 #define JCHUNK (64u * 1024u)
 
 static const char *const philly_options[] = {"tenant", NULL};
@@ -30,7 +32,7 @@ typedef struct philly_state {
     bool tenant_user;
     char id[24];
     /* JSON layout: the input, a chunk of it, and where the next byte is. */
-    gzFile gz;
+    sim_gzin *gz;
     unsigned char *chunk;
     size_t pos, end;
     bool eof, started;
@@ -50,6 +52,7 @@ static int csv_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
     int st;
     uint64_t u;
     double gpu_time;
+    r->submit_col = c[P_TS];
     if ((st = trace__timestamp(r, row, c[P_TS], "timestamp", &j->submit_us, d)) ||
         (st = csvin_double(in, row, c[P_DUR], "duration", 0, SIM_TIME_LIMIT_S, &j->work_s, d)) ||
         (st = csvin_u64(in, row, c[P_GPUS], "num_gpus", 0, 65536, &u, d)) ||
@@ -71,14 +74,9 @@ static int jfill(trace_reader *r, sim_diag *d)
 {
     philly_state *s = r->state;
     unsigned want = r->chunk && r->chunk < JCHUNK ? (unsigned)r->chunk : JCHUNK;
-    int n = gzread(s->gz, s->chunk, want);
-    int zerr = Z_OK;
-    if (n <= 0)
-        gzerror(s->gz, &zerr);
-    if (n < 0 || (n == 0 && zerr != Z_OK && zerr != Z_STREAM_END))
-        return sim_diag_set(d, SIM_EIO, r->path, s->line, 0, "cannot read: %s",
-                            zerr == Z_BUF_ERROR ? "truncated gzip stream (unexpected end of file)"
-                                                : "read error");
+    long n = sim_gzin_read(s->gz, s->chunk, want, d);
+    if (n < 0)
+        return (int)n;
     if (n == 0)
         s->eof = true;
     s->pos = 0;
@@ -482,10 +480,9 @@ static int philly_open(trace_reader *r, sim_diag *d)
         return sim_diag_set(d, SIM_ENOMEM, r->path, 0, 0, "out of memory");
     json_tokener_set_flags(s->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS |
                                        JSON_TOKENER_VALIDATE_UTF8);
-    s->gz = gzopen(r->path, "rb");
-    if (!s->gz)
-        return sim_diag_set(d, SIM_EIO, r->path, 0, 0, "cannot open");
-    gzbuffer(s->gz, JCHUNK);
+    int st = sim_gzin_open(&s->gz, r->path, d);
+    if (st != SIM_OK)
+        return st;
     s->line = 1;
     return SIM_OK;
 }
@@ -495,8 +492,7 @@ static void philly_close(trace_reader *r)
     philly_state *s = r->state;
     if (!s)
         return;
-    if (s->gz)
-        gzclose(s->gz);
+    sim_gzin_close(s->gz);
     if (s->tok)
         json_tokener_free(s->tok);
     sim_free(s->chunk);

@@ -657,7 +657,7 @@ static int next_line(reader *r)
         if (!*s)
             break;
         if (r->ntok >= MODEL_MLP_MAX_WIDTH + 2)
-            return sim_diag_set(r->d, SIM_EPARSE, r->path, r->line, 0,
+            return sim_diag_set(r->d, SIM_EPARSE, r->path, r->line, (int)r->ntok + 1,
                                 "more than %d fields on a line", MODEL_MLP_MAX_WIDTH + 1);
         r->tok[r->ntok++] = s;
         while (*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
@@ -671,7 +671,8 @@ static int expect(reader *r, const char *what, uint32_t field)
     char q[64];
     const char *got = field < r->ntok ? r->tok[field] : "";
     csvin_quote(got, strlen(got), q, sizeof q);
-    return sim_diag_set(r->d, SIM_EPARSE, r->path, r->line, 0, "expected %s, got %s%s", what,
+    return sim_diag_set(r->d, SIM_EPARSE, r->path, r->line, (int)field + 1,
+                        "expected %s, got %s%s", what,
                         field < r->ntok ? "" : "the end of the line", field < r->ntok ? q : "");
 }
 

@@ -174,7 +174,7 @@ static void test_commands(void)
                               "2>err.txt", SIM_BINARY);
     CHECK(check_system(cmd) == 2);
     char *derr = check_slurp("err.txt", NULL);
-    CHECK(derr && strstr(derr, "clustersim: -:4: error: duplicate job id 'j1' (seen before; a "
+    CHECK(derr && strstr(derr, "clustersim: -:4:1: error: duplicate job id 'j1' (seen before; a "
                                "stream cannot be read again to find its first line)\n"));
     free(derr);
     remove("fifo.csv");

@@ -276,6 +276,7 @@ static const bad bads[] = {
     {"bad_philly_json_nonnum.json", "philly", NULL, ":2: error: field 'submitted_time': expected a time like 2017-10-09 07:01:55 (YYYY-MM-DD HH:MM:SS), got \"1507338699\""},
     {"bad_philly_json_negative.json", "philly", NULL, ":2: error: job 'a1': attempt 1 ends before it starts"},
     {"bad_philly_json_dup.json", "philly", NULL, ":4: error: duplicate job id 'a1' (first seen on line 2)"},
+    {"bad_philly_json_dupkey.json", "philly", NULL, ":6: error: malformed JSON: key 'start_time' given twice in one object (first on line 5)"},
     {"bad_philly_json_notarray.json", "philly", NULL, ":1: error: malformed JSON: expected '[' (an array of job objects), got '{'"},
     {"bad_philly_json_trailing.json", "philly", NULL, ":2: error: malformed JSON: text after the closing ']'"},
     {"bad_philly_json_utf8.json", "philly", NULL, ":2: error: malformed JSON: invalid utf-8 string"},

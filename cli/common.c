@@ -335,94 +335,53 @@ bool cli_mkdirs(const char *dir)
     return true;
 }
 
-/* Temporary output files still open, removed if a signal ends the process (so an
- * interrupted run leaves nothing behind). The handler only calls unlink, which is
- * async-signal-safe. */
-#define TMP_SLOTS 32
-static const char *volatile tmp_open[TMP_SLOTS];
-
 static void remove_tmp_and_die(int sig)
 {
-    for (int i = 0; i < TMP_SLOTS; i++)
-        if (tmp_open[i])
-            unlink(tmp_open[i]);
+    sim_outfile_remove_temporaries();
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-static void tmp_register(const char *path)
+void cli_cleanup_on_signals(void)
 {
-    static bool installed;
-    if (!installed) {
-        static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-        for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
-            struct sigaction old, sa = {.sa_handler = remove_tmp_and_die};
-            sigemptyset(&sa.sa_mask);
-            /* A signal the caller ignores (nohup) stays ignored. */
-            if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-                sigaction(sigs[k], &sa, NULL);
-        }
-        installed = true;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+        struct sigaction old, sa = {.sa_handler = remove_tmp_and_die};
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[k], &sa, NULL);
     }
-    for (int i = 0; i < TMP_SLOTS; i++)
-        if (!tmp_open[i]) {
-            tmp_open[i] = path;
-            return;
-        }
-}
-
-static void tmp_unregister(const char *path)
-{
-    for (int i = 0; i < TMP_SLOTS; i++)
-        if (tmp_open[i] == path)
-            tmp_open[i] = NULL;
 }
 
 bool cli_out_open(cli_outfile *o, const char *dir, const char *name)
 {
-    snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->path, (long)getpid());
-    o->f = fopen(o->tmp, "w");
-    if (!o->f) {
-        /* Name the file the user asked for, not the temporary one. */
-        sim_diag d = {0};
-        sim_diag_set(&d, SIM_EIO, o->path, 0, 0, "cannot create the file: %s", strerror(errno));
-        cli_print_diag(&d);
-        return false;
-    }
-    setvbuf(o->f, NULL, _IOFBF, 1 << 16);
-    tmp_register(o->tmp);
-    return true;
+    char path[1100];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return cli_out_open_path(o, path);
 }
 
 bool cli_out_open_path(cli_outfile *o, const char *path)
 {
-    char dir[1024];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    return cli_out_open(o, dir, slash ? slash + 1 : path);
+    sim_diag d = {0};
+    o->f = NULL;
+    if (sim_outfile_open(&o->o, path, &d) != SIM_OK ||
+        !(o->f = sim_outfile_stream(&o->o, &d))) {
+        sim_outfile_close(&o->o, false, 0, NULL);
+        cli_print_diag(&d);
+        return false;
+    }
+    return true;
 }
 
 bool cli_out_close(cli_outfile *o, bool commit)
 {
     if (!o->f)
         return true;
-    bool ok = !ferror(o->f);
-    ok = fclose(o->f) == 0 && ok;
+    sim_diag d = {0};
+    int st = sim_outfile_close(&o->o, commit, 0, &d);
     o->f = NULL;
-    if (commit && ok && rename(o->tmp, o->path) == 0) {
-        tmp_unregister(o->tmp);
-        return true;
-    }
-    remove(o->tmp);
-    tmp_unregister(o->tmp);
-    if (commit) {
-        cli_usage_error("cannot write '%s'", o->path);
+    if (st != SIM_OK) {
+        cli_print_diag(&d);
         return false;
     }
     return true;

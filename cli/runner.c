@@ -86,6 +86,18 @@ static void show_progress(void *ctx, const sim_progress *p)
             (unsigned long long)p->running, el > 0 ? (double)p->events / el : 0);
 }
 
+/* An output write failed (the engine saw a stream in error): name the file and the
+ * system's reason instead of the engine's "cannot write jobs.csv". */
+static void write_error(cli_outfile *const *outs, size_t n, sim_diag *d)
+{
+    for (size_t i = 0; i < n; i++)
+        if (outs[i]->f && ferror(outs[i]->f)) {
+            sim_outfile_close(&outs[i]->o, true, 0, d);
+            outs[i]->f = NULL;
+            return;
+        }
+}
+
 static int add_failure(void *ctx, uint32_t node, sim_time down_us, sim_time up_us, sim_diag *d)
 {
     return sim_engine_add_failure(ctx, node, down_us, up_us, d);
@@ -367,6 +379,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
             goto out;
         }
     }
+    cli_outfile *outs[] = {&jobs, &ts, &tn, &sum, &runj};
     progress_ctx pctx = {.t0 = t0};
     sim_probe probes[2] = {frag.probe};
     sim_config cfg = {
@@ -429,6 +442,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     st = sim_engine_run(e, &source, d);
     if (a->progress)
         fputs("\r\033[K", stderr);
+    if (st == SIM_EIO)
+        write_error(outs, sizeof outs / sizeof outs[0], d);
     if (st != SIM_OK)
         goto out;
     res->sum = *sim_engine_summary(e);
@@ -465,7 +480,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         goto out;
     }
     if (sum.f && sim_engine_write_summary(e, sum.f, extra) != SIM_OK) {
-        st = sim_diag_set(d, SIM_EIO, sum.path, 0, 0, "cannot write");
+        st = SIM_EIO;
+        write_error(outs, sizeof outs / sizeof outs[0], d);
         goto out;
     }
     {

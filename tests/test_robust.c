@@ -10,8 +10,10 @@
 #include "check.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -90,9 +92,130 @@ static void test_policy_options(void)
                2, "clustersim: error: policy 'las': option 'starve': expected a number in");
 }
 
+static bool is_link(const char *p)
+{
+    struct stat sb;
+    return lstat(p, &sb) == 0 && S_ISLNK(sb.st_mode);
+}
+
+static long file_size(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/* No "*.tmp.*" file is left in dir. */
+static bool no_temporaries(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -q '\\.tmp\\.'", dir);
+    return check_system(cmd) != 0;
+}
+
+#define GEN "trace gen --jobs 50 --seed 3 "
+
+/* Outputs never replace a FIFO, a device or a symlink. */
+static void test_special_outputs(void)
+{
+    check_system("rm -rf rb_out && mkdir rb_out");
+    /* A symlink: the target gets the trace, the link stays a link. */
+    write_text("rb_out/target.csv", "old\n");
+    CHECK(symlink("target.csv", "rb_out/link.csv") == 0);
+    CHECK_EQ_I64(run(GEN "--out rb_out/link.csv"), 0);
+    CHECK(is_link("rb_out/link.csv"));
+    CHECK(file_size("rb_out/target.csv") > 1000);
+    /* A dangling symlink: the file is created where it points. */
+    CHECK(symlink("made.csv", "rb_out/dangling.csv") == 0);
+    CHECK_EQ_I64(run(GEN "--out rb_out/dangling.csv"), 0);
+    CHECK(is_link("rb_out/dangling.csv"));
+    CHECK(file_size("rb_out/made.csv") > 1000);
+    /* A character device (the numbers of /dev/null) is written through, not replaced. */
+    if (check_system("mknod rb_out/null c 1 3 2>/dev/null") == 0) {
+        CHECK_EQ_I64(run(GEN "--out rb_out/null"), 0);
+        struct stat sb;
+        CHECK(stat("rb_out/null", &sb) == 0 && S_ISCHR(sb.st_mode));
+    }
+    /* A symlink to /dev/null: the link and the device stay. */
+    CHECK(symlink("/dev/null", "rb_out/devnull") == 0);
+    CHECK_EQ_I64(run(GEN "--out rb_out/devnull"), 0);
+    CHECK(is_link("rb_out/devnull"));
+    struct stat dn;
+    CHECK(stat("/dev/null", &dn) == 0 && S_ISCHR(dn.st_mode));
+    /* A FIFO: a reader gets the whole trace; the FIFO stays. */
+    CHECK(mkfifo("rb_out/fifo", 0666) == 0);
+    CHECK_EQ_I64(check_system("(cat rb_out/fifo > rb_out/from_fifo.csv &) ; '" SIM_BINARY
+                              "' " GEN "--out rb_out/fifo 2>err.txt; s=$?; sleep 0.2; exit $s"),
+                 0);
+    struct stat ff;
+    CHECK(lstat("rb_out/fifo", &ff) == 0 && S_ISFIFO(ff.st_mode));
+    CHECK(file_size("rb_out/from_fifo.csv") > 1000);
+    /* run's outputs: jobs.csv as a symlink into another directory. */
+    write_text("rb_one.csv", "job_id,submit_time,duration,num_gpus\nj,0,10,1\n");
+    check_system("rm -rf rb_run rb_keep && mkdir rb_run rb_keep");
+    CHECK(symlink("../rb_keep/jobs.csv", "rb_run/jobs.csv") == 0);
+    CHECK_EQ_I64(run("run --trace rb_one.csv --cluster 1xT4:1 --out rb_run --quiet"), 0);
+    CHECK(is_link("rb_run/jobs.csv"));
+    CHECK(file_size("rb_keep/jobs.csv") > 100);
+    CHECK(no_temporaries("rb_out") && no_temporaries("rb_run") && no_temporaries("rb_keep"));
+}
+
+/* Write errors name the path and the reason. */
+static void test_write_errors(void)
+{
+    check_system("rm -rf rb_full && mkdir rb_full");
+    CHECK(symlink("/dev/full", "rb_full/summary.json") == 0);
+    EXPECT_ERR("run --trace rb_one.csv --cluster 1xT4:1 --out rb_full --quiet", 2,
+               "clustersim: rb_full/summary.json: error: cannot write: No space left on device");
+    CHECK(is_link("rb_full/summary.json"));
+    CHECK(no_temporaries("rb_full"));
+    CHECK(symlink("/dev/full", "rb_full/trace.csv") == 0);
+    EXPECT_ERR(GEN "--out rb_full/trace.csv", 2,
+               "clustersim: rb_full/trace.csv: error: cannot write: No space left on device");
+    EXPECT_ERR(GEN "--out rb_full", 2,
+               "clustersim: rb_full: error: cannot create the file: Is a directory");
+    EXPECT_ERR(GEN "--out rb_no/such/t.csv", 2,
+               "clustersim: rb_no/such/t.csv: error: cannot create the file: No such file or "
+               "directory");
+    if (geteuid() != 0) {
+        check_system("rm -rf rb_ro && mkdir rb_ro && chmod 555 rb_ro");
+        EXPECT_ERR(GEN "--out rb_ro/t.csv", 2,
+                   "clustersim: rb_ro/t.csv: error: cannot create the file: Permission denied");
+    }
+}
+
+/* trace gen interrupted: no temporary is left (SIGINT and SIGHUP). */
+static void test_interrupted_gen(void)
+{
+    static const int sigs[] = {SIGINT, SIGHUP};
+    for (int k = 0; k < 2; k++) {
+        check_system("rm -rf rb_sig && mkdir rb_sig");
+        pid_t pid = fork();
+        if (pid == 0) {
+            int fd = open("/dev/null", O_WRONLY);
+            dup2(fd, 1);
+            dup2(fd, 2);
+            execl(SIM_BINARY, SIM_BINARY, "trace", "gen", "--jobs", "20000000", "--out",
+                  "rb_sig/big.csv.gz", (char *)NULL);
+            _exit(127);
+        }
+        /* Wait for the temporary to appear, then interrupt. */
+        for (int i = 0; i < 200 && no_temporaries("rb_sig"); i++)
+            nanosleep(&(struct timespec){0, 20000000}, NULL);
+        CHECK(!no_temporaries("rb_sig"));
+        kill(pid, sigs[k]);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == sigs[k]);
+        CHECK(no_temporaries("rb_sig"));
+    }
+}
+
 int main(void)
 {
     test_horizon();
     test_policy_options();
+    test_special_outputs();
+    test_write_errors();
+    test_interrupted_gen();
     return check_done();
 }

@@ -210,6 +210,87 @@ static void test_interrupted_gen(void)
     }
 }
 
+/* Processes whose command line contains pattern (pgrep's count). */
+static int count_procs(const char *pattern)
+{
+    char cmd[512];
+    /* "[x]yz" matches "xyz" but not the shell command line that carries it. */
+    snprintf(cmd, sizeof cmd, "pgrep -f -- '[%c]%s' | wc -l > rb_count.txt", pattern[0],
+             pattern + 1);
+    check_system(cmd);
+    char *s = check_slurp("rb_count.txt", NULL);
+    int n = s ? atoi(s) : -1;
+    free(s);
+    return n;
+}
+
+static pid_t spawn(char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open("rb_spawn_err.txt", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execv(SIM_BINARY, argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void nap_ms(long ms)
+{
+    nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000}, NULL);
+}
+
+/* SIGINT to compare reaches its runs; they are waited for and marked incomplete. */
+static void test_interrupted_compare(void)
+{
+    CHECK_EQ_I64(run("trace gen --jobs 400000 --seed 5 --out rb_cmp_trace.csv"), 0);
+    check_system("rm -rf rb_cmp");
+    char *argv[] = {SIM_BINARY, "compare", "--trace", "rb_cmp_trace.csv", "--cluster",
+                    "4xT4:8", "--policies", "fifo,binpack", "--jobs", "2", "--quiet",
+                    "--no-figures", "--out", "rb_cmp", NULL};
+    pid_t pid = spawn(argv);
+    int i = 0;
+    while (i++ < 1000 && count_procs("rb_cmp/runs/") < 2)
+        nap_ms(10);
+    nap_ms(200);
+    CHECK(count_procs("rb_cmp/runs/") == 2);
+    kill(pid, SIGINT);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+    /* The runs ended with their parent: none is left to write outputs later. */
+    CHECK_EQ_I64(count_procs("rb_cmp/runs/"), 0);
+    nap_ms(300);
+    CHECK(file_size("rb_cmp/INCOMPLETE") > 0);
+    CHECK(file_size("rb_cmp/runs/fifo/INCOMPLETE") > 0);
+    CHECK(file_size("rb_cmp/runs/binpack/INCOMPLETE") > 0);
+    CHECK(file_size("rb_cmp/runs/fifo/summary.json") < 0);
+    CHECK(file_size("rb_cmp/report.md") < 0);
+    CHECK(no_temporaries("rb_cmp/runs/fifo") && no_temporaries("rb_cmp/runs/binpack"));
+}
+
+/* SIGTERM to pack --jobs 2 reaches its workers, which are waited for. */
+static void test_interrupted_pack(void)
+{
+    check_system("rm -rf rb_pack && mkdir rb_pack");
+    char *argv[] = {SIM_BINARY, "pack", "--trace", SIM_SOURCE_DIR "/tests/fixtures/pack_tasks.csv",
+                    "--cluster", "64xT4:8", "--seeds", "1..10000", "--jobs", "2", "--out",
+                    "rb_pack", NULL};
+    pid_t pid = spawn(argv);
+    int i = 0;
+    while (i++ < 1000 && count_procs("out rb_pack") < 3)
+        nap_ms(10);
+    CHECK(count_procs("out rb_pack") == 3);
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    CHECK_EQ_I64(count_procs("out rb_pack"), 0);
+    CHECK(file_size("rb_pack/pack.csv") < 0);
+}
+
 int main(void)
 {
     test_horizon();
@@ -217,5 +298,7 @@ int main(void)
     test_special_outputs();
     test_write_errors();
     test_interrupted_gen();
+    test_interrupted_compare();
+    test_interrupted_pack();
     return check_done();
 }

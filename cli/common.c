@@ -42,23 +42,55 @@ int cli_usage_error(const char *fmt, ...)
     return 2;
 }
 
+/* Options that add a value each time they are given; every other one holds one value. */
+static bool repeatable(const char *name)
+{
+    return !strcmp(name, "--policy-opt") || !strcmp(name, "--trace-opt") ||
+           !strcmp(name, "--steps");
+}
+
+/* The value of an earlier `name` in argv[1..end), or NULL. */
+static const char *earlier(char **argv, int end, const char *name)
+{
+    size_t n = strlen(name);
+    const char *found = NULL;
+    for (int k = 1; k < end; k++) {
+        if (strncmp(argv[k], name, n) != 0)
+            continue;
+        if (argv[k][n] == '=')
+            found = argv[k] + n + 1;
+        else if (argv[k][n] == '\0' && k + 1 < end)
+            found = argv[++k];
+    }
+    return found;
+}
+
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
 {
     const char *a = argv[*i];
+    int at = *i;
     size_t n = strlen(name);
     if (strncmp(a, name, n) != 0)
         return 0;
     if (a[n] == '=') {
         *val = a + n + 1;
-        return 1;
-    }
-    if (a[n] != '\0')
+    } else if (a[n] != '\0') {
         return 0;
-    if (*i + 1 >= argc) {
+    } else if (*i + 1 >= argc) {
         cli_usage_error("option %s needs a value", name);
         return -1;
+    } else {
+        *val = argv[++*i];
     }
-    *val = argv[++*i];
+    /* A second value would silently replace the first: one of them is a mistake. */
+    const char *first = repeatable(name) ? NULL : earlier(argv, at, name);
+    if (first) {
+        char q1[128], q2[128];
+        csvin_quote(first, strlen(first), q1, sizeof q1);
+        csvin_quote(*val, strlen(*val), q2, sizeof q2);
+        cli_usage_error("option %s is given twice (%s, then %s): give it once", name, q1, q2);
+        return -1;
+    }
     return 1;
 }
 
@@ -156,6 +188,26 @@ bool cli_check_policy_opts(const char *const *opts, size_t n_opts, const char *c
             cli_usage_error("--policy-opt '%s': expected KEY=VALUE or POLICY:KEY=VALUE",
                             opts[i]);
             return false;
+        }
+        /* Two values for one option of one policy: refused (the policy would refuse them
+         * too, but only once it runs). */
+        for (size_t j = 0; j < i; j++) {
+            const char *pol2, *key2;
+            size_t pol2_len, key2_len;
+            policy_opt_split(opts[j], &pol2, &pol2_len, &key2, &key2_len);
+            if (key2_len == key_len && !strncmp(key, key2, key_len) &&
+                (!pol_len || !pol2_len || (pol_len == pol2_len && !strncmp(pol, pol2, pol_len)))) {
+                bool clash = false;
+                for (size_t q = 0; q < n_policies && !clash; q++)
+                    clash = cli_policy_opt_applies(opts[i], policies[q]) &&
+                            cli_policy_opt_applies(opts[j], policies[q]);
+                if (clash) {
+                    cli_usage_error("--policy-opt '%s' and '%s' set the same option: give it "
+                                    "once",
+                                    opts[j], opts[i]);
+                    return false;
+                }
+            }
         }
         const policy_ops *named = NULL;
         if (pol_len) {

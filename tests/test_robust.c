@@ -82,8 +82,8 @@ static void test_policy_options(void)
                "option out to use its default, \"3600,36000\")");
     EXPECT_ERR("run --trace rb_one.csv --cluster 1xT4:1 --policy las --policy-opt starve=1 "
                "--policy-opt las:starve=2",
-               2, "clustersim: error: policy 'las': option 'starve' is given twice (\"1\", then "
-                  "\"2\"): give it once");
+               2, "clustersim: error: --policy-opt 'starve=1' and 'las:starve=2' set the same "
+                  "option: give it once");
     EXPECT_ERR("run --trace rb_one.csv --cluster 1xT4:1 --policy las --policy-opt "
                "thresholds=10,",
                2, "option 'thresholds': expected up to");
@@ -291,10 +291,31 @@ static void test_interrupted_pack(void)
     CHECK(file_size("rb_pack/pack.csv") < 0);
 }
 
+/* An option that holds one value, given twice, is an error naming both values. */
+static void test_repeated_options(void)
+{
+    EXPECT_ERR("run --trace rb_one.csv --trace rb_horizon.csv --cluster 1xT4:1", 2,
+               "clustersim: error: option --trace is given twice (\"rb_one.csv\", then "
+               "\"rb_horizon.csv\"): give it once");
+    EXPECT_ERR("run --trace rb_one.csv --cluster 1xT4:1 --out rb_a --out=rb_b", 2,
+               "clustersim: error: option --out is given twice (\"rb_a\", then \"rb_b\"): give "
+               "it once");
+    EXPECT_ERR(GEN "--out rb_a.csv --out rb_b.csv", 2, "option --out is given twice");
+    EXPECT_ERR("compare --trace rb_one.csv --cluster 1xT4:1 --policies las,fifo --policy-opt "
+               "starve=1 --policy-opt las:starve=2 --out rb_cmp2",
+               2, "clustersim: error: --policy-opt 'starve=1' and 'las:starve=2' set the same "
+                  "option: give it once");
+    /* Repeatable ones still add up. */
+    CHECK_EQ_I64(run("run --trace rb_one.csv --cluster 1xT4:1 --policy las --policy-opt "
+                     "starve=1 --policy-opt thresholds=10 --quiet"),
+                 0);
+}
+
 int main(void)
 {
     test_horizon();
     test_policy_options();
+    test_repeated_options();
     test_special_outputs();
     test_write_errors();
     test_interrupted_gen();

@@ -88,8 +88,8 @@ static void show(void *ctx, const cli_proc *p, size_t n, size_t i)
  * a complete one. */
 static void clear_run_dir(const char *dir)
 {
-    static const char *const files[] = {"jobs.csv", "timeseries.csv", "tenants.csv",
-                                        "summary.json", "run.json", "run.log", "INCOMPLETE"};
+    static const char *const files[] = {"jobs.csv", "timeseries.csv", "tenants.csv", "summary.json",
+                                        "run.json", "run.log",        "INCOMPLETE"};
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
         char p[1200];
         snprintf(p, sizeof p, "%s/%s", dir, files[k]);

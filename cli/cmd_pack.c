@@ -564,8 +564,9 @@ static int run_study(pack_study *s, const pack_plan *pl, uint32_t jobs, sim_diag
             status = code;
     }
     if (cli_forward_signal())
-        fprintf(stderr, "clustersim pack: interrupted by signal %d: the %u worker(s) were "
-                        "stopped and waited for; no pack.csv was written\n",
+        fprintf(stderr,
+                "clustersim pack: interrupted by signal %d: the %u worker(s) were "
+                "stopped and waited for; no pack.csv was written\n",
                 cli_forward_signal(), started);
     cli_forward_end(); /* after a signal, ends the process by it */
     return status;

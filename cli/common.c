@@ -416,8 +416,7 @@ bool cli_out_open_path(cli_outfile *o, const char *path)
 {
     sim_diag d = {0};
     o->f = NULL;
-    if (sim_outfile_open(&o->o, path, &d) != SIM_OK ||
-        !(o->f = sim_outfile_stream(&o->o, &d))) {
+    if (sim_outfile_open(&o->o, path, &d) != SIM_OK || !(o->f = sim_outfile_stream(&o->o, &d))) {
         sim_outfile_close(&o->o, false, 0, NULL);
         cli_print_diag(&d);
         return false;

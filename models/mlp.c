@@ -666,9 +666,9 @@ static int expect(reader *r, const char *what, uint32_t field)
     char q[64];
     const char *got = field < r->ntok ? r->tok[field] : "";
     csvin_quote(got, strlen(got), q, sizeof q);
-    return sim_diag_set(r->d, SIM_EPARSE, r->path, r->line, (int)field + 1,
-                        "expected %s, got %s%s", what,
-                        field < r->ntok ? "" : "the end of the line", field < r->ntok ? q : "");
+    return sim_diag_set(r->d, SIM_EPARSE, r->path, r->line, (int)field + 1, "expected %s, got %s%s",
+                        what, field < r->ntok ? "" : "the end of the line",
+                        field < r->ntok ? q : "");
 }
 
 /* Read a line that starts with `key` and has exactly n_fields fields after it. */

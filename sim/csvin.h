@@ -1,8 +1,8 @@
 /*
  * csvin.h: streaming CSV input shared by every reader (traces, clusters, model tables).
  * sim_gzin_read() fills a 64 KiB buffer (gzip is detected by content; gzip damage and
- * junk after the stream are errors at a byte offset); libcsv splits it into fields, which are copied into one
- * reusable row buffer, NUL-terminated. Memory is bounded by the longest row.
+ * junk after the stream are errors at a byte offset); libcsv splits it into fields, which are
+ * copied into one reusable row buffer, NUL-terminated. Memory is bounded by the longest row.
  *
  * libcsv does not track positions, so input is fed to it one physical line at a time
  * and the parser's state is read before each line: a row's line is the physical line

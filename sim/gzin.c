@@ -21,7 +21,7 @@ enum { MODE_UNKNOWN, MODE_PLAIN, MODE_GZIP };
 struct sim_gzin {
     char path[512];
     int fd;
-    unsigned char *in; /* IN_CAP bytes */
+    unsigned char *in;     /* IN_CAP bytes */
     size_t in_pos, in_len; /* unread input: in[in_pos..in_len) */
     long long in_off;      /* file offset of in[0] */
     bool in_eof;
@@ -78,8 +78,7 @@ bool sim_gzin_is_gzip(const sim_gzin *g)
     return g->mode == MODE_GZIP;
 }
 
-static int fail(sim_gzin *g, int st, sim_diag *d, const char *fmt, long long off,
-                const char *what)
+static int fail(sim_gzin *g, int st, sim_diag *d, const char *fmt, long long off, const char *what)
 {
     g->err = st;
     snprintf(g->msg, sizeof g->msg, fmt, off, what);
@@ -114,8 +113,7 @@ static int refill(sim_gzin *g, size_t want, sim_diag *d)
 
 static bool at_magic(const sim_gzin *g)
 {
-    return g->in_len - g->in_pos >= 2 && g->in[g->in_pos] == 0x1f &&
-           g->in[g->in_pos + 1] == 0x8b;
+    return g->in_len - g->in_pos >= 2 && g->in[g->in_pos] == 0x1f && g->in[g->in_pos + 1] == 0x8b;
 }
 
 /* After a member's end: another member, the end of the file, or junk. */
@@ -130,8 +128,7 @@ static int next_member(sim_gzin *g, sim_diag *d)
     }
     long long off = g->in_off + (long long)g->in_pos;
     if (!at_magic(g))
-        return fail(g, SIM_EIO, d,
-                    "junk after the gzip stream at byte offset %lld (%s)", off,
+        return fail(g, SIM_EIO, d, "junk after the gzip stream at byte offset %lld (%s)", off,
                     "bytes that do not start another gzip member");
     if (inflateReset(&g->z) != Z_OK)
         return fail(g, SIM_EIO, d, "corrupt gzip stream at byte offset %lld (%s)", off,
@@ -156,8 +153,8 @@ static long read_gzip(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
         long long at = g->in_off + (long long)g->in_pos;
         if (g->in_pos == g->in_len)
             return fail(g, SIM_EIO, d,
-                        "truncated gzip stream: the file ends at byte offset %lld inside it%s",
-                        at, "");
+                        "truncated gzip stream: the file ends at byte offset %lld inside it%s", at,
+                        "");
         g->z.next_in = g->in + g->in_pos;
         g->z.avail_in = (uInt)(g->in_len - g->in_pos);
         int zr = inflate(&g->z, Z_NO_FLUSH);

@@ -50,8 +50,7 @@ static int resolve(sim_outfile *o, struct stat *st, sim_diag *d)
         if (!S_ISLNK(st->st_mode))
             return 0;
         if (hops == 40) {
-            sim_diag_set(d, SIM_EIO, o->path, 0, 0, "cannot create the file: %s",
-                         strerror(ELOOP));
+            sim_diag_set(d, SIM_EIO, o->path, 0, 0, "cannot create the file: %s", strerror(ELOOP));
             return -1;
         }
         char link[PATH_MAX];
@@ -61,10 +60,9 @@ static int resolve(sim_outfile *o, struct stat *st, sim_diag *d)
         link[n] = '\0';
         char next[sizeof o->target];
         const char *slash = strrchr(o->target, '/');
-        int len = link[0] == '/' || !slash
-                      ? snprintf(next, sizeof next, "%s", link)
-                      : snprintf(next, sizeof next, "%.*s/%s", (int)(slash - o->target),
-                                 o->target, link);
+        int len = link[0] == '/' || !slash ? snprintf(next, sizeof next, "%s", link)
+                                           : snprintf(next, sizeof next, "%.*s/%s",
+                                                      (int)(slash - o->target), o->target, link);
         if (len < 0 || (size_t)len >= sizeof next - 16)
             return ENAMETOOLONG;
         memcpy(o->target, next, (size_t)len + 1);
@@ -76,8 +74,9 @@ int sim_outfile_open(sim_outfile *o, const char *path, sim_diag *d)
     memset(o, 0, sizeof *o);
     o->fd = -1;
     if (strlen(path) >= sizeof o->path - 16)
-        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot create the file: the name is too "
-                                                    "long");
+        return sim_diag_set(d, SIM_EIO, path, 0, 0,
+                            "cannot create the file: the name is too "
+                            "long");
     snprintf(o->path, sizeof o->path, "%s", path);
     snprintf(o->target, sizeof o->target, "%s", path);
     struct stat st;
@@ -106,8 +105,7 @@ int sim_outfile_open(sim_outfile *o, const char *path, sim_diag *d)
     if (o->fd < 0) {
         int err = errno;
         o->tmp[0] = '\0';
-        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot create the file: %s",
-                            strerror(err));
+        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot create the file: %s", strerror(err));
     }
     /* The creation mode passed through the umask; a replaced file keeps its bits. */
     if (e == 0)
@@ -161,8 +159,7 @@ int sim_outfile_close(sim_outfile *o, bool commit, int write_errno, sim_diag *d)
     if (o->tmp[0]) {
         if (commit && !err && rename(o->tmp, o->target) != 0)
             st = sim_diag_set(d, SIM_EIO, o->path, 0, 0,
-                              "cannot rename the finished file into place: %s",
-                              strerror(errno));
+                              "cannot rename the finished file into place: %s", strerror(errno));
         if (!commit || st != SIM_OK)
             unlink(o->tmp);
         tmp_unregister(o->tmp);

@@ -209,8 +209,9 @@ static void bad_files(void)
     expect_load_error("mlp_bad8.mlp", HEAD TARGET "layers 1\nlayer 1 2\nw 0.5\nb 0.125\nend\n",
                       "mlp_bad8.mlp:9:3: error: expected 2 fields after 'w' (one weight row), got "
                       "the end of the line");
-    expect_load_error("mlp_bad9.mlp", HEAD "target y cube 1 2\n",
-                      "mlp_bad9.mlp:5:3: error: expected a transform (none or log1p), got \"cube\"");
+    expect_load_error(
+        "mlp_bad9.mlp", HEAD "target y cube 1 2\n",
+        "mlp_bad9.mlp:5:3: error: expected a transform (none or log1p), got \"cube\"");
 
     d.msg[0] = '\0';
     CHECK(model_mlp_load(&m, "mlp_absent.mlp", &d) == SIM_EIO);

@@ -33,8 +33,9 @@ static void expect_err(const char *args, int status, const char *want, int line)
     char *err = check_slurp("err.txt", NULL);
     if (rc != status || !err || !strstr(err, want)) {
         check_failed++;
-        fprintf(stderr, "%s:%d: clustersim %s\n  status %d (expected %d)\n  stderr: %s\n"
-                        "  expected to contain: %s\n",
+        fprintf(stderr,
+                "%s:%d: clustersim %s\n  status %d (expected %d)\n  stderr: %s\n"
+                "  expected to contain: %s\n",
                 __FILE__, line, args, rc, status, err ? err : "(none)", want);
     } else {
         check_passed++;
@@ -76,14 +77,14 @@ static void test_horizon(void)
 static void test_policy_options(void)
 {
     write_text("rb_one.csv", "job_id,submit_time,duration,num_gpus\nj,0,10,1\n");
-    EXPECT_ERR("run --trace rb_one.csv --cluster 1xT4:1 --policy las --policy-opt thresholds=",
-               2,
+    EXPECT_ERR("run --trace rb_one.csv --cluster 1xT4:1 --policy las --policy-opt thresholds=", 2,
                "clustersim: error: policy 'las': option 'thresholds': empty value (leave the "
                "option out to use its default, \"3600,36000\")");
     EXPECT_ERR("run --trace rb_one.csv --cluster 1xT4:1 --policy las --policy-opt starve=1 "
                "--policy-opt las:starve=2",
-               2, "clustersim: error: --policy-opt 'starve=1' and 'las:starve=2' set the same "
-                  "option: give it once");
+               2,
+               "clustersim: error: --policy-opt 'starve=1' and 'las:starve=2' set the same "
+               "option: give it once");
     EXPECT_ERR("run --trace rb_one.csv --cluster 1xT4:1 --policy las --policy-opt "
                "thresholds=10,",
                2, "option 'thresholds': expected up to");
@@ -143,8 +144,8 @@ static void test_special_outputs(void)
     CHECK(stat("/dev/null", &dn) == 0 && S_ISCHR(dn.st_mode));
     /* A FIFO: a reader gets the whole trace; the FIFO stays. */
     CHECK(mkfifo("rb_out/fifo", 0666) == 0);
-    CHECK_EQ_I64(check_system("(cat rb_out/fifo > rb_out/from_fifo.csv &) ; '" SIM_BINARY
-                              "' " GEN "--out rb_out/fifo 2>err.txt; s=$?; sleep 0.2; exit $s"),
+    CHECK_EQ_I64(check_system("(cat rb_out/fifo > rb_out/from_fifo.csv &) ; '" SIM_BINARY "' " GEN
+                              "--out rb_out/fifo 2>err.txt; s=$?; sleep 0.2; exit $s"),
                  0);
     struct stat ff;
     CHECK(lstat("rb_out/fifo", &ff) == 0 && S_ISFIFO(ff.st_mode));
@@ -247,9 +248,9 @@ static void test_interrupted_compare(void)
 {
     CHECK_EQ_I64(run("trace gen --jobs 400000 --seed 5 --out rb_cmp_trace.csv"), 0);
     check_system("rm -rf rb_cmp");
-    char *argv[] = {SIM_BINARY, "compare", "--trace", "rb_cmp_trace.csv", "--cluster",
-                    "4xT4:8", "--policies", "fifo,binpack", "--jobs", "2", "--quiet",
-                    "--no-figures", "--out", "rb_cmp", NULL};
+    char *argv[] = {SIM_BINARY, "compare",      "--trace",      "rb_cmp_trace.csv", "--cluster",
+                    "4xT4:8",   "--policies",   "fifo,binpack", "--jobs",           "2",
+                    "--quiet",  "--no-figures", "--out",        "rb_cmp",           NULL};
     pid_t pid = spawn(argv);
     int i = 0;
     while (i++ < 1000 && count_procs("rb_cmp/runs/") < 2)
@@ -275,9 +276,11 @@ static void test_interrupted_compare(void)
 static void test_interrupted_pack(void)
 {
     check_system("rm -rf rb_pack && mkdir rb_pack");
-    char *argv[] = {SIM_BINARY, "pack", "--trace", SIM_SOURCE_DIR "/tests/fixtures/pack_tasks.csv",
-                    "--cluster", "64xT4:8", "--seeds", "1..10000", "--jobs", "2", "--out",
-                    "rb_pack", NULL};
+    char *argv[] = {
+        SIM_BINARY,  "pack",    "--trace", SIM_SOURCE_DIR "/tests/fixtures/pack_tasks.csv",
+        "--cluster", "64xT4:8", "--seeds", "1..10000",
+        "--jobs",    "2",       "--out",   "rb_pack",
+        NULL};
     pid_t pid = spawn(argv);
     int i = 0;
     while (i++ < 1000 && count_procs("out rb_pack") < 3)
@@ -303,8 +306,9 @@ static void test_repeated_options(void)
     EXPECT_ERR(GEN "--out rb_a.csv --out rb_b.csv", 2, "option --out is given twice");
     EXPECT_ERR("compare --trace rb_one.csv --cluster 1xT4:1 --policies las,fifo --policy-opt "
                "starve=1 --policy-opt las:starve=2 --out rb_cmp2",
-               2, "clustersim: error: --policy-opt 'starve=1' and 'las:starve=2' set the same "
-                  "option: give it once");
+               2,
+               "clustersim: error: --policy-opt 'starve=1' and 'las:starve=2' set the same "
+               "option: give it once");
     /* Repeatable ones still add up. */
     CHECK_EQ_I64(run("run --trace rb_one.csv --cluster 1xT4:1 --policy las --policy-opt "
                      "starve=1 --policy-opt thresholds=10 --quiet"),

@@ -165,10 +165,9 @@ static int pai_machine(builder *b, const csvin *in, const csvin_row *row,
 {
     static const char *const names[5] = {"machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"};
     if (row->n != 5)
-        return sim_diag_set(d, SIM_EPARSE, csvin_path(in), row->line,
-                            (int)(row->n < 5 ? row->n : 5) + 1,
-                            "expected the 5 fields machine,gpu_type,cap_cpu,cap_mem,cap_gpu, got %u",
-                            row->n);
+        return sim_diag_set(
+            d, SIM_EPARSE, csvin_path(in), row->line, (int)(row->n < 5 ? row->n : 5) + 1,
+            "expected the 5 fields machine,gpu_type,cap_cpu,cap_mem,cap_gpu, got %u", row->n);
     if (csvin_empty(row, 0) || row->len[0] >= SIM_ID_MAX)
         return csvin_field_error(in, row, 0, names[0], "a machine name of 1..63 bytes", d);
     uint64_t cpu, gpus;

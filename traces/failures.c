@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-int trace_failures_load(const char *path, const cluster_spec *cl, trace_failure_fn add,
-                        void *ctx, sim_diag *d)
+int trace_failures_load(const char *path, const cluster_spec *cl, trace_failure_fn add, void *ctx,
+                        sim_diag *d)
 {
     csvin *in;
     int st = csvin_open(&in, path, ',', d);
@@ -41,8 +41,7 @@ int trace_failures_load(const char *path, const cluster_spec *cl, trace_failure_
                     break;
                 }
         if (node == UINT32_MAX) {
-            st = csvin_field_error(in, &row, ix[0], "node", "the name of a node of the cluster",
-                                   d);
+            st = csvin_field_error(in, &row, ix[0], "node", "the name of a node of the cluster", d);
             goto out;
         }
         sim_time down, up;

@@ -19,7 +19,7 @@ typedef int (*trace_failure_fn)(void *ctx, uint32_t node, sim_time down_us, sim_
  * a node the cluster lacks, a time that is not a number of seconds in [0, 9e12], an
  * up_s not after down_s), or what add() returned.
  */
-int trace_failures_load(const char *path, const cluster_spec *cl, trace_failure_fn add,
-                        void *ctx, sim_diag *d);
+int trace_failures_load(const char *path, const cluster_spec *cl, trace_failure_fn add, void *ctx,
+                        sim_diag *d);
 
 #endif

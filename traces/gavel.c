@@ -206,10 +206,9 @@ static int gavel_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_dia
         s->layout = row->n;
     }
     if (row->n != s->layout)
-        return sim_diag_set(d, SIM_EPARSE, r->path, row->line,
-                            (int)(row->n < s->layout ? row->n : s->layout) + 1,
-                            "expected %u tab-separated fields like the first line, got %u",
-                            s->layout, row->n);
+        return sim_diag_set(
+            d, SIM_EPARSE, r->path, row->line, (int)(row->n < s->layout ? row->n : s->layout) + 1,
+            "expected %u tab-separated fields like the first line, got %u", s->layout, row->n);
     bool ten = s->layout == 10;
     int32_t c_steps = ten ? 5 : 4, c_sf = 6, c_arrival = ten ? 9 : 5;
     r->submit_col = c_arrival;

@@ -337,7 +337,8 @@ static int object_dups(trace_reader *r, size_t from, size_t n, long start_line, 
     jkey *k = s->keys + from;
     qsort(k, n - from, sizeof *k, by_key);
     for (size_t i = 1; i < n - from; i++) {
-        if (k[i].len != k[i - 1].len || memcmp(s->elem + k[i].off, s->elem + k[i - 1].off, k[i].len))
+        if (k[i].len != k[i - 1].len ||
+            memcmp(s->elem + k[i].off, s->elem + k[i - 1].off, k[i].len))
             continue;
         char q[64];
         csvin_quote(s->elem + k[i].off, k[i].len, q, sizeof q);
@@ -369,8 +370,7 @@ static int json_dup_keys(trace_reader *r, long start_line, sim_diag *d)
                     size_t ncap = s->keys_cap ? s->keys_cap * 2 : 64;
                     jkey *nk = sim_reallocarray(s->keys, ncap, sizeof *nk);
                     if (!nk)
-                        return sim_diag_set(d, SIM_ENOMEM, r->path, start_line, 0,
-                                            "out of memory");
+                        return sim_diag_set(d, SIM_ENOMEM, r->path, start_line, 0, "out of memory");
                     s->keys = nk;
                     s->keys_cap = ncap;
                 }

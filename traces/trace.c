@@ -259,8 +259,8 @@ static int common_checks(trace_reader *r, const csvin_row *row, job_spec *job, s
         return sim_diag_set(d, SIM_EPARSE, r->path, row->line, r->submit_col + 1,
                             "job '%s': submit time %.6f s is before %.6f s of line %ld; the "
                             "trace must be sorted by submit time",
-                            job->id, (double)job->submit_us / 1e6,
-                            (double)r->last_submit_us / 1e6, r->last_submit_line);
+                            job->id, (double)job->submit_us / 1e6, (double)r->last_submit_us / 1e6,
+                            r->last_submit_line);
     /* A caller that uses only the requests needs no id check (nor its memory). */
     int ins = r->opt.shapes_only ? 1 : ids_insert(r, id_hash(job->id));
     if (ins < 0)
@@ -271,7 +271,8 @@ static int common_checks(trace_reader *r, const csvin_row *row, job_spec *job, s
         if (trace_path_is_stream(r->path))
             return sim_diag_set(d, SIM_EPARSE, r->path, row->line, r->id_col + 1,
                                 "duplicate job id '%s' (seen before; a stream cannot be read "
-                                "again to find its first line)", job->id);
+                                "again to find its first line)",
+                                job->id);
         long first = first_line_of(r, job->id, row->line);
         if (first > 0)
             return sim_diag_set(d, SIM_EPARSE, r->path, row->line, r->id_col + 1,

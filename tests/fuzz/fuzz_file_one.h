@@ -117,9 +117,8 @@ static inline int fuzz_file_one(const char *kind, const uint8_t *data, size_t si
     sim_diag d;
     if (!ff_cat && model_catalog_load(&ff_cat, model_catalog_default_path(), &d) != SIM_OK)
         abort();
-    if (!ff_cluster &&
-        cluster_spec_load(&ff_cluster, "2xV100M16:8,2xT4:4", model_catalog_names(ff_cat), &d) !=
-            SIM_OK)
+    if (!ff_cluster && cluster_spec_load(&ff_cluster, "2xV100M16:8,2xT4:4",
+                                         model_catalog_names(ff_cat), &d) != SIM_OK)
         abort();
     if (size < 1 || size > 65536)
         return 0;

@@ -255,7 +255,7 @@ static void test_interrupted_compare(void)
     int i = 0;
     while (i++ < 1000 && count_procs("rb_cmp/runs/") < 2)
         nap_ms(10);
-    nap_ms(200);
+    nap_ms(50);
     CHECK(count_procs("rb_cmp/runs/") == 2);
     kill(pid, SIGINT);
     int status = 0;

@@ -17,6 +17,7 @@
 #define _DEFAULT_SOURCE 1
 
 #include "cli/cli.h"
+#include "cli/proc.h"
 
 #include "models/catalog.h"
 #include "sim/alloc.h"
@@ -529,8 +530,10 @@ static int run_study(pack_study *s, const pack_plan *pl, uint32_t jobs, sim_diag
     uint32_t started = 0;
     int status = SIM_OK;
     fflush(NULL);
-    for (uint32_t w = 0; w < jobs; w++) {
-        pid_t pid = fork();
+    /* An interrupt goes to the workers too, and they are waited for. */
+    cli_forward_begin();
+    for (uint32_t w = 0; w < jobs && !cli_forward_signal(); w++) {
+        pid_t pid = (pid_t)cli_fork();
         if (pid < 0) {
             fprintf(stderr, "clustersim: error: cannot start a worker process: %s\n",
                     strerror(errno));
@@ -555,10 +558,17 @@ static int run_study(pack_study *s, const pack_plan *pl, uint32_t jobs, sim_diag
         int ws = 0;
         while (waitpid(pids[w], &ws, 0) < 0 && errno == EINTR)
             ;
+        cli_forget_child(pids[w]);
         int code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 1;
         if (code && status == SIM_OK)
             status = code;
     }
+    if (cli_forward_signal())
+        fprintf(stderr,
+                "clustersim pack: interrupted by signal %d: the %u worker(s) were "
+                "stopped and waited for; no pack.csv was written\n",
+                cli_forward_signal(), started);
+    cli_forward_end(); /* after a signal, ends the process by it */
     return status;
 }
 

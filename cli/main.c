@@ -51,6 +51,8 @@ int main(int argc, char **argv)
         printf("clustersim %s\n", CLI_VERSION);
         return 0;
     }
+    /* Every command's temporary outputs go away with it when it is interrupted. */
+    cli_cleanup_on_signals();
     for (const command *c = commands; c->name; c++)
         if (!strcmp(argv[1], c->name))
             return c->fn(argc, argv);

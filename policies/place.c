@@ -432,6 +432,22 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
     return true;
 }
 
+const char *const place_score_choices[] = {"clustersim", "reference", NULL};
+
+void place_ref_view(const place_ws *w, const sim_view *v, const sim_job *j, uint32_t n,
+                    uint32_t *buf, ref_node *node, ref_pod *pod)
+{
+    uint32_t first = v->node_gpu_first[n], cnt = v->node_gpu_count[n];
+    for (uint32_t k = 0; k < cnt; k++)
+        buf[k] = SIM_MILLI_GPU - place_gpu_used(w, v, first + k);
+    node->cpu_left = place_cpu_free(w, v, n);
+    node->n_gpus = cnt;
+    node->gpu_left = buf;
+    pod->cpu = j->cpu_per_replica;
+    pod->gpus = j->gpus_per_replica;
+    pod->milli = j->gpus_per_replica ? place_milli(j, 0) : 0;
+}
+
 double place_score_most_allocated(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
 {
     (void)ctx;

@@ -10,6 +10,7 @@
 #define POLICIES_PLACE_H
 
 #include "policies/policy.h"
+#include "policies/refscore.h"
 
 /* A block of nodes and the best packing score any of its nodes could offer. */
 typedef struct block_bound {
@@ -122,6 +123,17 @@ bool place_pick_gpus(place_ws *w, const sim_view *v, const sim_job *j, uint32_t 
 bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, uint64_t gmem,
                 place_node_score score, void *ctx, place_gpu_order order,
                 const uint32_t *cands, uint32_t n_cands, sim_placement *out);
+
+/* Node n and one replica of j as the reference simulator's scores see them
+ * (policies/refscore.h), tentative usage included: buf receives the free share of each
+ * of the node's GPUs (it must hold node_gpu_count[n] entries). */
+void place_ref_view(const place_ws *w, const sim_view *v, const sim_job *j, uint32_t n,
+                    uint32_t *buf, ref_node *node, ref_pod *pod);
+
+/* The `score` option of the packing policies: their own score (default) or the reference
+ * simulator's (policies/refscore.h). */
+extern const char *const place_score_choices[];
+enum { PLACE_SCORE_OWN = 0, PLACE_SCORE_REFERENCE = 1 };
 
 /* Binpack's node score: the node's allocated fraction of GPU share (CPU for CPU-only
  * jobs). */

@@ -9,7 +9,8 @@
  * score=reference: the reference simulator's BestFitScore (policies/refscore.h): CPU and
  * total GPU share left after placement, each over the largest node's, weighed 0.5/0.5,
  * as an integer 0..100 (truncated; the framework's normalisation keeps the order of
- * scores that span at most 100), so many nodes tie: ties go to the lowest node id.
+ * scores that span at most 100), so many nodes tie: ties go to the node first in a
+ * random order of the nodes drawn once from the run's seed (place_ws_set_random_ties).
  */
 #include "policies/place.h"
 
@@ -60,6 +61,11 @@ static int bestfit_init(void *st, const policy_config *cfg, sim_diag *d)
                                   &s->score, d);
     if (rc != SIM_OK || (rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
         return rc;
+    if (s->score == PLACE_SCORE_REFERENCE &&
+        (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) {
+        place_ws_fini(&s->ws);
+        return rc;
+    }
     s->left = sim_calloc(cfg->n_gpus ? cfg->n_gpus : 1, sizeof *s->left);
     if (!s->left) {
         place_ws_fini(&s->ws);

@@ -10,7 +10,8 @@
  * score=reference: the reference simulator's DotProductScore as the FGD study runs it
  * (merge, max; policies/refscore.h): 100 x (1 - <free, request> / 2) truncated, over
  * CPU and total GPU share normalised by the largest node, so it prefers the node with
- * the least free where the request is large; ties: lowest node id.
+ * the least free where the request is large; ties: the node first in a random order of
+ * the nodes drawn once from the run's seed (place_ws_set_random_ties).
  */
 #include "policies/place.h"
 
@@ -62,6 +63,11 @@ static int dotprod_init(void *st, const policy_config *cfg, sim_diag *d)
                                   &s->score, d);
     if (rc != SIM_OK || (rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
         return rc;
+    if (s->score == PLACE_SCORE_REFERENCE &&
+        (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) {
+        place_ws_fini(&s->ws);
+        return rc;
+    }
     s->left = sim_calloc(cfg->n_gpus ? cfg->n_gpus : 1, sizeof *s->left);
     if (!s->left) {
         place_ws_fini(&s->ws);

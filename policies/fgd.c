@@ -18,7 +18,8 @@
  * shapes covering 95 % of the target workload, host memory dropped), the node's score
  * is 100 x sigmoid(-(increase of fragmentation) / 1000 milli-GPU) truncated to an
  * integer, a fractional task takes the first GPU (device order) with the highest such
- * score, and node ties go to the lowest node id.
+ * score, and node ties go to the node first in a random order of the nodes drawn once
+ * from the run's seed (place_ws_set_random_ties).
  */
 #include "policies/frag.h"
 #include "policies/place.h"
@@ -349,6 +350,11 @@ static int fgd_init(void *st, const policy_config *cfg, sim_diag *d)
     }
     if ((rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
         return rc;
+    if (s->score == PLACE_SCORE_REFERENCE &&
+        (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) {
+        fgd_fini(s);
+        return rc;
+    }
     s->buf_cap = cfg->n_gpus ? cfg->n_gpus : 1;
     s->cur = sim_calloc(s->buf_cap, sizeof *s->cur);
     s->sorted = sim_calloc(s->buf_cap, sizeof *s->sorted);

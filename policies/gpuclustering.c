@@ -15,7 +15,8 @@
  * a node's affinities are those of the tasks on it. Four tiers of 25 points: nodes whose
  * only affinity is the task's, nodes holding it among others, idle nodes, the rest;
  * within a tier 25 x (8000 - free GPU share) / 8000 in integers. CPU-only tasks score 0
- * everywhere. Ties: lowest node id. GPUs: the least free that fit (best fit).
+ * everywhere. Ties: the node first in a random order of the nodes drawn once from the
+ * run's seed (place_ws_set_random_ties). GPUs: the least free that fit (best fit).
  */
 #include "policies/place.h"
 
@@ -133,6 +134,8 @@ static int gpuclustering_init(void *st, const policy_config *cfg, sim_diag *d)
         rc = place_ws_init(&s->ws, cfg, d);
     if (rc == SIM_OK && s->score != PLACE_SCORE_REFERENCE)
         place_ws_set_pick(&s->ws, gpuclustering_pick, s);
+    if (rc == SIM_OK && s->score == PLACE_SCORE_REFERENCE)
+        rc = place_ws_set_random_ties(&s->ws, cfg->seed, d);
     return rc;
 }
 

@@ -10,7 +10,8 @@
  * score=reference: the reference simulator's GpuPackingScore (policies/refscore.h):
  * integer scores, partly used GPUs that fit first (100 - their free percentage / 10),
  * then nodes where the task takes idle GPUs of a used node (50 - idle GPUs taken), then
- * idle nodes (33 - GPUs); CPU-only tasks score 0 everywhere. Ties: lowest node id.
+ * idle nodes (33 - GPUs); CPU-only tasks score 0 everywhere. Ties: the node first in a
+ * random order of the nodes drawn once from the run's seed (place_ws_set_random_ties).
  */
 #include "policies/place.h"
 
@@ -61,6 +62,11 @@ static int gpupacking_init(void *st, const policy_config *cfg, sim_diag *d)
                                   &s->score, d);
     if (rc != SIM_OK || (rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
         return rc;
+    if (s->score == PLACE_SCORE_REFERENCE &&
+        (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) {
+        place_ws_fini(&s->ws);
+        return rc;
+    }
     s->left = sim_calloc(cfg->n_gpus ? cfg->n_gpus : 1, sizeof *s->left);
     if (!s->left) {
         place_ws_fini(&s->ws);

@@ -4,7 +4,9 @@
  * to the integer: each plugin returns an int64 in 0..100 (framework.MaxNodeScore),
  * truncated from floating point where the plugin computes in floating point, and the
  * scheduler takes the highest score, ties to the node whose name sorts first (the
- * simulator's selectHost). These are the `score=reference` modes of dotprod, bestfit,
+ * simulator's selectHost), where each node's name starts with its index in a random
+ * permutation of the nodes drawn once per run (syncClusterResourceList): so a tie goes to
+ * the node first in a random order fixed for the run (place_ws_set_random_ties). These are the `score=reference` modes of dotprod, bestfit,
  * gpupacking, gpuclustering and fgd.
  *
  * The reference sees a node as its free CPU and the free share of each GPU in device

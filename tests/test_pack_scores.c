@@ -4,9 +4,13 @@
  * (hkust-adsl/kubernetes-scheduler-simulator, pkg/simulator/plugin/), ties included;
  * then the score=reference modes in the engine, each on a case where it places a task
  * elsewhere than the policy's own score does (node ties to the lowest node id, the GPU
- * FGD takes among equal integer scores, CPU-only tasks, affinity tiers).
+ * FGD takes among equal integer scores, CPU-only tasks, affinity tiers). Node ties go
+ * to the node first in a random order of the nodes drawn once per run from the seed
+ * (the reference's random prefixes of node names): each tie is checked over several
+ * seeds against place_rank_draw, and must go to each tied node for some seed.
  */
 #include "policies/frag.h"
+#include "policies/place.h"
 #include "policies/refscore.h"
 #include "sim/engine.h"
 #include "sim/intern.h"
@@ -258,12 +262,15 @@ static job_spec job(const char *id, sim_time at, double work_s, uint32_t gpus, u
     return j;
 }
 
+/* The seed of the runs below. */
+static uint64_t run_seed = 7;
+
 /* Run `policy` with score=`score` (NULL: the default) until horizon_us; the caller
  * inspects the view and destroys the engine. NULL on failure. */
 static sim_engine *run_until(world *w, const char *policy, const char *score, const job_spec *jobs,
                              uint32_t n, const frag_workload *wl, sim_time horizon_us)
 {
-    sim_config cfg = {.seed = 7, .horizon_us = horizon_us};
+    sim_config cfg = {.seed = run_seed, .horizon_us = horizon_us};
     sim_world sw = {.cluster = &w->cl,
                     .gpu_types = w->types,
                     .gpu_type_mem_mib = w->type_mem,
@@ -313,17 +320,42 @@ static int64_t cpu_used_after(world *w, const char *policy, const char *score, c
     return u;
 }
 
+/* The node of lowest rank among nodes[0..k) for the current seed, over n nodes. */
+static uint32_t tie_winner(uint32_t n, const uint32_t *nodes, uint32_t k)
+{
+    uint32_t rank[8];
+    if (n > 8 || place_rank_draw(run_seed, n, rank) != SIM_OK)
+        return UINT32_MAX;
+    uint32_t best = nodes[0];
+    for (uint32_t i = 1; i < k; i++)
+        if (rank[nodes[i]] < rank[best])
+            best = nodes[i];
+    return best;
+}
+
 /* bestfit: n0 (64500 CPU) and n1 (64000), 2 GPUs each; a task of 8000 CPU and half a
- * GPU. Reference: 68.55 and 68.75, both 68 after truncation, so the lowest id, n0. Own:
- * the least left per capacity, n1 (56000 / 64000 < 56500 / 64500). */
+ * GPU. Reference: 68.55 and 68.75, both 68 after truncation, so a tie: the node first
+ * in the run's random order. Own: the least left per capacity, n1 (56000 / 64000 <
+ * 56500 / 64500), whatever the seed. */
 static void test_engine_bestfit(void)
 {
     node_spec nodes[2] = {node("n0", 2, 64500), node("n1", 2, 64000)};
     world w;
     world_init(&w, nodes, 2);
     job_spec jobs[1] = {job("j0", 0, 1e6, 1, 500, 8000)};
-    CHECK_EQ_I64(gpu_used_after(&w, "bestfit", "reference", jobs, 1, NULL, 1, 0), 500);
-    CHECK_EQ_I64(gpu_used_after(&w, "bestfit", NULL, jobs, 1, NULL, 1, 2), 500);
+    const uint32_t tied[2] = {0, 1};
+    uint32_t wins[2] = {0, 0};
+    for (run_seed = 1; run_seed <= 12; run_seed++) {
+        uint32_t win = tie_winner(2, tied, 2);
+        CHECK(win < 2);
+        if (win >= 2)
+            break;
+        wins[win]++;
+        CHECK_EQ_I64(gpu_used_after(&w, "bestfit", "reference", jobs, 1, NULL, 1, 2 * win), 500);
+        CHECK_EQ_I64(gpu_used_after(&w, "bestfit", NULL, jobs, 1, NULL, 1, 2), 500);
+    }
+    CHECK(wins[0] > 0 && wins[1] > 0);
+    run_seed = 7;
     world_fini(&w);
 }
 
@@ -340,23 +372,36 @@ static void test_engine_dotprod(void)
 }
 
 /* gpupacking: n0 (16000 CPU) cannot host j0 (CPU-only, 20000), n1 can. j1 (CPU-only,
- * 4000): the reference scores CPU-only tasks 0 everywhere, so the lowest id, n0; the
- * own score, the most allocated CPU, n1. */
+ * 4000): the reference scores CPU-only tasks 0 everywhere, so the node first in the
+ * run's random order; the own score, the most allocated CPU, n1 whatever the seed. */
 static void test_engine_gpupacking(void)
 {
     node_spec nodes[2] = {node("n0", 2, 16000), node("n1", 2, 32000)};
     world w;
     world_init(&w, nodes, 2);
     job_spec jobs[2] = {job("j0", 0, 1e6, 0, 0, 20000), job("j1", 1, 1e6, 0, 0, 4000)};
-    CHECK_EQ_I64(cpu_used_after(&w, "gpupacking", "reference", jobs, 2, 2, 0), 4000);
-    CHECK_EQ_I64(cpu_used_after(&w, "gpupacking", NULL, jobs, 2, 2, 1), 24000);
+    const uint32_t tied[2] = {0, 1};
+    uint32_t wins[2] = {0, 0};
+    for (run_seed = 1; run_seed <= 12; run_seed++) {
+        uint32_t win = tie_winner(2, tied, 2);
+        CHECK(win < 2);
+        if (win >= 2)
+            break;
+        wins[win]++;
+        CHECK_EQ_I64(cpu_used_after(&w, "gpupacking", "reference", jobs, 2, 2, 0),
+                     win == 0 ? 4000 : 0);
+        CHECK_EQ_I64(cpu_used_after(&w, "gpupacking", NULL, jobs, 2, 2, 1), 24000);
+    }
+    CHECK(wins[0] > 0 && wins[1] > 0);
+    run_seed = 7;
     world_fini(&w);
 }
 
-/* gpuclustering: three 2-GPU nodes. j0 (one whole GPU) goes to n0 and j1 (half a GPU)
- * to n1 in both modes. j2 (0.3 GPU): the reference puts it with the other sharing task,
- * on n1 (only the sharing affinity: 20 + 75); the own score, which groups equal shares,
- * finds none and takes the idle n2. */
+/* gpuclustering: three 2-GPU nodes. j0 (one whole GPU) and j1 (half a GPU) go to idle
+ * nodes (own: n0 and n1; reference: 43 on every idle node, the first in the run's
+ * random order, then 43 against 21 on j0's node). j2 (0.3 GPU): the reference puts it
+ * with the other sharing task (only the sharing affinity: 20 + 75); the own score,
+ * which groups equal shares, finds none and takes the idle n2. */
 static void test_engine_gpuclustering(void)
 {
     node_spec nodes[3] = {node("n0", 2, 32000), node("n1", 2, 32000), node("n2", 2, 32000)};
@@ -364,16 +409,27 @@ static void test_engine_gpuclustering(void)
     world_init(&w, nodes, 3);
     job_spec jobs[3] = {job("j0", 0, 1e6, 1, 1000, 1000), job("j1", 1, 1e6, 1, 500, 1000),
                         job("j2", 2, 1e6, 1, 300, 1000)};
-    sim_engine *e = run_until(&w, "gpuclustering", "reference", jobs, 3, NULL, 3);
-    CHECK(e != NULL);
-    if (e) {
-        const sim_view *v = sim_engine_view(e);
-        CHECK_EQ_I64(v->node_used_milli[0], 1000);
-        CHECK_EQ_I64(v->node_used_milli[1], 800);
-        CHECK_EQ_I64(v->node_used_milli[2], 0);
-        sim_engine_destroy(e);
+    for (run_seed = 1; run_seed <= 6; run_seed++) {
+        const uint32_t all[3] = {0, 1, 2};
+        uint32_t n0 = tie_winner(3, all, 3), rest[2], k = 0;
+        for (uint32_t i = 0; i < 3; i++)
+            if (i != n0)
+                rest[k++] = i;
+        uint32_t n1 = tie_winner(3, rest, 2);
+        CHECK(n0 < 3 && n1 < 3);
+        sim_engine *e = run_until(&w, "gpuclustering", "reference", jobs, 3, NULL, 3);
+        CHECK(e != NULL);
+        if (e && n0 < 3 && n1 < 3) {
+            const sim_view *v = sim_engine_view(e);
+            CHECK_EQ_I64(v->node_used_milli[n0], 1000);
+            CHECK_EQ_I64(v->node_used_milli[n1], 800);
+            CHECK_EQ_I64(v->node_used_milli[3 - n0 - n1], 0);
+        }
+        if (e)
+            sim_engine_destroy(e);
     }
-    e = run_until(&w, "gpuclustering", NULL, jobs, 3, NULL, 3);
+    run_seed = 7;
+    sim_engine *e = run_until(&w, "gpuclustering", NULL, jobs, 3, NULL, 3);
     CHECK(e != NULL);
     if (e) {
         const sim_view *v = sim_engine_view(e);
@@ -409,8 +465,8 @@ static void test_engine_fgd_gpu(void)
 }
 
 /* fgd, node ties: two idle 1-GPU nodes and M = {whole GPUs}; a 0.3 task strands 700 on
- * whichever node it takes: 100 x sigmoid(-0.7) = 33 on both. Equal scores: the lowest
- * id, n0. */
+ * whichever node it takes: 100 x sigmoid(-0.7) = 33 on both. Equal scores: the node
+ * first in the run's random order (own: the same exact value, the lowest id). */
 static void test_engine_fgd_tie(void)
 {
     node_spec nodes[2] = {node("n0", 1, 32000), node("n1", 1, 32000)};
@@ -422,7 +478,19 @@ static void test_engine_fgd_tie(void)
     frag_shape s = {.gpus = 1, .milli = 1000};
     frag_workload_add(wl, &s, 1);
     CHECK_EQ_I64(ref_fgd_score(700), 33);
-    CHECK_EQ_I64(gpu_used_after(&w, "fgd", "reference", jobs, 1, wl, 1, 0), 300);
+    const uint32_t tied[2] = {0, 1};
+    uint32_t wins[2] = {0, 0};
+    for (run_seed = 1; run_seed <= 12; run_seed++) {
+        uint32_t win = tie_winner(2, tied, 2);
+        CHECK(win < 2);
+        if (win >= 2)
+            break;
+        wins[win]++;
+        CHECK_EQ_I64(gpu_used_after(&w, "fgd", "reference", jobs, 1, wl, 1, win), 300);
+        CHECK_EQ_I64(gpu_used_after(&w, "fgd", NULL, jobs, 1, wl, 1, 0), 300);
+    }
+    CHECK(wins[0] > 0 && wins[1] > 0);
+    run_seed = 7;
     frag_workload_destroy(wl);
     world_fini(&w);
 }
@@ -456,6 +524,25 @@ static void test_bad_option(void)
     world_fini(&w);
 }
 
+/* place_rank_draw: a permutation, the same for the same seed, another for another. */
+static void test_rank_draw(void)
+{
+    uint32_t a[50], b[50], c[50];
+    CHECK(place_rank_draw(42, 50, a) == SIM_OK);
+    CHECK(place_rank_draw(42, 50, b) == SIM_OK);
+    CHECK(place_rank_draw(43, 50, c) == SIM_OK);
+    uint8_t seen[50] = {0};
+    bool perm = true, same = true, other = false;
+    for (int i = 0; i < 50; i++) {
+        perm = perm && a[i] < 50 && !seen[a[i]];
+        if (a[i] < 50)
+            seen[a[i]] = 1;
+        same = same && a[i] == b[i];
+        other = other || a[i] != c[i];
+    }
+    CHECK(perm && same && other);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -465,6 +552,7 @@ int main(void)
     test_gpuclustering();
     test_fgd_score();
     test_typical();
+    test_rank_draw();
     test_engine_bestfit();
     test_engine_dotprod();
     test_engine_gpupacking();

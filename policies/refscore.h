@@ -6,8 +6,9 @@
  * scheduler takes the highest score, ties to the node whose name sorts first (the
  * simulator's selectHost), where each node's name starts with its index in a random
  * permutation of the nodes drawn once per run (syncClusterResourceList): so a tie goes to
- * the node first in a random order fixed for the run (place_ws_set_random_ties). These are the `score=reference` modes of dotprod, bestfit,
- * gpupacking, gpuclustering and fgd.
+ * the node first in a random order fixed for the run (place_ws_set_random_ties). These
+ * are the `score=reference` modes of dotprod, bestfit, gpupacking, gpuclustering and
+ * fgd.
  *
  * The reference sees a node as its free CPU and the free share of each GPU in device
  * order (host memory takes no part in any score), and a task as its CPU, GPU count and

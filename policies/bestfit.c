@@ -23,7 +23,9 @@ typedef struct bestfit_state {
 } bestfit_state;
 
 static const policy_option bestfit_options[] = {
-    {"score", "clustersim", "clustersim: least CPU, memory and GPU left per node capacity; reference: the reference simulator's integer score (CPU and GPU, 0.5/0.5, over the largest node)"},
+    {"score", "clustersim",
+     "clustersim: least CPU, memory and GPU left per node capacity; reference: the reference "
+     "simulator's integer score (CPU and GPU, 0.5/0.5, over the largest node)"},
     {NULL, NULL, NULL},
 };
 
@@ -57,8 +59,7 @@ static double bestfit_score(void *ctx, const sim_view *v, const sim_job *j, uint
 static int bestfit_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     bestfit_state *s = st;
-    int rc = policy_config_choice(cfg, bestfit_options, "score", place_score_choices,
-                                  &s->score, d);
+    int rc = policy_config_choice(cfg, bestfit_options, "score", place_score_choices, &s->score, d);
     if (rc != SIM_OK || (rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
         return rc;
     if (s->score == PLACE_SCORE_REFERENCE &&
@@ -87,8 +88,7 @@ static int bestfit_schedule(void *st, const sim_view *v, sim_time now, policy_de
     (void)now;
     bestfit_state *s = st;
     if (s->score == PLACE_SCORE_REFERENCE)
-        return place_pass_run(&s->ws, v, out, 0, bestfit_ref_score, s, PLACE_GPU_MOST_USED,
-                              false);
+        return place_pass_run(&s->ws, v, out, 0, bestfit_ref_score, s, PLACE_GPU_MOST_USED, false);
     return place_pass_run(&s->ws, v, out, 0, bestfit_score, &s->ws,
                           PLACE_GPU_MOST_USED, false);
 }

@@ -59,8 +59,7 @@ static double dotprod_score(void *ctx, const sim_view *v, const sim_job *j, uint
 static int dotprod_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     dotprod_state *s = st;
-    int rc = policy_config_choice(cfg, dotprod_options, "score", place_score_choices,
-                                  &s->score, d);
+    int rc = policy_config_choice(cfg, dotprod_options, "score", place_score_choices, &s->score, d);
     if (rc != SIM_OK || (rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
         return rc;
     if (s->score == PLACE_SCORE_REFERENCE &&
@@ -89,8 +88,7 @@ static int dotprod_schedule(void *st, const sim_view *v, sim_time now, policy_de
     (void)now;
     dotprod_state *s = st;
     if (s->score == PLACE_SCORE_REFERENCE)
-        return place_pass_run(&s->ws, v, out, 0, dotprod_ref_score, s, PLACE_GPU_MOST_USED,
-                              false);
+        return place_pass_run(&s->ws, v, out, 0, dotprod_ref_score, s, PLACE_GPU_MOST_USED, false);
     return place_pass_run(&s->ws, v, out, 0, dotprod_score, &s->ws,
                           PLACE_GPU_MOST_USED, false);
 }

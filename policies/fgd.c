@@ -53,11 +53,11 @@ typedef struct result_entry {
 typedef struct fgd_state {
     place_ws ws;
     bool backfill;
-    int score;                    /* PLACE_SCORE_OWN or PLACE_SCORE_REFERENCE */
-    const frag_workload *wl;      /* the workload the fragmentation is measured against */
-    const frag_workload *run_wl;  /* the run's target workload */
-    frag_workload *ref_wl;        /* reference: its typical tasks (owned) */
-    uint64_t ref_src_version;     /* run_wl's version ref_wl was built from */
+    int score;                   /* PLACE_SCORE_OWN or PLACE_SCORE_REFERENCE */
+    const frag_workload *wl;     /* the workload the fragmentation is measured against */
+    const frag_workload *run_wl; /* the run's target workload */
+    frag_workload *ref_wl;       /* reference: its typical tasks (owned) */
+    uint64_t ref_src_version;    /* run_wl's version ref_wl was built from */
     uint32_t n_gpu_types;
     memo_entry *memo;   /* NULL when the cache is off */
     uint32_t memo_mask;

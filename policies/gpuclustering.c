@@ -34,8 +34,7 @@ static const policy_option gpuclustering_options[] = {
 
 /* The reference's score: the affinities of the tasks on node n (the job's own earlier
  * replicas included) against the job's. O(residents of n). */
-static double gpuclustering_ref_score(void *ctx, const sim_view *v, const sim_job *j,
-                                      uint32_t n)
+static double gpuclustering_ref_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
 {
     const place_ws *w = ctx;
     uint64_t bit = ref_affinity_bit(j->gpus_per_replica, place_milli(j, 0));

@@ -24,7 +24,9 @@ typedef struct gpupacking_state {
 } gpupacking_state;
 
 static const policy_option gpupacking_options[] = {
-    {"score", "clustersim", "clustersim: classes by allocated fraction, CPU-only tasks by allocated CPU; reference: the reference simulator's integer score"},
+    {"score", "clustersim",
+     "clustersim: classes by allocated fraction, CPU-only tasks by allocated CPU; reference: the "
+     "reference simulator's integer score"},
     {NULL, NULL, NULL},
 };
 
@@ -58,8 +60,8 @@ static double gpupacking_score(void *ctx, const sim_view *v, const sim_job *j, u
 static int gpupacking_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     gpupacking_state *s = st;
-    int rc = policy_config_choice(cfg, gpupacking_options, "score", place_score_choices,
-                                  &s->score, d);
+    int rc =
+        policy_config_choice(cfg, gpupacking_options, "score", place_score_choices, &s->score, d);
     if (rc != SIM_OK || (rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
         return rc;
     if (s->score == PLACE_SCORE_REFERENCE &&

@@ -348,8 +348,11 @@ static int fgd_init(void *st, const policy_config *cfg, sim_diag *d)
         s->ref_src_version = frag_workload_version(s->run_wl);
         s->wl = s->ref_wl;
     }
-    if ((rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
+    if ((rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK) {
+        frag_workload_destroy(s->ref_wl);
+        s->ref_wl = NULL;
         return rc;
+    }
     if (s->score == PLACE_SCORE_REFERENCE &&
         (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) {
         fgd_fini(s);

@@ -133,8 +133,9 @@ static int gpuclustering_init(void *st, const policy_config *cfg, sim_diag *d)
         rc = place_ws_init(&s->ws, cfg, d);
     if (rc == SIM_OK && s->score != PLACE_SCORE_REFERENCE)
         place_ws_set_pick(&s->ws, gpuclustering_pick, s);
-    if (rc == SIM_OK && s->score == PLACE_SCORE_REFERENCE)
-        rc = place_ws_set_random_ties(&s->ws, cfg->seed, d);
+    if (rc == SIM_OK && s->score == PLACE_SCORE_REFERENCE &&
+        (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK)
+        place_ws_fini(&s->ws);
     return rc;
 }
 

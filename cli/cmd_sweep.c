@@ -36,6 +36,7 @@ static const char usage[] =
 typedef struct progress {
     bool live, quiet;
     double last;
+    size_t shown_done; /* cells done at the last line written */
 } progress;
 
 static long cores(void)
@@ -62,9 +63,10 @@ static void show(void *ctx, const sweep *s, size_t done, size_t failed, size_t t
     if (pg->quiet)
         return;
     /* Not a terminal: one line every 10 s and at the end. */
-    if (!pg->live && done < total && elapsed - pg->last < 10)
+    if (!pg->live && (done == total ? done == pg->shown_done : elapsed - pg->last < 10))
         return;
     pg->last = elapsed;
+    pg->shown_done = done;
     char el[32], left[32] = "?";
     fmt_time(el, sizeof el, elapsed);
     if (done > 0)
@@ -117,23 +119,21 @@ int cmd_sweep(int argc, char **argv)
     const char *grid_path = NULL, *out = "sweep-out";
     uint64_t jobs = (uint64_t)cores();
     bool redo = false, check = false, list = false, figures = true, quiet = false;
+    bool help = false;
+    static const char *const flags[] = {"--redo",  "--check", "--list", "--no-figures",
+                                        "--quiet", "--help",  "-h"};
+    bool *const flag_set[] = {&redo, &check, &list, &figures, &quiet, &help, &help};
     for (int i = 2; i < argc; i++) {
-        const char *v = NULL;
-        int m;
-        if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
-            printf(usage, cores());
-            return 0;
-        }
-        if (cli_flag(argv, i, "--redo") || cli_flag(argv, i, "--check") ||
-            cli_flag(argv, i, "--list") || cli_flag(argv, i, "--no-figures") ||
-            cli_flag(argv, i, "--quiet")) {
-            redo = redo || !strcmp(argv[i], "--redo");
-            check = check || !strcmp(argv[i], "--check");
-            list = list || !strcmp(argv[i], "--list");
-            figures = figures && strcmp(argv[i], "--no-figures") != 0;
-            quiet = quiet || !strcmp(argv[i], "--quiet");
+        size_t f = 0;
+        while (f < sizeof flags / sizeof flags[0] && !cli_flag(argv, i, flags[f]))
+            f++;
+        if (f < sizeof flags / sizeof flags[0]) {
+            /* --no-figures clears `figures`; every other flag sets its variable. */
+            *flag_set[f] = flag_set[f] != &figures;
             continue;
         }
+        const char *v = NULL;
+        int m;
         if ((m = cli_opt(argc, argv, &i, "--out", &v)) != 0) {
             if (m < 0)
                 return 2;
@@ -145,8 +145,13 @@ int cmd_sweep(int argc, char **argv)
             grid_path = argv[i];
         } else {
             return cli_usage_error("unexpected argument '%s' for 'clustersim sweep' (see "
-                                   "clustersim sweep --help)", argv[i]);
+                                   "clustersim sweep --help)",
+                                   argv[i]);
         }
+    }
+    if (help) {
+        printf(usage, cores());
+        return 0;
     }
     if (!grid_path)
         return cli_usage_error("clustersim sweep needs a grid file (see clustersim sweep "
@@ -174,8 +179,8 @@ int cmd_sweep(int argc, char **argv)
     if (check) {
         printf("%s: %zu cells (`clustersim %s`: %zu traces x %zu clusters x %zu policy "
                "variants, %zu option axes, %zu seeds; %zu excluded)\n",
-               grid_path, g.n_cells, grid_kind_name(g.kind), g.n_traces, g.n_clusters,
-               g.n_policies, g.n_axes, g.n_seeds, g.n_excluded);
+               grid_path, g.n_cells, grid_kind_name(g.kind), g.n_traces, g.n_clusters, g.n_policies,
+               g.n_axes, g.n_seeds, g.n_excluded);
         rc = 0;
         goto out;
     }
@@ -193,11 +198,13 @@ int cmd_sweep(int argc, char **argv)
         rc = 0;
         goto out;
     }
-    progress pg = {.live = !quiet && isatty(2), .quiet = quiet || rank != 0};
+    progress pg = {
+        .live = !quiet && isatty(2), .quiet = quiet || rank != 0, .shown_done = (size_t)-1};
     if (rank == 0 && !quiet)
-        fprintf(stderr, "clustersim sweep: %zu cells, %zu complete already, %zu to run on %s "
-                        "%d %s; outputs in %s/\n",
-                g.n_cells, s.n_skipped, s.n_pending, size > 1 ? "" : "up to",
+        fprintf(stderr,
+                "clustersim sweep: %zu cells, %zu complete already, %zu to run on %s"
+                "%d %s; outputs in %s/\n",
+                g.n_cells, s.n_skipped, s.n_pending, size > 1 ? "" : "up to ",
                 size > 1 ? size : (int)jobs, size > 1 ? "MPI ranks" : "processes", out);
 #ifdef SIM_HAVE_MPI
     if (size > 1)

@@ -463,6 +463,7 @@ bool cli_self_exe(char *buf, size_t size, const char *argv0)
         return true;
     }
     cli_usage_error("cannot find the clustersim executable to run (/proc/self/exe is "
-                    "unreadable: %s)", strerror(errno));
+                    "unreadable: %s)",
+                    strerror(errno));
     return false;
 }

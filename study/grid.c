@@ -258,17 +258,35 @@ typedef struct known_opt {
 } known_opt;
 
 static const known_opt run_opts[] = {
-    {"catalog", false},         {"checkpoint-interval", false}, {"restart-penalty", false},
-    {"failures", false},        {"mtbf", false},                {"mttr", false},
-    {"horizon", false},         {"sample-interval", false},     {"frag-workload", false},
-    {"quotas", false},          {"quota-share", false},         {"ref-gpu-type", false},
-    {"cluster-gpu-type", false}, {"interference", false},       {"throughput", false},
-    {"zoo-ref", false},         {"zoo-over", false},            {"zoo-slo", false},
-    {"zoo", true},              {"no-prefetch", true},          {"check-invariants", true},
-    {"skip-bad-rows", true},    {NULL, false},
+    {"catalog", false},
+    {"checkpoint-interval", false},
+    {"restart-penalty", false},
+    {"failures", false},
+    {"mtbf", false},
+    {"mttr", false},
+    {"horizon", false},
+    {"sample-interval", false},
+    {"frag-workload", false},
+    {"quotas", false},
+    {"quota-share", false},
+    {"ref-gpu-type", false},
+    {"cluster-gpu-type", false},
+    {"interference", false},
+    {"throughput", false},
+    {"zoo-ref", false},
+    {"zoo-over", false},
+    {"zoo-slo", false},
+    {"zoo", true},
+    {"no-prefetch", true},
+    {"check-invariants", true},
+    {"skip-bad-rows", true},
+    {NULL, false},
 };
 static const known_opt pack_opts[] = {
-    {"catalog", false}, {"demand", false}, {"skip-bad-rows", true}, {NULL, false},
+    {"catalog", false},
+    {"demand", false},
+    {"skip-bad-rows", true},
+    {NULL, false},
 };
 
 static const known_opt *find_opt(grid_kind k, const char *name)
@@ -310,7 +328,8 @@ static int member_string(ctx *c, json_object *o, const char *path, const char *k
 
 static int check_members(ctx *c, json_object *o, const char *path, const char *const *allowed)
 {
-    json_object_object_foreach(o, key, val) {
+    json_object_object_foreach(o, key, val)
+    {
         (void)val;
         bool ok = false;
         for (const char *const *a = allowed; *a; a++)
@@ -366,8 +385,8 @@ static int read_traces(ctx *c, json_object *root)
         if (json_object_is_type(t, json_type_string)) {
             file = json_object_get_string(t);
         } else if (json_object_is_type(t, json_type_object)) {
-            static const char *const allowed[] = {"path", "name", "format", "options",
-                                                  "skip-bad-rows", NULL};
+            static const char *const allowed[] = {"path",    "name",          "format",
+                                                  "options", "skip-bad-rows", NULL};
             if ((st = check_members(c, t, path, allowed)) ||
                 (st = member_string(c, t, path, "path", &file)) ||
                 (st = member_string(c, t, path, "name", &name)) ||
@@ -378,23 +397,27 @@ static int read_traces(ctx *c, json_object *root)
                 break;
             }
             json_object *v;
-            if (json_object_object_get_ex(t, "skip-bad-rows", &v) &&
-                json_object_get_boolean(v))
+            if (json_object_object_get_ex(t, "skip-bad-rows", &v) && json_object_get_boolean(v))
                 gt->args[gt->n_args++] = sim_strdup("--skip-bad-rows");
             if (json_object_object_get_ex(t, "options", &v)) {
                 char sub[PATH_LEN];
                 pathf(sub, "%s.options", path);
                 if (!json_object_is_type(v, json_type_object)) {
-                    st = fail(c, sub, "grid: a trace's \"options\" must be an object "
-                                      "{\"KEY\": VALUE}, got %s", type_name(v));
+                    st = fail(c, sub,
+                              "grid: a trace's \"options\" must be an object "
+                              "{\"KEY\": VALUE}, got %s",
+                              type_name(v));
                     break;
                 }
-                json_object_object_foreach(v, key, val) {
+                json_object_object_foreach(v, key, val)
+                {
                     char text[256], kv[320];
                     pathf(sub, "%s.options.%s", path, key);
                     if (!scalar_text(val, text, sizeof text)) {
-                        st = fail(c, sub, "grid: trace option '%s' must be a string, number "
-                                          "or boolean, got %s", key, type_name(val));
+                        st = fail(c, sub,
+                                  "grid: trace option '%s' must be a string, number "
+                                  "or boolean, got %s",
+                                  key, type_name(val));
                         break;
                     }
                     if (gt->n_args + 2 > GRID_MAX_ARGS) {
@@ -429,8 +452,7 @@ static int read_traces(ctx *c, json_object *root)
         sanitize(gt->name);
         if (st == SIM_OK && !is_file(gt->path))
             st = fail(c, json_object_is_type(t, json_type_object) ? strcat(path, ".path") : path,
-                      "grid: trace file '%s' cannot be read: %s", gt->path,
-                      strerror(errno));
+                      "grid: trace file '%s' cannot be read: %s", gt->path, strerror(errno));
         for (size_t k = 0; st == SIM_OK && k + 1 < g->n_traces; k++)
             if (!strcmp(g->traces[k].name, gt->name))
                 st = fail(c, path, "grid: two traces are named '%s' (give one a \"name\")",
@@ -468,13 +490,16 @@ static int read_clusters(ctx *c, json_object *root)
                 (st = member_string(c, t, path, "name", &name)))
                 break;
             if (!spec) {
-                st = fail(c, path, "grid: a cluster needs \"spec\" (a node-list file or a "
-                                   "compact spec)");
+                st = fail(c, path,
+                          "grid: a cluster needs \"spec\" (a node-list file or a "
+                          "compact spec)");
                 break;
             }
         } else {
-            st = fail(c, path, "grid: a cluster is a node-list file, a compact spec or an "
-                               "object {\"spec\": ...}, got %s", type_name(t));
+            st = fail(c, path,
+                      "grid: a cluster is a node-list file, a compact spec or an "
+                      "object {\"spec\": ...}, got %s",
+                      type_name(t));
             break;
         }
         grid_cluster *gc = &g->clusters[g->n_clusters++];
@@ -488,8 +513,7 @@ static int read_clusters(ctx *c, json_object *root)
         }
         sanitize(gc->name);
         if (looks_like_path(spec) && !is_file(spec))
-            st = fail(c, path, "grid: cluster file '%s' cannot be read: %s", spec,
-                      strerror(errno));
+            st = fail(c, path, "grid: cluster file '%s' cannot be read: %s", spec, strerror(errno));
         for (size_t k = 0; st == SIM_OK && k + 1 < g->n_clusters; k++)
             if (!strcmp(g->clusters[k].name, gc->name))
                 st = fail(c, path, "grid: two clusters are named '%s' (give one a \"name\")",
@@ -507,7 +531,8 @@ static int add_policy(ctx *c, const policy_ops *ops, json_object *opts, const ch
     char vals[GRID_MAX_ARGS][16][128];
     size_t nv[GRID_MAX_ARGS], nk = 0, combos = 1;
     if (opts) {
-        json_object_object_foreach(opts, k, v) {
+        json_object_object_foreach(opts, k, v)
+        {
             char sub[PATH_LEN];
             pathf(sub, "%s.options.%s", path, k);
             if (!policy_has_option(ops, k, strlen(k))) {
@@ -526,12 +551,13 @@ static int add_policy(ctx *c, const policy_ops *ops, json_object *opts, const ch
             if (n == 0 || n > 16)
                 return fail(c, sub, "grid: option '%s' needs 1 to 16 values, got %zu", k, n);
             for (size_t i = 0; i < n; i++) {
-                json_object *x = json_object_is_type(v, json_type_array)
-                                     ? json_object_array_get_idx(v, i)
-                                     : v;
+                json_object *x =
+                    json_object_is_type(v, json_type_array) ? json_object_array_get_idx(v, i) : v;
                 if (!scalar_text(x, vals[nk][i], sizeof vals[nk][i]))
-                    return fail(c, sub, "grid: option '%s': expected a string, number or "
-                                        "boolean, got %s", k, type_name(x));
+                    return fail(c, sub,
+                                "grid: option '%s': expected a string, number or "
+                                "boolean, got %s",
+                                k, type_name(x));
             }
             key[nk] = k;
             nv[nk++] = n;
@@ -615,8 +641,7 @@ static int read_policies(ctx *c, json_object *root)
             char known[512];
             policy_known_names(known, sizeof known);
             char sub[PATH_LEN];
-            pathf(sub, "%s%s", path,
-                     json_object_is_type(t, json_type_object) ? ".name" : "");
+            pathf(sub, "%s%s", path, json_object_is_type(t, json_type_object) ? ".name" : "");
             st = fail(c, sub, "grid: unknown policy '%s' (known: %s)", name, known);
             break;
         }
@@ -640,17 +665,22 @@ static int read_options(ctx *c, json_object *root)
     if (!json_object_object_get_ex(root, "options", &opts))
         return SIM_OK;
     if (!json_object_is_type(opts, json_type_object))
-        return fail(c, "options", "grid: 'options' must be an object {\"OPTION\": VALUE or "
-                                  "[VALUES]}, got %s", type_name(opts));
-    json_object_object_foreach(opts, key, v) {
+        return fail(c, "options",
+                    "grid: 'options' must be an object {\"OPTION\": VALUE or "
+                    "[VALUES]}, got %s",
+                    type_name(opts));
+    json_object_object_foreach(opts, key, v)
+    {
         char path[PATH_LEN];
         pathf(path, "options.%s", key);
         const known_opt *ko = find_opt(g->kind, key);
         if (!ko) {
             char known[512];
             list_opts(g->kind, known, sizeof known);
-            return fail(c, path, "grid: unknown option '%s' for `clustersim %s` cells "
-                                 "(known: %s)", key, grid_kind_name(g->kind), known);
+            return fail(c, path,
+                        "grid: unknown option '%s' for `clustersim %s` cells "
+                        "(known: %s)",
+                        key, grid_kind_name(g->kind), known);
         }
         if (g->n_axes == GRID_MAX_AXES)
             return fail(c, path, "grid: too many options (at most %d)", GRID_MAX_AXES);
@@ -669,21 +699,21 @@ static int read_options(ctx *c, json_object *root)
         a->is_flag = ko->is_flag;
         a->numeric = !ko->is_flag;
         for (size_t i = 0; i < n; i++) {
-            json_object *x = json_object_is_type(v, json_type_array)
-                                 ? json_object_array_get_idx(v, i)
-                                 : v;
+            json_object *x =
+                json_object_is_type(v, json_type_array) ? json_object_array_get_idx(v, i) : v;
             char sub[PATH_LEN], text[512], sn[128];
-            pathf(sub, json_object_is_type(v, json_type_array) ? "%s[%zu]" : "%s",
-                     path, i);
+            pathf(sub, json_object_is_type(v, json_type_array) ? "%s[%zu]" : "%s", path, i);
             if (ko->is_flag && !json_object_is_type(x, json_type_boolean))
-                return fail(c, sub, "grid: option '%s' is a flag: expected true or false, got "
-                                    "%s", key, type_name(x));
-            if (!scalar_text(x, text, sizeof text))
-                return fail(c, sub, "grid: option '%s': expected a string or a number, got %s",
+                return fail(c, sub,
+                            "grid: option '%s' is a flag: expected true or false, got "
+                            "%s",
                             key, type_name(x));
+            if (!scalar_text(x, text, sizeof text))
+                return fail(c, sub, "grid: option '%s': expected a string or a number, got %s", key,
+                            type_name(x));
             if (!ko->is_flag && looks_like_path(text) && !is_file(text))
-                return fail(c, sub, "grid: option '%s': file '%s' cannot be read: %s", key,
-                            text, strerror(errno));
+                return fail(c, sub, "grid: option '%s': file '%s' cannot be read: %s", key, text,
+                            strerror(errno));
             char *e;
             errno = 0;
             double num = strtod(text, &e);
@@ -691,8 +721,7 @@ static int read_options(ctx *c, json_object *root)
                 a->numeric = false;
             for (size_t k = 0; k < i; k++)
                 if (!strcmp(a->values[k], text))
-                    return fail(c, sub, "grid: option '%s': value '%s' is given twice", key,
-                                text);
+                    return fail(c, sub, "grid: option '%s': value '%s' is given twice", key, text);
             short_name(text, sn, sizeof sn);
             a->values[i] = sim_strdup(text);
             a->short_values[i] = sim_strdup(sn);
@@ -725,14 +754,12 @@ static int read_seeds(ctx *c, json_object *root)
             if (!json_object_is_type(x, json_type_int)) {
                 char sub[PATH_LEN];
                 pathf(sub, "seeds[%zu]", i);
-                return fail(c, sub, "grid: a seed is a non-negative integer, got %s",
-                            type_name(x));
+                return fail(c, sub, "grid: a seed is a non-negative integer, got %s", type_name(x));
             }
             n += (size_t)snprintf(text + n, sizeof text - n, "%s%lld", i ? "," : "",
                                   (long long)json_object_get_int64(x));
         }
-    } else if (!scalar_text(v, text, sizeof text) ||
-               json_object_is_type(v, json_type_boolean)) {
+    } else if (!scalar_text(v, text, sizeof text) || json_object_is_type(v, json_type_boolean)) {
         return fail(c, "seeds", "grid: 'seeds' is N, \"A..B\", \"A,B,C\" or a list, got %s",
                     type_name(v));
     }
@@ -747,8 +774,10 @@ static int read_seeds(ctx *c, json_object *root)
             b = strtoull(e + 2, &e, 10);
         }
         if (b < a || b - a >= GRID_MAX_SEEDS || (*e && *e != ','))
-            return fail(c, "seeds", "grid: seeds: expected N, A..B (A <= B) or A,B,C with "
-                                    "at most %d seeds, got \"%s\"", GRID_MAX_SEEDS, text);
+            return fail(c, "seeds",
+                        "grid: seeds: expected N, A..B (A <= B) or A,B,C with "
+                        "at most %d seeds, got \"%s\"",
+                        GRID_MAX_SEEDS, text);
         for (unsigned long long s = a; s <= b; s++) {
             for (size_t k = 0; k < g->n_seeds; k++)
                 if (g->seeds[k] == s)
@@ -788,13 +817,15 @@ static int excl_value(ctx *c, excl *e, size_t axis, json_object *x, const char *
     grid *g = c->g;
     char text[512];
     if (!scalar_text(x, text, sizeof text))
-        return fail(c, path, "grid: exclusion value for '%s' must be a string or a number, got "
-                             "%s", axis_name, type_name(x));
-    size_t n = axis == 0 ? g->n_traces
-             : axis == 1 ? g->n_clusters
-             : axis == 2 ? g->n_policies
-             : axis == 3 ? g->n_seeds
-                         : g->axes[axis - 4].n_values;
+        return fail(c, path,
+                    "grid: exclusion value for '%s' must be a string or a number, got "
+                    "%s",
+                    axis_name, type_name(x));
+    size_t n = axis == 0   ? g->n_traces
+               : axis == 1 ? g->n_clusters
+               : axis == 2 ? g->n_policies
+               : axis == 3 ? g->n_seeds
+                           : g->axes[axis - 4].n_values;
     if (!e->mask[axis]) {
         e->n_words[axis] = (n + 63) / 64;
         if (!(e->mask[axis] = sim_calloc(e->n_words[axis], sizeof *e->mask[axis])))
@@ -803,12 +834,12 @@ static int excl_value(ctx *c, excl *e, size_t axis, json_object *x, const char *
     bool any = false;
     for (size_t i = 0; i < n; i++) {
         char sv[32];
-        const char *v = axis == 0 ? g->traces[i].name
-                      : axis == 1 ? g->clusters[i].name
-                      : axis == 3 ? (snprintf(sv, sizeof sv, "%llu",
-                                              (unsigned long long)g->seeds[i]), sv)
-                      : axis == 2 ? g->policies[i].label
-                                  : g->axes[axis - 4].values[i];
+        const char *v = axis == 0   ? g->traces[i].name
+                        : axis == 1 ? g->clusters[i].name
+                        : axis == 3
+                            ? (snprintf(sv, sizeof sv, "%llu", (unsigned long long)g->seeds[i]), sv)
+                        : axis == 2 ? g->policies[i].label
+                                    : g->axes[axis - 4].values[i];
         bool hit = !strcmp(v, text) || (axis == 2 && !strcmp(g->policies[i].policy, text)) ||
                    (axis == 0 && !strcmp(g->traces[i].path, text)) ||
                    (axis == 1 && !strcmp(g->clusters[i].spec, text));
@@ -830,8 +861,10 @@ static int read_exclusions(ctx *c, json_object *root, excl **out, size_t *n_out)
     if (!json_object_object_get_ex(root, "exclude", &list))
         return SIM_OK;
     if (!json_object_is_type(list, json_type_array))
-        return fail(c, "exclude", "grid: 'exclude' must be a list of objects {\"AXIS\": VALUE "
-                                  "or [VALUES]}, got %s", type_name(list));
+        return fail(c, "exclude",
+                    "grid: 'exclude' must be a list of objects {\"AXIS\": VALUE "
+                    "or [VALUES]}, got %s",
+                    type_name(list));
     size_t n = json_object_array_length(list);
     excl *ex = sim_calloc(n ? n : 1, sizeof *ex);
     if (!ex)
@@ -843,9 +876,12 @@ static int read_exclusions(ctx *c, json_object *root, excl **out, size_t *n_out)
         pathf(path, "exclude[%zu]", i);
         *n_out = i + 1;
         if (!json_object_is_type(o, json_type_object) || json_object_object_length(o) == 0)
-            return fail(c, path, "grid: an exclusion is a non-empty object {\"AXIS\": VALUE "
-                                 "or [VALUES]}, got %s", type_name(o));
-        json_object_object_foreach(o, key, v) {
+            return fail(c, path,
+                        "grid: an exclusion is a non-empty object {\"AXIS\": VALUE "
+                        "or [VALUES]}, got %s",
+                        type_name(o));
+        json_object_object_foreach(o, key, v)
+        {
             char sub[PATH_LEN];
             pathf(sub, "%s.%s", path, key);
             size_t axis = SIZE_MAX;
@@ -861,14 +897,15 @@ static int read_exclusions(ctx *c, json_object *root, excl **out, size_t *n_out)
                 if (!strcmp(key, c->g->axes[a].name))
                     axis = 4 + a;
             if (axis == SIZE_MAX)
-                return fail(c, sub, "grid: exclusion names an unknown axis '%s' (axes: trace, "
-                                    "cluster, policy, seed and the grid's options)", key);
+                return fail(c, sub,
+                            "grid: exclusion names an unknown axis '%s' (axes: trace, "
+                            "cluster, policy, seed and the grid's options)",
+                            key);
             if (json_object_is_type(v, json_type_array)) {
                 for (size_t k = 0; k < json_object_array_length(v); k++) {
                     char s2[PATH_LEN];
                     pathf(s2, "%s[%zu]", sub, k);
-                    int st = excl_value(c, &ex[i], axis, json_object_array_get_idx(v, k), s2,
-                                        key);
+                    int st = excl_value(c, &ex[i], axis, json_object_array_get_idx(v, k), s2, key);
                     if (st)
                         return st;
                 }
@@ -894,14 +931,13 @@ static void cell_name(const grid *g, grid_cell *cell)
 {
     char full[2048];
     size_t n = (size_t)snprintf(full, sizeof full, "%s_%s_%s", g->traces[cell->trace].name,
-                                g->clusters[cell->cluster].name,
-                                g->policies[cell->policy].name);
+                                g->clusters[cell->cluster].name, g->policies[cell->policy].name);
     for (size_t a = 0; a < g->n_axes && n < sizeof full; a++) {
         const grid_axis *ax = &g->axes[a];
         if (ax->is_flag)
-            n += (size_t)snprintf(full + n, sizeof full - n, "_%s%s",
-                                  strcmp(ax->values[cell->value[a]], "true") ? "no-" : "",
-                                  ax->name);
+            n +=
+                (size_t)snprintf(full + n, sizeof full - n, "_%s%s",
+                                 strcmp(ax->values[cell->value[a]], "true") ? "no-" : "", ax->name);
         else
             n += (size_t)snprintf(full + n, sizeof full - n, "_%s-%s", ax->name,
                                   ax->short_values[cell->value[a]]);
@@ -980,8 +1016,10 @@ static int read_report(ctx *c, json_object *root)
     if (st || !json_object_object_get_ex(r, "metrics", &m))
         return st;
     if (!json_object_is_type(m, json_type_array))
-        return fail(c, "report.metrics", "grid: 'metrics' must be a list of summary.json "
-                                         "members, got %s", type_name(m));
+        return fail(c, "report.metrics",
+                    "grid: 'metrics' must be a list of summary.json "
+                    "members, got %s",
+                    type_name(m));
     size_t n = json_object_array_length(m);
     if (!(c->g->metrics = sim_calloc(n ? n : 1, sizeof *c->g->metrics)))
         return oom(c);
@@ -1041,8 +1079,8 @@ int grid_parse(const char *text, size_t len, const char *name, grid *g, sim_diag
         st = fail(&c, "", "grid: the document must be an object {\"traces\": ..., ...}");
         goto out;
     }
-    static const char *const allowed[] = {"command", "traces",  "clusters", "policies",
-                                          "options", "seeds",   "exclude",  "report", NULL};
+    static const char *const allowed[] = {"command", "traces",  "clusters", "policies", "options",
+                                          "seeds",   "exclude", "report",   NULL};
     if ((st = check_members(&c, root, "", allowed)))
         goto out;
     const char *kind = NULL;
@@ -1082,31 +1120,25 @@ int grid_load(const char *path, grid *g, sim_diag *d)
     if (!f)
         return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot open the grid file: %s",
                             strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = sim_malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *nb = cap < ((size_t)64 << 20) ? sim_reallocarray(buf, 2, cap) : NULL;
-        if (!nb) {
-            sim_free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
+    /* A grid file is small: its size, then one read. */
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (size < 0 || size > (64L << 20) || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return sim_diag_set(d, SIM_EIO, path, 0, 0,
+                            "cannot read the grid file (not a regular "
+                            "file of at most 64 MiB)");
     }
-    bool err = ferror(f);
+    char *text = sim_malloc((size_t)size + 1);
+    size_t got = text ? fread(text, 1, (size_t)size, f) : 0;
     fclose(f);
-    if (!buf)
-        return sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "the grid file is too large");
-    if (err) {
-        sim_free(buf);
-        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot read the grid file");
-    }
-    int st = grid_parse(buf, n, path, g, d);
-    sim_free(buf);
+    int st;
+    if (!text)
+        st = sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
+    else if (got != (size_t)size)
+        st = sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot read the grid file");
+    else
+        st = grid_parse(text, got, path, g, d);
+    sim_free(text);
     return st;
 }
 
@@ -1201,21 +1233,21 @@ size_t grid_cell_argv(const grid *g, const grid_cell *c, const char *self, const
     return o;
 }
 
-void grid_cell_config(const grid *g, const grid_cell *c, char *buf, size_t size)
+void grid_cell_config(const grid *g, const grid_cell *c, size_t skip_axis, char *buf, size_t size)
 {
     size_t n = 0;
     buf[0] = '\0';
-#define ADD(...)                                                                             \
-    do {                                                                                     \
-        if (n < size)                                                                        \
-            n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);                           \
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        if (n < size)                                                                              \
+            n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);                                 \
     } while (0)
     if (g->n_traces > 1)
         ADD("%s", g->traces[c->trace].name);
     if (g->n_clusters > 1)
         ADD("%s%s", n ? " " : "", g->clusters[c->cluster].name);
     for (size_t a = 0; a < g->n_axes; a++)
-        if (g->axes[a].n_values > 1)
+        if (g->axes[a].n_values > 1 && a != skip_axis)
             ADD("%s%s=%s", n ? " " : "", g->axes[a].name, g->axes[a].short_values[c->value[a]]);
     if (!n)
         ADD("%s %s", g->traces[c->trace].name, g->clusters[c->cluster].name);

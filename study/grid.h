@@ -20,44 +20,44 @@
 
 #include "sim/types.h"
 
-#define GRID_MAX_AXES 16     /* run-option axes */
-#define GRID_MAX_ARGS 24     /* arguments one trace or policy variant adds */
+#define GRID_MAX_AXES 16 /* run-option axes */
+#define GRID_MAX_ARGS 24 /* arguments one trace or policy variant adds */
 #define GRID_MAX_SEEDS 10000
-#define GRID_NAME_MAX 200    /* bytes of a cell name (longer ones end in a hash) */
+#define GRID_NAME_MAX 200 /* bytes of a cell name (longer ones end in a hash) */
 
 typedef enum grid_kind { GRID_RUN, GRID_PACK } grid_kind;
 
 typedef struct grid_trace {
-    char *name;   /* short name: the one given, or the file name without extension */
+    char *name; /* short name: the one given, or the file name without extension */
     char *path;
-    char *format; /* NULL = native */
+    char *format;              /* NULL = native */
     char *args[GRID_MAX_ARGS]; /* --trace-opt K=V, --skip-bad-rows ... */
     size_t n_args;
 } grid_trace;
 
 typedef struct grid_cluster {
     char *name;
-    char *spec;   /* node-list file or compact spec */
+    char *spec; /* node-list file or compact spec */
 } grid_cluster;
 
 /* A policy with one value of each of its option lists. */
 typedef struct grid_policy {
-    char *policy;  /* registered name */
-    char *label;   /* "las" or "las quantum=2h" */
-    char *name;    /* for cell names: "las" or "las_quantum-2h" */
+    char *policy;              /* registered name */
+    char *label;               /* "las" or "las quantum=2h" */
+    char *name;                /* for cell names: "las" or "las_quantum-2h" */
     char *opts[GRID_MAX_ARGS]; /* KEY=VALUE */
     size_t n_opts;
 } grid_policy;
 
 /* A run option taking one of several values: "demand": [100, 130]. */
 typedef struct grid_axis {
-    char *name;    /* as in the grid, without "--" */
-    char *flag;    /* "--demand" */
-    char **values; /* text as passed; a boolean axis has "true" / "false" */
+    char *name;          /* as in the grid, without "--" */
+    char *flag;          /* "--demand" */
+    char **values;       /* text as passed; a boolean axis has "true" / "false" */
     char **short_values; /* for cell names (a path's file name without extension) */
     size_t n_values;
-    bool is_flag;  /* a boolean: "true" passes the flag, "false" leaves it out */
-    bool numeric;  /* every value is a number: figures use it as their x axis */
+    bool is_flag; /* a boolean: "true" passes the flag, "false" leaves it out */
+    bool numeric; /* every value is a number: figures use it as their x axis */
 } grid_axis;
 
 typedef struct grid_cell {
@@ -82,8 +82,8 @@ typedef struct grid {
     size_t n_seeds;
     grid_cell *cells;
     size_t n_cells;
-    size_t n_excluded;       /* cells of the cross product left out by exclusions */
-    char **metrics;          /* "report": {"metrics": [...]}; NULL = every metric */
+    size_t n_excluded; /* cells of the cross product left out by exclusions */
+    char **metrics;    /* "report": {"metrics": [...]}; NULL = every metric */
     size_t n_metrics;
 } grid;
 
@@ -103,8 +103,9 @@ size_t grid_cell_argv(const grid *g, const grid_cell *c, const char *self, const
                       char *seed_buf, char **argv);
 
 /* The cell's configuration without its policy and seed ("cpu050 openb demand=130"), the
- * label of a row of the report's tables. */
-void grid_cell_config(const grid *g, const grid_cell *c, char *buf, size_t size);
+ * label of a row of the report's tables: the traces, clusters and option axes that take
+ * more than one value, except option axis skip_axis (SIZE_MAX: none). */
+void grid_cell_config(const grid *g, const grid_cell *c, size_t skip_axis, char *buf, size_t size);
 
 const char *grid_kind_name(grid_kind k);
 

@@ -7,6 +7,7 @@
 
 #include "cli/proc.h"
 #include "sim/alloc.h"
+#include "sim/textout.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -17,9 +18,8 @@
 #include <unistd.h>
 
 /* Every file a cell can leave, summary.json first so it goes before the rest. */
-static const char *const cell_files[] = {"summary.json", "run.json",     "jobs.csv",
-                                         "timeseries.csv", "tenants.csv", "pack.csv",
-                                         "pack.png",      "sweep.log"};
+static const char *const cell_files[] = {"summary.json", "run.json", "jobs.csv", "timeseries.csv",
+                                         "tenants.csv",  "pack.csv", "pack.png", "sweep.log"};
 
 static bool make_dir(const char *dir)
 {
@@ -50,8 +50,7 @@ bool sweep_cell_complete(const char *dir)
     return access(p, R_OK) == 0 && json_file_ok(p);
 }
 
-int sweep_init(sweep *s, const grid *g, const char *out, const char *self, bool redo,
-               sim_diag *d)
+int sweep_init(sweep *s, const grid *g, const char *out, const char *self, bool redo, sim_diag *d)
 {
     *s = (sweep){.g = g, .redo = redo};
     snprintf(s->out, sizeof s->out, "%s", out);
@@ -134,7 +133,8 @@ static bool pack_summary(const char *dir, char *why, size_t why_n)
     for (; h && v; h = strtok_r(NULL, ",\r\n", &hs), v = strtok_r(NULL, ",\r\n", &ls)) {
         size_t hl = strlen(h);
         if (!strcmp(h, "policy")) {
-            fprintf(o, "%s\"policy\": \"%s\"", first ? "" : ", ", v);
+            fprintf(o, "%s\"policy\": ", first ? "" : ", ");
+            sim_json_put_string(o, v);
             first = false;
             continue;
         }
@@ -193,7 +193,7 @@ void sweep_cell_finish(sweep *s, size_t i, int exit_status, double wall_s)
 
 typedef struct local_run {
     sweep *s;
-    size_t *index;       /* proc k runs cell index[k] */
+    size_t *index; /* proc k runs cell index[k] */
     size_t done, failed;
     double t0;
     sweep_progress fn;
@@ -212,8 +212,7 @@ static void on_proc(void *ctx, const cli_proc *p, size_t n, size_t k)
         return; /* a start */
     }
     if (lr->fn)
-        lr->fn(lr->ctx, lr->s, lr->done, lr->failed, lr->s->n_pending,
-               cli_wall_now() - lr->t0);
+        lr->fn(lr->ctx, lr->s, lr->done, lr->failed, lr->s->n_pending, cli_wall_now() - lr->t0);
 }
 
 int sweep_run_local(sweep *s, unsigned jobs, sweep_progress fn, void *ctx, sim_diag *d)
@@ -236,8 +235,8 @@ int sweep_run_local(sweep *s, unsigned jobs, sweep_progress fn, void *ctx, sim_d
         if (s->cells[i].state != SWEEP_PENDING)
             continue;
         if (!sweep_cell_clear(s, i)) {
-            st = sim_diag_set(d, SIM_EIO, s->cells[i].dir, 0, 0,
-                              "cannot create the directory: %s", strerror(errno));
+            st = sim_diag_set(d, SIM_EIO, s->cells[i].dir, 0, 0, "cannot create the directory: %s",
+                              strerror(errno));
             goto out;
         }
         index[k] = i;

@@ -21,36 +21,35 @@
 #include "study/grid.h"
 
 typedef enum sweep_state {
-    SWEEP_PENDING,  /* to run */
-    SWEEP_SKIPPED,  /* complete from an earlier sweep */
-    SWEEP_DONE,     /* ran and completed now */
-    SWEEP_FAILED,   /* ran and failed: error says why */
+    SWEEP_PENDING, /* to run */
+    SWEEP_SKIPPED, /* complete from an earlier sweep */
+    SWEEP_DONE,    /* ran and completed now */
+    SWEEP_FAILED,  /* ran and failed: error says why */
 } sweep_state;
 
 typedef struct sweep_cell {
     sweep_state state;
-    double wall_s;       /* the cell's process, when it ran */
-    char dir[1300];      /* OUT/cells/<name> */
-    char error[512];     /* "exit status 2: clustersim: error: ..." */
+    double wall_s;   /* the cell's process, when it ran */
+    char dir[1300];  /* OUT/cells/<name> */
+    char error[512]; /* "exit status 2: clustersim: error: ..." */
 } sweep_cell;
 
 typedef struct sweep {
     const grid *g;
     char out[1024];
-    char self[1024];     /* the clustersim executable */
-    sweep_cell *cells;   /* g->n_cells */
+    char self[1024];   /* the clustersim executable */
+    sweep_cell *cells; /* g->n_cells */
     size_t n_pending, n_skipped;
-    bool redo;           /* run every cell, complete or not */
+    bool redo; /* run every cell, complete or not */
 } sweep;
 
 /* Progress: called as cells end (and about every 0.25 s while they run, locally). */
-typedef void (*sweep_progress)(void *ctx, const sweep *s, size_t done, size_t failed,
-                               size_t total, double elapsed_s);
+typedef void (*sweep_progress)(void *ctx, const sweep *s, size_t done, size_t failed, size_t total,
+                               double elapsed_s);
 
 /* Set up s for grid g with outputs under out (created): finds the complete cells when
  * redo is false. Errors: SIM_EIO (a directory cannot be created), SIM_ENOMEM. */
-int sweep_init(sweep *s, const grid *g, const char *out, const char *self, bool redo,
-               sim_diag *d);
+int sweep_init(sweep *s, const grid *g, const char *out, const char *self, bool redo, sim_diag *d);
 void sweep_fini(sweep *s);
 
 /* Whether a cell directory holds complete outputs: its summary.json parses as an
@@ -82,7 +81,6 @@ typedef struct sweep_outcome {
 
 /* Write OUT/sweep.csv, OUT/report.md, OUT/report.html and OUT/figures/. Errors: SIM_EIO
  * (a file cannot be written), SIM_ENOMEM, with d filled. */
-int sweep_write_results(const sweep *s, bool figures, unsigned jobs, sweep_outcome *o,
-                        sim_diag *d);
+int sweep_write_results(const sweep *s, bool figures, unsigned jobs, sweep_outcome *o, sim_diag *d);
 
 #endif

@@ -23,7 +23,7 @@ enum { TAG_REQ = 1, TAG_WORK = 2 };
 #define SUMMARY_MAX (1 << 20)
 
 typedef struct result_head {
-    int32_t cell;        /* -1: no result (first request) */
+    int32_t cell; /* -1: no result (first request) */
     int32_t exit_status;
     double wall_s;
 } result_head;
@@ -31,7 +31,7 @@ typedef struct result_head {
 typedef struct shared {
     sweep *s;
     pthread_mutex_t mu;
-    size_t next;         /* next cell index to look at */
+    size_t next; /* next cell index to look at */
     size_t done, failed;
 } shared;
 
@@ -144,8 +144,8 @@ static int run_root(sweep *s, int size, sweep_progress fn, void *ctx, sim_diag *
             int len = 0;
             MPI_Get_count(&ms, MPI_BYTE, &len);
             char small[sizeof(result_head)];
-            char *into = buf && (size_t)len <= sizeof(result_head) + 600 + SUMMARY_MAX ? buf
-                                                                                       : small;
+            char *into =
+                buf && (size_t)len <= sizeof(result_head) + 600 + SUMMARY_MAX ? buf : small;
             if (into == small)
                 len = (int)sizeof small;
             MPI_Recv(into, len, MPI_BYTE, ms.MPI_SOURCE, TAG_REQ, MPI_COMM_WORLD,
@@ -209,8 +209,7 @@ static int run_worker(sweep *s, sim_diag *d)
         memcpy(buf, &h, sizeof h);
         size_t o = sizeof h;
         /* An empty error means done; a failure always has a reason. */
-        snprintf(buf + o, 600, "%s", c->state == SWEEP_DONE ? "" : *c->error ? c->error
-                                                                              : "failed");
+        snprintf(buf + o, 600, "%s", c->state == SWEEP_DONE ? "" : *c->error ? c->error : "failed");
         o += strlen(buf + o) + 1;
         if (c->state == SWEEP_DONE) {
             char p[1400];

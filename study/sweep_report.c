@@ -11,6 +11,7 @@
 #include "cli/report_int.h"
 #include "models/catalog.h"
 #include "sim/alloc.h"
+#include "sim/textout.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -52,7 +53,8 @@ static long metric_index(metrics *m, const char *name, bool add)
  * the names (pass 1, row NULL) or stored in row (pass 2). */
 static bool flatten(metrics *m, json_object *o, const char *prefix, double *row)
 {
-    json_object_object_foreach(o, key, v) {
+    json_object_object_foreach(o, key, v)
+    {
         char name[256];
         snprintf(name, sizeof name, "%s%s%s", prefix, *prefix ? "." : "", key);
         json_type t = json_object_get_type(v);
@@ -105,21 +107,6 @@ static int load_metrics(const sweep *s, metrics *m, sim_diag *d)
     return SIM_OK;
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static int write_csv(const sweep *s, const metrics *m, sim_diag *d)
 {
     const grid *g = s->g;
@@ -127,35 +114,36 @@ static int write_csv(const sweep *s, const metrics *m, sim_diag *d)
     snprintf(path, sizeof path, "%s/sweep.csv", s->out);
     FILE *f = fopen(path, "w");
     if (!f)
-        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot create the file: %s",
-                            strerror(errno));
+        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot create the file: %s", strerror(errno));
     fputs("cell,trace,cluster,policy,variant", f);
     for (size_t a = 0; a < g->n_axes; a++) {
         fputc(',', f);
-        csv_field(f, g->axes[a].name);
+        sim_csv_put_field(f, g->axes[a].name);
     }
     fputs(",seed,status,error", f);
     for (size_t k = 0; k < m->n; k++) {
         fputc(',', f);
-        csv_field(f, m->names[k]);
+        sim_csv_put_field(f, m->names[k]);
     }
     fputc('\n', f);
     for (size_t i = 0; i < g->n_cells; i++) {
         const grid_cell *c = &g->cells[i];
-        csv_field(f, c->name);
+        sim_csv_put_field(f, c->name);
         fputc(',', f);
-        csv_field(f, g->traces[c->trace].name);
+        sim_csv_put_field(f, g->traces[c->trace].name);
         fputc(',', f);
-        csv_field(f, g->clusters[c->cluster].name);
+        sim_csv_put_field(f, g->clusters[c->cluster].name);
         fprintf(f, ",%s,", g->policies[c->policy].policy);
-        csv_field(f, g->policies[c->policy].label);
+        sim_csv_put_field(f, g->policies[c->policy].label);
         for (size_t a = 0; a < g->n_axes; a++) {
             fputc(',', f);
-            csv_field(f, g->axes[a].values[c->value[a]]);
+            sim_csv_put_field(f, g->axes[a].values[c->value[a]]);
         }
         fprintf(f, ",%llu,%s,", (unsigned long long)c->seed,
-                cell_ok(s, i) ? "ok" : s->cells[i].state == SWEEP_FAILED ? "failed" : "not run");
-        csv_field(f, s->cells[i].error);
+                cell_ok(s, i)                       ? "ok"
+                : s->cells[i].state == SWEEP_FAILED ? "failed"
+                                                    : "not run");
+        sim_csv_put_field(f, s->cells[i].error);
         for (size_t k = 0; k < m->n; k++) {
             double v = m->v[i * m->n + k];
             if (isnan(v))
@@ -173,8 +161,8 @@ static int write_csv(const sweep *s, const metrics *m, sim_diag *d)
 
 /* Groups: runs of consecutive cells that differ only in their seed. */
 typedef struct group {
-    size_t first, n;     /* cells [first, first + n) */
-    size_t config;       /* index into the configurations */
+    size_t first, n; /* cells [first, first + n) */
+    size_t config;   /* index into the configurations */
     uint32_t policy;
 } group;
 
@@ -203,9 +191,9 @@ typedef struct stats {
     size_t n_groups;
     size_t *config_cell; /* a cell of each configuration, in order of appearance */
     size_t n_configs;
-    double *mean, *ci;   /* [group * n_metrics + metric] */
-    size_t *n_ok;        /* [group * n_metrics + metric] */
-    long *by_cp;         /* [config * n_policies + policy]: its group, or -1 */
+    double *mean, *ci; /* [group * n_metrics + metric] */
+    size_t *n_ok;      /* [group * n_metrics + metric] */
+    long *by_cp;       /* [config * n_policies + policy]: its group, or -1 */
 } stats;
 
 static int build_stats(const sweep *s, const metrics *m, stats *st)
@@ -290,8 +278,7 @@ static size_t report_metrics(const grid *g, metrics *m, size_t *out)
     return n;
 }
 
-static const group *find_group(const stats *st, size_t n_policies, size_t config,
-                               uint32_t policy)
+static const group *find_group(const stats *st, size_t n_policies, size_t config, uint32_t policy)
 {
     long q = st->by_cp[config * n_policies + policy];
     return q < 0 ? NULL : &st->groups[q];
@@ -317,7 +304,7 @@ static void metric_table(report_doc *doc, const sweep *s, const metrics *m, cons
     const char *cells[REPORT_MAX_COLS];
     size_t nm = m->n ? m->n : 1;
     for (size_t c = 0; c < st->n_configs; c++) {
-        grid_cell_config(g, &g->cells[st->config_cell[c]], text[0], sizeof text[0]);
+        grid_cell_config(g, &g->cells[st->config_cell[c]], SIZE_MAX, text[0], sizeof text[0]);
         cells[0] = text[0];
         for (size_t p = 0; p < np; p++) {
             const group *gr = find_group(st, g->n_policies, c, (uint32_t)p);
@@ -385,8 +372,8 @@ static bool figure_data(const sweep *s, const metrics *m, const stats *st, size_
             if (!same || !st->n_ok[q * nm + k])
                 continue;
             double ci = st->ci[q * nm + k];
-            fprintf(f, "%.10g %.10g %.10g\n", axis_number(ax, c->value[a]),
-                    st->mean[q * nm + k], isfinite(ci) ? ci : 0.0);
+            fprintf(f, "%.10g %.10g %.10g\n", axis_number(ax, c->value[a]), st->mean[q * nm + k],
+                    isfinite(ci) ? ci : 0.0);
         }
         fputs("\n\n", f);
         nn += (size_t)snprintf(names + nn, sizeof names - nn, "%s%s", p ? " " : "",
@@ -396,7 +383,7 @@ static bool figure_data(const sweep *s, const metrics *m, const stats *st, size_
     }
     bool ok = fclose(f) == 0;
     char cfg[256], title[400];
-    grid_cell_config(g, r, cfg, sizeof cfg);
+    grid_cell_config(g, r, a, cfg, sizeof cfg);
     snprintf(title, sizeof title, "%s against %s (%s)", m->names[k], ax->name, cfg);
     snprintf(caption, cn, "%.*s", (int)(cn - 1), title);
     gp_assign(vars, "datafile", dat);
@@ -405,15 +392,15 @@ static bool figure_data(const sweep *s, const metrics *m, const stats *st, size_
     gp_assign(vars, "plot_title", title);
     gp_assign(vars, "xlabel_text", ax->name);
     gp_assign(vars, "ylabel_text", m->names[k]);
-    fprintf(vars, "n = %zu\n", g->n_policies < REPORT_MAX_POLICIES ? g->n_policies
-                                                                   : (size_t)REPORT_MAX_POLICIES);
+    fprintf(vars, "n = %zu\n",
+            g->n_policies < REPORT_MAX_POLICIES ? g->n_policies : (size_t)REPORT_MAX_POLICIES);
     return ok;
 }
 
 /* Draw the figures; returns how many are listed in figs (drawn or not). */
-static size_t draw_figures(const sweep *s, const metrics *m, const stats *st,
-                           const size_t *shown, size_t n_shown, unsigned jobs, figure *figs,
-                           bool *drawn, sweep_outcome *o)
+static size_t draw_figures(const sweep *s, const metrics *m, const stats *st, const size_t *shown,
+                           size_t n_shown, unsigned jobs, figure *figs, bool *drawn,
+                           sweep_outcome *o)
 {
     const grid *g = s->g;
     char fdir[1100], ddir[1200];
@@ -494,8 +481,8 @@ static size_t draw_figures(const sweep *s, const metrics *m, const stats *st,
     return nf;
 }
 
-static int write_report(const sweep *s, metrics *m, const stats *st, bool figures,
-                        unsigned jobs, sweep_outcome *o, sim_diag *d)
+static int write_report(const sweep *s, metrics *m, const stats *st, bool figures, unsigned jobs,
+                        sweep_outcome *o, sim_diag *d)
 {
     const grid *g = s->g;
     size_t *shown = sim_calloc(m->n ? m->n : 1, sizeof *shown);
@@ -518,15 +505,16 @@ static int write_report(const sweep *s, metrics *m, const stats *st, bool figure
     size_t n_shown = report_metrics(g, m, shown);
     size_t nf = figures ? draw_figures(s, m, st, shown, n_shown, jobs, figs, drawn, o) : 0;
     report__doc_begin(&doc, "Sweep report");
-    report__doc_para(&doc, "Grid `%s`: `clustersim %s` cells, %zu traces x %zu clusters x %zu "
-                           "policy variants x %zu option axes x %zu seeds; %zu cells (%zu "
-                           "excluded), %zu complete, %zu failed. Every value is the mean over "
-                           "the seeds ± the half-width of its 95 %% Student-t confidence "
-                           "interval; a single seed gives the value alone. The data of every "
-                           "cell is in `sweep.csv`.",
-                     g->path, grid_kind_name(g->kind), g->n_traces, g->n_clusters,
-                     g->n_policies, g->n_axes, g->n_seeds, g->n_cells, g->n_excluded,
-                     o->cells_ok, o->cells_failed);
+    report__doc_para(&doc,
+                     "Grid `%s`: `clustersim %s` cells, %zu traces x %zu clusters x %zu "
+                     "policy variants x %zu option axes x %zu seeds; %zu cells (%zu "
+                     "excluded), %zu complete, %zu failed. Every value is the mean over "
+                     "the seeds ± the half-width of its 95 %% Student-t confidence "
+                     "interval; a single seed gives the value alone. The data of every "
+                     "cell is in `sweep.csv`.",
+                     g->path, grid_kind_name(g->kind), g->n_traces, g->n_clusters, g->n_policies,
+                     g->n_axes, g->n_seeds, g->n_cells, g->n_excluded, o->cells_ok,
+                     o->cells_failed);
     if (o->cells_failed) {
         report__doc_heading(&doc, 2, "Failed cells");
         size_t listed = 0;
@@ -563,8 +551,7 @@ out:
     return rc;
 }
 
-int sweep_write_results(const sweep *s, bool figures, unsigned jobs, sweep_outcome *o,
-                        sim_diag *d)
+int sweep_write_results(const sweep *s, bool figures, unsigned jobs, sweep_outcome *o, sim_diag *d)
 {
     *o = (sweep_outcome){0};
     for (size_t i = 0; i < s->g->n_cells; i++) {

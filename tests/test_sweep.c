@@ -16,27 +16,6 @@
 
 #define OUT "sweep_out"
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    return check_system(cmd);
-}
-
-static bool file_has(const char *path, const char *needle)
-{
-    char *s = check_slurp(path, NULL);
-    bool ok = s && strstr(s, needle);
-    if (!ok)
-        fprintf(stderr, "  %s does not contain: %s\n", path, needle);
-    free(s);
-    return ok;
-}
-
 static size_t lines_with(const char *path, const char *needle)
 {
     char *s = check_slurp(path, NULL);
@@ -45,6 +24,23 @@ static size_t lines_with(const char *path, const char *needle)
         n++;
     free(s);
     return n;
+}
+
+/* Write OUT/name with the given text. */
+static bool write_grid(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", OUT, name);
+    FILE *f = fopen(path, "w");
+    bool ok = f && fputs(text, f) >= 0;
+    return f && fclose(f) == 0 && ok;
+}
+
+/* clustersim sweep OUT/grid --out OUT/out [extra], its output in OUT/log; its status. */
+static int sweep(const char *grid_name, const char *out, const char *extra, const char *log)
+{
+    return check_sh("%s sweep %s/%s --out %s/%s %s > %s/%s 2>&1", SIM_BINARY, OUT, grid_name, OUT,
+                    out, extra, OUT, log);
 }
 
 static int parse(const char *text, grid *g, sim_diag *d)
@@ -123,7 +119,8 @@ static void test_expansion(void)
         for (size_t k = 0; k < g2.n_cells; k++)
             found += !strcmp(g.cells[i].name, g2.cells[k].name);
     CHECK_EQ_I64(found, g.n_cells);
-    CHECK_EQ_I64(g2.n_cells, 15 + 2 * 3 * 2 - 3); /* 3d: 2 traces x 3 variants x 2 seeds, minus b's seed 2 */
+    CHECK_EQ_I64(g2.n_cells,
+                 15 + 2 * 3 * 2 - 3); /* 3d: 2 traces x 3 variants x 2 seeds, minus b's seed 2 */
     grid_free(&g);
     grid_free(&g2);
 }
@@ -178,22 +175,20 @@ static void test_bad_grids(void)
         CHECK_EQ_I64(d.line, cases[k].line);
         CHECK_EQ_I64(d.column, cases[k].column);
         CHECK(strstr(d.msg, cases[k].msg) != NULL);
-        if (!strstr(d.msg, cases[k].msg) || d.line != cases[k].line ||
-            d.column != cases[k].column)
+        if (!strstr(d.msg, cases[k].msg) || d.line != cases[k].line || d.column != cases[k].column)
             fprintf(stderr, "  case %zu: %s:%ld:%d: %s\n", k, d.file, d.line, d.column, d.msg);
         CHECK_EQ_I64(g.n_cells, 0);
         grid_free(&g);
     }
     /* The command: status 2 and file:line:column before any cell runs. */
-    CHECK_EQ_I64(sh("printf '{\\n \"traces\": [\"%s/a.csv\"],\\n \"clusters\": [\"4xV100M32:8\"],"
-                    "\\n \"policies\": [\"nosuch\"]\\n}\\n' > %s/bad.json",
-                    OUT, OUT),
-                 0);
-    CHECK_EQ_I64(sh("%s sweep %s/bad.json --out %s/bad > %s/bad.txt 2>&1", SIM_BINARY, OUT, OUT,
-                    OUT),
-                 2);
-    CHECK(file_has(OUT "/bad.txt", "clustersim: " OUT "/bad.json:4:15: error: grid: unknown "
-                                   "policy 'nosuch'"));
+    CHECK_EQ_I64(
+        check_sh("printf '{\\n \"traces\": [\"%s/a.csv\"],\\n \"clusters\": [\"4xV100M32:8\"],"
+                 "\\n \"policies\": [\"nosuch\"]\\n}\\n' > %s/bad.json",
+                 OUT, OUT),
+        0);
+    CHECK_EQ_I64(sweep("bad.json", "bad", "", "bad.txt"), 2);
+    CHECK(check_file_has(OUT "/bad.txt", "clustersim: " OUT "/bad.json:4:15: error: grid: unknown "
+                                         "policy 'nosuch'"));
     struct stat sb;
     CHECK(stat(OUT "/bad/cells", &sb) != 0);
 }
@@ -208,96 +203,77 @@ static long long mtime_of(const char *path)
 
 static void test_run_and_resume(void)
 {
-    CHECK_EQ_I64(sh("cat > %s/g.json <<'EOF'\n"
-                    "{\"traces\": [\"%s/a.csv\"], \"clusters\": [\"4xV100M32:8\"],\n"
-                    " \"policies\": [\"fifo\", \"binpack\"],\n"
-                    " \"options\": {\"restart-penalty\": [10, 60]}, \"seeds\": [1, 2]}\n"
-                    "EOF",
-                    OUT, OUT),
-                 0);
-    CHECK_EQ_I64(sh("%s sweep %s/g.json --out %s/run --jobs 2 --no-figures > %s/run1.txt 2>&1",
-                    SIM_BINARY, OUT, OUT, OUT),
-                 0);
+    CHECK(write_grid("g.json",
+                     "{\"traces\": [\"" OUT "/a.csv\"], \"clusters\": [\"4xV100M32:8\"],\n"
+                     " \"policies\": [\"fifo\", \"binpack\"],\n"
+                     " \"options\": {\"restart-penalty\": [10, 60]}, \"seeds\": [1, 2]}\n"));
+    CHECK_EQ_I64(sweep("g.json", "run", "--jobs 2 --no-figures", "run1.txt"), 0);
     CHECK_EQ_I64(lines_with(OUT "/run/sweep.csv", ",ok,"), 8);
-    CHECK(file_has(OUT "/run/sweep.csv", "cell,trace,cluster,policy,variant,restart-penalty,"
-                                         "seed,status,error,cluster.nodes"));
-    CHECK(file_has(OUT "/run/report.md", "### jct_s.mean"));
-    CHECK(file_has(OUT "/run/report.md", "| configuration | fifo | binpack |"));
-    CHECK(file_has(OUT "/run1.txt", "8 cells, 0 complete already, 8 to run"));
-    CHECK(sh("cp %s/run/sweep.csv %s/first.csv", OUT, OUT) == 0);
+    CHECK(check_file_has(OUT "/run/sweep.csv", "cell,trace,cluster,policy,variant,restart-penalty,"
+                                               "seed,status,error,cluster.nodes"));
+    CHECK(check_file_has(OUT "/run/report.md", "### jct_s.mean"));
+    CHECK(check_file_has(OUT "/run/report.md", "| configuration | fifo | binpack |"));
+    CHECK(check_file_has(OUT "/run1.txt", "8 cells, 0 complete already, 8 to run"));
+    CHECK(check_sh("cp %s/run/sweep.csv %s/first.csv", OUT, OUT) == 0);
 
     /* Resume: nothing to run; then a truncated summary.json is redone, the rest kept. */
     const char *c1 = OUT "/run/cells/a_4xV100M32-8_fifo_restart-penalty-10_s1/summary.json";
     const char *c2 = OUT "/run/cells/a_4xV100M32-8_binpack_restart-penalty-60_s2/summary.json";
     long long t2 = mtime_of(c2);
     CHECK(t2 > 0);
-    CHECK_EQ_I64(sh("%s sweep %s/g.json --out %s/run --no-figures > %s/run2.txt 2>&1",
-                    SIM_BINARY, OUT, OUT, OUT),
-                 0);
-    CHECK(file_has(OUT "/run2.txt", "8 cells, 8 complete already, 0 to run"));
-    CHECK_EQ_I64(sh("truncate -s 40 %s", c1), 0);
-    CHECK_EQ_I64(sh("%s sweep %s/g.json --out %s/run --no-figures > %s/run3.txt 2>&1",
-                    SIM_BINARY, OUT, OUT, OUT),
-                 0);
-    CHECK(file_has(OUT "/run3.txt", "8 cells, 7 complete already, 1 to run"));
-    CHECK(file_has(c1, "\"makespan_s\"")); /* written anew */
-    CHECK_EQ_I64(mtime_of(c2), t2);       /* not run again */
-    CHECK_EQ_I64(sh("cmp -s %s/first.csv %s/run/sweep.csv", OUT, OUT), 0);
+    CHECK_EQ_I64(sweep("g.json", "run", "--no-figures", "run2.txt"), 0);
+    CHECK(check_file_has(OUT "/run2.txt", "8 cells, 8 complete already, 0 to run"));
+    CHECK_EQ_I64(check_sh("truncate -s 40 %s", c1), 0);
+    CHECK_EQ_I64(sweep("g.json", "run", "--no-figures", "run3.txt"), 0);
+    CHECK(check_file_has(OUT "/run3.txt", "8 cells, 7 complete already, 1 to run"));
+    CHECK(check_file_has(c1, "\"makespan_s\"")); /* written anew */
+    CHECK_EQ_I64(mtime_of(c2), t2);              /* not run again */
+    CHECK_EQ_I64(check_sh("cmp -s %s/first.csv %s/run/sweep.csv", OUT, OUT), 0);
     /* A half-written cell (outputs but no summary.json) is redone too. */
-    CHECK_EQ_I64(sh("rm %s && %s sweep %s/g.json --out %s/run --list | grep -c 'to run' > "
-                    "%s/list.txt",
-                    c2, SIM_BINARY, OUT, OUT, OUT),
+    CHECK_EQ_I64(check_sh("rm %s && %s sweep %s/g.json --out %s/run --list | grep -c 'to run' > "
+                          "%s/list.txt",
+                          c2, SIM_BINARY, OUT, OUT, OUT),
                  0);
-    CHECK(file_has(OUT "/list.txt", "1"));
+    CHECK(check_file_has(OUT "/list.txt", "1"));
 }
 
 static void test_failing_cell(void)
 {
     /* horizon "xyz" passes the grid (a run option's value is checked by the run) but
      * every cell with it fails; the others complete. */
-    CHECK_EQ_I64(sh("cat > %s/f.json <<'EOF'\n"
-                    "{\"traces\": [\"%s/a.csv\"], \"clusters\": [\"4xV100M32:8\"],\n"
-                    " \"policies\": [\"fifo\", \"binpack\"],\n"
-                    " \"options\": {\"horizon\": [\"1d\", \"xyz\"]}, \"seeds\": \"1..2\"}\n"
-                    "EOF",
-                    OUT, OUT),
-                 0);
-    CHECK_EQ_I64(sh("%s sweep %s/f.json --out %s/fail --jobs 2 --no-figures > %s/fail.txt 2>&1",
-                    SIM_BINARY, OUT, OUT, OUT),
-                 1);
+    CHECK(write_grid("f.json",
+                     "{\"traces\": [\"" OUT "/a.csv\"], \"clusters\": [\"4xV100M32:8\"],\n"
+                     " \"policies\": [\"fifo\", \"binpack\"],\n"
+                     " \"options\": {\"horizon\": [\"1d\", \"xyz\"]}, \"seeds\": \"1..2\"}\n"));
+    CHECK_EQ_I64(sweep("f.json", "fail", "--jobs 2 --no-figures", "fail.txt"), 1);
     CHECK_EQ_I64(lines_with(OUT "/fail/sweep.csv", ",ok,"), 4);
     CHECK_EQ_I64(lines_with(OUT "/fail/sweep.csv", ",failed,\"exit status 2: clustersim: "
                                                    "error:"),
                  4);
-    CHECK(file_has(OUT "/fail.txt", "clustersim: cell a_4xV100M32-8_fifo_horizon-xyz_s1 "
-                                    "failed: exit status 2"));
-    CHECK(file_has(OUT "/fail/report.md", "## Failed cells"));
-    CHECK(file_has(OUT "/fail.txt", "sweep: 4 of 8 cells complete, 4 failed"));
+    CHECK(check_file_has(OUT "/fail.txt", "clustersim: cell a_4xV100M32-8_fifo_horizon-xyz_s1 "
+                                          "failed: exit status 2"));
+    CHECK(check_file_has(OUT "/fail/report.md", "## Failed cells"));
+    CHECK(check_file_has(OUT "/fail.txt", "sweep: 4 of 8 cells complete, 4 failed"));
 }
 
 static void test_pack_cells(void)
 {
-    CHECK_EQ_I64(sh("cat > %s/p.json <<'EOF'\n"
-                    "{\"command\": \"pack\", \"traces\": [\"%s/a.csv\"],\n"
-                    " \"clusters\": [\"4xV100M32:8\"], \"policies\": [\"fgd\", \"binpack\"],\n"
-                    " \"options\": {\"demand\": [50, 100]}, \"seeds\": \"1..2\",\n"
-                    " \"report\": {\"metrics\": [\"alloc\"]}}\n"
-                    "EOF",
-                    OUT, OUT),
-                 0);
-    CHECK_EQ_I64(sh("%s sweep %s/p.json --out %s/pack --jobs 2 > %s/pack.txt 2>&1", SIM_BINARY,
-                    OUT, OUT, OUT),
-                 0);
-    CHECK(file_has(OUT "/pack/sweep.csv", "status,error,demand_pct,alloc,frag_amount,"
-                                          "frag_ratio,failed\n"));
+    CHECK(write_grid("p.json",
+                     "{\"command\": \"pack\", \"traces\": [\"" OUT "/a.csv\"],\n"
+                     " \"clusters\": [\"4xV100M32:8\"], \"policies\": [\"fgd\", \"binpack\"],\n"
+                     " \"options\": {\"demand\": [50, 100]}, \"seeds\": \"1..2\",\n"
+                     " \"report\": {\"metrics\": [\"alloc\"]}}\n"));
+    CHECK_EQ_I64(sweep("p.json", "pack", "--jobs 2", "pack.txt"), 0);
+    CHECK(check_file_has(OUT "/pack/sweep.csv", "status,error,demand_pct,alloc,frag_amount,"
+                                                "frag_ratio,failed\n"));
     CHECK_EQ_I64(lines_with(OUT "/pack/sweep.csv", ",ok,"), 8);
-    CHECK(file_has(OUT "/pack/cells/a_4xV100M32-8_fgd_demand-100_s1/summary.json",
-                   "\"demand_pct\": 100,"));
-    CHECK(file_has(OUT "/pack/report.md", "### alloc"));
+    CHECK(check_file_has(OUT "/pack/cells/a_4xV100M32-8_fgd_demand-100_s1/summary.json",
+                         "\"demand_pct\": 100,"));
+    CHECK(check_file_has(OUT "/pack/report.md", "### alloc"));
     /* The same pack, run directly, gives the same allocation. */
-    CHECK_EQ_I64(sh("%s pack --trace %s/a.csv --cluster 4xV100M32:8 --policies fgd --seeds 1 "
-                    "--demand 100 --no-figure --out %s/direct > /dev/null 2>&1",
-                    SIM_BINARY, OUT, OUT),
+    CHECK_EQ_I64(check_sh("%s pack --trace %s/a.csv --cluster 4xV100M32:8 --policies fgd --seeds 1 "
+                          "--demand 100 --no-figure --out %s/direct > /dev/null 2>&1",
+                          SIM_BINARY, OUT, OUT),
                  0);
     char *csv = check_slurp(OUT "/direct/pack.csv", NULL);
     char *last = csv ? strrchr(csv, '\n') : NULL;
@@ -309,7 +285,7 @@ static void test_pack_cells(void)
         sscanf(last, "%*[^,],%*[^,],%*[^,],%31[^,]", alloc);
         char want[64];
         snprintf(want, sizeof want, "\"alloc\": %s,", alloc);
-        CHECK(file_has(OUT "/pack/cells/a_4xV100M32-8_fgd_demand-100_s1/summary.json", want));
+        CHECK(check_file_has(OUT "/pack/cells/a_4xV100M32-8_fgd_demand-100_s1/summary.json", want));
     } else {
         CHECK(!"pack.csv of the direct run is missing");
     }
@@ -319,10 +295,10 @@ static void test_pack_cells(void)
 int main(void)
 {
     setenv("CLUSTERSIM_DATA", SIM_SOURCE_DIR, 1);
-    CHECK_EQ_I64(sh("rm -rf %s && mkdir -p %s", OUT, OUT), 0);
-    CHECK_EQ_I64(sh("%s trace gen --out %s/a.csv --jobs 40 --seed 3 >/dev/null 2>&1 && "
-                    "cp %s/a.csv %s/b.csv",
-                    SIM_BINARY, OUT, OUT, OUT),
+    CHECK_EQ_I64(check_sh("rm -rf %s && mkdir -p %s", OUT, OUT), 0);
+    CHECK_EQ_I64(check_sh("%s trace gen --out %s/a.csv --jobs 40 --seed 3 >/dev/null 2>&1 && "
+                          "cp %s/a.csv %s/b.csv",
+                          SIM_BINARY, OUT, OUT, OUT),
                  0);
     test_expansion();
     test_bad_grids();

@@ -12,17 +12,6 @@
 
 #define OUT "sweep_mpi_out"
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    return check_system(cmd);
-}
-
 int main(void)
 {
 #ifndef SIM_MPIEXEC
@@ -32,42 +21,43 @@ int main(void)
     /* mpirun refuses to run as root without these. */
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    CHECK_EQ_I64(sh("rm -rf %s && mkdir -p %s", OUT, OUT), 0);
-    CHECK_EQ_I64(sh("%s trace gen --out %s/a.csv --jobs 60 --seed 5 >/dev/null 2>&1", SIM_BINARY,
-                    OUT),
+    CHECK_EQ_I64(check_sh("rm -rf %s && mkdir -p %s", OUT, OUT), 0);
+    CHECK_EQ_I64(
+        check_sh("%s trace gen --out %s/a.csv --jobs 60 --seed 5 >/dev/null 2>&1", SIM_BINARY, OUT),
+        0);
+    CHECK_EQ_I64(check_sh("cat > %s/g.json <<'EOF'\n"
+                          "{\"traces\": [\"%s/a.csv\"], \"clusters\": [\"4xV100M32:8\", "
+                          "\"2xA100:8,4xT4:4\"],\n"
+                          " \"policies\": [\"fifo\", \"binpack\", \"las\"],\n"
+                          " \"options\": {\"horizon\": [\"2d\", \"xyz\"]}, \"seeds\": \"1..3\"}\n"
+                          "EOF",
+                          OUT, OUT),
                  0);
-    CHECK_EQ_I64(sh("cat > %s/g.json <<'EOF'\n"
-                    "{\"traces\": [\"%s/a.csv\"], \"clusters\": [\"4xV100M32:8\", "
-                    "\"2xA100:8,4xT4:4\"],\n"
-                    " \"policies\": [\"fifo\", \"binpack\", \"las\"],\n"
-                    " \"options\": {\"horizon\": [\"2d\", \"xyz\"]}, \"seeds\": \"1..3\"}\n"
-                    "EOF",
-                    OUT, OUT),
-                 0);
-    CHECK_EQ_I64(sh("%s sweep %s/g.json --out %s/local --jobs 2 --no-figures > %s/local.txt "
-                    "2>&1",
-                    SIM_BINARY, OUT, OUT, OUT),
+    CHECK_EQ_I64(check_sh("%s sweep %s/g.json --out %s/local --jobs 2 --no-figures > %s/local.txt "
+                          "2>&1",
+                          SIM_BINARY, OUT, OUT, OUT),
                  1);
-    int rc = sh("%s -np 3 --oversubscribe %s sweep %s/g.json --out %s/mpi --no-figures "
-                "> %s/mpi.txt 2>&1",
-                SIM_MPIEXEC, SIM_BINARY, OUT, OUT, OUT);
+    int rc = check_sh("%s -np 3 --oversubscribe %s sweep %s/g.json --out %s/mpi --no-figures "
+                      "> %s/mpi.txt 2>&1",
+                      SIM_MPIEXEC, SIM_BINARY, OUT, OUT, OUT);
     CHECK(rc != 0); /* some cells fail */
-    CHECK_EQ_I64(sh("grep -q '36 cells, 0 complete already, 36 to run on 3 MPI ranks' %s/mpi.txt",
-                    OUT),
-                 0);
-    CHECK_EQ_I64(sh("grep -c ',ok,' %s/mpi/sweep.csv | grep -qx 18", OUT), 0);
-    CHECK_EQ_I64(sh("cmp %s/local/sweep.csv %s/mpi/sweep.csv", OUT, OUT), 0);
+    CHECK_EQ_I64(
+        check_sh("grep -q '36 cells, 0 complete already, 36 to run on 3 MPI ranks' %s/mpi.txt",
+                 OUT),
+        0);
+    CHECK_EQ_I64(check_sh("grep -c ',ok,' %s/mpi/sweep.csv | grep -qx 18", OUT), 0);
+    CHECK_EQ_I64(check_sh("cmp %s/local/sweep.csv %s/mpi/sweep.csv", OUT, OUT), 0);
     /* Again: the complete cells are skipped, the failed ones run again. */
-    sh("%s -np 2 --oversubscribe %s sweep %s/g.json --out %s/mpi --no-figures > %s/mpi2.txt "
-       "2>&1",
-       SIM_MPIEXEC, SIM_BINARY, OUT, OUT, OUT);
-    CHECK_EQ_I64(sh("grep -q '36 cells, 18 complete already, 18 to run on 2 MPI ranks' "
-                    "%s/mpi2.txt",
-                    OUT),
+    check_sh("%s -np 2 --oversubscribe %s sweep %s/g.json --out %s/mpi --no-figures > %s/mpi2.txt "
+             "2>&1",
+             SIM_MPIEXEC, SIM_BINARY, OUT, OUT, OUT);
+    CHECK_EQ_I64(check_sh("grep -q '36 cells, 18 complete already, 18 to run on 2 MPI ranks' "
+                          "%s/mpi2.txt",
+                          OUT),
                  0);
-    CHECK_EQ_I64(sh("cmp %s/local/sweep.csv %s/mpi/sweep.csv", OUT, OUT), 0);
+    CHECK_EQ_I64(check_sh("cmp %s/local/sweep.csv %s/mpi/sweep.csv", OUT, OUT), 0);
     if (check_failed)
-        sh("cat %s/mpi.txt %s/mpi2.txt >&2", OUT, OUT);
+        check_sh("cat %s/mpi.txt %s/mpi2.txt >&2", OUT, OUT);
 #endif
     return check_done();
 }

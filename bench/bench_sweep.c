@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define OUT "bench_sweep_out"
+#define OUT SIM_BUILD_DIR "/bench_sweep_out"
 
 static double now(void)
 {

@@ -201,12 +201,20 @@ static long long mtime_of(const char *path)
                                 : -1;
 }
 
+/* A grid of fifo and binpack on trace a.csv with the given options and seeds. */
+static bool fifo_binpack_grid(const char *name, const char *options, const char *seeds)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"traces\": [\"%s/a.csv\"], \"clusters\": [\"4xV100M32:8\"],\n"
+             " \"policies\": [\"fifo\", \"binpack\"],\n \"options\": {%s}, \"seeds\": %s}\n",
+             OUT, options, seeds);
+    return write_grid(name, text);
+}
+
 static void test_run_and_resume(void)
 {
-    CHECK(write_grid("g.json",
-                     "{\"traces\": [\"" OUT "/a.csv\"], \"clusters\": [\"4xV100M32:8\"],\n"
-                     " \"policies\": [\"fifo\", \"binpack\"],\n"
-                     " \"options\": {\"restart-penalty\": [10, 60]}, \"seeds\": [1, 2]}\n"));
+    CHECK(fifo_binpack_grid("g.json", "\"restart-penalty\": [10, 60]", "[1, 2]"));
     CHECK_EQ_I64(sweep("g.json", "run", "--jobs 2 --no-figures", "run1.txt"), 0);
     CHECK_EQ_I64(lines_with(OUT "/run/sweep.csv", ",ok,"), 8);
     CHECK(check_file_has(OUT "/run/sweep.csv", "cell,trace,cluster,policy,variant,restart-penalty,"
@@ -241,10 +249,7 @@ static void test_failing_cell(void)
 {
     /* horizon "xyz" passes the grid (a run option's value is checked by the run) but
      * every cell with it fails; the others complete. */
-    CHECK(write_grid("f.json",
-                     "{\"traces\": [\"" OUT "/a.csv\"], \"clusters\": [\"4xV100M32:8\"],\n"
-                     " \"policies\": [\"fifo\", \"binpack\"],\n"
-                     " \"options\": {\"horizon\": [\"1d\", \"xyz\"]}, \"seeds\": \"1..2\"}\n"));
+    CHECK(fifo_binpack_grid("f.json", "\"horizon\": [\"1d\", \"xyz\"]", "\"1..2\""));
     CHECK_EQ_I64(sweep("f.json", "fail", "--jobs 2 --no-figures", "fail.txt"), 1);
     CHECK_EQ_I64(lines_with(OUT "/fail/sweep.csv", ",ok,"), 4);
     CHECK_EQ_I64(lines_with(OUT "/fail/sweep.csv", ",failed,\"exit status 2: clustersim: "

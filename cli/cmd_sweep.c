@@ -198,6 +198,17 @@ int cmd_sweep(int argc, char **argv)
         rc = 0;
         goto out;
     }
+    /* Rank 0 checks the inputs; under MPI every rank learns the outcome. */
+    if (rank == 0 && s.n_pending && (st = sweep_check(&s, (unsigned)jobs, &d)) != SIM_OK)
+        cli_print_diag(&d);
+#ifdef SIM_HAVE_MPI
+    if (size > 1)
+        st = sweep_mpi_share(st);
+#endif
+    if (st != SIM_OK) {
+        rc = cli_exit_code(st);
+        goto out;
+    }
     progress pg = {
         .live = !quiet && isatty(2), .quiet = quiet || rank != 0, .shown_done = (size_t)-1};
     if (rank == 0 && !quiet)

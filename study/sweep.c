@@ -257,3 +257,86 @@ out:
     sim_free(logs);
     return st;
 }
+
+/* The first cell whose parameter `axis` (0 trace, 1 cluster, 2 policy, 3 + a option a)
+ * has value v, or SIZE_MAX. */
+static size_t first_with(const grid *g, size_t axis, uint32_t v)
+{
+    for (size_t i = 0; i < g->n_cells; i++) {
+        const grid_cell *c = &g->cells[i];
+        uint32_t x = axis == 0   ? c->trace
+                     : axis == 1 ? c->cluster
+                     : axis == 2 ? c->policy
+                                 : c->value[axis - 3];
+        if (x == v)
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+int sweep_check(const sweep *s, unsigned jobs, sim_diag *d)
+{
+    const grid *g = s->g;
+    if (g->kind != GRID_RUN)
+        return SIM_OK;
+    size_t max = g->n_traces + g->n_clusters + g->n_policies;
+    for (size_t a = 0; a < g->n_axes; a++)
+        max += g->axes[a].n_values;
+    size_t *pick = sim_calloc(max, sizeof *pick), n = 0;
+    cli_proc *procs = sim_calloc(max, sizeof *procs);
+    char **args = sim_calloc(max * GRID_CELL_ARGV, sizeof *args);
+    char(*seeds)[24] = sim_calloc(max, sizeof *seeds);
+    char(*logs)[1200] = sim_calloc(max, sizeof *logs);
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/check", s->out);
+    int st = SIM_OK;
+    if (!pick || !procs || !args || !seeds || !logs) {
+        st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    if (!make_dir(dir)) {
+        st =
+            sim_diag_set(d, SIM_EIO, dir, 0, 0, "cannot create the directory: %s", strerror(errno));
+        goto out;
+    }
+    size_t sizes[3 + GRID_MAX_AXES] = {g->n_traces, g->n_clusters, g->n_policies};
+    for (size_t a = 0; a < g->n_axes; a++)
+        sizes[3 + a] = g->axes[a].n_values;
+    for (size_t axis = 0; axis < 3 + g->n_axes; axis++)
+        for (uint32_t v = 0; v < sizes[axis]; v++) {
+            size_t i = first_with(g, axis, v), k = 0;
+            while (k < n && pick[k] != i)
+                k++;
+            if (i == SIZE_MAX || k < n)
+                continue;
+            pick[n] = i;
+            char **a = args + n * GRID_CELL_ARGV;
+            size_t o = grid_cell_argv(g, &g->cells[i], s->self, "-", seeds[n], a);
+            /* `--out DIR --quiet` at the end becomes `--check`. */
+            a[o - 3] = "--check";
+            a[o - 2] = NULL;
+            snprintf(logs[n], sizeof logs[n], "%.1100s/%zu.log", dir, n);
+            procs[n] = (cli_proc){.argv = a, .log_path = logs[n]};
+            n++;
+        }
+    if (cli_procs_run(procs, n, jobs, NULL, NULL) != 0) {
+        st = sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot start clustersim: %s", strerror(errno));
+        goto out;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (procs[k].exit_status == 0)
+            continue;
+        char last[600];
+        cli_last_line(logs[k], last, sizeof last);
+        st = sim_diag_set(d, SIM_EINVAL, g->path, 0, 0, "cell %s cannot run: %s",
+                          g->cells[pick[k]].name, *last ? last : "its check failed");
+        break;
+    }
+out:
+    sim_free(pick);
+    sim_free(procs);
+    sim_free(args);
+    sim_free(seeds);
+    sim_free(logs);
+    return st;
+}

@@ -64,6 +64,13 @@ bool sweep_cell_clear(const sweep *s, size_t i);
  * pack cell, write summary.json from pack.csv; record DONE or FAILED with the reason. */
 void sweep_cell_finish(sweep *s, size_t i, int exit_status, double wall_s);
 
+/* Check run cells' inputs before any cell runs: `clustersim run --check` (it reads the
+ * trace and cluster and checks every option) on one cell per trace, cluster, policy
+ * variant and option value, at most jobs at once, logs in OUT/check/. Pack cells are
+ * not checked (pack has no --check). Returns SIM_OK, SIM_EINVAL when a check failed
+ * (d names the grid file and the cell, with the check's last line), or SIM_EIO. */
+int sweep_check(const sweep *s, unsigned jobs, sim_diag *d);
+
 /* Run the pending cells, at most jobs at once. Returns SIM_OK, or SIM_EIO when
  * processes cannot be started (d says why; cells not started stay pending). */
 int sweep_run_local(sweep *s, unsigned jobs, sweep_progress fn, void *ctx, sim_diag *d);

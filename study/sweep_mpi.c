@@ -256,6 +256,12 @@ int sweep_mpi_init(int *argc, char ***argv, int *rank, int *size, sim_diag *d)
     return SIM_OK;
 }
 
+int sweep_mpi_share(int v)
+{
+    MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return v;
+}
+
 void sweep_mpi_finalize(void)
 {
     MPI_Finalize();

@@ -20,6 +20,9 @@ bool sweep_mpi_launched(void);
 int sweep_mpi_init(int *argc, char ***argv, int *rank, int *size, sim_diag *d);
 void sweep_mpi_finalize(void);
 
+/* Rank 0's value of v, on every rank (a status every rank must act on). */
+int sweep_mpi_share(int v);
+
 /* Run the sweep's pending cells over the job's ranks (every rank calls it; the cells'
  * states are final on rank 0 only). fn is called on rank 0. */
 int sweep_run_mpi(sweep *s, sweep_progress fn, void *ctx, sim_diag *d);

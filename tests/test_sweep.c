@@ -247,18 +247,30 @@ static void test_run_and_resume(void)
 
 static void test_failing_cell(void)
 {
-    /* horizon "xyz" passes the grid (a run option's value is checked by the run) but
-     * every cell with it fails; the others complete. */
-    CHECK(fifo_binpack_grid("f.json", "\"horizon\": [\"1d\", \"xyz\"]", "\"1..2\""));
+    /* pack takes --demand 1..1000: the cells with 2000 fail (pack cells have no check
+     * before the sweep), the others complete. */
+    CHECK(write_grid("f.json",
+                     "{\"command\": \"pack\", \"traces\": [\"" OUT "/a.csv\"],\n"
+                     " \"clusters\": [\"4xV100M32:8\"], \"policies\": [\"fgd\", \"binpack\"],\n"
+                     " \"options\": {\"demand\": [50, 2000]}, \"seeds\": \"1..2\"}\n"));
     CHECK_EQ_I64(sweep("f.json", "fail", "--jobs 2 --no-figures", "fail.txt"), 1);
     CHECK_EQ_I64(lines_with(OUT "/fail/sweep.csv", ",ok,"), 4);
     CHECK_EQ_I64(lines_with(OUT "/fail/sweep.csv", ",failed,\"exit status 2: clustersim: "
                                                    "error:"),
                  4);
-    CHECK(check_file_has(OUT "/fail.txt", "clustersim: cell a_4xV100M32-8_fifo_horizon-xyz_s1 "
+    CHECK(check_file_has(OUT "/fail.txt", "clustersim: cell a_4xV100M32-8_fgd_demand-2000_s1 "
                                           "failed: exit status 2"));
     CHECK(check_file_has(OUT "/fail/report.md", "## Failed cells"));
     CHECK(check_file_has(OUT "/fail.txt", "sweep: 4 of 8 cells complete, 4 failed"));
+    /* Run cells are checked first: a bad option value or cluster stops the sweep before
+     * any cell runs. */
+    CHECK(fifo_binpack_grid("h.json", "\"horizon\": [\"1d\", \"xyz\"]", "\"1..2\""));
+    CHECK_EQ_I64(sweep("h.json", "checked", "--no-figures", "checked.txt"), 2);
+    CHECK(check_file_has(OUT "/checked.txt", "clustersim: " OUT "/h.json: error: cell "
+                                             "a_4xV100M32-8_fifo_horizon-xyz_s1 cannot run: "
+                                             "clustersim: error: option --horizon: expected a "
+                                             "duration"));
+    CHECK_EQ_I64(check_sh("ls %s/checked/cells/*/summary.json 2>/dev/null | grep -q .", OUT), 1);
 }
 
 static void test_pack_cells(void)

@@ -25,11 +25,13 @@ int main(void)
     CHECK_EQ_I64(
         check_sh("%s trace gen --out %s/a.csv --jobs 60 --seed 5 >/dev/null 2>&1", SIM_BINARY, OUT),
         0);
+    /* Pack cells with --demand 2000 fail (pack takes 1..1000): 2 clusters x 3 policies x
+     * 2 demands x 3 seeds = 36 cells, 18 of them failing. */
     CHECK_EQ_I64(check_sh("cat > %s/g.json <<'EOF'\n"
-                          "{\"traces\": [\"%s/a.csv\"], \"clusters\": [\"4xV100M32:8\", "
-                          "\"2xA100:8,4xT4:4\"],\n"
-                          " \"policies\": [\"fifo\", \"binpack\", \"las\"],\n"
-                          " \"options\": {\"horizon\": [\"2d\", \"xyz\"]}, \"seeds\": \"1..3\"}\n"
+                          "{\"command\": \"pack\", \"traces\": [\"%s/a.csv\"],\n"
+                          " \"clusters\": [\"4xV100M32:8\", \"2xA100:8,4xT4:4\"],\n"
+                          " \"policies\": [\"fgd\", \"binpack\", \"random\"],\n"
+                          " \"options\": {\"demand\": [80, 2000]}, \"seeds\": \"1..3\"}\n"
                           "EOF",
                           OUT, OUT),
                  0);

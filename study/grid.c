@@ -946,7 +946,7 @@ static void cell_name(const grid *g, grid_cell *cell)
         snprintf(full + n, sizeof full - n, "_s%llu", (unsigned long long)cell->seed);
     sanitize(full);
     if (strlen(full) <= GRID_NAME_MAX)
-        snprintf(cell->name, sizeof cell->name, "%s", full);
+        snprintf(cell->name, sizeof cell->name, "%.*s", GRID_NAME_MAX, full);
     else
         snprintf(cell->name, sizeof cell->name, "%.*s-%016llx", GRID_NAME_MAX - 17, full,
                  (unsigned long long)fnv1a(full));

@@ -123,6 +123,28 @@ static void test_expansion(void)
                  15 + 2 * 3 * 2 - 3); /* 3d: 2 traces x 3 variants x 2 seeds, minus b's seed 2 */
     grid_free(&g);
     grid_free(&g2);
+
+    /* A name longer than GRID_NAME_MAX is cut and ends in a hash of the whole name, so
+     * two long names that differ at the end stay apart. */
+    char longtext[2048], name1[GRID_NAME_MAX + 1] = "";
+    for (int k = 0; k < 2; k++) {
+        snprintf(longtext, sizeof longtext,
+                 "{\"traces\": [{\"path\": \"%s/a.csv\", \"name\": \"%0250d\"}],\n"
+                 " \"clusters\": [\"4xV100M32:8\"], \"policies\": [\"fifo\"], \"seeds\": %d}\n",
+                 OUT, k, k + 1);
+        grid gl;
+        CHECK_EQ_I64(parse(longtext, &gl, &d), SIM_OK);
+        if (gl.n_cells == 1) {
+            size_t len = strlen(gl.cells[0].name);
+            CHECK_EQ_I64(len, GRID_NAME_MAX);
+            CHECK(gl.cells[0].name[len - 17] == '-');
+            if (k == 0)
+                snprintf(name1, sizeof name1, "%s", gl.cells[0].name);
+            else
+                CHECK(strcmp(name1, gl.cells[0].name) != 0);
+        }
+        grid_free(&gl);
+    }
 }
 
 typedef struct bad_case {

@@ -159,8 +159,15 @@ int cmd_sweep(int argc, char **argv)
 
     int rank = 0, size = 1;
     sim_diag d = {0};
-#ifdef SIM_HAVE_MPI
-    bool mpi = !check && !list && sweep_mpi_launched();
+    long launched = check || list ? 1 : sweep_launched_processes();
+#ifndef SIM_HAVE_MPI
+    if (launched > 1)
+        return cli_usage_error("this process is one of %ld that mpirun or srun started, but "
+                               "this clustersim was built without MPI (configure with "
+                               "-DSIM_MPI=ON): each would run the whole sweep",
+                               launched);
+#else
+    bool mpi = launched > 1;
     if (mpi && sweep_mpi_init(&argc, &argv, &rank, &size, &d) != SIM_OK) {
         cli_print_diag(&d);
         sweep_mpi_finalize();

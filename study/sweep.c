@@ -340,3 +340,16 @@ out:
     sim_free(logs);
     return st;
 }
+
+long sweep_launched_processes(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                       "SLURM_STEP_NUM_TASKS"};
+    long n = 1;
+    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++) {
+        const char *v = getenv(vars[k]);
+        long x = v ? atol(v) : 0;
+        n = x > n ? x : n;
+    }
+    return n;
+}

@@ -78,6 +78,10 @@ int sweep_run_local(sweep *s, unsigned jobs, sweep_progress fn, void *ctx, sim_d
 /* The argument vector of cell i (argv has room for GRID_CELL_ARGV pointers). */
 void sweep_cell_argv(const sweep *s, size_t i, char *seed_buf, char **argv);
 
+/* How many processes the launcher that started this one started (mpirun, mpiexec or
+ * Slurm's srun, read from their environment variables); 1 when none did. */
+long sweep_launched_processes(void);
+
 /* What sweep_write_results did. */
 typedef struct sweep_outcome {
     size_t cells_ok, cells_failed, metrics;

@@ -226,20 +226,6 @@ static int run_worker(sweep *s, sim_diag *d)
     return SIM_OK;
 }
 
-bool sweep_mpi_launched(void)
-{
-    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
-                                       "SLURM_STEP_NUM_TASKS", "MPI_LOCALNRANKS"};
-    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++) {
-        const char *v = getenv(vars[k]);
-        if (!v)
-            continue;
-        if (!strcmp(vars[k], "PMIX_RANK") || atol(v) > 1)
-            return true;
-    }
-    return false;
-}
-
 int sweep_mpi_init(int *argc, char ***argv, int *rank, int *size, sim_diag *d)
 {
     int provided;

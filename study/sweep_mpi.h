@@ -11,10 +11,6 @@
 
 #include "study/sweep.h"
 
-/* Whether this process was started by an MPI launcher (mpirun, mpiexec, srun) with
- * more than one process. Cheap: reads the environment only. */
-bool sweep_mpi_launched(void);
-
 /* MPI_Init and this process's rank and the job's size. Errors: SIM_EINVAL when the
  * launcher started several processes but MPI sees one (srun without --mpi=pmix). */
 int sweep_mpi_init(int *argc, char ***argv, int *rank, int *size, sim_diag *d);

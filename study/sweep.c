@@ -215,40 +215,47 @@ static void on_proc(void *ctx, const cli_proc *p, size_t n, size_t k)
         lr->fn(lr->ctx, lr->s, lr->done, lr->failed, lr->s->n_pending, cli_wall_now() - lr->t0);
 }
 
+/* Cells are handed to the process runner in batches, so memory for their command lines
+ * stays bounded however large the grid; a batch's last cells leave cores idle only for
+ * the time of one cell. */
+#define LOCAL_BATCH 4096
+
 int sweep_run_local(sweep *s, unsigned jobs, sweep_progress fn, void *ctx, sim_diag *d)
 {
-    size_t n = s->n_pending;
-    if (n == 0)
+    size_t cap = s->n_pending < LOCAL_BATCH ? s->n_pending : LOCAL_BATCH;
+    if (cap == 0)
         return SIM_OK;
-    cli_proc *procs = sim_calloc(n, sizeof *procs);
-    size_t *index = sim_calloc(n, sizeof *index);
-    char **args = sim_calloc(n * GRID_CELL_ARGV, sizeof *args);
-    char(*seeds)[24] = sim_calloc(n, sizeof *seeds);
-    char(*logs)[1400] = sim_calloc(n, sizeof *logs);
+    cli_proc *procs = sim_calloc(cap, sizeof *procs);
+    size_t *index = sim_calloc(cap, sizeof *index);
+    char **args = sim_calloc(cap * GRID_CELL_ARGV, sizeof *args);
+    char(*seeds)[24] = sim_calloc(cap, sizeof *seeds);
+    char(*logs)[1400] = sim_calloc(cap, sizeof *logs);
     int st = SIM_OK;
     if (!procs || !index || !args || !seeds || !logs) {
         st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         goto out;
     }
-    size_t k = 0;
-    for (size_t i = 0; i < s->g->n_cells; i++) {
-        if (s->cells[i].state != SWEEP_PENDING)
-            continue;
-        if (!sweep_cell_clear(s, i)) {
-            st = sim_diag_set(d, SIM_EIO, s->cells[i].dir, 0, 0, "cannot create the directory: %s",
-                              strerror(errno));
-            goto out;
-        }
-        index[k] = i;
-        sweep_cell_argv(s, i, seeds[k], args + k * GRID_CELL_ARGV);
-        snprintf(logs[k], sizeof logs[k], "%s/sweep.log", s->cells[i].dir);
-        procs[k] = (cli_proc){.argv = args + k * GRID_CELL_ARGV, .log_path = logs[k]};
-        k++;
-    }
     local_run lr = {.s = s, .index = index, .t0 = cli_wall_now(), .fn = fn, .ctx = ctx};
-    if (cli_procs_run(procs, n, jobs, on_proc, &lr) != 0)
-        st = sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot start a cell's process: %s",
-                          strerror(errno));
+    for (size_t i = 0; i < s->g->n_cells && st == SIM_OK;) {
+        size_t k = 0;
+        for (; i < s->g->n_cells && k < cap; i++) {
+            if (s->cells[i].state != SWEEP_PENDING)
+                continue;
+            if (!sweep_cell_clear(s, i)) {
+                st = sim_diag_set(d, SIM_EIO, s->cells[i].dir, 0, 0,
+                                  "cannot create the directory: %s", strerror(errno));
+                goto out;
+            }
+            index[k] = i;
+            sweep_cell_argv(s, i, seeds[k], args + k * GRID_CELL_ARGV);
+            snprintf(logs[k], sizeof logs[k], "%s/sweep.log", s->cells[i].dir);
+            procs[k] = (cli_proc){.argv = args + k * GRID_CELL_ARGV, .log_path = logs[k]};
+            k++;
+        }
+        if (k && cli_procs_run(procs, k, jobs, on_proc, &lr) != 0)
+            st = sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot start a cell's process: %s",
+                              strerror(errno));
+    }
 out:
     sim_free(procs);
     sim_free(index);

@@ -25,9 +25,12 @@ double cli_wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void child_exec(const cli_proc *p, const sigset_t *mask)
+static void child_exec(const cli_proc *p)
 {
-    sigprocmask(SIG_SETMASK, mask, NULL);
+    /* The program starts with no signal blocked, whatever its parent blocks. */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     int in = open("/dev/null", O_RDONLY);
     int out = open(p->log_path ? p->log_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (in >= 0) {
@@ -70,7 +73,7 @@ int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, 
                 break;
             }
             if (pid == 0)
-                child_exec(c, &old_mask);
+                child_exec(c);
             c->pid = (long)pid;
             c->state = CLI_PROC_RUNNING;
             c->start_s = cli_wall_now();

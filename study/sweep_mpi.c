@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,12 @@ static int run_root(sweep *s, int size, sweep_progress fn, void *ctx, sim_diag *
 {
     shared sh = {.s = s};
     pthread_mutex_init(&sh.mu, NULL);
+    /* SIGCHLD blocked here too, so that it waits for the thread's sigtimedwait (the
+     * process runner's) instead of being discarded in this thread. */
+    sigset_t chld, old_mask;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    pthread_sigmask(SIG_BLOCK, &chld, &old_mask);
     pthread_t th;
     bool thread = pthread_create(&th, NULL, local_worker, &sh) == 0;
     char *buf = sim_malloc(sizeof(result_head) + 600 + SUMMARY_MAX);
@@ -183,6 +190,7 @@ static int run_root(sweep *s, int size, sweep_progress fn, void *ctx, sim_diag *
     } else {
         local_worker(&sh);
     }
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     pthread_mutex_destroy(&sh.mu);
     sim_free(buf);
     return st;

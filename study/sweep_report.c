@@ -261,13 +261,31 @@ static void free_stats(stats *st)
     sim_free(st->by_cp);
 }
 
-/* The metrics the report shows: the grid's list (those present), else all of them. */
+/* Whether metric k takes more than one value over the cells. */
+static bool varies(const metrics *m, size_t n_cells, size_t k)
+{
+    double first = NAN;
+    for (size_t i = 0; i < n_cells; i++) {
+        double v = m->v[i * m->n + k];
+        if (isnan(v))
+            continue;
+        if (isnan(first))
+            first = v;
+        else if (v != first)
+            return true;
+    }
+    return false;
+}
+
+/* The metrics the report shows: the grid's list (those present), else every metric that
+ * varies over the cells (sweep.csv has the constant ones). */
 static size_t report_metrics(const grid *g, metrics *m, size_t *out)
 {
     size_t n = 0;
     if (!g->n_metrics) {
         for (size_t k = 0; k < m->n; k++)
-            out[n++] = k;
+            if (varies(m, g->n_cells, k))
+                out[n++] = k;
         return n;
     }
     for (size_t k = 0; k < g->n_metrics; k++) {

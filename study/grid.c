@@ -362,163 +362,178 @@ static json_object *as_list(json_object *o, const char *key, json_object **tmp)
     return *tmp;
 }
 
+/* One entry of the traces or clusters: a string (the value of its main member) or an
+ * object with the main member, "name" and the members `allowed` lists. */
+typedef struct entry {
+    const char *main, *name;
+    json_object *obj; /* the object, or NULL for a string */
+    char path[PATH_LEN];
+} entry;
+
+/* The list `key` of root (a lone value is a list of one) for read_entry; *n its length.
+ * Fails when it is missing or empty. Release *tmp with json_object_put. */
+static int entry_list(ctx *c, json_object *root, const char *key, const char *what,
+                      json_object **list, json_object **tmp, size_t *n)
+{
+    *list = as_list(root, key, tmp);
+    *n = *list ? json_object_array_length(*list) : 0;
+    if (*n == 0)
+        return fail(c, "", "grid: '%s' is missing: give at least one %s", key, what);
+    return SIM_OK;
+}
+
+/* Entry i of list (`lone`: the list as_list made of a single value) under key. */
+static int read_entry(ctx *c, json_object *list, bool lone, const char *key, size_t i,
+                      const char *main_key, const char *const *allowed, const char *what, entry *e)
+{
+    json_object *t = json_object_array_get_idx(list, i);
+    *e = (entry){0};
+    pathf(e->path, lone ? "%s" : "%s[%zu]", key, i);
+    if (json_object_is_type(t, json_type_string)) {
+        e->main = json_object_get_string(t);
+        return SIM_OK;
+    }
+    if (!json_object_is_type(t, json_type_object))
+        return fail(c, e->path, "grid: a %s is a string or an object {\"%s\": ...}, got %s", what,
+                    main_key, type_name(t));
+    e->obj = t;
+    int st;
+    if ((st = check_members(c, t, e->path, allowed)) ||
+        (st = member_string(c, t, e->path, main_key, &e->main)) ||
+        (st = member_string(c, t, e->path, "name", &e->name)))
+        return st;
+    if (!e->main)
+        return fail(c, e->path, "grid: a %s needs \"%s\"", what, main_key);
+    return SIM_OK;
+}
+
+/* Entry names must differ: names[0..n) so far, the new one last. */
+static int unique_name(ctx *c, const entry *e, const char *what, const char *const *names, size_t n)
+{
+    for (size_t k = 0; k + 1 < n; k++)
+        if (!strcmp(names[k], names[n - 1]))
+            return fail(c, e->path, "grid: two %ss are named '%s' (give one a \"name\")", what,
+                        names[n - 1]);
+    return SIM_OK;
+}
+
+/* A trace's "options" (each a --trace-opt KEY=VALUE) and "skip-bad-rows". */
+static int trace_args(ctx *c, const entry *e, grid_trace *gt)
+{
+    json_object *v;
+    if (json_object_object_get_ex(e->obj, "skip-bad-rows", &v) && json_object_get_boolean(v))
+        gt->args[gt->n_args++] = sim_strdup("--skip-bad-rows");
+    if (!json_object_object_get_ex(e->obj, "options", &v))
+        return SIM_OK;
+    char sub[PATH_LEN];
+    pathf(sub, "%s.options", e->path);
+    if (!json_object_is_type(v, json_type_object))
+        return fail(c, sub,
+                    "grid: a trace's \"options\" must be an object {\"KEY\": VALUE}, "
+                    "got %s",
+                    type_name(v));
+    json_object_object_foreach(v, key, val)
+    {
+        char text[256], kv[320];
+        pathf(sub, "%s.options.%s", e->path, key);
+        if (!scalar_text(val, text, sizeof text))
+            return fail(c, sub,
+                        "grid: trace option '%s' must be a string, number or boolean, "
+                        "got %s",
+                        key, type_name(val));
+        if (gt->n_args + 2 > GRID_MAX_ARGS)
+            return fail(c, sub, "grid: too many trace options (at most %d)", GRID_MAX_ARGS / 2 - 1);
+        snprintf(kv, sizeof kv, "%s=%s", key, text);
+        gt->args[gt->n_args++] = sim_strdup("--trace-opt");
+        gt->args[gt->n_args++] = sim_strdup(kv);
+    }
+    return SIM_OK;
+}
+
 static int read_traces(ctx *c, json_object *root)
 {
-    json_object *tmp, *list = as_list(root, "traces", &tmp);
-    int st = SIM_OK;
-    if (!list || json_object_array_length(list) == 0) {
-        json_object_put(tmp);
-        return fail(c, "", "grid: 'traces' is missing: give at least one trace");
-    }
-    size_t n = json_object_array_length(list);
+    static const char *const allowed[] = {"path",    "name",          "format",
+                                          "options", "skip-bad-rows", NULL};
     grid *g = c->g;
-    if (!(g->traces = sim_calloc(n, sizeof *g->traces))) {
-        json_object_put(tmp);
-        return oom(c);
-    }
+    json_object *list, *tmp;
+    size_t n;
+    int st = entry_list(c, root, "traces", "trace", &list, &tmp, &n);
+    if (st == SIM_OK && !(g->traces = sim_calloc(n, sizeof *g->traces)))
+        st = oom(c);
+    const char **names = st == SIM_OK ? sim_calloc(n, sizeof *names) : NULL;
+    if (st == SIM_OK && !names)
+        st = oom(c);
     for (size_t i = 0; i < n && st == SIM_OK; i++) {
-        json_object *t = json_object_array_get_idx(list, i);
-        char path[PATH_LEN];
-        pathf(path, tmp ? "traces" : "traces[%zu]", i);
-        grid_trace *gt = &g->traces[g->n_traces++];
-        const char *file = NULL, *name = NULL, *format = NULL;
-        if (json_object_is_type(t, json_type_string)) {
-            file = json_object_get_string(t);
-        } else if (json_object_is_type(t, json_type_object)) {
-            static const char *const allowed[] = {"path",    "name",          "format",
-                                                  "options", "skip-bad-rows", NULL};
-            if ((st = check_members(c, t, path, allowed)) ||
-                (st = member_string(c, t, path, "path", &file)) ||
-                (st = member_string(c, t, path, "name", &name)) ||
-                (st = member_string(c, t, path, "format", &format)))
-                break;
-            if (!file) {
-                st = fail(c, path, "grid: a trace needs \"path\"");
-                break;
-            }
-            json_object *v;
-            if (json_object_object_get_ex(t, "skip-bad-rows", &v) && json_object_get_boolean(v))
-                gt->args[gt->n_args++] = sim_strdup("--skip-bad-rows");
-            if (json_object_object_get_ex(t, "options", &v)) {
-                char sub[PATH_LEN];
-                pathf(sub, "%s.options", path);
-                if (!json_object_is_type(v, json_type_object)) {
-                    st = fail(c, sub,
-                              "grid: a trace's \"options\" must be an object "
-                              "{\"KEY\": VALUE}, got %s",
-                              type_name(v));
-                    break;
-                }
-                json_object_object_foreach(v, key, val)
-                {
-                    char text[256], kv[320];
-                    pathf(sub, "%s.options.%s", path, key);
-                    if (!scalar_text(val, text, sizeof text)) {
-                        st = fail(c, sub,
-                                  "grid: trace option '%s' must be a string, number "
-                                  "or boolean, got %s",
-                                  key, type_name(val));
-                        break;
-                    }
-                    if (gt->n_args + 2 > GRID_MAX_ARGS) {
-                        st = fail(c, sub, "grid: too many trace options (at most %d)",
-                                  GRID_MAX_ARGS / 2 - 1);
-                        break;
-                    }
-                    snprintf(kv, sizeof kv, "%s=%s", key, text);
-                    gt->args[gt->n_args++] = sim_strdup("--trace-opt");
-                    gt->args[gt->n_args++] = sim_strdup(kv);
-                }
-                if (st)
-                    break;
-            }
-        } else {
-            st = fail(c, path, "grid: a trace is a path or an object {\"path\": ...}, got %s",
-                      type_name(t));
+        entry e;
+        if ((st = read_entry(c, list, tmp != NULL, "traces", i, "path", allowed, "trace", &e)))
             break;
-        }
+        grid_trace *gt = &g->traces[g->n_traces++];
+        const char *format = NULL;
+        if (e.obj && ((st = member_string(c, e.obj, e.path, "format", &format)) ||
+                      (st = trace_args(c, &e, gt))))
+            break;
         char sn[128];
-        short_name(file, sn, sizeof sn);
-        gt->path = sim_strdup(file);
-        gt->name = sim_strdup(name ? name : sn);
+        short_name(e.main, sn, sizeof sn);
+        gt->path = sim_strdup(e.main);
+        gt->name = sim_strdup(e.name ? e.name : sn);
         gt->format = format ? sim_strdup(format) : NULL;
-        if (!gt->path || !gt->name || (format && !gt->format)) {
+        bool ok = gt->path && gt->name && (!format || gt->format);
+        for (size_t k = 0; k < gt->n_args; k++)
+            ok = ok && gt->args[k];
+        if (!ok) {
             st = oom(c);
             break;
         }
-        for (size_t k = 0; k < gt->n_args; k++)
-            if (!gt->args[k])
-                st = oom(c);
         sanitize(gt->name);
-        if (st == SIM_OK && !is_file(gt->path))
-            st = fail(c, json_object_is_type(t, json_type_object) ? strcat(path, ".path") : path,
-                      "grid: trace file '%s' cannot be read: %s", gt->path, strerror(errno));
-        for (size_t k = 0; st == SIM_OK && k + 1 < g->n_traces; k++)
-            if (!strcmp(g->traces[k].name, gt->name))
-                st = fail(c, path, "grid: two traces are named '%s' (give one a \"name\")",
-                          gt->name);
+        names[i] = gt->name;
+        if (!is_file(gt->path)) {
+            char sub[PATH_LEN];
+            pathf(sub, e.obj ? "%s.path" : "%s", e.path);
+            st =
+                fail(c, sub, "grid: trace file '%s' cannot be read: %s", gt->path, strerror(errno));
+        }
+        if (st == SIM_OK)
+            st = unique_name(c, &e, "trace", names, i + 1);
     }
+    sim_free(names);
     json_object_put(tmp);
     return st;
 }
 
 static int read_clusters(ctx *c, json_object *root)
 {
-    json_object *tmp, *list = as_list(root, "clusters", &tmp);
-    int st = SIM_OK;
-    if (!list || json_object_array_length(list) == 0) {
-        json_object_put(tmp);
-        return fail(c, "", "grid: 'clusters' is missing: give at least one cluster");
-    }
-    size_t n = json_object_array_length(list);
+    static const char *const allowed[] = {"spec", "name", NULL};
     grid *g = c->g;
-    if (!(g->clusters = sim_calloc(n, sizeof *g->clusters))) {
-        json_object_put(tmp);
-        return oom(c);
-    }
+    json_object *list, *tmp;
+    size_t n;
+    int st = entry_list(c, root, "clusters", "cluster", &list, &tmp, &n);
+    if (st == SIM_OK && !(g->clusters = sim_calloc(n, sizeof *g->clusters)))
+        st = oom(c);
+    const char **names = st == SIM_OK ? sim_calloc(n, sizeof *names) : NULL;
+    if (st == SIM_OK && !names)
+        st = oom(c);
     for (size_t i = 0; i < n && st == SIM_OK; i++) {
-        json_object *t = json_object_array_get_idx(list, i);
-        char path[PATH_LEN];
-        pathf(path, tmp ? "clusters" : "clusters[%zu]", i);
-        const char *spec = NULL, *name = NULL;
-        if (json_object_is_type(t, json_type_string)) {
-            spec = json_object_get_string(t);
-        } else if (json_object_is_type(t, json_type_object)) {
-            static const char *const allowed[] = {"spec", "name", NULL};
-            if ((st = check_members(c, t, path, allowed)) ||
-                (st = member_string(c, t, path, "spec", &spec)) ||
-                (st = member_string(c, t, path, "name", &name)))
-                break;
-            if (!spec) {
-                st = fail(c, path,
-                          "grid: a cluster needs \"spec\" (a node-list file or a "
-                          "compact spec)");
-                break;
-            }
-        } else {
-            st = fail(c, path,
-                      "grid: a cluster is a node-list file, a compact spec or an "
-                      "object {\"spec\": ...}, got %s",
-                      type_name(t));
+        entry e;
+        if ((st = read_entry(c, list, tmp != NULL, "clusters", i, "spec", allowed, "cluster", &e)))
             break;
-        }
         grid_cluster *gc = &g->clusters[g->n_clusters++];
         char sn[128];
-        short_name(spec, sn, sizeof sn);
-        gc->spec = sim_strdup(spec);
-        gc->name = sim_strdup(name ? name : sn);
+        short_name(e.main, sn, sizeof sn);
+        gc->spec = sim_strdup(e.main);
+        gc->name = sim_strdup(e.name ? e.name : sn);
         if (!gc->spec || !gc->name) {
             st = oom(c);
             break;
         }
         sanitize(gc->name);
-        if (looks_like_path(spec) && !is_file(spec))
-            st = fail(c, path, "grid: cluster file '%s' cannot be read: %s", spec, strerror(errno));
-        for (size_t k = 0; st == SIM_OK && k + 1 < g->n_clusters; k++)
-            if (!strcmp(g->clusters[k].name, gc->name))
-                st = fail(c, path, "grid: two clusters are named '%s' (give one a \"name\")",
-                          gc->name);
+        names[i] = gc->name;
+        if (looks_like_path(gc->spec) && !is_file(gc->spec))
+            st = fail(c, e.path, "grid: cluster file '%s' cannot be read: %s", gc->spec,
+                      strerror(errno));
+        if (st == SIM_OK)
+            st = unique_name(c, &e, "cluster", names, i + 1);
     }
+    sim_free(names);
     json_object_put(tmp);
     return st;
 }

@@ -450,92 +450,106 @@ static int trace_args(ctx *c, const entry *e, grid_trace *gt)
     return SIM_OK;
 }
 
-static int read_traces(ctx *c, json_object *root)
+/* Fill element i of a list from entry e and say its name (the callbacks below). */
+typedef int (*entry_fn)(ctx *c, const entry *e, size_t i, const char **name);
+
+/* The list `key`, each entry given to fn (its array has room for list_length); names
+ * must differ. */
+static int read_entries(ctx *c, json_object *root, const char *key, const char *what,
+                        const char *main_key, const char *const *allowed, entry_fn fn)
 {
-    static const char *const allowed[] = {"path",    "name",          "format",
-                                          "options", "skip-bad-rows", NULL};
-    grid *g = c->g;
     json_object *list, *tmp;
     size_t n;
-    int st = entry_list(c, root, "traces", "trace", &list, &tmp, &n);
-    if (st == SIM_OK && !(g->traces = sim_calloc(n, sizeof *g->traces)))
-        st = oom(c);
-    const char **names = st == SIM_OK ? sim_calloc(n, sizeof *names) : NULL;
-    if (st == SIM_OK && !names)
+    int st = entry_list(c, root, key, what, &list, &tmp, &n);
+    const char **names = NULL;
+    if (st == SIM_OK && !(names = sim_calloc(n, sizeof *names)))
         st = oom(c);
     for (size_t i = 0; i < n && st == SIM_OK; i++) {
         entry e;
-        if ((st = read_entry(c, list, tmp != NULL, "traces", i, "path", allowed, "trace", &e)))
+        if ((st = read_entry(c, list, tmp != NULL, key, i, main_key, allowed, what, &e)) ||
+            (st = fn(c, &e, i, &names[i])))
             break;
-        grid_trace *gt = &g->traces[g->n_traces++];
-        const char *format = NULL;
-        if (e.obj && ((st = member_string(c, e.obj, e.path, "format", &format)) ||
-                      (st = trace_args(c, &e, gt))))
-            break;
-        char sn[128];
-        short_name(e.main, sn, sizeof sn);
-        gt->path = sim_strdup(e.main);
-        gt->name = sim_strdup(e.name ? e.name : sn);
-        gt->format = format ? sim_strdup(format) : NULL;
-        bool ok = gt->path && gt->name && (!format || gt->format);
-        for (size_t k = 0; k < gt->n_args; k++)
-            ok = ok && gt->args[k];
-        if (!ok) {
-            st = oom(c);
-            break;
-        }
-        sanitize(gt->name);
-        names[i] = gt->name;
-        if (!is_file(gt->path)) {
-            char sub[PATH_LEN];
-            pathf(sub, e.obj ? "%s.path" : "%s", e.path);
-            st =
-                fail(c, sub, "grid: trace file '%s' cannot be read: %s", gt->path, strerror(errno));
-        }
-        if (st == SIM_OK)
-            st = unique_name(c, &e, "trace", names, i + 1);
+        st = unique_name(c, &e, what, names, i + 1);
     }
     sim_free(names);
     json_object_put(tmp);
     return st;
 }
 
+static int trace_entry(ctx *c, const entry *e, size_t i, const char **name)
+{
+    grid *g = c->g;
+    grid_trace *gt = &g->traces[i];
+    g->n_traces = i + 1;
+    const char *format = NULL;
+    int st;
+    if (e->obj && ((st = member_string(c, e->obj, e->path, "format", &format)) ||
+                   (st = trace_args(c, e, gt))))
+        return st;
+    char sn[128];
+    short_name(e->main, sn, sizeof sn);
+    gt->path = sim_strdup(e->main);
+    gt->name = sim_strdup(e->name ? e->name : sn);
+    gt->format = format ? sim_strdup(format) : NULL;
+    bool ok = gt->path && gt->name && (!format || gt->format);
+    for (size_t k = 0; k < gt->n_args; k++)
+        ok = ok && gt->args[k];
+    if (!ok)
+        return oom(c);
+    sanitize(gt->name);
+    *name = gt->name;
+    if (is_file(gt->path))
+        return SIM_OK;
+    char sub[PATH_LEN];
+    pathf(sub, e->obj ? "%s.path" : "%s", e->path);
+    return fail(c, sub, "grid: trace file '%s' cannot be read: %s", gt->path, strerror(errno));
+}
+
+static int cluster_entry(ctx *c, const entry *e, size_t i, const char **name)
+{
+    grid *g = c->g;
+    grid_cluster *gc = &g->clusters[i];
+    g->n_clusters = i + 1;
+    char sn[128];
+    short_name(e->main, sn, sizeof sn);
+    gc->spec = sim_strdup(e->main);
+    gc->name = sim_strdup(e->name ? e->name : sn);
+    if (!gc->spec || !gc->name)
+        return oom(c);
+    sanitize(gc->name);
+    *name = gc->name;
+    if (looks_like_path(gc->spec) && !is_file(gc->spec))
+        return fail(c, e->path, "grid: cluster file '%s' cannot be read: %s", gc->spec,
+                    strerror(errno));
+    return SIM_OK;
+}
+
+/* The number of entries of the list `key` (a lone value counts as one). */
+static size_t list_length(json_object *root, const char *key)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(root, key, &v))
+        return 0;
+    return json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 1;
+}
+
+static int read_traces(ctx *c, json_object *root)
+{
+    static const char *const allowed[] = {"path",    "name",          "format",
+                                          "options", "skip-bad-rows", NULL};
+    size_t n = list_length(root, "traces");
+    if (!(c->g->traces = sim_calloc(n ? n : 1, sizeof *c->g->traces)))
+        return oom(c);
+    return read_entries(c, root, "traces", "trace", "path", allowed, trace_entry);
+}
+
 static int read_clusters(ctx *c, json_object *root)
 {
     static const char *const allowed[] = {"spec", "name", NULL};
-    grid *g = c->g;
-    json_object *list, *tmp;
-    size_t n;
-    int st = entry_list(c, root, "clusters", "cluster", &list, &tmp, &n);
-    if (st == SIM_OK && !(g->clusters = sim_calloc(n, sizeof *g->clusters)))
-        st = oom(c);
-    const char **names = st == SIM_OK ? sim_calloc(n, sizeof *names) : NULL;
-    if (st == SIM_OK && !names)
-        st = oom(c);
-    for (size_t i = 0; i < n && st == SIM_OK; i++) {
-        entry e;
-        if ((st = read_entry(c, list, tmp != NULL, "clusters", i, "spec", allowed, "cluster", &e)))
-            break;
-        grid_cluster *gc = &g->clusters[g->n_clusters++];
-        char sn[128];
-        short_name(e.main, sn, sizeof sn);
-        gc->spec = sim_strdup(e.main);
-        gc->name = sim_strdup(e.name ? e.name : sn);
-        if (!gc->spec || !gc->name) {
-            st = oom(c);
-            break;
-        }
-        sanitize(gc->name);
-        names[i] = gc->name;
-        if (looks_like_path(gc->spec) && !is_file(gc->spec))
-            st = fail(c, e.path, "grid: cluster file '%s' cannot be read: %s", gc->spec,
-                      strerror(errno));
-        if (st == SIM_OK)
-            st = unique_name(c, &e, "cluster", names, i + 1);
-    }
-    sim_free(names);
-    json_object_put(tmp);
-    return st;
+    size_t n = list_length(root, "clusters");
+    if (!(c->g->clusters = sim_calloc(n ? n : 1, sizeof *c->g->clusters)))
+        return oom(c);
+    return read_entries(c, root, "clusters", "cluster", "spec", allowed, cluster_entry);
 }
 
 /* Add the variants of policy ops with option lists opts (an object or NULL). */

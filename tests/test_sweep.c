@@ -313,6 +313,18 @@ static void test_pack_cells(void)
     CHECK(check_file_has(OUT "/pack/cells/a_4xV100M32-8_fgd_demand-100_s1/summary.json",
                          "\"demand_pct\": 100,"));
     CHECK(check_file_has(OUT "/pack/report.md", "### alloc"));
+    /* demand is a numeric axis: alloc against it, one line per policy. */
+    if (check_system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        CHECK(check_file_has(OUT "/pack/report.md",
+                             "![alloc against demand (a 4xV100M32-8)](figures/fig01.png)"));
+        struct stat sb;
+        CHECK(stat(OUT "/pack/figures/fig01.png", &sb) == 0 && sb.st_size > 1000);
+        CHECK(stat(OUT "/pack/figures/fig01.svg", &sb) == 0 && sb.st_size > 1000);
+        /* Its data: per policy, demand, mean and interval half-width. */
+        CHECK(check_file_has(OUT "/pack/figures/data/fig01.dat", "# fgd\n50 "));
+    } else {
+        printf("note: gnuplot is not installed, the figures are not checked\n");
+    }
     /* The same pack, run directly, gives the same allocation. */
     CHECK_EQ_I64(check_sh("%s pack --trace %s/a.csv --cluster 4xV100M32:8 --policies fgd --seeds 1 "
                           "--demand 100 --no-figure --out %s/direct > /dev/null 2>&1",

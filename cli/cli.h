@@ -56,6 +56,10 @@ bool cli_policy_opt_applies(const char *val, const char *policy);
 bool cli_check_policy_opts(const char *const *opts, size_t n_opts, const char *const *policies,
                            size_t n_policies);
 
+/* The path of this executable (to run it as a child process) into buf; false after
+ * printing why when it cannot be found. */
+bool cli_self_exe(char *buf, size_t size, const char *argv0);
+
 /* Append a --trace-opt value to opts (at most TRACE_MAX_OPTS); false when printed. */
 bool cli_trace_opt(const char **opts, uint32_t *n, const char *val);
 
@@ -175,6 +179,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 /* `clustersim model` handlers of the demand predictors (cmd_predict.c); each receives the

@@ -243,15 +243,9 @@ int cmd_compare(int argc, char **argv)
     }
 
     char self[PATH_MAX];
-    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (sl > 0) {
-        self[sl] = '\0';
-    } else if (strchr(argv[0], '/')) {
-        snprintf(self, sizeof self, "%s", argv[0]);
-    } else {
+    if (!cli_self_exe(self, sizeof self, argv[0])) {
         sim_free(seeds);
-        return cli_usage_error("cannot find the clustersim executable to run (/proc/self/exe "
-                               "is unreadable: %s)", strerror(errno));
+        return 2;
     }
 
     size_t n_runs = n_pol * n_seeds;

@@ -58,6 +58,7 @@ static const char usage[] =
     "  --out DIR             write DIR/pack.csv and DIR/pack.png (default .)\n"
     "  --jobs N              run the (policy, seed) cells in N processes (default 1)\n"
     "  --skip-bad-rows       skip and count malformed trace rows instead of stopping\n"
+    "  --no-figure           write pack.csv only (no gnuplot)\n"
     "Writes one row per policy and 1%% step of arrived demand: allocated GPU share,\n"
     "fragmentation (GPUs and %% of idle GPUs) and failed tasks, mean and sd over seeds.\n";
 
@@ -580,13 +581,17 @@ int cmd_pack(int argc, char **argv)
     int n_opts = 0;
     uint32_t demand = 130;
     uint64_t jobs = 1;
-    bool skip_bad = false;
+    bool skip_bad = false, figure = true;
     for (int i = 2; i < argc; i++) {
         const char *v = NULL;
         int m;
         if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
             printf(usage, default_policies);
             return 0;
+        }
+        if (cli_flag(argv, i, "--no-figure")) {
+            figure = false;
+            continue;
         }
         if (cli_flag(argv, i, "--skip-bad-rows")) {
             skip_bad = true;
@@ -793,7 +798,7 @@ int cmd_pack(int argc, char **argv)
     char title[300];
     snprintf(title, sizeof title, "%s, %u seed(s)", base ? base + 1 : trace, n_seeds);
     fflush(stdout);
-    bool fig = draw_figure(out_dir, title, names, n_pol, demand);
+    bool fig = figure && draw_figure(out_dir, title, names, n_pol, demand);
     if ((double)target - reached_min > (double)cap_milli / 100)
         fprintf(stderr, "clustersim: note: for some seed the arrivals stopped at %.1f %% of "
                         "the GPU capacity (the next task would pass %u %%): the rows above "

@@ -460,3 +460,20 @@ bool cli_file_crc(const char *path, uint32_t *crc, uint64_t *bytes)
     *bytes = n;
     return ok;
 }
+
+bool cli_self_exe(char *buf, size_t size, const char *argv0)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    if (n > 0) {
+        buf[n] = '\0';
+        return true;
+    }
+    if (strchr(argv0, '/')) {
+        snprintf(buf, size, "%s", argv0);
+        return true;
+    }
+    cli_usage_error("cannot find the clustersim executable to run (/proc/self/exe is "
+                    "unreadable: %s)",
+                    strerror(errno));
+    return false;
+}

@@ -1,13 +1,16 @@
 /*
  * proc.c: fork/exec of child processes with a concurrency bound (proc.h). Children are
- * polled with waitpid(pid, WNOHANG) every 10 ms, so only our own children are reaped
- * and a live display can be refreshed while they run.
+ * reaped with waitpid(pid, WNOHANG), so only our own children are; between two rounds
+ * the runner sleeps in sigtimedwait for SIGCHLD (blocked while it runs, at most 10 ms),
+ * so a child that ends is noticed at once and the next one starts without delay, and a
+ * live display can be refreshed while they run.
  */
 #include "cli/proc.h"
 
 #include "sim/outfile.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -113,6 +116,10 @@ void cli_forget_child(long pid)
 
 static void child_exec(const cli_proc *p)
 {
+    /* The program starts with no signal blocked, whatever its parent blocks. */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     int in = open("/dev/null", O_RDONLY);
     int out = open(p->log_path ? p->log_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (in >= 0) {
@@ -142,6 +149,10 @@ int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, 
     for (size_t i = 0; i < n; i++)
         p[i].state = CLI_PROC_WAITING;
     fflush(NULL);
+    sigset_t chld, old_mask;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    pthread_sigmask(SIG_BLOCK, &chld, &old_mask);
     while (next < n || running > 0) {
         while (rc == 0 && next < n && running < jobs && !fwd_sig) {
             cli_proc *c = &p[next];
@@ -190,13 +201,14 @@ int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, 
         if (reaped)
             continue;
         struct timespec nap = {0, 10 * 1000 * 1000};
-        nanosleep(&nap, NULL);
+        sigtimedwait(&chld, NULL, &nap);
         double now = cli_wall_now();
         if (notify && now - last_tick >= 0.25) {
             last_tick = now;
             notify(ctx, p, n, (size_t)-1);
         }
     }
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     return rc;
 }
 

@@ -500,8 +500,10 @@ out:;
     bool ok = cli_out_close(&jobs, commit);
     ok = cli_out_close(&ts, commit) && ok;
     ok = cli_out_close(&tn, commit) && ok;
-    ok = cli_out_close(&sum, commit) && ok;
+    /* summary.json last: a directory holding it holds every other output (sweeps rely
+     * on that to tell a finished run from an interrupted one). */
     ok = cli_out_close(&runj, commit) && ok;
+    ok = cli_out_close(&sum, commit && ok) && ok;
     if (commit && !ok) {
         st = SIM_EIO; /* the reason is printed already */
         *d = (sim_diag){0};

@@ -49,12 +49,7 @@ static int sh(const char *fmt, ...)
 
 static bool file_has(const char *path, const char *needle)
 {
-    char *s = check_slurp(path, NULL);
-    bool ok = s && strstr(s, needle);
-    if (!ok)
-        fprintf(stderr, "  %s does not contain: %s\n", path, needle);
-    free(s);
-    return ok;
+    return check_file_has(path, needle);
 }
 
 static size_t count_of(const char *s, const char *needle)

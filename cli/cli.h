@@ -12,7 +12,7 @@
 #include "models/catalog.h"
 #include "models/rate.h"
 #include "policies/policy.h"
-#include "sim/outfile.h"
+#include "base/outfile.h"
 #include "sim/engine.h"
 #include "sim/types.h"
 #include "traces/gen.h"
@@ -66,7 +66,7 @@ bool cli_trace_opt(const char **opts, uint32_t *n, const char *val);
 /* Create directory `dir` and its parents; false with a printed error. */
 bool cli_mkdirs(const char *dir);
 
-/* An output file (sim/outfile.h: a temporary renamed on commit; FIFOs and devices
+/* An output file (base/outfile.h: a temporary renamed on commit; FIFOs and devices
  * written through; symlinks followed). */
 typedef struct cli_outfile {
     FILE *f;

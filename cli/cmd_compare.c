@@ -10,7 +10,7 @@
 
 #include "cli/proc.h"
 #include "cli/report.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <limits.h>

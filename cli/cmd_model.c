@@ -11,7 +11,7 @@
 #include "models/derive.h"
 #include "models/interference.h"
 #include "models/throughput.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <stdio.h>

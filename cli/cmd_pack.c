@@ -20,8 +20,8 @@
 #include "cli/proc.h"
 
 #include "models/catalog.h"
-#include "sim/alloc.h"
-#include "sim/csvin.h"
+#include "base/alloc.h"
+#include "base/csvin.h"
 #include "traces/cluster.h"
 #include "traces/trace.h"
 

@@ -12,7 +12,7 @@
 #include "models/catalog.h"
 #include "models/predictor.h"
 #include "models/zoo.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>

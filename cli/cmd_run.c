@@ -3,7 +3,7 @@
  */
 #include "cli/cli.h"
 
-#include "sim/csvin.h"
+#include "base/csvin.h"
 #include "traces/trace.h"
 
 #include <stdio.h>

@@ -11,9 +11,9 @@
 
 #include "models/catalog.h"
 #include "models/zoo.h"
-#include "sim/alloc.h"
-#include "sim/intern.h"
-#include "sim/textout.h"
+#include "base/alloc.h"
+#include "base/intern.h"
+#include "base/textout.h"
 #include "traces/cluster.h"
 #include "traces/stats.h"
 #include "traces/writer.h"

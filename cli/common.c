@@ -4,7 +4,7 @@
  */
 #include "cli/cli.h"
 
-#include "sim/csvin.h"
+#include "base/csvin.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -11,7 +11,7 @@
 
 #include "models/catalog.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 #include "traces/cluster.h"
 #include "traces/trace.h"
 

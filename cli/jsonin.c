@@ -7,8 +7,8 @@
  */
 #include "cli/jsonin.h"
 
-#include "sim/alloc.h"
-#include "sim/csvin.h"
+#include "base/alloc.h"
+#include "base/csvin.h"
 
 #include <errno.h>
 #include <math.h>

@@ -17,8 +17,8 @@
 #include "models/catalog.h"
 #include "models/duration.h"
 #include "models/fit_error.h"
-#include "sim/alloc.h"
-#include "sim/csvin.h"
+#include "base/alloc.h"
+#include "base/csvin.h"
 #include "traces/trace.h"
 
 #include <math.h>

@@ -10,7 +10,7 @@
  */
 #include "cli/prefetch.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <pthread.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  */
 #include "cli/proc.h"
 
-#include "sim/outfile.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -13,9 +13,9 @@
  */
 #include "cli/quotas.h"
 
-#include "sim/alloc.h"
-#include "sim/csvin.h"
-#include "sim/textout.h"
+#include "base/alloc.h"
+#include "base/csvin.h"
+#include "base/textout.h"
 
 #include <math.h>
 #include <stdio.h>

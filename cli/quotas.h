@@ -6,7 +6,7 @@
 #define CLI_QUOTAS_H
 
 #include "sim/engine.h"
-#include "sim/intern.h"
+#include "base/intern.h"
 #include "sim/types.h"
 
 #include <stdio.h>

@@ -11,7 +11,7 @@
 
 #include "cli/cli.h"
 #include "models/catalog.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 #include "traces/cluster.h"
 
 #include <gsl/gsl_cdf.h>

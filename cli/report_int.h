@@ -9,7 +9,7 @@
 #define CLI_REPORT_INT_H
 
 #include "cli/report.h"
-#include "sim/intern.h"
+#include "base/intern.h"
 
 #include <stdio.h>
 

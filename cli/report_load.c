@@ -15,8 +15,8 @@
 #include "cli/report_int.h"
 
 #include "cli/jsonin.h"
-#include "sim/alloc.h"
-#include "sim/csvin.h"
+#include "base/alloc.h"
+#include "base/csvin.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -25,7 +25,7 @@
 #include "policies/place.h"
 #include "policies/refscore.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 

@@ -12,7 +12,7 @@
  */
 #include "policies/frag.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 

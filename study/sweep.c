@@ -6,8 +6,8 @@
 #include "study/sweep.h"
 
 #include "cli/proc.h"
-#include "sim/alloc.h"
-#include "sim/textout.h"
+#include "base/alloc.h"
+#include "base/textout.h"
 
 #include <errno.h>
 #include <json-c/json.h>

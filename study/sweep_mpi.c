@@ -8,7 +8,7 @@
 #include "study/sweep_mpi.h"
 
 #include "cli/proc.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <mpi.h>

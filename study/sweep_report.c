@@ -10,8 +10,8 @@
 #include "cli/proc.h"
 #include "cli/report_int.h"
 #include "models/catalog.h"
-#include "sim/alloc.h"
-#include "sim/textout.h"
+#include "base/alloc.h"
+#include "base/textout.h"
 
 #include <errno.h>
 #include <json-c/json.h>

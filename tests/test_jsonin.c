@@ -5,7 +5,7 @@
  * by `clustersim run` on a small trace whose figures are checked by hand.
  */
 #include "cli/jsonin.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include "check.h"
 

@@ -3,8 +3,8 @@
  * quoted only when it must be (RFC 4180), and a JSON string literal (RFC 8259). One
  * definition each, so all files quote the same way.
  */
-#ifndef SIM_TEXTOUT_H
-#define SIM_TEXTOUT_H
+#ifndef BASE_TEXTOUT_H
+#define BASE_TEXTOUT_H
 
 #include <stdio.h>
 

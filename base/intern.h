@@ -4,8 +4,8 @@
  * the empty string. Aliases map further names to an existing id. Lookups are O(1)
  * expected (open addressing, FNV-1a); the table owns copies of its strings.
  */
-#ifndef SIM_INTERN_H
-#define SIM_INTERN_H
+#ifndef BASE_INTERN_H
+#define BASE_INTERN_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /*
  * textout.c: CSV fields and JSON strings for the outputs (see textout.h).
  */
-#include "sim/textout.h"
+#include "base/textout.h"
 
 #include <string.h>
 

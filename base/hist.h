@@ -5,8 +5,8 @@
  * bucket of its own and is exact. Count, sum, min and max are exact. Memory is fixed
  * (about 300 KiB), independent of how many values are added.
  */
-#ifndef SIM_HIST_H
-#define SIM_HIST_H
+#ifndef BASE_HIST_H
+#define BASE_HIST_H
 
 #include <stdint.h>
 

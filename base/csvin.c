@@ -8,10 +8,10 @@
  * the rest of its line is dropped and libcsv restarted, so a caller that skips bad rows
  * always makes progress.
  */
-#include "sim/csvin.h"
+#include "base/csvin.h"
 
-#include "sim/alloc.h"
-#include "sim/gzin.h"
+#include "base/alloc.h"
+#include "base/gzin.h"
 
 #include <csv.h>
 #include <errno.h>

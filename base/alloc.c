@@ -2,7 +2,7 @@
  * alloc.c: the allocation hook. A countdown lets tests fail the k-th allocation; a
  * live-block counter lets them check for leaks without a leak checker.
  */
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

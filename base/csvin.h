@@ -9,10 +9,10 @@
  * (1-based, of the decompressed stream, counting newlines inside quoted fields) where
  * the row began. Fields are checked for NUL bytes and invalid UTF-8.
  */
-#ifndef SIM_CSVIN_H
-#define SIM_CSVIN_H
+#ifndef BASE_CSVIN_H
+#define BASE_CSVIN_H
 
-#include "sim/types.h"
+#include "base/types.h"
 
 #define CSVIN_MAX_FIELD (64u * 1024u)  /* longest accepted field, bytes */
 #define CSVIN_MAX_ROW (256u * 1024u)   /* longest accepted row, bytes */

@@ -3,7 +3,7 @@
  * target's directory, so rename(2) replaces the target atomically; its name ends in
  * ".tmp.<pid>". Open temporaries are kept in a fixed table a signal handler can walk.
  */
-#include "sim/outfile.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

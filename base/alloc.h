@@ -4,8 +4,8 @@
  * SIM_ENOMEM without leaking. Allocation happens at setup and on geometric growth of
  * pools, never per event.
  */
-#ifndef SIM_ALLOC_H
-#define SIM_ALLOC_H
+#ifndef BASE_ALLOC_H
+#define BASE_ALLOC_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -11,10 +11,10 @@
  * Errors name the path and the system's reason (strerror). The temporaries still open
  * are listed for a signal handler (sim_outfile_remove_temporaries).
  */
-#ifndef SIM_OUTFILE_H
-#define SIM_OUTFILE_H
+#ifndef BASE_OUTFILE_H
+#define BASE_OUTFILE_H
 
-#include "sim/types.h"
+#include "base/types.h"
 
 #include <stdio.h>
 

@@ -3,9 +3,9 @@
  * other, as gzip(1) concatenates them) or copy. `in_off` is the file offset of in[0], so
  * every error names the byte offset where zlib stopped.
  */
-#include "sim/gzin.h"
+#include "base/gzin.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,9 +3,9 @@
  * below LO (reported as 0). A quantile returns the geometric middle of its bucket,
  * clamped to the exact min and max, so its relative error is below (G-1)/2.
  */
-#include "sim/hist.h"
+#include "base/hist.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <math.h>
 

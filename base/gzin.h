@@ -4,10 +4,10 @@
  * damage is located by byte offset in the file, and bytes after the last gzip member
  * that do not start another member are an error, not silently ignored.
  */
-#ifndef SIM_GZIN_H
-#define SIM_GZIN_H
+#ifndef BASE_GZIN_H
+#define BASE_GZIN_H
 
-#include "sim/types.h"
+#include "base/types.h"
 
 #include <stddef.h>
 

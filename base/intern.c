@@ -3,10 +3,10 @@
  * below 1/2) from strings to dense ids. Keys are copied into the table. Ids are given
  * in insertion order so the same input yields the same ids on every run.
  */
-#include "sim/intern.h"
+#include "base/intern.h"
 
-#include "sim/alloc.h"
-#include "sim/types.h"
+#include "base/alloc.h"
+#include "base/types.h"
 
 #include <ctype.h>
 #include <pthread.h>

@@ -10,19 +10,27 @@
 const char *sim_strerror(int status)
 {
     switch (status) {
-    case SIM_OK: return "SIM_OK";
-    case SIM_EINVAL: return "SIM_EINVAL";
-    case SIM_ENOMEM: return "SIM_ENOMEM";
-    case SIM_EIO: return "SIM_EIO";
-    case SIM_EPARSE: return "SIM_EPARSE";
-    case SIM_ELIMIT: return "SIM_ELIMIT";
-    case SIM_EPOLICY: return "SIM_EPOLICY";
-    default: return "SIM_E?";
+    case SIM_OK:
+        return "SIM_OK";
+    case SIM_EINVAL:
+        return "SIM_EINVAL";
+    case SIM_ENOMEM:
+        return "SIM_ENOMEM";
+    case SIM_EIO:
+        return "SIM_EIO";
+    case SIM_EPARSE:
+        return "SIM_EPARSE";
+    case SIM_ELIMIT:
+        return "SIM_ELIMIT";
+    case SIM_EPOLICY:
+        return "SIM_EPOLICY";
+    default:
+        return "SIM_E?";
     }
 }
 
-int sim_diag_set(sim_diag *d, int status, const char *file, long line, int column,
-                 const char *fmt, ...)
+int sim_diag_set(sim_diag *d, int status, const char *file, long line, int column, const char *fmt,
+                 ...)
 {
     if (!d)
         return status;

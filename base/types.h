@@ -20,11 +20,11 @@ typedef int64_t sim_time; /* microseconds since the trace's time origin */
 /* The project-wide status codes: SIM_OK or a negative error. */
 enum sim_status {
     SIM_OK = 0,
-    SIM_EINVAL = -1, /* invalid argument or invalid decision */
-    SIM_ENOMEM = -2, /* allocation failed */
-    SIM_EIO = -3,    /* file could not be opened, read or written */
-    SIM_EPARSE = -4, /* malformed input; the sim_diag says where */
-    SIM_ELIMIT = -5, /* a configured limit was exceeded; the sim_diag names the knob */
+    SIM_EINVAL = -1,  /* invalid argument or invalid decision */
+    SIM_ENOMEM = -2,  /* allocation failed */
+    SIM_EIO = -3,     /* file could not be opened, read or written */
+    SIM_EPARSE = -4,  /* malformed input; the sim_diag says where */
+    SIM_ELIMIT = -5,  /* a configured limit was exceeded; the sim_diag names the knob */
     SIM_EPOLICY = -6, /* a policy failed: an invalid decision, or an error it returned */
 };
 
@@ -44,8 +44,8 @@ typedef struct sim_diag {
 } sim_diag;
 
 /* Fill d (if not NULL) with a printf-style message. Returns `status` for tail calls. */
-int sim_diag_set(sim_diag *d, int status, const char *file, long line, int column,
-                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int sim_diag_set(sim_diag *d, int status, const char *file, long line, int column, const char *fmt,
+                 ...) __attribute__((format(printf, 6, 7)));
 
 /* Format d as one line into buf ("file:line:col: error: msg"); returns buf. */
 const char *sim_diag_format(const sim_diag *d, char *buf, size_t size);

@@ -75,12 +75,12 @@ static int derive_catalog(int argc, char **argv)
                  model_data_dir());
         names = names_default;
     }
-    cli_outfile o = {0};
-    if (!cli_out_open_path(&o, out))
+    study_outfile o = {0};
+    if (!study_out_open_path(&o, out))
         return cli_exit_code(SIM_EIO);
     sim_diag d = {0};
     int st = model_derive_catalog(specs, labels, names, o.f, &d);
-    bool ok = cli_out_close(&o, st == SIM_OK);
+    bool ok = study_out_close(&o, st == SIM_OK);
     if (st != SIM_OK) {
         cli_print_diag(&d);
         return cli_exit_code(st);
@@ -133,25 +133,25 @@ static int derive_gavel(int argc, char **argv)
     if (st != SIM_OK)
         return cli_exit_code(st);
     sim_diag d = {0};
-    cli_outfile o = {0};
+    study_outfile o = {0};
     if (steps_out) {
-        if (!cli_out_open_path(&o, steps_out)) {
+        if (!study_out_open_path(&o, steps_out)) {
             st = SIM_EIO;
             goto out;
         }
         st = model_derive_gavel_steps(iso, cat, o.f, &d);
-        if (!cli_out_close(&o, st == SIM_OK) && st == SIM_OK)
+        if (!study_out_close(&o, st == SIM_OK) && st == SIM_OK)
             st = SIM_EIO;
         if (st != SIM_OK)
             goto out;
     }
     if (pairs_out) {
-        if (!cli_out_open_path(&o, pairs_out)) {
+        if (!study_out_open_path(&o, pairs_out)) {
             st = SIM_EIO;
             goto out;
         }
         st = model_derive_gavel_pairs(colo, cat, o.f, &d);
-        if (!cli_out_close(&o, st == SIM_OK) && st == SIM_OK)
+        if (!study_out_close(&o, st == SIM_OK) && st == SIM_OK)
             st = SIM_EIO;
     }
 out:
@@ -196,13 +196,13 @@ static int derive_pollux(int argc, char **argv)
     if (st != SIM_OK)
         return cli_exit_code(st);
     sim_diag d = {0};
-    cli_outfile o = {0};
-    if (!cli_out_open_path(&o, out)) {
+    study_outfile o = {0};
+    if (!study_out_open_path(&o, out)) {
         model_catalog_destroy(cat);
         return cli_exit_code(SIM_EIO);
     }
     st = model_derive_pollux_steps(dir, cat, o.f, &d);
-    bool ok = cli_out_close(&o, st == SIM_OK);
+    bool ok = study_out_close(&o, st == SIM_OK);
     model_catalog_destroy(cat);
     if (st != SIM_OK) {
         cli_print_diag(&d);

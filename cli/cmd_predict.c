@@ -73,7 +73,7 @@ int cmd_model_gen_samples(int argc, char **argv)
     }
     if (!out)
         return cli_usage_error("clustersim model gen samples needs --out FILE");
-    /* cli_out_open joins a directory and a name. */
+    /* study_out_open joins a directory and a name. */
     char dir[1024];
     const char *slash = strrchr(out, '/'), *name = slash ? slash + 1 : out;
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == out ? 1 : slash - out) : 1,
@@ -84,7 +84,7 @@ int cmd_model_gen_samples(int argc, char **argv)
     model_catalog *cat = NULL;
     model_zoo *zoo = NULL;
     gsl_rng *rng = NULL;
-    cli_outfile of = {0};
+    study_outfile of = {0};
     int st = model_catalog_load(&cat, catalog ? catalog : model_catalog_default_path(), &d);
     if (st != SIM_OK)
         return fail(st, &d);
@@ -123,8 +123,8 @@ int cmd_model_gen_samples(int argc, char **argv)
         goto out;
     }
     gsl_rng_set(rng, seed);
-    if (!cli_out_open(&of, dir, name)) {
-        st = SIM_EIO; /* cli_out_open printed why */
+    if (!study_out_open(&of, dir, name)) {
+        st = SIM_EIO; /* study_out_open printed why */
         goto out;
     }
     st = model_dataset_write_header(of.f);
@@ -135,8 +135,8 @@ int cmd_model_gen_samples(int argc, char **argv)
     }
     if (st != SIM_OK)
         sim_diag_set(&d, st, out, 0, 0, "write failed");
-    if (!cli_out_close(&of, st == SIM_OK) && st == SIM_OK)
-        st = SIM_EIO; /* cli_out_close printed why */
+    if (!study_out_close(&of, st == SIM_OK) && st == SIM_OK)
+        st = SIM_EIO; /* study_out_close printed why */
     if (st == SIM_OK)
         fprintf(stderr, "clustersim: %s: %llu synthetic samples (model zoo, seed %llu)\n", out,
                 (unsigned long long)samples, (unsigned long long)seed);

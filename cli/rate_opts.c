@@ -11,8 +11,8 @@
 
 #define MAX_STEPS_TABLES 8
 
-int cli_rate_setup(const run_args *a, const model_catalog *cat, const sim_intern *classes,
-                   model_rate **out, sim_diag *d)
+int study_rate_setup(const run_args *a, const model_catalog *cat, const sim_intern *classes,
+                     model_rate **out, sim_diag *d)
 {
     *out = NULL;
     model_rate_config cfg = {.throughput = true, .interference = MODEL_INTERF_NONE};

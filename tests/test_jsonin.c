@@ -1,10 +1,10 @@
 /*
- * test_jsonin.c: the strict JSON reader (cli/jsonin.c) — values, escapes and lookups
+ * test_jsonin.c: the strict JSON reader (study/jsonin.c) — values, escapes and lookups
  * on hand-written documents; every kind of malformed input with its exact diagnostic;
  * allocation failures at every step; and real summary.json / run.json files written
  * by `clustersim run` on a small trace whose figures are checked by hand.
  */
-#include "cli/jsonin.h"
+#include "study/jsonin.h"
 #include "base/alloc.h"
 
 #include "check.h"

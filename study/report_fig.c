@@ -11,9 +11,9 @@
  * Tenant shares are the tenant's allocated GPUs over the cluster's GPUs, averaged the
  * same way; tenants absent from a sample held nothing then.
  */
-#include "cli/report_int.h"
+#include "study/report_int.h"
 
-#include "cli/proc.h"
+#include "study/proc.h"
 #include "models/catalog.h"
 #include "base/alloc.h"
 #include "base/csvin.h"
@@ -588,10 +588,10 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
         fg->argv[3] = NULL;
         nf++;
     }
-    cli_proc procs[MAX_FIGS];
+    study_proc procs[MAX_FIGS];
     for (size_t i = 0; i < nf; i++)
-        procs[i] = (cli_proc){.argv = figs[i].argv, .log_path = figs[i].log, .search_path = true};
-    if (cli_procs_run(procs, nf, jobs, NULL, NULL) != 0) {
+        procs[i] = (study_proc){.argv = figs[i].argv, .log_path = figs[i].log, .search_path = true};
+    if (study_procs_run(procs, nf, jobs, NULL, NULL) != 0) {
         st = sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot start gnuplot: %s", strerror(errno));
         goto out;
     }
@@ -614,7 +614,7 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
         o->figures_failed++;
         if (!*o->problem) {
             char last[512];
-            cli_last_line(figs[i].log, last, sizeof last);
+            study_last_line(figs[i].log, last, sizeof last);
             if (access(figs[i].script_path, R_OK) != 0)
                 snprintf(o->problem, sizeof o->problem,
                          "%.500s is missing (set CLUSTERSIM_DATA to the directory that holds "

@@ -8,7 +8,7 @@
  * allocates nothing. The inner source's final status (end or error, with its
  * diagnostic) is delivered after the last job.
  */
-#include "cli/prefetch.h"
+#include "study/prefetch.h"
 
 #include "base/alloc.h"
 

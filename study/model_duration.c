@@ -1,5 +1,6 @@
 /*
- * model_duration.c: `clustersim model eval duration` — the duration predictor's error
+ * model_duration.c: the evaluation behind `clustersim model eval duration` — the
+ * duration predictor's error
  * on a trace, in a chronological split, or the error of the predictions a policy
  * recorded in a run's jobs.csv.
  *
@@ -12,7 +13,7 @@
  * tenant's last job, over the jobs finished before the job arrives (the global mean when
  * the tenant has none).
  */
-#include "cli/cli.h"
+#include "study/model_duration.h"
 
 #include "models/catalog.h"
 #include "models/duration.h"
@@ -104,49 +105,21 @@ static void row_add(err_row *r, double y_s, double p_s)
     model_fit_error_add(&r->s, y_s, p_s);
 }
 
-static void print_table(const err_row *rows, int n)
+static void print_table(FILE *out, const err_row *rows, int n)
 {
-    printf("%-24s %8s  %8s %8s %7s  %11s %11s %7s\n", "predictor", "jobs", "MAE_log", "MSE_log",
-           "R2_log", "MAE_s", "MSE_s", "R2_s");
+    fprintf(out, "%-24s %8s  %8s %8s %7s  %11s %11s %7s\n", "predictor", "jobs", "MAE_log",
+            "MSE_log", "R2_log", "MAE_s", "MSE_s", "R2_s");
     for (int i = 0; i < n; i++) {
         const err_row *r = &rows[i];
-        printf("%-24s %8llu  %8.4f %8.4f %7.4f  %11.1f %11.4g %7.4f\n", r->name,
-               (unsigned long long)r->lg.n, model_fit_error_mae(&r->lg),
-               model_fit_error_mse(&r->lg), model_fit_error_r2(&r->lg), model_fit_error_mae(&r->s),
-               model_fit_error_mse(&r->s), model_fit_error_r2(&r->s));
+        fprintf(out, "%-24s %8llu  %8.4f %8.4f %7.4f  %11.1f %11.4g %7.4f\n", r->name,
+                (unsigned long long)r->lg.n, model_fit_error_mae(&r->lg),
+                model_fit_error_mse(&r->lg), model_fit_error_r2(&r->lg), model_fit_error_mae(&r->s),
+                model_fit_error_mse(&r->s), model_fit_error_r2(&r->s));
     }
 }
 
-static const char usage[] =
-    "usage: clustersim model eval duration --trace FILE [options]   (or eval --kind duration)\n"
-    "       clustersim model eval duration --jobs DIR/jobs.csv\n"
-    "  --trace FILE        trace whose durations are predicted (any --format)\n"
-    "  --format NAME       trace format (default native)\n"
-    "  --trace-opt K=V     format-specific option (repeatable), e.g. tenant=user\n"
-    "  --catalog FILE      GPU catalog (default: the shipped one)\n"
-    "  --split X           share of jobs (in submit order) before the split (default 0.7)\n"
-    "  --retrain T         also retrain every T of trace time after the split (default: no)\n"
-    "  --history N         finished jobs kept for training (default 16384)\n"
-    "  --min-history N     a tenant's jobs needed for its own model (default 50)\n"
-    "  --tenant-models N   most tenants with their own model, the first to reach\n"
-    "                      min-history (default 64); the others use the global model\n"
-    "  --topics K          NMF topics of the job text, 0..32 (default 8)\n"
-    "  --trees N           boosted trees (default 30)\n"
-    "  --seed N            seed of the NMF initialisation (default 1)\n"
-    "  --skip-bad-rows     skip malformed trace rows\n"
-    "  --jobs FILE         instead: errors of pred_duration_s against work_s in a jobs.csv\n";
-
-typedef struct eval_args {
-    const char *trace, *format, *catalog, *jobs;
-    const char *trace_opts[TRACE_MAX_OPTS];
-    uint32_t n_trace_opts;
-    double split, retrain_s;
-    model_dur_config cfg;
-    bool skip_bad_rows;
-} eval_args;
-
 /* Count the jobs of the trace (first pass). */
-static int count_jobs(const eval_args *a, const trace_options *topt, uint64_t *n, sim_diag *d)
+static int count_jobs(const study_dur_eval *a, const trace_options *topt, uint64_t *n, sim_diag *d)
 {
     trace_reader *r;
     int st = trace_reader_open(&r, a->trace, topt, d);
@@ -160,12 +133,12 @@ static int count_jobs(const eval_args *a, const trace_options *topt, uint64_t *n
     return st < 0 ? st : SIM_OK;
 }
 
-static int eval_trace(const eval_args *a)
+int study_dur_eval_trace(const study_dur_eval *a, FILE *out, sim_diag *d)
 {
     if (trace_path_is_stream(a->trace))
-        return cli_usage_error("clustersim model eval --kind duration reads the trace twice: "
-                               "give a file, not standard input or a pipe");
-    sim_diag d = {0};
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                            "clustersim model eval --kind duration reads the trace twice: "
+                            "give a file, not standard input or a pipe");
     model_catalog *cat = NULL;
     sim_intern *tenants = sim_intern_create(false), *models = sim_intern_create(false);
     model_duration *m[2] = {NULL, NULL};
@@ -175,11 +148,11 @@ static int eval_trace(const eval_args *a)
     uint32_t base_cap = 0;
     int st = SIM_ENOMEM;
     if (!tenants || !models) {
-        sim_diag_set(&d, st, NULL, 0, 0, "out of memory");
+        sim_diag_set(d, st, NULL, 0, 0, "out of memory");
         goto out;
     }
     if ((st = model_catalog_load(&cat, a->catalog ? a->catalog : model_catalog_default_path(),
-                                 &d)) != SIM_OK)
+                                 d)) != SIM_OK)
         goto out;
     trace_options topt = {.format = a->format,
                           .skip_bad_rows = a->skip_bad_rows,
@@ -190,10 +163,10 @@ static int eval_trace(const eval_args *a)
                           .n_opts = a->n_trace_opts,
                           .data_dir = model_data_dir()};
     uint64_t n_jobs;
-    if ((st = count_jobs(a, &topt, &n_jobs, &d)) != SIM_OK)
+    if ((st = count_jobs(a, &topt, &n_jobs, d)) != SIM_OK)
         goto out;
     if (n_jobs < 2) {
-        st = sim_diag_set(&d, SIM_EINVAL, a->trace, 0, 0,
+        st = sim_diag_set(d, SIM_EINVAL, a->trace, 0, 0,
                           "the trace has %llu job(s); a split needs at least 2",
                           (unsigned long long)n_jobs);
         goto out;
@@ -206,10 +179,10 @@ static int eval_trace(const eval_args *a)
     for (int l = 0; l < 2; l++) {
         model_dur_config c = a->cfg;
         c.learner = l == 0 ? MODEL_DUR_GBT : MODEL_DUR_RIDGE;
-        if ((st = model_duration_create(&m[l], &c, &d)) != SIM_OK)
+        if ((st = model_duration_create(&m[l], &c, d)) != SIM_OK)
             goto out;
     }
-    if ((st = trace_reader_open(&r, a->trace, &topt, &d)) != SIM_OK)
+    if ((st = trace_reader_open(&r, a->trace, &topt, d)) != SIM_OK)
         goto out;
     err_row rows[8] = {{.name = "gbt combined"},   {.name = "gbt global"},
                        {.name = "gbt per-tenant"}, {.name = "ridge combined"},
@@ -223,7 +196,7 @@ static int eval_trace(const eval_args *a)
     double glob_sum = 0, split_s = 0;
     sim_time next_train = SIM_TIME_NEVER;
     job_spec j;
-    while ((st = trace_reader_next(r, &j, &d)) == 1) {
+    while ((st = trace_reader_next(r, &j, d)) == 1) {
         flight f;
         while (h.n && h.a[0].end_us <= j.submit_us) {
             heap_pop(&h, &f);
@@ -237,7 +210,7 @@ static int eval_trace(const eval_args *a)
                     ncap *= 2;
                 base_rec *nb = sim_reallocarray(base, ncap, sizeof *nb);
                 if (!nb) {
-                    st = sim_diag_set(&d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+                    st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
                     goto out;
                 }
                 memset(nb + base_cap, 0, (ncap - base_cap) * sizeof *nb);
@@ -255,7 +228,7 @@ static int eval_trace(const eval_args *a)
             trained_on = model_duration_finished(m[0]);
             for (int l = 0; l < 2; l++)
                 if ((st = model_duration_train(m[l])) != SIM_OK) {
-                    sim_diag_set(&d, st, NULL, 0, 0, "training the duration predictor failed");
+                    sim_diag_set(d, st, NULL, 0, 0, "training the duration predictor failed");
                     goto out;
                 }
             if (a->retrain_s > 0)
@@ -265,7 +238,7 @@ static int eval_trace(const eval_args *a)
             for (int l = 0; l < 2; l++)
                 if (model_duration_pending_rows(m[l]) &&
                     (st = model_duration_train(m[l])) != SIM_OK) {
-                    sim_diag_set(&d, st, NULL, 0, 0, "training the duration predictor failed");
+                    sim_diag_set(d, st, NULL, 0, 0, "training the duration predictor failed");
                     goto out;
                 }
             next_train += (sim_time)llround(a->retrain_s * 1e6);
@@ -299,7 +272,7 @@ static int eval_trace(const eval_args *a)
             row_add(&rows[7], f.dur_s, exp(known ? base[t].last_log : g));
         }
         if (!heap_push(&h, &f)) {
-            st = sim_diag_set(&d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+            st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
             goto out;
         }
         seq++;
@@ -307,19 +280,19 @@ static int eval_trace(const eval_args *a)
     if (st < 0)
         goto out;
     st = SIM_OK;
-    printf("duration predictor on %s: %llu jobs; split at job %llu (t=%.0f s): trained on the "
-           "%llu jobs finished by then, tested on the %llu jobs submitted from then on%s\n",
-           a->trace, (unsigned long long)n_jobs, (unsigned long long)split, split_s,
-           (unsigned long long)trained_on, (unsigned long long)(n_jobs - split),
-           a->retrain_s > 0 ? " (retrained during the test)" : "");
-    printf("tenants with their own model: gbt %u, ridge %u (min_history %u); history %u, "
-           "topics %u\n",
-           model_duration_tenant_models(m[0]), model_duration_tenant_models(m[1]),
-           a->cfg.min_history, a->cfg.history, a->cfg.topics);
-    print_table(rows, 8);
+    fprintf(out,
+            "duration predictor on %s: %llu jobs; split at job %llu (t=%.0f s): trained on the "
+            "%llu jobs finished by then, tested on the %llu jobs submitted from then on%s\n",
+            a->trace, (unsigned long long)n_jobs, (unsigned long long)split, split_s,
+            (unsigned long long)trained_on, (unsigned long long)(n_jobs - split),
+            a->retrain_s > 0 ? " (retrained during the test)" : "");
+    fprintf(out,
+            "tenants with their own model: gbt %u, ridge %u (min_history %u); history %u, "
+            "topics %u\n",
+            model_duration_tenant_models(m[0]), model_duration_tenant_models(m[1]),
+            a->cfg.min_history, a->cfg.history, a->cfg.topics);
+    print_table(out, rows, 8);
 out:
-    if (st != SIM_OK)
-        cli_print_diag(&d);
     trace_reader_close(r);
     for (int l = 0; l < 2; l++)
         model_duration_destroy(m[l]);
@@ -328,19 +301,16 @@ out:
     model_catalog_destroy(cat);
     sim_intern_destroy(tenants);
     sim_intern_destroy(models);
-    return st == SIM_OK ? 0 : cli_exit_code(st);
+    return st;
 }
 
 /* Errors of the predictions a run recorded: pred_duration_s against work_s. */
-static int eval_jobs(const char *path)
+int study_dur_eval_jobs(const char *path, FILE *out, sim_diag *d)
 {
-    sim_diag d = {0};
     csvin *in;
-    int st = csvin_open(&in, path, ',', &d);
-    if (st != SIM_OK) {
-        cli_print_diag(&d);
-        return cli_exit_code(st);
-    }
+    int st = csvin_open(&in, path, ',', d);
+    if (st != SIM_OK)
+        return st;
     static const char *const names[] = {"work_s", "pred_duration_s", "status"};
     int32_t ix[3];
     csvin_row row;
@@ -348,120 +318,35 @@ static int eval_jobs(const char *path)
     model_fit_error_init(&all.lg);
     model_fit_error_init(&all.s);
     uint64_t rows = 0;
-    st = csvin_next(in, &row, &d);
+    st = csvin_next(in, &row, d);
     if (st == 0)
-        st = sim_diag_set(&d, SIM_EPARSE, path, 1, 0, "empty file: expected a jobs.csv header");
-    if (st < 0 || (st = csvin_map_header(in, &row, names, 3, ix, NULL, &d)) != SIM_OK)
+        st = sim_diag_set(d, SIM_EPARSE, path, 1, 0, "empty file: expected a jobs.csv header");
+    if (st < 0 || (st = csvin_map_header(in, &row, names, 3, ix, NULL, d)) != SIM_OK)
         goto out;
     for (int k = 0; k < 3; k++)
         if (ix[k] < 0) {
-            st = sim_diag_set(&d, SIM_EPARSE, path, row.line, 0,
+            st = sim_diag_set(d, SIM_EPARSE, path, row.line, 0,
                               "header lacks column '%s'; expected the header of a jobs.csv",
                               names[k]);
             goto out;
         }
-    while ((st = csvin_next(in, &row, &d)) == 1) {
+    while ((st = csvin_next(in, &row, d)) == 1) {
         rows++;
         if (csvin_empty(&row, ix[1]))
             continue;
         double w, p;
-        if ((st = csvin_double(in, &row, ix[0], "work_s", 0, 1e15, &w, &d)) ||
-            (st = csvin_double(in, &row, ix[1], "pred_duration_s", 0, 1e15, &p, &d)))
+        if ((st = csvin_double(in, &row, ix[0], "work_s", 0, 1e15, &w, d)) ||
+            (st = csvin_double(in, &row, ix[1], "pred_duration_s", 0, 1e15, &p, d)))
             goto out;
         row_add(&all, w > 1 ? w : 1, p > 1 ? p : 1);
     }
     if (st < 0)
         goto out;
     st = SIM_OK;
-    printf("%s: %llu jobs, %llu with a recorded prediction\n", path, (unsigned long long)rows,
-           (unsigned long long)all.lg.n);
-    print_table(&all, 1);
+    fprintf(out, "%s: %llu jobs, %llu with a recorded prediction\n", path, (unsigned long long)rows,
+            (unsigned long long)all.lg.n);
+    print_table(out, &all, 1);
 out:
     csvin_close(in);
-    if (st != SIM_OK) {
-        cli_print_diag(&d);
-        return cli_exit_code(st);
-    }
-    return 0;
-}
-
-int cli_model_eval_duration(int argc, char **argv)
-{
-    eval_args a = {.split = 0.7};
-    model_dur_config_default(&a.cfg);
-    for (int i = 0; i < argc; i++) {
-        const char *v = NULL;
-        int m;
-        uint64_t u;
-        if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (cli_flag(argv, i, "--skip-bad-rows")) {
-            a.skip_bad_rows = true;
-            continue;
-        }
-#define OPT(name) ((m = cli_opt(argc, argv, &i, name, &v)) != 0)
-        if (OPT("--trace")) {
-            if (m < 0)
-                return 2;
-            a.trace = v;
-        } else if (OPT("--format")) {
-            if (m < 0)
-                return 2;
-            a.format = v;
-        } else if (OPT("--trace-opt")) {
-            if (m < 0 || !cli_trace_opt(a.trace_opts, &a.n_trace_opts, v))
-                return 2;
-        } else if (OPT("--catalog")) {
-            if (m < 0)
-                return 2;
-            a.catalog = v;
-        } else if (OPT("--jobs")) {
-            if (m < 0)
-                return 2;
-            a.jobs = v;
-        } else if (OPT("--split")) {
-            if (m < 0 || !cli_double("--split", v, 0.01, 0.99, &a.split))
-                return 2;
-        } else if (OPT("--retrain")) {
-            if (m < 0 || !cli_seconds("--retrain", v, &a.retrain_s))
-                return 2;
-        } else if (OPT("--history")) {
-            if (m < 0 || !cli_u64("--history", v, 1, 1u << 24, &u))
-                return 2;
-            a.cfg.history = (uint32_t)u;
-        } else if (OPT("--min-history")) {
-            if (m < 0 || !cli_u64("--min-history", v, 1, 1u << 24, &u))
-                return 2;
-            a.cfg.min_history = (uint32_t)u;
-        } else if (OPT("--tenant-models")) {
-            if (m < 0 || !cli_u64("--tenant-models", v, 0, 65536, &u))
-                return 2;
-            a.cfg.max_tenant_models = (uint32_t)u;
-        } else if (OPT("--topics")) {
-            if (m < 0 || !cli_u64("--topics", v, 0, MODEL_DUR_MAX_TOPICS, &u))
-                return 2;
-            a.cfg.topics = (uint32_t)u;
-        } else if (OPT("--trees")) {
-            if (m < 0 || !cli_u64("--trees", v, 1, 10000, &u))
-                return 2;
-            a.cfg.gbt.trees = (uint32_t)u;
-        } else if (OPT("--seed")) {
-            if (m < 0 || !cli_u64("--seed", v, 0, UINT64_MAX, &a.cfg.seed))
-                return 2;
-        } else {
-            return cli_usage_error("unknown option '%s' for 'clustersim model eval duration' "
-                                   "(see clustersim model eval duration --help)",
-                                   argv[i]);
-        }
-#undef OPT
-    }
-    if (a.jobs && a.trace)
-        return cli_usage_error("clustersim model eval duration: give --trace or --jobs, not both");
-    if (a.jobs)
-        return eval_jobs(a.jobs);
-    if (!a.trace)
-        return cli_usage_error("clustersim model eval duration needs --trace FILE or --jobs FILE");
-    return eval_trace(&a);
+    return st;
 }

@@ -5,7 +5,7 @@
  * so a child that ends is noticed at once and the next one starts without delay, and a
  * live display can be refreshed while they run.
  */
-#include "cli/proc.h"
+#include "study/proc.h"
 
 #include "base/outfile.h"
 
@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-double cli_wall_now(void)
+double study_wall_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -45,7 +45,7 @@ static void forward(int sig)
             kill(fwd_pid[i], sig);
 }
 
-void cli_forward_begin(void)
+void study_forward_begin(void)
 {
     fwd_sig = 0;
     for (size_t k = 0; k < 3; k++) {
@@ -57,12 +57,12 @@ void cli_forward_begin(void)
     fwd_on = true;
 }
 
-int cli_forward_signal(void)
+int study_forward_signal(void)
 {
     return fwd_sig;
 }
 
-void cli_forward_end(void)
+void study_forward_end(void)
 {
     if (!fwd_on)
         return;
@@ -77,7 +77,7 @@ void cli_forward_end(void)
     }
 }
 
-long cli_fork(void)
+long study_fork(void)
 {
     /* Signals wait until the child is listed, so none is lost between fork and list. */
     sigset_t all, old;
@@ -107,14 +107,14 @@ long cli_fork(void)
     return (long)pid;
 }
 
-void cli_forget_child(long pid)
+void study_forget_child(long pid)
 {
     for (int i = 0; i < FWD_SLOTS; i++)
         if (fwd_pid[i] == (pid_t)pid)
             fwd_pid[i] = 0;
 }
 
-static void child_exec(const cli_proc *p)
+static void child_exec(const study_proc *p)
 {
     /* The program starts with no signal blocked, whatever its parent blocks. */
     sigset_t none;
@@ -136,18 +136,18 @@ static void child_exec(const cli_proc *p)
     else
         execv(p->argv[0], p->argv);
     dprintf(2, "clustersim: error: cannot run '%s': %s\n", p->argv[0], strerror(errno));
-    _exit(CLI_PROC_NOT_STARTED);
+    _exit(STUDY_PROC_NOT_STARTED);
 }
 
-int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, void *ctx)
+int study_procs_run(study_proc *p, size_t n, unsigned jobs, study_proc_notify notify, void *ctx)
 {
     size_t next = 0, running = 0;
     int rc = 0;
-    double last_tick = cli_wall_now();
+    double last_tick = study_wall_now();
     if (jobs < 1)
         jobs = 1;
     for (size_t i = 0; i < n; i++)
-        p[i].state = CLI_PROC_WAITING;
+        p[i].state = STUDY_PROC_WAITING;
     fflush(NULL);
     sigset_t chld, old_mask;
     sigemptyset(&chld);
@@ -155,8 +155,8 @@ int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, 
     pthread_sigmask(SIG_BLOCK, &chld, &old_mask);
     while (next < n || running > 0) {
         while (rc == 0 && next < n && running < jobs && !fwd_sig) {
-            cli_proc *c = &p[next];
-            pid_t pid = (pid_t)cli_fork();
+            study_proc *c = &p[next];
+            pid_t pid = (pid_t)study_fork();
             if (pid < 0) {
                 rc = -1;
                 break;
@@ -164,8 +164,8 @@ int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, 
             if (pid == 0)
                 child_exec(c);
             c->pid = (long)pid;
-            c->state = CLI_PROC_RUNNING;
-            c->start_s = cli_wall_now();
+            c->state = STUDY_PROC_RUNNING;
+            c->start_s = study_wall_now();
             running++;
             if (notify)
                 notify(ctx, p, n, next);
@@ -175,24 +175,24 @@ int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, 
             break;
         bool reaped = false;
         for (size_t i = 0; i < n; i++) {
-            cli_proc *c = &p[i];
-            if (c->state != CLI_PROC_RUNNING)
+            study_proc *c = &p[i];
+            if (c->state != STUDY_PROC_RUNNING)
                 continue;
             int status;
             pid_t w = waitpid((pid_t)c->pid, &status, WNOHANG);
             if (w == 0 || (w < 0 && errno == EINTR))
                 continue;
-            c->wall_s = cli_wall_now() - c->start_s;
-            cli_forget_child(c->pid);
+            c->wall_s = study_wall_now() - c->start_s;
+            study_forget_child(c->pid);
             if (w < 0)
-                c->exit_status = CLI_PROC_NOT_STARTED;
+                c->exit_status = STUDY_PROC_NOT_STARTED;
             else if (WIFEXITED(status))
                 c->exit_status = WEXITSTATUS(status);
             else if (WIFSIGNALED(status))
                 c->exit_status = 128 + WTERMSIG(status);
             else
                 continue;
-            c->state = CLI_PROC_DONE;
+            c->state = STUDY_PROC_DONE;
             running--;
             reaped = true;
             if (notify)
@@ -202,7 +202,7 @@ int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, 
             continue;
         struct timespec nap = {0, 10 * 1000 * 1000};
         sigtimedwait(&chld, NULL, &nap);
-        double now = cli_wall_now();
+        double now = study_wall_now();
         if (notify && now - last_tick >= 0.25) {
             last_tick = now;
             notify(ctx, p, n, (size_t)-1);
@@ -212,7 +212,7 @@ int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, 
     return rc;
 }
 
-char *cli_last_line(const char *path, char *buf, size_t size)
+char *study_last_line(const char *path, char *buf, size_t size)
 {
     buf[0] = '\0';
     FILE *f = fopen(path, "rb");

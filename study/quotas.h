@@ -2,8 +2,8 @@
  * quotas.h: tenant quotas of a run (--quotas, --quota-share) and the probe that
  * measures how tenants' GPU usage compares with their quotas (see quotas.c).
  */
-#ifndef CLI_QUOTAS_H
-#define CLI_QUOTAS_H
+#ifndef STUDY_QUOTAS_H
+#define STUDY_QUOTAS_H
 
 #include "sim/engine.h"
 #include "base/intern.h"
@@ -11,30 +11,30 @@
 
 #include <stdio.h>
 
-typedef struct cli_quota {
+typedef struct study_quota {
     uint32_t tenant; /* interned tenant id */
     double gpus;     /* quota, GPUs */
     long line;       /* line of the file that gave it */
-} cli_quota;
+} study_quota;
 
-typedef struct cli_quotas {
-    cli_quota *q;
+typedef struct study_quotas {
+    study_quota *q;
     uint32_t n, cap;
-} cli_quotas;
+} study_quotas;
 
 /* Append the quotas of a CSV `tenant,quota_gpus` (header required, columns in any
  * order); tenant names are interned. Errors: SIM_EIO, SIM_EPARSE (file:line:column: a
  * missing column, an empty tenant, a quota that is not a number in [0, 1e9], a tenant
  * named twice), SIM_ENOMEM. */
-int cli_quotas_read(cli_quotas *qs, const char *path, sim_intern *tenants, sim_diag *d);
+int study_quotas_read(study_quotas *qs, const char *path, sim_intern *tenants, sim_diag *d);
 
 /* Append quotas dividing total_gpus in proportion to a weight column: spec is FILE or
  * FILE:COLUMN (default: the second column); the first column names the tenants.
  * Errors as above, plus a missing weight column and weights summing to 0. */
-int cli_quota_share_read(cli_quotas *qs, const char *spec, sim_intern *tenants, uint64_t total_gpus,
-                         sim_diag *d);
+int study_quota_share_read(study_quotas *qs, const char *spec, sim_intern *tenants,
+                           uint64_t total_gpus, sim_diag *d);
 
-void cli_quotas_free(cli_quotas *qs);
+void study_quotas_free(study_quotas *qs);
 
 /* Per-tenant accumulators of the probe. */
 typedef struct tenant_acc {
@@ -54,9 +54,9 @@ typedef struct tenant_probe {
     bool oom; /* an accumulator could not grow: the figures are incomplete */
 } tenant_probe;
 
-void cli_tenant_probe_init(tenant_probe *p);
-void cli_tenant_probe_fini(tenant_probe *p);
+void study_tenant_probe_init(tenant_probe *p);
+void study_tenant_probe_fini(tenant_probe *p);
 /* Write the "quota_metrics" member (for summary.json's extra) to f; false on error. */
-bool cli_tenant_probe_json(const tenant_probe *p, const sim_view *v, FILE *f);
+bool study_tenant_probe_json(const tenant_probe *p, const sim_view *v, FILE *f);
 
 #endif

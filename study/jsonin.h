@@ -6,8 +6,8 @@
  * flat array of nodes; each node knows its parent, so objects are walked by key.
  * Errors name the file, line and column: "summary.json:3:14: error: JSON: expected ...".
  */
-#ifndef CLI_JSONIN_H
-#define CLI_JSONIN_H
+#ifndef STUDY_JSONIN_H
+#define STUDY_JSONIN_H
 
 #include "sim/types.h"
 

@@ -8,8 +8,8 @@
  * The inner source must not touch what the engine uses except tables made thread-safe
  * with sim_intern_share (tenant and model names).
  */
-#ifndef CLI_PREFETCH_H
-#define CLI_PREFETCH_H
+#ifndef STUDY_PREFETCH_H
+#define STUDY_PREFETCH_H
 
 #include "sim/engine.h"
 

@@ -11,7 +11,7 @@
  * flight, (sum x)^2 / (n sum x^2); the tenants above quota and below it while jobs wait;
  * per tenant, the shares of samples above, below, and below while waiting.
  */
-#include "cli/quotas.h"
+#include "study/quotas.h"
 
 #include "base/alloc.h"
 #include "base/csvin.h"
@@ -22,11 +22,11 @@
 #include <string.h>
 #include <unistd.h>
 
-static int add_quota(cli_quotas *qs, uint32_t tenant, double gpus)
+static int add_quota(study_quotas *qs, uint32_t tenant, double gpus)
 {
     if (qs->n == qs->cap) {
         uint32_t ncap = qs->cap ? qs->cap * 2 : 16;
-        cli_quota *nq = sim_reallocarray(qs->q, ncap, sizeof *nq);
+        study_quota *nq = sim_reallocarray(qs->q, ncap, sizeof *nq);
         if (!nq)
             return SIM_ENOMEM;
         qs->q = nq;
@@ -39,14 +39,14 @@ static int add_quota(cli_quotas *qs, uint32_t tenant, double gpus)
     return SIM_OK;
 }
 
-void cli_quotas_free(cli_quotas *qs)
+void study_quotas_free(study_quotas *qs)
 {
     sim_free(qs->q);
     memset(qs, 0, sizeof *qs);
 }
 
 /* Read rows of (tenant name, number) from in, starting after the header. */
-static int read_rows(cli_quotas *qs, csvin *in, int32_t tcol, int32_t vcol, const char *vname,
+static int read_rows(study_quotas *qs, csvin *in, int32_t tcol, int32_t vcol, const char *vname,
                      sim_intern *tenants, sim_diag *d)
 {
     csvin_row row;
@@ -75,7 +75,7 @@ static int read_rows(cli_quotas *qs, csvin *in, int32_t tcol, int32_t vcol, cons
     return st;
 }
 
-int cli_quotas_read(cli_quotas *qs, const char *path, sim_intern *tenants, sim_diag *d)
+int study_quotas_read(study_quotas *qs, const char *path, sim_intern *tenants, sim_diag *d)
 {
     csvin *in;
     int st = csvin_open(&in, path, ',', d);
@@ -102,8 +102,8 @@ out:
     return st < 0 ? st : SIM_OK;
 }
 
-int cli_quota_share_read(cli_quotas *qs, const char *spec, sim_intern *tenants, uint64_t total_gpus,
-                         sim_diag *d)
+int study_quota_share_read(study_quotas *qs, const char *spec, sim_intern *tenants,
+                           uint64_t total_gpus, sim_diag *d)
 {
     char path[1024];
     const char *column = NULL;
@@ -234,7 +234,7 @@ static void probe_sample(void *ctx, const sim_view *v, double *out)
     p->jain_sum += out[0];
 }
 
-void cli_tenant_probe_init(tenant_probe *p)
+void study_tenant_probe_init(tenant_probe *p)
 {
     memset(p, 0, sizeof *p);
     p->probe.n = 3;
@@ -243,7 +243,7 @@ void cli_tenant_probe_init(tenant_probe *p)
     p->probe.sample = probe_sample;
 }
 
-void cli_tenant_probe_fini(tenant_probe *p)
+void study_tenant_probe_fini(tenant_probe *p)
 {
     sim_free(p->acc);
     memset(p, 0, sizeof *p);
@@ -254,7 +254,7 @@ static double frac(uint64_t k, uint64_t n)
     return n ? (double)k / (double)n : 0;
 }
 
-bool cli_tenant_probe_json(const tenant_probe *p, const sim_view *v, FILE *f)
+bool study_tenant_probe_json(const tenant_probe *p, const sim_view *v, FILE *f)
 {
     fprintf(f, "\"quota_metrics\": {\"samples\": %llu, \"jain_mean\": %.6f, \"tenants\": {",
             (unsigned long long)p->samples, p->samples ? p->jain_sum / (double)p->samples : 1.0);

@@ -7,9 +7,10 @@
  * (x - baseline) / |baseline|. Durations are shown in one unit per row, chosen from the
  * row's largest value, so a row reads at a glance.
  */
-#include "cli/report_int.h"
+#include "study/report_int.h"
 
-#include "cli/cli.h"
+#include "study/files.h"
+#include "study/study.h"
 #include "models/catalog.h"
 #include "base/alloc.h"
 #include "traces/cluster.h"
@@ -192,7 +193,7 @@ static void write_inputs(report_doc *doc, const report_config *c, const report *
     command_text(cmd, sizeof cmd, c->argc, c->argv);
     report__doc_heading(doc, 2, "Inputs");
     report__doc_item(doc, "Command: `%s`", cmd);
-    report__doc_item(doc, "clustersim version %s", CLI_VERSION);
+    report__doc_item(doc, "clustersim version %s", STUDY_VERSION);
     char pol[1024] = "";
     size_t o = 0;
     for (size_t g = 0; g < r->n_groups && o < sizeof pol; g++)
@@ -808,7 +809,7 @@ int report_write(const report_config *c, report_outcome *o, sim_diag *d)
     report r;
     report_figure figs[16];
     size_t n_figs = 0;
-    cli_outfile md = {0}, html = {0};
+    study_outfile md = {0}, html = {0};
     int st = prepare(&r, c->runs, c->n_runs, d);
     if (st != SIM_OK)
         goto out;
@@ -829,8 +830,8 @@ int report_write(const report_config *c, report_outcome *o, sim_diag *d)
             st = SIM_OK;
         }
     }
-    if (!cli_out_open(&md, c->out_dir, "report.md") ||
-        !cli_out_open(&html, c->out_dir, "report.html")) {
+    if (!study_out_open(&md, c->out_dir, "report.md") ||
+        !study_out_open(&html, c->out_dir, "report.html")) {
         st = sim_diag_set(d, SIM_EIO, c->out_dir, 0, 0, "cannot write the report");
         goto out;
     }
@@ -850,8 +851,8 @@ int report_write(const report_config *c, report_outcome *o, sim_diag *d)
 out:;
     bool commit = st == SIM_OK;
     /* Both files are closed (or removed) whatever happens to the other. */
-    bool ok_md = cli_out_close(&md, commit);
-    bool ok_html = cli_out_close(&html, commit);
+    bool ok_md = study_out_close(&md, commit);
+    bool ok_html = study_out_close(&html, commit);
     bool ok = ok_md && ok_html;
     if (commit && !ok)
         st = sim_diag_set(d, SIM_EIO, c->out_dir, 0, 0, "cannot write the report");

@@ -12,9 +12,9 @@
  * max(1, JCT / max(work, 10 s)) (D. Feitelson, "Metrics for parallel job scheduling
  * and their convergence", JSSPP 2001).
  */
-#include "cli/report_int.h"
+#include "study/report_int.h"
 
-#include "cli/jsonin.h"
+#include "study/jsonin.h"
 #include "base/alloc.h"
 #include "base/csvin.h"
 

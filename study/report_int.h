@@ -5,10 +5,10 @@
  * is reduced while it is read (sorted quantile grids, sums per class and tenant), so
  * memory does not grow with the trace beyond one sort buffer.
  */
-#ifndef CLI_REPORT_INT_H
-#define CLI_REPORT_INT_H
+#ifndef STUDY_REPORT_INT_H
+#define STUDY_REPORT_INT_H
 
-#include "cli/report.h"
+#include "study/report.h"
 #include "base/intern.h"
 
 #include <stdio.h>

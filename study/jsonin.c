@@ -5,7 +5,7 @@
  * which always suffices: an escape never decodes to more bytes than it is written with,
  * and each string's quotes leave room for its NUL.
  */
-#include "cli/jsonin.h"
+#include "study/jsonin.h"
 
 #include "base/alloc.h"
 #include "base/csvin.h"

@@ -4,10 +4,10 @@
  * run.json, plus tenants.csv), each written under a temporary name and renamed only
  * when the run succeeded.
  */
-#include "cli/cli.h"
+#include "study/fragmentation.h"
 
-#include "cli/prefetch.h"
-#include "cli/quotas.h"
+#include "study/prefetch.h"
+#include "study/quotas.h"
 #include "models/catalog.h"
 #include "models/predictor.h"
 #include "models/zoo.h"
@@ -42,7 +42,7 @@ typedef struct source_ctx {
     trace_gen *gen;
     model_zoo_annotator *ann; /* --zoo: annotate jobs that lack features */
     gsl_rng *ann_rng;
-    cli_frag *online; /* counts each job read into the workload (no first pass) */
+    study_frag *online; /* counts each job read into the workload (no first pass) */
     prefetch *ahead;  /* reads the trace on a thread of its own, or NULL */
 } source_ctx;
 
@@ -59,7 +59,7 @@ static int source_next(void *ctx, job_spec *job, sim_diag *d)
     int st = s->ahead ? prefetch_next(s->ahead, job, d) : raw_next(s, job, d);
     if (st == 1 && s->ann)
         model_zoo_annotate(s->ann, job, s->ann_rng);
-    if (st == 1 && s->online && cli_frag_add_job(s->online, job, d) != SIM_OK)
+    if (st == 1 && s->online && study_frag_add_job(s->online, job, d) != SIM_OK)
         return SIM_ENOMEM;
     return st;
 }
@@ -88,7 +88,7 @@ static void show_progress(void *ctx, const sim_progress *p)
 
 /* An output write failed (the engine saw a stream in error): name the file and the
  * system's reason instead of the engine's "cannot write jobs.csv". */
-static void write_error(cli_outfile *const *outs, size_t n, sim_diag *d)
+static void write_error(study_outfile *const *outs, size_t n, sim_diag *d)
 {
     for (size_t i = 0; i < n; i++)
         if (outs[i]->f && ferror(outs[i]->f)) {
@@ -105,7 +105,7 @@ static int add_failure(void *ctx, uint32_t node, sim_time down_us, sim_time up_u
 
 /* Notes on quotas that are probably mistakes: tenants of the quota file the trace never
  * names (a typo?), and the quota policy run without any quota. */
-static void quota_notes(run_result *res, const cli_quotas *qs, const sim_intern *tenants,
+static void quota_notes(run_result *res, const study_quotas *qs, const sim_intern *tenants,
                         const sim_engine *e, const policy_ops *pol)
 {
     size_t o = strlen(res->notes), cap = sizeof res->notes;
@@ -133,7 +133,7 @@ static void write_input(FILE *f, const char *role, const char *path, bool *first
     uint64_t bytes;
     fprintf(f, "%s\n    {\"role\": \"%s\", \"path\": ", *first ? "" : ",", role);
     sim_json_put_string(f, path);
-    if (cli_file_crc(path, &crc, &bytes))
+    if (study_file_crc(path, &crc, &bytes))
         fprintf(f, ", \"bytes\": %llu, \"crc32\": \"%08x\"}", (unsigned long long)bytes, crc);
     else
         fputs("}", f);
@@ -148,7 +148,7 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
             fputs(", ", f);
         sim_json_put_string(f, a->argv[i]);
     }
-    fprintf(f, "],\n  \"version\": \"%s\",\n  \"seed\": %llu,\n  \"policy\": ", CLI_VERSION,
+    fprintf(f, "],\n  \"version\": \"%s\",\n  \"seed\": %llu,\n  \"policy\": ", STUDY_VERSION,
             (unsigned long long)a->seed);
     sim_json_put_string(f, a->policy);
     fputs(",\n  \"policy_options\": {", f);
@@ -239,7 +239,7 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
             r->wall_s > 0 ? (double)r->sum.jobs_arrived / r->wall_s : 0);
 }
 
-int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
+int study_run(const run_args *a, run_result *res, sim_diag *d)
 {
     memset(res, 0, sizeof *res);
     double t0 = wall_now();
@@ -248,7 +248,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     sim_intern *tenants = NULL, *models = NULL;
     source_ctx src = {0};
     sim_engine *e = NULL;
-    cli_outfile jobs = {0}, ts = {0}, tn = {0}, sum = {0}, runj = {0};
+    study_outfile jobs = {0}, ts = {0}, tn = {0}, sum = {0}, runj = {0};
     uint64_t *type_mem = NULL;
     model_zoo *zoo = NULL;
     model_zoo_annotator ann;
@@ -256,12 +256,12 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     sim_rate_model zoo_rate_model;
     model_rate *rate = NULL;
     sim_rate_model rate_tab;
-    cli_frag frag = {0};
-    cli_quotas quotas = {0};
+    study_frag frag = {0};
+    study_quotas quotas = {0};
     tenant_probe tprobe;
     char *extra = NULL;
     int st;
-    cli_tenant_probe_init(&tprobe);
+    study_tenant_probe_init(&tprobe);
 
     const policy_ops *pol = policy_find(a->policy);
     if (!pol) {
@@ -295,10 +295,10 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         goto out;
     }
     /* Quota files name tenants before the trace does: their ids come first. */
-    if (a->quotas && (st = cli_quotas_read(&quotas, a->quotas, tenants, d)) != SIM_OK)
+    if (a->quotas && (st = study_quotas_read(&quotas, a->quotas, tenants, d)) != SIM_OK)
         goto out;
-    if (a->quota_share && (st = cli_quota_share_read(&quotas, a->quota_share, tenants,
-                                                     cluster_spec_gpus(cl), d)) != SIM_OK)
+    if (a->quota_share && (st = study_quota_share_read(&quotas, a->quota_share, tenants,
+                                                       cluster_spec_gpus(cl), d)) != SIM_OK)
         goto out;
     if (a->zoo && (a->throughput || a->interference)) {
         st = sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
@@ -332,13 +332,13 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     }
     /* The target workload: a first pass over the trace, unless it can be read only once
      * (standard input, a pipe) or the caller asked for the jobs read so far. */
-    if ((st = cli_frag_init(&frag, cl, type_mem, ntypes, d)) != SIM_OK)
+    if ((st = study_frag_init(&frag, cl, type_mem, ntypes, d)) != SIM_OK)
         goto out;
     bool stream = a->trace && trace_path_is_stream(a->trace);
     if (a->frag_arrivals || a->check_only || stream)
         src.online = &frag;
-    else if ((a->trace || a->gen) &&
-             (st = cli_frag_scan(&frag, a, tenants, models, model_catalog_names(cat), d)) != SIM_OK)
+    else if ((a->trace || a->gen) && (st = study_frag_scan(&frag, a, tenants, models,
+                                                           model_catalog_names(cat), d)) != SIM_OK)
         goto out;
     if (a->trace) {
         trace_options topt = {.format = a->format,
@@ -363,23 +363,23 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         st = sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "no trace given (--trace FILE)");
         goto out;
     }
-    if (a->out_dir && a->check_only && !cli_mkdirs(a->out_dir)) {
+    if (a->out_dir && a->check_only && !study_mkdirs(a->out_dir)) {
         st = SIM_EIO; /* the reason is printed already */
         *d = (sim_diag){0};
         goto out;
     }
     if (a->out_dir && !a->check_only) {
-        if (!cli_mkdirs(a->out_dir) || !cli_out_open(&jobs, a->out_dir, "jobs.csv") ||
-            !cli_out_open(&ts, a->out_dir, "timeseries.csv") ||
-            !cli_out_open(&tn, a->out_dir, "tenants.csv") ||
-            !cli_out_open(&sum, a->out_dir, "summary.json") ||
-            !cli_out_open(&runj, a->out_dir, "run.json")) {
+        if (!study_mkdirs(a->out_dir) || !study_out_open(&jobs, a->out_dir, "jobs.csv") ||
+            !study_out_open(&ts, a->out_dir, "timeseries.csv") ||
+            !study_out_open(&tn, a->out_dir, "tenants.csv") ||
+            !study_out_open(&sum, a->out_dir, "summary.json") ||
+            !study_out_open(&runj, a->out_dir, "run.json")) {
             st = SIM_EIO; /* the reason is printed already */
             *d = (sim_diag){0};
             goto out;
         }
     }
-    cli_outfile *outs[] = {&jobs, &ts, &tn, &sum, &runj};
+    study_outfile *outs[] = {&jobs, &ts, &tn, &sum, &runj};
     progress_ctx pctx = {.t0 = t0};
     sim_probe probes[2] = {frag.probe};
     sim_config cfg = {
@@ -409,7 +409,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         .rate = zoo ? &zoo_rate_model : NULL,
     };
     /* With --zoo the zoo is the simulator's truth; the GPU models stay off. */
-    if (!zoo && (st = cli_rate_setup(a, cat, models, &rate, d)) != SIM_OK)
+    if (!zoo && (st = study_rate_setup(a, cat, models, &rate, d)) != SIM_OK)
         goto out;
     if (rate) {
         model_rate_fill(rate, &rate_tab);
@@ -471,7 +471,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     fprintf(xf, "\"rows_skipped\": %llu", (unsigned long long)res->rows_skipped);
     if (quotas.n) {
         fputs(",\n  ", xf);
-        cli_tenant_probe_json(&tprobe, sim_engine_view(e), xf);
+        study_tenant_probe_json(&tprobe, sim_engine_view(e), xf);
     }
     bool xok = fputc('\0', xf) != EOF && !ferror(xf);
     xok = fclose(xf) == 0 && xok && memchr(extra, '\0', extra_size) != NULL;
@@ -497,19 +497,19 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
 out:;
     bool commit = st == SIM_OK;
     /* Close every file, even after one fails. */
-    bool ok = cli_out_close(&jobs, commit);
-    ok = cli_out_close(&ts, commit) && ok;
-    ok = cli_out_close(&tn, commit) && ok;
+    bool ok = study_out_close(&jobs, commit);
+    ok = study_out_close(&ts, commit) && ok;
+    ok = study_out_close(&tn, commit) && ok;
     /* summary.json last: a directory holding it holds every other output (sweeps rely
      * on that to tell a finished run from an interrupted one). */
-    ok = cli_out_close(&runj, commit) && ok;
-    ok = cli_out_close(&sum, commit && ok) && ok;
+    ok = study_out_close(&runj, commit) && ok;
+    ok = study_out_close(&sum, commit && ok) && ok;
     if (commit && !ok) {
         st = SIM_EIO; /* the reason is printed already */
         *d = (sim_diag){0};
     }
     sim_engine_destroy(e);
-    cli_frag_fini(&frag);
+    study_frag_fini(&frag);
     /* The reader thread stops before what it reads from is closed. */
     prefetch_destroy(src.ahead);
     trace_reader_close(src.reader);
@@ -519,8 +519,8 @@ out:;
     model_zoo_destroy(zoo);
     sim_intern_destroy(tenants);
     sim_intern_destroy(models);
-    cli_quotas_free(&quotas);
-    cli_tenant_probe_fini(&tprobe);
+    study_quotas_free(&quotas);
+    study_tenant_probe_fini(&tprobe);
     sim_free(extra);
     cluster_spec_destroy(cl);
     model_rate_destroy(rate);

@@ -5,7 +5,7 @@
  * Figures are embedded in the HTML as base64 PNG (RFC 4648 section 4), so the file is
  * self-contained.
  */
-#include "cli/report_int.h"
+#include "study/report_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  * (standard input), from the jobs read so far. The probe adds the cluster's
  * fragmentation in GPUs and as a share of the idle GPU capacity to every sample.
  */
-#include "cli/cli.h"
+#include "study/fragmentation.h"
 
 #include "models/catalog.h"
 
@@ -21,15 +21,15 @@ static const char *const frag_names[2] = {"frag_gpus", "frag_ratio"};
 
 static void frag_sample(void *ctx, const sim_view *v, double *out)
 {
-    cli_frag *f = ctx;
+    study_frag *f = ctx;
     double frag, idle;
     frag_meter_measure(f->meter, v, &frag, &idle);
     out[0] = frag;
     out[1] = idle > 0 ? frag / idle : 0;
 }
 
-int cli_frag_init(cli_frag *f, const cluster_spec *cl, const uint64_t *type_mem,
-                  uint32_t n_types, sim_diag *d)
+int study_frag_init(study_frag *f, const cluster_spec *cl, const uint64_t *type_mem,
+                    uint32_t n_types, sim_diag *d)
 {
     memset(f, 0, sizeof *f);
     f->cl = cl;
@@ -39,14 +39,14 @@ int cli_frag_init(cli_frag *f, const cluster_spec *cl, const uint64_t *type_mem,
         return sim_diag_set(d, SIM_ELIMIT, NULL, 0, 0, "the cluster has too many GPUs");
     if (frag_workload_create(&f->wl, n_types) != SIM_OK ||
         frag_meter_create(&f->meter, f->wl, cl->n_nodes, (uint32_t)gpus) != SIM_OK) {
-        cli_frag_fini(f);
+        study_frag_fini(f);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     }
     f->probe = (sim_probe){.n = 2, .names = frag_names, .ctx = f, .sample = frag_sample};
     return SIM_OK;
 }
 
-void cli_frag_fini(cli_frag *f)
+void study_frag_fini(study_frag *f)
 {
     frag_meter_destroy(f->meter);
     frag_workload_destroy(f->wl);
@@ -55,9 +55,9 @@ void cli_frag_fini(cli_frag *f)
 
 /* GPUs of the largest node where the job's GPUs are allowed (type and GPU memory), as
  * the engine's admission resolves replicas. Cached per (types, GPU memory). */
-static uint32_t max_gpus(cli_frag *f, const job_spec *j)
+static uint32_t max_gpus(study_frag *f, const job_spec *j)
 {
-    uint32_t slot = (uint32_t)((j->gpu_type_mask * 31 + j->gpu_mem_mib) % CLI_FRAG_CACHE);
+    uint32_t slot = (uint32_t)((j->gpu_type_mask * 31 + j->gpu_mem_mib) % STUDY_FRAG_CACHE);
     if (f->cache_used[slot] && f->cache_mask[slot] == j->gpu_type_mask &&
         f->cache_gmem[slot] == j->gpu_mem_mib)
         return f->cache_gpus[slot];
@@ -80,7 +80,7 @@ static uint32_t max_gpus(cli_frag *f, const job_spec *j)
     return best;
 }
 
-int cli_frag_add_job(cli_frag *f, const job_spec *j, sim_diag *d)
+int study_frag_add_job(study_frag *f, const job_spec *j, sim_diag *d)
 {
     uint32_t r = 1;
     if (j->num_gpus)
@@ -94,8 +94,8 @@ int cli_frag_add_job(cli_frag *f, const job_spec *j, sim_diag *d)
     return SIM_OK;
 }
 
-int cli_frag_scan(cli_frag *f, const run_args *a, sim_intern *tenants, sim_intern *models,
-                  const sim_intern *gpu_types, sim_diag *d)
+int study_frag_scan(study_frag *f, const run_args *a, sim_intern *tenants, sim_intern *models,
+                    const sim_intern *gpu_types, sim_diag *d)
 {
     trace_reader *r = NULL;
     trace_gen *g = NULL;
@@ -119,7 +119,7 @@ int cli_frag_scan(cli_frag *f, const run_args *a, sim_intern *tenants, sim_inter
         return st;
     job_spec j;
     while ((st = r ? trace_reader_next(r, &j, d) : trace_gen_next(g, &j)) == 1)
-        if ((st = cli_frag_add_job(f, &j, d)) != SIM_OK)
+        if ((st = study_frag_add_job(f, &j, d)) != SIM_OK)
             break;
     trace_reader_close(r);
     trace_gen_destroy(g);

@@ -8,8 +8,8 @@
  * of the tables; it never stops the report. The report holds no timestamp and no wall
  * time: the same runs give the same report.md.
  */
-#ifndef CLI_REPORT_H
-#define CLI_REPORT_H
+#ifndef STUDY_REPORT_H
+#define STUDY_REPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>

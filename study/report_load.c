@@ -1,6 +1,6 @@
 /*
  * report_load.c: read one run directory for the report — summary.json and run.json
- * with the strict JSON reader, jobs.csv and timeseries.csv with csvin. Per-job values
+ * with json-c (strict mode), jobs.csv and timeseries.csv with csvin. Per-job values
  * are reduced as they are read: JCT and wait go into one buffer each, sorted once and
  * kept as a grid of 2001 quantiles (p = k/2000, the order statistic at index
  * floor(p * (n - 1))); sizes and tenants are kept as sums. A missing or malformed file
@@ -14,10 +14,11 @@
  */
 #include "study/report_int.h"
 
-#include "study/jsonin.h"
 #include "base/alloc.h"
 #include "base/csvin.h"
 
+#include <errno.h>
+#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,10 +108,137 @@ static report_tenant *tenant_slot(report *r, report_run *run, const char *name, 
     return &run->tenants[id];
 }
 
-static int need_number(const json_doc *j, const char *path, double *out, const char *file,
+/* Read and parse the JSON file at path with json-c in strict mode (RFC 8259; a key
+ * given twice keeps its last value). Errors: SIM_EIO (cannot read), SIM_EPARSE (with
+ * the line and column where the parser stopped), SIM_ENOMEM. */
+static int json_load(json_object **out, const char *path, sim_diag *d)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot open: %s", strerror(errno));
+    size_t cap = 1 << 14, n = 0, k;
+    char *buf = sim_malloc(cap);
+    while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += k;
+        if (n == cap) {
+            char *nb = sim_reallocarray(buf, cap, 2);
+            if (!nb) {
+                sim_free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    bool err = ferror(f);
+    fclose(f);
+    if (!buf)
+        return sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
+    if (err) {
+        sim_free(buf);
+        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot read");
+    }
+    int st = SIM_OK;
+    json_tokener *tok = json_tokener_new();
+    if (!tok) {
+        sim_free(buf);
+        return sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
+    }
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    json_object *o = n > INT32_MAX ? NULL : json_tokener_parse_ex(tok, buf, (int)n);
+    enum json_tokener_error e = json_tokener_get_error(tok);
+    size_t end = json_tokener_get_parse_end(tok);
+    if (e == json_tokener_success && o)
+        while (end < n && strchr(" \t\r\n", buf[end]))
+            end++;
+    if (n > INT32_MAX || e != json_tokener_success || !o || end < n) {
+        /* The position where the parser stopped, as line and column. */
+        if (end > n)
+            end = n;
+        long line = 1;
+        size_t line_start = 0;
+        for (size_t i = 0; i < end; i++)
+            if (buf[i] == '\n') {
+                line++;
+                line_start = i + 1;
+            }
+        const char *what = n > INT32_MAX                ? "the file is too large"
+                           : e == json_tokener_continue ? "unexpected end of the text"
+                           : e != json_tokener_success  ? json_tokener_error_desc(e)
+                                                        : "text after the value";
+        st = sim_diag_set(d, SIM_EPARSE, path, line, (int)(end - line_start) + 1, "JSON: %s",
+                          what);
+        json_object_put(o);
+        o = NULL;
+    }
+    json_tokener_free(tok);
+    sim_free(buf);
+    *out = o;
+    return st;
+}
+
+/* The value at a dotted path from the root ("jct_s.p95"), or NULL when absent. */
+static json_object *json_find(json_object *root, const char *path)
+{
+    json_object *o = root;
+    char key[256];
+    for (const char *p = path; o;) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        if (len >= sizeof key || !json_object_is_type(o, json_type_object))
+            return NULL;
+        memcpy(key, p, len);
+        key[len] = '\0';
+        json_object *next;
+        if (!json_object_object_get_ex(o, key, &next))
+            return NULL;
+        o = next;
+        if (!dot)
+            return o;
+        p = dot + 1;
+    }
+    return NULL;
+}
+
+/* A number, or null as NaN: true with *out set; false for any other value. */
+static bool json_num(json_object *v, double *out)
+{
+    if (!v) /* json-c's null */
+        *out = NAN;
+    else if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
+        *out = json_object_get_double(v);
+    else
+        return false;
+    return true;
+}
+
+/* The number (or null) at path: true with *out set; false when absent or another type. */
+static bool json_number_at(json_object *root, const char *path, double *out)
+{
+    json_object *v = json_find(root, path);
+    if (!v) {
+        /* Absent, or present as null. */
+        json_object *parent = root;
+        const char *dot = strrchr(path, '.');
+        if (dot) {
+            char pp[256];
+            snprintf(pp, sizeof pp, "%.*s", (int)(dot - path), path);
+            parent = json_find(root, pp);
+        }
+        const char *key = dot ? dot + 1 : path;
+        if (!parent || !json_object_is_type(parent, json_type_object) ||
+            !json_object_object_get_ex(parent, key, NULL))
+            return false;
+    }
+    return json_num(v, out);
+}
+
+static int need_number(json_object *j, const char *path, double *out, const char *file,
                        sim_diag *d)
 {
-    if (json_doc_number(j, path, out))
+    if (json_number_at(j, path, out))
         return SIM_OK;
     return sim_diag_set(d, SIM_EPARSE, file, 0, 0, "no number at '%s'", path);
 }
@@ -119,8 +247,8 @@ static int load_summary(report *r, report_run *run, sim_diag *d)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/summary.json", run->spec.dir);
-    json_doc *j;
-    int st = json_doc_load(&j, path, d);
+    json_object *j;
+    int st = json_load(&j, path, d);
     if (st != SIM_OK)
         return st;
     static const struct {
@@ -147,34 +275,34 @@ static int load_summary(report *r, report_run *run, sim_diag *d)
         goto out;
     run->nodes = (uint32_t)nodes;
     run->gpus = (uint32_t)gpus;
-    const char *policy = json_doc_string(j, "policy");
+    json_object *pv = json_find(j, "policy");
+    const char *policy = pv && json_object_is_type(pv, json_type_string)
+                             ? json_object_get_string(pv)
+                             : NULL;
     snprintf(run->summary_policy, sizeof run->summary_policy, "%s", policy ? policy : "");
     /* The fragmentation probe: the first probe average named frag*_mean. */
-    int32_t probes = json_doc_find(j, "probes");
-    if (probes >= 0) {
-        const json_node *pn = json_doc_node(j, (uint32_t)probes);
-        for (uint32_t c = (uint32_t)probes + 1; pn->type == JSON_OBJECT && c < pn->end;
-             c = json_doc_node(j, c)->end) {
-            const json_node *x = json_doc_node(j, c);
-            size_t kl = strlen(x->key);
-            if (strncasecmp(x->key, "frag", 4) == 0 && kl > 5 &&
-                strcmp(x->key + kl - 5, "_mean") == 0 &&
-                (x->type == JSON_NUMBER || x->type == JSON_NULL)) {
-                snprintf(run->frag_name, sizeof run->frag_name, "%.*s", (int)(kl - 5), x->key);
-                run->m[RM_FRAG] = x->type == JSON_NUMBER ? x->num : NAN;
+    json_object *probes = json_find(j, "probes");
+    if (probes && json_object_is_type(probes, json_type_object)) {
+        json_object_object_foreach(probes, key, x)
+        {
+            size_t kl = strlen(key);
+            double v;
+            if (strncasecmp(key, "frag", 4) == 0 && kl > 5 && strcmp(key + kl - 5, "_mean") == 0 &&
+                json_num(x, &v)) {
+                snprintf(run->frag_name, sizeof run->frag_name, "%.*s", (int)(kl - 5), key);
+                run->m[RM_FRAG] = v;
                 break;
             }
         }
     }
-    int32_t tn = json_doc_find(j, "tenants");
-    if (tn < 0 || json_doc_node(j, (uint32_t)tn)->type != JSON_OBJECT) {
+    json_object *tn = json_find(j, "tenants");
+    if (!tn || !json_object_is_type(tn, json_type_object)) {
         st = sim_diag_set(d, SIM_EPARSE, path, 0, 0, "no object at 'tenants'");
         goto out;
     }
-    const json_node *tnode = json_doc_node(j, (uint32_t)tn);
-    for (uint32_t c = (uint32_t)tn + 1; c < tnode->end; c = json_doc_node(j, c)->end) {
-        const json_node *x = json_doc_node(j, c);
-        report_tenant *t = tenant_slot(r, run, x->key, strlen(x->key));
+    json_object_object_foreach(tn, name, x)
+    {
+        report_tenant *t = tenant_slot(r, run, name, strlen(name));
         if (!t) {
             st = sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
             goto out;
@@ -184,19 +312,19 @@ static int load_summary(report *r, report_run *run, sim_diag *d)
         double *dst[] = {&t->done, &t->jct_mean_s, &t->wait_mean_s, &t->gpu_hours,
                          &t->quota_gpus};
         for (int k = 0; k < 5; k++) {
-            int32_t m = json_doc_member(j, (int32_t)c, keys[k]);
-            const json_node *v = m >= 0 ? json_doc_node(j, (uint32_t)m) : NULL;
-            if (!v || (v->type != JSON_NUMBER && v->type != JSON_NULL)) {
-                st = sim_diag_set(d, SIM_EPARSE, path, x->line, x->column,
-                                  "tenant '%s': no number '%s'", x->key, keys[k]);
+            json_object *v = NULL;
+            bool has = x && json_object_is_type(x, json_type_object) &&
+                       json_object_object_get_ex(x, keys[k], &v);
+            if (!has || !json_num(v, dst[k])) {
+                st = sim_diag_set(d, SIM_EPARSE, path, 0, 0, "tenant '%s': no number '%s'",
+                                  name, keys[k]);
                 goto out;
             }
-            *dst[k] = v->type == JSON_NUMBER ? v->num : NAN;
         }
         t->present = true;
     }
 out:
-    json_doc_destroy(j);
+    json_object_put(j);
     return st;
 }
 
@@ -371,36 +499,36 @@ static int load_runjson(report_run *run, sim_diag *d)
     if (!f)
         return SIM_OK;
     fclose(f);
-    json_doc *j;
-    int st = json_doc_load(&j, path, d);
+    json_object *j;
+    int st = json_load(&j, path, d);
     if (st != SIM_OK)
         return st;
     double ev;
-    run->events = json_doc_number(j, "events", &ev) ? ev : NAN;
-    int32_t in = json_doc_find(j, "inputs");
-    const json_node *inn = in >= 0 ? json_doc_node(j, (uint32_t)in) : NULL;
-    if (inn && inn->type == JSON_ARRAY)
-        for (uint32_t c = (uint32_t)in + 1; c < inn->end; c = json_doc_node(j, c)->end) {
+    run->events = json_number_at(j, "events", &ev) ? ev : NAN;
+    json_object *in = json_find(j, "inputs");
+    if (in && json_object_is_type(in, json_type_array))
+        for (size_t c = 0; c < json_object_array_length(in); c++) {
             if (run->n_inputs == REPORT_MAX_INPUTS) {
                 run->n_inputs_more++;
                 continue;
             }
-            int32_t role = json_doc_member(j, (int32_t)c, "role");
-            int32_t p = json_doc_member(j, (int32_t)c, "path");
-            int32_t b = json_doc_member(j, (int32_t)c, "bytes");
-            int32_t crc = json_doc_member(j, (int32_t)c, "crc32");
-            if (role < 0 || p < 0)
+            json_object *e = json_object_array_get_idx(in, c), *role, *p, *b, *crc;
+            if (!e || !json_object_is_type(e, json_type_object) ||
+                !json_object_object_get_ex(e, "role", &role) ||
+                !json_object_object_get_ex(e, "path", &p))
                 continue;
             char(*dst)[512] = run->inputs[run->n_inputs++];
-            snprintf(dst[0], sizeof dst[0], "%s", json_doc_node(j, (uint32_t)role)->str);
-            snprintf(dst[1], sizeof dst[1], "%s", json_doc_node(j, (uint32_t)p)->str);
-            if (b >= 0 && crc >= 0)
+            snprintf(dst[0], sizeof dst[0], "%s", role ? json_object_get_string(role) : "");
+            snprintf(dst[1], sizeof dst[1], "%s", p ? json_object_get_string(p) : "");
+            if (json_object_object_get_ex(e, "bytes", &b) &&
+                json_object_object_get_ex(e, "crc32", &crc))
                 snprintf(dst[2], sizeof dst[2], "%.0f bytes, CRC-32 %s",
-                         json_doc_node(j, (uint32_t)b)->num, json_doc_node(j, (uint32_t)crc)->str);
+                         b ? json_object_get_double(b) : 0.0,
+                         crc ? json_object_get_string(crc) : "");
             else
                 snprintf(dst[2], sizeof dst[2], "not readable when the run started");
         }
-    json_doc_destroy(j);
+    json_object_put(j);
     return SIM_OK;
 }
 

@@ -682,8 +682,17 @@ static void test_plot(void)
                  0);
     CHECK_EQ_I64(sh("%s plot %s/badrun", SIM_BINARY, OUT), 2);
     char *err = check_slurp(stderr_path, NULL);
-    CHECK_STR(err, "clustersim: " OUT "/badrun/summary.json:2:20: error: JSON: expected '\"' to "
-                   "begin a member name, got \",\"\n");
+    CHECK_STR(err, "clustersim: " OUT "/badrun/summary.json:2:20: error: JSON: quoted object "
+                   "property name expected\n");
+    free(err);
+    /* A truncated file: where the text ended. */
+    CHECK_EQ_I64(check_system("printf '{\\n  \"policy\": \"fifo\"\\n' > " OUT
+                              "/badrun/summary.json"),
+                 0);
+    CHECK_EQ_I64(sh("%s plot %s/badrun", SIM_BINARY, OUT), 2);
+    err = check_slurp(stderr_path, NULL);
+    CHECK_STR(err, "clustersim: " OUT "/badrun/summary.json:3:1: error: JSON: unexpected end of "
+                   "the text\n");
     free(err);
     CHECK_EQ_I64(sh("%s plot %s/nosuchrun", SIM_BINARY, OUT), 2);
     err = check_slurp(stderr_path, NULL);

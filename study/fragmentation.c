@@ -1,11 +1,13 @@
 /*
  * fragmentation.c: the run's target workload and its fragmentation probe. The workload
  * (policies/frag.h) is the popularity of each task shape — one replica's CPU, memory,
- * GPU count, share per GPU and allowed GPU types — among the jobs of the trace. It is
- * built by a first pass over the trace (shapes only: memory grows with the number of
+ * GPU count, share per GPU and allowed GPU types — among the jobs of the trace, counted
+ * by the policies' frag_builder. It is built only when the policy or the probe needs
+ * it: by a first pass over the trace (shapes only: memory grows with the number of
  * distinct shapes, not with the trace), or, when the trace cannot be read twice
- * (standard input), from the jobs read so far. The probe adds the cluster's
- * fragmentation in GPUs and as a share of the idle GPU capacity to every sample.
+ * (standard input) or the caller asks for it, from the jobs read so far. The probe adds
+ * the cluster's fragmentation in GPUs and as a share of the idle GPU capacity to every
+ * sample.
  */
 #include "study/fragmentation.h"
 
@@ -32,8 +34,6 @@ int study_frag_init(study_frag *f, const cluster_spec *cl, const uint64_t *type_
                     uint32_t n_types, sim_diag *d)
 {
     memset(f, 0, sizeof *f);
-    f->cl = cl;
-    f->type_mem = type_mem;
     uint64_t gpus = cluster_spec_gpus(cl);
     if (gpus >= UINT32_MAX / 2)
         return sim_diag_set(d, SIM_ELIMIT, NULL, 0, 0, "the cluster has too many GPUs");
@@ -42,6 +42,7 @@ int study_frag_init(study_frag *f, const cluster_spec *cl, const uint64_t *type_
         study_frag_fini(f);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     }
+    frag_builder_init(&f->builder, f->wl, cl, type_mem);
     f->probe = (sim_probe){.n = 2, .names = frag_names, .ctx = f, .sample = frag_sample};
     return SIM_OK;
 }
@@ -53,45 +54,9 @@ void study_frag_fini(study_frag *f)
     memset(f, 0, sizeof *f);
 }
 
-/* GPUs of the largest node where the job's GPUs are allowed (type and GPU memory), as
- * the engine's admission resolves replicas. Cached per (types, GPU memory). */
-static uint32_t max_gpus(study_frag *f, const job_spec *j)
-{
-    uint32_t slot = (uint32_t)((j->gpu_type_mask * 31 + j->gpu_mem_mib) % STUDY_FRAG_CACHE);
-    if (f->cache_used[slot] && f->cache_mask[slot] == j->gpu_type_mask &&
-        f->cache_gmem[slot] == j->gpu_mem_mib)
-        return f->cache_gpus[slot];
-    uint32_t best = 0;
-    for (uint32_t n = 0; n < f->cl->n_nodes; n++) {
-        const node_spec *ns = &f->cl->nodes[n];
-        if (!ns->num_gpus || (j->gpu_type_mask && !((j->gpu_type_mask >> ns->gpu_type) & 1u)))
-            continue;
-        uint64_t mem = ns->gpu_mem_mib ? ns->gpu_mem_mib
-                                       : (f->type_mem ? f->type_mem[ns->gpu_type] : 0);
-        if (mem && mem < j->gpu_mem_mib)
-            continue;
-        if (ns->num_gpus > best)
-            best = ns->num_gpus;
-    }
-    f->cache_used[slot] = true;
-    f->cache_mask[slot] = j->gpu_type_mask;
-    f->cache_gmem[slot] = j->gpu_mem_mib;
-    f->cache_gpus[slot] = best;
-    return best;
-}
-
 int study_frag_add_job(study_frag *f, const job_spec *j, sim_diag *d)
 {
-    uint32_t r = 1;
-    if (j->num_gpus)
-        r = frag_replicas_of_job(j, j->replicas ? 0 : max_gpus(f, j));
-    frag_shape s;
-    frag_shape_of_job(j, r, &s);
-    int st = frag_workload_add(f->wl, &s, 1);
-    if (st != SIM_OK)
-        return sim_diag_set(d, st, NULL, 0, 0, "job '%s': cannot add its shape to the workload",
-                            j->id);
-    return SIM_OK;
+    return frag_builder_add_job(&f->builder, j, d);
 }
 
 int study_frag_scan(study_frag *f, const run_args *a, sim_intern *tenants, sim_intern *models,

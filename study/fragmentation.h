@@ -12,16 +12,11 @@
  * columns frag_gpus (GPUs no task drawn from the workload could use, summed over up
  * nodes) and frag_ratio (frag_gpus / idle GPUs). The probe's ctx is the struct itself,
  * so it must stay where study_frag_init put it. */
-#define STUDY_FRAG_CACHE 64
 typedef struct study_frag {
     frag_workload *wl;
     frag_meter *meter;
     sim_probe probe;
-    const cluster_spec *cl;            /* borrowed */
-    const uint64_t *type_mem;          /* memory per GPU type id, MiB (borrowed) */
-    bool cache_used[STUDY_FRAG_CACHE]; /* largest eligible node per (types, GPU memory) */
-    uint64_t cache_mask[STUDY_FRAG_CACHE], cache_gmem[STUDY_FRAG_CACHE];
-    uint32_t cache_gpus[STUDY_FRAG_CACHE];
+    frag_builder builder; /* counts jobs into wl */
 } study_frag;
 
 /* An empty workload and a meter for cluster cl. SIM_OK, SIM_ENOMEM or SIM_ELIMIT. */

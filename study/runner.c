@@ -32,6 +32,7 @@ void run_args_default(run_args *a)
     a->policy = "binpack";
     a->seed = 1;
     a->prefetch = true;
+    a->frag_probe = true;
     a->sample_interval_s = 600;
     a->zoo_over = 1.5;
     a->zoo_slo = 2;
@@ -330,16 +331,22 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         src.ann = &ann;
         model_zoo_rate_init(&zrate, zoo, models, (uint16_t)rt, &zoo_rate_model);
     }
-    /* The target workload: a first pass over the trace, unless it can be read only once
-     * (standard input, a pipe) or the caller asked for the jobs read so far. */
-    if ((st = study_frag_init(&frag, cl, type_mem, ntypes, d)) != SIM_OK)
+    /* The target workload, when the policy or the fragmentation probe needs it: a first
+     * pass over the trace, unless it can be read only once (standard input, a pipe) or
+     * the caller asked for the jobs read so far (then each job read is counted). */
+    bool want_wl = a->frag_probe || pol->needs_workload;
+    if (want_wl && (st = study_frag_init(&frag, cl, type_mem, ntypes, d)) != SIM_OK)
         goto out;
     bool stream = a->trace && trace_path_is_stream(a->trace);
-    if (a->frag_arrivals || a->check_only || stream)
+    if (!want_wl)
+        ;
+    else if (a->frag_arrivals || a->check_only || stream)
         src.online = &frag;
     else if ((a->trace || a->gen) && (st = study_frag_scan(&frag, a, tenants, models,
                                                            model_catalog_names(cat), d)) != SIM_OK)
         goto out;
+    else if (a->trace)
+        res->trace_passes = 1;
     if (a->trace) {
         trace_options topt = {.format = a->format,
                               .skip_bad_rows = a->skip_bad_rows,
@@ -381,7 +388,7 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
     }
     study_outfile *outs[] = {&jobs, &ts, &tn, &sum, &runj};
     progress_ctx pctx = {.t0 = t0};
-    sim_probe probes[2] = {frag.probe};
+    sim_probe probes[2];
     sim_config cfg = {
         .seed = a->seed,
         .sample_interval_us = (sim_time)llround(a->sample_interval_s * 1e6),
@@ -394,11 +401,13 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         .timeseries_csv = ts.f,
         .tenants_csv = tn.f,
         .probes = probes,
-        .n_probes = 1,
+        .n_probes = 0,
         .progress = a->progress ? show_progress : NULL,
         .check_invariants = a->check_invariants,
         .progress_ctx = &pctx,
     };
+    if (a->frag_probe)
+        probes[cfg.n_probes++] = frag.probe;
     if (quotas.n)
         probes[cfg.n_probes++] = tprobe.probe;
     sim_world world = {
@@ -416,7 +425,7 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         world.rate = &rate_tab;
     }
     policy_config pcfg = a->pcfg;
-    pcfg.workload = frag.wl;
+    pcfg.workload = want_wl ? frag.wl : NULL;
     if ((st = sim_engine_create(&e, &cfg, &world, pol, &pcfg, d)) != SIM_OK)
         goto out;
     if (a->failures && (st = trace_failures_load(a->failures, cl, add_failure, e, d)) != SIM_OK)

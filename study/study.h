@@ -50,6 +50,10 @@ typedef struct run_args {
     bool check_only;          /* open and check every input, initialise the policy, stop */
     bool frag_arrivals;       /* fragmentation workload from the jobs read so far, not a first
                                  pass over the trace (always so for standard input) */
+    bool frag_probe;          /* the frag_gpus and frag_ratio columns (run_args_default:
+                                 true); without them, and with a policy that does not need
+                                 the workload, no workload is built and the trace is read
+                                 once */
     bool progress;            /* live line on stderr */
     const char *throughput;   /* "measured" (NULL), "none", or steps tables FILE[,FILE] */
     const char *interference; /* "none" (NULL), "measured", "model", or a contention FILE */
@@ -69,6 +73,7 @@ typedef struct run_result {
     double wall_s;
     uint64_t rows_skipped;
     uint64_t rows_ignored;   /* records the format documents as not being jobs */
+    uint32_t trace_passes;   /* first passes over the trace file before the run (0 or 1) */
     char summary_json[4096]; /* first part of summary.json, for printing (may be cut) */
     char notes[1024];        /* warnings about likely mistakes in the inputs, one per line */
 } run_result;

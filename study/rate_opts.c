@@ -3,7 +3,7 @@
  * into the GPU models of models/rate.h. Both off means no rate model at all (the
  * summary then says "none").
  */
-#include "cli/cli.h"
+#include "study/study.h"
 
 #include "models/rate.h"
 

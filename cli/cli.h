@@ -21,6 +21,9 @@ int cli_exit_code(int status);
 /* Print "clustersim: file:line:col: error: msg" to stderr; nothing for a diag with an
  * empty message (the error was printed where it happened). */
 void cli_print_diag(const sim_diag *d);
+/* Print d (an empty out-of-memory diagnostic gets its message) and return the exit
+ * status for st. */
+int cli_fail(int st, sim_diag *d);
 /* Print "clustersim: error: <fmt>" to stderr; returns 2. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -46,14 +46,6 @@ int cli_trace_src_option(trace_src *s, int argc, char **argv, int *i, const char
     return 0;
 }
 
-int cli_fail(int st, sim_diag *d)
-{
-    if (st == SIM_ENOMEM && !d->msg[0])
-        sim_diag_set(d, st, NULL, 0, 0, "out of memory");
-    cli_print_diag(d);
-    return cli_exit_code(st);
-}
-
 /* ---- trace stats ---------------------------------------------------------------- */
 
 static int trace_stats_cmd(int argc, char **argv)

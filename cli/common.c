@@ -22,6 +22,14 @@ void cli_print_diag(const sim_diag *d)
     study_print_diag(d);
 }
 
+int cli_fail(int st, sim_diag *d)
+{
+    if (st == SIM_ENOMEM && !d->msg[0])
+        sim_diag_set(d, st, NULL, 0, 0, "out of memory");
+    cli_print_diag(d);
+    return cli_exit_code(st);
+}
+
 int cli_usage_error(const char *fmt, ...)
 {
     va_list ap;

@@ -9,9 +9,6 @@
 /* Options every trace tool takes (trace_opt_name names the input: --trace or --like):
  * 1 = consumed, 0 = not one, -1 = error (printed). */
 int cli_trace_src_option(trace_src *s, int argc, char **argv, int *i, const char *trace_opt_name);
-/* Print d (an empty out-of-memory diagnostic gets its message) and return the exit
- * status for st. */
-int cli_fail(int st, sim_diag *d);
 int cli_trace_convert(int argc, char **argv);
 int cli_trace_gen(int argc, char **argv);
 

@@ -1,0 +1,952 @@
+/*
+ * interleave.c: Muri-style interleaved packing (Zhao et al., "Multi-Resource
+ * Interleaving for Deep Learning Training", SIGCOMM'22; its simulator,
+ * github.com/Rivendile/Muri, simulator/run_sim.py and matching.py).
+ *
+ * At every scheduling point (each arrival and departure, and every `interval` seconds
+ * when set) the whole plan is made again, as the reference does:
+ *  1. Order: every job in the system, running or waiting, by remaining service (remaining
+ *     time x GPUs, durations known: Muri-S) or by attained service (time run x GPUs, in
+ *     Tiresias' discretised queues, FIFO within a queue: Muri-L); ties by arrival.
+ *  2. Candidates: on an empty copy of the cluster, the jobs are taken in that order; a job
+ *     whose GPUs still fit there (first fit, node by node) opens a slot for its shape (the
+ *     same GPUs per replica and replicas), and the slot takes up to `max_pack` jobs of
+ *     that shape, the next ones in the order.
+ *  3. Grouping: while the candidates need more GPUs than the cluster has, up to
+ *     `max_pack` rounds of maximum-weight matching (Edmonds' blossom, policies/blossom.c)
+ *     per shape join packs pairwise (packs of up to max_pack jobs), the weight of two packs
+ *     being the utilisation of the resources by their union (sum of solo iteration times
+ *     over resources x pack iteration time); the matched pairs are merged, in order, only
+ *     as long as the GPUs needed still exceed the cluster's.
+ *  4. Packs slower than their jobs alone (pack iteration time above the sum of the solo
+ *     times) are split; the packs are ordered by their best member, placed on the empty
+ *     copy again in that order, and those that fit run.
+ *  5. A pack whose jobs already run together keeps its GPUs (its share and speeds are
+ *     updated when a member left); every other running job that is not in the plan, or in
+ *     another pack, is preempted (checkpointed by default); new packs start, each on the
+ *     first node and GPUs (first fit) where all its members fit together.
+ * A pack of k jobs holds floor(1000/k) milli of each of its GPUs per member, and each
+ * member's speed factor is set so that its speed is solo / pack iteration time (the
+ * core's time-slicing cap of a share is divided out). Jobs without stage profiles run
+ * alone. The restart cost is the run's --restart-penalty.
+ */
+#include "policies/interleave.h"
+
+#include "policies/blossom.h"
+#include "policies/place.h"
+
+#include "sim/alloc.h"
+#include "sim/csvin.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IL_MAX_QUEUES 16
+#define NONE UINT32_MAX
+/* Weights of the matching are integers: the utilisation in millionths. */
+#define IL_WEIGHT_SCALE 1e6
+#define IL_MEMO_SLOTS 4096u
+#define IL_MEMO_POOL (1u << 20)
+
+double il_solo_ms(const double stage[IL_RESOURCES])
+{
+    double s = 0;
+    for (int r = 0; r < IL_RESOURCES; r++)
+        s += stage[r];
+    return s;
+}
+
+double il_pack_iter_ms(const double (*stage)[IL_RESOURCES], uint32_t k)
+{
+    double t = 0;
+    for (int r = 0; r < IL_RESOURCES; r++) {
+        double sum = 0;
+        for (uint32_t i = 0; i < k; i++)
+            sum += stage[i][r];
+        if (sum > t)
+            t = sum;
+    }
+    for (uint32_t i = 0; i < k; i++) {
+        double s = il_solo_ms(stage[i]);
+        if (s > t)
+            t = s;
+    }
+    return t;
+}
+
+/* One job in the system. */
+typedef struct il_entry {
+    double stage[IL_RESOURCES];
+    double solo;      /* ms; 0 = no profile: runs alone */
+    double key;       /* sort key of this pass */
+    uint64_t seq;     /* arrival order */
+    uint64_t mask;    /* GPU types accepted */
+    sim_job_id id;
+    uint32_t gpus;    /* GPUs in all */
+    uint32_t reps, gpr;
+    uint32_t queue;   /* Muri-L: queue of this pass */
+    uint32_t group;   /* shape group of this pass */
+    uint32_t gnext;   /* next entry of the same group in order */
+    uint32_t prof;    /* profile id (1-based; 0 = no profile) */
+    bool cand;
+} il_entry;
+
+/* Per-job policy state. */
+typedef struct il_job {
+    uint64_t listed; /* seq + 1 while the job has an entry */
+    uint32_t tag;    /* pack it runs in (0 = none) */
+    uint32_t k;      /* members of that pack */
+} il_job;
+
+/* A pack of this pass: up to IL_MAX_PACK entries. */
+typedef struct il_pack {
+    uint32_t m[IL_MAX_PACK];
+    uint32_t k;
+    uint32_t group;
+    double key;   /* best member's key */
+    uint64_t seq; /* that member's arrival */
+    double iter;  /* pack iteration time, ms, overhead included */
+} il_pack;
+
+typedef struct il_group {
+    uint32_t reps, gpr;
+    uint64_t mask;
+    uint32_t head, tail; /* entries in order */
+    uint32_t cursor;     /* next entry to take into a slot */
+    uint32_t gpus;
+} il_group;
+
+typedef struct il_state {
+    place_ws ws;
+    blossom_ws *bl;
+    int ordering; /* 0 srsf, 1 las */
+    uint32_t max_pack;
+    sim_time interval_us;
+    double overhead[IL_MAX_PACK + 1];
+    double thr[IL_MAX_QUEUES - 1];
+    uint32_t n_thr;
+    bool checkpoint;
+    il_entry *e;
+    uint32_t n, cap;
+    /* Scratch, sized with e (cap). */
+    uint32_t *order;  /* entry indices in priority order */
+    il_pack *pk, *pk2;
+    uint32_t n_pk;
+    il_group *grp;
+    uint32_t n_grp;
+    uint32_t *idx;   /* packs of one group (positions in pk) */
+    uint32_t *mate;
+    uint8_t *inplace;
+    uint32_t *claim; /* per tag: claimed this pass */
+    uint32_t claim_cap;
+    /* Per node, sized at init. */
+    uint32_t *nfree, *touched, *taken;
+    uint32_t n_nodes;
+    uint32_t pass; /* passes made, for the tag claims */
+    /* Distinct stage profiles seen (their ids key the memo of matchings). */
+    double (*prof)[IL_RESOURCES];
+    uint32_t n_prof, prof_cap;
+    /* Memo of matchings by the multiset of pack signatures: a direct-mapped table over a
+     * pool of words, cleared when the pool is full. */
+    uint64_t *memo_key;  /* per slot: hash (0 = empty) */
+    uint32_t *memo_off;  /* per slot: offset in the pool */
+    uint64_t *pool;
+    uint32_t pool_used;
+    uint64_t *sig, *sorted; /* per vertex (blossom cap) */
+    uint8_t *used;
+    uint32_t next_tag;
+    sim_time last_pass;
+    bool oom;
+} il_state;
+
+static const policy_option il_options[] = {
+    {"ordering", "srsf",
+     "srsf: shortest remaining service first, durations known (Muri-S); las: least attained "
+     "service in Tiresias' queues (Muri-L)"},
+    {"max_pack", "4", "most jobs in a pack (1..4; 1 = no packing)"},
+    {"interval", "0", "regroup also every this many seconds (0: only at arrivals and finishes)"},
+    {"thresholds", "3600,36000",
+     "ordering=las: attained GPU-seconds that move a job to the next queue, increasing"},
+    {"overhead", "1.310,1.478,1.350",
+     "iteration-time factor of packs of 2,3,4 jobs (Muri's measured interleaving overhead)"},
+    {"checkpoint", "true", "a preempted job keeps its work (false: it loses its run segment)"},
+    {"max_vertices", "512", "largest matching graph (packs of one shape per round)"},
+    {NULL, NULL, NULL},
+};
+
+static int parse_list(const char *text, double *out, uint32_t max, uint32_t *n, bool increasing,
+                      const char *opt, sim_diag *d)
+{
+    *n = 0;
+    for (const char *p = text; *p;) {
+        size_t len = strcspn(p, ",");
+        double x;
+        if (*n == max || !csvin_parse_double(p, len, &x) || !(x > 0) || x > 1e15 ||
+            (increasing && *n && x <= out[*n - 1]))
+            return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                                "policy 'interleave': option '%s': expected up to %u %spositive "
+                                "numbers separated by commas, got \"%s\"",
+                                opt, max, increasing ? "increasing " : "", text);
+        out[(*n)++] = x;
+        p += len + (p[len] == ',');
+    }
+    return SIM_OK;
+}
+
+static int il_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    il_state *s = st;
+    static const char *const orderings[] = {"srsf", "las", NULL};
+    uint64_t mp, mv;
+    double interval;
+    double ov[3];
+    uint32_t n_ov;
+    int rc;
+    if ((rc = policy_config_choice(cfg, il_options, "ordering", orderings, &s->ordering, d)) ||
+        (rc = policy_config_u64(cfg, il_options, "max_pack", 1, IL_MAX_PACK, &mp, d)) ||
+        (rc = policy_config_double(cfg, il_options, "interval", 0, 1e9, &interval, d)) ||
+        (rc = parse_list(policy_config_get(cfg, il_options, "thresholds"), s->thr,
+                         IL_MAX_QUEUES - 1, &s->n_thr, true, "thresholds", d)) ||
+        (rc = parse_list(policy_config_get(cfg, il_options, "overhead"), ov, 3, &n_ov, false,
+                         "overhead", d)) ||
+        (rc = policy_config_bool(cfg, il_options, "checkpoint", &s->checkpoint, d)) ||
+        (rc = policy_config_u64(cfg, il_options, "max_vertices", 2, 4096, &mv, d)))
+        return rc;
+    if (n_ov != 3)
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                            "policy 'interleave': option 'overhead': expected 3 factors (packs "
+                            "of 2, 3 and 4 jobs), got \"%s\"",
+                            policy_config_get(cfg, il_options, "overhead"));
+    s->overhead[0] = s->overhead[1] = 1;
+    for (int i = 0; i < 3; i++)
+        s->overhead[i + 2] = ov[i];
+    s->max_pack = (uint32_t)mp;
+    s->interval_us = (sim_time)llround(interval * 1e6);
+    /* A shape's graph has at most max_pack candidates per slot, and slots are at most the
+     * cluster's GPUs: size the matching once. */
+    uint64_t cap = (uint64_t)cfg->n_gpus * mp;
+    if (cap > mv)
+        cap = mv;
+    if (cap < 2)
+        cap = 2;
+    s->bl = blossom_new((uint32_t)cap);
+    if (!s->bl)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'interleave': out of memory");
+    s->n_nodes = cfg->n_nodes;
+    size_t nn = cfg->n_nodes ? cfg->n_nodes : 1;
+    s->nfree = sim_calloc(nn, sizeof *s->nfree);
+    s->touched = sim_calloc(nn, sizeof *s->touched);
+    s->taken = sim_calloc(nn, sizeof *s->taken);
+    uint32_t bc = blossom_cap(s->bl ? s->bl : NULL);
+    s->memo_key = sim_calloc(IL_MEMO_SLOTS, sizeof *s->memo_key);
+    s->memo_off = sim_calloc(IL_MEMO_SLOTS, sizeof *s->memo_off);
+    s->pool = sim_calloc(IL_MEMO_POOL, sizeof *s->pool);
+    s->sig = sim_calloc(bc, sizeof *s->sig);
+    s->sorted = sim_calloc(bc, sizeof *s->sorted);
+    s->used = sim_calloc(bc, sizeof *s->used);
+    if (!s->bl || !s->nfree || !s->touched || !s->taken || !s->memo_key || !s->memo_off ||
+        !s->pool || !s->sig || !s->sorted || !s->used)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'interleave': out of memory");
+    s->last_pass = SIM_TIME_NEVER;
+    s->next_tag = 1;
+    return place_ws_init(&s->ws, cfg, d);
+}
+
+static void il_fini(void *st)
+{
+    il_state *s = st;
+    blossom_free(s->bl);
+    sim_free(s->e);
+    sim_free(s->order);
+    sim_free(s->pk);
+    sim_free(s->pk2);
+    sim_free(s->grp);
+    sim_free(s->idx);
+    sim_free(s->mate);
+    sim_free(s->inplace);
+    sim_free(s->claim);
+    sim_free(s->nfree);
+    sim_free(s->touched);
+    sim_free(s->prof);
+    sim_free(s->memo_key);
+    sim_free(s->memo_off);
+    sim_free(s->pool);
+    sim_free(s->sig);
+    sim_free(s->sorted);
+    sim_free(s->used);
+    sim_free(s->taken);
+    place_ws_fini(&s->ws);
+}
+
+static bool grow(il_state *s)
+{
+    uint32_t ncap = s->cap ? s->cap * 2 : 64;
+#define GROW(field)                                                                        \
+    do {                                                                                   \
+        void *p_ = sim_reallocarray(s->field, ncap, sizeof *s->field);                     \
+        if (!p_)                                                                           \
+            return false;                                                                  \
+        s->field = p_;                                                                     \
+    } while (0)
+    GROW(e);
+    GROW(order);
+    GROW(pk);
+    GROW(pk2);
+    GROW(grp);
+    GROW(idx);
+    GROW(mate);
+    GROW(inplace);
+#undef GROW
+    s->cap = ncap;
+    return true;
+}
+
+static il_job *job_of(const sim_view *v, sim_job_id id)
+{
+    return sim_view_job_state(v, id);
+}
+
+static void il_arrival(void *st, const sim_view *v, sim_job_id id)
+{
+    il_state *s = st;
+    if (s->n == s->cap && !grow(s)) {
+        s->oom = true;
+        return;
+    }
+    const sim_job *j = sim_view_job(v, id);
+    il_entry *x = &s->e[s->n++];
+    memset(x, 0, sizeof *x);
+    static const sim_attr a[IL_RESOURCES] = {SIM_ATTR_STAGE_STORAGE_MS, SIM_ATTR_STAGE_CPU_MS,
+                                             SIM_ATTR_STAGE_GPU_MS, SIM_ATTR_STAGE_NET_MS};
+    bool any = false;
+    for (int r = 0; r < IL_RESOURCES; r++)
+        if (job_spec_has(&j->spec, a[r])) {
+            x->stage[r] = j->spec.attr[a[r]];
+            any = true;
+        }
+    x->solo = any ? il_solo_ms(x->stage) : 0;
+    x->prof = 0;
+    if (any && x->solo > 0) {
+        uint32_t p = 0;
+        while (p < s->n_prof && memcmp(s->prof[p], x->stage, sizeof x->stage) != 0)
+            p++;
+        if (p == s->n_prof) {
+            if (s->n_prof == s->prof_cap) {
+                uint32_t ncap = s->prof_cap ? 2 * s->prof_cap : 64;
+                void *np = sim_reallocarray(s->prof, ncap, sizeof *s->prof);
+                if (!np) {
+                    s->oom = true;
+                    return;
+                }
+                s->prof = np;
+                s->prof_cap = ncap;
+            }
+            memcpy(s->prof[s->n_prof++], x->stage, sizeof x->stage);
+        }
+        x->prof = p + 1;
+    }
+    x->seq = j->seq;
+    x->mask = j->spec.gpu_type_mask;
+    x->id = id;
+    x->reps = j->nominal_replicas;
+    x->gpr = j->gpus_per_replica;
+    x->gpus = j->nominal_replicas * j->gpus_per_replica;
+    il_job *pj = job_of(v, id);
+    pj->listed = j->seq + 1;
+    pj->tag = 0;
+    pj->k = 0;
+}
+
+static void il_finish(void *st, const sim_view *v, sim_job_id id)
+{
+    (void)st;
+    job_of(v, id)->listed = 0;
+}
+
+/* A node failure sent the job back: it is no longer in its pack. */
+static void il_requeue(void *st, const sim_view *v, sim_job_id id)
+{
+    (void)st;
+    job_of(v, id)->tag = 0;
+}
+
+static uint32_t queue_for(const il_state *s, double a)
+{
+    uint32_t q = 0;
+    while (q < s->n_thr && a >= s->thr[q])
+        q++;
+    return q;
+}
+
+static bool before(const il_state *s, const il_entry *a, const il_entry *b)
+{
+    if (s->ordering == 1 && a->queue != b->queue)
+        return a->queue < b->queue;
+    if (s->ordering == 0 && a->key != b->key)
+        return a->key < b->key;
+    return a->seq < b->seq;
+}
+
+/* Drop the jobs that left, compute every key and sort the entries. The last pass's order
+ * is kept, so an insertion sort costs O(jobs + moves). */
+static uint32_t prioritise(il_state *s, const sim_view *v)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->n; i++) {
+        il_entry x = s->e[i];
+        if (job_of(v, x.id)->listed != x.seq + 1)
+            continue;
+        const sim_job *j = sim_view_job(v, x.id);
+        if (s->ordering == 0) {
+            x.key = sim_view_work_left(v, x.id) * (double)x.gpus;
+        } else {
+            sim_time held = j->placed_us;
+            if (j->state == SIM_JOB_RUNNING && v->now > j->last_update_us)
+                held += v->now - j->last_update_us;
+            x.key = (double)held / 1e6 * (double)x.gpus;
+            x.queue = queue_for(s, x.key);
+        }
+        x.cand = false;
+        uint32_t k = n++;
+        while (k > 0 && before(s, &x, &s->e[k - 1])) {
+            s->e[k] = s->e[k - 1];
+            k--;
+        }
+        s->e[k] = x;
+    }
+    s->n = n;
+    return n;
+}
+
+/* First fit of `reps` replicas of `gpr` GPUs each on the empty copy of the cluster
+ * (nfree); taken only when all fit. */
+static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, uint64_t mask)
+{
+    if (gpr == 0)
+        return true;
+    uint32_t placed = 0, nt = 0;
+    for (uint32_t n = 0; n < v->n_nodes && n < s->n_nodes && placed < reps; n++) {
+        if (mask && !((mask >> v->node_gpu_type[n]) & 1u))
+            continue;
+        uint32_t c = 0;
+        while (placed < reps && s->nfree[n] >= gpr) {
+            s->nfree[n] -= gpr;
+            placed++;
+            c++;
+        }
+        if (c) {
+            s->touched[nt] = n;
+            s->taken[nt++] = c;
+        }
+    }
+    if (placed == reps)
+        return true;
+    for (uint32_t i = 0; i < nt; i++)
+        s->nfree[s->touched[i]] += s->taken[i] * gpr;
+    return false;
+}
+
+static void empty_cluster(il_state *s, const sim_view *v)
+{
+    for (uint32_t n = 0; n < v->n_nodes && n < s->n_nodes; n++)
+        s->nfree[n] = v->node_up[n] ? v->node_gpu_count[n] : 0;
+}
+
+static double pack_iter(const il_state *s, const uint32_t *m, uint32_t k)
+{
+    double stage[IL_MAX_PACK][IL_RESOURCES];
+    for (uint32_t i = 0; i < k; i++)
+        memcpy(stage[i], s->e[m[i]].stage, sizeof stage[i]);
+    return il_pack_iter_ms((const double(*)[IL_RESOURCES])stage, k) * s->overhead[k];
+}
+
+static double pack_solo_sum(const il_state *s, const il_pack *p)
+{
+    double t = 0;
+    for (uint32_t i = 0; i < p->k; i++)
+        t += s->e[p->m[i]].solo;
+    return t;
+}
+
+static bool pack_profiled(const il_state *s, const il_pack *p)
+{
+    for (uint32_t i = 0; i < p->k; i++)
+        if (!(s->e[p->m[i]].solo > 0))
+            return false;
+    return true;
+}
+
+/* The utilisation of the resources by the union of packs a and b (Muri's edge weight). */
+static double union_weight(const il_state *s, const il_pack *a, const il_pack *b)
+{
+    uint32_t m[IL_MAX_PACK];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < a->k; i++)
+        m[k++] = a->m[i];
+    for (uint32_t i = 0; i < b->k; i++)
+        m[k++] = b->m[i];
+    double it = pack_iter(s, m, k);
+    return (pack_solo_sum(s, a) + pack_solo_sum(s, b)) / (it * IL_RESOURCES);
+}
+
+/* The signature of a pack: its members' profile ids, sorted, 16 bits each (0 when a
+ * member has no profile or an id does not fit: such packs are matched afresh). */
+static uint64_t pack_sig(const il_state *s, const il_pack *p)
+{
+    uint32_t id[IL_MAX_PACK];
+    for (uint32_t i = 0; i < p->k; i++) {
+        id[i] = s->e[p->m[i]].prof;
+        if (id[i] == 0 || id[i] >= 0xffff)
+            return 0;
+        for (uint32_t q = i; q > 0 && id[q - 1] > id[q]; q--) {
+            uint32_t t = id[q];
+            id[q] = id[q - 1];
+            id[q - 1] = t;
+        }
+    }
+    uint64_t sig = 0;
+    for (uint32_t i = 0; i < p->k; i++)
+        sig = sig << 16 | id[i];
+    return sig;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Pair the vertices from a list of matched signature pairs: each pair takes the first
+ * unmatched vertex of each signature, in order. */
+static void rebuild(il_state *s, uint32_t nv, const uint64_t *pairs, uint32_t np)
+{
+    for (uint32_t u = 0; u < nv; u++) {
+        s->mate[u] = NONE;
+        s->used[u] = 0;
+    }
+    for (uint32_t i = 0; i < np; i++) {
+        uint32_t a = NONE, b = NONE;
+        for (uint32_t u = 0; u < nv && (a == NONE || b == NONE); u++) {
+            if (s->used[u])
+                continue;
+            if (a == NONE && s->sig[u] == pairs[2 * i])
+                a = u;
+            else if (b == NONE && s->sig[u] == pairs[2 * i + 1])
+                b = u;
+        }
+        if (a == NONE || b == NONE)
+            continue; /* cannot happen: the pairs came from this multiset */
+        s->used[a] = s->used[b] = 1;
+        s->mate[a] = b;
+        s->mate[b] = a;
+    }
+}
+
+/* Maximum-weight matching of the nv packs in idx (graph already in the blossom
+ * workspace), into s->mate. Graphs are remembered by the multiset of their vertices'
+ * signatures (the weights depend on nothing else), and every result, new or
+ * remembered, is laid on the vertices by rebuild(), so equal multisets get equal
+ * pairings whichever way they were found. */
+static void solve(il_state *s, uint32_t nv)
+{
+    bool memo = true;
+    for (uint32_t u = 0; u < nv; u++) {
+        s->sig[u] = pack_sig(s, &s->pk[s->idx[u]]);
+        memo = memo && s->sig[u] != 0;
+        s->sorted[u] = s->sig[u];
+    }
+    if (!memo) {
+        blossom_solve(s->bl, s->mate);
+        return;
+    }
+    qsort(s->sorted, nv, sizeof *s->sorted, cmp_u64);
+    uint64_t h = 1469598103934665603ull ^ nv;
+    for (uint32_t u = 0; u < nv; u++) {
+        h ^= s->sorted[u];
+        h *= 1099511628211ull;
+        h ^= h >> 29;
+    }
+    if (h == 0)
+        h = 1;
+    uint32_t slot = (uint32_t)(h & (IL_MEMO_SLOTS - 1));
+    if (s->memo_key[slot] == h) {
+        const uint64_t *r = &s->pool[s->memo_off[slot]];
+        if (r[0] == nv && memcmp(r + 2, s->sorted, nv * sizeof *s->sorted) == 0) {
+            rebuild(s, nv, r + 2 + nv, (uint32_t)r[1]);
+            return;
+        }
+    }
+    blossom_solve(s->bl, s->mate);
+    /* Record: header (n, pairs), the sorted signatures, the pairs in vertex order. */
+    uint32_t np = 0;
+    for (uint32_t u = 0; u < nv; u++)
+        np += s->mate[u] != NONE && s->mate[u] > u;
+    uint32_t need = 2 + nv + 2 * np;
+    if (need > IL_MEMO_POOL) {
+        /* Too big to keep: lay it out the same way all the same. */
+        return;
+    }
+    if (s->pool_used + need > IL_MEMO_POOL) {
+        memset(s->memo_key, 0, IL_MEMO_SLOTS * sizeof *s->memo_key);
+        s->pool_used = 0;
+    }
+    uint64_t *r = &s->pool[s->pool_used];
+    r[0] = nv;
+    r[1] = np;
+    memcpy(r + 2, s->sorted, nv * sizeof *s->sorted);
+    uint64_t *pr = r + 2 + nv;
+    for (uint32_t u = 0; u < nv; u++)
+        if (s->mate[u] != NONE && s->mate[u] > u) {
+            *pr++ = s->sig[u];
+            *pr++ = s->sig[s->mate[u]];
+        }
+    s->memo_key[slot] = h;
+    s->memo_off[slot] = s->pool_used;
+    s->pool_used += need;
+    rebuild(s, nv, r + 2 + nv, np);
+}
+
+/* One round of matching over the packs of every group; merges matched pairs while the
+ * packs need more GPUs than the cluster has. */
+static void match_round(il_state *s, uint64_t *required, uint64_t cluster)
+{
+    uint32_t n2 = 0;
+    for (uint32_t g = 0; g < s->n_grp; g++) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < s->n_pk; i++)
+            if (s->pk[i].group == g)
+                s->idx[n++] = i;
+        uint32_t nv = n < blossom_cap(s->bl) ? n : blossom_cap(s->bl);
+        bool any = false;
+        if (nv >= 2) {
+            blossom_reset(s->bl, nv);
+            for (uint32_t u = 0; u < nv; u++) {
+                const il_pack *pu = &s->pk[s->idx[u]];
+                if (!pack_profiled(s, pu))
+                    continue;
+                for (uint32_t w = u + 1; w < nv; w++) {
+                    const il_pack *pw = &s->pk[s->idx[w]];
+                    if (pu->k + pw->k > s->max_pack || !pack_profiled(s, pw))
+                        continue;
+                    int64_t wt = llround(union_weight(s, pu, pw) * IL_WEIGHT_SCALE);
+                    if (wt > 0) {
+                        blossom_set(s->bl, u, w, wt);
+                        any = true;
+                    }
+                }
+            }
+        }
+        if (any)
+            solve(s, nv);
+        for (uint32_t u = 0; u < n; u++) {
+            uint32_t w = any && u < nv ? s->mate[u] : NONE;
+            if (w != NONE && w > u)
+                continue; /* taken with w, in w's turn */
+            if (w == NONE) {
+                s->pk2[n2++] = s->pk[s->idx[u]];
+                continue;
+            }
+            il_pack a = s->pk[s->idx[w]], b = s->pk[s->idx[u]];
+            if (*required > cluster) {
+                for (uint32_t i = 0; i < b.k; i++)
+                    a.m[a.k++] = b.m[i];
+                *required -= s->grp[g].gpus;
+                s->pk2[n2++] = a;
+            } else {
+                s->pk2[n2++] = a;
+                s->pk2[n2++] = b;
+            }
+        }
+    }
+    il_pack *t = s->pk;
+    s->pk = s->pk2;
+    s->pk2 = t;
+    s->n_pk = n2;
+}
+
+static int cmp_pack(const void *pa, const void *pb)
+{
+    const il_pack *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* First-fit node score: every node that fits scores the same (ties: lowest id). */
+static double first_fit(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
+{
+    (void)ctx;
+    (void)v;
+    (void)j;
+    (void)n;
+    return 0;
+}
+
+static uint32_t member_milli(const sim_job *j, uint32_t k)
+{
+    return k <= 1 ? j->spec.gpu_milli : SIM_MILLI_GPU / k;
+}
+
+/* The speed factor that makes member x of a pack run at solo / pack iteration time, the
+ * core's share cap min(1, share / demand) divided out. */
+static double member_factor(const il_state *s, const il_pack *p, const il_entry *x,
+                            const sim_job *j)
+{
+    if (p->k <= 1)
+        return 1.0;
+    double target = x->solo / p->iter;
+    uint32_t demand = j->spec.true_milli ? j->spec.true_milli : SIM_MILLI_GPU;
+    uint32_t m = member_milli(j, p->k);
+    double cap = m >= demand ? 1.0 : (double)m / (double)demand;
+    (void)s;
+    return target / cap;
+}
+
+static bool claim_tag(il_state *s, uint32_t tag, uint32_t pass)
+{
+    if (tag >= s->claim_cap) {
+        uint32_t ncap = s->claim_cap ? s->claim_cap : 256;
+        while (ncap <= tag)
+            ncap *= 2;
+        uint32_t *p = sim_reallocarray(s->claim, ncap, sizeof *p);
+        if (!p) {
+            s->oom = true;
+            return false;
+        }
+        memset(p + s->claim_cap, 0, (ncap - s->claim_cap) * sizeof *p);
+        s->claim = p;
+        s->claim_cap = ncap;
+    }
+    if (s->claim[tag] == pass)
+        return false;
+    s->claim[tag] = pass;
+    return true;
+}
+
+/* Whether pack p runs already, all of it and only it of its old pack's tag claimed. */
+static bool keeps_place(il_state *s, const sim_view *v, const il_pack *p, uint32_t pass)
+{
+    uint32_t tag = 0;
+    for (uint32_t i = 0; i < p->k; i++) {
+        sim_job_id id = s->e[p->m[i]].id;
+        const il_job *pj = job_of(v, id);
+        if (sim_view_job(v, id)->state != SIM_JOB_RUNNING || pj->tag == 0 ||
+            pj->k < p->k || (tag && pj->tag != tag))
+            return false;
+        tag = pj->tag;
+    }
+    return claim_tag(s, tag, pass);
+}
+
+/* Start pack p on the first node and GPUs where all its members fit together. */
+static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisions *out)
+{
+    sim_job_id lead = s->e[p->m[0]].id;
+    const sim_job *jl = sim_view_job(v, lead);
+    uint32_t m = member_milli(jl, p->k);
+    uint32_t total = p->k <= 1 ? m : m * p->k;
+    uint64_t gmem = 0, cpu = 0, mem = 0;
+    for (uint32_t i = 0; i < p->k; i++) {
+        const sim_job *j = sim_view_job(v, s->e[p->m[i]].id);
+        gmem += j->spec.gpu_mem_mib;
+        cpu += j->cpu_per_replica;
+        mem += j->mem_per_replica;
+    }
+    sim_placement pl;
+    if (!place_gang(&s->ws, v, lead, total, gmem, first_fit, NULL, PLACE_GPU_FIRST, NULL, 0,
+                    &pl))
+        return SIM_OK; /* waits */
+    /* The other members' CPU and memory must fit beside the leader's on each node. */
+    for (uint32_t r = 0; r < pl.replicas; r++) {
+        uint32_t nd = pl.nodes[r], c = 0;
+        for (uint32_t q = 0; q < pl.replicas; q++)
+            c += pl.nodes[q] == nd;
+        if (v->node_cpu_total[nd] - v->node_cpu_used[nd] < (uint64_t)c * cpu ||
+            v->node_mem_total[nd] - v->node_mem_used[nd] < (uint64_t)c * mem)
+            return SIM_OK;
+    }
+    uint32_t tag = s->next_tag++;
+    if (s->next_tag == 0)
+        s->next_tag = 1;
+    for (uint32_t i = 0; i < p->k; i++) {
+        sim_job_id id = s->e[p->m[i]].id;
+        const sim_job *j = sim_view_job(v, id);
+        sim_placement mp = pl;
+        mp.milli = member_milli(j, p->k);
+        mp.gpu_mem_mib = j->spec.gpu_mem_mib;
+        int rc = sim_decide_start(out, id, &mp);
+        if (rc == SIM_OK)
+            rc = sim_decide_speed_factor(out, id, member_factor(s, p, &s->e[p->m[i]], j));
+        if (rc != SIM_OK)
+            return rc;
+        il_job *pj = job_of(v, id);
+        pj->tag = tag;
+        pj->k = p->k;
+    }
+    return SIM_OK;
+}
+
+static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    il_state *s = st;
+    if (s->oom)
+        return SIM_ENOMEM;
+    s->last_pass = now;
+    uint32_t n = prioritise(s, v);
+    /* Groups by shape, in order of first appearance; entries linked in order. */
+    s->n_grp = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        il_entry *x = &s->e[i];
+        uint32_t g = 0;
+        while (g < s->n_grp &&
+               (s->grp[g].reps != x->reps || s->grp[g].gpr != x->gpr || s->grp[g].mask != x->mask))
+            g++;
+        if (g == s->n_grp) {
+            s->grp[g] = (il_group){.reps = x->reps, .gpr = x->gpr, .mask = x->mask,
+                                   .head = i, .tail = i, .cursor = i, .gpus = x->gpus};
+            s->n_grp++;
+        } else {
+            s->e[s->grp[g].tail].gnext = i;
+            s->grp[g].tail = i;
+        }
+        x->group = g;
+        x->gnext = NONE;
+    }
+    /* Candidates: slot by slot on the empty cluster. */
+    empty_cluster(s, v);
+    s->n_pk = 0;
+    uint64_t required = 0, cluster = 0;
+    for (uint32_t nd = 0; nd < v->n_nodes && nd < s->n_nodes; nd++)
+        cluster += s->nfree[nd];
+    for (uint32_t i = 0; i < n; i++) {
+        il_entry *x = &s->e[i];
+        if (x->cand || x->gpus == 0)
+            continue;
+        il_group *g = &s->grp[x->group];
+        if (!vfit(s, v, x->reps, x->gpr, x->mask))
+            continue;
+        for (uint32_t t = 0; t < s->max_pack && g->cursor != NONE; t++) {
+            il_entry *c = &s->e[g->cursor];
+            c->cand = true;
+            s->pk[s->n_pk++] = (il_pack){.m = {g->cursor}, .k = 1, .group = x->group};
+            required += c->gpus;
+            g->cursor = c->gnext;
+        }
+    }
+    /* Grouping. */
+    for (uint32_t r = 0; r < s->max_pack && s->max_pack > 1 && required > cluster; r++)
+        match_round(s, &required, cluster);
+    /* Split packs slower than their jobs alone; order the packs by their best member. */
+    uint32_t np = 0;
+    for (uint32_t i = 0; i < s->n_pk; i++) {
+        il_pack p = s->pk[i];
+        p.iter = pack_iter(s, p.m, p.k);
+        if (p.k > 1 && p.iter > pack_solo_sum(s, &p)) {
+            for (uint32_t q = 0; q < p.k; q++) {
+                il_pack one = {.m = {p.m[q]}, .k = 1, .group = p.group};
+                one.iter = pack_iter(s, one.m, 1);
+                s->pk2[np++] = one;
+            }
+        } else
+            s->pk2[np++] = p;
+    }
+    for (uint32_t i = 0; i < np; i++) {
+        il_pack *p = &s->pk2[i];
+        p->key = INFINITY;
+        p->seq = UINT64_MAX;
+        for (uint32_t q = 0; q < p->k; q++) {
+            const il_entry *x = &s->e[p->m[q]];
+            double key = s->ordering == 1 ? (double)x->queue : x->key;
+            if (key < p->key || (key == p->key && x->seq < p->seq)) {
+                p->key = key;
+                p->seq = x->seq;
+            }
+        }
+    }
+    qsort(s->pk2, np, sizeof *s->pk2, cmp_pack);
+    /* The plan: packs that fit the empty cluster in that order. */
+    empty_cluster(s, v);
+    s->n_pk = 0;
+    for (uint32_t i = 0; i < np; i++) {
+        const il_entry *x = &s->e[s->pk2[i].m[0]];
+        if (vfit(s, v, x->reps, x->gpr, x->mask))
+            s->pk[s->n_pk++] = s->pk2[i];
+    }
+    /* Which packs keep their GPUs; every other running job stops. */
+    uint32_t pass = ++s->pass ? s->pass : ++s->pass;
+    for (uint32_t i = 0; i < s->n; i++)
+        s->e[i].cand = false; /* reused: in a kept pack */
+    for (uint32_t i = 0; i < s->n_pk; i++) {
+        s->inplace[i] = keeps_place(s, v, &s->pk[i], pass);
+        if (s->inplace[i])
+            for (uint32_t q = 0; q < s->pk[i].k; q++)
+                s->e[s->pk[i].m[q]].cand = true;
+    }
+    if (s->oom)
+        return SIM_ENOMEM;
+    for (uint32_t i = 0; i < s->n; i++) {
+        il_entry *x = &s->e[i];
+        if (x->cand || sim_view_job(v, x->id)->state != SIM_JOB_RUNNING)
+            continue;
+        int rc = sim_decide_preempt(out, x->id, s->checkpoint);
+        if (rc != SIM_OK)
+            return rc;
+        job_of(v, x->id)->tag = 0;
+    }
+    /* Kept packs: a member that left frees its share for the others. */
+    for (uint32_t i = 0; i < s->n_pk; i++) {
+        if (!s->inplace[i])
+            continue;
+        il_pack *p = &s->pk[i];
+        for (uint32_t q = 0; q < p->k; q++) {
+            sim_job_id id = s->e[p->m[q]].id;
+            const sim_job *j = sim_view_job(v, id);
+            il_job *pj = job_of(v, id);
+            int rc = SIM_OK;
+            if (pj->k != p->k) {
+                rc = sim_decide_set_share(out, id, member_milli(j, p->k));
+                pj->k = p->k;
+            }
+            if (rc == SIM_OK)
+                rc = sim_decide_speed_factor(out, id, member_factor(s, p, &s->e[p->m[q]], j));
+            if (rc != SIM_OK)
+                return rc;
+        }
+    }
+    for (uint32_t i = 0; i < s->n_pk; i++) {
+        if (s->inplace[i])
+            continue;
+        int rc = start_pack(s, v, &s->pk[i], out);
+        if (rc != SIM_OK)
+            return rc;
+    }
+    return SIM_OK;
+}
+
+static sim_time il_wakeup(const void *st, const sim_view *v, sim_time now)
+{
+    const il_state *s = st;
+    if (s->interval_us <= 0 || s->last_pass == SIM_TIME_NEVER || (v->n_pending == 0))
+        return SIM_TIME_NEVER;
+    sim_time t = s->last_pass + s->interval_us;
+    return t > now ? t : now + s->interval_us;
+}
+
+const policy_ops policy_interleave = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "interleave",
+    .summary = "Muri-style interleaved packing: jobs of the same shape grouped into packs of up "
+               "to 4 by blossom matching on stage profiles, ordered by remaining (Muri-S) or "
+               "attained (Muri-L) service, preemptive",
+    .state_size = sizeof(il_state),
+    .job_state_size = sizeof(il_job),
+    .options = il_options,
+    .init = il_init,
+    .fini = il_fini,
+    .on_arrival = il_arrival,
+    .on_finish = il_finish,
+    .on_requeue = il_requeue,
+    .schedule = il_schedule,
+    .next_wakeup = il_wakeup,
+};

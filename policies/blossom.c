@@ -411,6 +411,14 @@ int64_t blossom_solve(blossom_ws *b, uint32_t *mate)
         }
     for (int32_t u = 1; u <= n; u++)
         b->lab[u] = wmax;
+    /* Warm start: with every dual at wmax, the edges of weight wmax are tight, so any set
+     * of disjoint ones is a valid first matching (free vertices keep equal duals). */
+    for (int32_t u = 1; u <= n; u++)
+        for (int32_t v = u + 1; v <= n && !b->match[u]; v++)
+            if (!b->match[v] && b->ew[E(b, u, v)] == wmax && wmax > 0) {
+                b->match[u] = v;
+                b->match[v] = u;
+            }
     while (matching(b))
         ;
     int64_t total = 0;

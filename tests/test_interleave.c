@@ -1,0 +1,294 @@
+/*
+ * test_interleave: the `interleave` policy.
+ *  - the pack iteration time against hand-computed cases;
+ *  - random workloads with stage profiles on a small cluster, for pack sizes 2, 3 and 4
+ *    and both orderings: the cluster's accounting checked after every event
+ *    (check_invariants) and, by a probe sampled every 0.25 s, that no GPU hosts more jobs
+ *    than the pack size, that the jobs sharing a GPU are the same jobs on each of their
+ *    GPUs, and that each member's speed is exactly solo / pack iteration time; every job
+ *    accounted for; identical jobs.csv for identical seeds;
+ *  - a slice of the Muri trace (shared data) through the command line with
+ *    --check-invariants: every job done.
+ */
+#include "policies/interleave.h"
+#include "policies/policy.h"
+#include "sim/alloc.h"
+#include "sim/engine.h"
+#include "sim/intern.h"
+
+#include "check.h"
+
+#include <gsl/gsl_rng.h>
+
+static void test_pack_time(void)
+{
+    /* One job: its solo time, the sum of its stages. */
+    double a[1][IL_RESOURCES] = {{3.71, 12.093, 48.6, 7.25}};
+    CHECK_NEAR(il_pack_iter_ms((const double(*)[IL_RESOURCES])a, 1), 71.653, 1e-12);
+    /* Two jobs: the busiest resource, cpu 41.3 + 9.17 = 50.47 (gpu 13.9 + 29.44 = 43.34),
+     * is below the first job's own chain 0.8 + 41.3 + 13.9 + 2.05 = 58.05. */
+    double b[2][IL_RESOURCES] = {{0.8, 41.3, 13.9, 2.05}, {1.6, 9.17, 29.44, 0}};
+    CHECK_NEAR(il_pack_iter_ms((const double(*)[IL_RESOURCES])b, 2), 58.05, 1e-12);
+    /* Three GPU-heavy jobs: the GPU sum 37.7 + 52.19 + 44.05 = 133.94 dominates. */
+    double c[3][IL_RESOURCES] = {
+        {0.31, 6.2, 37.7, 4.4}, {0, 11.03, 52.19, 0}, {2.7, 3.3, 44.05, 9.81}};
+    CHECK_NEAR(il_pack_iter_ms((const double(*)[IL_RESOURCES])c, 3), 133.94, 1e-12);
+    /* Four jobs, each on another resource: storage 61.2 + 0.4 + 2.2 + 1.03 = 64.83; cpu
+     * 5.5 + 58.72 + 0.9 + 3.61 = 68.73; gpu 1.1 + 2.02 + 66.3 + 0.57 = 69.99; net 0.45 +
+     * 0.3 + 1.9 + 63.8 = 66.45; solos 68.25, 61.44, 71.3, 69.01: the max is 71.3. */
+    double d[4][IL_RESOURCES] = {{61.2, 5.5, 1.1, 0.45},
+                                 {0.4, 58.72, 2.02, 0.3},
+                                 {2.2, 0.9, 66.3, 1.9},
+                                 {1.03, 3.61, 0.57, 63.8}};
+    CHECK_NEAR(il_pack_iter_ms((const double(*)[IL_RESOURCES])d, 4), 71.3, 1e-12);
+    /* The same four with the third job's GPU stage shorter: the gpu sum 1.1 + 2.02 + 20.3
+     * + 0.57 = 23.99 no longer leads; cpu 68.73 does (solos 68.25, 61.44, 25.3, 69.01). */
+    d[2][2] = 20.3;
+    CHECK_NEAR(il_pack_iter_ms((const double(*)[IL_RESOURCES])d, 4), 69.01, 1e-12);
+    d[1][1] = 68.72; /* cpu 78.73 now */
+    CHECK_NEAR(il_pack_iter_ms((const double(*)[IL_RESOURCES])d, 4), 78.73, 1e-12);
+}
+
+typedef struct array_source {
+    const job_spec *jobs;
+    uint32_t n, next;
+} array_source;
+
+static int array_next(void *ctx, job_spec *job, sim_diag *d)
+{
+    (void)d;
+    array_source *s = ctx;
+    if (s->next >= s->n)
+        return 0;
+    *job = s->jobs[s->next++];
+    return 1;
+}
+
+typedef struct watch {
+    uint32_t max_pack;
+    double overhead[IL_MAX_PACK + 1];
+    uint64_t samples, packed, over, mixed, bad_speed;
+    double worst;
+} watch;
+
+static const char *const watch_names[1] = {"checks"};
+
+static void stages_of(const sim_job *j, double *st)
+{
+    static const sim_attr a[IL_RESOURCES] = {SIM_ATTR_STAGE_STORAGE_MS, SIM_ATTR_STAGE_CPU_MS,
+                                             SIM_ATTR_STAGE_GPU_MS, SIM_ATTR_STAGE_NET_MS};
+    for (int r = 0; r < IL_RESOURCES; r++)
+        st[r] = job_spec_has(&j->spec, a[r]) ? j->spec.attr[a[r]] : 0;
+}
+
+static void watch_sample(void *ctx, const sim_view *v, double *out)
+{
+    watch *w = ctx;
+    out[0] = 0;
+    w->samples++;
+    for (uint32_t g = 0; g < v->n_gpus; g++)
+        if (v->gpu_nres[g] > w->max_pack || v->gpu_nres[g] > IL_MAX_PACK)
+            w->over++;
+    for (sim_job_id id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+        const sim_job *j = sim_view_job(v, id);
+        /* Residents of its first GPU; every other GPU of the job hosts the same jobs. */
+        uint32_t a0 = j->alloc_head;
+        uint32_t g0 = v->allocs[a0].gpu;
+        sim_job_id mem[8];
+        uint32_t k = 0;
+        for (uint32_t r = v->gpu_first_res[g0]; r != UINT32_MAX && k < 8;
+             r = v->allocs[r].next_on_gpu)
+            mem[k++] = v->allocs[r].job;
+        for (uint32_t a = v->allocs[a0].next_in_job; a != UINT32_MAX;
+             a = v->allocs[a].next_in_job) {
+            uint32_t g = v->allocs[a].gpu;
+            if (v->gpu_nres[g] != k)
+                w->mixed++;
+            for (uint32_t r = v->gpu_first_res[g]; r != UINT32_MAX; r = v->allocs[r].next_on_gpu) {
+                bool found = false;
+                for (uint32_t q = 0; q < k; q++)
+                    found = found || mem[q] == v->allocs[r].job;
+                if (!found)
+                    w->mixed++;
+            }
+        }
+        if (k > IL_MAX_PACK)
+            continue;
+        double st[IL_MAX_PACK][IL_RESOURCES];
+        for (uint32_t q = 0; q < k; q++)
+            stages_of(sim_view_job(v, mem[q]), st[q]);
+        double mine[IL_RESOURCES];
+        stages_of(j, mine);
+        double want = k == 1 ? 1.0
+                             : il_solo_ms(mine) /
+                                   (il_pack_iter_ms((const double(*)[IL_RESOURCES])st, k) *
+                                    w->overhead[k]);
+        if (k > 1)
+            w->packed++;
+        double err = fabs(j->speed - want) / want;
+        if (err > w->worst)
+            w->worst = err;
+        if (err > 1e-9)
+            w->bad_speed++;
+    }
+}
+
+static node_spec node(const char *name, uint32_t gpus)
+{
+    node_spec n = {.cpu_milli = 64000, .mem_mib = 262144, .num_gpus = gpus, .gpu_type = 1};
+    snprintf(n.name, sizeof n.name, "%s", name);
+    return n;
+}
+
+static void random_jobs(uint64_t seed, job_spec *jobs, uint32_t n)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, seed);
+    sim_time t = 0;
+    static const sim_attr a[IL_RESOURCES] = {SIM_ATTR_STAGE_STORAGE_MS, SIM_ATTR_STAGE_CPU_MS,
+                                             SIM_ATTR_STAGE_GPU_MS, SIM_ATTR_STAGE_NET_MS};
+    for (uint32_t i = 0; i < n; i++) {
+        job_spec *j = &jobs[i];
+        memset(j, 0, sizeof *j);
+        snprintf(j->id, sizeof j->id, "j%u", i);
+        t += (sim_time)(gsl_rng_uniform(r) * 30e6);
+        j->submit_us = t;
+        j->work_s = 100 + gsl_rng_uniform(r) * 2000;
+        static const uint32_t counts[5] = {1, 1, 1, 2, 4};
+        j->num_gpus = counts[gsl_rng_uniform_int(r, 5)];
+        j->replicas = 1;
+        j->gpu_milli = j->true_milli = 1000;
+        j->name = j->command = "";
+        /* Most jobs profiled (a stage may be absent); some without a profile. */
+        if (gsl_rng_uniform(r) < 0.9)
+            for (int q = 0; q < IL_RESOURCES; q++)
+                if (q == 2 || gsl_rng_uniform(r) < 0.8) {
+                    j->attr[a[q]] = 0.1 + gsl_rng_uniform(r) * 80;
+                    j->attr_present |= UINT64_C(1) << a[q];
+                }
+    }
+    gsl_rng_free(r);
+}
+
+/* One run; jobs.csv into *csv (malloc'd). */
+static void run_one(uint32_t max_pack, const char *ordering, uint64_t seed, char **csv)
+{
+    node_spec nodes[2] = {node("n0", 4), node("n1", 4)};
+    cluster_spec cl = {.n_nodes = 2, .nodes = nodes};
+    sim_intern *types = sim_intern_create(true), *tenants = sim_intern_create(false);
+    sim_intern_add(types, "A", 1, 0);
+    uint64_t type_mem[2] = {16384, 16384};
+    enum { N = 160 };
+    static job_spec jobs[N];
+    random_jobs(seed, jobs, N);
+    watch w = {.max_pack = max_pack, .overhead = {1, 1, 1.310, 1.478, 1.350}};
+    sim_probe probe = {.n = 1, .names = watch_names, .ctx = &w, .sample = watch_sample};
+    FILE *f = tmpfile();
+    sim_config cfg = {.seed = seed, .sample_interval_us = SIM_US_PER_S / 4,
+                      .horizon_us = SIM_TIME_NEVER, .jobs_csv = f, .probes = &probe,
+                      .n_probes = 1, .check_invariants = true};
+    sim_world sw = {.cluster = &cl, .gpu_types = types, .gpu_type_mem_mib = type_mem,
+                    .tenants = tenants};
+    policy_config pc = {.policy = "interleave", .n = 2, .n_nodes = 2, .n_gpus = 8, .seed = seed};
+    snprintf(pc.key[0], sizeof pc.key[0], "max_pack");
+    char mp[8];
+    snprintf(mp, sizeof mp, "%u", max_pack);
+    pc.value[0] = mp;
+    snprintf(pc.key[1], sizeof pc.key[1], "ordering");
+    pc.value[1] = ordering;
+    sim_engine *e;
+    sim_diag d = {0};
+    int st = sim_engine_create(&e, &cfg, &sw, policy_find("interleave"), &pc, &d);
+    CHECK(st == SIM_OK);
+    if (st == SIM_OK) {
+        array_source src = {.jobs = jobs, .n = N};
+        sim_source s = {.ctx = &src, .next = array_next};
+        st = sim_engine_run(e, &s, &d);
+        if (st != SIM_OK)
+            fprintf(stderr, "interleave max_pack=%u: %s\n", max_pack, d.msg);
+        CHECK(st == SIM_OK);
+        const sim_summary *sum = sim_engine_summary(e);
+        CHECK_EQ_I64(sum->jobs_arrived, N);
+        CHECK_EQ_I64(sum->jobs_done, N);
+        sim_engine_destroy(e);
+    }
+    CHECK(w.samples > 1000);
+    CHECK_EQ_I64(w.over, 0);
+    CHECK_EQ_I64(w.mixed, 0);
+    CHECK_EQ_I64(w.bad_speed, 0);
+    if (w.bad_speed)
+        fprintf(stderr, "worst relative speed error %g\n", w.worst);
+    /* The cluster is short of GPUs: packs must have formed. */
+    if (max_pack > 1)
+        CHECK(w.packed > 100);
+    else
+        CHECK_EQ_I64(w.packed, 0);
+    long len = ftell(f);
+    *csv = malloc((size_t)len + 1);
+    rewind(f);
+    size_t got = *csv ? fread(*csv, 1, (size_t)len, f) : 0;
+    if (*csv)
+        (*csv)[got] = '\0';
+    fclose(f);
+    sim_intern_destroy(types);
+    sim_intern_destroy(tenants);
+}
+
+static void test_random(void)
+{
+    static const char *const orderings[2] = {"srsf", "las"};
+    for (int o = 0; o < 2; o++)
+        for (uint32_t mp = 1; mp <= 4; mp++) {
+            char *a = NULL, *b = NULL;
+            run_one(mp, orderings[o], 5 + mp, &a);
+            run_one(mp, orderings[o], 5 + mp, &b);
+            CHECK(a && b && strcmp(a, b) == 0);
+            /* One row per job, plus the header. */
+            uint32_t lines = 0;
+            for (const char *p = a; p && *p; p++)
+                lines += *p == '\n';
+            CHECK_EQ_I64(lines, 161);
+            free(a);
+            free(b);
+        }
+}
+
+static void test_muri_slice(void)
+{
+    char trace[1024], cluster[1024];
+    if (!check_shared("muri/sim_trace_data/trace1.csv", trace, sizeof trace) ||
+        !check_shared("muri/n8g8.csv", cluster, sizeof cluster))
+        return;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "head -n 301 '%s' > il_slice.csv", trace);
+    CHECK(system(cmd) == 0);
+    for (int o = 0; o < 2; o++) {
+        snprintf(cmd, sizeof cmd,
+                 "'%s' run --format muri --trace il_slice.csv --cluster '%s' --policy interleave "
+                 "--policy-opt ordering=%s --check-invariants --quiet --out il_out%d >/dev/null",
+                 SIM_BINARY, cluster, o ? "las" : "srsf", o);
+        CHECK(system(cmd) == 0);
+        snprintf(cmd, sizeof cmd, "il_out%d/jobs.csv", o);
+        FILE *f = fopen(cmd, "r");
+        CHECK(f != NULL);
+        if (!f)
+            continue;
+        char line[4096];
+        uint32_t rows = 0, done = 0;
+        while (fgets(line, sizeof line, f)) {
+            rows++;
+            done += strstr(line, ",done,") != NULL;
+        }
+        fclose(f);
+        CHECK_EQ_I64(rows, 301);
+        CHECK_EQ_I64(done, 300);
+    }
+}
+
+int main(void)
+{
+    test_pack_time();
+    test_random();
+    test_muri_slice();
+    return check_done();
+}

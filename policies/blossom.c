@@ -343,9 +343,14 @@ static bool matching(blossom_ws *b)
             b->qh = (b->qh + 1) % b->qcap;
             if (b->S[b->st[u]] == 1)
                 continue;
+            /* Between two vertices (not blossoms) the stored edge is the original one,
+             * so its slack is read directly; st[u] is read each time, as a blossom may
+             * form around u during the scan. */
+            const int64_t *row = &b->ew[E(b, u, 0)];
+            int64_t lu = b->lab[u]; /* duals change only between scans */
             for (int32_t v = 1; v <= n; v++)
-                if (b->ew[E(b, u, v)] > 0 && b->st[u] != b->st[v]) {
-                    if (delta(b, u, v) == 0) {
+                if (row[v] > 0 && b->st[u] != b->st[v]) {
+                    if (lu + b->lab[v] - row[v] * 2 == 0) {
                         if (on_found_edge(b, u, v))
                             return true;
                     } else

@@ -49,8 +49,8 @@ int main(int argc, char **argv)
     static double st[MAXN][IL_RESOURCES];
     /* Eight classes: which stage dominates, and a spread around it. */
     static const double cls[8][IL_RESOURCES] = {
-        {0, 446, 8, 0},  {0, 82, 75, 66}, {0, 0.5, 163, 18}, {0, 0.6, 413, 20},
-        {0, 711, 110, 0}, {0, 30, 95, 140}, {0, 250, 40, 35}, {0, 12, 60, 4}};
+        {0, 446, 8, 0},   {0, 82, 75, 66},  {0, 0.5, 163, 18}, {0, 0.6, 413, 20},
+        {0, 711, 110, 0}, {0, 30, 95, 140}, {0, 250, 40, 35},  {0, 12, 60, 4}};
     for (int i = 0; i < MAXN; i++) {
         int c = (int)(uniform() * 8);
         for (int r = 0; r < IL_RESOURCES; r++)

@@ -54,8 +54,8 @@ blossom_ws *blossom_new(uint32_t cap)
     b->flen = sim_calloc(b->m, sizeof *b->flen);
     b->tmp = sim_calloc(b->m, sizeof *b->tmp);
     b->q = sim_calloc((size_t)b->qcap, sizeof *b->q);
-    if (!b->eu || !b->ev || !b->ew || !b->flower || !b->from || !b->lab || !b->match ||
-        !b->slack || !b->st || !b->pa || !b->S || !b->vis || !b->flen || !b->tmp || !b->q) {
+    if (!b->eu || !b->ev || !b->ew || !b->flower || !b->from || !b->lab || !b->match || !b->slack ||
+        !b->st || !b->pa || !b->S || !b->vis || !b->flen || !b->tmp || !b->q) {
         blossom_free(b);
         return NULL;
     }

@@ -78,17 +78,17 @@ double il_pack_iter_ms(const double (*stage)[IL_RESOURCES], uint32_t k)
 /* One job in the system. */
 typedef struct il_entry {
     double stage[IL_RESOURCES];
-    double solo;      /* ms; 0 = no profile: runs alone */
-    double key;       /* sort key of this pass */
-    uint64_t seq;     /* arrival order */
-    uint64_t mask;    /* GPU types accepted */
+    double solo;   /* ms; 0 = no profile: runs alone */
+    double key;    /* sort key of this pass */
+    uint64_t seq;  /* arrival order */
+    uint64_t mask; /* GPU types accepted */
     sim_job_id id;
-    uint32_t gpus;    /* GPUs in all */
+    uint32_t gpus; /* GPUs in all */
     uint32_t reps, gpr;
-    uint32_t queue;   /* Muri-L: queue of this pass */
-    uint32_t group;   /* shape group of this pass */
-    uint32_t gnext;   /* next entry of the same group in order */
-    uint32_t prof;    /* profile id (1-based; 0 = no profile) */
+    uint32_t queue; /* Muri-L: queue of this pass */
+    uint32_t group; /* shape group of this pass */
+    uint32_t gnext; /* next entry of the same group in order */
+    uint32_t prof;  /* profile id (1-based; 0 = no profile) */
     bool cand;
 } il_entry;
 
@@ -130,12 +130,12 @@ typedef struct il_state {
     il_entry *e;
     uint32_t n, cap;
     /* Scratch, sized with e (cap). */
-    uint32_t *order;  /* entry indices in priority order */
+    uint32_t *order; /* entry indices in priority order */
     il_pack *pk, *pk2;
     uint32_t n_pk;
     il_group *grp;
     uint32_t n_grp;
-    uint32_t *idx;   /* packs of one group (positions in pk) */
+    uint32_t *idx; /* packs of one group (positions in pk) */
     uint32_t *mate;
     uint8_t *inplace;
     uint32_t *claim; /* per tag: claimed this pass */
@@ -149,8 +149,8 @@ typedef struct il_state {
     uint32_t n_prof, prof_cap;
     /* Memo of matchings by the multiset of pack signatures: a direct-mapped table over a
      * pool of words, cleared when the pool is full. */
-    uint64_t *memo_key;  /* per slot: hash (0 = empty) */
-    uint32_t *memo_off;  /* per slot: offset in the pool */
+    uint64_t *memo_key; /* per slot: hash (0 = empty) */
+    uint32_t *memo_off; /* per slot: offset in the pool */
     uint64_t *pool;
     uint32_t pool_used;
     uint64_t *sig, *sorted; /* per vertex (blossom cap) */
@@ -282,12 +282,12 @@ static void il_fini(void *st)
 static bool grow(il_state *s)
 {
     uint32_t ncap = s->cap ? s->cap * 2 : 64;
-#define GROW(field)                                                                        \
-    do {                                                                                   \
-        void *p_ = sim_reallocarray(s->field, ncap, sizeof *s->field);                     \
-        if (!p_)                                                                           \
-            return false;                                                                  \
-        s->field = p_;                                                                     \
+#define GROW(field)                                                                                \
+    do {                                                                                           \
+        void *p_ = sim_reallocarray(s->field, ncap, sizeof *s->field);                             \
+        if (!p_)                                                                                   \
+            return false;                                                                          \
+        s->field = p_;                                                                             \
     } while (0)
     GROW(e);
     GROW(order);
@@ -731,8 +731,8 @@ static bool keeps_place(il_state *s, const sim_view *v, const il_pack *p, uint32
     for (uint32_t i = 0; i < p->k; i++) {
         sim_job_id id = s->e[p->m[i]].id;
         const il_job *pj = job_of(v, id);
-        if (sim_view_job(v, id)->state != SIM_JOB_RUNNING || pj->tag == 0 ||
-            pj->k < p->k || (tag && pj->tag != tag))
+        if (sim_view_job(v, id)->state != SIM_JOB_RUNNING || pj->tag == 0 || pj->k < p->k ||
+            (tag && pj->tag != tag))
             return false;
         tag = pj->tag;
     }
@@ -754,8 +754,7 @@ static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisio
         mem += j->mem_per_replica;
     }
     sim_placement pl;
-    if (!place_gang(&s->ws, v, lead, total, gmem, first_fit, NULL, PLACE_GPU_FIRST, NULL, 0,
-                    &pl))
+    if (!place_gang(&s->ws, v, lead, total, gmem, first_fit, NULL, PLACE_GPU_FIRST, NULL, 0, &pl))
         return SIM_OK; /* waits */
     /* The other members' CPU and memory must fit beside the leader's on each node. */
     for (uint32_t r = 0; r < pl.replicas; r++) {
@@ -803,8 +802,13 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
                (s->grp[g].reps != x->reps || s->grp[g].gpr != x->gpr || s->grp[g].mask != x->mask))
             g++;
         if (g == s->n_grp) {
-            s->grp[g] = (il_group){.reps = x->reps, .gpr = x->gpr, .mask = x->mask,
-                                   .head = i, .tail = i, .cursor = i, .gpus = x->gpus};
+            s->grp[g] = (il_group){.reps = x->reps,
+                                   .gpr = x->gpr,
+                                   .mask = x->mask,
+                                   .head = i,
+                                   .tail = i,
+                                   .cursor = i,
+                                   .gpus = x->gpus};
             s->n_grp++;
         } else {
             s->e[s->grp[g].tail].gnext = i;

@@ -119,10 +119,10 @@ static void watch_sample(void *ctx, const sim_view *v, double *out)
             stages_of(sim_view_job(v, mem[q]), st[q]);
         double mine[IL_RESOURCES];
         stages_of(j, mine);
-        double want = k == 1 ? 1.0
-                             : il_solo_ms(mine) /
-                                   (il_pack_iter_ms((const double(*)[IL_RESOURCES])st, k) *
-                                    w->overhead[k]);
+        double want =
+            k == 1 ? 1.0
+                   : il_solo_ms(mine) /
+                         (il_pack_iter_ms((const double(*)[IL_RESOURCES])st, k) * w->overhead[k]);
         if (k > 1)
             w->packed++;
         double err = fabs(j->speed - want) / want;
@@ -184,11 +184,15 @@ static void run_one(uint32_t max_pack, const char *ordering, uint64_t seed, char
     watch w = {.max_pack = max_pack, .overhead = {1, 1, 1.310, 1.478, 1.350}};
     sim_probe probe = {.n = 1, .names = watch_names, .ctx = &w, .sample = watch_sample};
     FILE *f = tmpfile();
-    sim_config cfg = {.seed = seed, .sample_interval_us = SIM_US_PER_S / 4,
-                      .horizon_us = SIM_TIME_NEVER, .jobs_csv = f, .probes = &probe,
-                      .n_probes = 1, .check_invariants = true};
-    sim_world sw = {.cluster = &cl, .gpu_types = types, .gpu_type_mem_mib = type_mem,
-                    .tenants = tenants};
+    sim_config cfg = {.seed = seed,
+                      .sample_interval_us = SIM_US_PER_S / 4,
+                      .horizon_us = SIM_TIME_NEVER,
+                      .jobs_csv = f,
+                      .probes = &probe,
+                      .n_probes = 1,
+                      .check_invariants = true};
+    sim_world sw = {
+        .cluster = &cl, .gpu_types = types, .gpu_type_mem_mib = type_mem, .tenants = tenants};
     policy_config pc = {.policy = "interleave", .n = 2, .n_nodes = 2, .n_gpus = 8, .seed = seed};
     snprintf(pc.key[0], sizeof pc.key[0], "max_pack");
     char mp[8];

@@ -6,8 +6,9 @@
  * At every scheduling point (each arrival and departure, and every `interval` seconds
  * when set) the whole plan is made again, as the reference does:
  *  1. Order: every job in the system, running or waiting, by remaining service (remaining
- *     time x GPUs, durations known: Muri-S) or by attained service (time run x GPUs, in
- *     Tiresias' discretised queues, FIFO within a queue: Muri-L); ties by arrival.
+ *     time x GPUs, durations known: Muri-S) or by attained service (time run x GPUs:
+ *     Muri-L; with `thresholds`, in Tiresias' discretised queues, FIFO within a queue);
+ *     ties by arrival.
  *  2. Candidates: on an empty copy of the cluster, the jobs are taken in that order; a job
  *     whose GPUs still fit there (first fit, node by node) opens a slot for its shape (the
  *     same GPUs per replica and replicas), and the slot takes up to `max_pack` jobs of
@@ -166,8 +167,9 @@ static const policy_option il_options[] = {
      "service in Tiresias' queues (Muri-L)"},
     {"max_pack", "4", "most jobs in a pack (1..4; 1 = no packing)"},
     {"interval", "0", "regroup also every this many seconds (0: only at arrivals and finishes)"},
-    {"thresholds", "3600,36000",
-     "ordering=las: attained GPU-seconds that move a job to the next queue, increasing"},
+    {"thresholds", "",
+     "ordering=las: attained GPU-seconds that move a job to the next queue, increasing (none: "
+     "by attained service itself, as Muri-L)"},
     {"overhead", "1.310,1.478,1.350",
      "iteration-time factor of packs of 2,3,4 jobs (Muri's measured interleaving overhead)"},
     {"checkpoint", "true", "a preempted job keeps its work (false: it loses its run segment)"},
@@ -381,9 +383,9 @@ static uint32_t queue_for(const il_state *s, double a)
 
 static bool before(const il_state *s, const il_entry *a, const il_entry *b)
 {
-    if (s->ordering == 1 && a->queue != b->queue)
+    if (s->ordering == 1 && s->n_thr && a->queue != b->queue)
         return a->queue < b->queue;
-    if (s->ordering == 0 && a->key != b->key)
+    if ((s->ordering == 0 || !s->n_thr) && a->key != b->key)
         return a->key < b->key;
     return a->seq < b->seq;
 }
@@ -861,7 +863,7 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
         p->seq = UINT64_MAX;
         for (uint32_t q = 0; q < p->k; q++) {
             const il_entry *x = &s->e[p->m[q]];
-            double key = s->ordering == 1 ? (double)x->queue : x->key;
+            double key = s->ordering == 1 && s->n_thr ? (double)x->queue : x->key;
             if (key < p->key || (key == p->key && x->seq < p->seq)) {
                 p->key = key;
                 p->seq = x->seq;

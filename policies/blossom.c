@@ -370,12 +370,15 @@ static bool matching(blossom_ws *b)
                 else if (b->S[x] == 0 && e / 2 < d)
                     d = e / 2;
             }
+        /* An even vertex whose dual would reach 0 ends the search: the matching is
+         * optimal (checked before any dual moves, so none overflows). */
+        for (int32_t u = 1; u <= n; u++)
+            if (b->S[b->st[u]] == 0 && b->lab[u] <= d)
+                return false;
         for (int32_t u = 1; u <= n; u++) {
-            if (b->S[b->st[u]] == 0) {
-                if (b->lab[u] <= d)
-                    return false;
+            if (b->S[b->st[u]] == 0)
                 b->lab[u] -= d;
-            } else if (b->S[b->st[u]] == 1)
+            else if (b->S[b->st[u]] == 1)
                 b->lab[u] += d;
         }
         for (int32_t bl = n + 1; bl <= nx; bl++)

@@ -34,6 +34,7 @@
 #include "policies/interleave.h"
 
 #include "policies/blossom.h"
+#include "policies/classmatch.h"
 #include "policies/place.h"
 
 #include "sim/alloc.h"
@@ -49,6 +50,12 @@
 #define IL_WEIGHT_SCALE 1e6
 #define IL_MEMO_SLOTS 4096u
 #define IL_MEMO_POOL (1u << 20)
+/* Most signature classes matched at the class level. */
+#define IL_CLASS_MAX 64u
+/* Graphs of up to this many packs are matched in a small workspace. */
+#define IL_SMALL_GRAPH 64u
+/* Memo records of remainders (class matching) are tagged apart from whole graphs. */
+#define IL_MEMO_LEFT (1ull << 32)
 
 double il_solo_ms(const double stage[IL_RESOURCES])
 {
@@ -121,7 +128,8 @@ typedef struct il_group {
 typedef struct il_state {
     place_ws ws;
     blossom_ws *bl;
-    int ordering; /* 0 srsf, 1 las */
+    blossom_ws *bls; /* a small one for small graphs (denser in cache) */
+    int ordering;    /* 0 srsf, 1 las */
     uint32_t max_pack;
     sim_time interval_us;
     double overhead[IL_MAX_PACK + 1];
@@ -143,6 +151,7 @@ typedef struct il_state {
     uint32_t claim_cap;
     /* Per node, sized at init. */
     uint32_t *nfree, *touched, *taken;
+    uint64_t free_total; /* sum of nfree */
     uint32_t n_nodes;
     uint32_t pass; /* passes made, for the tag claims */
     /* Distinct stage profiles seen (their ids key the memo of matchings). */
@@ -156,6 +165,12 @@ typedef struct il_state {
     uint32_t pool_used;
     uint64_t *sig, *sorted; /* per vertex (blossom cap) */
     uint8_t *used;
+    uint64_t *plist; /* matched signature pairs, 2 per pair (blossom cap) */
+    /* Class matching: signature classes of one graph (up to IL_CLASS_MAX). */
+    cmatch_ws *cm;
+    uint64_t *csig;
+    uint32_t *crep, *ccount, *cpairs, *crpairs;
+    int64_t *cw;
     uint32_t next_tag;
     sim_time last_pass;
     bool oom;
@@ -247,8 +262,18 @@ static int il_init(void *st, const policy_config *cfg, sim_diag *d)
     s->sig = sim_calloc(bc, sizeof *s->sig);
     s->sorted = sim_calloc(bc, sizeof *s->sorted);
     s->used = sim_calloc(bc, sizeof *s->used);
+    s->plist = sim_calloc(2 * (size_t)bc, sizeof *s->plist);
+    s->bls = blossom_new(bc < IL_SMALL_GRAPH ? bc : IL_SMALL_GRAPH);
+    s->cm = s->bl ? cmatch_new(bc < IL_CLASS_MAX ? bc : IL_CLASS_MAX, s->bl) : NULL;
+    s->csig = sim_calloc(IL_CLASS_MAX, sizeof *s->csig);
+    s->crep = sim_calloc(IL_CLASS_MAX, sizeof *s->crep);
+    s->ccount = sim_calloc(IL_CLASS_MAX, sizeof *s->ccount);
+    s->cpairs = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->cpairs);
+    s->cw = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->cw);
+    s->crpairs = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->crpairs);
     if (!s->bl || !s->nfree || !s->touched || !s->taken || !s->memo_key || !s->memo_off ||
-        !s->pool || !s->sig || !s->sorted || !s->used)
+        !s->pool || !s->sig || !s->sorted || !s->used || !s->plist || !s->bls || !s->cm ||
+        !s->csig || !s->crep || !s->ccount || !s->cpairs || !s->cw || !s->crpairs)
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'interleave': out of memory");
     s->last_pass = SIM_TIME_NEVER;
     s->next_tag = 1;
@@ -259,6 +284,7 @@ static void il_fini(void *st)
 {
     il_state *s = st;
     blossom_free(s->bl);
+    blossom_free(s->bls);
     sim_free(s->e);
     sim_free(s->order);
     sim_free(s->pk);
@@ -277,6 +303,14 @@ static void il_fini(void *st)
     sim_free(s->sig);
     sim_free(s->sorted);
     sim_free(s->used);
+    sim_free(s->plist);
+    cmatch_free(s->cm);
+    sim_free(s->csig);
+    sim_free(s->crep);
+    sim_free(s->ccount);
+    sim_free(s->cpairs);
+    sim_free(s->cw);
+    sim_free(s->crpairs);
     sim_free(s->taken);
     place_ws_fini(&s->ws);
 }
@@ -427,6 +461,8 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
 {
     if (gpr == 0)
         return true;
+    if ((uint64_t)reps * gpr > s->free_total)
+        return false; /* cannot fit: spare the walk over the nodes */
     uint32_t placed = 0, nt = 0;
     for (uint32_t n = 0; n < v->n_nodes && n < s->n_nodes && placed < reps; n++) {
         if (mask && !((mask >> v->node_gpu_type[n]) & 1u))
@@ -442,8 +478,10 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
             s->taken[nt++] = c;
         }
     }
-    if (placed == reps)
+    if (placed == reps) {
+        s->free_total -= (uint64_t)reps * gpr;
         return true;
+    }
     for (uint32_t i = 0; i < nt; i++)
         s->nfree[s->touched[i]] += s->taken[i] * gpr;
     return false;
@@ -451,8 +489,11 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
 
 static void empty_cluster(il_state *s, const sim_view *v)
 {
-    for (uint32_t n = 0; n < v->n_nodes && n < s->n_nodes; n++)
+    s->free_total = 0;
+    for (uint32_t n = 0; n < v->n_nodes && n < s->n_nodes; n++) {
         s->nfree[n] = v->node_up[n] ? v->node_gpu_count[n] : 0;
+        s->free_total += s->nfree[n];
+    }
 }
 
 static double pack_iter(const il_state *s, const uint32_t *m, uint32_t k)
@@ -545,11 +586,173 @@ static void rebuild(il_state *s, uint32_t nv, const uint64_t *pairs, uint32_t np
     }
 }
 
-/* Maximum-weight matching of the nv packs in idx (graph already in the blossom
- * workspace), into s->mate. Graphs are remembered by the multiset of their vertices'
- * signatures (the weights depend on nothing else), and every result, new or
- * remembered, is laid on the vertices by rebuild(), so equal multisets get equal
- * pairings whichever way they were found. */
+/* The memo: records (header: tag, pairs; the sorted key signatures; the pairs of
+ * signatures) found by the hash of the key, in a direct-mapped table over one pool. */
+static uint64_t memo_hash(uint64_t tag, const uint64_t *key, uint32_t n)
+{
+    uint64_t h = 1469598103934665603ull ^ tag;
+    for (uint32_t u = 0; u < n; u++) {
+        h ^= key[u];
+        h *= 1099511628211ull;
+        h ^= h >> 29;
+    }
+    return h ? h : 1;
+}
+
+/* The pairs remembered for this key (np of them), or NULL. */
+static const uint64_t *memo_find(const il_state *s, uint64_t h, uint64_t tag, const uint64_t *key,
+                                 uint32_t n, uint32_t *np)
+{
+    uint32_t slot = (uint32_t)(h & (IL_MEMO_SLOTS - 1));
+    if (s->memo_key[slot] != h)
+        return NULL;
+    const uint64_t *r = &s->pool[s->memo_off[slot]];
+    if (r[0] != tag || memcmp(r + 2, key, n * sizeof *key) != 0)
+        return NULL;
+    *np = (uint32_t)r[1];
+    return r + 2 + n;
+}
+
+static void memo_put(il_state *s, uint64_t h, uint64_t tag, const uint64_t *key, uint32_t n,
+                     const uint64_t *pairs, uint32_t np)
+{
+    uint32_t need = 2 + n + 2 * np;
+    if (need > IL_MEMO_POOL)
+        return;
+    if (s->pool_used + need > IL_MEMO_POOL) {
+        memset(s->memo_key, 0, IL_MEMO_SLOTS * sizeof *s->memo_key);
+        s->pool_used = 0;
+    }
+    uint64_t *r = &s->pool[s->pool_used];
+    r[0] = tag;
+    r[1] = np;
+    memcpy(r + 2, key, n * sizeof *key);
+    memcpy(r + 2 + n, pairs, 2 * np * sizeof *pairs);
+    uint32_t slot = (uint32_t)(h & (IL_MEMO_SLOTS - 1));
+    s->memo_key[slot] = h;
+    s->memo_off[slot] = s->pool_used;
+    s->pool_used += need;
+}
+
+/* Class of signature sig among the nc classes. */
+static uint32_t class_of(const il_state *s, uint32_t nc, uint64_t sig)
+{
+    uint32_t c = 0;
+    while (c < nc && s->csig[c] != sig)
+        c++;
+    return c;
+}
+
+static void add_pair(uint32_t *pairs, uint32_t nc, uint32_t a, uint32_t b)
+{
+    pairs[a * nc + b]++;
+    if (a != b)
+        pairs[b * nc + a]++;
+}
+
+/* Weight of the edge between packs a and b in the matching (0: none). */
+static int64_t edge_weight(const il_state *s, const il_pack *a, const il_pack *b)
+{
+    if (a->k + b->k > s->max_pack || !pack_profiled(s, a) || !pack_profiled(s, b))
+        return 0;
+    int64_t wt = llround(union_weight(s, a, b) * IL_WEIGHT_SCALE);
+    return wt > 0 ? wt : 0;
+}
+
+/* The whole graph of the nv packs in idx through the blossom, into s->mate. */
+static void solve_whole(il_state *s, uint32_t nv)
+{
+    blossom_ws *bl = nv <= blossom_cap(s->bls) ? s->bls : s->bl;
+    bool any = false;
+    blossom_reset(bl, nv);
+    for (uint32_t u = 0; u < nv; u++)
+        for (uint32_t w = u + 1; w < nv; w++) {
+            int64_t wt = edge_weight(s, &s->pk[s->idx[u]], &s->pk[s->idx[w]]);
+            if (wt > 0) {
+                blossom_set(bl, u, w, wt);
+                any = true;
+            }
+        }
+    if (any)
+        blossom_solve(bl, s->mate);
+    else
+        for (uint32_t u = 0; u < nv; u++)
+            s->mate[u] = NONE;
+}
+
+/* The packs fall into few classes of equal signature (twins: the weights depend on
+ * nothing else): match the classes (policies/classmatch.c, exact), into a list of
+ * signature pairs in s->cpairs. False when the classes are too many to gain. */
+static bool solve_classes(il_state *s, uint32_t nv, uint32_t *np)
+{
+    uint32_t nc = 0;
+    for (uint32_t u = 0; u < nv; u++) {
+        uint32_t c = 0;
+        while (c < nc && s->csig[c] != s->sig[u])
+            c++;
+        if (c == nc) {
+            if (nc == IL_CLASS_MAX || 2 * (nc + 1) > nv)
+                return false;
+            s->csig[c] = s->sig[u];
+            s->crep[c] = u;
+            s->ccount[c] = 0;
+            nc++;
+        }
+        s->ccount[c]++;
+    }
+    for (uint32_t a = 0; a < nc; a++)
+        for (uint32_t b = a; b < nc; b++) {
+            int64_t wt = edge_weight(s, &s->pk[s->idx[s->crep[a]]], &s->pk[s->idx[s->crep[b]]]);
+            s->cw[a * nc + b] = s->cw[b * nc + a] = wt;
+        }
+    /* The pairs kept from the fractional optimum; the vertices left are matched afresh,
+     * their matchings remembered by the multiset of their signatures. */
+    uint32_t left = cmatch_prepare(s->cm, nc, s->ccount, s->cw, s->cpairs);
+    if (left >= 2) {
+        const uint32_t *rc = cmatch_left(s->cm);
+        uint32_t n = 0;
+        for (uint32_t a = 0; a < nc; a++)
+            for (uint32_t k = 0; k < rc[a]; k++)
+                s->sorted[n++] = s->csig[a];
+        qsort(s->sorted, n, sizeof *s->sorted, cmp_u64);
+        uint64_t tag = IL_MEMO_LEFT | n;
+        uint64_t h = memo_hash(tag, s->sorted, n);
+        uint32_t rp = 0;
+        const uint64_t *pr = memo_find(s, h, tag, s->sorted, n, &rp);
+        if (pr) {
+            for (uint32_t i = 0; i < rp; i++)
+                add_pair(s->cpairs, nc, class_of(s, nc, pr[2 * i]), class_of(s, nc, pr[2 * i + 1]));
+        } else {
+            memset(s->crpairs, 0, (size_t)nc * nc * sizeof *s->crpairs);
+            cmatch_finish(s->cm, nc, s->cw, s->crpairs);
+            for (uint32_t a = 0; a < nc; a++)
+                for (uint32_t b = a; b < nc; b++)
+                    for (uint32_t k = 0; k < s->crpairs[a * nc + b]; k++) {
+                        s->plist[2 * rp] = s->csig[a];
+                        s->plist[2 * rp + 1] = s->csig[b];
+                        rp++;
+                        add_pair(s->cpairs, nc, a, b);
+                    }
+            memo_put(s, h, tag, s->sorted, n, s->plist, rp);
+        }
+    }
+    *np = 0;
+    for (uint32_t a = 0; a < nc; a++)
+        for (uint32_t b = a; b < nc; b++)
+            for (uint32_t k = 0; k < s->cpairs[a * nc + b]; k++) {
+                s->plist[2 * *np] = s->csig[a];
+                s->plist[2 * *np + 1] = s->csig[b];
+                (*np)++;
+            }
+    return true;
+}
+
+/* Maximum-weight matching of the nv packs in idx, into s->mate (NONE: unmatched).
+ * Graphs are remembered by the multiset of their vertices' signatures, and every
+ * result, new or remembered, is laid on the vertices by rebuild() as a list of
+ * signature pairs, so equal multisets get equal pairings whichever way they were found.
+ * Packs of one signature are twins, so the matching is found over the signature classes
+ * when they are few; otherwise (or when a pack has no signature) on the whole graph. */
 static void solve(il_state *s, uint32_t nv)
 {
     bool memo = true;
@@ -559,54 +762,32 @@ static void solve(il_state *s, uint32_t nv)
         s->sorted[u] = s->sig[u];
     }
     if (!memo) {
-        blossom_solve(s->bl, s->mate);
+        solve_whole(s, nv);
         return;
     }
     qsort(s->sorted, nv, sizeof *s->sorted, cmp_u64);
-    uint64_t h = 1469598103934665603ull ^ nv;
-    for (uint32_t u = 0; u < nv; u++) {
-        h ^= s->sorted[u];
-        h *= 1099511628211ull;
-        h ^= h >> 29;
-    }
-    if (h == 0)
-        h = 1;
-    uint32_t slot = (uint32_t)(h & (IL_MEMO_SLOTS - 1));
-    if (s->memo_key[slot] == h) {
-        const uint64_t *r = &s->pool[s->memo_off[slot]];
-        if (r[0] == nv && memcmp(r + 2, s->sorted, nv * sizeof *s->sorted) == 0) {
-            rebuild(s, nv, r + 2 + nv, (uint32_t)r[1]);
-            return;
-        }
-    }
-    blossom_solve(s->bl, s->mate);
-    /* Record: header (n, pairs), the sorted signatures, the pairs in vertex order. */
+    uint64_t h = memo_hash(nv, s->sorted, nv);
     uint32_t np = 0;
-    for (uint32_t u = 0; u < nv; u++)
-        np += s->mate[u] != NONE && s->mate[u] > u;
-    uint32_t need = 2 + nv + 2 * np;
-    if (need > IL_MEMO_POOL) {
-        /* Too big to keep: lay it out the same way all the same. */
+    const uint64_t *pr = memo_find(s, h, nv, s->sorted, nv, &np);
+    if (pr) {
+        rebuild(s, nv, pr, np);
         return;
     }
-    if (s->pool_used + need > IL_MEMO_POOL) {
-        memset(s->memo_key, 0, IL_MEMO_SLOTS * sizeof *s->memo_key);
-        s->pool_used = 0;
+    /* solve_classes uses s->sorted for its remainder: the key is made again after. */
+    if (!solve_classes(s, nv, &np)) {
+        solve_whole(s, nv);
+        for (uint32_t u = 0; u < nv; u++)
+            if (s->mate[u] != NONE && s->mate[u] > u) {
+                s->plist[2 * np] = s->sig[u];
+                s->plist[2 * np + 1] = s->sig[s->mate[u]];
+                np++;
+            }
     }
-    uint64_t *r = &s->pool[s->pool_used];
-    r[0] = nv;
-    r[1] = np;
-    memcpy(r + 2, s->sorted, nv * sizeof *s->sorted);
-    uint64_t *pr = r + 2 + nv;
     for (uint32_t u = 0; u < nv; u++)
-        if (s->mate[u] != NONE && s->mate[u] > u) {
-            *pr++ = s->sig[u];
-            *pr++ = s->sig[s->mate[u]];
-        }
-    s->memo_key[slot] = h;
-    s->memo_off[slot] = s->pool_used;
-    s->pool_used += need;
-    rebuild(s, nv, r + 2 + nv, np);
+        s->sorted[u] = s->sig[u];
+    qsort(s->sorted, nv, sizeof *s->sorted, cmp_u64);
+    memo_put(s, h, nv, s->sorted, nv, s->plist, np);
+    rebuild(s, nv, s->plist, np);
 }
 
 /* One round of matching over the packs of every group; merges matched pairs while the
@@ -620,29 +801,10 @@ static void match_round(il_state *s, uint64_t *required, uint64_t cluster)
             if (s->pk[i].group == g)
                 s->idx[n++] = i;
         uint32_t nv = n < blossom_cap(s->bl) ? n : blossom_cap(s->bl);
-        bool any = false;
-        if (nv >= 2) {
-            blossom_reset(s->bl, nv);
-            for (uint32_t u = 0; u < nv; u++) {
-                const il_pack *pu = &s->pk[s->idx[u]];
-                if (!pack_profiled(s, pu))
-                    continue;
-                for (uint32_t w = u + 1; w < nv; w++) {
-                    const il_pack *pw = &s->pk[s->idx[w]];
-                    if (pu->k + pw->k > s->max_pack || !pack_profiled(s, pw))
-                        continue;
-                    int64_t wt = llround(union_weight(s, pu, pw) * IL_WEIGHT_SCALE);
-                    if (wt > 0) {
-                        blossom_set(s->bl, u, w, wt);
-                        any = true;
-                    }
-                }
-            }
-        }
-        if (any)
+        if (nv >= 2)
             solve(s, nv);
         for (uint32_t u = 0; u < n; u++) {
-            uint32_t w = any && u < nv ? s->mate[u] : NONE;
+            uint32_t w = nv >= 2 && u < nv ? s->mate[u] : NONE;
             if (w != NONE && w > u)
                 continue; /* taken with w, in w's turn */
             if (w == NONE) {

@@ -1092,13 +1092,46 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
     return SIM_OK;
 }
 
+/* Muri-L with queues: the first microsecond at which a running job's attained service
+ * (time held x GPUs, as prioritise() counts it) reaches the next threshold, or never. */
+static sim_time next_crossing(const il_state *s, const sim_view *v, sim_time now)
+{
+    sim_time next = SIM_TIME_NEVER;
+    for (uint32_t i = 0; i < s->n; i++) {
+        const il_entry *x = &s->e[i];
+        if (x->gpus == 0 || job_of(v, x->id)->listed != x->seq + 1)
+            continue;
+        const sim_job *j = sim_view_job(v, x->id);
+        if (j->state != SIM_JOB_RUNNING)
+            continue;
+        sim_time held = j->placed_us;
+        if (now > j->last_update_us)
+            held += now - j->last_update_us;
+        double a = (double)held / 1e6 * (double)x->gpus;
+        uint32_t q = queue_for(s, a);
+        if (q == s->n_thr)
+            continue;
+        /* Never now: a rounding that leaves it just short retries a microsecond later. */
+        double dt_us = ceil((s->thr[q] - a) / (double)x->gpus * 1e6);
+        sim_time t = now + (dt_us < 1 ? 1 : dt_us < 1e15 ? (sim_time)dt_us : (sim_time)1e15);
+        if (t < next)
+            next = t;
+    }
+    return next;
+}
+
 static sim_time il_wakeup(const void *st, const sim_view *v, sim_time now)
 {
     const il_state *s = st;
+    sim_time next = SIM_TIME_NEVER;
+    if (s->ordering == 1 && s->n_thr)
+        next = next_crossing(s, v, now);
     if (s->interval_us <= 0 || s->last_pass == SIM_TIME_NEVER || (v->n_pending == 0))
-        return SIM_TIME_NEVER;
+        return next;
     sim_time t = s->last_pass + s->interval_us;
-    return t > now ? t : now + s->interval_us;
+    if (t <= now)
+        t = now + s->interval_us;
+    return t < next ? t : next;
 }
 
 const policy_ops policy_interleave = {

@@ -7,6 +7,7 @@
  *    than the pack size, that the jobs sharing a GPU are the same jobs on each of their
  *    GPUs, and that each member's speed is exactly solo / pack iteration time; every job
  *    accounted for; identical jobs.csv for identical seeds;
+ *  - Muri-L with queues woken at a threshold crossing, against hand-computed end times;
  *  - a slice of the Muri trace (shared data) through the command line with
  *    --check-invariants: every job done.
  */
@@ -257,6 +258,85 @@ static void test_random(void)
         }
 }
 
+/* End time (s) of job `id` in a jobs.csv text, or -1. */
+static double end_of(const char *csv, const char *id)
+{
+    size_t n = strlen(id);
+    for (const char *l = csv; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (strncmp(l, id, n) != 0 || l[n] != ',')
+            continue;
+        const char *f = l;
+        for (int c = 0; c < 7 && f; c++) /* end_s is the 8th column */
+            f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
+        return f ? atof(f) : -1;
+    }
+    return -1;
+}
+
+/* Muri-L with queues is woken when a running job's attained service crosses a threshold:
+ * on one GPU, A (1000 s) runs from 0; B (50 s) arrives at 10 s into the same queue
+ * (FIFO: A keeps running); at 100 GPU-s A moves down and B runs 100-150 s, then A ends at
+ * 1050 s. Without queues (attained service itself) B takes over at once: 10-60 s, A ends
+ * at 1050 s. */
+static void test_threshold_wakeup(void)
+{
+    for (int queues = 0; queues < 2; queues++) {
+        node_spec nodes[1] = {node("n0", 1)};
+        cluster_spec cl = {.n_nodes = 1, .nodes = nodes};
+        sim_intern *types = sim_intern_create(true), *tenants = sim_intern_create(false);
+        sim_intern_add(types, "A", 1, 0);
+        uint64_t type_mem[2] = {16384, 16384};
+        job_spec jobs[2];
+        memset(jobs, 0, sizeof jobs);
+        for (int i = 0; i < 2; i++) {
+            snprintf(jobs[i].id, sizeof jobs[i].id, "%s", i ? "B" : "A");
+            jobs[i].submit_us = i ? 10 * SIM_US_PER_S : 0;
+            jobs[i].work_s = i ? 50 : 1000;
+            jobs[i].num_gpus = jobs[i].replicas = 1;
+            jobs[i].gpu_milli = jobs[i].true_milli = 1000;
+            jobs[i].name = jobs[i].command = "";
+        }
+        FILE *f = tmpfile();
+        sim_config cfg = {.seed = 1,
+                          .sample_interval_us = SIM_US_PER_S,
+                          .horizon_us = SIM_TIME_NEVER,
+                          .jobs_csv = f,
+                          .check_invariants = true};
+        sim_world sw = {
+            .cluster = &cl, .gpu_types = types, .gpu_type_mem_mib = type_mem, .tenants = tenants};
+        policy_config pc = {
+            .policy = "interleave", .n = queues ? 3 : 2, .n_nodes = 1, .n_gpus = 1, .seed = 1};
+        snprintf(pc.key[0], sizeof pc.key[0], "max_pack");
+        pc.value[0] = "1";
+        snprintf(pc.key[1], sizeof pc.key[1], "ordering");
+        pc.value[1] = "las";
+        snprintf(pc.key[2], sizeof pc.key[2], "thresholds");
+        pc.value[2] = "100";
+        sim_engine *e;
+        sim_diag d = {0};
+        int st = sim_engine_create(&e, &cfg, &sw, policy_find("interleave"), &pc, &d);
+        CHECK(st == SIM_OK);
+        if (st == SIM_OK) {
+            array_source src = {.jobs = jobs, .n = 2};
+            sim_source s = {.ctx = &src, .next = array_next};
+            CHECK(sim_engine_run(e, &s, &d) == SIM_OK);
+            sim_engine_destroy(e);
+        }
+        long len = ftell(f);
+        char *csv = malloc((size_t)len + 1);
+        rewind(f);
+        size_t got = csv ? fread(csv, 1, (size_t)len, f) : 0;
+        if (csv)
+            csv[got] = '\0';
+        fclose(f);
+        CHECK_NEAR(end_of(csv, "B"), queues ? 150.0 : 60.0, 1e-9);
+        CHECK_NEAR(end_of(csv, "A"), 1050.0, 1e-9);
+        free(csv);
+        sim_intern_destroy(types);
+        sim_intern_destroy(tenants);
+    }
+}
+
 static void test_muri_slice(void)
 {
     char trace[1024], cluster[1024];
@@ -293,6 +373,7 @@ int main(void)
 {
     test_pack_time();
     test_random();
+    test_threshold_wakeup();
     test_muri_slice();
     return check_done();
 }

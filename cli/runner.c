@@ -446,6 +446,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     }
     policy_config pcfg = a->pcfg;
     pcfg.workload = frag.wl;
+    pcfg.models = models;
     if ((st = sim_engine_create(&e, &cfg, &world, pol, &pcfg, d)) != SIM_OK)
         goto out;
     if (a->failures && (st = load_failures(e, cl, a->failures, d)) != SIM_OK)

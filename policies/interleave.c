@@ -37,10 +37,14 @@
 #include "policies/classmatch.h"
 #include "policies/place.h"
 
+#include "models/catalog.h"
+
 #include "sim/alloc.h"
 #include "sim/csvin.h"
+#include "sim/intern.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +86,12 @@ double il_pack_iter_ms(const double (*stage)[IL_RESOURCES], uint32_t k)
     }
     return t;
 }
+
+/* A model class's stage profile from the profile table. */
+typedef struct il_model {
+    char name[64];
+    double stage[IL_RESOURCES];
+} il_model;
 
 /* One job in the system. */
 typedef struct il_entry {
@@ -174,6 +184,10 @@ typedef struct il_state {
     uint32_t next_tag;
     sim_time last_pass;
     bool oom;
+    /* Model-class profiles (option profiles) and the run's model names. */
+    il_model *models;
+    uint32_t n_models;
+    const sim_intern *model_names;
 } il_state;
 
 static const policy_option il_options[] = {
@@ -189,6 +203,10 @@ static const policy_option il_options[] = {
      "iteration-time factor of packs of 2,3,4 jobs (Muri's measured interleaving overhead)"},
     {"checkpoint", "true", "a preempted job keeps its work (false: it loses its run segment)"},
     {"max_vertices", "512", "largest matching graph (packs of one shape per round)"},
+    {"profiles", "shipped",
+     "stage profiles by model class for jobs without their own: shipped "
+     "(models/data/model_profiles.csv), none, or a CSV file "
+     "model,stage_storage_ms,stage_cpu_ms,stage_gpu_ms,stage_net_ms"},
     {NULL, NULL, NULL},
 };
 
@@ -209,6 +227,102 @@ static int parse_list(const char *text, double *out, uint32_t max, uint32_t *n, 
         p += len + (p[len] == ',');
     }
     return SIM_OK;
+}
+
+#define IL_MAX_MODELS 1024u
+
+/* Read the model-class profile table. */
+static int load_profiles(il_state *s, const char *path, sim_diag *d)
+{
+    static const char *const cols[1 + IL_RESOURCES] = {"model", "stage_storage_ms", "stage_cpu_ms",
+                                                       "stage_gpu_ms", "stage_net_ms"};
+    csvin *in;
+    int st = csvin_open(&in, path, ',', d);
+    if (st != SIM_OK)
+        return st;
+    csvin_row row;
+    int32_t ix[1 + IL_RESOURCES];
+    st = csvin_next(in, &row, d);
+    if (st == 0)
+        st = sim_diag_set(d, SIM_EPARSE, path, 1, 0, "empty file: expected a header");
+    if (st < 0)
+        goto out;
+    uint32_t width = row.n;
+    if ((st = csvin_map_header(in, &row, cols, 1 + IL_RESOURCES, ix, NULL, d)) != SIM_OK)
+        goto out;
+    for (int i = 0; i < 1 + IL_RESOURCES; i++)
+        if (ix[i] < 0) {
+            st = sim_diag_set(d, SIM_EPARSE, path, row.line, 0,
+                              "missing column '%s'; expected header "
+                              "model,stage_storage_ms,stage_cpu_ms,stage_gpu_ms,stage_net_ms",
+                              cols[i]);
+            goto out;
+        }
+    while ((st = csvin_next(in, &row, d)) == 1) {
+        if ((st = csvin_row_width(in, &row, width, d)) != SIM_OK)
+            goto out;
+        size_t len = csvin_empty(&row, ix[0]) ? 0 : row.len[ix[0]];
+        if (len == 0 || len >= sizeof s->models[0].name) {
+            st = csvin_field_error(in, &row, ix[0], "model", "a model name of 1 to 63 bytes", d);
+            goto out;
+        }
+        for (uint32_t m = 0; m < s->n_models; m++)
+            if (strlen(s->models[m].name) == len &&
+                memcmp(s->models[m].name, row.f[ix[0]], len) == 0) {
+                st = csvin_field_error(in, &row, ix[0], "model", "a model not listed before", d);
+                goto out;
+            }
+        if (s->n_models == IL_MAX_MODELS) {
+            st = sim_diag_set(d, SIM_ELIMIT, path, row.line, 0, "more than %u model classes",
+                              IL_MAX_MODELS);
+            goto out;
+        }
+        il_model *m = &s->models[s->n_models];
+        memcpy(m->name, row.f[ix[0]], len);
+        m->name[len] = '\0';
+        for (int r = 0; r < IL_RESOURCES; r++)
+            if ((st = csvin_double(in, &row, ix[1 + r], cols[1 + r], 0, 1e15, &m->stage[r], d)))
+                goto out;
+        if (!(il_solo_ms(m->stage) > 0)) {
+            st = csvin_field_error(in, &row, ix[1], "stage_storage_ms",
+                                   "a stage profile with some time (the four stages are all 0)", d);
+            goto out;
+        }
+        s->n_models++;
+    }
+out:
+    csvin_close(in);
+    return st < 0 ? st : SIM_OK;
+}
+
+/* The table's profile of a job's model class, or NULL. */
+static const il_model *model_profile(const il_state *s, const job_spec *spec)
+{
+    if (!s->n_models || !s->model_names || spec->model == 0)
+        return NULL;
+    const char *name = sim_intern_name(s->model_names, spec->model);
+    for (uint32_t m = 0; m < s->n_models; m++)
+        if (strcmp(s->models[m].name, name) == 0)
+            return &s->models[m];
+    return NULL;
+}
+
+static const sim_attr il_stage_attr[IL_RESOURCES] = {
+    SIM_ATTR_STAGE_STORAGE_MS, SIM_ATTR_STAGE_CPU_MS, SIM_ATTR_STAGE_GPU_MS, SIM_ATTR_STAGE_NET_MS};
+
+/* Where a job's stage profile comes from: its trace, the model-class table, or none
+ * (it runs alone). */
+static const char *profile_source(const il_state *s, const job_spec *spec)
+{
+    for (int r = 0; r < IL_RESOURCES; r++)
+        if (job_spec_has(spec, il_stage_attr[r]) && spec->attr[il_stage_attr[r]] > 0)
+            return "trace";
+    return model_profile(s, spec) ? "model" : "none";
+}
+
+static const char *il_job_value(const void *st, const job_spec *spec)
+{
+    return profile_source(st, spec);
 }
 
 static int il_init(void *st, const policy_config *cfg, sim_diag *d)
@@ -277,6 +391,20 @@ static int il_init(void *st, const policy_config *cfg, sim_diag *d)
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'interleave': out of memory");
     s->last_pass = SIM_TIME_NEVER;
     s->next_tag = 1;
+    const char *prof = policy_config_get(cfg, il_options, "profiles");
+    if (strcmp(prof, "none") != 0) {
+        char path[1024];
+        if (strcmp(prof, "shipped") == 0)
+            snprintf(path, sizeof path, "%s/models/data/model_profiles.csv", model_data_dir());
+        else
+            snprintf(path, sizeof path, "%s", prof);
+        s->models = sim_calloc(IL_MAX_MODELS, sizeof *s->models);
+        if (!s->models)
+            return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'interleave': out of memory");
+        if ((rc = load_profiles(s, path, d)) != SIM_OK)
+            return rc;
+        s->model_names = cfg->models;
+    }
     return place_ws_init(&s->ws, cfg, d);
 }
 
@@ -284,6 +412,7 @@ static void il_fini(void *st)
 {
     il_state *s = st;
     blossom_free(s->bl);
+    sim_free(s->models);
     blossom_free(s->bls);
     sim_free(s->e);
     sim_free(s->order);
@@ -353,14 +482,19 @@ static void il_arrival(void *st, const sim_view *v, sim_job_id id)
     const sim_job *j = sim_view_job(v, id);
     il_entry *x = &s->e[s->n++];
     memset(x, 0, sizeof *x);
-    static const sim_attr a[IL_RESOURCES] = {SIM_ATTR_STAGE_STORAGE_MS, SIM_ATTR_STAGE_CPU_MS,
-                                             SIM_ATTR_STAGE_GPU_MS, SIM_ATTR_STAGE_NET_MS};
     bool any = false;
     for (int r = 0; r < IL_RESOURCES; r++)
-        if (job_spec_has(&j->spec, a[r])) {
-            x->stage[r] = j->spec.attr[a[r]];
+        if (job_spec_has(&j->spec, il_stage_attr[r])) {
+            x->stage[r] = j->spec.attr[il_stage_attr[r]];
             any = true;
         }
+    if (!(any && il_solo_ms(x->stage) > 0)) {
+        const il_model *m = model_profile(s, &j->spec);
+        if (m) {
+            memcpy(x->stage, m->stage, sizeof x->stage);
+            any = true;
+        }
+    }
     x->solo = any ? il_solo_ms(x->stage) : 0;
     x->prof = 0;
     if (any && x->solo > 0) {
@@ -1150,4 +1284,6 @@ const policy_ops policy_interleave = {
     .on_requeue = il_requeue,
     .schedule = il_schedule,
     .next_wakeup = il_wakeup,
+    .job_column = "profile_source",
+    .job_value = il_job_value,
 };

@@ -8,6 +8,8 @@
  *    GPUs, and that each member's speed is exactly solo / pack iteration time; every job
  *    accounted for; identical jobs.csv for identical seeds;
  *  - Muri-L with queues woken at a threshold crossing, against hand-computed end times;
+ *  - the model-class profile table: jobs without a profile take their model's and are
+ *    packed (end times by hand), jobs.csv's profile_source column, bad tables refused;
  *  - a slice of the Muri trace (shared data) through the command line with
  *    --check-invariants: every job done.
  */
@@ -337,6 +339,129 @@ static void test_threshold_wakeup(void)
     }
 }
 
+/* Write text to a file in the test's directory. */
+static void put_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* The profile_source column of job `id` (the 26th) in a jobs.csv text, into buf. */
+static const char *source_of(const char *csv, const char *id, char *buf, size_t size)
+{
+    size_t n = strlen(id);
+    buf[0] = '\0';
+    for (const char *l = csv; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (strncmp(l, id, n) != 0 || l[n] != ',')
+            continue;
+        const char *f = l;
+        for (int c = 0; c < 25 && f; c++)
+            f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
+        if (f) {
+            size_t k = strcspn(f, "\n");
+            snprintf(buf, size, "%.*s", (int)(k < size ? k : size - 1), f);
+        }
+    }
+    return buf;
+}
+
+/* Jobs without a stage profile of their own take their model class's profile from the
+ * table (option profiles) and are packed; jobs.csv says where each profile came from.
+ * On one GPU: M1 and M2 (model "mx", table profile cpu 10 ms, gpu 10 ms) arrive at 0
+ * with 100 s of work: packed, the pack's iteration is max(20, 20, 20) x 1.310 = 26.2 ms,
+ * each runs at 20 / 26.2, both end at 131 s. T1 (its own profile) arrives at 1000 s and
+ * runs alone (1100 s); N1 and N2 (model "my", not in the table) arrive at 2000 s and run
+ * one after the other (2100 s, 2200 s). With profiles=none, M1 and M2 run alone too. */
+static void test_profile_table(void)
+{
+    put_file("il_prof.csv", "model,stage_storage_ms,stage_cpu_ms,stage_gpu_ms,stage_net_ms\n"
+                            "mx,0,10,10,0\n");
+    put_file("il_jobs.csv", "job_id,submit_time,duration,num_gpus,model,stage_cpu_ms,stage_gpu_ms\n"
+                            "M1,0,100,1,mx,,\n"
+                            "M2,0,100,1,mx,,\n"
+                            "T1,1000,100,1,my,30,5\n"
+                            "N1,2000,100,1,my,,\n"
+                            "N2,2000,100,1,my,,\n");
+    for (int off = 0; off < 2; off++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd,
+                 "'%s' run --trace il_jobs.csv --cluster 1xV100M16:1 --policy interleave "
+                 "--policy-opt profiles=%s --check-invariants --quiet --out il_prof_out >/dev/null",
+                 SIM_BINARY, off ? "none" : "il_prof.csv");
+        CHECK_EQ_I64(check_system(cmd), 0);
+        char *csv = check_slurp("il_prof_out/jobs.csv", NULL);
+        CHECK(csv != NULL);
+        if (!csv)
+            continue;
+        CHECK(strstr(csv, ",reason,profile_source\n") != NULL);
+        char b[64];
+        CHECK_STR(source_of(csv, "M1", b, sizeof b), off ? "none" : "model");
+        CHECK_STR(source_of(csv, "M2", b, sizeof b), off ? "none" : "model");
+        CHECK_STR(source_of(csv, "T1", b, sizeof b), "trace");
+        CHECK_STR(source_of(csv, "N1", b, sizeof b), "none");
+        if (off) {
+            CHECK_NEAR(end_of(csv, "M1"), 100.0, 1e-9);
+            CHECK_NEAR(end_of(csv, "M2"), 200.0, 1e-9);
+        } else {
+            CHECK_NEAR(end_of(csv, "M1"), 131.0, 1e-9);
+            CHECK_NEAR(end_of(csv, "M2"), 131.0, 1e-9);
+        }
+        CHECK_NEAR(end_of(csv, "T1"), 1100.0, 1e-9);
+        CHECK_NEAR(end_of(csv, "N1"), 2100.0, 1e-9);
+        CHECK_NEAR(end_of(csv, "N2"), 2200.0, 1e-9);
+        free(csv);
+    }
+    /* The shipped table is found and read (the Tiresias model names it lists). */
+    put_file("il_jobs2.csv", "job_id,submit_time,duration,num_gpus,model\n"
+                             "A,0,100,1,vgg16\nB,0,100,1,alexnet\n");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "'%s' run --trace il_jobs2.csv --cluster 1xV100M16:1 --policy interleave --quiet "
+             "--out il_prof_out2 >/dev/null",
+             SIM_BINARY);
+    CHECK_EQ_I64(check_system(cmd), 0);
+    char *csv = check_slurp("il_prof_out2/jobs.csv", NULL);
+    if (csv) {
+        char b[64];
+        CHECK_STR(source_of(csv, "A", b, sizeof b), "model");
+        CHECK_STR(source_of(csv, "B", b, sizeof b), "none");
+        free(csv);
+    }
+    /* A bad table: file:line:column, what was expected, the value; exit status 2. */
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"model,stage_storage_ms,stage_cpu_ms,stage_gpu_ms,stage_net_ms\nmx,0,ten,10,0\n",
+         "il_bad.csv:2:3: error: field 'stage_cpu_ms': expected a number in [0, 1e+15], got "
+         "\"ten\""},
+        {"model,stage_storage_ms,stage_cpu_ms,stage_gpu_ms,stage_net_ms\nmx,0,0,0,0\n",
+         "il_bad.csv:2:2: error: field 'stage_storage_ms': expected a stage profile with some "
+         "time (the four stages are all 0), got \"0\""},
+        {"model,stage_storage_ms,stage_cpu_ms,stage_gpu_ms,stage_net_ms\nmx,0,1,1,0\nmx,0,2,"
+         "2,0\n",
+         "il_bad.csv:3:1: error: field 'model': expected a model not listed before, got \"mx\""},
+        {"model,stage_cpu_ms,stage_gpu_ms,stage_net_ms\nmx,1,1,0\n",
+         "il_bad.csv:1: error: missing column 'stage_storage_ms'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        put_file("il_bad.csv", bad[i].text);
+        snprintf(cmd, sizeof cmd,
+                 "'%s' run --trace il_jobs.csv --cluster 1xV100M16:1 --policy interleave "
+                 "--policy-opt profiles=il_bad.csv --quiet >/dev/null 2>il_bad.err",
+                 SIM_BINARY);
+        CHECK_EQ_I64(check_system(cmd), 2);
+        char *err = check_slurp("il_bad.err", NULL);
+        CHECK(err && strstr(err, bad[i].msg) != NULL);
+        if (err && !strstr(err, bad[i].msg))
+            fprintf(stderr, "got: %s\n", err);
+        free(err);
+    }
+}
+
 static void test_muri_slice(void)
 {
     char trace[1024], cluster[1024];
@@ -374,6 +499,7 @@ int main(void)
     test_pack_time();
     test_random();
     test_threshold_wakeup();
+    test_profile_table();
     test_muri_slice();
     return check_done();
 }

@@ -122,9 +122,10 @@ typedef struct il_pack {
     uint32_t m[IL_MAX_PACK];
     uint32_t k;
     uint32_t group;
-    double key;   /* best member's key */
-    uint64_t seq; /* that member's arrival */
-    double iter;  /* pack iteration time, ms, overhead included */
+    double key;    /* best member's key */
+    uint64_t seq;  /* that member's arrival */
+    double iter;   /* pack iteration time, ms, overhead included */
+    uint16_t type; /* GPU type chosen for it (0: first fit over the allowed types) */
 } il_pack;
 
 typedef struct il_group {
@@ -162,6 +163,7 @@ typedef struct il_state {
     /* Per node, sized at init. */
     uint32_t *nfree, *touched, *taken;
     uint64_t free_total; /* sum of nfree */
+    uint32_t *cands;     /* nodes of one GPU type, for start_pack */
     uint32_t n_nodes;
     uint32_t pass; /* passes made, for the tag claims */
     /* Distinct stage profiles seen (their ids key the memo of matchings). */
@@ -369,6 +371,7 @@ static int il_init(void *st, const policy_config *cfg, sim_diag *d)
     s->nfree = sim_calloc(nn, sizeof *s->nfree);
     s->touched = sim_calloc(nn, sizeof *s->touched);
     s->taken = sim_calloc(nn, sizeof *s->taken);
+    s->cands = sim_calloc(nn, sizeof *s->cands);
     uint32_t bc = blossom_cap(s->bl ? s->bl : NULL);
     s->memo_key = sim_calloc(IL_MEMO_SLOTS, sizeof *s->memo_key);
     s->memo_off = sim_calloc(IL_MEMO_SLOTS, sizeof *s->memo_off);
@@ -385,9 +388,9 @@ static int il_init(void *st, const policy_config *cfg, sim_diag *d)
     s->cpairs = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->cpairs);
     s->cw = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->cw);
     s->crpairs = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->crpairs);
-    if (!s->bl || !s->nfree || !s->touched || !s->taken || !s->memo_key || !s->memo_off ||
-        !s->pool || !s->sig || !s->sorted || !s->used || !s->plist || !s->bls || !s->cm ||
-        !s->csig || !s->crep || !s->ccount || !s->cpairs || !s->cw || !s->crpairs)
+    if (!s->bl || !s->nfree || !s->touched || !s->taken || !s->cands || !s->memo_key ||
+        !s->memo_off || !s->pool || !s->sig || !s->sorted || !s->used || !s->plist || !s->bls ||
+        !s->cm || !s->csig || !s->crep || !s->ccount || !s->cpairs || !s->cw || !s->crpairs)
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'interleave': out of memory");
     s->last_pass = SIM_TIME_NEVER;
     s->next_tag = 1;
@@ -441,6 +444,7 @@ static void il_fini(void *st)
     sim_free(s->cw);
     sim_free(s->crpairs);
     sim_free(s->taken);
+    sim_free(s->cands);
     place_ws_fini(&s->ws);
 }
 
@@ -628,6 +632,62 @@ static void empty_cluster(il_state *s, const sim_view *v)
         s->nfree[n] = v->node_up[n] ? v->node_gpu_count[n] : 0;
         s->free_total += s->nfree[n];
     }
+}
+
+/* GPU types of the nodes that are up and have GPUs (bit t). */
+static uint64_t types_present(const il_state *s, const sim_view *v)
+{
+    uint64_t t = 0;
+    for (uint32_t n = 0; n < v->n_nodes && n < s->n_nodes; n++)
+        if (v->node_up[n] && v->node_gpu_count[n] && v->node_gpu_type[n] < 64)
+            t |= UINT64_C(1) << v->node_gpu_type[n];
+    return t;
+}
+
+/* Fit pack p on the empty copy of the cluster. With one GPU type allowed, first fit.
+ * With several, the type that suits it: the allowed types in order of the progress its
+ * members make there, the sum over members of their GPU type speed (the run's rate
+ * model) x solo iteration time (1 for a member without a profile), which is the inverse
+ * of the pack's iteration time scaled by the GPU's speed; ties to the lower type id.
+ * It goes to the first type where it fits; when every type scores the same, first fit
+ * over all of them. */
+static bool plan_fit(il_state *s, const sim_view *v, il_pack *p, uint64_t present)
+{
+    const il_entry *x = &s->e[p->m[0]];
+    p->type = 0;
+    uint64_t allowed = present & (x->mask ? x->mask : ~UINT64_C(0));
+    if (x->gpr == 0 || __builtin_popcountll(allowed) <= 1)
+        return vfit(s, v, x->reps, x->gpr, x->mask);
+    uint16_t ts[64];
+    double sc[64];
+    uint32_t nt = 0;
+    bool same = true;
+    for (uint16_t t = 0; t < 64; t++) {
+        if (!((allowed >> t) & 1u))
+            continue;
+        double score = 0;
+        for (uint32_t q = 0; q < p->k; q++) {
+            const il_entry *y = &s->e[p->m[q]];
+            score += sim_view_type_speed(v, y->id, t) * (y->solo > 0 ? y->solo : 1.0);
+        }
+        same = same && (nt == 0 || score == sc[0]);
+        uint32_t i = nt++;
+        while (i > 0 && sc[i - 1] < score) {
+            sc[i] = sc[i - 1];
+            ts[i] = ts[i - 1];
+            i--;
+        }
+        sc[i] = score;
+        ts[i] = t;
+    }
+    if (same)
+        return vfit(s, v, x->reps, x->gpr, x->mask);
+    for (uint32_t i = 0; i < nt; i++)
+        if (vfit(s, v, x->reps, x->gpr, UINT64_C(1) << ts[i])) {
+            p->type = ts[i];
+            return true;
+        }
+    return false;
 }
 
 static double pack_iter(const il_state *s, const uint32_t *m, uint32_t k)
@@ -1051,8 +1111,15 @@ static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisio
         cpu += j->cpu_per_replica;
         mem += j->mem_per_replica;
     }
+    /* On the GPU type the plan chose for it, when it chose one. */
+    uint32_t nc = 0;
+    if (p->type)
+        for (uint32_t n = 0; n < v->n_nodes && n < s->n_nodes; n++)
+            if (v->node_gpu_type[n] == p->type)
+                s->cands[nc++] = n;
     sim_placement pl;
-    if (!place_gang(&s->ws, v, lead, total, gmem, first_fit, NULL, PLACE_GPU_FIRST, NULL, 0, &pl))
+    if (!place_gang(&s->ws, v, lead, total, gmem, first_fit, NULL, PLACE_GPU_FIRST,
+                    p->type ? s->cands : NULL, nc, &pl))
         return SIM_OK; /* waits */
     /* The other members' CPU and memory must fit beside the leader's on each node. */
     for (uint32_t r = 0; r < pl.replicas; r++) {
@@ -1170,11 +1237,10 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
     /* The plan: packs that fit the empty cluster in that order. */
     empty_cluster(s, v);
     s->n_pk = 0;
-    for (uint32_t i = 0; i < np; i++) {
-        const il_entry *x = &s->e[s->pk2[i].m[0]];
-        if (vfit(s, v, x->reps, x->gpr, x->mask))
+    uint64_t present = types_present(s, v);
+    for (uint32_t i = 0; i < np; i++)
+        if (plan_fit(s, v, &s->pk2[i], present))
             s->pk[s->n_pk++] = s->pk2[i];
-    }
     /* Which packs keep their GPUs; every other running job stops. */
     uint32_t pass = ++s->pass ? s->pass : ++s->pass;
     for (uint32_t i = 0; i < s->n; i++)

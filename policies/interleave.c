@@ -1188,7 +1188,7 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
     uint64_t required = 0, cluster = 0;
     for (uint32_t nd = 0; nd < v->n_nodes && nd < s->n_nodes; nd++)
         cluster += s->nfree[nd];
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n && s->free_total > 0; i++) { /* full: nothing more fits */
         il_entry *x = &s->e[i];
         if (x->cand || x->gpus == 0)
             continue;

@@ -327,7 +327,7 @@ static const char *il_job_value(const void *st, const job_spec *spec)
     return profile_source(st, spec);
 }
 
-static int il_init(void *st, const policy_config *cfg, sim_diag *d)
+static int init_state(void *st, const policy_config *cfg, sim_diag *d)
 {
     il_state *s = st;
     static const char *const orderings[] = {"srsf", "las", NULL};
@@ -446,6 +446,15 @@ static void il_fini(void *st)
     sim_free(s->taken);
     sim_free(s->cands);
     place_ws_fini(&s->ws);
+}
+
+/* The core does not call fini after a failed init: what init_state got is freed here. */
+static int il_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    int rc = init_state(st, cfg, d);
+    if (rc != SIM_OK)
+        il_fini(st);
+    return rc;
 }
 
 static bool grow(il_state *s)

@@ -244,6 +244,7 @@ static long first_line_of(const trace_reader *r, const char *id, long before)
     job_spec j;
     csvin_row row;
     while (csvin_next(again->in, &row, &d) == 1 && row.line < before) {
+        trace__job_defaults(&j);
         if (again->fmt->row(again, &row, &j, &d) == 1 && strcmp(j.id, id) == 0) {
             line = row.line;
             break;
@@ -277,6 +278,12 @@ static int common_checks(trace_reader *r, const csvin_row *row, job_spec *job, s
         if (first > 0)
             return sim_diag_set(d, SIM_EPARSE, r->path, row->line, r->id_col + 1,
                                 "duplicate job id '%s' (first seen on line %ld)", job->id, first);
+        /* Not found again (the file changed under us, or the hashes of two ids
+         * collided): still refuse, since the row cannot be told apart safely. */
+        return sim_diag_set(d, SIM_EPARSE, r->path, row->line, r->id_col + 1,
+                            "duplicate job id '%s' (or one whose hash collides with it; its "
+                            "first line was not found on a second read)",
+                            job->id);
     }
     r->have_last = true;
     r->last_submit_us = job->submit_us;

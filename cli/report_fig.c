@@ -3,6 +3,11 @@
  * draws (figures/data/<name>.dat) and a few gnuplot variable assignments
  * (figures/data/<name>.vars.gp), then runs `gnuplot <vars> plots/<script>.gp`, which
  * writes figures/<name>.png and figures/<name>.svg; the figures are drawn in parallel.
+ * Every file is first written under a scratch name beside its final one (".<name>.<pid>.*",
+ * gnuplot reads and writes only those), then copied to its final path as every output is
+ * written (sim_outfile_copy: a symlink keeps its link, a FIFO or device is written
+ * through, a directory is refused), so a path the user set up is never replaced and an
+ * interrupted report leaves no half-written figure.
  *
  * Reductions: a CDF is drawn from each run's quantile grid; with several seeds the
  * curve is the mean of the seeds' quantile functions (Vincent averaging). A time series
@@ -17,6 +22,7 @@
 #include "models/catalog.h"
 #include "sim/alloc.h"
 #include "sim/csvin.h"
+#include "sim/outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -30,13 +36,82 @@
 #define MAX_FIGS 8
 #define CDF_FLOOR_S 1.0
 
+/* A figure's files: final paths, and the scratch files written first. */
+enum { F_DAT, F_VARS, F_LOG, F_PNG, F_SVG, F_N };
+
 typedef struct fig {
     const char *base;   /* output name */
     const char *script; /* plots/<script>.gp */
     char caption[256];
-    char vars[1300], dat[1300], log[1300], script_path[1300], outbase[1300];
-    char *argv[4];
+    char script_path[1300], outbase[1300];
+    char final[F_N][1300];   /* dat, vars, log, png, svg */
+    char scratch[F_N][1400]; /* the same, ".<base>.<pid>.<ext>" */
+    char s_outbase[1400];
+    char expr[3100]; /* gnuplot -e: datafile and outbase set to the scratch files */
+    bool tracked;
+    char *argv[6];
 } fig;
+
+static const char *const fig_ext[F_N] = {"dat", "vars.gp", "log", "png", "svg"};
+
+/* Name the figure's final and scratch files; the scratch files are listed for removal
+ * on a signal before any is created. */
+static void fig_paths(fig *fg, const char *fdir, const char *ddir)
+{
+    long pid = (long)getpid();
+    for (int k = 0; k < F_N; k++) {
+        const char *dir = k >= F_PNG ? fdir : ddir;
+        snprintf(fg->final[k], sizeof fg->final[k], "%s/%s.%s", dir, fg->base, fig_ext[k]);
+        snprintf(fg->scratch[k], sizeof fg->scratch[k], "%s/.%s.%ld.%s", dir, fg->base, pid,
+                 fig_ext[k]);
+        sim_outfile_track(fg->scratch[k]);
+    }
+    fg->tracked = true;
+    snprintf(fg->outbase, sizeof fg->outbase, "%s/%s", fdir, fg->base);
+    snprintf(fg->s_outbase, sizeof fg->s_outbase, "%s/.%s.%ld", fdir, fg->base, pid);
+}
+
+/* Remove the scratch files and stop listing them. */
+static void fig_scratch_done(fig *fg)
+{
+    if (!fg->tracked)
+        return;
+    for (int k = 0; k < F_N; k++) {
+        unlink(fg->scratch[k]);
+        sim_outfile_untrack(fg->scratch[k]);
+    }
+    fg->tracked = false;
+}
+
+/* A new scratch file (one left by an earlier process of the same pid is replaced). */
+static FILE *scratch_create(const char *path)
+{
+    unlink(path);
+    return fopen(path, "wx");
+}
+
+/* Remove a figure's file left by an earlier report, when it is a regular file: a
+ * symlink, FIFO or device there was set up by the user and stays. */
+static void remove_stale(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        unlink(path);
+}
+
+/* gnuplot's `-e` text that points datafile and outbase at the scratch files. */
+static void gp_quote(char *out, size_t size, const char *v)
+{
+    size_t n = 0;
+    for (; *v && n + 3 < size; v++) {
+        if (*v == '\n')
+            continue;
+        if (*v == '\'')
+            out[n++] = '\'';
+        out[n++] = *v;
+    }
+    out[n] = '\0';
+}
 
 typedef struct grid {
     double t0, w;       /* first bucket start, bucket width (s) */
@@ -60,10 +135,10 @@ static void gp_string(FILE *f, const char *name, const char *v)
 static bool write_vars(const report *r, fig *fg, const char *title, const char *xlabel,
                        const char *ylabel, FILE **keep)
 {
-    FILE *f = fopen(fg->vars, "w");
+    FILE *f = scratch_create(fg->scratch[F_VARS]);
     if (!f)
         return false;
-    gp_string(f, "datafile", fg->dat);
+    gp_string(f, "datafile", fg->final[F_DAT]);
     gp_string(f, "outbase", fg->outbase);
     fprintf(f, "n = %zu\n", r->n_groups);
     char names[2048] = "", colors[256] = "";
@@ -422,16 +497,9 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
     if (!make_dir(fdir) || !make_dir(ddir))
         return sim_diag_set(d, SIM_EIO, fdir, 0, 0, "cannot create the directory: %s",
                             strerror(errno));
-    /* A figure this report does not draw must not survive from an earlier report. */
-    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
-        char p[1300];
-        snprintf(p, sizeof p, "%s/%s.png", fdir, bases[i]);
-        remove(p);
-        snprintf(p, sizeof p, "%s/%s.svg", fdir, bases[i]);
-        remove(p);
-    }
     fig figs[MAX_FIGS];
     size_t nf = 0;
+    bool made[sizeof bases / sizeof bases[0]] = {false};
     double *buf = sim_calloc(4 * BUCKETS, sizeof *buf);
     double *acc = sim_calloc(MAX_TENANT_PANELS * BUCKETS, sizeof *acc);
     int st = SIM_OK;
@@ -447,13 +515,12 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
         fig *fg = &figs[nf];
         memset(fg, 0, sizeof *fg);
         fg->base = bases[b];
-        snprintf(fg->dat, sizeof fg->dat, "%s/%s.dat", ddir, fg->base);
-        snprintf(fg->vars, sizeof fg->vars, "%s/%s.vars.gp", ddir, fg->base);
-        snprintf(fg->log, sizeof fg->log, "%s/%s.log", ddir, fg->base);
-        snprintf(fg->outbase, sizeof fg->outbase, "%s/%s", fdir, fg->base);
-        FILE *f = fopen(fg->dat, "w");
+        fig_paths(fg, fdir, ddir);
+        FILE *f = scratch_create(fg->scratch[F_DAT]);
         if (!f) {
-            st = sim_diag_set(d, SIM_EIO, fg->dat, 0, 0, "cannot create: %s", strerror(errno));
+            st = sim_diag_set(d, SIM_EIO, fg->scratch[F_DAT], 0, 0, "cannot create the file: %s",
+                              strerror(errno));
+            fig_scratch_done(fg);
             goto out;
         }
         bool keep = true, ok = true;
@@ -529,6 +596,7 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
             if (ranked < 0) {
                 sim_free(pick);
                 fclose(f);
+                fig_scratch_done(fg);
                 st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
                 goto out;
             }
@@ -553,6 +621,7 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
             sim_free(pick);
             if (st != SIM_OK) {
                 fclose(f);
+                fig_scratch_done(fg);
                 goto out;
             }
             break;
@@ -570,39 +639,68 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
             break;
         }
         }
+        int werr = errno;
         bool wrote = fclose(f) == 0;
+        if (!wrote)
+            werr = errno;
         if (!keep) {
-            remove(fg->dat);
-            remove(fg->vars);
+            fig_scratch_done(fg);
             continue;
         }
         if (!ok || !wrote) {
-            st = sim_diag_set(d, SIM_EIO, ddir, 0, 0, "cannot write the figure data");
+            st = sim_diag_set(d, SIM_EIO, ddir, 0, 0, "cannot write the figure data: %s",
+                              strerror(werr));
+            fig_scratch_done(fg);
             goto out;
         }
         snprintf(fg->script_path, sizeof fg->script_path, "%s/plots/%s.gp", data_dir,
                  fg->script);
+        char qd[1500], qo[1500];
+        gp_quote(qd, sizeof qd, fg->scratch[F_DAT]);
+        gp_quote(qo, sizeof qo, fg->s_outbase);
+        snprintf(fg->expr, sizeof fg->expr, "datafile = '%s'; outbase = '%s'", qd, qo);
         fg->argv[0] = "gnuplot";
-        fg->argv[1] = fg->vars;
-        fg->argv[2] = fg->script_path;
-        fg->argv[3] = NULL;
+        fg->argv[1] = fg->scratch[F_VARS];
+        fg->argv[2] = "-e";
+        fg->argv[3] = fg->expr;
+        fg->argv[4] = fg->script_path;
+        fg->argv[5] = NULL;
+        made[b] = true;
         nf++;
     }
     cli_proc procs[MAX_FIGS];
     for (size_t i = 0; i < nf; i++)
-        procs[i] = (cli_proc){.argv = figs[i].argv, .log_path = figs[i].log, .search_path = true};
-    if (cli_procs_run(procs, nf, jobs, NULL, NULL) != 0) {
-        st = sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot start gnuplot: %s", strerror(errno));
+        procs[i] = (cli_proc){
+            .argv = figs[i].argv, .log_path = figs[i].scratch[F_LOG], .search_path = true};
+    /* An interrupt reaches gnuplot too and is acted on once it has ended: the scratch
+     * files are removed and nothing is copied into place. */
+    cli_forward_begin();
+    int run_rc = cli_procs_run(procs, nf, jobs, NULL, NULL);
+    int run_errno = errno;
+    cli_forward_end();
+    if (run_rc != 0) {
+        st = sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot start gnuplot: %s",
+                          strerror(run_errno));
         goto out;
     }
     size_t n_drawn = 0;
-    for (size_t i = 0; i < nf; i++) {
-        char png[1300], svg[1300];
-        snprintf(png, sizeof png, "%s/%s.png", fdir, figs[i].base);
-        snprintf(svg, sizeof svg, "%s/%s.svg", fdir, figs[i].base);
+    for (size_t i = 0; i < nf && st == SIM_OK; i++) {
+        fig *fg = &figs[i];
         struct stat sp, ss;
-        bool good = procs[i].exit_status == 0 && stat(png, &sp) == 0 && sp.st_size > 0 &&
-                    stat(svg, &ss) == 0 && ss.st_size > 0;
+        bool good = procs[i].exit_status == 0 && stat(fg->scratch[F_PNG], &sp) == 0 &&
+                    sp.st_size > 0 && stat(fg->scratch[F_SVG], &ss) == 0 && ss.st_size > 0;
+        char last[512];
+        cli_last_line(fg->scratch[F_LOG], last, sizeof last);
+        /* The data, variables and log are kept for a figure that failed too. */
+        for (int k = 0; k < F_N && st == SIM_OK; k++)
+            if (k < F_PNG || good)
+                st = sim_outfile_copy(fg->final[k], fg->scratch[k], d);
+        if (st != SIM_OK)
+            break;
+        if (!good) {
+            remove_stale(fg->final[F_PNG]);
+            remove_stale(fg->final[F_SVG]);
+        }
         if (good && n_drawn < max) {
             snprintf(drawn[n_drawn].base, sizeof drawn[n_drawn].base, "%s", figs[i].base);
             snprintf(drawn[n_drawn].caption, sizeof drawn[n_drawn].caption, "%s",
@@ -613,8 +711,6 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
         }
         o->figures_failed++;
         if (!*o->problem) {
-            char last[512];
-            cli_last_line(figs[i].log, last, sizeof last);
             if (access(figs[i].script_path, R_OK) != 0)
                 snprintf(o->problem, sizeof o->problem,
                          "%.500s is missing (set CLUSTERSIM_DATA to the directory that holds "
@@ -625,8 +721,18 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
                          figs[i].base, procs[i].exit_status, last);
         }
     }
-    st = (int)n_drawn;
+    if (st == SIM_OK)
+        st = (int)n_drawn;
+    /* A figure this report does not draw must not survive from an earlier report. */
+    for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++)
+        for (int k = 0; k < F_N && !made[b] && st >= 0; k++) {
+            char p[1300];
+            snprintf(p, sizeof p, "%s/%s.%s", k >= F_PNG ? fdir : ddir, bases[b], fig_ext[k]);
+            remove_stale(p);
+        }
 out:
+    for (size_t i = 0; i < nf; i++)
+        fig_scratch_done(&figs[i]);
     sim_free(buf);
     sim_free(acc);
     return st;

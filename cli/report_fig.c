@@ -36,70 +36,56 @@
 #define MAX_FIGS 8
 #define CDF_FLOOR_S 1.0
 
-/* A figure's files: final paths, and the scratch files written first. */
-enum { F_DAT, F_VARS, F_LOG, F_PNG, F_SVG, F_N };
-
 typedef struct fig {
     const char *base;   /* output name */
     const char *script; /* plots/<script>.gp */
     char caption[256];
     char script_path[1300], outbase[1300];
-    char final[F_N][1300];   /* dat, vars, log, png, svg */
-    char scratch[F_N][1400]; /* the same, ".<base>.<pid>.<ext>" */
-    char s_outbase[1400];
-    char expr[3100]; /* gnuplot -e: datafile and outbase set to the scratch files */
-    bool tracked;
-    char *argv[6];
+    report_gpfig gp;
 } fig;
 
-static const char *const fig_ext[F_N] = {"dat", "vars.gp", "log", "png", "svg"};
+static const char *const fig_ext[REPORT_F_N] = {"dat", "vars.gp", "log", "png", "svg"};
 
-/* Name the figure's final and scratch files; the scratch files are listed for removal
- * on a signal before any is created. */
-static void fig_paths(fig *fg, const char *fdir, const char *ddir)
+void report__gpfig_paths(report_gpfig *f, const char *fdir, const char *ddir, const char *base)
 {
     long pid = (long)getpid();
-    for (int k = 0; k < F_N; k++) {
-        const char *dir = k >= F_PNG ? fdir : ddir;
-        snprintf(fg->final[k], sizeof fg->final[k], "%s/%s.%s", dir, fg->base, fig_ext[k]);
-        snprintf(fg->scratch[k], sizeof fg->scratch[k], "%s/.%s.%ld.%s", dir, fg->base, pid,
+    for (int k = 0; k < REPORT_F_N; k++) {
+        const char *dir = k >= REPORT_F_PNG ? fdir : ddir;
+        snprintf(f->final[k], sizeof f->final[k], "%s/%s.%s", dir, base, fig_ext[k]);
+        snprintf(f->scratch[k], sizeof f->scratch[k], "%s/.%s.%ld.%s", dir, base, pid,
                  fig_ext[k]);
-        sim_outfile_track(fg->scratch[k]);
+        sim_outfile_track(f->scratch[k]);
     }
-    fg->tracked = true;
-    snprintf(fg->outbase, sizeof fg->outbase, "%s/%s", fdir, fg->base);
-    snprintf(fg->s_outbase, sizeof fg->s_outbase, "%s/.%s.%ld", fdir, fg->base, pid);
+    f->tracked = true;
+    snprintf(f->s_outbase, sizeof f->s_outbase, "%s/.%s.%ld", fdir, base, pid);
 }
 
-/* Remove the scratch files and stop listing them. */
-static void fig_scratch_done(fig *fg)
+void report__gpfig_done(report_gpfig *f)
 {
-    if (!fg->tracked)
+    if (!f->tracked)
         return;
-    for (int k = 0; k < F_N; k++) {
-        unlink(fg->scratch[k]);
-        sim_outfile_untrack(fg->scratch[k]);
+    for (int k = 0; k < REPORT_F_N; k++) {
+        unlink(f->scratch[k]);
+        sim_outfile_untrack(f->scratch[k]);
     }
-    fg->tracked = false;
+    f->tracked = false;
 }
 
-/* A new scratch file (one left by an earlier process of the same pid is replaced). */
-static FILE *scratch_create(const char *path)
+FILE *report__gpfig_create(report_gpfig *f, int k)
 {
-    unlink(path);
-    return fopen(path, "wx");
+    /* One left by an earlier process of the same pid is replaced. */
+    unlink(f->scratch[k]);
+    return fopen(f->scratch[k], "wx");
 }
 
-/* Remove a figure's file left by an earlier report, when it is a regular file: a
- * symlink, FIFO or device there was set up by the user and stays. */
-static void remove_stale(const char *path)
+void report__remove_stale(const char *path)
 {
     struct stat sb;
     if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
         unlink(path);
 }
 
-/* gnuplot's `-e` text that points datafile and outbase at the scratch files. */
+/* v as the inside of a gnuplot single-quoted string (a quote doubled). */
 static void gp_quote(char *out, size_t size, const char *v)
 {
     size_t n = 0;
@@ -111,6 +97,38 @@ static void gp_quote(char *out, size_t size, const char *v)
         out[n++] = *v;
     }
     out[n] = '\0';
+}
+
+void report__gpfig_command(report_gpfig *f, const char *script)
+{
+    char qd[1500], qo[1500];
+    gp_quote(qd, sizeof qd, f->scratch[REPORT_F_DAT]);
+    gp_quote(qo, sizeof qo, f->s_outbase);
+    snprintf(f->expr, sizeof f->expr, "datafile = '%s'; outbase = '%s'", qd, qo);
+    f->argv[0] = "gnuplot";
+    f->argv[1] = f->scratch[REPORT_F_VARS];
+    f->argv[2] = "-e";
+    f->argv[3] = f->expr;
+    f->argv[4] = (char *)script;
+    f->argv[5] = NULL;
+}
+
+int report__gpfig_install(report_gpfig *f, int exit_status, bool *drawn, char *last,
+                          size_t last_size, sim_diag *d)
+{
+    struct stat sp, ss;
+    *drawn = exit_status == 0 && stat(f->scratch[REPORT_F_PNG], &sp) == 0 && sp.st_size > 0 &&
+             stat(f->scratch[REPORT_F_SVG], &ss) == 0 && ss.st_size > 0;
+    cli_last_line(f->scratch[REPORT_F_LOG], last, last_size);
+    int st = SIM_OK;
+    for (int k = 0; k < REPORT_F_N && st == SIM_OK; k++)
+        if (k < REPORT_F_PNG || *drawn)
+            st = sim_outfile_copy(f->final[k], f->scratch[k], d);
+    if (st == SIM_OK && !*drawn) {
+        report__remove_stale(f->final[REPORT_F_PNG]);
+        report__remove_stale(f->final[REPORT_F_SVG]);
+    }
+    return st;
 }
 
 typedef struct grid {
@@ -135,10 +153,10 @@ static void gp_string(FILE *f, const char *name, const char *v)
 static bool write_vars(const report *r, fig *fg, const char *title, const char *xlabel,
                        const char *ylabel, FILE **keep)
 {
-    FILE *f = scratch_create(fg->scratch[F_VARS]);
+    FILE *f = report__gpfig_create(&fg->gp, REPORT_F_VARS);
     if (!f)
         return false;
-    gp_string(f, "datafile", fg->final[F_DAT]);
+    gp_string(f, "datafile", fg->gp.final[REPORT_F_DAT]);
     gp_string(f, "outbase", fg->outbase);
     fprintf(f, "n = %zu\n", r->n_groups);
     char names[2048] = "", colors[256] = "";
@@ -515,12 +533,13 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
         fig *fg = &figs[nf];
         memset(fg, 0, sizeof *fg);
         fg->base = bases[b];
-        fig_paths(fg, fdir, ddir);
-        FILE *f = scratch_create(fg->scratch[F_DAT]);
+        report__gpfig_paths(&fg->gp, fdir, ddir, fg->base);
+        snprintf(fg->outbase, sizeof fg->outbase, "%s/%s", fdir, fg->base);
+        FILE *f = report__gpfig_create(&fg->gp, REPORT_F_DAT);
         if (!f) {
-            st = sim_diag_set(d, SIM_EIO, fg->scratch[F_DAT], 0, 0, "cannot create the file: %s",
-                              strerror(errno));
-            fig_scratch_done(fg);
+            st = sim_diag_set(d, SIM_EIO, fg->gp.scratch[REPORT_F_DAT], 0, 0,
+                              "cannot create the file: %s", strerror(errno));
+            report__gpfig_done(&fg->gp);
             goto out;
         }
         bool keep = true, ok = true;
@@ -596,7 +615,7 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
             if (ranked < 0) {
                 sim_free(pick);
                 fclose(f);
-                fig_scratch_done(fg);
+                report__gpfig_done(&fg->gp);
                 st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
                 goto out;
             }
@@ -621,7 +640,7 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
             sim_free(pick);
             if (st != SIM_OK) {
                 fclose(f);
-                fig_scratch_done(fg);
+                report__gpfig_done(&fg->gp);
                 goto out;
             }
             break;
@@ -644,34 +663,25 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
         if (!wrote)
             werr = errno;
         if (!keep) {
-            fig_scratch_done(fg);
+            report__gpfig_done(&fg->gp);
             continue;
         }
         if (!ok || !wrote) {
             st = sim_diag_set(d, SIM_EIO, ddir, 0, 0, "cannot write the figure data: %s",
                               strerror(werr));
-            fig_scratch_done(fg);
+            report__gpfig_done(&fg->gp);
             goto out;
         }
         snprintf(fg->script_path, sizeof fg->script_path, "%s/plots/%s.gp", data_dir,
                  fg->script);
-        char qd[1500], qo[1500];
-        gp_quote(qd, sizeof qd, fg->scratch[F_DAT]);
-        gp_quote(qo, sizeof qo, fg->s_outbase);
-        snprintf(fg->expr, sizeof fg->expr, "datafile = '%s'; outbase = '%s'", qd, qo);
-        fg->argv[0] = "gnuplot";
-        fg->argv[1] = fg->scratch[F_VARS];
-        fg->argv[2] = "-e";
-        fg->argv[3] = fg->expr;
-        fg->argv[4] = fg->script_path;
-        fg->argv[5] = NULL;
+        report__gpfig_command(&fg->gp, fg->script_path);
         made[b] = true;
         nf++;
     }
     cli_proc procs[MAX_FIGS];
     for (size_t i = 0; i < nf; i++)
         procs[i] = (cli_proc){
-            .argv = figs[i].argv, .log_path = figs[i].scratch[F_LOG], .search_path = true};
+            .argv = figs[i].gp.argv, .log_path = figs[i].gp.scratch[REPORT_F_LOG], .search_path = true};
     /* An interrupt reaches gnuplot too and is acted on once it has ended: the scratch
      * files are removed and nothing is copied into place. */
     cli_forward_begin();
@@ -686,21 +696,11 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
     size_t n_drawn = 0;
     for (size_t i = 0; i < nf && st == SIM_OK; i++) {
         fig *fg = &figs[i];
-        struct stat sp, ss;
-        bool good = procs[i].exit_status == 0 && stat(fg->scratch[F_PNG], &sp) == 0 &&
-                    sp.st_size > 0 && stat(fg->scratch[F_SVG], &ss) == 0 && ss.st_size > 0;
+        bool good;
         char last[512];
-        cli_last_line(fg->scratch[F_LOG], last, sizeof last);
-        /* The data, variables and log are kept for a figure that failed too. */
-        for (int k = 0; k < F_N && st == SIM_OK; k++)
-            if (k < F_PNG || good)
-                st = sim_outfile_copy(fg->final[k], fg->scratch[k], d);
+        st = report__gpfig_install(&fg->gp, procs[i].exit_status, &good, last, sizeof last, d);
         if (st != SIM_OK)
             break;
-        if (!good) {
-            remove_stale(fg->final[F_PNG]);
-            remove_stale(fg->final[F_SVG]);
-        }
         if (good && n_drawn < max) {
             snprintf(drawn[n_drawn].base, sizeof drawn[n_drawn].base, "%s", figs[i].base);
             snprintf(drawn[n_drawn].caption, sizeof drawn[n_drawn].caption, "%s",
@@ -725,14 +725,15 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
         st = (int)n_drawn;
     /* A figure this report does not draw must not survive from an earlier report. */
     for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++)
-        for (int k = 0; k < F_N && !made[b] && st >= 0; k++) {
+        for (int k = 0; k < REPORT_F_N && !made[b] && st >= 0; k++) {
             char p[1300];
-            snprintf(p, sizeof p, "%s/%s.%s", k >= F_PNG ? fdir : ddir, bases[b], fig_ext[k]);
-            remove_stale(p);
+            snprintf(p, sizeof p, "%s/%s.%s", k >= REPORT_F_PNG ? fdir : ddir, bases[b],
+                     fig_ext[k]);
+            report__remove_stale(p);
         }
 out:
     for (size_t i = 0; i < nf; i++)
-        fig_scratch_done(&figs[i]);
+        report__gpfig_done(&figs[i].gp);
     sim_free(buf);
     sim_free(acc);
     return st;

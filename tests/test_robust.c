@@ -245,6 +245,20 @@ static void test_plot_outputs(void)
     CHECK(file_size("rb_plot_keep/c.svg") > 1000);
     CHECK(is_png("rb_cmpfig/figures/jct_cdf.png"));
     CHECK(no_scratch("rb_cmpfig/figures") && no_scratch("rb_cmpfig/figures/data"));
+    /* pack's figure: through a symlink; none is drawn from a pack.csv that is a device. */
+    check_system("rm -rf rb_packfig && mkdir rb_packfig");
+    CHECK(symlink("../rb_plot_keep/p.png", "rb_packfig/pack.png") == 0);
+    const char *pack = "pack --trace " SIM_SOURCE_DIR "/tests/fixtures/pack_tasks.csv "
+                       "--cluster 4xT4:8 --seeds 1..2 --out rb_packfig";
+    CHECK_EQ_I64(run(pack), 0);
+    CHECK(is_link("rb_packfig/pack.png"));
+    CHECK(is_png("rb_plot_keep/p.png"));
+    CHECK(no_scratch("rb_packfig"));
+    if (dev) {
+        check_system("rm -f rb_packfig/pack.csv && mknod rb_packfig/pack.csv c 1 3");
+        EXPECT_ERR(pack, 0, "rb_packfig/pack.csv is not a regular file, so no figure was drawn");
+        CHECK(lstat("rb_packfig/pack.csv", &sb) == 0 && S_ISCHR(sb.st_mode));
+    }
 }
 
 /* Write errors name the path and the reason. */

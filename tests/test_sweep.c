@@ -416,6 +416,27 @@ static void test_pack_cells(void)
         CHECK(stat(OUT "/pack/figures/fig01.svg", &sb) == 0 && sb.st_size > 1000);
         /* Its data: per policy, demand, mean and interval half-width. */
         CHECK(check_file_has(OUT "/pack/figures/data/fig01.dat", "# fgd\n50 "));
+        /* Again (the cells are complete: only the results are written) with the data on a
+         * device and the SVG through a symlink: gnuplot draws from its own copy of the
+         * data, the device and the link stay, and no scratch file is left. */
+        if (check_sh("rm -f %s/pack/figures/data/fig01.dat && mknod %s/pack/figures/data/fig01.dat "
+                     "c 1 3 2>/dev/null",
+                     OUT, OUT) == 0) {
+            CHECK_EQ_I64(check_sh("rm -f %s/pack/figures/fig01.svg && ln -s ../../fig01_kept.svg "
+                                  "%s/pack/figures/fig01.svg",
+                                  OUT, OUT),
+                         0);
+            CHECK_EQ_I64(sweep("p.json", "pack", "--jobs 2", "pack2.txt"), 0);
+            CHECK(check_file_has(OUT "/pack/report.md",
+                                 "![alloc against demand (a 4xV100M32-8)](figures/fig01.png)"));
+            CHECK(lstat(OUT "/pack/figures/data/fig01.dat", &sb) == 0 && S_ISCHR(sb.st_mode));
+            CHECK(lstat(OUT "/pack/figures/fig01.svg", &sb) == 0 && S_ISLNK(sb.st_mode));
+            CHECK(stat(OUT "/fig01_kept.svg", &sb) == 0 && sb.st_size > 1000);
+            CHECK_EQ_I64(check_sh("ls -a %s/pack/figures %s/pack/figures/data | grep -Eq "
+                                  "'^\\.fig[0-9]+\\.[0-9]+\\.|\\.tmp\\.'",
+                                  OUT, OUT),
+                         1);
+        }
     } else {
         printf("note: gnuplot is not installed, the figures are not checked\n");
     }

@@ -37,7 +37,8 @@ typedef struct ctx {
     grid *g;
     sim_diag *d;
     const char *dup_at; /* the first member name given twice (d says so), or NULL */
-    const char *nul_at; /* the first \u0000 in a string, or NULL */
+    const char *nul_at;   /* the first \u0000 in a string, or NULL */
+    const char *quote_at; /* the first member name in single quotes, or NULL */
 } ctx;
 
 /* A value's path ("policies[2].options") into out (PATH_LEN bytes). */
@@ -141,12 +142,14 @@ static void put_utf8(char *out, size_t size, size_t *n, unsigned u)
 }
 
 /* Skip a string at c->p, decoding up to size-1 bytes of its content into out (escapes
- * as json-c decodes them, so a key matches the key json-c reports). */
+ * as json-c decodes them, so a key matches the key json-c reports). It ends at the quote
+ * it started with: json-c takes a member name in single quotes even when strict. */
 static void scan_string(ctx *c, char *out, size_t size)
 {
     size_t n = 0;
+    char quote = *c->p == '\'' ? '\'' : '"';
     c->p++;
-    while (c->p < c->end && *c->p != '"') {
+    while (c->p < c->end && *c->p != quote) {
         if (*c->p != '\\' || c->p + 1 >= c->end) {
             if (out && n + 1 < size)
                 out[n++] = *c->p;
@@ -196,7 +199,7 @@ static void skip_value(ctx *c)
     int depth = 0;
     while (c->p < c->end) {
         char ch = *c->p;
-        if (ch == '"') {
+        if (ch == '"' || ch == '\'') {
             scan_string(c, NULL, 0);
         } else {
             if (ch == '{' || ch == '[')
@@ -207,7 +210,7 @@ static void skip_value(ctx *c)
                 return;
             c->p++;
         }
-        if (depth <= 0 && (ch == '"' || ch == '}' || ch == ']'))
+        if (depth <= 0 && (ch == '"' || ch == '\'' || ch == '}' || ch == ']'))
             return;
     }
 }
@@ -262,6 +265,8 @@ static bool scan_value(ctx *c, const char *path, int depth)
                 continue;
             }
             const char *key_at = c->p;
+            if (*c->p == '\'' && !c->quote_at)
+                c->quote_at = c->p;
             char key[PATH_LEN];
             scan_string(c, key, sizeof key);
             size_t key_len = (size_t)(c->p - key_at);
@@ -276,8 +281,11 @@ static bool scan_value(ctx *c, const char *path, int depth)
             if (c->p < c->end && *c->p == ':')
                 c->p++;
             pathf(sub, "%s%s%s", path, *path ? "." : "", key);
+            const char *at = c->p;
             if (!scan_value(c, sub, depth + 1))
                 return false;
+            if (c->p == at && c->p < c->end)
+                c->p++; /* always forward, whatever the text */
         }
     }
     if (*c->p == '[') {
@@ -294,11 +302,14 @@ static bool scan_value(ctx *c, const char *path, int depth)
                 continue;
             }
             pathf(sub, "%s[%zu]", path, i);
+            const char *at = c->p;
             if (!scan_value(c, sub, depth + 1))
                 return false;
+            if (c->p == at && c->p < c->end)
+                c->p++; /* always forward, whatever the text */
         }
     }
-    if (*c->p == '"') {
+    if (*c->p == '"' || *c->p == '\'') {
         scan_string(c, NULL, 0);
         return true;
     }
@@ -1373,6 +1384,15 @@ int grid_parse(const char *text, size_t len, const char *name, grid *g, sim_diag
     }
     if (c.dup_at) {
         st = SIM_EPARSE;
+        goto out;
+    }
+    if (c.quote_at) {
+        long line;
+        int col;
+        where(&c, c.quote_at, &line, &col);
+        st = sim_diag_set(d, SIM_EPARSE, name, line, col,
+                          "grid: bad JSON: a member name in single quotes (JSON takes double "
+                          "quotes)");
         goto out;
     }
     if (c.nul_at) {

@@ -257,8 +257,11 @@ static void test_grid_edges(void)
             "\"1111111111111111111111111111111111111111111111111111111111111111111111111111111111"
             "11111111111111111111111111111111111111111111111111\"}}]"),
          1, 117, "expected a string, number or boolean, got a string longer than 127 bytes"},
-        /* Single quotes: not JSON (json-c took them; the position scanner did not). */
+        /* Single quotes: not JSON. json-c takes them around a member name even when
+         * strict, and the position scanner, reading on to a double quote, looped. */
         {G1("\"policies\": ['fifo']"), 1, 75, "bad JSON"},
+        {G1("\"policies\": [\"fifo\"], \"exclude\": [{'seed\": 1}, {\"x': 1}]"), 1, 97,
+         "bad JSON: a member name in single quotes"},
     };
     CHECK_EQ_I64(check_sh("mkdir -p %s/d && cp %s/a.csv %s/d/a.csv", OUT, OUT, OUT), 0);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

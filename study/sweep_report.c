@@ -7,12 +7,12 @@
  */
 #include "study/sweep.h"
 
-#include "cli/proc.h"
-#include "cli/report_int.h"
+#include "study/proc.h"
+#include "study/report_int.h"
 #include "models/catalog.h"
-#include "sim/alloc.h"
-#include "sim/outfile.h"
-#include "sim/textout.h"
+#include "base/alloc.h"
+#include "base/outfile.h"
+#include "base/textout.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -475,21 +475,21 @@ static size_t draw_figures(const sweep *s, const metrics *m, const stats *st, co
             report__gpfig_done(&figs[i].gp);
         return 0;
     }
-    cli_proc procs[MAX_FIGURES];
+    study_proc procs[MAX_FIGURES];
     for (size_t i = 0; i < nf; i++)
-        procs[i] = (cli_proc){.argv = figs[i].gp.argv,
+        procs[i] = (study_proc){.argv = figs[i].gp.argv,
                               .log_path = figs[i].gp.scratch[REPORT_F_LOG],
                               .search_path = true};
     /* An interrupt reaches gnuplot too; once it has ended the scratch files are removed
      * and the process ends by the signal. */
-    cli_forward_begin();
-    if (cli_procs_run(procs, nf, jobs, NULL, NULL) != 0)
+    study_forward_begin();
+    if (study_procs_run(procs, nf, jobs, NULL, NULL) != 0)
         snprintf(o->problem, sizeof o->problem, "cannot start gnuplot: %s", strerror(errno));
-    cli_forward_end();
+    study_forward_end();
     for (size_t i = 0; i < nf; i++) {
         char last[400];
         sim_diag d = {0};
-        int exit_status = procs[i].state == CLI_PROC_DONE ? procs[i].exit_status : -1;
+        int exit_status = procs[i].state == STUDY_PROC_DONE ? procs[i].exit_status : -1;
         if (report__gpfig_install(&figs[i].gp, exit_status, &drawn[i], last, sizeof last, &d) !=
             SIM_OK) {
             /* An output that cannot be written (a directory in its place): not drawn. */

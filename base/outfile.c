@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TMP_SLOTS 64
+#define TMP_SLOTS 128
 static const char *volatile tmp_open[TMP_SLOTS];
 
 void sim_outfile_remove_temporaries(void)
@@ -37,6 +37,16 @@ static void tmp_unregister(const char *path)
     for (int i = 0; i < TMP_SLOTS; i++)
         if (tmp_open[i] == path)
             tmp_open[i] = NULL;
+}
+
+void sim_outfile_track(const char *path)
+{
+    tmp_register(path);
+}
+
+void sim_outfile_untrack(const char *path)
+{
+    tmp_unregister(path);
 }
 
 /* Follow the symlinks at o->target (at most 40, as the kernel does); a relative link is
@@ -166,4 +176,43 @@ int sim_outfile_close(sim_outfile *o, bool commit, int write_errno, sim_diag *d)
         o->tmp[0] = '\0';
     }
     return st;
+}
+
+int sim_outfile_copy(const char *path, const char *src, sim_diag *d)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return sim_diag_set(d, SIM_EIO, src, 0, 0, "cannot open: %s", strerror(errno));
+    sim_outfile o;
+    int st = sim_outfile_open(&o, path, d);
+    if (st != SIM_OK) {
+        close(in);
+        return st;
+    }
+    char buf[1 << 15];
+    int read_err = 0, write_err = 0;
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            read_err = errno;
+        if (n <= 0)
+            break;
+        for (ssize_t off = 0; off < n && !write_err;) {
+            ssize_t w = write(o.fd, buf + off, (size_t)(n - off));
+            if (w < 0 && errno != EINTR)
+                write_err = errno;
+            else if (w > 0)
+                off += w;
+        }
+        if (write_err)
+            break;
+    }
+    close(in);
+    if (read_err) {
+        sim_outfile_close(&o, false, 0, NULL);
+        return sim_diag_set(d, SIM_EIO, src, 0, 0, "cannot read: %s", strerror(read_err));
+    }
+    return sim_outfile_close(&o, true, write_err, d);
 }

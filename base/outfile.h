@@ -49,4 +49,17 @@ int sim_outfile_close(sim_outfile *o, bool commit, int write_errno, sim_diag *d)
 /* Remove every temporary file still open (async-signal-safe: for signal handlers). */
 void sim_outfile_remove_temporaries(void);
 
+/* Copy the file src to path as an output opened here would be written (the rules
+ * above: a regular file or new path is replaced by rename, a symlink's target is
+ * written, a FIFO or character device is written through, a directory refused). For
+ * outputs another program (gnuplot) writes into a scratch file first. Errors: SIM_EIO
+ * naming path (or src when it cannot be read) and the reason. */
+int sim_outfile_copy(const char *path, const char *src, sim_diag *d);
+
+/* List a scratch file (one this process or its child writes) with the temporaries that
+ * sim_outfile_remove_temporaries removes, until sim_outfile_untrack; the string must
+ * stay valid until then. */
+void sim_outfile_track(const char *path);
+void sim_outfile_untrack(const char *path);
+
 #endif

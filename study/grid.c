@@ -29,11 +29,16 @@ typedef struct pos {
 
 typedef struct ctx {
     const char *text, *end, *p;
+    const char *at, *bol; /* record()'s cursor: line `line` starts at bol, at >= bol */
+    long line;
     const char *file;
     pos *pos;
     size_t n_pos, cap_pos;
     grid *g;
     sim_diag *d;
+    const char *dup_at; /* the first member name given twice (d says so), or NULL */
+    const char *nul_at;   /* the first \u0000 in a string, or NULL */
+    const char *quote_at; /* the first member name in single quotes, or NULL */
 } ctx;
 
 /* A value's path ("policies[2].options") into out (PATH_LEN bytes). */
@@ -67,6 +72,23 @@ static void skip_ws(ctx *c)
         c->p++;
 }
 
+/* The line and column of c->p, counted on from the last recorded position (the scan
+ * only moves forward), so recording every value stays linear in the document. */
+static void where_next(ctx *c, long *line, int *col)
+{
+    if (!c->at) {
+        c->at = c->bol = c->text;
+        c->line = 1;
+    }
+    for (; c->at < c->p && c->at < c->end; c->at++)
+        if (*c->at == '\n') {
+            c->line++;
+            c->bol = c->at + 1;
+        }
+    *line = c->line;
+    *col = (int)(c->p - c->bol) + 1;
+}
+
 static bool record(ctx *c, const char *path)
 {
     if (c->n_pos == c->cap_pos) {
@@ -79,21 +101,91 @@ static bool record(ctx *c, const char *path)
     }
     pos *q = &c->pos[c->n_pos++];
     snprintf(q->path, sizeof q->path, "%s", path);
-    where(c, c->p, &q->line, &q->col);
+    where_next(c, &q->line, &q->col);
     return true;
 }
 
-/* Skip a string at c->p, copying up to size-1 raw bytes of its content into out. */
+static unsigned hex4(const char *p, const char *end)
+{
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        if (p + k >= end || !isxdigit((unsigned char)p[k]))
+            return 0xFFFFFFFFu;
+        v = v * 16 + (unsigned)(isdigit((unsigned char)p[k]) ? p[k] - '0'
+                                                              : (tolower((unsigned char)p[k]) - 'a' + 10));
+    }
+    return v;
+}
+
+/* Append code point u as UTF-8 to out (n bytes used of size). */
+static void put_utf8(char *out, size_t size, size_t *n, unsigned u)
+{
+    unsigned char b[4];
+    size_t k = 0;
+    if (u < 0x80) {
+        b[k++] = (unsigned char)u;
+    } else if (u < 0x800) {
+        b[k++] = (unsigned char)(0xC0 | u >> 6);
+        b[k++] = (unsigned char)(0x80 | (u & 0x3F));
+    } else if (u < 0x10000) {
+        b[k++] = (unsigned char)(0xE0 | u >> 12);
+        b[k++] = (unsigned char)(0x80 | (u >> 6 & 0x3F));
+        b[k++] = (unsigned char)(0x80 | (u & 0x3F));
+    } else {
+        b[k++] = (unsigned char)(0xF0 | u >> 18);
+        b[k++] = (unsigned char)(0x80 | (u >> 12 & 0x3F));
+        b[k++] = (unsigned char)(0x80 | (u >> 6 & 0x3F));
+        b[k++] = (unsigned char)(0x80 | (u & 0x3F));
+    }
+    for (size_t i = 0; i < k && *n + 1 < size; i++)
+        out[(*n)++] = (char)b[i];
+}
+
+/* Skip a string at c->p, decoding up to size-1 bytes of its content into out (escapes
+ * as json-c decodes them, so a key matches the key json-c reports). It ends at the quote
+ * it started with: json-c takes a member name in single quotes even when strict. */
 static void scan_string(ctx *c, char *out, size_t size)
 {
     size_t n = 0;
+    char quote = *c->p == '\'' ? '\'' : '"';
     c->p++;
-    while (c->p < c->end && *c->p != '"') {
-        if (*c->p == '\\' && c->p + 1 < c->end)
+    while (c->p < c->end && *c->p != quote) {
+        if (*c->p != '\\' || c->p + 1 >= c->end) {
+            if (out && n + 1 < size)
+                out[n++] = *c->p;
             c->p++;
-        if (out && n + 1 < size)
-            out[n++] = *c->p;
-        c->p++;
+            continue;
+        }
+        char e = c->p[1];
+        c->p += 2;
+        unsigned u = (unsigned char)e;
+        switch (e) {
+        case 'b': u = '\b'; break;
+        case 'f': u = '\f'; break;
+        case 'n': u = '\n'; break;
+        case 'r': u = '\r'; break;
+        case 't': u = '\t'; break;
+        case 'u':
+            u = hex4(c->p, c->end);
+            if (u == 0xFFFFFFFFu)
+                continue;
+            if (u == 0 && !c->nul_at)
+                c->nul_at = c->p - 2;
+            c->p += 4;
+            if (u >= 0xD800 && u < 0xDC00 && c->p + 1 < c->end && c->p[0] == '\\' &&
+                c->p[1] == 'u') {
+                unsigned lo = hex4(c->p + 2, c->end);
+                if (lo >= 0xDC00 && lo < 0xE000) {
+                    u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+                    c->p += 6;
+                }
+            }
+            break;
+        default:
+            break;
+        }
+        if (out)
+            put_utf8(out, size, &n, u);
     }
     if (c->p < c->end)
         c->p++;
@@ -101,17 +193,67 @@ static void scan_string(ctx *c, char *out, size_t size)
         out[n] = '\0';
 }
 
+/* Skip the value at c->p without recording it (strings and nesting respected). */
+static void skip_value(ctx *c)
+{
+    int depth = 0;
+    while (c->p < c->end) {
+        char ch = *c->p;
+        if (ch == '"' || ch == '\'') {
+            scan_string(c, NULL, 0);
+        } else {
+            if (ch == '{' || ch == '[')
+                depth++;
+            else if (ch == '}' || ch == ']')
+                depth--;
+            else if (depth == 0 && strchr(", \t\r\n", ch))
+                return;
+            c->p++;
+        }
+        if (depth <= 0 && (ch == '"' || ch == '\'' || ch == '}' || ch == ']'))
+            return;
+    }
+}
+
+/* A member name given twice in one object (json-c keeps the last one silently). Names
+ * are compared as written. */
+static bool dup_key(ctx *c, const char *key, size_t len, const char *first_key)
+{
+    if (c->dup_at)
+        return true;
+    long line;
+    int col;
+    where(c, key, &line, &col);
+    long first_line;
+    int first_col;
+    where(c, first_key, &first_line, &first_col);
+    sim_diag_set(c->d, SIM_EPARSE, c->file, line, col,
+                 "grid: bad JSON: member \"%.*s\" is given twice in one object (first at "
+                 "line %ld, column %d)",
+                 (int)(len < 100 ? len : 100), key + 1, first_line,
+                 first_col);
+    c->dup_at = key;
+    return true;
+}
+
 /* Record the value at c->p (already known to be valid JSON) and its descendants. */
 static bool scan_value(ctx *c, const char *path, int depth)
 {
     skip_ws(c);
-    if (c->p >= c->end || depth > 64)
+    if (c->p >= c->end)
         return true;
+    if (depth > 64) {
+        skip_value(c);
+        return true;
+    }
     if (!record(c, path))
         return false;
     char sub[PATH_LEN];
     if (*c->p == '{') {
         c->p++;
+        /* The raw names of this object's members so far (start and length). */
+        const char *names_at[64];
+        size_t names_len[64], n_names = 0;
         for (;;) {
             skip_ws(c);
             if (c->p >= c->end || *c->p == '}') {
@@ -122,14 +264,28 @@ static bool scan_value(ctx *c, const char *path, int depth)
                 c->p++;
                 continue;
             }
-            char key[64];
+            const char *key_at = c->p;
+            if (*c->p == '\'' && !c->quote_at)
+                c->quote_at = c->p;
+            char key[PATH_LEN];
             scan_string(c, key, sizeof key);
+            size_t key_len = (size_t)(c->p - key_at);
+            for (size_t k = 0; k < n_names; k++)
+                if (names_len[k] == key_len && !memcmp(names_at[k], key_at, key_len))
+                    dup_key(c, key_at, key_len >= 2 ? key_len - 2 : 0, names_at[k]);
+            if (n_names < 64) {
+                names_at[n_names] = key_at;
+                names_len[n_names++] = key_len;
+            }
             skip_ws(c);
             if (c->p < c->end && *c->p == ':')
                 c->p++;
             pathf(sub, "%s%s%s", path, *path ? "." : "", key);
+            const char *at = c->p;
             if (!scan_value(c, sub, depth + 1))
                 return false;
+            if (c->p == at && c->p < c->end)
+                c->p++; /* always forward, whatever the text */
         }
     }
     if (*c->p == '[') {
@@ -146,11 +302,14 @@ static bool scan_value(ctx *c, const char *path, int depth)
                 continue;
             }
             pathf(sub, "%s[%zu]", path, i);
+            const char *at = c->p;
             if (!scan_value(c, sub, depth + 1))
                 return false;
+            if (c->p == at && c->p < c->end)
+                c->p++; /* always forward, whatever the text */
         }
     }
-    if (*c->p == '"') {
+    if (*c->p == '"' || *c->p == '\'') {
         scan_string(c, NULL, 0);
         return true;
     }
@@ -165,12 +324,23 @@ static int fail(ctx *c, const char *path, const char *fmt, ...)
 {
     long line = 0;
     int col = 0;
-    for (size_t i = 0; i < c->n_pos; i++)
-        if (!strcmp(c->pos[i].path, path)) {
-            line = c->pos[i].line;
-            col = c->pos[i].col;
+    /* The value's own position, else that of its nearest recorded ancestor (a path the
+     * scanner spelled differently, or cut at PATH_LEN): the document's is always there. */
+    size_t best = 0;
+    bool found = false;
+    for (size_t i = 0; i < c->n_pos; i++) {
+        const char *q = c->pos[i].path;
+        size_t n = strlen(q);
+        if (strncmp(q, path, n) || (path[n] && path[n] != '.' && path[n] != '[' && n) ||
+            (found && n <= best))
+            continue;
+        found = true;
+        best = n;
+        line = c->pos[i].line;
+        col = c->pos[i].col;
+        if (!path[n])
             break;
-        }
+    }
     char msg[700];
     va_list ap;
     va_start(ap, fmt);
@@ -186,13 +356,22 @@ static const char *type_name(json_object *o)
     return json_type_to_name(json_object_get_type(o));
 }
 
-/* A scalar as text: strings as they are, numbers and booleans as JSON writes them. */
+/* What scalar_text failed on: "string" becomes "a string longer than N bytes". */
+static const char *not_scalar(json_object *o, size_t size, char *buf, size_t bsize)
+{
+    if (!json_object_is_type(o, json_type_string))
+        return type_name(o);
+    snprintf(buf, bsize, "a string longer than %zu bytes", size - 1);
+    return buf;
+}
+
+/* A scalar as text: strings as they are, numbers and booleans as JSON writes them.
+ * False for other types, and for a string that does not fit in buf (*too_long set). */
 static bool scalar_text(json_object *o, char *buf, size_t size)
 {
     switch (json_object_get_type(o)) {
     case json_type_string:
-        snprintf(buf, size, "%s", json_object_get_string(o));
-        return true;
+        return (size_t)snprintf(buf, size, "%s", json_object_get_string(o)) < size;
     case json_type_int:
         snprintf(buf, size, "%lld", (long long)json_object_get_int64(o));
         return true;
@@ -434,13 +613,13 @@ static int trace_args(ctx *c, const entry *e, grid_trace *gt)
                     type_name(v));
     json_object_object_foreach(v, key, val)
     {
-        char text[256], kv[320];
+        char text[256], kv[320], why[64];
         pathf(sub, "%s.options.%s", e->path, key);
         if (!scalar_text(val, text, sizeof text))
             return fail(c, sub,
                         "grid: trace option '%s' must be a string, number or boolean, "
                         "got %s",
-                        key, type_name(val));
+                        key, not_scalar(val, sizeof text, why, sizeof why));
         if (gt->n_args + 2 > GRID_MAX_ARGS)
             return fail(c, sub, "grid: too many trace options (at most %d)", GRID_MAX_ARGS / 2 - 1);
         snprintf(kv, sizeof kv, "%s=%s", key, text);
@@ -582,15 +761,21 @@ static int add_policy(ctx *c, const policy_ops *ops, json_object *opts, const ch
             for (size_t i = 0; i < n; i++) {
                 json_object *x =
                     json_object_is_type(v, json_type_array) ? json_object_array_get_idx(v, i) : v;
+                char why[64];
                 if (!scalar_text(x, vals[nk][i], sizeof vals[nk][i]))
                     return fail(c, sub,
                                 "grid: option '%s': expected a string, number or "
                                 "boolean, got %s",
-                                k, type_name(x));
+                                k, not_scalar(x, sizeof vals[nk][i], why, sizeof why));
             }
             key[nk] = k;
             nv[nk++] = n;
             combos *= n;
+            if (g->n_policies + combos > GRID_MAX_VARIANTS)
+                return fail(c, sub,
+                            "grid: more than %d policy variants (each combination of option "
+                            "values is one)",
+                            GRID_MAX_VARIANTS);
         }
     }
     grid_policy *np = sim_reallocarray(g->policies, g->n_policies + combos, sizeof *np);
@@ -677,12 +862,21 @@ static int read_policies(ctx *c, json_object *root)
         st = add_policy(c, ops, opts, path);
     }
     for (size_t i = 0; st == SIM_OK && i < c->g->n_policies; i++)
-        for (size_t k = 0; k < i; k++)
-            if (!strcmp(c->g->policies[i].label, c->g->policies[k].label)) {
-                st = fail(c, "policies", "grid: policy '%s' is given twice",
-                          c->g->policies[i].label);
+        for (size_t k = 0; k < i; k++) {
+            const grid_policy *a = &c->g->policies[k], *b = &c->g->policies[i];
+            if (!strcmp(b->label, a->label)) {
+                st = fail(c, "policies", "grid: policy '%s' is given twice", b->label);
                 break;
             }
+            if (!strcmp(b->name, a->name)) {
+                st = fail(c, "policies",
+                          "grid: policy variants '%s' and '%s' both appear as '%s' in cell "
+                          "names (give option values that differ in letters, digits or "
+                          "._-=+)",
+                          a->label, b->label, b->name);
+                break;
+            }
+        }
     json_object_put(tmp);
     return st;
 }
@@ -730,7 +924,7 @@ static int read_options(ctx *c, json_object *root)
         for (size_t i = 0; i < n; i++) {
             json_object *x =
                 json_object_is_type(v, json_type_array) ? json_object_array_get_idx(v, i) : v;
-            char sub[PATH_LEN], text[512], sn[128];
+            char sub[PATH_LEN], text[512], sn[128], why[64];
             pathf(sub, json_object_is_type(v, json_type_array) ? "%s[%zu]" : "%s", path, i);
             if (ko->is_flag && !json_object_is_type(x, json_type_boolean))
                 return fail(c, sub,
@@ -739,7 +933,7 @@ static int read_options(ctx *c, json_object *root)
                             key, type_name(x));
             if (!scalar_text(x, text, sizeof text))
                 return fail(c, sub, "grid: option '%s': expected a string or a number, got %s", key,
-                            type_name(x));
+                            not_scalar(x, sizeof text, why, sizeof why));
             if (!ko->is_flag && looks_like_path(text) && !is_file(text))
                 return fail(c, sub, "grid: option '%s': file '%s' cannot be read: %s", key, text,
                             strerror(errno));
@@ -758,9 +952,23 @@ static int read_options(ctx *c, json_object *root)
             if (!a->values[i] || !a->short_values[i])
                 return oom(c);
             sanitize(a->short_values[i]);
+            /* Two values one cell name cannot tell apart would share a cell directory. */
+            for (size_t k = 0; k < i && !a->is_flag; k++)
+                if (!strcmp(a->short_values[k], a->short_values[i]))
+                    return fail(c, sub,
+                                "grid: option '%s': values '%s' and '%s' both appear as '%s' "
+                                "in cell names (give files different names, or values that "
+                                "differ in letters, digits or ._-=+)",
+                                key, a->values[k], text, a->short_values[i]);
         }
     }
     return SIM_OK;
+}
+
+static int seed_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
 }
 
 /* Seeds: N, "A..B", "A,B,C" or [A, B, C]; default 1. */
@@ -774,49 +982,81 @@ static int read_seeds(ctx *c, json_object *root)
         g->seeds[g->n_seeds++] = 1;
         return SIM_OK;
     }
-    char text[4096];
     if (json_object_is_type(v, json_type_array)) {
-        size_t n = 0;
-        text[0] = '\0';
-        for (size_t i = 0; i < json_object_array_length(v) && n < sizeof text; i++) {
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
             json_object *x = json_object_array_get_idx(v, i);
-            if (!json_object_is_type(x, json_type_int)) {
-                char sub[PATH_LEN];
-                pathf(sub, "seeds[%zu]", i);
-                return fail(c, sub, "grid: a seed is a non-negative integer, got %s", type_name(x));
-            }
-            n += (size_t)snprintf(text + n, sizeof text - n, "%s%lld", i ? "," : "",
-                                  (long long)json_object_get_int64(x));
-        }
-    } else if (!scalar_text(v, text, sizeof text) || json_object_is_type(v, json_type_boolean)) {
-        return fail(c, "seeds", "grid: 'seeds' is N, \"A..B\", \"A,B,C\" or a list, got %s",
-                    type_name(v));
-    }
-    for (const char *p = text; *p;) {
-        char *e;
-        if (!isdigit((unsigned char)*p))
-            return fail(c, "seeds", "grid: seeds: expected N, A..B or A,B,C, got \"%s\"", text);
-        unsigned long long a = strtoull(p, &e, 10), b = a;
-        if (!strncmp(e, "..", 2)) {
-            if (!isdigit((unsigned char)e[2]))
-                return fail(c, "seeds", "grid: seeds: expected A..B, got \"%s\"", text);
-            b = strtoull(e + 2, &e, 10);
-        }
-        if (b < a || b - a >= GRID_MAX_SEEDS || (*e && *e != ','))
-            return fail(c, "seeds",
-                        "grid: seeds: expected N, A..B (A <= B) or A,B,C with "
-                        "at most %d seeds, got \"%s\"",
-                        GRID_MAX_SEEDS, text);
-        for (unsigned long long s = a; s <= b; s++) {
-            for (size_t k = 0; k < g->n_seeds; k++)
-                if (g->seeds[k] == s)
-                    return fail(c, "seeds", "grid: seed %llu is given twice", s);
+            char sub[PATH_LEN];
+            pathf(sub, "seeds[%zu]", i);
+            if (!json_object_is_type(x, json_type_int) || json_object_get_int64(x) < 0)
+                return fail(c, sub, "grid: a seed is a non-negative integer, got %s",
+                            json_object_is_type(x, json_type_int) ? json_object_get_string(x)
+                                                                  : type_name(x));
             if (g->n_seeds == GRID_MAX_SEEDS)
-                return fail(c, "seeds", "grid: at most %d seeds", GRID_MAX_SEEDS);
-            g->seeds[g->n_seeds++] = s;
+                return fail(c, sub, "grid: at most %d seeds", GRID_MAX_SEEDS);
+            g->seeds[g->n_seeds++] = json_object_get_uint64(x);
         }
-        p = *e ? e + 1 : e;
+        if (g->n_seeds == 0)
+            return fail(c, "seeds", "grid: 'seeds' is an empty list: give at least one seed");
+    } else {
+        char num[32];
+        const char *text;
+        if (json_object_is_type(v, json_type_string))
+            text = json_object_get_string(v);
+        else if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0)
+            text = (snprintf(num, sizeof num, "%llu",
+                             (unsigned long long)json_object_get_uint64(v)),
+                    num);
+        else
+            return fail(c, "seeds", "grid: 'seeds' is N, \"A..B\", \"A,B,C\" or a list, got %s",
+                        json_object_is_type(v, json_type_int) ? json_object_get_string(v)
+                                                              : type_name(v));
+        for (const char *p = text; *p;) {
+            char *e;
+            if (!isdigit((unsigned char)*p))
+                return fail(c, "seeds", "grid: seeds: expected N, A..B or A,B,C, got \"%.200s\"",
+                            text);
+            errno = 0;
+            unsigned long long a = strtoull(p, &e, 10), b = a;
+            if (!strncmp(e, "..", 2)) {
+                if (!isdigit((unsigned char)e[2]))
+                    return fail(c, "seeds", "grid: seeds: expected A..B, got \"%.200s\"", text);
+                b = strtoull(e + 2, &e, 10);
+            }
+            if (errno == ERANGE)
+                return fail(c, "seeds", "grid: seeds: a seed is at most %llu, got \"%.200s\"",
+                            (unsigned long long)UINT64_MAX, text);
+            if (b < a || b - a >= GRID_MAX_SEEDS || (*e && *e != ','))
+                return fail(c, "seeds",
+                            "grid: seeds: expected N, A..B (A <= B) or A,B,C with "
+                            "at most %d seeds, got \"%.200s\"",
+                            GRID_MAX_SEEDS, text);
+            for (unsigned long long s = a;; s++) {
+                if (g->n_seeds == GRID_MAX_SEEDS)
+                    return fail(c, "seeds", "grid: at most %d seeds", GRID_MAX_SEEDS);
+                g->seeds[g->n_seeds++] = s;
+                if (s == b)
+                    break;
+            }
+            p = *e ? e + 1 : e;
+            if (*e && !*p)
+                return fail(c, "seeds", "grid: seeds: a comma ends \"%.200s\"", text);
+        }
+        if (g->n_seeds == 0)
+            return fail(c, "seeds", "grid: 'seeds' is empty: give at least one seed");
     }
+    /* Each seed once (sorted copy: a long list stays cheap to check). */
+    uint64_t *sorted = sim_calloc(g->n_seeds, sizeof *sorted);
+    if (!sorted)
+        return oom(c);
+    memcpy(sorted, g->seeds, g->n_seeds * sizeof *sorted);
+    qsort(sorted, g->n_seeds, sizeof *sorted, seed_cmp);
+    for (size_t i = 1; i < g->n_seeds; i++)
+        if (sorted[i] == sorted[i - 1]) {
+            unsigned long long dup = sorted[i];
+            sim_free(sorted);
+            return fail(c, "seeds", "grid: seed %llu is given twice", dup);
+        }
+    sim_free(sorted);
     return SIM_OK;
 }
 
@@ -844,12 +1084,12 @@ static int excl_value(ctx *c, excl *e, size_t axis, json_object *x, const char *
                       const char *axis_name)
 {
     grid *g = c->g;
-    char text[512];
+    char text[512], why[64];
     if (!scalar_text(x, text, sizeof text))
         return fail(c, path,
                     "grid: exclusion value for '%s' must be a string or a number, got "
                     "%s",
-                    axis_name, type_name(x));
+                    axis_name, not_scalar(x, sizeof text, why, sizeof why));
     size_t n = axis == 0   ? g->n_traces
                : axis == 1 ? g->n_clusters
                : axis == 2 ? g->n_policies
@@ -981,6 +1221,40 @@ static void cell_name(const grid *g, grid_cell *cell)
                  (unsigned long long)fnv1a(full));
 }
 
+/* Every cell has its own directory: two names alike (parts that run together, "a_b" +
+ * "c" and "a" + "b_c") are an error naming both cells' parameters. */
+static int unique_cells(ctx *c)
+{
+    const grid *g = c->g;
+    size_t cap = 16;
+    while (cap < 2 * g->n_cells)
+        cap *= 2;
+    uint32_t *slot = sim_calloc(cap, sizeof *slot); /* cell index + 1; 0 = empty */
+    if (!slot)
+        return oom(c);
+    int st = SIM_OK;
+    for (size_t i = 0; i < g->n_cells && st == SIM_OK; i++) {
+        size_t h = (size_t)fnv1a(g->cells[i].name) & (cap - 1);
+        for (; slot[h]; h = (h + 1) & (cap - 1)) {
+            const grid_cell *a = &g->cells[slot[h] - 1], *b = &g->cells[i];
+            if (strcmp(a->name, b->name))
+                continue;
+            st = fail(c, "",
+                      "grid: two cells get the same name '%s': trace '%s', cluster '%s', "
+                      "policy '%s' and trace '%s', cluster '%s', policy '%s' (give traces and "
+                      "clusters a \"name\" so that the parts of a cell name cannot run "
+                      "together)",
+                      b->name, g->traces[a->trace].name, g->clusters[a->cluster].name,
+                      g->policies[a->policy].label, g->traces[b->trace].name,
+                      g->clusters[b->cluster].name, g->policies[b->policy].label);
+            break;
+        }
+        slot[h] = (uint32_t)i + 1;
+    }
+    sim_free(slot);
+    return st;
+}
+
 static int expand(ctx *c, const excl *ex, size_t n_ex)
 {
     grid *g = c->g;
@@ -992,8 +1266,9 @@ static int expand(ctx *c, const excl *ex, size_t n_ex)
         dims[nd++] = g->axes[a].n_values;
     dims[nd++] = g->n_seeds;
     for (size_t k = 0; k < nd; k++) {
-        if (total > (size_t)10000000 / dims[k])
-            return fail(c, "", "grid: more than 10,000,000 cells");
+        if (dims[k] == 0 || total > (size_t)GRID_MAX_CELLS / dims[k])
+            return fail(c, "", "grid: more than %d cells (the cross product of the axes)",
+                        GRID_MAX_CELLS);
         total *= dims[k];
     }
     if (!(g->cells = sim_calloc(total, sizeof *g->cells)))
@@ -1030,7 +1305,7 @@ static int expand(ctx *c, const excl *ex, size_t n_ex)
     }
     if (g->n_cells == 0)
         return fail(c, "exclude", "grid: the exclusions leave no cell to run");
-    return SIM_OK;
+    return unique_cells(c);
 }
 
 static int read_report(ctx *c, json_object *root)
@@ -1078,6 +1353,9 @@ int grid_parse(const char *text, size_t len, const char *name, grid *g, sim_diag
     json_tokener *tok = json_tokener_new();
     if (!tok)
         return sim_diag_set(d, SIM_ENOMEM, name, 0, 0, "out of memory");
+    /* Strict RFC 8259 JSON (no single quotes, trailing commas, NaN): the position scanner
+     * reads that grammar. */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
     json_object *root = json_tokener_parse_ex(tok, text, (int)len);
     enum json_tokener_error je = json_tokener_get_error(tok);
     size_t used = json_tokener_get_parse_end(tok);
@@ -1102,6 +1380,28 @@ int grid_parse(const char *text, size_t len, const char *name, grid *g, sim_diag
         }
     if (!scan_value(&c, "", 0)) {
         st = oom(&c);
+        goto out;
+    }
+    if (c.dup_at) {
+        st = SIM_EPARSE;
+        goto out;
+    }
+    if (c.quote_at) {
+        long line;
+        int col;
+        where(&c, c.quote_at, &line, &col);
+        st = sim_diag_set(d, SIM_EPARSE, name, line, col,
+                          "grid: bad JSON: a member name in single quotes (JSON takes double "
+                          "quotes)");
+        goto out;
+    }
+    if (c.nul_at) {
+        long line;
+        int col;
+        where(&c, c.nul_at, &line, &col);
+        st = sim_diag_set(d, SIM_EPARSE, name, line, col,
+                          "grid: a string holds a NUL character (\\u0000), which no name, "
+                          "path or option value can hold");
         goto out;
     }
     if (!json_object_is_type(root, json_type_object)) {

@@ -23,6 +23,8 @@
 #define GRID_MAX_AXES 16 /* run-option axes */
 #define GRID_MAX_ARGS 24 /* arguments one trace or policy variant adds */
 #define GRID_MAX_SEEDS 10000
+#define GRID_MAX_VARIANTS 10000  /* policy variants, all policies together */
+#define GRID_MAX_CELLS 1000000   /* cells of the cross product, before exclusions */
 #define GRID_NAME_MAX 200 /* bytes of a cell name (longer ones end in a hash) */
 
 typedef enum grid_kind { GRID_RUN, GRID_PACK } grid_kind;

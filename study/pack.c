@@ -24,6 +24,7 @@
 #include "models/catalog.h"
 #include "base/alloc.h"
 #include "base/csvin.h"
+#include "base/outfile.h"
 #include "traces/cluster.h"
 #include "traces/trace.h"
 
@@ -150,15 +151,18 @@ static void gp_quote(char *buf, size_t size, const char *s)
     buf[o] = '\0';
 }
 
-/* Draw DIR/pack.png with plots/pack.gp. Returns true when the figure was written;
- * prints why not otherwise (pack.csv is written either way). */
+/* Draw DIR/pack.png with plots/pack.gp. gnuplot writes a scratch file beside it, which
+ * is then copied into place as every output is (a symlink keeps its link, a FIFO or
+ * device is written through, a directory refused). Returns true when the figure was
+ * written; prints why not otherwise (pack.csv is written either way). */
 static bool draw_figure(const char *dir, const char *title, const char *const *names,
                         uint32_t n_pol, uint32_t demand)
 {
-    char script[1100], csv[1100], png[1100];
+    char script[1100], csv[1100], png[1100], scratch[1200];
     snprintf(script, sizeof script, "%s/plots/pack.gp", model_data_dir());
     snprintf(csv, sizeof csv, "%s/pack.csv", dir);
     snprintf(png, sizeof png, "%s/pack.png", dir);
+    snprintf(scratch, sizeof scratch, "%s/.pack.%ld.png", dir, (long)getpid());
     struct stat sb;
     if (stat(script, &sb) != 0) {
         fprintf(stderr,
@@ -167,22 +171,36 @@ static bool draw_figure(const char *dir, const char *title, const char *const *n
                 script);
         return false;
     }
+    /* gnuplot reads pack.csv back: not from a FIFO or device it was written through. */
+    if (stat(csv, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fprintf(stderr,
+                "clustersim: note: %s is not a regular file, so no figure was drawn "
+                "from it\n",
+                csv);
+        return false;
+    }
     char pols[1024] = "", q_csv[2300], q_png[2300], q_title[600], q_pols[2100];
     size_t o = 0;
     for (uint32_t p = 0; p < n_pol && o + 64 < sizeof pols; p++)
         o += (size_t)snprintf(pols + o, sizeof pols - o, "%s%s", p ? " " : "", names[p]);
     gp_quote(q_csv, sizeof q_csv, csv);
-    gp_quote(q_png, sizeof q_png, png);
+    gp_quote(q_png, sizeof q_png, scratch);
     gp_quote(q_title, sizeof q_title, title);
     gp_quote(q_pols, sizeof q_pols, pols);
     char expr[8192];
     snprintf(expr, sizeof expr, "datafile=%s; outfile=%s; figtitle=%s; policies=%s; demand=%u",
              q_csv, q_png, q_title, q_pols, demand);
     fflush(NULL);
-    pid_t pid = fork();
+    sim_outfile_track(scratch);
+    /* An interrupt reaches gnuplot too; once it has ended the scratch file is removed and
+     * the process ends by the signal. */
+    study_forward_begin();
+    pid_t pid = (pid_t)study_fork();
     if (pid < 0) {
         fprintf(stderr, "clustersim: note: cannot start gnuplot (%s); pack.csv is written\n",
                 strerror(errno));
+        study_forward_end();
+        sim_outfile_untrack(scratch);
         return false;
     }
     if (pid == 0) {
@@ -193,22 +211,31 @@ static bool draw_figure(const char *dir, const char *title, const char *const *n
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    study_forget_child(pid);
+    study_forward_end();
+    bool ok = false;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
         fprintf(stderr,
                 "clustersim: note: gnuplot was not found, so %s/pack.png was not drawn; "
                 "pack.csv is written. Install gnuplot (Debian: apt-get install "
                 "gnuplot-nox) for the figure\n",
                 dir);
-        return false;
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr,
                 "clustersim: note: gnuplot failed on %s, so no figure was drawn; "
                 "pack.csv is written\n",
                 script);
-        return false;
+    } else {
+        sim_diag d = {0};
+        ok = sim_outfile_copy(png, scratch, &d) == SIM_OK;
+        if (!ok) {
+            char msg[1200];
+            fprintf(stderr, "clustersim: %s\n", sim_diag_format(&d, msg, sizeof msg));
+        }
     }
-    return true;
+    unlink(scratch);
+    sim_outfile_untrack(scratch);
+    return ok;
 }
 
 /* Everything a study holds, released in one place. */

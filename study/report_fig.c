@@ -3,6 +3,11 @@
  * draws (figures/data/<name>.dat) and a few gnuplot variable assignments
  * (figures/data/<name>.vars.gp), then runs `gnuplot <vars> plots/<script>.gp`, which
  * writes figures/<name>.png and figures/<name>.svg; the figures are drawn in parallel.
+ * Every file is first written under a scratch name beside its final one (".<name>.<pid>.*",
+ * gnuplot reads and writes only those), then copied to its final path as every output is
+ * written (sim_outfile_copy: a symlink keeps its link, a FIFO or device is written
+ * through, a directory is refused), so a path the user set up is never replaced and an
+ * interrupted report leaves no half-written figure.
  *
  * Reductions: a CDF is drawn from each run's quantile grid; with several seeds the
  * curve is the mean of the seeds' quantile functions (Vincent averaging). A time series
@@ -17,6 +22,7 @@
 #include "models/catalog.h"
 #include "base/alloc.h"
 #include "base/csvin.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -34,9 +40,95 @@ typedef struct fig {
     const char *base;   /* output name */
     const char *script; /* plots/<script>.gp */
     char caption[256];
-    char vars[1300], dat[1300], log[1300], script_path[1300], outbase[1300];
-    char *argv[4];
+    char script_path[1300], outbase[1300];
+    report_gpfig gp;
 } fig;
+
+static const char *const fig_ext[REPORT_F_N] = {"dat", "vars.gp", "log", "png", "svg"};
+
+void report__gpfig_paths(report_gpfig *f, const char *fdir, const char *ddir, const char *base)
+{
+    long pid = (long)getpid();
+    for (int k = 0; k < REPORT_F_N; k++) {
+        const char *dir = k >= REPORT_F_PNG ? fdir : ddir;
+        snprintf(f->final[k], sizeof f->final[k], "%s/%s.%s", dir, base, fig_ext[k]);
+        snprintf(f->scratch[k], sizeof f->scratch[k], "%s/.%s.%ld.%s", dir, base, pid, fig_ext[k]);
+        sim_outfile_track(f->scratch[k]);
+    }
+    f->tracked = true;
+    snprintf(f->s_outbase, sizeof f->s_outbase, "%s/.%s.%ld", fdir, base, pid);
+}
+
+void report__gpfig_done(report_gpfig *f)
+{
+    if (!f->tracked)
+        return;
+    for (int k = 0; k < REPORT_F_N; k++) {
+        unlink(f->scratch[k]);
+        sim_outfile_untrack(f->scratch[k]);
+    }
+    f->tracked = false;
+}
+
+FILE *report__gpfig_create(report_gpfig *f, int k)
+{
+    /* One left by an earlier process of the same pid is replaced. */
+    unlink(f->scratch[k]);
+    return fopen(f->scratch[k], "wx");
+}
+
+void report__remove_stale(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        unlink(path);
+}
+
+/* v as the inside of a gnuplot single-quoted string (a quote doubled). */
+static void gp_quote(char *out, size_t size, const char *v)
+{
+    size_t n = 0;
+    for (; *v && n + 3 < size; v++) {
+        if (*v == '\n')
+            continue;
+        if (*v == '\'')
+            out[n++] = '\'';
+        out[n++] = *v;
+    }
+    out[n] = '\0';
+}
+
+void report__gpfig_command(report_gpfig *f, const char *script)
+{
+    char qd[1500], qo[1500];
+    gp_quote(qd, sizeof qd, f->scratch[REPORT_F_DAT]);
+    gp_quote(qo, sizeof qo, f->s_outbase);
+    snprintf(f->expr, sizeof f->expr, "datafile = '%s'; outbase = '%s'", qd, qo);
+    f->argv[0] = "gnuplot";
+    f->argv[1] = f->scratch[REPORT_F_VARS];
+    f->argv[2] = "-e";
+    f->argv[3] = f->expr;
+    f->argv[4] = (char *)script;
+    f->argv[5] = NULL;
+}
+
+int report__gpfig_install(report_gpfig *f, int exit_status, bool *drawn, char *last,
+                          size_t last_size, sim_diag *d)
+{
+    struct stat sp, ss;
+    *drawn = exit_status == 0 && stat(f->scratch[REPORT_F_PNG], &sp) == 0 && sp.st_size > 0 &&
+             stat(f->scratch[REPORT_F_SVG], &ss) == 0 && ss.st_size > 0;
+    study_last_line(f->scratch[REPORT_F_LOG], last, last_size);
+    int st = SIM_OK;
+    for (int k = 0; k < REPORT_F_N && st == SIM_OK; k++)
+        if (k < REPORT_F_PNG || *drawn)
+            st = sim_outfile_copy(f->final[k], f->scratch[k], d);
+    if (st == SIM_OK && !*drawn) {
+        report__remove_stale(f->final[REPORT_F_PNG]);
+        report__remove_stale(f->final[REPORT_F_SVG]);
+    }
+    return st;
+}
 
 typedef struct grid {
     double t0, w;       /* first bucket start, bucket width (s) */
@@ -60,10 +152,10 @@ static void gp_string(FILE *f, const char *name, const char *v)
 static bool write_vars(const report *r, fig *fg, const char *title, const char *xlabel,
                        const char *ylabel, FILE **keep)
 {
-    FILE *f = fopen(fg->vars, "w");
+    FILE *f = report__gpfig_create(&fg->gp, REPORT_F_VARS);
     if (!f)
         return false;
-    gp_string(f, "datafile", fg->dat);
+    gp_string(f, "datafile", fg->gp.final[REPORT_F_DAT]);
     gp_string(f, "outbase", fg->outbase);
     fprintf(f, "n = %zu\n", r->n_groups);
     char names[2048] = "", colors[256] = "";
@@ -422,16 +514,9 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
     if (!make_dir(fdir) || !make_dir(ddir))
         return sim_diag_set(d, SIM_EIO, fdir, 0, 0, "cannot create the directory: %s",
                             strerror(errno));
-    /* A figure this report does not draw must not survive from an earlier report. */
-    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
-        char p[1300];
-        snprintf(p, sizeof p, "%s/%s.png", fdir, bases[i]);
-        remove(p);
-        snprintf(p, sizeof p, "%s/%s.svg", fdir, bases[i]);
-        remove(p);
-    }
     fig figs[MAX_FIGS];
     size_t nf = 0;
+    bool made[sizeof bases / sizeof bases[0]] = {false};
     double *buf = sim_calloc(4 * BUCKETS, sizeof *buf);
     double *acc = sim_calloc(MAX_TENANT_PANELS * BUCKETS, sizeof *acc);
     int st = SIM_OK;
@@ -447,13 +532,13 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
         fig *fg = &figs[nf];
         memset(fg, 0, sizeof *fg);
         fg->base = bases[b];
-        snprintf(fg->dat, sizeof fg->dat, "%s/%s.dat", ddir, fg->base);
-        snprintf(fg->vars, sizeof fg->vars, "%s/%s.vars.gp", ddir, fg->base);
-        snprintf(fg->log, sizeof fg->log, "%s/%s.log", ddir, fg->base);
+        report__gpfig_paths(&fg->gp, fdir, ddir, fg->base);
         snprintf(fg->outbase, sizeof fg->outbase, "%s/%s", fdir, fg->base);
-        FILE *f = fopen(fg->dat, "w");
+        FILE *f = report__gpfig_create(&fg->gp, REPORT_F_DAT);
         if (!f) {
-            st = sim_diag_set(d, SIM_EIO, fg->dat, 0, 0, "cannot create: %s", strerror(errno));
+            st = sim_diag_set(d, SIM_EIO, fg->gp.scratch[REPORT_F_DAT], 0, 0,
+                              "cannot create the file: %s", strerror(errno));
+            report__gpfig_done(&fg->gp);
             goto out;
         }
         bool keep = true, ok = true;
@@ -529,6 +614,7 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
             if (ranked < 0) {
                 sim_free(pick);
                 fclose(f);
+                report__gpfig_done(&fg->gp);
                 st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
                 goto out;
             }
@@ -553,6 +639,7 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
             sim_free(pick);
             if (st != SIM_OK) {
                 fclose(f);
+                report__gpfig_done(&fg->gp);
                 goto out;
             }
             break;
@@ -570,39 +657,49 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
             break;
         }
         }
+        int werr = errno;
         bool wrote = fclose(f) == 0;
+        if (!wrote)
+            werr = errno;
         if (!keep) {
-            remove(fg->dat);
-            remove(fg->vars);
+            report__gpfig_done(&fg->gp);
             continue;
         }
         if (!ok || !wrote) {
-            st = sim_diag_set(d, SIM_EIO, ddir, 0, 0, "cannot write the figure data");
+            st = sim_diag_set(d, SIM_EIO, ddir, 0, 0, "cannot write the figure data: %s",
+                              strerror(werr));
+            report__gpfig_done(&fg->gp);
             goto out;
         }
         snprintf(fg->script_path, sizeof fg->script_path, "%s/plots/%s.gp", data_dir,
                  fg->script);
-        fg->argv[0] = "gnuplot";
-        fg->argv[1] = fg->vars;
-        fg->argv[2] = fg->script_path;
-        fg->argv[3] = NULL;
+        report__gpfig_command(&fg->gp, fg->script_path);
+        made[b] = true;
         nf++;
     }
     study_proc procs[MAX_FIGS];
     for (size_t i = 0; i < nf; i++)
-        procs[i] = (study_proc){.argv = figs[i].argv, .log_path = figs[i].log, .search_path = true};
-    if (study_procs_run(procs, nf, jobs, NULL, NULL) != 0) {
-        st = sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot start gnuplot: %s", strerror(errno));
+        procs[i] = (study_proc){
+            .argv = figs[i].gp.argv, .log_path = figs[i].gp.scratch[REPORT_F_LOG], .search_path = true};
+    /* An interrupt reaches gnuplot too and is acted on once it has ended: the scratch
+     * files are removed and nothing is copied into place. */
+    study_forward_begin();
+    int run_rc = study_procs_run(procs, nf, jobs, NULL, NULL);
+    int run_errno = errno;
+    study_forward_end();
+    if (run_rc != 0) {
+        st = sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot start gnuplot: %s",
+                          strerror(run_errno));
         goto out;
     }
     size_t n_drawn = 0;
-    for (size_t i = 0; i < nf; i++) {
-        char png[1300], svg[1300];
-        snprintf(png, sizeof png, "%s/%s.png", fdir, figs[i].base);
-        snprintf(svg, sizeof svg, "%s/%s.svg", fdir, figs[i].base);
-        struct stat sp, ss;
-        bool good = procs[i].exit_status == 0 && stat(png, &sp) == 0 && sp.st_size > 0 &&
-                    stat(svg, &ss) == 0 && ss.st_size > 0;
+    for (size_t i = 0; i < nf && st == SIM_OK; i++) {
+        fig *fg = &figs[i];
+        bool good;
+        char last[512];
+        st = report__gpfig_install(&fg->gp, procs[i].exit_status, &good, last, sizeof last, d);
+        if (st != SIM_OK)
+            break;
         if (good && n_drawn < max) {
             snprintf(drawn[n_drawn].base, sizeof drawn[n_drawn].base, "%s", figs[i].base);
             snprintf(drawn[n_drawn].caption, sizeof drawn[n_drawn].caption, "%s",
@@ -613,8 +710,6 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
         }
         o->figures_failed++;
         if (!*o->problem) {
-            char last[512];
-            study_last_line(figs[i].log, last, sizeof last);
             if (access(figs[i].script_path, R_OK) != 0)
                 snprintf(o->problem, sizeof o->problem,
                          "%.500s is missing (set CLUSTERSIM_DATA to the directory that holds "
@@ -625,8 +720,19 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
                          figs[i].base, procs[i].exit_status, last);
         }
     }
-    st = (int)n_drawn;
+    if (st == SIM_OK)
+        st = (int)n_drawn;
+    /* A figure this report does not draw must not survive from an earlier report. */
+    for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++)
+        for (int k = 0; k < REPORT_F_N && !made[b] && st >= 0; k++) {
+            char p[1300];
+            snprintf(p, sizeof p, "%s/%s.%s", k >= REPORT_F_PNG ? fdir : ddir, bases[b],
+                     fig_ext[k]);
+            report__remove_stale(p);
+        }
 out:
+    for (size_t i = 0; i < nf; i++)
+        report__gpfig_done(&figs[i].gp);
     sim_free(buf);
     sim_free(acc);
     return st;

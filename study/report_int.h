@@ -150,6 +150,39 @@ typedef struct report_figure {
 int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
                          report_figure *drawn, size_t max, report_outcome *o, sim_diag *d);
 
+/* The files of one gnuplot figure: final paths (data, variables and gnuplot's log in the
+ * data directory, PNG and SVG in the figure directory) and the scratch files gnuplot
+ * reads and writes instead (".<base>.<pid>.<ext>" beside each), copied to the final
+ * paths through sim_outfile once gnuplot is done: a symlink keeps its link, a FIFO or
+ * device is written through (gnuplot never reads it back), a directory is refused. */
+enum { REPORT_F_DAT, REPORT_F_VARS, REPORT_F_LOG, REPORT_F_PNG, REPORT_F_SVG, REPORT_F_N };
+typedef struct report_gpfig {
+    char final[REPORT_F_N][1300];
+    char scratch[REPORT_F_N][1400];
+    char s_outbase[1400]; /* gnuplot writes s_outbase.png and .svg */
+    char expr[3100];      /* -e: datafile and outbase pointed at the scratch files */
+    char *argv[6];
+    bool tracked;
+} report_gpfig;
+/* Name the files and list the scratch ones for removal on a signal (before any exists). */
+void report__gpfig_paths(report_gpfig *f, const char *fdir, const char *ddir, const char *base);
+/* A new scratch file k (REPORT_F_DAT or REPORT_F_VARS) to write; NULL with errno. */
+FILE *report__gpfig_create(report_gpfig *f, int k);
+/* gnuplot's command line in f->argv: the scratch variables, the scratch data and
+ * images (-e), then script (borrowed). The variables file names the final paths. */
+void report__gpfig_command(report_gpfig *f, const char *script);
+/* After gnuplot ended with exit_status: *drawn when both images are there; the data,
+ * variables and log are copied into place, the images only when drawn (else old ones
+ * are removed when regular files); last = the log's last line. Errors: SIM_EIO naming the
+ * final path. */
+int report__gpfig_install(report_gpfig *f, int exit_status, bool *drawn, char *last,
+                          size_t last_size, sim_diag *d);
+/* Remove the scratch files and stop listing them (safe twice). */
+void report__gpfig_done(report_gpfig *f);
+/* Remove path when it is a regular file (a figure left by an earlier report); a
+ * symlink, FIFO or device there stays. */
+void report__remove_stale(const char *path);
+
 /* Markdown + HTML writer: every call writes both files. Text is plain; a span between
  * backquotes is code. */
 typedef struct report_doc {

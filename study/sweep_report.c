@@ -11,6 +11,7 @@
 #include "study/report_int.h"
 #include "models/catalog.h"
 #include "base/alloc.h"
+#include "base/outfile.h"
 #include "base/textout.h"
 
 #include <errno.h>
@@ -112,9 +113,13 @@ static int write_csv(const sweep *s, const metrics *m, sim_diag *d)
     const grid *g = s->g;
     char path[1100];
     snprintf(path, sizeof path, "%s/sweep.csv", s->out);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot create the file: %s", strerror(errno));
+    sim_outfile out;
+    int st = sim_outfile_open(&out, path, d);
+    FILE *f = st == SIM_OK ? sim_outfile_stream(&out, d) : NULL;
+    if (!f) {
+        sim_outfile_close(&out, false, 0, NULL);
+        return st == SIM_OK ? SIM_ENOMEM : st;
+    }
     fputs("cell,trace,cluster,policy,variant", f);
     for (size_t a = 0; a < g->n_axes; a++) {
         fputc(',', f);
@@ -153,10 +158,7 @@ static int write_csv(const sweep *s, const metrics *m, sim_diag *d)
         }
         fputc('\n', f);
     }
-    bool ok = !ferror(f);
-    if (fclose(f) != 0 || !ok)
-        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot write the file");
-    return SIM_OK;
+    return sim_outfile_close(&out, true, 0, d);
 }
 
 /* Groups: runs of consecutive cells that differ only in their seed. */
@@ -347,8 +349,7 @@ static void metric_table(report_doc *doc, const sweep *s, const metrics *m, cons
 typedef struct figure {
     char base[96];
     char caption[300];
-    char vars[1400], log[1400];
-    char *argv[4];
+    report_gpfig gp; /* its files: scratch first, then copied into place */
 } figure;
 
 static void gp_assign(FILE *f, const char *name, const char *value)
@@ -367,12 +368,12 @@ static double axis_number(const grid_axis *ax, uint32_t v)
 /* Write the data and variables of one figure: metric k against axis a over the cells
  * that share cell `ref`'s parameters other than a, the policy and the seed. */
 static bool figure_data(const sweep *s, const metrics *m, const stats *st, size_t k, size_t a,
-                        size_t ref, const char *dat, FILE *vars, char *caption, size_t cn)
+                        size_t ref, report_gpfig *gp, FILE *vars, char *caption, size_t cn)
 {
     const grid *g = s->g;
     const grid_axis *ax = &g->axes[a];
     const grid_cell *r = &g->cells[ref];
-    FILE *f = fopen(dat, "w");
+    FILE *f = report__gpfig_create(gp, REPORT_F_DAT);
     if (!f)
         return false;
     size_t nm = m->n ? m->n : 1;
@@ -404,7 +405,7 @@ static bool figure_data(const sweep *s, const metrics *m, const stats *st, size_
     grid_cell_config(g, r, a, cfg, sizeof cfg);
     snprintf(title, sizeof title, "%s against %s (%s)", m->names[k], ax->name, cfg);
     snprintf(caption, cn, "%.*s", (int)(cn - 1), title);
-    gp_assign(vars, "datafile", dat);
+    gp_assign(vars, "datafile", gp->final[REPORT_F_DAT]);
     gp_assign(vars, "names", names);
     gp_assign(vars, "colors", colors);
     gp_assign(vars, "plot_title", title);
@@ -445,25 +446,23 @@ static size_t draw_figures(const sweep *s, const metrics *m, const stats *st, co
             }
             for (size_t j = 0; first && j < n_shown && nf < MAX_FIGURES; j++) {
                 figure *fg = &figs[nf];
-                char dat[1400];
                 snprintf(fg->base, sizeof fg->base, "fig%02zu", nf + 1);
-                snprintf(dat, sizeof dat, "%s/%s.dat", ddir, fg->base);
-                snprintf(fg->vars, sizeof fg->vars, "%s/%s.vars.gp", ddir, fg->base);
-                snprintf(fg->log, sizeof fg->log, "%s/%s.log", ddir, fg->base);
-                FILE *vf = fopen(fg->vars, "w");
-                if (!vf)
+                report__gpfig_paths(&fg->gp, fdir, ddir, fg->base);
+                FILE *vf = report__gpfig_create(&fg->gp, REPORT_F_VARS);
+                if (!vf) {
+                    report__gpfig_done(&fg->gp);
                     continue;
+                }
                 char outbase[1300];
                 snprintf(outbase, sizeof outbase, "%s/%s", fdir, fg->base);
                 gp_assign(vf, "outbase", outbase);
-                bool ok = figure_data(s, m, st, shown[j], a, st->config_cell[c], dat, vf,
+                bool ok = figure_data(s, m, st, shown[j], a, st->config_cell[c], &fg->gp, vf,
                                       fg->caption, sizeof fg->caption);
-                if (fclose(vf) != 0 || !ok)
+                if (fclose(vf) != 0 || !ok) {
+                    report__gpfig_done(&fg->gp);
                     continue;
-                fg->argv[0] = "gnuplot";
-                fg->argv[1] = fg->vars;
-                fg->argv[2] = script;
-                fg->argv[3] = NULL;
+                }
+                report__gpfig_command(&fg->gp, script);
                 nf++;
             }
         }
@@ -472,29 +471,40 @@ static size_t draw_figures(const sweep *s, const metrics *m, const stats *st, co
         return 0;
     if (!report_gnuplot_available()) {
         o->gnuplot_missing = true;
+        for (size_t i = 0; i < nf; i++)
+            report__gpfig_done(&figs[i].gp);
         return 0;
     }
     study_proc procs[MAX_FIGURES];
     for (size_t i = 0; i < nf; i++)
-        procs[i] = (study_proc){.argv = figs[i].argv, .log_path = figs[i].log, .search_path = true};
+        procs[i] = (study_proc){.argv = figs[i].gp.argv,
+                              .log_path = figs[i].gp.scratch[REPORT_F_LOG],
+                              .search_path = true};
+    /* An interrupt reaches gnuplot too; once it has ended the scratch files are removed
+     * and the process ends by the signal. */
+    study_forward_begin();
     if (study_procs_run(procs, nf, jobs, NULL, NULL) != 0)
         snprintf(o->problem, sizeof o->problem, "cannot start gnuplot: %s", strerror(errno));
+    study_forward_end();
     for (size_t i = 0; i < nf; i++) {
-        char png[1300];
-        struct stat sb;
-        snprintf(png, sizeof png, "%s/%s.png", fdir, figs[i].base);
-        drawn[i] = procs[i].state == STUDY_PROC_DONE && procs[i].exit_status == 0 &&
-                   stat(png, &sb) == 0 && sb.st_size > 0;
+        char last[400];
+        sim_diag d = {0};
+        int exit_status = procs[i].state == STUDY_PROC_DONE ? procs[i].exit_status : -1;
+        if (report__gpfig_install(&figs[i].gp, exit_status, &drawn[i], last, sizeof last, &d) !=
+            SIM_OK) {
+            /* An output that cannot be written (a directory in its place): not drawn. */
+            drawn[i] = false;
+            char msg[600];
+            snprintf(o->problem, sizeof o->problem, "%s", sim_diag_format(&d, msg, sizeof msg));
+        }
+        report__gpfig_done(&figs[i].gp);
         if (drawn[i]) {
             o->figures_drawn++;
             continue;
         }
         o->figures_failed++;
-        if (!*o->problem) {
-            char last[400];
-            study_last_line(figs[i].log, last, sizeof last);
+        if (!*o->problem)
             snprintf(o->problem, sizeof o->problem, "%s: %s", figs[i].base, last);
-        }
     }
     return nf;
 }
@@ -509,15 +519,22 @@ static int write_report(const sweep *s, metrics *m, const stats *st, bool figure
     char md[1100], html[1100];
     snprintf(md, sizeof md, "%s/report.md", s->out);
     snprintf(html, sizeof html, "%s/report.html", s->out);
-    report_doc doc = {.md = fopen(md, "w"), .html = fopen(html, "w")};
+    sim_outfile out_md, out_html;
+    memset(&out_md, 0, sizeof out_md);
+    memset(&out_html, 0, sizeof out_html);
+    out_md.fd = out_html.fd = -1;
+    report_doc doc = {0};
     int rc = SIM_OK;
     if (!shown || !figs) {
         rc = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         goto out;
     }
-    if (!doc.md || !doc.html) {
-        rc = sim_diag_set(d, SIM_EIO, doc.md ? html : md, 0, 0, "cannot create the file: %s",
-                          strerror(errno));
+    if ((rc = sim_outfile_open(&out_md, md, d)) != SIM_OK ||
+        !(doc.md = sim_outfile_stream(&out_md, d)) ||
+        (rc = sim_outfile_open(&out_html, html, d)) != SIM_OK ||
+        !(doc.html = sim_outfile_stream(&out_html, d))) {
+        if (rc == SIM_OK)
+            rc = SIM_ENOMEM;
         goto out;
     }
     size_t n_shown = report_metrics(g, m, shown);
@@ -559,11 +576,13 @@ static int write_report(const sweep *s, metrics *m, const stats *st, bool figure
         }
     }
     report__doc_end(&doc);
-out:
-    if (doc.md && fclose(doc.md) != 0 && rc == SIM_OK)
-        rc = sim_diag_set(d, SIM_EIO, md, 0, 0, "cannot write the file");
-    if (doc.html && fclose(doc.html) != 0 && rc == SIM_OK)
-        rc = sim_diag_set(d, SIM_EIO, html, 0, 0, "cannot write the file");
+out:;
+    /* Both files are closed (or their temporaries removed) whatever happens to the other. */
+    bool commit = rc == SIM_OK;
+    int st_md = sim_outfile_close(&out_md, commit, 0, d);
+    int st_html = sim_outfile_close(&out_html, commit, 0, d);
+    if (rc == SIM_OK)
+        rc = st_md != SIM_OK ? st_md : st_html;
     sim_free(shown);
     sim_free(figs);
     return rc;

@@ -16,8 +16,8 @@
 /* The parsers that are not trace readers (fuzz_file_one.h). */
 static bool is_file_kind(const char *kind)
 {
-    static const char *const kinds[] = {"cluster_spec", "quota", "failures",
-                                        "calibrate",    "model", "policy_opt"};
+    static const char *const kinds[] = {"cluster_spec", "quota",      "failures", "calibrate",
+                                        "model",        "policy_opt", "grid"};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(kind, kinds[i]) == 0)
             return true;

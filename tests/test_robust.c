@@ -4,7 +4,8 @@
  *    submitted after it;
  *  - empty and repeated option values are errors that say so;
  *  - outputs written through a symlink, to a FIFO or to a character device leave them in
- *    place; write errors name the path and the system's reason;
+ *    place, the figures of plot and compare (gnuplot's images and their data) included;
+ *    write errors name the path and the system's reason;
  *  - interrupted commands leave no temporary file and no orphaned child.
  */
 #include "check.h"
@@ -158,6 +159,106 @@ static void test_special_outputs(void)
     CHECK(is_link("rb_run/jobs.csv"));
     CHECK(file_size("rb_keep/jobs.csv") > 100);
     CHECK(no_temporaries("rb_out") && no_temporaries("rb_run") && no_temporaries("rb_keep"));
+}
+
+/* The file starts with the PNG signature. */
+static bool is_png(const char *p)
+{
+    unsigned char sig[8] = {0};
+    FILE *f = fopen(p, "rb");
+    size_t n = f ? fread(sig, 1, sizeof sig, f) : 0;
+    if (f)
+        fclose(f);
+    return n == 8 && !memcmp(sig, "\x89PNG\r\n\x1a\n", 8);
+}
+
+/* No scratch file of a figure (".<name>.<pid>.<ext>") nor temporary is left in dir. */
+static bool no_scratch(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -Eq '^\\.[a-z_]+\\.[0-9]+\\.|\\.tmp\\.'", dir);
+    return check_system(cmd) != 0;
+}
+
+/* plot's and compare's figures: images and data files written through symlinks, to a
+ * FIFO (gnuplot must not read the FIFO back) or to a device leave them in place; a
+ * directory in a figure's place is an error naming it. */
+static void test_plot_outputs(void)
+{
+    if (check_system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        printf("test_plot_outputs skipped: gnuplot is not installed\n");
+        return;
+    }
+    check_system("rm -rf rb_plot rb_plot_keep rb_cmpfig && mkdir rb_plot_keep");
+    CHECK_EQ_I64(run(GEN "--out rb_plot_trace.csv"), 0);
+    CHECK_EQ_I64(run("run --trace rb_plot_trace.csv --cluster 4xT4:8 --out rb_plot --quiet"), 0);
+    check_system("mkdir -p rb_plot/figures/data");
+    write_text("rb_plot_keep/j.png", "old\n");
+    CHECK(symlink("../../rb_plot_keep/j.png", "rb_plot/figures/jct_cdf.png") == 0);
+    CHECK(symlink("../../rb_plot_keep/w.svg", "rb_plot/figures/wait_cdf.svg") == 0);
+    CHECK(symlink("../../../rb_plot_keep/j.dat", "rb_plot/figures/data/jct_cdf.dat") == 0);
+    CHECK(mkfifo("rb_plot/figures/data/wait_cdf.dat", 0666) == 0);
+    bool dev = check_system("mknod rb_plot/figures/queue.png c 1 3 2>/dev/null && "
+                            "mknod rb_plot/figures/data/queue.dat c 1 3 2>/dev/null") == 0;
+    /* A reader on the FIFO; the command is bounded, since gnuplot reading a FIFO with no
+     * writer would wait forever. */
+    CHECK_EQ_I64(check_system("(cat rb_plot/figures/data/wait_cdf.dat > rb_plot_keep/from_fifo.dat"
+                              " &) ; timeout 120 '" SIM_BINARY "' plot rb_plot >out.txt "
+                              "2>err.txt; s=$?; sleep 0.2; exit $s"),
+                 0);
+    CHECK(check_file_has("out.txt", "7 figures in rb_plot/figures/"));
+    CHECK(is_link("rb_plot/figures/jct_cdf.png"));
+    CHECK(is_png("rb_plot_keep/j.png"));
+    CHECK(is_link("rb_plot/figures/wait_cdf.svg"));
+    CHECK(file_size("rb_plot_keep/w.svg") > 1000);
+    CHECK(is_link("rb_plot/figures/data/jct_cdf.dat"));
+    CHECK(file_size("rb_plot_keep/j.dat") > 100);
+    struct stat sb;
+    CHECK(lstat("rb_plot/figures/data/wait_cdf.dat", &sb) == 0 && S_ISFIFO(sb.st_mode));
+    CHECK(file_size("rb_plot_keep/from_fifo.dat") > 100);
+    if (dev) {
+        CHECK(lstat("rb_plot/figures/queue.png", &sb) == 0 && S_ISCHR(sb.st_mode));
+        CHECK(lstat("rb_plot/figures/data/queue.dat", &sb) == 0 && S_ISCHR(sb.st_mode));
+    }
+    /* The data gnuplot drew from reached the figure (the device took queue.dat's). */
+    CHECK(is_png("rb_plot/figures/utilisation.png"));
+    CHECK(check_file_has("rb_plot/figures/data/queue.vars.gp",
+                         "datafile = 'rb_plot/figures/data/queue.dat'"));
+    CHECK(no_scratch("rb_plot/figures") && no_scratch("rb_plot/figures/data"));
+    /* A directory where an image goes: refused with its name; it stays as it was. (The
+     * FIFO goes first: with no reader, writing it would wait for one.) */
+    check_system("rm -f rb_plot/figures/data/wait_cdf.dat rb_plot/figures/utilisation.png && "
+                 "mkdir -p "
+                 "rb_plot/figures/utilisation.png && touch rb_plot/figures/utilisation.png/x");
+    EXPECT_ERR("plot rb_plot", 2,
+               "clustersim: rb_plot/figures/utilisation.png: error: cannot create the file: Is a "
+               "directory");
+    CHECK(file_size("rb_plot/figures/utilisation.png/x") == 0);
+    CHECK(no_scratch("rb_plot/figures") && no_scratch("rb_plot/figures/data"));
+    /* compare's figures: the same rules. */
+    check_system("mkdir -p rb_cmpfig/figures");
+    CHECK(symlink("../../rb_plot_keep/c.svg", "rb_cmpfig/figures/jct_cdf.svg") == 0);
+    CHECK_EQ_I64(run("compare --trace rb_plot_trace.csv --cluster 4xT4:8 --policies "
+                     "fifo,binpack --quiet --out rb_cmpfig"),
+                 0);
+    CHECK(is_link("rb_cmpfig/figures/jct_cdf.svg"));
+    CHECK(file_size("rb_plot_keep/c.svg") > 1000);
+    CHECK(is_png("rb_cmpfig/figures/jct_cdf.png"));
+    CHECK(no_scratch("rb_cmpfig/figures") && no_scratch("rb_cmpfig/figures/data"));
+    /* pack's figure: through a symlink; none is drawn from a pack.csv that is a device. */
+    check_system("rm -rf rb_packfig && mkdir rb_packfig");
+    CHECK(symlink("../rb_plot_keep/p.png", "rb_packfig/pack.png") == 0);
+    const char *pack = "pack --trace " SIM_SOURCE_DIR "/tests/fixtures/pack_tasks.csv "
+                       "--cluster 4xT4:8 --seeds 1..2 --out rb_packfig";
+    CHECK_EQ_I64(run(pack), 0);
+    CHECK(is_link("rb_packfig/pack.png"));
+    CHECK(is_png("rb_plot_keep/p.png"));
+    CHECK(no_scratch("rb_packfig"));
+    if (dev) {
+        check_system("rm -f rb_packfig/pack.csv && mknod rb_packfig/pack.csv c 1 3");
+        EXPECT_ERR(pack, 0, "rb_packfig/pack.csv is not a regular file, so no figure was drawn");
+        CHECK(lstat("rb_packfig/pack.csv", &sb) == 0 && S_ISCHR(sb.st_mode));
+    }
 }
 
 /* Write errors name the path and the reason. */
@@ -341,6 +442,7 @@ int main(void)
     test_policy_options();
     test_repeated_options();
     test_special_outputs();
+    test_plot_outputs();
     test_write_errors();
     test_interrupted_gen();
     test_interrupted_compare();

@@ -215,6 +215,103 @@ static void test_bad_grids(void)
     CHECK(stat(OUT "/bad/cells", &sb) != 0);
 }
 
+/* A grid with trace a.csv, cluster 4xV100M32:8 and the given members after them. */
+#define G1_OPEN "{\"traces\": [\"" OUT "/a.csv\"], \"clusters\": [\"4xV100M32:8\"], "
+#define G1(rest) G1_OPEN rest "}"
+
+/* Inputs the reader once took wrongly: a crash (no seed at all), a silent cut (a long
+ * seed list, a long option value), two cells sharing one directory, a member given
+ * twice, an escaped member name whose errors had no position. */
+static void test_grid_edges(void)
+{
+    static const bad_case cases[] = {
+        /* No seed: the cross product was divided by zero. */
+        {G1("\"policies\": [\"fifo\"], \"seeds\": \"\""), 1, 93, "'seeds' is empty"},
+        {G1("\"policies\": [\"fifo\"], \"seeds\": []"), 1, 93, "'seeds' is an empty list"},
+        {G1("\"policies\": [\"fifo\"], \"seeds\": \"1,2,\""), 1, 93, "a comma ends \"1,2,\""},
+        {G1("\"policies\": [\"fifo\"], \"seeds\": \"99999999999999999999\""), 1, 93,
+         "a seed is at most"},
+        /* Two values that appear alike in cell names. */
+        {G1("\"policies\": [\"fifo\"], \"options\": {\"failures\": [\"" OUT "/a.csv\", \"" OUT
+            "/d/a.csv\"]}"),
+         1, 128, "values '" OUT "/a.csv' and '" OUT "/d/a.csv' both appear as 'a'"},
+        {G1("\"policies\": [{\"name\": \"las\", \"options\": {\"thresholds\": [\"10,20\", "
+            "\"10-20\"]}}]"),
+         1, 74, "policy variants 'las thresholds=10,20' and 'las thresholds=10-20' both appear "
+                "as 'las_thresholds-10-20'"},
+        /* Parts of a name that run together: a_b + c and a + b_c. */
+        {"{\"traces\": [{\"path\": \"" OUT "/a.csv\", \"name\": \"a_b\"}, {\"path\": \"" OUT
+         "/b.csv\", \"name\": \"a\"}], \"clusters\": [{\"spec\": \"4xT4:8\", \"name\": \"c\"}, "
+         "{\"spec\": \"2xT4:8\", \"name\": \"b_c\"}], \"policies\": [\"fifo\"]}",
+         1, 1, "two cells get the same name 'a_b_c_fifo_s1'"},
+        /* json-c kept the last of two members silently. */
+        {G1("\"policies\": [\"fifo\"],\n \"seeds\": 1, \"seeds\": 2"), 2, 14,
+         "member \"seeds\" is given twice in one object (first at line 2, column 2)"},
+        {G1("\"policies\": [\"fi\\u0000fo\"]"), 1, 78, "a string holds a NUL character"},
+        /* An escaped member name: the error is where the value is. */
+        {"{\"tr\\u0061ces\": [\"" OUT "/a.csv\"], \"clusters\": [\"4xV100M32:8\"],\n"
+         " \"policies\": [{\"name\": \"binpack\", \"options\": {\"b\\u006fgus\": 1}}]}",
+         2, 61, "policy 'binpack' has no option 'bogus'"},
+        /* A value longer than the reader keeps was cut silently. */
+        {G1("\"policies\": [{\"name\": \"las\", \"options\": {\"thresholds\": "
+            "\"1111111111111111111111111111111111111111111111111111111111111111111111111111111111"
+            "11111111111111111111111111111111111111111111111111\"}}]"),
+         1, 117, "expected a string, number or boolean, got a string longer than 127 bytes"},
+        /* Single quotes: not JSON. json-c takes them around a member name even when
+         * strict, and the position scanner, reading on to a double quote, looped. */
+        {G1("\"policies\": ['fifo']"), 1, 75, "bad JSON"},
+        {G1("\"policies\": [\"fifo\"], \"exclude\": [{'seed\": 1}, {\"x': 1}]"), 1, 97,
+         "bad JSON: a member name in single quotes"},
+    };
+    CHECK_EQ_I64(check_sh("mkdir -p %s/d && cp %s/a.csv %s/d/a.csv", OUT, OUT, OUT), 0);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        grid g;
+        sim_diag d = {0};
+        int st = parse(cases[k].text, &g, &d);
+        CHECK_EQ_I64(st, SIM_EPARSE);
+        CHECK_EQ_I64(d.line, cases[k].line);
+        CHECK_EQ_I64(d.column, cases[k].column);
+        CHECK(strstr(d.msg, cases[k].msg) != NULL);
+        if (!strstr(d.msg, cases[k].msg) || d.line != cases[k].line || d.column != cases[k].column)
+            fprintf(stderr, "  case %zu: %s:%ld:%d: %s\n", k, d.file, d.line, d.column, d.msg);
+        CHECK_EQ_I64(g.n_cells, 0);
+        grid_free(&g);
+    }
+    /* 1,200 seeds in a list: every one is kept (the text it was read through held about
+     * 800 and cut the last number short). */
+    char *text = malloc(16384);
+    if (!text)
+        return;
+    size_t n = (size_t)snprintf(text, 16384, G1_OPEN "\"policies\": [\"fifo\"], \"seeds\": [");
+    for (int sd = 1000; sd < 2200; sd++)
+        n += (size_t)snprintf(text + n, 16384 - n, "%s%d", sd > 1000 ? ", " : "", sd);
+    snprintf(text + n, 16384 - n, "]}");
+    grid g;
+    sim_diag d = {0};
+    CHECK_EQ_I64(parse(text, &g, &d), SIM_OK);
+    if (d.msg[0])
+        fprintf(stderr, "  %s:%ld:%d: %s\n", d.file, d.line, d.column, d.msg);
+    CHECK_EQ_I64(g.n_seeds, 1200);
+    CHECK_EQ_I64(g.n_cells, 1200);
+    if (g.n_seeds == 1200)
+        CHECK_EQ_I64(g.seeds[1199], 2199);
+    grid_free(&g);
+    /* More than 1,000,000 cells (10,000 seeds x 101 horizons) is refused before any cell
+     * is made. */
+    n = (size_t)snprintf(text, 16384,
+                         G1_OPEN "\"policies\": [\"fifo\"], \"seeds\": \"0..9999\", \"options\": "
+                                 "{\"horizon\": [");
+    for (int h = 1; h <= 101; h++)
+        n += (size_t)snprintf(text + n, 16384 - n, "%s%d", h > 1 ? ", " : "", h);
+    snprintf(text + n, 16384 - n, "]}}");
+    CHECK_EQ_I64(parse(text, &g, &d), SIM_EPARSE);
+    CHECK(strstr(d.msg, "more than 1000000 cells") != NULL);
+    if (!strstr(d.msg, "more than 1000000 cells"))
+        fprintf(stderr, "  %s:%ld:%d: %s\n", d.file, d.line, d.column, d.msg);
+    grid_free(&g);
+    free(text);
+}
+
 /* Modification time in nanoseconds, -1 when missing. */
 static long long mtime_of(const char *path)
 {
@@ -322,6 +419,27 @@ static void test_pack_cells(void)
         CHECK(stat(OUT "/pack/figures/fig01.svg", &sb) == 0 && sb.st_size > 1000);
         /* Its data: per policy, demand, mean and interval half-width. */
         CHECK(check_file_has(OUT "/pack/figures/data/fig01.dat", "# fgd\n50 "));
+        /* Again (the cells are complete: only the results are written) with the data on a
+         * device and the SVG through a symlink: gnuplot draws from its own copy of the
+         * data, the device and the link stay, and no scratch file is left. */
+        if (check_sh("rm -f %s/pack/figures/data/fig01.dat && mknod %s/pack/figures/data/fig01.dat "
+                     "c 1 3 2>/dev/null",
+                     OUT, OUT) == 0) {
+            CHECK_EQ_I64(check_sh("rm -f %s/pack/figures/fig01.svg && ln -s ../../fig01_kept.svg "
+                                  "%s/pack/figures/fig01.svg",
+                                  OUT, OUT),
+                         0);
+            CHECK_EQ_I64(sweep("p.json", "pack", "--jobs 2", "pack2.txt"), 0);
+            CHECK(check_file_has(OUT "/pack/report.md",
+                                 "![alloc against demand (a 4xV100M32-8)](figures/fig01.png)"));
+            CHECK(lstat(OUT "/pack/figures/data/fig01.dat", &sb) == 0 && S_ISCHR(sb.st_mode));
+            CHECK(lstat(OUT "/pack/figures/fig01.svg", &sb) == 0 && S_ISLNK(sb.st_mode));
+            CHECK(stat(OUT "/fig01_kept.svg", &sb) == 0 && sb.st_size > 1000);
+            CHECK_EQ_I64(check_sh("ls -a %s/pack/figures %s/pack/figures/data | grep -Eq "
+                                  "'^\\.fig[0-9]+\\.[0-9]+\\.|\\.tmp\\.'",
+                                  OUT, OUT),
+                         1);
+        }
     } else {
         printf("note: gnuplot is not installed, the figures are not checked\n");
     }
@@ -357,6 +475,7 @@ int main(void)
                  0);
     test_expansion();
     test_bad_grids();
+    test_grid_edges();
     test_run_and_resume();
     test_failing_cell();
     test_pack_cells();

@@ -10,6 +10,9 @@
  *   model         model files: (mode & 7) % 6 = MLP, catalog, contention matrix, dataset,
  *                 throughput table, interference pairs
  *   policy_opt    policy option strings, one KEY=VALUE per line, given to every policy
+ *   grid          sweep grid files (JSON); the files it may name exist under
+ *                 /tmp/clustersim-fuzz-grid/ (a.csv, b.csv, c.csv.gz, nodes.csv, f.csv,
+ *                 d/f.csv); every cell is checked (indices, name, command line)
  * Aborts when a parser accepts an input it should not, or fails without a diagnostic.
  */
 #ifndef TESTS_FUZZ_FUZZ_FILE_ONE_H
@@ -24,6 +27,7 @@
 #include "models/throughput.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
+#include "study/grid.h"
 #include "traces/cluster.h"
 #include "traces/failures.h"
 
@@ -31,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -112,6 +117,80 @@ static void ff_policy_opts(char *text)
     sim_intern_destroy(tenants);
 }
 
+/* The files a fuzzed grid may name (the grid reader checks that they exist). */
+#define FF_GRID_DIR "/tmp/clustersim-fuzz-grid"
+static void ff_grid_files(void)
+{
+    static bool made;
+    if (made)
+        return;
+    made = true;
+    mkdir(FF_GRID_DIR, 0777);
+    mkdir(FF_GRID_DIR "/d", 0777);
+    static const char *const names[] = {"a.csv", "b.csv", "c.csv.gz", "nodes.csv", "f.csv",
+                                        "d/f.csv"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char p[128];
+        snprintf(p, sizeof p, FF_GRID_DIR "/%s", names[i]);
+        FILE *f = fopen(p, "a");
+        if (f)
+            fclose(f);
+    }
+}
+
+static int ff_name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A grid the reader accepted: its cells are the cross product minus the exclusions, each
+ * refers to existing entries, has a name fit for a directory that no other cell has, and
+ * a command line that fits its array. */
+static void ff_grid_check(const grid *g)
+{
+    if (!g->n_traces || !g->n_clusters || !g->n_policies || !g->n_seeds || !g->n_cells)
+        abort();
+    size_t total = g->n_traces * g->n_clusters * g->n_policies * g->n_seeds;
+    for (size_t a = 0; a < g->n_axes; a++)
+        total *= g->axes[a].n_values;
+    if (g->n_cells + g->n_excluded != total)
+        abort();
+    size_t n = g->n_cells < 100000 ? g->n_cells : 100000;
+    const char **names = malloc(n * sizeof *names);
+    if (!names)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const grid_cell *c = &g->cells[i];
+        if (c->trace >= g->n_traces || c->cluster >= g->n_clusters || c->policy >= g->n_policies)
+            abort();
+        for (size_t a = 0; a < g->n_axes; a++)
+            if (c->value[a] >= g->axes[a].n_values)
+                abort();
+        size_t len = strlen(c->name);
+        if (len == 0 || len > GRID_NAME_MAX || !strcmp(c->name, ".") || !strcmp(c->name, ".."))
+            abort();
+        for (const char *q = c->name; *q; q++)
+            if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+                  (*q >= '0' && *q <= '9') || strchr("._-=+", *q)))
+                abort();
+        names[i] = c->name;
+        char *argv[GRID_CELL_ARGV + 1], seed[24], cfg[512];
+        argv[GRID_CELL_ARGV] = (char *)"guard";
+        size_t na = grid_cell_argv(g, c, "clustersim", "dir", seed, argv);
+        if (na >= GRID_CELL_ARGV || argv[na] || strcmp(argv[GRID_CELL_ARGV], "guard"))
+            abort();
+        for (size_t k = 0; k < na; k++)
+            if (!argv[k])
+                abort();
+        grid_cell_config(g, c, SIZE_MAX, cfg, sizeof cfg);
+    }
+    qsort(names, n, sizeof *names, ff_name_cmp);
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(names[i - 1], names[i]))
+            abort();
+    free(names);
+}
+
 static inline int fuzz_file_one(const char *kind, const uint8_t *data, size_t size)
 {
     sim_diag d;
@@ -146,6 +225,20 @@ static inline int fuzz_file_one(const char *kind, const uint8_t *data, size_t si
             ff_policy_opts(s);
         }
         free(s);
+        return 0;
+    }
+    if (strcmp(kind, "grid") == 0) {
+        /* Errors of the content name the grid file, line and column. */
+        ff_grid_files();
+        grid g;
+        d.msg[0] = '\0';
+        int st = grid_parse((const char *)data, size, "grid.json", &g, &d);
+        ff_check(st, &d);
+        if (st == SIM_EPARSE && d.line < 1)
+            abort();
+        if (st == SIM_OK)
+            ff_grid_check(&g);
+        grid_free(&g);
         return 0;
     }
     char path[64];

@@ -20,6 +20,9 @@ extern const policy_ops policy_fairshare;
 extern const policy_ops policy_quota;
 extern const policy_ops policy_sjf;
 extern const policy_ops policy_las;
+extern const policy_ops policy_hetero;
+extern const policy_ops policy_static;
+extern const policy_ops policy_data_parallel;
 
 const policy_ops *const policy_all[] = {
     &policy_fifo,
@@ -35,6 +38,9 @@ const policy_ops *const policy_all[] = {
     &policy_quota,
     &policy_sjf,
     &policy_las,
+    &policy_hetero,
+    &policy_static,
+    &policy_data_parallel,
     NULL,
 };
 

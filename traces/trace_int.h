@@ -61,6 +61,10 @@ struct trace_reader {
     size_t ids_cap, ids_n;
     void *state; /* format-specific */
     uint64_t n_ignored; /* records the format documents as not being jobs */
+    /* The last row's job group (native `group`): its id, submit time and first line. */
+    char last_group[SIM_ID_MAX];
+    sim_time last_group_submit_us;
+    long last_group_line;
     bool tenant_user;   /* option tenant=user: the user, not the VC, is the tenant */
     size_t chunk;       /* test hook: bytes per read (0 = 64 KiB) */
     /* Absolute timestamps (set by the format): after the whole read, times are shifted

@@ -1,0 +1,242 @@
+/*
+ * hetero_assign.c: exact bottleneck assignment and the swap-round rule of the hetero
+ * policy (see hetero_assign.h for the algorithms and their sources).
+ */
+#include "policies/hetero_assign.h"
+
+#include "sim/alloc.h"
+
+#include <math.h>
+#include <string.h>
+
+int hetero_ws_init(hetero_ws *w, uint32_t cap_n, uint32_t cap_m)
+{
+    memset(w, 0, sizeof *w);
+    w->cap_n = cap_n;
+    w->cap_m = cap_m;
+    size_t nm = (size_t)cap_n * cap_m;
+    w->cand = sim_calloc(nm ? nm : 1, sizeof *w->cand);
+    w->gpu_job = sim_calloc(cap_m ? cap_m : 1, sizeof *w->gpu_job);
+    w->seen = sim_calloc(cap_m ? cap_m : 1, sizeof *w->seen);
+    w->stack_job = sim_calloc(cap_n ? cap_n : 1, sizeof *w->stack_job);
+    w->stack_k = sim_calloc(cap_n ? cap_n : 1, sizeof *w->stack_k);
+    if (!w->cand || !w->gpu_job || !w->seen || !w->stack_job || !w->stack_k) {
+        hetero_ws_fini(w);
+        return SIM_ENOMEM;
+    }
+    return SIM_OK;
+}
+
+void hetero_ws_fini(hetero_ws *w)
+{
+    sim_free(w->cand);
+    sim_free(w->gpu_job);
+    sim_free(w->seen);
+    sim_free(w->stack_job);
+    sim_free(w->stack_k);
+    memset(w, 0, sizeof *w);
+}
+
+/* Shell sort (no allocation, unlike some qsort implementations). */
+static void sort_doubles(double *a, size_t n)
+{
+    static const size_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
+    for (size_t gi = 0; gi < sizeof gaps / sizeof gaps[0]; gi++) {
+        size_t gap = gaps[gi];
+        for (size_t i = gap; i < n; i++) {
+            double x = a[i];
+            size_t j = i;
+            for (; j >= gap && a[j - gap] > x; j -= gap)
+                a[j] = a[j - gap];
+            a[j] = x;
+        }
+    }
+}
+
+/* Augmenting path from job `root` over edges with cost <= lim (iterative DFS). */
+static bool augment(hetero_ws *w, const double *cost, uint32_t m, double lim, uint32_t root)
+{
+    uint32_t depth = 0;
+    w->stack_job[0] = root;
+    w->stack_k[0] = 0;
+    for (;;) {
+        uint32_t i = w->stack_job[depth];
+        bool pushed = false;
+        while (w->stack_k[depth] < m) {
+            uint32_t k = w->stack_k[depth]++;
+            if (w->seen[k] == w->stamp || !(cost[(size_t)i * m + k] <= lim))
+                continue;
+            w->seen[k] = w->stamp;
+            if (w->gpu_job[k] == HETERO_NONE) {
+                /* Flip the path: each level takes the GPU it last tried. */
+                for (;;) {
+                    uint32_t ji = w->stack_job[depth];
+                    uint32_t kk = w->stack_k[depth] - 1;
+                    w->gpu_job[kk] = ji;
+                    if (depth == 0)
+                        return true;
+                    depth--;
+                }
+            }
+            depth++;
+            w->stack_job[depth] = w->gpu_job[k];
+            w->stack_k[depth] = 0;
+            pushed = true;
+            break;
+        }
+        if (pushed)
+            continue;
+        if (depth == 0)
+            return false;
+        depth--;
+    }
+}
+
+/* Whether every job gets a GPU with edges of cost <= lim; the matching stays in w. */
+static bool perfect(hetero_ws *w, const double *cost, uint32_t n, uint32_t m, double lim)
+{
+    for (uint32_t k = 0; k < m; k++)
+        w->gpu_job[k] = HETERO_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        if (++w->stamp == 0) {
+            memset(w->seen, 0, (size_t)m * sizeof *w->seen);
+            w->stamp = 1;
+        }
+        if (!augment(w, cost, m, lim, i))
+            return false;
+    }
+    return true;
+}
+
+double hetero_bottleneck(hetero_ws *w, const double *cost, uint32_t n, uint32_t m, uint32_t *assign)
+{
+    for (uint32_t i = 0; i < n; i++)
+        assign[i] = HETERO_NONE;
+    if (n == 0)
+        return 0.0;
+    if (n > m || n > w->cap_n || m > w->cap_m)
+        return INFINITY;
+    size_t nc = 0;
+    for (size_t x = 0; x < (size_t)n * m; x++)
+        if (isfinite(cost[x]))
+            w->cand[nc++] = cost[x];
+    sort_doubles(w->cand, nc);
+    size_t u = 0;
+    for (size_t x = 0; x < nc; x++)
+        if (u == 0 || w->cand[x] != w->cand[u - 1])
+            w->cand[u++] = w->cand[x];
+    if (u == 0 || !perfect(w, cost, n, m, w->cand[u - 1]))
+        return INFINITY;
+    /* Smallest candidate with a perfect matching: lo fails (or is -1), hi succeeds. */
+    size_t lo = 0, hi = u - 1;
+    if (perfect(w, cost, n, m, w->cand[0])) {
+        hi = 0;
+    } else {
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (perfect(w, cost, n, m, w->cand[mid]))
+                hi = mid;
+            else
+                lo = mid;
+        }
+    }
+    perfect(w, cost, n, m, w->cand[hi]);
+    for (uint32_t k = 0; k < m; k++)
+        if (w->gpu_job[k] != HETERO_NONE)
+            assign[w->gpu_job[k]] = k;
+    return w->cand[hi];
+}
+
+double hetero_makespan(const double *cost, uint32_t n, uint32_t m, const uint32_t *assign)
+{
+    double t = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (assign[i] >= m)
+            return INFINITY;
+        double c = cost[(size_t)i * m + assign[i]];
+        if (isnan(c))
+            return INFINITY;
+        if (c > t)
+            t = c;
+    }
+    return t;
+}
+
+void hetero_swap_begin(hetero_swap *s, uint32_t n, uint32_t *cur, uint32_t *best,
+                       const uint32_t *cold)
+{
+    s->n = n;
+    s->cur = cur;
+    s->best = best;
+    memcpy(cur, cold, (size_t)n * sizeof *cur);
+    memcpy(best, cold, (size_t)n * sizeof *best);
+    s->phase = n < 2 ? HETERO_FROZEN : HETERO_COLD;
+    s->t_best = INFINITY;
+    s->t_cur = INFINITY;
+}
+
+/* Swap the GPUs of the slowest and the fastest job (ties: the lowest index). Returns
+ * false when they are the same job or may not swap. */
+static bool swap_extremes(hetero_swap *s, const double *t,
+                          bool (*swappable)(void *ctx, uint32_t a, uint32_t b), void *ctx)
+{
+    uint32_t slow = 0, fast = 0;
+    for (uint32_t i = 1; i < s->n; i++) {
+        if (t[i] > t[slow])
+            slow = i;
+        if (t[i] < t[fast])
+            fast = i;
+    }
+    if (slow == fast || !(t[slow] > t[fast]) || (swappable && !swappable(ctx, slow, fast)))
+        return false;
+    uint32_t g = s->cur[slow];
+    s->cur[slow] = s->cur[fast];
+    s->cur[fast] = g;
+    return true;
+}
+
+hetero_action hetero_swap_round(hetero_swap *s, const double *measured, bool last_round,
+                                bool (*swappable)(void *ctx, uint32_t a, uint32_t b), void *ctx)
+{
+    if (s->phase == HETERO_FROZEN)
+        return HETERO_FREEZE;
+    double t = 0.0;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (measured[i] > t)
+            t = measured[i];
+    s->t_cur = t;
+    hetero_action act;
+    if (s->phase == HETERO_COLD) {
+        s->t_best = t;
+        act = HETERO_SWAP;
+    } else if (t < s->t_best) {
+        s->t_best = t;
+        memcpy(s->best, s->cur, (size_t)s->n * sizeof *s->cur);
+        act = HETERO_KEEP_SWAP;
+    } else {
+        memcpy(s->cur, s->best, (size_t)s->n * sizeof *s->cur);
+        s->phase = HETERO_FROZEN;
+        return HETERO_REVERT;
+    }
+    if (last_round || !swap_extremes(s, measured, swappable, ctx)) {
+        s->phase = HETERO_FROZEN;
+        return HETERO_FREEZE;
+    }
+    s->phase = HETERO_TRYING;
+    return act;
+}
+
+const char *hetero_action_name(hetero_action a)
+{
+    switch (a) {
+    case HETERO_SWAP:
+        return "swap";
+    case HETERO_KEEP_SWAP:
+        return "keep+swap";
+    case HETERO_REVERT:
+        return "revert";
+    case HETERO_FREEZE:
+        return "freeze";
+    }
+    return "?";
+}

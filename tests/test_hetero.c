@@ -1,0 +1,252 @@
+/*
+ * test_hetero.c: heterogeneous GPU assignment for co-trained job groups.
+ *  - The exact bottleneck optimum against brute force (every permutation) on random
+ *    instances of 1..7 jobs and up to 8 GPUs with forbidden pairs, and on a hand case.
+ *  - The swap rounds: a swap that worsens the slowest time is reverted and the mapping
+ *    frozen; an improving swap is kept; once frozen the mapping never changes.
+ *  - End to end (the clustersim binary): the cold start order (depth, then batch size;
+ *    GPUs by compute capability, memory must fit) in the decision trail; the frozen
+ *    mapping never changes after the freeze; hetero's mapping never beats the exact
+ *    optimum and equals it on a small hand case; static and data-parallel never beat
+ *    it either; every job of the bundled workload finishes under each policy.
+ */
+#include "check.h"
+
+#include "policies/hetero_assign.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+#define OUT "hetero_out"
+#define FIX SIM_SOURCE_DIR "/tests/fixtures/"
+
+/* Brute force: the smallest largest cost over all injective maps jobs -> GPUs. */
+static double brute(const double *c, uint32_t n, uint32_t m, uint32_t i, uint32_t used,
+                    double worst)
+{
+    if (i == n)
+        return worst;
+    double best = INFINITY;
+    for (uint32_t k = 0; k < m; k++) {
+        if ((used >> k) & 1u || !isfinite(c[i * m + k]))
+            continue;
+        double w = c[i * m + k] > worst ? c[i * m + k] : worst;
+        double r = brute(c, n, m, i + 1, used | (1u << k), w);
+        if (r < best)
+            best = r;
+    }
+    return best;
+}
+
+static void test_optimum(void)
+{
+    hetero_ws w;
+    CHECK(hetero_ws_init(&w, 8, 8) == SIM_OK);
+    /* Hand case: the only assignment with largest cost 3 is 0->1, 1->0, 2->2. */
+    const double hand[9] = {4, 2, 9, 3, 7, 8, 5, 6, 1};
+    uint32_t a[8];
+    CHECK(hetero_bottleneck(&w, hand, 3, 3, a) == 3.0);
+    CHECK(a[0] == 1 && a[1] == 0 && a[2] == 2);
+    CHECK(hetero_makespan(hand, 3, 3, a) == 3.0);
+    /* A job that fits no GPU: no assignment. */
+    const double none[4] = {1, 2, INFINITY, INFINITY};
+    CHECK(isinf(hetero_bottleneck(&w, none, 2, 2, a)) && a[0] == HETERO_NONE);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 14);
+    int mismatch = 0, bad_assign = 0, feasible = 0;
+    for (int it = 0; it < 3000; it++) {
+        uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, 7);
+        uint32_t m = n + (uint32_t)gsl_rng_uniform_int(r, 9 - n);
+        double c[64];
+        for (uint32_t x = 0; x < n * m; x++) {
+            /* Few distinct values make ties, which the binary search must handle. */
+            double u = gsl_rng_uniform(r);
+            c[x] = u < 0.15 ? INFINITY
+                   : it % 2 ? (double)(1 + gsl_rng_uniform_int(r, 5))
+                            : 100.0 * gsl_rng_uniform(r);
+        }
+        double want = brute(c, n, m, 0, 0, 0.0);
+        double got = hetero_bottleneck(&w, c, n, m, a);
+        mismatch += !(want == got || (isinf(want) && isinf(got)));
+        if (isfinite(got)) {
+            feasible++;
+            uint32_t seen = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                bad_assign += a[i] >= m || ((seen >> a[i]) & 1u);
+                seen |= 1u << (a[i] < 32 ? a[i] : 0);
+            }
+            bad_assign += hetero_makespan(c, n, m, a) != got;
+        }
+    }
+    CHECK_EQ_I64(mismatch, 0);
+    CHECK_EQ_I64(bad_assign, 0);
+    CHECK(feasible > 1000);
+    gsl_rng_free(r);
+    hetero_ws_fini(&w);
+}
+
+static void test_swaps(void)
+{
+    uint32_t cur[3], best[3];
+    const uint32_t cold[3] = {0, 1, 2};
+    hetero_swap s;
+    /* A swap that worsens is reverted, and the mapping is frozen. */
+    hetero_swap_begin(&s, 3, cur, best, cold);
+    const double r1[3] = {5.25, 1.5, 3.0};
+    CHECK(hetero_swap_round(&s, r1, false, NULL, NULL) == HETERO_SWAP);
+    CHECK(cur[0] == 1 && cur[1] == 0 && cur[2] == 2);
+    CHECK(s.t_best == 5.25);
+    const double r2[3] = {6.0, 2.0, 3.0};
+    CHECK(hetero_swap_round(&s, r2, false, NULL, NULL) == HETERO_REVERT);
+    CHECK(cur[0] == 0 && cur[1] == 1 && cur[2] == 2);
+    CHECK(s.phase == HETERO_FROZEN && s.t_best == 5.25);
+    /* Frozen: nothing changes, whatever is measured. */
+    const double r3[3] = {0.5, 9.0, 0.25};
+    for (int k = 0; k < 5; k++)
+        CHECK(hetero_swap_round(&s, r3, false, NULL, NULL) == HETERO_FREEZE);
+    CHECK(cur[0] == 0 && cur[1] == 1 && cur[2] == 2);
+    /* An equal time is no improvement either. */
+    hetero_swap_begin(&s, 3, cur, best, cold);
+    hetero_swap_round(&s, r1, false, NULL, NULL);
+    const double eq[3] = {1.0, 5.25, 3.0};
+    CHECK(hetero_swap_round(&s, eq, false, NULL, NULL) == HETERO_REVERT);
+    CHECK(cur[0] == 0 && cur[1] == 1);
+    /* An improving swap is kept, and the next slowest/fastest pair is tried. */
+    hetero_swap_begin(&s, 3, cur, best, cold);
+    hetero_swap_round(&s, r1, false, NULL, NULL);
+    const double better[3] = {2.0, 4.0, 3.5};
+    CHECK(hetero_swap_round(&s, better, false, NULL, NULL) == HETERO_KEEP_SWAP);
+    CHECK(best[0] == 1 && best[1] == 0 && best[2] == 2 && s.t_best == 4.0);
+    CHECK(cur[0] == 0 && cur[1] == 1 && cur[2] == 2);
+    CHECK(hetero_swap_round(&s, r1, false, NULL, NULL) == HETERO_REVERT);
+    CHECK(cur[0] == 1 && cur[1] == 0 && cur[2] == 2);
+    /* The last round of the first epoch freezes. */
+    hetero_swap_begin(&s, 3, cur, best, cold);
+    CHECK(hetero_swap_round(&s, r1, true, NULL, NULL) == HETERO_FREEZE);
+    CHECK(cur[0] == 0 && cur[1] == 1 && s.phase == HETERO_FROZEN);
+}
+
+static int run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s >" OUT "/out.txt 2>" OUT "/err.txt", SIM_BINARY, args);
+    return check_system(cmd);
+}
+
+/* Field `col` (0-based) of a CSV line. */
+static double field(const char *line, int col)
+{
+    for (int c = 0; c < col && line; c++) {
+        line = strchr(line, ',');
+        if (line)
+            line++;
+    }
+    return line ? strtod(line, NULL) : NAN;
+}
+
+static void test_cold_start(void)
+{
+    CHECK(run("run --trace " FIX "hetero_group.csv --cluster 1xV100M16:1,1xP100:2,1xK80:1 "
+              "--policy hetero --policy-opt trail=" OUT "/trail.csv --policy-opt groups=" OUT
+              "/groups.csv --out " OUT "/cold") == 0);
+    char *t = check_slurp(OUT "/trail.csv", NULL);
+    /* depth 50 bs 128 (needs 14000 MiB) on the V100, depth 50 bs 16 on a P100, depth 18
+     * on the other P100, depth 3 on the K80; the K80 cannot take the 14000 MiB job, so
+     * the swap of the slowest (rec) and fastest (big) is refused and the mapping frozen. */
+    CHECK(t && strstr(t, "0.000000,g,0,cold,inf,inf,big@0 small@1 shallow@2 rec@3\n"));
+    CHECK(t && strstr(t, ",g,1,freeze,15.000000,15.000000,big@0 small@1 shallow@2 rec@3\n"));
+    free(t);
+    char *g = check_slurp(OUT "/groups.csv", NULL);
+    const char *row = g ? strstr(g, "\ng,hetero,4,4,") : NULL;
+    CHECK(row != NULL);
+    if (row) {
+        /* Here the cold mapping is optimal: rec on the K80, 300 s (its reference). */
+        CHECK_NEAR(field(row + 1, 9), 300.0, 1e-9);
+        CHECK_NEAR(field(row + 1, 11), 300.0, 1e-9);
+        CHECK_NEAR(field(row + 1, 7), 300.0, 1e-6);
+    }
+    free(g);
+}
+
+/* Every group row of a groups CSV: the mapping never beats the optimum; returns rows. */
+static int check_groups(const char *path, bool migrates)
+{
+    char *g = check_slurp(path, NULL);
+    CHECK(g != NULL);
+    int rows = 0;
+    for (char *p = g ? strchr(g, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
+        double opt = field(p + 1, 9), mapping = field(p + 1, 11), span = field(p + 1, 7);
+        CHECK(opt > 0 && mapping >= opt * (1 - 1e-12));
+        /* Without migration the span is the mapping's bottleneck time. */
+        if (!migrates)
+            CHECK(span >= opt * (1 - 1e-9));
+        rows++;
+    }
+    free(g);
+    return rows;
+}
+
+static void test_bundled(void)
+{
+    const char *base = "run --trace " SIM_SOURCE_DIR "/bench/hetero/groups.csv --cluster "
+                       "2xV100M16:2,2xP100:2,2xK80:2 --quiet";
+    char args[2048];
+    static const char *const pol[] = {"hetero", "static", "data-parallel"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(args, sizeof args,
+                 "%s --policy %s --seed 3 --policy-opt noise=0.2 --policy-opt trail=" OUT
+                 "/trail_%d.csv --policy-opt groups=" OUT "/groups_%d.csv --out " OUT "/b%d",
+                 base, pol[k], k, k, k);
+        CHECK(run(args) == 0);
+        snprintf(args, sizeof args, OUT "/groups_%d.csv", k);
+        CHECK_EQ_I64(check_groups(args, k == 0), 4);
+        snprintf(args, sizeof args, OUT "/b%d/jobs.csv", k);
+        char *jobs = check_slurp(args, NULL);
+        int done = 0;
+        for (char *p = jobs; p && (p = strstr(p, ",done,")); p++)
+            done++;
+        CHECK_EQ_I64(done, 19);
+        free(jobs);
+    }
+    /* The trail: once a group reverts or freezes, it has no further row. */
+    char *t = check_slurp(OUT "/trail_0.csv", NULL);
+    CHECK(t != NULL);
+    int frozen_rows = 0, after = 0;
+    char frozen[8][64];
+    int nf = 0;
+    for (char *p = t ? strchr(t, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
+        char grp[64] = "", act[32] = "";
+        const char *q = strchr(p + 1, ',');
+        if (!q || sscanf(q + 1, "%63[^,],%*u,%31[^,]", grp, act) != 2)
+            continue;
+        for (int i = 0; i < nf; i++)
+            after += strcmp(frozen[i], grp) == 0;
+        if ((strcmp(act, "revert") == 0 || strcmp(act, "freeze") == 0) && nf < 8) {
+            snprintf(frozen[nf++], sizeof frozen[0], "%s", grp);
+            frozen_rows++;
+        }
+    }
+    CHECK_EQ_I64(frozen_rows, 4);
+    CHECK_EQ_I64(after, 0);
+    free(t);
+    /* Same seed, same trail. */
+    snprintf(args, sizeof args,
+             "%s --policy hetero --seed 3 --policy-opt noise=0.2 --policy-opt trail=" OUT
+             "/trail_again.csv --out " OUT "/again",
+             base);
+    CHECK(run(args) == 0);
+    char *a = check_slurp(OUT "/trail_0.csv", NULL), *b = check_slurp(OUT "/trail_again.csv", NULL);
+    CHECK(a && b && strcmp(a, b) == 0);
+    free(a);
+    free(b);
+}
+
+int main(void)
+{
+    CHECK(check_system("mkdir -p " OUT) == 0);
+    test_optimum();
+    test_swaps();
+    test_cold_start();
+    test_bundled();
+    return check_done();
+}

@@ -23,6 +23,7 @@ extern const policy_ops policy_las;
 extern const policy_ops policy_hetero;
 extern const policy_ops policy_static;
 extern const policy_ops policy_data_parallel;
+extern const policy_ops policy_gavel;
 
 const policy_ops *const policy_all[] = {
     &policy_fifo,
@@ -41,6 +42,7 @@ const policy_ops *const policy_all[] = {
     &policy_hetero,
     &policy_static,
     &policy_data_parallel,
+    &policy_gavel,
     NULL,
 };
 

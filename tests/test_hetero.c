@@ -9,6 +9,7 @@
  *    mapping never changes after the freeze; hetero's mapping never beats the exact
  *    optimum and equals it on a small hand case; static and data-parallel never beat
  *    it either; every job of the bundled workload finishes under each policy.
+ *  - `trace gen --groups` writes contiguous groups with one submit time each.
  */
 #include "check.h"
 
@@ -241,6 +242,44 @@ static void test_bundled(void)
     free(b);
 }
 
+/* trace gen --groups: every group's rows are contiguous, share a submit time, ask for
+ * one whole GPU; the file reads back, and hetero finishes every job. */
+static void test_gen_groups(void)
+{
+    CHECK(run("trace gen --out " OUT "/gen.csv --jobs 60 --groups 5 --seed 9") == 0);
+    char *t = check_slurp(OUT "/gen.csv", NULL);
+    CHECK(t && strstr(t, ",ref_gpu_type,group\n") && strstr(t, ",grp-000000\n"));
+    int rows = 0, bad = 0, groups = 0;
+    char last[64] = "";
+    double last_submit = -1;
+    for (char *p = t ? strchr(t, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
+        char *eol = strchr(p + 1, '\n'), *g = p + 1, *c;
+        while ((c = strchr(g, ',')) && c < eol)
+            g = c + 1;
+        char grp[64];
+        snprintf(grp, sizeof grp, "%.*s", (int)(eol - g), g);
+        double submit = field(p + 1, 1), gpus = field(p + 1, 3), milli = field(p + 1, 4);
+        bad += gpus != 1 || milli != 1000;
+        if (strcmp(grp, last) == 0) {
+            bad += submit != last_submit;
+        } else {
+            groups++;
+            snprintf(last, sizeof last, "%s", grp);
+            last_submit = submit;
+        }
+        rows++;
+    }
+    CHECK_EQ_I64(rows, 60);
+    CHECK_EQ_I64(bad, 0);
+    CHECK(groups >= 12 && groups <= 30);
+    free(t);
+    CHECK(run("run --trace " OUT "/gen.csv --cluster 2xV100M16:2,2xP100:2,2xK80:2 --policy "
+              "hetero --quiet --out " OUT "/gen-run") == 0);
+    char *s = check_slurp(OUT "/gen-run/summary.json", NULL);
+    CHECK(s && strstr(s, "\"arrived\": 60, \"done\": 60, \"rejected\": 0"));
+    free(s);
+}
+
 int main(void)
 {
     CHECK(check_system("mkdir -p " OUT) == 0);
@@ -248,5 +287,6 @@ int main(void)
     test_swaps();
     test_cold_start();
     test_bundled();
+    test_gen_groups();
     return check_done();
 }

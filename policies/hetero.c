@@ -424,17 +424,23 @@ static void group_open(hetero_state *s, const sim_view *v, sim_time now, hgroup 
 static void group_add(hetero_state *s, const sim_view *v, sim_time now, hgroup *gr, uint32_t b)
 {
     sim_job_id id = s->batch[b];
-    uint32_t i = gr->n++;
-    gr->job[i] = id;
-    snprintf(gr->job_id[i], sizeof gr->job_id[i], "%s", v->jobs[id].spec.id);
-    gr->epochs[i] = job_epochs(sim_view_job(v, id));
+    /* A job the core requeued (its node failed) comes back under its old index. */
+    uint32_t i = 0;
+    while (i < gr->n && gr->job[i] != id)
+        i++;
     uint32_t k = 0;
     while (k < gr->m && gr->gset[k] != s->batch_gpu[b])
         k++;
-    if (k == gr->m && gr->m < HG_MAX) {
-        /* A late job on a GPU outside the cold start's set. */
-        gr->gset[gr->m++] = s->batch_gpu[b];
-    }
+    /* Beyond the record's capacity the job runs untracked (its group gets no row). */
+    if ((i == gr->n && gr->n == HG_MAX) || (k == gr->m && gr->m == HG_MAX))
+        return;
+    if (i == gr->n)
+        gr->n++;
+    if (k == gr->m)
+        gr->gset[gr->m++] = s->batch_gpu[b]; /* a late job outside the cold start's set */
+    gr->job[i] = id;
+    snprintf(gr->job_id[i], sizeof gr->job_id[i], "%s", v->jobs[id].spec.id);
+    gr->epochs[i] = job_epochs(sim_view_job(v, id));
     gr->slot[i] = k;
     gr->cur[i] = k;
     gr->since_us[i] = now;
@@ -634,6 +640,20 @@ static void group_close(hetero_state *s, const sim_view *v, hgroup *gr)
     gr->used = false;
 }
 
+/* The core returned the job to the pending list (its node failed): its time on the GPU
+ * ends here, and the group's swap rounds stop. */
+static void hetero_on_requeue(void *st, const sim_view *v, sim_job_id id)
+{
+    hetero_state *s = st;
+    hjob *hj = sim_view_job_state(v, id);
+    if (!hj->group)
+        return;
+    hgroup *gr = &s->g[hj->group - 1];
+    gr->busy_s[gr->slot[hj->idx]] += (double)(v->now - gr->since_us[hj->idx]) / 1e6;
+    gr->since_us[hj->idx] = v->now;
+    gr->swapping = false;
+}
+
 static void hetero_on_finish(void *st, const sim_view *v, sim_job_id id)
 {
     hetero_state *s = st;
@@ -662,6 +682,7 @@ static void hetero_on_finish(void *st, const sim_view *v, sim_job_id id)
         .init = initf,                                                                             \
         .fini = hetero_fini,                                                                       \
         .on_finish = hetero_on_finish,                                                             \
+        .on_requeue = hetero_on_requeue,                                                           \
         .schedule = hetero_schedule,                                                               \
         .next_wakeup = hetero_next_wakeup,                                                         \
     }

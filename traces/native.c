@@ -71,9 +71,15 @@ static int native_group(trace_reader *r, const csvin_row *row, job_spec *j, sim_
                                      "the submit time of the group's first row", d);
         return SIM_OK;
     }
+    int fresh = trace__group_new(r, j->group);
+    if (fresh < 0)
+        return sim_diag_set(d, SIM_ENOMEM, r->path, 0, 0, "out of memory");
+    if (!fresh)
+        return csvin_field_error(
+            r->in, row, col, "group",
+            "a new group or the previous row's (a group's rows are contiguous)", d);
     memcpy(r->last_group, j->group, len + 1);
     r->last_group_submit_us = j->submit_us;
-    r->last_group_line = (long)j->line;
     return SIM_OK;
 }
 

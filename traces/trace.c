@@ -223,6 +223,14 @@ static int ids_insert(trace_reader *r, uint64_t h)
     return 1;
 }
 
+int trace__group_new(trace_reader *r, const char *group)
+{
+    /* Group ids share the id table under a different hash, so they never meet job ids
+     * (up to a 64-bit collision). */
+    uint64_t h = id_hash(group) ^ UINT64_C(0x9e3779b97f4a7c15);
+    return ids_insert(r, h ? h : 1);
+}
+
 /* Line of the first job with this id, found by reading the file again; 0 if none
  * (a hash collision). */
 bool trace_path_is_stream(const char *path)

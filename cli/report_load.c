@@ -145,6 +145,20 @@ static int load_summary(report *r, report_run *run, sim_diag *d)
         st = need_number(j, "cluster.gpus", &gpus, path, d);
     if (st != SIM_OK)
         goto out;
+    /* Job groups: only runs of traces with a group column have them. */
+    if (json_doc_find(j, "job_groups") >= 0) {
+        if ((st = need_number(j, "job_groups.done", &run->m[RM_GROUPS_DONE], path, d)) != SIM_OK)
+            goto out;
+        static const struct {
+            report_metric m;
+            const char *path;
+        } gnums[] = {{RM_GROUP_MEAN, "job_groups.mean_s"},
+                     {RM_GROUP_P50, "job_groups.p50_s"},
+                     {RM_GROUP_P99, "job_groups.p99_s"}};
+        for (size_t k = 0; k < sizeof gnums / sizeof gnums[0]; k++)
+            if (!json_doc_number(j, gnums[k].path, &run->m[gnums[k].m]))
+                run->m[gnums[k].m] = NAN; /* null: no group is done */
+    }
     run->nodes = (uint32_t)nodes;
     run->gpus = (uint32_t)gpus;
     const char *policy = json_doc_string(j, "policy");

@@ -64,7 +64,7 @@ static void put_opt(FILE *f, double x)
 int sim__write_headers(sim_engine *e)
 {
     if (e->cfg.jobs_csv)
-        fprintf(e->cfg.jobs_csv, "%s\n", sim_jobs_csv_header);
+        fprintf(e->cfg.jobs_csv, "%s%s\n", sim_jobs_csv_header, e->cfg.job_groups ? ",group" : "");
     if (e->cfg.timeseries_csv) {
         fputs(ts_header, e->cfg.timeseries_csv);
         for (uint32_t p = 0; p < e->cfg.n_probes; p++)
@@ -75,6 +75,15 @@ int sim__write_headers(sim_engine *e)
     if (e->cfg.tenants_csv)
         fputs("time_s,tenant,alloc_gpus,running,pending,quota_gpus\n", e->cfg.tenants_csv);
     return SIM_OK;
+}
+
+/* The trailing group column of jobs.csv, when the run has job groups. */
+static void put_group(const sim_engine *e, FILE *f, const job_spec *s)
+{
+    if (!e->cfg.job_groups)
+        return;
+    fputc(',', f);
+    sim_csv_put_field(f, s->group);
 }
 
 int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, const char *reason)
@@ -134,6 +143,7 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     put_opt(f, j->pred_milli);
     fputc(',', f);
     sim_csv_put_field(f, reason);
+    put_group(e, f, s);
     fputc('\n', f);
     return ferror(f) ? SIM_EIO : SIM_OK;
 }
@@ -152,6 +162,7 @@ int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas, con
     fprintf(f, ",,,,,,0.000000,%.6f,%u,%u,%u,0,%u,,,0,0.000000,,,", s->work_s, s->num_gpus,
             replicas, s->gpu_milli, s->true_milli ? s->true_milli : s->gpu_milli);
     sim_csv_put_field(f, reason);
+    put_group(e, f, s);
     fputc('\n', f);
     return ferror(f) ? SIM_EIO : SIM_OK;
 }
@@ -248,6 +259,20 @@ int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
                       : (double)(s->last_end_us - s->first_submit_us) / 1e6;
     fputs("  \"makespan_s\": ", f);
     json_num(f, span);
+    if (e->cfg.job_groups) {
+        /* Exact figures over the done groups (their last member's end minus their
+         * arrival). */
+        fprintf(f, ",\n  \"job_groups\": {\"arrived\": %llu, \"done\": %llu, \"mean_s\": ",
+                (unsigned long long)s->groups_arrived, (unsigned long long)s->groups_done);
+        json_num(f, s->group_mean_s);
+        fputs(", \"p50_s\": ", f);
+        json_num(f, s->group_median_s);
+        fputs(", \"p99_s\": ", f);
+        json_num(f, s->group_p99_s);
+        fputs(", \"max_s\": ", f);
+        json_num(f, s->group_max_s);
+        fputc('}', f);
+    }
     fputs(",\n  \"gpu_util\": {\"allocated\": ", f);
     json_num(f, s->gpu_alloc_avg);
     fputs(", \"effective\": ", f);

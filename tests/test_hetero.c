@@ -10,6 +10,9 @@
  *    optimum and equals it on a small hand case; static and data-parallel never beat
  *    it either; every job of the bundled workload finishes under each policy.
  *  - `trace gen --groups` writes contiguous groups with one submit time each.
+ *  - The group completion figures of jobs.csv, summary.json, run's line and compare's
+ *    report against hand-computed values (fifo, hetero, a horizon), and no group output
+ *    for a trace without a group column.
  */
 #include "check.h"
 
@@ -280,6 +283,76 @@ static void test_gen_groups(void)
     free(s);
 }
 
+/* Group completion figures (jobs.csv's group column, summary.json's job_groups, run's
+ * line, compare's report) on tests/fixtures/job_groups.csv, 2 GPUs, no speed model.
+ * By hand, under fifo: A (a1 100 s, a2 300 s at t=0) ends at 300: 300 s; B (3 jobs at
+ * t=10) waits for a1 and runs one after another on GPU 0: 100-150, 150-200, 200-220:
+ * 210 s; C (t=500: c1 40 s on one GPU, c2 on both after it) ends at 600: 100 s; D has
+ * a 4-GPU member the cluster rejects: never done. 4 arrived, 3 done, mean 203.333333 s,
+ * nearest-rank p50 (rank 2 of 100/210/300) 210 s, p99 (rank 3) 300 s. */
+static void test_group_figures(void)
+{
+    const char *base = "run --trace " FIX "job_groups.csv --cluster 1xV100M16:2 "
+                       "--throughput none --quiet";
+    char args[1024];
+    snprintf(args, sizeof args, "%s --policy fifo --out " OUT "/jg-fifo", base);
+    CHECK(run(args) == 0);
+    char *s = check_slurp(OUT "/jg-fifo/summary.json", NULL);
+    CHECK(s && strstr(s, "\"job_groups\": {\"arrived\": 4, \"done\": 3, \"mean_s\": "
+                         "203.333333, \"p50_s\": 210.000000, \"p99_s\": 300.000000, "
+                         "\"max_s\": 300.000000}"));
+    free(s);
+    char *e = check_slurp(OUT "/err.txt", NULL);
+    CHECK(e && strstr(e, "clustersim: fifo: 4 job groups (3 done); group completion time "
+                         "mean 203.33 s, p50 210.00 s, p99 300.00 s\n"));
+    free(e);
+    char *j = check_slurp(OUT "/jg-fifo/jobs.csv", NULL);
+    CHECK(j && strstr(j, ",reason,group\n"));
+    CHECK(j && strstr(j, "\nb3,") && strstr(strstr(j, "\nb3,"), ",B\n"));
+    /* A job without a group has an empty group field. */
+    CHECK(j && strstr(j, "\nsolo,") && strstr(strstr(j, "\nsolo,"), ",,\n"));
+    CHECK(j && strstr(j, "\nd1,") && strstr(j, ",rejected,") && strstr(strstr(j, "\nd1,"), ",D\n"));
+    free(j);
+    /* A member the policy rejects (hetero takes single-GPU jobs only: c2) leaves its group
+     * undone: A 300 s and B 210 s remain, mean 255 s, p50 (rank 1) 210 s, p99 300 s. */
+    snprintf(args, sizeof args, "%s --policy hetero --out " OUT "/jg-hetero", base);
+    CHECK(run(args) == 0);
+    s = check_slurp(OUT "/jg-hetero/summary.json", NULL);
+    CHECK(s && strstr(s, "\"job_groups\": {\"arrived\": 4, \"done\": 2, \"mean_s\": "
+                         "255.000000, \"p50_s\": 210.000000, \"p99_s\": 300.000000, "
+                         "\"max_s\": 300.000000}"));
+    free(s);
+    /* At a horizon of 250 s only A and B arrived, and only B is done (A's a2 runs to
+     * 300 s): every figure is B's 210 s. */
+    snprintf(args, sizeof args, "%s --policy fifo --horizon 250 --out " OUT "/jg-hz", base);
+    CHECK(run(args) == 0);
+    s = check_slurp(OUT "/jg-hz/summary.json", NULL);
+    CHECK(s && strstr(s, "\"job_groups\": {\"arrived\": 2, \"done\": 1, \"mean_s\": "
+                         "210.000000, \"p50_s\": 210.000000, \"p99_s\": 210.000000, "
+                         "\"max_s\": 210.000000}"));
+    free(s);
+    /* No group column: jobs.csv and summary.json are as without the feature. */
+    snprintf(args, sizeof args,
+             "run --trace " FIX "hetero_nogroup.csv --cluster 1xV100M16:2 --throughput none "
+             "--quiet --policy fifo --out " OUT "/jg-none");
+    CHECK(run(args) == 0);
+    s = check_slurp(OUT "/jg-none/summary.json", NULL);
+    CHECK(s && !strstr(s, "job_groups"));
+    free(s);
+    j = check_slurp(OUT "/jg-none/jobs.csv", NULL);
+    CHECK(j && strstr(j, ",pred_milli,reason\n") && !strstr(j, "group"));
+    free(j);
+    /* compare's report: the group rows, in minutes (the largest mean is 203 s). */
+    CHECK(run("compare --trace " FIX "job_groups.csv --cluster 1xV100M16:2 --throughput none "
+              "--policies fifo,hetero --no-figures --out " OUT "/jg-cmp") == 0);
+    char *r = check_slurp(OUT "/jg-cmp/report.md", NULL);
+    CHECK(r && strstr(r, "| job groups done | groups | 3 | 2 (-33.3 %) |\n"));
+    CHECK(r && strstr(r, "| group completion mean | min | 3.39 | 4.25 (+25.4 %) |\n"));
+    CHECK(r && strstr(r, "| group completion p50 | min | 3.50 | 3.50 (+0.0 %) |\n"));
+    CHECK(r && strstr(r, "| group completion p99 | min | 5.00 | 5.00 (+0.0 %) |\n"));
+    free(r);
+}
+
 int main(void)
 {
     CHECK(check_system("mkdir -p " OUT) == 0);
@@ -288,5 +361,6 @@ int main(void)
     test_cold_start();
     test_bundled();
     test_gen_groups();
+    test_group_figures();
     return check_done();
 }

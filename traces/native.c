@@ -43,7 +43,9 @@ static int native_open(trace_reader *r, sim_diag *d)
 {
     if (!col_names[0])
         init_names();
-    return trace__map_header(r, col_names, col_required, N_COLS, expected, d);
+    int st = trace__map_header(r, col_names, col_required, N_COLS, expected, d);
+    r->has_groups = st == SIM_OK && r->col[N_GROUP] >= 0;
+    return st;
 }
 
 /* The job's group: an id of printable characters; the rows of a group are contiguous and

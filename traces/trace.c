@@ -179,6 +179,11 @@ uint64_t trace_reader_rows(const trace_reader *r)
     return r->rows;
 }
 
+bool trace_reader_has_groups(const trace_reader *r)
+{
+    return r->has_groups;
+}
+
 const char *trace_reader_ignored_columns(const trace_reader *r)
 {
     return r->ignored;

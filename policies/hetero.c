@@ -23,6 +23,7 @@
 
 #include "models/catalog.h"
 #include "sim/alloc.h"
+#include "sim/outfile.h"
 
 #include <gsl/gsl_randist.h>
 #include <math.h>
@@ -69,7 +70,8 @@ typedef struct hetero_state {
     double cc[SIM_MAX_GPU_TYPES]; /* compute capability per view type */
     double noise;
     uint64_t rounds;
-    FILE *trail, *groups_out;
+    FILE *trail, *groups_out;       /* streams of trail_file, groups_file (or NULL) */
+    sim_outfile trail_file, groups_file;
     const char *policy_name;
     hgroup *g;
     uint32_t n_groups;
@@ -98,10 +100,11 @@ static const policy_option hetero_options[] = {
 static void hetero_fini(void *st)
 {
     hetero_state *s = st;
+    /* Written through sim_outfile: complete files replace what was at the paths. */
     if (s->trail)
-        fclose(s->trail);
+        sim_outfile_close(&s->trail_file, true, 0, NULL);
     if (s->groups_out)
-        fclose(s->groups_out);
+        sim_outfile_close(&s->groups_file, true, 0, NULL);
     model_catalog_destroy(s->cat);
     sim_free(s->g);
     sim_free(s->free_gpu);
@@ -109,15 +112,19 @@ static void hetero_fini(void *st)
     hetero_ws_fini(&s->ws);
 }
 
-static int open_out(FILE **f, const policy_config *cfg, const char *key, const char *header,
-                    sim_diag *d)
+static int open_out(FILE **f, sim_outfile *o, const policy_config *cfg, const char *key,
+                    const char *header, sim_diag *d)
 {
     const char *path = policy_config_get(cfg, hetero_options, key);
     if (!path || !*path)
         return SIM_OK;
-    if (!(*f = fopen(path, "w")))
-        return sim_diag_set(d, SIM_EIO, path, 0, 0, "policy '%s': option '%s': cannot write",
-                            cfg->policy, key);
+    int st = sim_outfile_open(o, path, d);
+    if (st != SIM_OK)
+        return st;
+    if (!(*f = sim_outfile_stream(o, d))) {
+        sim_outfile_close(o, false, 0, NULL);
+        return SIM_ENOMEM;
+    }
     fputs(header, *f);
     return SIM_OK;
 }
@@ -145,9 +152,9 @@ static int init_mode(void *st, const policy_config *cfg, sim_diag *d, hmode mode
         memset(s, 0, sizeof *s);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy '%s': out of memory", cfg->policy);
     }
-    if ((rc = open_out(&s->trail, cfg, "trail",
+    if ((rc = open_out(&s->trail, &s->trail_file, cfg, "trail",
                        "time_s,group,round,action,t_cur_s,t_best_s,mapping\n", d)) ||
-        (rc = open_out(&s->groups_out, cfg, "groups",
+        (rc = open_out(&s->groups_out, &s->groups_file, cfg, "groups",
                        "group,policy,jobs,gpus,submit_s,start_s,end_s,span_s,makespan_s,"
                        "opt_s,gap,mapping_s,strong_type,strong_gpus,strong_idle_gpu_s\n",
                        d))) {

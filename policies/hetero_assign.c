@@ -20,7 +20,10 @@ int hetero_ws_init(hetero_ws *w, uint32_t cap_n, uint32_t cap_m)
     w->seen = sim_calloc(cap_m ? cap_m : 1, sizeof *w->seen);
     w->stack_job = sim_calloc(cap_n ? cap_n : 1, sizeof *w->stack_job);
     w->stack_k = sim_calloc(cap_n ? cap_n : 1, sizeof *w->stack_k);
-    if (!w->cand || !w->gpu_job || !w->seen || !w->stack_job || !w->stack_k) {
+    w->base = sim_calloc(cap_m ? cap_m : 1, sizeof *w->base);
+    w->matched = sim_calloc(cap_n ? cap_n : 1, sizeof *w->matched);
+    if (!w->cand || !w->gpu_job || !w->seen || !w->stack_job || !w->stack_k || !w->base ||
+        !w->matched) {
         hetero_ws_fini(w);
         return SIM_ENOMEM;
     }
@@ -34,22 +37,36 @@ void hetero_ws_fini(hetero_ws *w)
     sim_free(w->seen);
     sim_free(w->stack_job);
     sim_free(w->stack_k);
+    sim_free(w->base);
+    sim_free(w->matched);
     memset(w, 0, sizeof *w);
 }
 
-/* Shell sort (no allocation, unlike some qsort implementations). */
-static void sort_doubles(double *a, size_t n)
+/* Put the element of rank r of a[l..h] at a[r], with no larger one before it and no
+ * smaller one after it, within a[l..h] (Hoare's FIND, as Wirth gives it): expected linear
+ * time, in place. */
+static void select_rank(double *a, int64_t l, int64_t h, int64_t r)
 {
-    static const size_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
-    for (size_t gi = 0; gi < sizeof gaps / sizeof gaps[0]; gi++) {
-        size_t gap = gaps[gi];
-        for (size_t i = gap; i < n; i++) {
-            double x = a[i];
-            size_t j = i;
-            for (; j >= gap && a[j - gap] > x; j -= gap)
-                a[j] = a[j - gap];
-            a[j] = x;
-        }
+    while (l < h) {
+        double x = a[r];
+        int64_t i = l, j = h;
+        do {
+            while (a[i] < x)
+                i++;
+            while (x < a[j])
+                j--;
+            if (i <= j) {
+                double t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                j--;
+            }
+        } while (i <= j);
+        if (j < r)
+            l = i;
+        if (r < i)
+            h = j;
     }
 }
 
@@ -92,20 +109,46 @@ static bool augment(hetero_ws *w, const double *cost, uint32_t m, double lim, ui
     }
 }
 
-/* Whether every job gets a GPU with edges of cost <= lim; the matching stays in w. */
+/* Whether every job gets a GPU with edges of cost <= lim, starting from the matching in
+ * w->base (whose edges all cost <= lim); the maximum matching found stays in gpu_job. */
 static bool perfect(hetero_ws *w, const double *cost, uint32_t n, uint32_t m, double lim)
 {
+    memcpy(w->gpu_job, w->base, (size_t)m * sizeof *w->gpu_job);
+    memset(w->matched, 0, n);
+    uint32_t left = n;
     for (uint32_t k = 0; k < m; k++)
-        w->gpu_job[k] = HETERO_NONE;
-    for (uint32_t i = 0; i < n; i++) {
+        if (w->gpu_job[k] != HETERO_NONE) {
+            w->matched[w->gpu_job[k]] = 1;
+            left--;
+        }
+    /* Greedy: a free GPU within the limit, in row order. */
+    for (uint32_t i = 0; i < n && left; i++) {
+        if (w->matched[i])
+            continue;
+        for (uint32_t k = 0; k < m; k++)
+            if (w->gpu_job[k] == HETERO_NONE && cost[(size_t)i * m + k] <= lim) {
+                w->gpu_job[k] = i;
+                w->matched[i] = 1;
+                left--;
+                break;
+            }
+    }
+    bool all = true;
+    for (uint32_t i = 0; i < n && left; i++) {
+        if (w->matched[i])
+            continue;
         if (++w->stamp == 0) {
             memset(w->seen, 0, (size_t)m * sizeof *w->seen);
             w->stamp = 1;
         }
-        if (!augment(w, cost, m, lim, i))
-            return false;
+        /* A job without an augmenting path stays unmatched; the others are still tried,
+         * so the matching is maximum (a warm start for larger probes). */
+        if (augment(w, cost, m, lim, i))
+            left--;
+        else
+            all = false;
     }
-    return true;
+    return all;
 }
 
 double hetero_bottleneck(hetero_ws *w, const double *cost, uint32_t n, uint32_t m, uint32_t *assign)
@@ -116,28 +159,66 @@ double hetero_bottleneck(hetero_ws *w, const double *cost, uint32_t n, uint32_t 
         return 0.0;
     if (n > m || n > w->cap_n || m > w->cap_m)
         return INFINITY;
-    size_t nc = 0;
+    /* Every job needs a GPU: the optimum is at least the largest row minimum (and, with as
+     * many GPUs as jobs, every GPU is used: the largest column minimum). */
+    double lb = -INFINITY;
+    for (uint32_t i = 0; i < n; i++) {
+        double mn = INFINITY;
+        for (uint32_t k = 0; k < m; k++)
+            if (cost[(size_t)i * m + k] < mn)
+                mn = cost[(size_t)i * m + k];
+        if (!isfinite(mn))
+            return INFINITY;
+        if (mn > lb)
+            lb = mn;
+    }
+    if (n == m)
+        for (uint32_t k = 0; k < m; k++) {
+            double mn = INFINITY;
+            for (uint32_t i = 0; i < n; i++)
+                if (cost[(size_t)i * m + k] < mn)
+                    mn = cost[(size_t)i * m + k];
+            if (!isfinite(mn))
+                return INFINITY;
+            if (mn > lb)
+                lb = mn;
+        }
+    size_t nc = 0, top = 0;
     for (size_t x = 0; x < (size_t)n * m; x++)
-        if (isfinite(cost[x]))
+        if (isfinite(cost[x]) && cost[x] >= lb) {
+            if (nc == 0 || cost[x] > w->cand[top])
+                top = nc;
             w->cand[nc++] = cost[x];
-    sort_doubles(w->cand, nc);
-    size_t u = 0;
-    for (size_t x = 0; x < nc; x++)
-        if (u == 0 || w->cand[x] != w->cand[u - 1])
-            w->cand[u++] = w->cand[x];
-    if (u == 0 || !perfect(w, cost, n, m, w->cand[u - 1]))
+        }
+    for (uint32_t k = 0; k < m; k++)
+        w->base[k] = HETERO_NONE;
+    /* The largest candidate must give every job a GPU, else nothing does. */
+    if (nc == 0 || !perfect(w, cost, n, m, w->cand[top]))
         return INFINITY;
-    /* Smallest candidate with a perfect matching: lo fails (or is -1), hi succeeds. */
-    size_t lo = 0, hi = u - 1;
-    if (perfect(w, cost, n, m, w->cand[0])) {
-        hi = 0;
-    } else {
-        while (hi - lo > 1) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (perfect(w, cost, n, m, w->cand[mid]))
-                hi = mid;
-            else
-                lo = mid;
+    double t = w->cand[top];
+    w->cand[top] = w->cand[nc - 1];
+    w->cand[nc - 1] = t;
+    /* The bound itself (the smallest candidate) is often the optimum. */
+    if (perfect(w, cost, n, m, lb)) {
+        for (uint32_t k = 0; k < m; k++)
+            if (w->gpu_job[k] != HETERO_NONE)
+                assign[w->gpu_job[k]] = k;
+        return lb;
+    }
+    memcpy(w->base, w->gpu_job, (size_t)m * sizeof *w->base);
+    /* Binary search by rank without sorting: the smallest candidate that gives every job a
+     * GPU lies in cand[lo..hi], whose largest value does. The value of rank mid is put in
+     * place by selection; a failed probe's maximum matching starts the next probes (all
+     * of larger values). */
+    size_t lo = 0, hi = nc - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        select_rank(w->cand, (int64_t)lo, (int64_t)hi, (int64_t)mid);
+        if (perfect(w, cost, n, m, w->cand[mid])) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+            memcpy(w->base, w->gpu_job, (size_t)m * sizeof *w->base);
         }
     }
     perfect(w, cost, n, m, w->cand[hi]);

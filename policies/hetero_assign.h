@@ -4,9 +4,14 @@
  *
  * - The exact bottleneck assignment: n jobs, m >= n GPUs, cost c[i][k] (seconds job i
  *   needs on GPU k, INFINITY where it cannot run there); minimise the largest cost of a
- *   one-to-one assignment. Binary search over the sorted distinct costs, each probe a
+ *   one-to-one assignment. Binary search over the costs by rank (the value of each rank
+ *   put in place by selection, so nothing is sorted), each probe a
  *   bipartite matching (Kuhn's augmenting paths) over the edges with cost <= the probe:
  *   O(log(nm) x n x nm). (Gross, "The bottleneck assignment problem", RAND P-1630, 1959.)
+ *   Candidates below the largest row minimum (and, when n = m, column minimum) cannot be
+ *   the optimum and are left out; each probe starts from the maximum matching of the
+ *   largest probe that failed (still valid at a larger threshold) and first gives the
+ *   remaining jobs free GPUs greedily, so only the rest needs augmenting paths.
  * - The swap rounds of the hetero policy (DESIGN.md policy 3): after each round the
  *   slowest job's time is compared with the best so far, the GPUs of the slowest and the
  *   fastest job are swapped while that improves, and the best mapping is then frozen.
@@ -26,6 +31,8 @@ typedef struct hetero_ws {
     uint32_t *seen;        /* cap_m: visit stamp of each GPU in one augmenting search */
     uint32_t *stack_job;   /* cap_n: iterative augmenting search: job per level */
     uint32_t *stack_k;     /* cap_n: next GPU to try per level */
+    uint32_t *base;        /* cap_m: the matching of the largest failed probe (warm start) */
+    uint8_t *matched;      /* cap_n: whether each job has a GPU in the current matching */
     uint32_t stamp;
 } hetero_ws;
 

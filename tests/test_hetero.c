@@ -1,7 +1,8 @@
 /*
  * test_hetero.c: heterogeneous GPU assignment for co-trained job groups.
  *  - The exact bottleneck optimum against brute force (every permutation) on random
- *    instances of 1..7 jobs and up to 8 GPUs with forbidden pairs, and on a hand case.
+ *    instances of 1..7 jobs and up to 8 GPUs with forbidden pairs, and on a hand case;
+ *    on 8..64 jobs and up to 128 GPUs, against a from-scratch matching below the value.
  *  - The swap rounds: a swap that worsens the slowest time is reverted and the mapping
  *    frozen; an improving swap is kept; once frozen the mapping never changes.
  *  - End to end (the clustersim binary): the cold start order (depth, then batch size;
@@ -85,6 +86,77 @@ static void test_optimum(void)
     CHECK_EQ_I64(mismatch, 0);
     CHECK_EQ_I64(bad_assign, 0);
     CHECK(feasible > 1000);
+    gsl_rng_free(r);
+    hetero_ws_fini(&w);
+}
+
+/* Reference matching for the large instances: recursive Kuhn from scratch over the edges
+ * with cost < lim (strictly). */
+static bool ref_try(const double *c, uint32_t m, double lim, uint32_t i, uint32_t *gpu_job,
+                    bool *seen)
+{
+    for (uint32_t k = 0; k < m; k++) {
+        if (seen[k] || !(c[i * m + k] < lim))
+            continue;
+        seen[k] = true;
+        if (gpu_job[k] == HETERO_NONE || ref_try(c, m, lim, gpu_job[k], gpu_job, seen)) {
+            gpu_job[k] = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool ref_perfect_below(const double *c, uint32_t n, uint32_t m, double lim)
+{
+    uint32_t gpu_job[128];
+    for (uint32_t k = 0; k < m; k++)
+        gpu_job[k] = HETERO_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        bool seen[128] = {false};
+        if (!ref_try(c, m, lim, i, gpu_job, seen))
+            return false;
+    }
+    return true;
+}
+
+/* Instances too large for brute force (8..64 jobs, up to 128 GPUs): the assignment is
+ * one-to-one and costs exactly the returned value, and no one-to-one assignment uses
+ * only cheaper edges (so the value is optimal). */
+static void test_optimum_large(void)
+{
+    hetero_ws w;
+    CHECK(hetero_ws_init(&w, 64, 128) == SIM_OK);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 41);
+    static double c[64 * 128];
+    uint32_t a[64];
+    int bad = 0, feasible = 0;
+    for (int it = 0; it < 300; it++) {
+        uint32_t n = 8 + (uint32_t)gsl_rng_uniform_int(r, 57);
+        uint32_t m = n + (uint32_t)gsl_rng_uniform_int(r, n + 1);
+        double forbid = it % 3 == 0 ? 0.6 : it % 3 == 1 ? 0.1 : 0.0;
+        for (uint32_t x = 0; x < n * m; x++)
+            c[x] = gsl_rng_uniform(r) < forbid ? INFINITY
+                   : it % 2 ? (double)(1 + gsl_rng_uniform_int(r, 20))
+                            : 100.0 + 900.0 * gsl_rng_uniform(r);
+        double got = hetero_bottleneck(&w, c, n, m, a);
+        if (!isfinite(got)) {
+            bad += ref_perfect_below(c, n, m, INFINITY);
+            continue;
+        }
+        feasible++;
+        bool used[128] = {false};
+        for (uint32_t i = 0; i < n; i++) {
+            bad += a[i] >= m || used[a[i] < m ? a[i] : 0];
+            if (a[i] < m)
+                used[a[i]] = true;
+        }
+        bad += hetero_makespan(c, n, m, a) != got;
+        bad += ref_perfect_below(c, n, m, got);
+    }
+    CHECK_EQ_I64(bad, 0);
+    CHECK(feasible > 150);
     gsl_rng_free(r);
     hetero_ws_fini(&w);
 }
@@ -357,6 +429,7 @@ int main(void)
 {
     CHECK(check_system("mkdir -p " OUT) == 0);
     test_optimum();
+    test_optimum_large();
     test_swaps();
     test_cold_start();
     test_bundled();

@@ -37,6 +37,9 @@ awk -F, 'FNR == 1 { f++; next }
           printf "| %s | %d | %.1f | %.1f | %.1f | %.1f |\n", g, jobs[g], opt[g],
                  span[1, g], span[2, g], span[3, g] } }' \
     "$OUT/groups-hetero.csv" "$OUT/groups-static.csv" "$OUT/groups-data-parallel.csv"
+echo
+# The engine's group figures (summary.json's job_groups), as compare's report shows them.
+sed -n '/^| metric/,/^$/p' "$OUT/compare/report.md" | grep -E '^\| (metric|---|makespan|job groups|group completion)'
 TRACE=${SIM_SHARED_DIR:-$HERE/../../../shared}/data/gavel/traces/msr_seed0/11cb48.trace.gz
 if [ -f "$TRACE" ]; then
     "$BIN" compare --format gavel --trace "$TRACE" --cluster 9xV100M16:4,9xP100:4,9xK80:4 \

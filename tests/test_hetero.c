@@ -348,6 +348,11 @@ static void test_gen_groups(void)
     CHECK_EQ_I64(bad, 0);
     CHECK(groups >= 12 && groups <= 30);
     free(t);
+    /* trace convert keeps the group column. */
+    CHECK(run("trace convert --trace " OUT "/gen.csv --out " OUT "/gen-conv.csv") == 0);
+    char *cv = check_slurp(OUT "/gen-conv.csv", NULL);
+    CHECK(cv && strstr(cv, ",ref_gpu_type,group\n") && strstr(cv, ",grp-000000\n"));
+    free(cv);
     CHECK(run("run --trace " OUT "/gen.csv --cluster 2xV100M16:2,2xP100:2,2xK80:2 --policy "
               "hetero --quiet --out " OUT "/gen-run") == 0);
     char *s = check_slurp(OUT "/gen-run/summary.json", NULL);

@@ -41,7 +41,8 @@ int main(void)
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 14);
     printf("bottleneck optimum (binary search + matching), per solve, over %d random "
-           "instances\n", INSTANCES);
+           "instances\n",
+           INSTANCES);
     printf("%6s %6s %12s %12s\n", "jobs", "gpus", "median_us", "max_us");
     static const uint32_t ns[] = {4, 8, 16, 32, 64};
     hetero_ws w;

@@ -263,9 +263,8 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr,
                 "clustersim: %s: %llu job groups (%llu done); group completion time mean "
                 "%.2f s, p50 %.2f s, p99 %.2f s\n",
-                a.policy, (unsigned long long)s->groups_arrived,
-                (unsigned long long)s->groups_done, s->group_mean_s, s->group_median_s,
-                s->group_p99_s);
+                a.policy, (unsigned long long)s->groups_arrived, (unsigned long long)s->groups_done,
+                s->group_mean_s, s->group_median_s, s->group_p99_s);
     else if (s->groups_arrived)
         fprintf(stderr, "clustersim: %s: %llu job groups, none done\n", a.policy,
                 (unsigned long long)s->groups_arrived);

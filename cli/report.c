@@ -366,9 +366,7 @@ static void unit_label(char *b, size_t n, const report *r, report_metric m, unit
         if (m == RM_SLO_VIOLATIONS && br && br->slo_jobs > 0)
             snprintf(b, n, "jobs (of %.0f with a target)", br->slo_jobs);
         else
-            snprintf(b, n, m == RM_PREEMPTIONS    ? "count"
-                           : m == RM_GROUPS_DONE ? "groups"
-                                                 : "jobs");
+            snprintf(b, n, m == RM_PREEMPTIONS ? "count" : m == RM_GROUPS_DONE ? "groups" : "jobs");
         break;
     case MK_DURATION: snprintf(b, n, "%s", u.name); break;
     case MK_RATIO: snprintf(b, n, "%%"); break;

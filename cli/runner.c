@@ -398,8 +398,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         .progress = a->progress ? show_progress : NULL,
         .check_invariants = a->check_invariants,
         .progress_ctx = &pctx,
-        .job_groups = src.reader ? trace_reader_has_groups(src.reader)
-                                 : a->gen && a->gen->group_max >= 2,
+        .job_groups =
+            src.reader ? trace_reader_has_groups(src.reader) : a->gen && a->gen->group_max >= 2,
     };
     if (quotas.n)
         probes[cfg.n_probes++] = tprobe.probe;

@@ -70,7 +70,7 @@ typedef struct hetero_state {
     double cc[SIM_MAX_GPU_TYPES]; /* compute capability per view type */
     double noise;
     uint64_t rounds;
-    FILE *trail, *groups_out;       /* streams of trail_file, groups_file (or NULL) */
+    FILE *trail, *groups_out; /* streams of trail_file, groups_file (or NULL) */
     sim_outfile trail_file, groups_file;
     const char *policy_name;
     hgroup *g;

@@ -766,8 +766,8 @@ static int group_arrive(sim_engine *e, const job_spec *s, uint32_t *out)
     }
     uint32_t g = e->grp_free;
     e->grp_free = e->grp[g].next_free;
-    e->grp[g] = (group_rec){.submit_us = s->submit_us, .last_end_us = s->submit_us,
-                            .open = true, .next_free = NIL};
+    e->grp[g] = (group_rec){
+        .submit_us = s->submit_us, .last_end_us = s->submit_us, .open = true, .next_free = NIL};
     e->grp_cur = g;
     memcpy(e->grp_cur_id, s->group, sizeof e->grp_cur_id);
     e->grp_cur_id[sizeof e->grp_cur_id - 1] = '\0';

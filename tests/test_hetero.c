@@ -138,8 +138,8 @@ static void test_optimum_large(void)
         double forbid = it % 3 == 0 ? 0.6 : it % 3 == 1 ? 0.1 : 0.0;
         for (uint32_t x = 0; x < n * m; x++)
             c[x] = gsl_rng_uniform(r) < forbid ? INFINITY
-                   : it % 2 ? (double)(1 + gsl_rng_uniform_int(r, 20))
-                            : 100.0 + 900.0 * gsl_rng_uniform(r);
+                   : it % 2                    ? (double)(1 + gsl_rng_uniform_int(r, 20))
+                                               : 100.0 + 900.0 * gsl_rng_uniform(r);
         double got = hetero_bottleneck(&w, c, n, m, a);
         if (!isfinite(got)) {
             bad += ref_perfect_below(c, n, m, INFINITY);

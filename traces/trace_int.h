@@ -67,7 +67,7 @@ struct trace_reader {
     /* The last row's job group (native `group`): its id and submit time. */
     char last_group[SIM_ID_MAX];
     sim_time last_group_submit_us;
-    bool has_groups; /* the header has a group column */
+    bool has_groups;    /* the header has a group column */
     bool tenant_user;   /* option tenant=user: the user, not the VC, is the tenant */
     size_t chunk;       /* test hook: bytes per read (0 = 64 KiB) */
     /* Absolute timestamps (set by the format): after the whole read, times are shifted

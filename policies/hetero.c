@@ -16,7 +16,7 @@
  * the swap rounds measure. A swap preempts both jobs with a checkpoint and restarts
  * them on each other's GPU. Options `trail` and `groups` name CSV files for the
  * decision trail and one row per finished group (with the exact bottleneck optimum of
- * the group's GPUs as the bound).
+ * the group's GPUs as the bound, and the preemptive bound that swaps cannot beat).
  */
 #include "policies/hetero_assign.h"
 #include "policies/policy.h"
@@ -56,6 +56,7 @@ typedef struct hgroup {
     hetero_swap sw;
     sim_time submit_us, start_us, end_us, next_round_us;
     double opt_s; /* bottleneck optimum over the cold-start GPUs */
+    double pmtn_s; /* the preemptive bound over the same GPUs */
 } hgroup;
 
 typedef struct hjob {
@@ -156,7 +157,7 @@ static int init_mode(void *st, const policy_config *cfg, sim_diag *d, hmode mode
                        "time_s,group,round,action,t_cur_s,t_best_s,mapping\n", d)) ||
         (rc = open_out(&s->groups_out, &s->groups_file, cfg, "groups",
                        "group,policy,jobs,gpus,submit_s,start_s,end_s,span_s,makespan_s,"
-                       "opt_s,gap,mapping_s,strong_type,strong_gpus,strong_idle_gpu_s\n",
+                       "opt_s,gap,mapping_s,strong_type,strong_gpus,strong_idle_gpu_s,pmtn_s\n",
                        d))) {
         hetero_fini(s);
         memset(s, 0, sizeof *s);
@@ -426,6 +427,7 @@ static void group_open(hetero_state *s, const sim_view *v, sim_time now, hgroup 
         if (s->batch_gpu[b] != SIM_GPU_NONE)
             gr->gset[gr->m++] = s->batch_gpu[b];
     gr->opt_s = NAN;
+    gr->pmtn_s = NAN;
 }
 
 static void group_add(hetero_state *s, const sim_view *v, sim_time now, hgroup *gr, uint32_t b)
@@ -526,6 +528,9 @@ static int place_batch(hetero_state *s, const sim_view *v, sim_time now, uint32_
             for (uint32_t k = 0; k < gr->m; k++)
                 s->cost[i * gr->m + k] = gr->full_s[i][k];
         gr->opt_s = hetero_bottleneck(&s->ws, s->cost, gr->n, gr->m, s->assign);
+        /* Only the groups file reports the preemptive bound (an LP per group). */
+        if (s->groups_out)
+            gr->pmtn_s = hetero_preemptive_bound(s->cost, gr->n, gr->m);
         if (s->mode == HM_HETERO && gr->n >= 2) {
             uint32_t cold[HG_MAX];
             for (uint32_t i = 0; i < gr->n; i++)
@@ -641,8 +646,11 @@ static void group_close(hetero_state *s, const sim_view *v, hgroup *gr)
         } else {
             fputs(",,", s->groups_out);
         }
-        fprintf(s->groups_out, ",%s,%u,%.6f\n", strong ? v->gpu_type_name(v, strong) : "", n_strong,
+        fprintf(s->groups_out, ",%s,%u,%.6f,", strong ? v->gpu_type_name(v, strong) : "", n_strong,
                 idle);
+        if (isfinite(gr->pmtn_s))
+            fprintf(s->groups_out, "%.6f", gr->pmtn_s);
+        fputc('\n', s->groups_out);
     }
     gr->used = false;
 }

@@ -6,6 +6,7 @@
 
 #include "sim/alloc.h"
 
+#include <glpk.h>
 #include <math.h>
 #include <string.h>
 
@@ -320,4 +321,71 @@ const char *hetero_action_name(hetero_action a)
         return "freeze";
     }
     return "?";
+}
+
+double hetero_preemptive_bound(const double *cost, uint32_t n, uint32_t m)
+{
+    if (n == 0)
+        return 0.0;
+    size_t nm = (size_t)n * m, cols = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bool any = false;
+        for (uint32_t k = 0; k < m; k++)
+            if (isfinite(cost[(size_t)i * m + k]) && cost[(size_t)i * m + k] > 0) {
+                any = true;
+                cols++;
+            }
+        if (!any)
+            return INFINITY;
+    }
+    /* Rows: n works (= 1), m GPU times (<= T), n job times (<= T). Columns: the finite
+     * t[i][k], then T. Three entries per t[i][k], m + n for T. */
+    size_t nz = 3 * cols + m + n;
+    int *ia = sim_malloc((nz + 1) * sizeof *ia), *ja = sim_malloc((nz + 1) * sizeof *ja);
+    double *ar = sim_malloc((nz + 1) * sizeof *ar);
+    if (!ia || !ja || !ar) {
+        sim_free(ia);
+        sim_free(ja);
+        sim_free(ar);
+        return NAN;
+    }
+    glp_prob *lp = glp_create_prob();
+    glp_set_obj_dir(lp, GLP_MIN);
+    glp_add_rows(lp, (int)(2 * n + m));
+    glp_add_cols(lp, (int)cols + 1);
+    int tcol = (int)cols + 1;
+    glp_set_col_bnds(lp, tcol, GLP_LO, 0.0, 0.0);
+    glp_set_obj_coef(lp, tcol, 1.0);
+    for (uint32_t i = 0; i < n; i++) {
+        glp_set_row_bnds(lp, (int)i + 1, GLP_FX, 1.0, 1.0);
+        glp_set_row_bnds(lp, (int)(n + m + i) + 1, GLP_UP, 0.0, 0.0);
+    }
+    for (uint32_t k = 0; k < m; k++)
+        glp_set_row_bnds(lp, (int)(n + k) + 1, GLP_UP, 0.0, 0.0);
+    int e = 0, col = 0;
+    for (size_t x = 0; x < nm; x++) {
+        double c = cost[x];
+        if (!isfinite(c) || !(c > 0))
+            continue;
+        uint32_t i = (uint32_t)(x / m), k = (uint32_t)(x % m);
+        glp_set_col_bnds(lp, ++col, GLP_LO, 0.0, 0.0);
+        ++e, ia[e] = (int)i + 1, ja[e] = col, ar[e] = 1.0 / c;
+        ++e, ia[e] = (int)(n + k) + 1, ja[e] = col, ar[e] = 1.0;
+        ++e, ia[e] = (int)(n + m + i) + 1, ja[e] = col, ar[e] = 1.0;
+    }
+    for (uint32_t r = 0; r < m + n; r++)
+        ++e, ia[e] = (int)(n + r) + 1, ja[e] = tcol, ar[e] = -1.0;
+    glp_load_matrix(lp, e, ia, ja, ar);
+    sim_free(ia);
+    sim_free(ja);
+    sim_free(ar);
+    glp_smcp parm;
+    glp_init_smcp(&parm);
+    parm.msg_lev = GLP_MSG_OFF;
+    parm.presolve = GLP_ON;
+    double t = NAN;
+    if (glp_simplex(lp, &parm) == 0 && glp_get_status(lp) == GLP_OPT)
+        t = glp_get_obj_val(lp);
+    glp_delete_prob(lp);
+    return t;
 }

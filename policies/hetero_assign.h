@@ -15,7 +15,12 @@
  * - The swap rounds of the hetero policy (DESIGN.md policy 3): after each round the
  *   slowest job's time is compared with the best so far, the GPUs of the slowest and the
  *   fastest job are swapped while that improves, and the best mapping is then frozen.
- * Workspaces are sized once (hetero_ws_init); the calls never allocate.
+ * - The preemptive bound: the same jobs when they may move between GPUs without losing
+ *   work (as the swap rounds move them), each running on one GPU at a time (Lawler and
+ *   Labetoulle, "On preemptive scheduling of unrelated parallel processors by linear
+ *   programming", JACM 25(4), 1978): an LP, solved with GLPK.
+ * Workspaces are sized once (hetero_ws_init); the calls never allocate, except the
+ * preemptive bound (GLPK builds its problem on each solve; called once per group).
  */
 #ifndef POLICIES_HETERO_ASSIGN_H
 #define POLICIES_HETERO_ASSIGN_H
@@ -47,6 +52,16 @@ void hetero_ws_fini(hetero_ws *w);
  */
 double hetero_bottleneck(hetero_ws *w, const double *cost, uint32_t n, uint32_t m,
                          uint32_t *assign);
+
+/*
+ * The smallest T for which each job's work can be split over the GPUs, t[i][k] >= 0
+ * seconds of job i on GPU k with sum_k t[i][k] / cost[i][k] = 1, so that no GPU works
+ * more than T (sum_i t[i][k] <= T) and no job runs more than T (sum_k t[i][k] <= T):
+ * no schedule that moves jobs between GPUs without losing work ends earlier, and it is
+ * at most the bottleneck optimum (a fixed assignment is such a split). INFINITY when a job
+ * fits no GPU, NAN when GLPK finds no optimum.
+ */
+double hetero_preemptive_bound(const double *cost, uint32_t n, uint32_t m);
 
 /* The largest cost of an assignment (INFINITY if a job has no GPU or an infinite cost). */
 double hetero_makespan(const double *cost, uint32_t n, uint32_t m, const uint32_t *assign);

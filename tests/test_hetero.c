@@ -3,6 +3,8 @@
  *  - The exact bottleneck optimum against brute force (every permutation) on random
  *    instances of 1..7 jobs and up to 8 GPUs with forbidden pairs, and on a hand case;
  *    on 8..64 jobs and up to 128 GPUs, against a from-scratch matching below the value.
+ *  - The preemptive bound (an LP): hand cases, and between the fastest job time and the
+ *    optimum on random instances; no group's simulated span is below it.
  *  - The swap rounds: a swap that worsens the slowest time is reverted and the mapping
  *    frozen; an improving swap is kept; once frozen the mapping never changes.
  *  - End to end (the clustersim binary): the cold start order (depth, then batch size;
@@ -86,6 +88,50 @@ static void test_optimum(void)
     CHECK_EQ_I64(mismatch, 0);
     CHECK_EQ_I64(bad_assign, 0);
     CHECK(feasible > 1000);
+    gsl_rng_free(r);
+    hetero_ws_fini(&w);
+}
+
+/* The preemptive bound. By hand: one job, 100 s on GPU 0 and 50 s on GPU 1: 50 s (it
+ * runs on one GPU at a time). Two such jobs: fixed, one of them takes 100 s; moving,
+ * both GPUs together do 1/100 + 1/50 = 3/100 of a job per second, so 2 jobs need at
+ * least 200/3 s, and that is reached (each job 100/3 s on each GPU: 1/3 + 2/3 of its
+ * work). Random instances: bound <= bottleneck optimum and >= every job's fastest time. */
+static void test_preemptive(void)
+{
+    const double one[2] = {100, 50}, two[4] = {100, 50, 100, 50};
+    CHECK_NEAR(hetero_preemptive_bound(one, 1, 2), 50.0, 1e-9);
+    CHECK_NEAR(hetero_preemptive_bound(two, 2, 2), 200.0 / 3.0, 1e-9);
+    const double none[4] = {1, 2, INFINITY, INFINITY};
+    CHECK(isinf(hetero_preemptive_bound(none, 2, 2)));
+    hetero_ws w;
+    CHECK(hetero_ws_init(&w, 8, 8) == SIM_OK);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    int bad = 0, below = 0;
+    uint32_t a[8];
+    for (int it = 0; it < 500; it++) {
+        uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, 7);
+        uint32_t m = n + (uint32_t)gsl_rng_uniform_int(r, 9 - n);
+        double c[64];
+        for (uint32_t x = 0; x < n * m; x++)
+            c[x] = gsl_rng_uniform(r) < 0.15 ? INFINITY : 100.0 + 900.0 * gsl_rng_uniform(r);
+        double opt = hetero_bottleneck(&w, c, n, m, a);
+        double lb = hetero_preemptive_bound(c, n, m);
+        if (!isfinite(opt))
+            continue;
+        double fastest = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            double mn = INFINITY;
+            for (uint32_t k = 0; k < m; k++)
+                mn = c[i * m + k] < mn ? c[i * m + k] : mn;
+            fastest = mn > fastest ? mn : fastest;
+        }
+        bad += !(lb <= opt * (1 + 1e-9)) || !(lb >= fastest * (1 - 1e-9));
+        below += lb < opt * (1 - 1e-6);
+    }
+    CHECK_EQ_I64(bad, 0);
+    CHECK(below > 50); /* moving jobs often helps */
     gsl_rng_free(r);
     hetero_ws_fini(&w);
 }
@@ -252,7 +298,11 @@ static int check_groups(const char *path, bool migrates)
     int rows = 0;
     for (char *p = g ? strchr(g, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
         double opt = field(p + 1, 9), mapping = field(p + 1, 11), span = field(p + 1, 7);
+        double pmtn = field(p + 1, 15);
         CHECK(opt > 0 && mapping >= opt * (1 - 1e-12));
+        /* No schedule beats the preemptive bound, the swap rounds included (times are
+         * whole microseconds). */
+        CHECK(pmtn > 0 && pmtn <= opt * (1 + 1e-9) && span >= pmtn - 1e-5);
         /* Without migration the span is the mapping's bottleneck time. */
         if (!migrates)
             CHECK(span >= opt * (1 - 1e-9));
@@ -435,6 +485,7 @@ int main(void)
     CHECK(check_system("mkdir -p " OUT) == 0);
     test_optimum();
     test_optimum_large();
+    test_preemptive();
     test_swaps();
     test_cold_start();
     test_bundled();

@@ -29,12 +29,13 @@ for p in hetero static data-parallel; do
               100 * gap / n, idle }' "$OUT/groups-$p.csv"
 done
 echo
-echo "| group | jobs | optimum (s) | hetero (s) | static (s) | data-parallel (s) |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+echo "| group | jobs | preemptive bound (s) | optimum (s) | hetero (s) | static (s) | data-parallel (s) |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 awk -F, 'FNR == 1 { f++; next }
-    { if (f == 1) { order[++n] = $1; jobs[$1] = $3; opt[$1] = $10 } span[f, $1] = $8 }
+    { if (f == 1) { order[++n] = $1; jobs[$1] = $3; opt[$1] = $10; lb[$1] = $16 }
+      span[f, $1] = $8 }
     END { for (i = 1; i <= n; i++) { g = order[i]
-          printf "| %s | %d | %.1f | %.1f | %.1f | %.1f |\n", g, jobs[g], opt[g],
+          printf "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f |\n", g, jobs[g], lb[g], opt[g],
                  span[1, g], span[2, g], span[3, g] } }' \
     "$OUT/groups-hetero.csv" "$OUT/groups-static.csv" "$OUT/groups-data-parallel.csv"
 echo

@@ -12,11 +12,14 @@
  *   - Every `round` seconds (Gavel's default 360): priority of job i on type j =
  *     X_ij / (time i received on j / time all jobs received on j), X_ij x 1e9 while that
  *     fraction is 0, 0 when X_ij is 0 or the job has no allocation yet. Per type in
- *     type-id order, jobs sorted by (priority, deficit, X) descending; a job is chosen
- *     once, on the first type with enough GPUs left for its scale factor.
+ *     type-id order, jobs sorted by (priority, deficit, X) descending, ties in arrival
+ *     order; a job is chosen once, on the first type it may use with enough GPUs left for
+ *     its scale factor (priority 0 included: it takes what the others leave).
  *   - A chosen job already on that type keeps its GPUs; the others are preempted (with a
  *     checkpoint) and the chosen ones started on free GPUs of their type. Jobs arriving
- *     or finishing inside a round wait for its end (no mid-round redispatch).
+ *     or finishing inside a round wait for its end (no mid-round redispatch), but a round
+ *     ends early once none of its jobs is running, as Gavel's simulator ends a round with
+ *     its last micro-task.
  */
 #include "policies/gavel_lp.h"
 #include "policies/policy.h"
@@ -41,7 +44,9 @@ typedef struct gjob {
 typedef struct gentry {
     sim_job_id job;
     uint32_t slot;
+    bool ok; /* the job may run on the type (Gavel: its throughput there is not 0) */
     double prio, deficit, alloc;
+    uint64_t seq; /* arrival order: Gavel's stable sort keeps ties in arrival order */
 } gentry;
 
 typedef struct gavel_state {
@@ -53,7 +58,7 @@ typedef struct gavel_state {
     double workers[GV_MAXT];           /* GPUs per slot */
     double worker_time[GV_MAXT];       /* seconds all jobs received per slot */
     sim_time next_round_us, last_reset_us;
-    bool need_update, ever_reset;
+    bool need_update;
     /* Jobs in flight, and scratch grown at new peaks. */
     sim_job_id *jobs;
     uint32_t n_jobs, cap;
@@ -214,7 +219,7 @@ static void gavel_on_finish(void *st, const sim_view *v, sim_job_id id)
 static int recompute(gavel_state *s, const sim_view *v, sim_time now)
 {
     /* Reset the time received (Gavel's _reset_time_run_so_far). */
-    double since = s->ever_reset ? (double)(now - s->last_reset_us) / 1e6 : 0.0;
+    double since = (double)(now - s->last_reset_us) / 1e6;
     for (uint32_t k = 0; k < s->n_types; k++)
         s->worker_time[k] = 0.0;
     for (uint32_t i = 0; i < s->n_jobs; i++) {
@@ -228,7 +233,6 @@ static int recompute(gavel_state *s, const sim_view *v, sim_time now)
         }
     }
     s->last_reset_us = now;
-    s->ever_reset = true;
     uint32_t n = s->n_jobs, m = s->n_types;
     for (uint32_t i = 0; i < n; i++) {
         sim_job_id id = s->jobs[i];
@@ -264,7 +268,7 @@ static bool entry_before(const gentry *a, const gentry *b)
         return a->deficit > b->deficit;
     if (a->alloc != b->alloc)
         return a->alloc > b->alloc;
-    return a->job < b->job;
+    return a->seq < b->seq;
 }
 
 /* Heap sort of ent[lo..hi) by entry_before (no allocation). */
@@ -343,7 +347,10 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
         s->next_round_us = SIM_TIME_NEVER;
         return SIM_OK;
     }
-    if (now < s->next_round_us)
+    /* A round ends when its time is up, or as soon as every job it runs has finished: in
+     * Gavel's simulator a round ends with its last micro-task, and with nothing running
+     * an arriving job is scheduled at once. */
+    if (now < s->next_round_us && v->n_running > 0)
         return SIM_OK;
     /* A job larger than every type it may use can never run. */
     for (uint32_t i = 0; i < s->n_jobs;) {
@@ -365,8 +372,10 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
         return SIM_OK;
     for (uint32_t i = 0; i < s->n_jobs; i++)
         account(s, v, s->jobs[i], now);
+    /* Gavel resets while its last reset time is 0 (none yet, or all at time 0) or once
+     * `reset` seconds have passed. */
     if (s->need_update &&
-        (!s->ever_reset || (double)(now - s->last_reset_us) / 1e6 >= s->reset_s)) {
+        (s->last_reset_us == 0 || (double)(now - s->last_reset_us) / 1e6 >= s->reset_s)) {
         if ((rc = recompute(s, v, now)))
             return rc;
         s->need_update = false;
@@ -378,12 +387,14 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
         for (uint32_t i = 0; i < s->n_jobs; i++) {
             sim_job_id id = s->jobs[i];
             gjob *g = sim_view_job_state(v, id);
+            const sim_job *j = sim_view_job(v, id);
             double x = g->has_alloc ? g->x[k] : 0.0, p = 0.0;
-            if (x > 0 && sim_job_type_ok(sim_view_job(v, id), s->type_of[k])) {
+            bool ok = sim_job_type_ok(j, s->type_of[k]);
+            if (x > 0 && ok) {
                 double frac = s->worker_time[k] > 0 ? g->time_so_far[k] / s->worker_time[k] : 0;
                 p = frac > 0 ? x / frac : x * 1e9;
             }
-            s->ent[ne++] = (gentry){id, k, p, g->deficit[k], x};
+            s->ent[ne++] = (gentry){id, k, ok, p, g->deficit[k], x, j->seq};
         }
         sort_entries(s->ent + first, ne - first);
         s->left[k] = (uint32_t)s->workers[k];
@@ -395,7 +406,9 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
         gjob *g = sim_view_job_state(v, en->job);
         const sim_job *j = sim_view_job(v, en->job);
         uint32_t sf = j->gpus_per_replica * j->nominal_replicas;
-        if (g->chosen || en->prio <= 0 || s->left[en->slot] == 0 || sf > s->left[en->slot])
+        /* As in Gavel (max-min fairness, not FIFO), a job of priority 0 (no allocation
+         * yet, or none on this type) still takes GPUs the others leave. */
+        if (g->chosen || !en->ok || s->left[en->slot] == 0 || sf > s->left[en->slot])
             continue;
         s->left[en->slot] -= sf;
         g->chosen = (uint8_t)(en->slot + 1);

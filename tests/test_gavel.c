@@ -6,6 +6,12 @@
  *  - Random instances: every row of X sums to at most 1, every type's scaled column to
  *    at most its GPUs, every entry in [0, 1], and every job reaches t.
  *  - Gavel's full allocation on equal throughputs gives every job the same share.
+ *  - The rounds by hand on one GPU (tests/fixtures/gavel_rounds.csv): with nothing
+ *    running an arriving job starts at once (B at 200); a round ends when its last job
+ *    does (C at 250, when B ends); a job without an allocation yet (X is recomputed at
+ *    most every 1920 s) still takes a GPU nobody else wants (C, D); ties of priority,
+ *    deficit and X go by arrival order, so D keeps the GPU every round and E starts
+ *    when D ends (1300), with no preemption.
  *  - End to end: the gavel policy replays a Gavel trace (shared data) on 36 V100 + 36
  *    P100 + 36 K80, finishing every job; skipped when the data is absent.
  */
@@ -83,6 +89,27 @@ static void test_equal_share(void)
         CHECK_NEAR(x[i], 0.5, 1e-9);
 }
 
+static void test_rounds(void)
+{
+    CHECK(check_system("mkdir -p " OUT " && '" SIM_BINARY "' run --trace '" SIM_SOURCE_DIR
+                       "/tests/fixtures/gavel_rounds.csv' --cluster 1xV100M16:1 --policy gavel "
+                       "--throughput none --quiet --out " OUT "/rounds 2>/dev/null") == 0);
+    char *j = check_slurp(OUT "/rounds/jobs.csv", NULL);
+    static const char *const rows[] = {
+        "\nA,,,0,done,0.000000,0.000000,100.000000,",
+        "\nB,,,0,done,200.000000,200.000000,250.000000,",
+        "\nC,,,0,done,210.000000,250.000000,300.000000,",
+        "\nD,,,0,done,300.000000,300.000000,1300.000000,",
+        "\nE,,,0,done,310.000000,1300.000000,1400.000000,",
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        CHECK(j && strstr(j, rows[i]));
+    free(j);
+    char *s = check_slurp(OUT "/rounds/summary.json", NULL);
+    CHECK(s && strstr(s, "\"preemptions\": 0,"));
+    free(s);
+}
+
 static void test_trace(void)
 {
     char path[1024];
@@ -104,6 +131,7 @@ int main(void)
     test_hand();
     test_random();
     test_equal_share();
+    test_rounds();
     test_trace();
     return check_done();
 }

@@ -2,7 +2,8 @@
 # Regenerates the README's tables of heterogeneous GPU assignment: the bundled group
 # workload (bench/hetero/groups.csv) under hetero, static and data-parallel on a
 # 4 V100 + 4 P100 + 4 K80 cluster, and (when the shared data is there) one Gavel trace
-# under gavel, las and fifo on Gavel's simulated cluster (36 V100 + 36 P100 + 36 K80).
+# under gavel, las and fifo on Gavel's simulated cluster (36 V100 + 36 P100 + 36 K80),
+# also at 3, 6 and 9 times its offered load (submit times divided by F).
 # Usage: bench/hetero/run.sh [BUILD_DIR] [OUT_DIR]   (defaults: build, out/hetero)
 set -eu
 BIN=${1:-build}/clustersim
@@ -47,4 +48,26 @@ if [ -f "$TRACE" ]; then
         --policies gavel,las,fifo --out "$OUT/gavel-compare" >/dev/null 2>>"$OUT/runs.log"
     echo
     sed -n '/^| metric/,/^$/p' "$OUT/gavel-compare/report.md"
+    # Load sweep: the same jobs with their submit times divided by F (the offered load
+    # times F), as Gavel's Figures 8 and 9 sweep the arrival rate.
+    "$BIN" trace convert --format gavel --trace "$TRACE" --out "$OUT/gavel-native.csv" 2>>"$OUT/runs.log"
+    echo
+    echo "| submit times / F | offered load | JCT mean gavel (h) | las (h) | fifo (h) | wait mean gavel (h) | las (h) | fifo (h) |"
+    echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    for F in 1 3 6 9; do
+        awk -F, -v f="$F" 'BEGIN { OFS = "," } NR == 1 { print; next } { $2 = sprintf("%.6f", $2 / f); print }' \
+            "$OUT/gavel-native.csv" >"$OUT/gavel-x$F.csv"
+        "$BIN" compare --trace "$OUT/gavel-x$F.csv" --cluster 9xV100M16:4,9xP100:4,9xK80:4 \
+            --policies gavel,las,fifo --no-figures --out "$OUT/gavel-x$F" >/dev/null 2>>"$OUT/runs.log"
+        load=$(sed -n 's/.*GPU-hours of work, \([0-9.]*\) %.*/\1/p' "$OUT/gavel-x$F/report.md")
+        row="| $F | $load % |"
+        for k in jct_s wait_s; do
+            for p in gavel las fifo; do
+                v=$(grep -o "\"$k\": {[^}]*}" "$OUT/gavel-x$F/runs/$p/summary.json" |
+                    sed 's/.*"mean": \([0-9.]*\).*/\1/')
+                row="$row $(awk -v v="$v" 'BEGIN { printf "%.2f", v / 3600 }') |"
+            done
+        done
+        echo "$row"
+    done
 fi

@@ -756,7 +756,8 @@ static int group_arrive(sim_engine *e, const job_spec *s, uint32_t *out)
     int st;
     if (e->grp_free == NIL && (st = grow_groups(e)) != SIM_OK)
         return st;
-    if (e->grp_n_spans + (e->sum.groups_arrived - e->sum.groups_done) >= e->grp_spans_cap) {
+    /* Each group adds at most one completion time: room for one per group arrived. */
+    if (e->sum.groups_arrived >= e->grp_spans_cap) {
         size_t ncap = e->grp_spans_cap ? e->grp_spans_cap * 2 : 64;
         sim_time *ns = sim_reallocarray(e->grp_spans, ncap, sizeof *ns);
         if (!ns)

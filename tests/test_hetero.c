@@ -12,7 +12,8 @@
  *    mapping never changes after the freeze; hetero's mapping never beats the exact
  *    optimum and equals it on a small hand case; static and data-parallel never beat
  *    it either; every job of the bundled workload finishes under each policy.
- *  - `trace gen --groups` writes contiguous groups with one submit time each.
+ *  - `trace gen --groups` writes contiguous groups with one submit time each; the run
+ *    counts each of them once (also for 241 groups, beyond the engine's first pools).
  *  - The group completion figures of jobs.csv, summary.json, run's line and compare's
  *    report against hand-computed values (fifo, hetero, a horizon), and no group output
  *    for a trace without a group column.
@@ -407,6 +408,36 @@ static void test_gen_groups(void)
               "hetero --quiet --out " OUT "/gen-run") == 0);
     char *s = check_slurp(OUT "/gen-run/summary.json", NULL);
     CHECK(s && strstr(s, "\"arrived\": 60, \"done\": 60, \"rejected\": 0"));
+    char want[96];
+    snprintf(want, sizeof want, "\"job_groups\": {\"arrived\": %d, \"done\": %d,", groups, groups);
+    CHECK(s && strstr(s, want));
+    free(s);
+    /* Many groups (more than the engine's first pools hold), all done under fifo: every
+     * group is counted once. */
+    CHECK(run("trace gen --out " OUT "/gen-many.csv --jobs 600 --groups 3 --seed 5") == 0);
+    t = check_slurp(OUT "/gen-many.csv", NULL);
+    int many = 0;
+    last[0] = '\0';
+    /* The group id is the last field of each row. */
+    for (char *p = t ? strchr(t, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
+        char *eol = strchr(p + 1, '\n'), *f = p + 1, *c;
+        if (!eol)
+            break;
+        while ((c = strchr(f, ',')) && c < eol)
+            f = c + 1;
+        char id[64];
+        snprintf(id, sizeof id, "%.*s", (int)(eol - f), f);
+        many += strcmp(id, last) != 0;
+        snprintf(last, sizeof last, "%s", id);
+    }
+    free(t);
+    CHECK(many > 150);
+    CHECK(run("run --trace " OUT
+              "/gen-many.csv --cluster 4xV100M16:8 --policy fifo --quiet --out " OUT
+              "/gen-many-run") == 0);
+    s = check_slurp(OUT "/gen-many-run/summary.json", NULL);
+    snprintf(want, sizeof want, "\"job_groups\": {\"arrived\": %d, \"done\": %d,", many, many);
+    CHECK(s && strstr(s, want) && strstr(s, "\"arrived\": 600, \"done\": 600,"));
     free(s);
 }
 

@@ -24,7 +24,7 @@
 #include "policies/gavel_lp.h"
 #include "policies/policy.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <string.h>

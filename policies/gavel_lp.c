@@ -5,7 +5,7 @@
 
 #include <glpk.h>
 #include <math.h>
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 int gavel_lp_solve(uint32_t n, uint32_t m, const double *coef, const double *scale,
                    const double *workers, double *x, double *t)

@@ -22,8 +22,8 @@
 #include "policies/policy.h"
 
 #include "models/catalog.h"
-#include "sim/alloc.h"
-#include "sim/outfile.h"
+#include "base/alloc.h"
+#include "base/outfile.h"
 
 #include <gsl/gsl_randist.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  */
 #include "policies/hetero_assign.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <glpk.h>
 #include <math.h>

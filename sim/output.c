@@ -5,7 +5,7 @@
  * runs give identical bytes.
  */
 #include "sim/engine_int.h"
-#include "sim/textout.h"
+#include "base/textout.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -259,6 +259,15 @@ int cmd_run(int argc, char **argv)
             (unsigned long long)r.rows_skipped, (unsigned long long)s->events, r.wall_s,
             r.wall_s > 0 ? (double)s->events / r.wall_s : 0, a.out_dir ? "; outputs in " : "",
             a.out_dir ? a.out_dir : "");
+    if (s->groups_arrived && s->groups_done)
+        fprintf(stderr,
+                "clustersim: %s: %llu job groups (%llu done); group completion time mean "
+                "%.2f s, p50 %.2f s, p99 %.2f s\n",
+                a.policy, (unsigned long long)s->groups_arrived, (unsigned long long)s->groups_done,
+                s->group_mean_s, s->group_median_s, s->group_p99_s);
+    else if (s->groups_arrived)
+        fprintf(stderr, "clustersim: %s: %llu job groups, none done\n", a.policy,
+                (unsigned long long)s->groups_arrived);
     if (s->jobs_not_arrived)
         fprintf(stderr,
                 "clustersim: note: %llu job%s submitted after the horizon (unfinished, not "

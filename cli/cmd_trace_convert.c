@@ -116,6 +116,9 @@ int cli_trace_convert(int argc, char **argv)
                           cluster);
     if (st == SIM_OK)
         st = trace_writer_open(&w, out, t.tenants, t.models, model_catalog_names(t.cat), &d);
+    /* A native trace's job groups carry over (a group column in, a group column out). */
+    if (st == SIM_OK)
+        trace_writer_set_groups(w, trace_reader_has_groups(t.reader));
     job_spec j;
     bool stopped = false; /* --first reached before the end of the trace */
     while (st == SIM_OK && (st = trace_reader_next(t.reader, &j, &d)) == 1) {

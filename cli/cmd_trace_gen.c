@@ -62,13 +62,15 @@ int cli_trace_gen(int argc, char **argv)
                 "       [--over-request X] [--gpu-types A|B] [--frac-constrained X]\n"
                 "       [--like FILE [--format NAME] [--trace-opt K=V]... [--skip-bad-rows]]\n"
                 "       [--catalog FILE]\n"
-                "       [--zoo [--zoo-ref TYPE] [--zoo-slo X]]\n"
+                "       [--zoo [--zoo-ref TYPE] [--zoo-slo X]] [--groups N]\n"
                 "--like FILE takes arrivals by hour of day, durations, the GPU mix and the\n"
                 "tenants from FILE (--rate then scales its rates to that daily mean); the\n"
                 "options that would set those are refused with it.\n"
                 "--zoo gives each GPU job a model class of the zoo with its graph and\n"
                 "execution features, iterations and true demand (synthetic), and LS jobs\n"
-                "an slo_s of X (default 2) times their duration on TYPE (default V100M16).\n");
+                "an slo_s of X (default 2) times their duration on TYPE (default V100M16).\n"
+                "--groups N makes co-trained job groups of 2..N jobs (one arrival each,\n"
+                "a `group` column, one whole GPU and 1..5 epochs per job).\n");
             return 0;
         }
         if (cli_flag(argv, i, "--zoo")) {
@@ -116,6 +118,11 @@ int cli_trace_gen(int argc, char **argv)
             if (m < 0 || !cli_u64("--tenants", v, 1, 100000, &tn))
                 return 2;
             c.tenants = (uint32_t)tn;
+        } else if (OPT("--groups")) {
+            uint64_t gm;
+            if (m < 0 || !cli_u64("--groups", v, 2, 64, &gm))
+                return 2;
+            c.group_max = (uint32_t)gm;
         } else if (OPT("--frac-share")) {
             if (m < 0 || !cli_double("--frac-share", v, 0, 1, &c.frac_share))
                 return 2;
@@ -216,7 +223,10 @@ int cli_trace_gen(int argc, char **argv)
         st = trace_writer_open(&w, out, tenants, t.models, model_catalog_names(t.cat), &d);
     /* Without the zoo, the generator gives a job no attribute but its batch size. */
     if (st == SIM_OK && !zoo_on)
-        trace_writer_limit_attrs(w, UINT64_C(1) << SIM_ATTR_BATCH_SIZE);
+        trace_writer_limit_attrs(w, (UINT64_C(1) << SIM_ATTR_BATCH_SIZE) |
+                                        (c.group_max ? UINT64_C(1) << SIM_ATTR_EPOCHS : 0));
+    if (st == SIM_OK)
+        trace_writer_set_groups(w, c.group_max >= 2);
     job_spec j;
     while (st == SIM_OK && trace_gen_next(g, &j) == 1)
         if ((st = trace_writer_put(w, &j)) != SIM_OK)

@@ -21,6 +21,10 @@ extern const policy_ops policy_quota;
 extern const policy_ops policy_sjf;
 extern const policy_ops policy_las;
 extern const policy_ops policy_interleave;
+extern const policy_ops policy_hetero;
+extern const policy_ops policy_static;
+extern const policy_ops policy_data_parallel;
+extern const policy_ops policy_gavel;
 
 const policy_ops *const policy_all[] = {
     &policy_fifo,
@@ -37,6 +41,10 @@ const policy_ops *const policy_all[] = {
     &policy_sjf,
     &policy_las,
     &policy_interleave,
+    &policy_hetero,
+    &policy_static,
+    &policy_data_parallel,
+    &policy_gavel,
     NULL,
 };
 

@@ -906,6 +906,7 @@ int sim_decide_reject(policy_decisions *out, sim_job_id id, const char *reason)
     e->tstats[j->spec.tenant].pending--;
     e->tstats[j->spec.tenant].rejected++;
     sim__note_rejection(e, j->spec.id, msg);
+    sim__group_member_end(e, id, false);
     e->job_dirty[id] = 0;
     e->job_version[id]++;
     j->state = SIM_JOB_FREE;

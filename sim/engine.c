@@ -97,6 +97,12 @@ static int grow_jobs(sim_engine *e)
     if (!ndl)
         return SIM_ENOMEM;
     e->dirty = ndl;
+    if (e->cfg.job_groups) {
+        uint32_t *ng = sim_reallocarray(e->job_group, ncap, sizeof *ng);
+        if (!ng)
+            return SIM_ENOMEM;
+        e->job_group = ng;
+    }
     /* New slots join the free list in increasing id order. */
     for (uint32_t i = ncap; i-- > e->job_cap;) {
         e->jobs[i].list_next = e->job_free;
@@ -183,6 +189,8 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     e->pol = policy;
     e->pcfg = *pcfg;
     e->job_free = NIL;
+    e->grp_free = NIL;
+    e->grp_cur = NIL;
     e->alloc_free = NIL;
     e->shape_free = NIL;
     e->pending_tail = e->running_tail = NIL;
@@ -389,6 +397,9 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->residents);
     sim_free(e->view_res);
     sim_free(e->fit_cache);
+    sim_free(e->grp);
+    sim_free(e->job_group);
+    sim_free(e->grp_spans);
     sim_free(e->node_release_epoch);
     sim_free(e->node_sum);
     sim_free(e->node_outages);
@@ -683,6 +694,131 @@ static int update_rates(sim_engine *e)
 
 /* ---- Job lifecycle ---------------------------------------------------------------- */
 
+/* Job groups: a group is a run of consecutive arrivals with one group id. Its record
+ * lives while members are in the system; it ends when the run of arrivals is over and
+ * no member is left, and counts as done when no member was rejected. */
+static int grow_groups(sim_engine *e)
+{
+    uint32_t ncap = e->grp_cap ? e->grp_cap * 2 : 64;
+    if (ncap <= e->grp_cap || ncap > UINT32_MAX / 2)
+        return SIM_ELIMIT;
+    group_rec *ng = sim_reallocarray(e->grp, ncap, sizeof *ng);
+    if (!ng)
+        return SIM_ENOMEM;
+    e->grp = ng;
+    for (uint32_t i = ncap; i-- > e->grp_cap;) {
+        e->grp[i].next_free = e->grp_free;
+        e->grp_free = i;
+    }
+    e->grp_cap = ncap;
+    return SIM_OK;
+}
+
+/* Every member of group g arrived and left: keep its completion time when it is done.
+ * The spans array has room for every group that arrived (group_arrive). */
+static void group_end(sim_engine *e, uint32_t g)
+{
+    group_rec *r = &e->grp[g];
+    if (!r->broken) {
+        e->grp_spans[e->grp_n_spans++] = r->last_end_us - r->submit_us;
+        e->sum.groups_done++;
+    }
+    r->next_free = e->grp_free;
+    e->grp_free = g;
+}
+
+/* The run of arrivals of the current group is over. */
+static void group_close(sim_engine *e)
+{
+    if (e->grp_cur == NIL)
+        return;
+    uint32_t g = e->grp_cur;
+    e->grp_cur = NIL;
+    e->grp[g].open = false;
+    if (!e->grp[g].left)
+        group_end(e, g);
+}
+
+/* The group record of an arriving job (NIL when it has none): the current group's when
+ * the job continues its run of arrivals, else a new record. */
+static int group_arrive(sim_engine *e, const job_spec *s, uint32_t *out)
+{
+    *out = NIL;
+    if (!e->cfg.job_groups)
+        return SIM_OK;
+    if (e->grp_cur != NIL && strcmp(s->group, e->grp_cur_id) == 0) {
+        *out = e->grp_cur;
+        return SIM_OK;
+    }
+    group_close(e);
+    if (!s->group[0])
+        return SIM_OK;
+    int st;
+    if (e->grp_free == NIL && (st = grow_groups(e)) != SIM_OK)
+        return st;
+    /* Each group adds at most one completion time: room for one per group arrived. */
+    if (e->sum.groups_arrived >= e->grp_spans_cap) {
+        size_t ncap = e->grp_spans_cap ? e->grp_spans_cap * 2 : 64;
+        sim_time *ns = sim_reallocarray(e->grp_spans, ncap, sizeof *ns);
+        if (!ns)
+            return SIM_ENOMEM;
+        e->grp_spans = ns;
+        e->grp_spans_cap = ncap;
+    }
+    uint32_t g = e->grp_free;
+    e->grp_free = e->grp[g].next_free;
+    e->grp[g] = (group_rec){
+        .submit_us = s->submit_us, .last_end_us = s->submit_us, .open = true, .next_free = NIL};
+    e->grp_cur = g;
+    memcpy(e->grp_cur_id, s->group, sizeof e->grp_cur_id);
+    e->grp_cur_id[sizeof e->grp_cur_id - 1] = '\0';
+    e->sum.groups_arrived++;
+    *out = g;
+    return SIM_OK;
+}
+
+void sim__group_member_end(sim_engine *e, sim_job_id id, bool done)
+{
+    if (!e->cfg.job_groups || e->job_group[id] == NIL)
+        return;
+    uint32_t g = e->job_group[id];
+    e->job_group[id] = NIL;
+    group_rec *r = &e->grp[g];
+    r->left--;
+    if (done)
+        r->last_end_us = e->now;
+    else
+        r->broken = true;
+    if (!r->open && !r->left)
+        group_end(e, g);
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    sim_time x = *(const sim_time *)a, y = *(const sim_time *)b;
+    return (x > y) - (x < y);
+}
+
+/* The done groups' completion times: mean, nearest-rank median and p99, max. */
+static void group_figures(sim_engine *e)
+{
+    size_t n = e->grp_n_spans;
+    if (!n) {
+        e->sum.group_mean_s = e->sum.group_median_s = NAN;
+        e->sum.group_p99_s = e->sum.group_max_s = NAN;
+        return;
+    }
+    qsort(e->grp_spans, n, sizeof *e->grp_spans, cmp_time);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += (double)e->grp_spans[i] / 1e6;
+    e->sum.group_mean_s = sum / (double)n;
+    size_t r50 = (size_t)ceil(0.5 * (double)n), r99 = (size_t)ceil(0.99 * (double)n);
+    e->sum.group_median_s = (double)e->grp_spans[(r50 ? r50 : 1) - 1] / 1e6;
+    e->sum.group_p99_s = (double)e->grp_spans[(r99 ? r99 : 1) - 1] / 1e6;
+    e->sum.group_max_s = (double)e->grp_spans[n - 1] / 1e6;
+}
+
 static void free_job(sim_engine *e, sim_job_id id)
 {
     e->job_dirty[id] = 0;
@@ -725,6 +861,7 @@ static int finish_job(sim_engine *e, sim_job_id id)
     j->work_done_s = j->work_total_s;
     sim__set_speed(e, id, 0);
     account_done(e, j);
+    sim__group_member_end(e, id, true);
     /* The row names the placement the job finished on, so write it before release. */
     int st = sim__write_job_row(e, j, "done", "");
     sim__release_allocs(e, id);
@@ -774,6 +911,10 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
         elastic.replicas = (uint32_t)s->attr[SIM_ATTR_MIN_REPLICAS];
         s = &elastic;
     }
+    uint32_t grp;
+    if ((st = group_arrive(e, s, &grp)) != SIM_OK)
+        return sim_diag_set(d, st, NULL, 0, 0,
+                            st == SIM_ELIMIT ? "too many job groups in flight" : "out of memory");
     const fit_entry *f = admit(e, s);
     char reason[200];
     const char *why = f->ok ? NULL : f->reason;
@@ -790,6 +931,8 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
     if (why) {
         sim__note_rejection(e, s->id, why);
         e->tstats[s->tenant].rejected++;
+        if (grp != NIL)
+            e->grp[grp].broken = true;
         return sim__write_spec_row(e, s, s->replicas, "rejected", why);
     }
     if (e->job_free == NIL && (st = grow_jobs(e)) != SIM_OK)
@@ -806,6 +949,11 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
     j->gpus_per_replica = s->num_gpus / f->replicas_out;
     j->cpu_per_replica = ceil_div(s->cpu_milli, f->replicas_out);
     j->mem_per_replica = ceil_div(s->mem_mib, f->replicas_out);
+    if (e->cfg.job_groups) {
+        e->job_group[id] = grp;
+        if (grp != NIL)
+            e->grp[grp].left++;
+    }
     j->state = SIM_JOB_PENDING;
     j->alloc_head = NIL;
     j->first_start_us = SIM_TIME_NEVER;
@@ -1139,6 +1287,8 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
     double span = e->sum.first_submit_us == SIM_TIME_NEVER
                       ? 0
                       : (double)(e->sum.last_end_us - e->sum.first_submit_us) / 1e6;
+    group_close(e);
+    group_figures(e);
     e->sum.jct_mean_s = sim_hist_mean(e->h_jct);
     e->sum.jct_median_s = sim_hist_quantile(e->h_jct, 0.5);
     e->sum.jct_p95_s = sim_hist_quantile(e->h_jct, 0.95);

@@ -60,6 +60,10 @@ typedef struct sim_config {
     void (*progress)(void *ctx, const sim_progress *p); /* optional */
     void *progress_ctx;
     bool check_invariants;        /* run sim_engine_check after every event (tests) */
+    /* The jobs carry co-trained group ids (job_spec.group; a group is a run of
+     * consecutive jobs with one id): jobs.csv gets a trailing `group` column and
+     * summary.json the groups' completion times. Off: both outputs are as without groups. */
+    bool job_groups;
 } sim_config;
 
 /* Engine inputs that describe the world: the cluster, the name tables, the models. */
@@ -90,6 +94,12 @@ typedef struct sim_summary {
     double wait_mean_s, wait_median_s, wait_p95_s, wait_p99_s; /* first start - submit */
     /* The first rejected job and why (empty when none): "id: reason", truncated. */
     char first_rejection[256];
+    /* Job groups (only with sim_config.job_groups): groups that arrived, and those done
+     * (every member done). A group's completion time is its last member's end minus
+     * its first member's arrival; mean and nearest-rank quantiles over the done groups
+     * (exact; NaN when none is done). */
+    uint64_t groups_arrived, groups_done;
+    double group_mean_s, group_median_s, group_p99_s, group_max_s;
 } sim_summary;
 
 /*

@@ -36,6 +36,15 @@ typedef struct qos_stats {
     sim_hist *jct;
 } qos_stats;
 
+/* A job group with members in the system (sim_config.job_groups). */
+typedef struct group_rec {
+    sim_time submit_us, last_end_us; /* its first arrival, its last member's end so far */
+    uint32_t left;                   /* members arrived and not ended */
+    bool open;                       /* more members may still arrive */
+    bool broken;                     /* a member was rejected: the group never completes */
+    uint32_t next_free;
+} group_rec;
+
 /* The request fields that make pending jobs interchangeable for feasibility. */
 typedef struct shape_key {
     uint32_t gpr, replicas, milli;
@@ -153,6 +162,16 @@ struct sim_engine {
     uint64_t *node_release_epoch;
     uint32_t *release_ring;
 
+    /* Job groups (cfg.job_groups): records of the groups in the system (a pool with a
+     * free list, grown geometrically), each job's record (NIL = none), the record of the
+     * group now arriving and its id, and the completion times of the done groups. */
+    group_rec *grp;
+    uint32_t grp_cap, grp_free, grp_cur;
+    uint32_t *job_group;
+    char grp_cur_id[SIM_ID_MAX];
+    sim_time *grp_spans;
+    size_t grp_n_spans, grp_spans_cap;
+
     /* Decision state for the current schedule() call. */
     int dec_status;
     sim_diag dec_diag;
@@ -179,6 +198,9 @@ double sim__job_gpus_held(const sim_engine *e, const sim_job *j);
 /* True demand (milli-GPU) of job j on one GPU of `node`: the rate model's demand hook
  * for the node's GPU type, else the job's true_milli. */
 uint32_t sim__job_demand(const sim_engine *e, const sim_job *j, uint32_t node);
+
+/* Job j (id) leaves the system: done, or not (rejected). Accounts its group. */
+void sim__group_member_end(sim_engine *e, sim_job_id id, bool done);
 
 /* Count a rejection and keep the first one's id and reason for the run's message. */
 void sim__note_rejection(sim_engine *e, const char *id, const char *reason);

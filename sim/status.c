@@ -35,7 +35,7 @@ static const char *const attr_names[SIM_ATTR_COUNT] = {
     "op_avgpool",       "op_mul",       "op_concat",      "op_softmax",
     "iter_time_ms",     "stage_storage_ms", "stage_cpu_ms", "stage_gpu_ms",
     "stage_net_ms",     "gpu_mem_used_mib", "min_replicas", "max_replicas",
-    "depth",            "slo_s",
+    "depth",            "slo_s",        "epochs",
 };
 
 const char *sim_attr_name(sim_attr a)

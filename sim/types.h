@@ -67,6 +67,7 @@ typedef enum sim_attr {
     SIM_ATTR_MAX_REPLICAS,     /* elastic jobs: most replicas */
     SIM_ATTR_DEPTH,            /* model depth (layers) */
     SIM_ATTR_SLO_S,            /* completion-time target, seconds after submit */
+    SIM_ATTR_EPOCHS,           /* epochs the job trains (its work spans them evenly) */
     SIM_ATTR_COUNT
 } sim_attr;
 
@@ -101,6 +102,9 @@ typedef struct job_spec {
     const char *name; /* job name ("" when absent) */
     const char *command; /* command line ("" when absent) */
     uint64_t line;       /* line of the trace that described the job (for messages) */
+    /* Co-trained job group: jobs with the same non-empty id are submitted together and
+     * the group is done when its last job is ("" = no group). NUL-terminated. */
+    char group[SIM_ID_MAX];
 } job_spec;
 
 static inline bool job_spec_has(const job_spec *j, sim_attr a)

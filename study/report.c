@@ -42,6 +42,10 @@ static const struct {
     [RM_WAIT_P95] = {"wait p95", MK_DURATION},
     [RM_WAIT_P99] = {"wait p99", MK_DURATION},
     [RM_MAKESPAN] = {"makespan", MK_DURATION},
+    [RM_GROUPS_DONE] = {"job groups done", MK_COUNT},
+    [RM_GROUP_MEAN] = {"group completion mean", MK_DURATION},
+    [RM_GROUP_P50] = {"group completion p50", MK_DURATION},
+    [RM_GROUP_P99] = {"group completion p99", MK_DURATION},
     [RM_UTIL_ALLOC] = {"GPU utilisation, allocated", MK_RATIO},
     [RM_UTIL_EFF] = {"GPU utilisation, effective", MK_RATIO},
     [RM_FRAG] = {"fragmentation", MK_RAW},
@@ -363,7 +367,7 @@ static void unit_label(char *b, size_t n, const report *r, report_metric m, unit
         if (m == RM_SLO_VIOLATIONS && br && br->slo_jobs > 0)
             snprintf(b, n, "jobs (of %.0f with a target)", br->slo_jobs);
         else
-            snprintf(b, n, m == RM_PREEMPTIONS ? "count" : "jobs");
+            snprintf(b, n, m == RM_PREEMPTIONS ? "count" : m == RM_GROUPS_DONE ? "groups" : "jobs");
         break;
     case MK_DURATION: snprintf(b, n, "%s", u.name); break;
     case MK_RATIO: snprintf(b, n, "%%"); break;
@@ -372,6 +376,21 @@ static void unit_label(char *b, size_t n, const report *r, report_metric m, unit
         break;
     case MK_INDEX: snprintf(b, n, "0..1"); break;
     }
+}
+
+/* The job-group rows appear only when some run had job groups (a trace with a group
+ * column), so reports of other traces are unchanged. */
+static bool has_job_groups(const report *r)
+{
+    for (size_t g = 0; g < r->n_groups; g++)
+        if (isfinite(r->groups[g].mean[RM_GROUPS_DONE]))
+            return true;
+    return false;
+}
+
+static bool row_shown(const report *r, int m)
+{
+    return (m < RM_GROUPS_DONE || m > RM_GROUP_P99) || has_job_groups(r);
 }
 
 static void write_summary(report_doc *doc, const report *r)
@@ -413,6 +432,8 @@ static void write_summary(report_doc *doc, const report *r)
     align[cols] = '\0';
     report__doc_table(doc, cols, head, align);
     for (int m = 0; m < RM_COUNT; m++) {
+        if (!row_shown(r, m))
+            continue;
         unit u = row_unit(r, (report_metric)m);
         char label[128], ulabel[128];
         snprintf(label, sizeof label, "%s", metric_info[m].label);
@@ -447,6 +468,10 @@ static void write_summary(report_doc *doc, const report *r)
     if (!isfinite(bg->mean[RM_FRAG]))
         report__doc_para(doc, "Fragmentation: not measured by these runs (their summary.json "
                               "has no fragmentation probe, `probes.frag*_mean`).");
+    if (has_job_groups(r))
+        report__doc_para(doc, "Job groups: a group's completion time is its last member's end "
+                              "minus its arrival; mean and nearest-rank p50/p99 over the groups "
+                              "whose every member is done.");
     if (br && br->slo_jobs == 0)
         report__doc_para(doc, "SLO violations: no job of the trace has a completion-time target "
                               "(`slo_s`).");
@@ -467,6 +492,8 @@ static void write_summary(report_doc *doc, const report *r)
                           "units of the summary table.");
     report__doc_table(doc, cols, head, align);
     for (int m = 0; m < RM_COUNT; m++) {
+        if (!row_shown(r, m))
+            continue;
         unit u = row_unit(r, (report_metric)m);
         char label[128], ulabel[128];
         snprintf(label, sizeof label, "%s", metric_info[m].label);

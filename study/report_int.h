@@ -27,6 +27,10 @@ typedef enum report_metric {
     RM_WAIT_P95,
     RM_WAIT_P99,
     RM_MAKESPAN,
+    RM_GROUPS_DONE, /* job groups (traces with a group column only) */
+    RM_GROUP_MEAN,
+    RM_GROUP_P50,
+    RM_GROUP_P99,
     RM_UTIL_ALLOC,
     RM_UTIL_EFF,
     RM_FRAG,

@@ -273,6 +273,21 @@ static int load_summary(report *r, report_run *run, sim_diag *d)
         st = need_number(j, "cluster.gpus", &gpus, path, d);
     if (st != SIM_OK)
         goto out;
+    /* Job groups: only runs of traces with a group column have them. */
+    json_object *jg = json_find(j, "job_groups");
+    if (jg && json_object_is_type(jg, json_type_object)) {
+        if ((st = need_number(j, "job_groups.done", &run->m[RM_GROUPS_DONE], path, d)) != SIM_OK)
+            goto out;
+        static const struct {
+            report_metric m;
+            const char *path;
+        } gnums[] = {{RM_GROUP_MEAN, "job_groups.mean_s"},
+                     {RM_GROUP_P50, "job_groups.p50_s"},
+                     {RM_GROUP_P99, "job_groups.p99_s"}};
+        for (size_t k = 0; k < sizeof gnums / sizeof gnums[0]; k++)
+            if (!json_number_at(j, gnums[k].path, &run->m[gnums[k].m]))
+                run->m[gnums[k].m] = NAN; /* null (no group is done) reads as NaN too */
+    }
     run->nodes = (uint32_t)nodes;
     run->gpus = (uint32_t)gpus;
     json_object *pv = json_find(j, "policy");

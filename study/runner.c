@@ -405,6 +405,8 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         .progress = a->progress ? show_progress : NULL,
         .check_invariants = a->check_invariants,
         .progress_ctx = &pctx,
+        .job_groups =
+            src.reader ? trace_reader_has_groups(src.reader) : a->gen && a->gen->group_max >= 2,
     };
     if (a->frag_probe)
         probes[cfg.n_probes++] = frag.probe;

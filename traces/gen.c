@@ -30,6 +30,9 @@ struct trace_gen {
     uint32_t n_tenants;
     double gpu_cdf[TRACE_STATS_GPU_BINS]; /* like: num_gpus mix */
     double milli_cdf[11];                 /* like: gpu_milli bins */
+    uint64_t group_no;   /* groups started so far */
+    uint32_t group_left; /* jobs of the current group still to emit */
+    sim_time group_submit_us;
     sim_intern *models; /* model-class names: the generator's and the annotator's */
     uint32_t model_ids[6];
     uint64_t type_ids[8];
@@ -243,8 +246,21 @@ int trace_gen_next(trace_gen *g, job_spec *j)
     gsl_rng *r = g->rng;
     memset(j, 0, sizeof *j);
     j->ref_gpu_type = SIM_GPU_TYPE_NONE;
-    next_arrival(g);
-    j->submit_us = (sim_time)llround(g->t_s * 1e6);
+    if (g->c.group_max >= 2) {
+        if (g->group_left == 0) {
+            next_arrival(g);
+            g->group_submit_us = (sim_time)llround(g->t_s * 1e6);
+            g->group_left = 2 + (uint32_t)gsl_rng_uniform_int(r, g->c.group_max - 1);
+            g->group_no++;
+        }
+        g->group_left--;
+        j->submit_us = g->group_submit_us;
+        snprintf(j->group, sizeof j->group, "grp-%06llu",
+                 (unsigned long long)(g->group_no - 1));
+    } else {
+        next_arrival(g);
+        j->submit_us = (sim_time)llround(g->t_s * 1e6);
+    }
     snprintf(j->id, sizeof j->id, "job-%07llu", (unsigned long long)g->emitted);
     double u = gsl_rng_uniform(r);
     uint32_t tenant = draw_cdf(g->tenant_cdf, g->n_tenants, u);
@@ -296,6 +312,13 @@ int trace_gen_next(trace_gen *g, job_spec *j)
             j->true_milli = j->gpu_milli;
         if (g->n_types && gsl_rng_uniform(r) < g->c.frac_constrained)
             j->gpu_type_mask = g->type_ids[gsl_rng_uniform_int(r, g->n_types)];
+    }
+    if (j->group[0]) {
+        /* A member of a co-trained group holds one whole GPU. */
+        j->num_gpus = 1;
+        j->gpu_milli = j->true_milli = SIM_MILLI_GPU;
+        j->attr[SIM_ATTR_EPOCHS] = (double)(1 + gsl_rng_uniform_int(r, 5));
+        j->attr_present |= UINT64_C(1) << SIM_ATTR_EPOCHS;
     }
     j->cpu_milli = 4000 * (j->num_gpus ? j->num_gpus : 1);
     j->mem_mib = 16384 * (j->num_gpus ? j->num_gpus : 1);

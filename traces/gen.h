@@ -46,6 +46,10 @@ typedef struct trace_gen_config {
     /* With like, > 0: the source's hour-of-day rates scaled so their mean over a day is
      * this many arrivals per hour (the daily profile is kept); 0 = the source's own. */
     double like_rate_h;
+    /* >= 2: jobs come in co-trained groups of 2..group_max (uniform), each group one
+     * arrival: its jobs share the submit time and a `group` id ("grp-000000", ...), ask
+     * for one whole GPU each and train 1..5 epochs (attribute epochs). 0 = no groups. */
+    uint32_t group_max;
 } trace_gen_config;
 
 /* Defaults: 1000 jobs, seed 1, 60 jobs/h, median 30 min, sigma 1.5, ... */

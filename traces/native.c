@@ -11,6 +11,7 @@
 enum {
     N_ID, N_SUBMIT, N_DURATION, N_GPUS, N_MILLI, N_TENANT, N_QOS, N_PRIORITY, N_GPU_TYPE,
     N_GPU_MEM, N_CPU, N_MEM, N_REPLICAS, N_MODEL, N_NAME, N_COMMAND, N_TRUE_MILLI, N_REF_TYPE,
+    N_GROUP,
     N_ATTR0 /* then one column per sim_attr */
 };
 #define N_COLS (N_ATTR0 + SIM_ATTR_COUNT)
@@ -28,7 +29,8 @@ static void init_names(void)
     static const char *const base[N_ATTR0] = {
         "job_id",  "submit_time", "duration", "num_gpus", "gpu_milli",  "tenant",
         "qos",     "priority",    "gpu_type", "gpu_mem_mib", "cpu_milli", "mem_mib",
-        "replicas", "model",      "name",     "command",  "true_milli", "ref_gpu_type"};
+        "replicas", "model",      "name",     "command",  "true_milli", "ref_gpu_type",
+        "group"};
     for (int i = 0; i < N_ATTR0; i++)
         col_names[i] = base[i];
     for (int a = 0; a < SIM_ATTR_COUNT; a++)
@@ -41,7 +43,46 @@ static int native_open(trace_reader *r, sim_diag *d)
 {
     if (!col_names[0])
         init_names();
-    return trace__map_header(r, col_names, col_required, N_COLS, expected, d);
+    int st = trace__map_header(r, col_names, col_required, N_COLS, expected, d);
+    r->has_groups = st == SIM_OK && r->col[N_GROUP] >= 0;
+    return st;
+}
+
+/* The job's group: an id of printable characters; the rows of a group are contiguous and
+ * share one submit time (a group is submitted as a whole). */
+static int native_group(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag *d)
+{
+    int32_t col = r->col[N_GROUP];
+    if (csvin_empty(row, col)) {
+        r->last_group[0] = '\0';
+        return SIM_OK;
+    }
+    const char *f = row->f[col];
+    size_t len = row->len[col];
+    if (len >= SIM_ID_MAX)
+        return csvin_field_error(r->in, row, col, "group", "an id of at most 63 characters", d);
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)f[i] < 0x21 || (unsigned char)f[i] > 0x7e)
+            return csvin_field_error(r->in, row, col, "group",
+                                     "an id of printable characters without spaces", d);
+    memcpy(j->group, f, len);
+    j->group[len] = '\0';
+    if (strcmp(j->group, r->last_group) == 0) {
+        if (j->submit_us != r->last_group_submit_us)
+            return csvin_field_error(r->in, row, r->col[N_SUBMIT], "submit_time",
+                                     "the submit time of the group's first row", d);
+        return SIM_OK;
+    }
+    int fresh = trace__group_new(r, j->group);
+    if (fresh < 0)
+        return sim_diag_set(d, SIM_ENOMEM, r->path, 0, 0, "out of memory");
+    if (!fresh)
+        return csvin_field_error(
+            r->in, row, col, "group",
+            "a new group or the previous row's (a group's rows are contiguous)", d);
+    memcpy(r->last_group, j->group, len + 1);
+    r->last_group_submit_us = j->submit_us;
+    return SIM_OK;
 }
 
 static int native_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag *d)
@@ -156,6 +197,8 @@ static int native_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
                                      "given are all 0)",
                                      d);
     }
+    if ((st = native_group(r, row, j, d)))
+        return st;
     if (c[N_NAME] >= 0 && (uint32_t)c[N_NAME] < row->n)
         j->name = row->f[c[N_NAME]];
     if (c[N_COMMAND] >= 0 && (uint32_t)c[N_COMMAND] < row->n)

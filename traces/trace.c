@@ -179,6 +179,11 @@ uint64_t trace_reader_rows(const trace_reader *r)
     return r->rows;
 }
 
+bool trace_reader_has_groups(const trace_reader *r)
+{
+    return r->has_groups;
+}
+
 const char *trace_reader_ignored_columns(const trace_reader *r)
 {
     return r->ignored;
@@ -222,6 +227,14 @@ static int ids_insert(trace_reader *r, uint64_t h)
     r->ids[k] = h;
     r->ids_n++;
     return 1;
+}
+
+int trace__group_new(trace_reader *r, const char *group)
+{
+    /* Group ids share the id table under a different hash, so they never meet job ids
+     * (up to a 64-bit collision). */
+    uint64_t h = id_hash(group) ^ UINT64_C(0x9e3779b97f4a7c15);
+    return ids_insert(r, h ? h : 1);
 }
 
 /* Line of the first job with this id, found by reading the file again; 0 if none

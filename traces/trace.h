@@ -66,6 +66,9 @@ uint64_t trace_reader_rows(const trace_reader *r);
  * left out and counted so far. */
 uint64_t trace_reader_ignored(const trace_reader *r);
 
+/* Whether the trace has a job-group column (native `group`), known once it is open. */
+bool trace_reader_has_groups(const trace_reader *r);
+
 /* Header columns the format does not use ("" when none), for a warning. */
 const char *trace_reader_ignored_columns(const trace_reader *r);
 

@@ -64,6 +64,10 @@ struct trace_reader {
     size_t ids_cap, ids_n;
     void *state; /* format-specific */
     uint64_t n_ignored; /* records the format documents as not being jobs */
+    /* The last row's job group (native `group`): its id and submit time. */
+    char last_group[SIM_ID_MAX];
+    sim_time last_group_submit_us;
+    bool has_groups;    /* the header has a group column */
     bool tenant_user;   /* option tenant=user: the user, not the VC, is the tenant */
     size_t chunk;       /* test hook: bytes per read (0 = 64 KiB) */
     /* Absolute timestamps (set by the format): after the whole read, times are shifted
@@ -95,6 +99,10 @@ int trace__gpu_mask(const trace_reader *r, const csvin_row *row, int32_t col, co
  * otherwise. */
 int trace__job_id(trace_reader *r, const csvin_row *row, int32_t col, const char *name,
                   job_spec *job, sim_diag *d);
+
+/* Record that a run of rows of job group `group` starts: 1 when the group is new, 0 when
+ * its rows were seen before (they must be contiguous), SIM_ENOMEM. */
+int trace__group_new(trace_reader *r, const char *group);
 
 /* Intern a tenant/model name field (empty -> 0). */
 int trace__intern(const trace_reader *r, sim_intern *t, const csvin_row *row, int32_t col,

@@ -20,6 +20,7 @@ struct trace_writer {
     uint64_t attrs; /* attribute columns written */
     bool header_done;
     int failed; /* errno of the first failed write, 0 = none */
+    bool groups; /* write the group column */
 };
 
 int trace_writer_open(trace_writer **out, const char *path, const sim_intern *tenants,
@@ -69,7 +70,12 @@ static void put_header(trace_writer *w)
     for (int a = 0; a < SIM_ATTR_COUNT; a++)
         if ((w->attrs >> a) & 1u)
             gzprintf(w->gz, ",%s", sim_attr_name((sim_attr)a));
-    gzputs(w->gz, ",ref_gpu_type\n");
+    gzputs(w->gz, w->groups ? ",ref_gpu_type,group\n" : ",ref_gpu_type\n");
+}
+
+void trace_writer_set_groups(trace_writer *w, bool on)
+{
+    w->groups = on;
 }
 
 static void put_text(gzFile gz, const char *s)
@@ -129,6 +135,10 @@ int trace_writer_put(trace_writer *w, const job_spec *j)
     gzputc(gz, ',');
     if (j->ref_gpu_type != SIM_GPU_TYPE_NONE)
         gzputs(gz, sim_intern_name(w->gpu_types, j->ref_gpu_type));
+    if (w->groups) {
+        gzputc(gz, ',');
+        gzputs(gz, j->group);
+    }
     if (gzputc(gz, '\n') < 0 && !w->failed)
         w->failed = errno ? errno : EIO;
     return w->failed ? SIM_EIO : SIM_OK;

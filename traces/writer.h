@@ -19,6 +19,9 @@ int trace_writer_open(trace_writer **out, const char *path, const sim_intern *te
  * smaller files when the caller knows which attributes its jobs can carry. Call before
  * the first trace_writer_put(); attributes outside the mask are not written. */
 void trace_writer_limit_attrs(trace_writer *w, uint64_t attrs);
+/* Write a last column `group` (the job's group id) in every row; call before the first
+ * job. */
+void trace_writer_set_groups(trace_writer *w, bool on);
 int trace_writer_put(trace_writer *w, const job_spec *j);
 /* Finish and rename into place (commit) or remove the temporary file (!commit). */
 int trace_writer_close(trace_writer *w, bool commit, sim_diag *d);

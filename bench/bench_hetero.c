@@ -1,0 +1,140 @@
+/*
+ * bench_hetero.c: time of the exact bottleneck optimum (hetero_assign.h) against group
+ * size n and GPUs m, and of Gavel's allocation LP (gavel_lp.h, two GLPK solves) against
+ * jobs in flight, GPU types and GPUs. Random instances from a fixed seed. The optimum:
+ * the median and the largest, over 21 instances per size, of each instance's fastest
+ * of 3 batches of solves (solve times vary much between instances of one size). The
+ * LPs (Gavel's allocation; the preemptive bound of a group): the median of 5 solves.
+ * Prints three tables.
+ */
+#include "policies/gavel_lp.h"
+#include "policies/hetero_assign.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define INSTANCES 21
+
+static double median5(double *t)
+{
+    qsort(t, 5, sizeof *t, cmp);
+    return t[2];
+}
+
+int main(void)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 14);
+    printf("bottleneck optimum (binary search + matching), per solve, over %d random "
+           "instances\n",
+           INSTANCES);
+    printf("%6s %6s %12s %12s\n", "jobs", "gpus", "median_us", "max_us");
+    static const uint32_t ns[] = {4, 8, 16, 32, 64};
+    hetero_ws w;
+    if (hetero_ws_init(&w, 64, 128))
+        return 1;
+    double *cost = malloc(64 * 128 * sizeof *cost);
+    uint32_t assign[64];
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
+        for (uint32_t mult = 1; mult <= 2; mult++) {
+            uint32_t n = ns[a], m = n * mult;
+            int reps = (int)(20000 / (n * m)) + 1;
+            double per[INSTANCES];
+            for (int inst = 0; inst < INSTANCES; inst++) {
+                for (uint32_t x = 0; x < n * m; x++)
+                    cost[x] = 100.0 + 900.0 * gsl_rng_uniform(r);
+                /* An instance's time: the fastest of 3 batches of reps solves. */
+                double best = INFINITY;
+                for (int k = 0; k < 3; k++) {
+                    double t0 = now_s();
+                    for (int i = 0; i < reps; i++)
+                        hetero_bottleneck(&w, cost, n, m, assign);
+                    double t = (now_s() - t0) / reps;
+                    if (t < best)
+                        best = t;
+                }
+                per[inst] = best;
+            }
+            qsort(per, INSTANCES, sizeof *per, cmp);
+            printf("%6u %6u %12.2f %12.2f\n", n, m, per[INSTANCES / 2] * 1e6,
+                   per[INSTANCES - 1] * 1e6);
+        }
+    printf("\npreemptive bound (LP, GLPK simplex), per solve, over 5 random instances\n");
+    printf("%6s %6s %12s\n", "jobs", "gpus", "median_us");
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
+        for (uint32_t mult = 1; mult <= 2; mult++) {
+            uint32_t n = ns[a], m = n * mult;
+            double per[5];
+            for (int inst = 0; inst < 5; inst++) {
+                for (uint32_t x = 0; x < n * m; x++)
+                    cost[x] = 100.0 + 900.0 * gsl_rng_uniform(r);
+                double t0 = now_s();
+                if (!(hetero_preemptive_bound(cost, n, m) > 0))
+                    return 1;
+                per[inst] = now_s() - t0;
+            }
+            printf("%6u %6u %12.1f\n", n, m, median5(per) * 1e6);
+        }
+    free(cost);
+    hetero_ws_fini(&w);
+    printf("\nGavel allocation LP (isolated + weighted, GLPK simplex), per allocation\n");
+    printf("%6s %6s %8s %12s\n", "jobs", "types", "gpus", "time_ms");
+    /* Cluster size: 36, 108 (Gavel's simulated cluster) and 432 GPUs, split evenly over
+     * the types; 1024 jobs only on 108 GPUs (seconds per allocation). */
+    static const uint32_t js[] = {16, 64, 256, 1024};
+    static const uint32_t ts[] = {3, 6};
+    static const double gs[] = {36, 108, 432};
+    for (size_t a = 0; a < sizeof js / sizeof js[0]; a++)
+        for (size_t b = 0; b < sizeof ts / sizeof ts[0]; b++)
+            for (size_t c = 0; c < sizeof gs / sizeof gs[0]; c++) {
+                uint32_t n = js[a], m = ts[b];
+                if (n == 1024 && gs[c] != 108)
+                    continue;
+                double *tput = malloc((size_t)n * m * sizeof *tput);
+                double *work = malloc((size_t)n * m * sizeof *work);
+                double *x = malloc((size_t)n * m * sizeof *x);
+                double *scale = malloc(n * sizeof *scale), *prio = malloc(n * sizeof *prio);
+                double workers[8];
+                for (uint32_t i = 0; i < n * m; i++)
+                    tput[i] = 0.2 + 5.0 * gsl_rng_uniform(r);
+                for (uint32_t i = 0; i < n; i++) {
+                    scale[i] = (double)(1u << gsl_rng_uniform_int(r, 4));
+                    prio[i] = 1.0;
+                }
+                for (uint32_t j = 0; j < m; j++)
+                    workers[j] = gs[c] / (double)m;
+                int reps = n >= 256 ? 1 : 5;
+                double t[5];
+                for (int k = 0; k < 5; k++) {
+                    double t0 = now_s();
+                    for (int i = 0; i < reps; i++)
+                        if (gavel_allocation(n, m, tput, scale, prio, workers, work, x))
+                            return 1;
+                    t[k] = (now_s() - t0) / reps;
+                }
+                printf("%6u %6u %8.0f %12.3f\n", n, m, gs[c], median5(t) * 1e3);
+                free(tput);
+                free(work);
+                free(x);
+                free(scale);
+                free(prio);
+            }
+    gsl_rng_free(r);
+    return 0;
+}

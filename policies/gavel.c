@@ -1,0 +1,464 @@
+/*
+ * gavel.c: Gavel's heterogeneity-aware max-min fairness with its round-based mechanism
+ * (Narayanan et al., OSDI'20; stanford-futuredata/gavel: policies/max_min_fairness.py
+ * for the allocation, scheduler.py _update_priorities, _reset_time_run_so_far and
+ * _schedule_jobs_on_workers_helper for the rounds).
+ *   - Allocation X (jobs x GPU types, the fraction of time each job should spend on each
+ *     type) from the LP of gavel_lp.h over the throughput matrix, the job's speed on each
+ *     type under the run's rate model. As in Gavel's simulator, X is recomputed only
+ *     when jobs arrived or finished and at least `reset` seconds passed since the last
+ *     recomputation; then the time each job received per type is reset to half a round
+ *     and the shortfall against X is added to the job's deficit.
+ *   - Every `round` seconds (Gavel's default 360): priority of job i on type j =
+ *     X_ij / (time i received on j / time all jobs received on j), X_ij x 1e9 while that
+ *     fraction is 0, 0 when X_ij is 0 or the job has no allocation yet. Per type in
+ *     type-id order, jobs sorted by (priority, deficit, X) descending, ties in arrival
+ *     order; a job is chosen once, on the first type it may use with enough GPUs left for
+ *     its scale factor (priority 0 included: it takes what the others leave).
+ *   - A chosen job already on that type keeps its GPUs; the others are preempted (with a
+ *     checkpoint) and the chosen ones started on free GPUs of their type. Jobs arriving
+ *     or finishing inside a round wait for its end (no mid-round redispatch), but a round
+ *     ends early once none of its jobs is running, as Gavel's simulator ends a round with
+ *     its last micro-task.
+ */
+#include "policies/gavel_lp.h"
+#include "policies/policy.h"
+
+#include "base/alloc.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GV_MAXT 8 /* GPU types of one cluster */
+
+typedef struct gjob {
+    uint32_t pos;                /* index in the state's job list */
+    bool has_alloc;              /* the job was in the last LP */
+    double x[GV_MAXT];           /* allocation per type slot */
+    double time_so_far[GV_MAXT]; /* seconds received per type since the last reset */
+    double deficit[GV_MAXT];     /* seconds owed per type */
+    sim_time acct_us;            /* running time accounted up to here */
+    uint8_t chosen;              /* type slot + 1 chosen this round, 0 = none */
+} gjob;
+
+typedef struct gentry {
+    sim_job_id job;
+    uint32_t slot;
+    bool ok; /* the job may run on the type (Gavel: its throughput there is not 0) */
+    double prio, deficit, alloc;
+    uint64_t seq; /* arrival order: Gavel's stable sort keeps ties in arrival order */
+} gentry;
+
+typedef struct gavel_state {
+    double round_s, reset_s;
+    bool types_ready;
+    uint32_t n_types;                  /* type slots */
+    uint16_t type_of[GV_MAXT];         /* view type id per slot */
+    int8_t slot_of[SIM_MAX_GPU_TYPES]; /* slot per view type, -1 = absent */
+    double workers[GV_MAXT];           /* GPUs per slot */
+    double worker_time[GV_MAXT];       /* seconds all jobs received per slot */
+    sim_time next_round_us, last_reset_us;
+    bool need_update;
+    /* Jobs in flight, and scratch grown at new peaks. */
+    sim_job_id *jobs;
+    uint32_t n_jobs, cap;
+    double *tput, *scale, *prio, *work, *x;
+    gentry *ent;
+    uint8_t *gpu_taken;
+    uint32_t *place_nodes, *place_gpus;
+    uint32_t n_gpus, place_cap;
+    uint32_t left[GV_MAXT];
+} gavel_state;
+
+static const policy_option gavel_options[] = {
+    {"round", "360", "round length, seconds (Gavel's time_per_iteration)"},
+    {"reset", "1920", "least time between allocation recomputations, seconds"},
+    {NULL, NULL, NULL},
+};
+
+static void gavel_fini(void *st)
+{
+    gavel_state *s = st;
+    sim_free(s->jobs);
+    sim_free(s->tput);
+    sim_free(s->scale);
+    sim_free(s->prio);
+    sim_free(s->work);
+    sim_free(s->x);
+    sim_free(s->ent);
+    sim_free(s->gpu_taken);
+    sim_free(s->place_nodes);
+    sim_free(s->place_gpus);
+}
+
+static int grow(gavel_state *s, uint32_t need)
+{
+    if (need <= s->cap)
+        return SIM_OK;
+    uint32_t cap = s->cap ? s->cap : 64;
+    while (cap < need)
+        cap *= 2;
+    size_t nm = (size_t)cap * GV_MAXT;
+    sim_job_id *j = sim_reallocarray(s->jobs, cap, sizeof *j);
+    if (!j)
+        return SIM_ENOMEM;
+    s->jobs = j;
+    double *a = sim_reallocarray(s->tput, nm, sizeof *a), *b, *c, *d, *e;
+    if (a)
+        s->tput = a;
+    b = sim_reallocarray(s->scale, cap, sizeof *b);
+    if (b)
+        s->scale = b;
+    c = sim_reallocarray(s->prio, cap, sizeof *c);
+    if (c)
+        s->prio = c;
+    d = sim_reallocarray(s->work, nm, sizeof *d);
+    if (d)
+        s->work = d;
+    e = sim_reallocarray(s->x, nm, sizeof *e);
+    if (e)
+        s->x = e;
+    gentry *g = sim_reallocarray(s->ent, nm, sizeof *g);
+    if (g)
+        s->ent = g;
+    if (!a || !b || !c || !d || !e || !g)
+        return SIM_ENOMEM;
+    s->cap = cap;
+    return SIM_OK;
+}
+
+static int gavel_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    gavel_state *s = st;
+    int rc;
+    if ((rc = policy_config_double(cfg, gavel_options, "round", 1, 1e7, &s->round_s, d)) ||
+        (rc = policy_config_double(cfg, gavel_options, "reset", 0, 1e9, &s->reset_s, d)))
+        return rc;
+    s->n_gpus = cfg->n_gpus;
+    s->gpu_taken = sim_calloc(cfg->n_gpus ? cfg->n_gpus : 1, 1);
+    s->place_cap = cfg->n_gpus ? cfg->n_gpus : 1;
+    s->place_nodes = sim_calloc(s->place_cap, sizeof *s->place_nodes);
+    s->place_gpus = sim_calloc(s->place_cap, sizeof *s->place_gpus);
+    if (!s->gpu_taken || !s->place_nodes || !s->place_gpus || grow(s, 64)) {
+        gavel_fini(s);
+        memset(s, 0, sizeof *s);
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'gavel': out of memory");
+    }
+    s->next_round_us = SIM_TIME_NEVER;
+    return SIM_OK;
+}
+
+static int resolve_types(gavel_state *s, const sim_view *v)
+{
+    memset(s->slot_of, -1, sizeof s->slot_of);
+    for (uint32_t n = 0; n < v->n_nodes; n++) {
+        uint16_t t = v->node_gpu_type[n];
+        if (!v->node_gpu_count[n] || t >= SIM_MAX_GPU_TYPES)
+            continue;
+        if (s->slot_of[t] < 0) {
+            if (s->n_types == GV_MAXT)
+                return SIM_ELIMIT;
+            s->slot_of[t] = (int8_t)s->n_types;
+            s->type_of[s->n_types++] = t;
+        }
+        s->workers[s->slot_of[t]] += v->node_gpu_count[n];
+    }
+    s->types_ready = true;
+    return SIM_OK;
+}
+
+static void gavel_on_arrival(void *st, const sim_view *v, sim_job_id id)
+{
+    gavel_state *s = st;
+    gjob *g = sim_view_job_state(v, id);
+    if (grow(s, s->n_jobs + 1) != SIM_OK)
+        return; /* schedule() reports the shortage */
+    g->pos = s->n_jobs;
+    s->jobs[s->n_jobs++] = id;
+    for (uint32_t k = 0; k < GV_MAXT; k++)
+        g->time_so_far[k] = s->round_s / 2.0;
+    s->need_update = true;
+    if (s->next_round_us == SIM_TIME_NEVER)
+        s->next_round_us = v->now;
+}
+
+/* Add the running time of job id since it was last accounted. */
+static void account(gavel_state *s, const sim_view *v, sim_job_id id, sim_time now)
+{
+    const sim_job *j = sim_view_job(v, id);
+    gjob *g = sim_view_job_state(v, id);
+    if (j->state != SIM_JOB_RUNNING || j->alloc_head == UINT32_MAX)
+        return;
+    uint16_t t = v->node_gpu_type[v->allocs[j->alloc_head].node];
+    int8_t k = t < SIM_MAX_GPU_TYPES ? s->slot_of[t] : -1;
+    double dt = (double)(now - g->acct_us) / 1e6;
+    if (k >= 0 && dt > 0) {
+        g->time_so_far[k] += dt;
+        s->worker_time[k] += dt;
+    }
+    g->acct_us = now;
+}
+
+static void forget(gavel_state *s, const sim_view *v, sim_job_id id)
+{
+    gjob *g = sim_view_job_state(v, id);
+    if (g->pos >= s->n_jobs || s->jobs[g->pos] != id)
+        return;
+    sim_job_id last = s->jobs[--s->n_jobs];
+    s->jobs[g->pos] = last;
+    ((gjob *)sim_view_job_state(v, last))->pos = g->pos;
+    s->need_update = true;
+}
+
+static void gavel_on_finish(void *st, const sim_view *v, sim_job_id id)
+{
+    account(st, v, id, v->now);
+    forget(st, v, id);
+}
+
+static int recompute(gavel_state *s, const sim_view *v, sim_time now)
+{
+    /* Reset the time received (Gavel's _reset_time_run_so_far). */
+    double since = (double)(now - s->last_reset_us) / 1e6;
+    for (uint32_t k = 0; k < s->n_types; k++)
+        s->worker_time[k] = 0.0;
+    for (uint32_t i = 0; i < s->n_jobs; i++) {
+        gjob *g = sim_view_job_state(v, s->jobs[i]);
+        for (uint32_t k = 0; k < s->n_types; k++) {
+            double received = g->time_so_far[k] - s->round_s / 2.0;
+            double owed = g->has_alloc ? g->x[k] * since : 0.0;
+            g->deficit[k] += owed - received;
+            g->time_so_far[k] = s->round_s / 2.0;
+            s->worker_time[k] += g->time_so_far[k];
+        }
+    }
+    s->last_reset_us = now;
+    uint32_t n = s->n_jobs, m = s->n_types;
+    for (uint32_t i = 0; i < n; i++) {
+        sim_job_id id = s->jobs[i];
+        const sim_job *j = sim_view_job(v, id);
+        for (uint32_t k = 0; k < m; k++)
+            s->tput[(size_t)i * m + k] =
+                sim_job_type_ok(j, s->type_of[k]) &&
+                        j->gpus_per_replica * j->nominal_replicas <= (uint32_t)s->workers[k]
+                    ? sim_view_type_speed(v, id, s->type_of[k])
+                    : 0.0;
+        s->scale[i] = (double)(j->gpus_per_replica * j->nominal_replicas);
+        if (s->scale[i] < 1)
+            s->scale[i] = 1;
+        s->prio[i] = 1.0;
+    }
+    int st = gavel_allocation(n, m, s->tput, s->scale, s->prio, s->workers, s->work, s->x);
+    if (st)
+        return st;
+    for (uint32_t i = 0; i < n; i++) {
+        gjob *g = sim_view_job_state(v, s->jobs[i]);
+        g->has_alloc = true;
+        for (uint32_t k = 0; k < m; k++)
+            g->x[k] = s->x[(size_t)i * m + k];
+    }
+    return SIM_OK;
+}
+
+static bool entry_before(const gentry *a, const gentry *b)
+{
+    if (a->prio != b->prio)
+        return a->prio > b->prio;
+    if (a->deficit != b->deficit)
+        return a->deficit > b->deficit;
+    if (a->alloc != b->alloc)
+        return a->alloc > b->alloc;
+    return a->seq < b->seq;
+}
+
+/* Heap sort of ent[lo..hi) by entry_before (no allocation). */
+static void sift(gentry *a, uint32_t n, uint32_t i)
+{
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            return;
+        if (c + 1 < n && entry_before(&a[c], &a[c + 1]))
+            c++;
+        if (!entry_before(&a[i], &a[c]))
+            return;
+        gentry t = a[i];
+        a[i] = a[c];
+        a[c] = t;
+        i = c;
+    }
+}
+
+static void sort_entries(gentry *a, uint32_t n)
+{
+    for (uint32_t i = n / 2; i-- > 0;)
+        sift(a, n, i);
+    for (uint32_t e = n; e-- > 1;) {
+        gentry t = a[0];
+        a[0] = a[e];
+        a[e] = t;
+        sift(a, e, 0);
+    }
+}
+
+/* Start job id on free GPUs of view type t: replicas first fit over nodes. */
+static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint16_t t,
+                         policy_decisions *out)
+{
+    const sim_job *j = sim_view_job(v, id);
+    uint32_t gpr = j->gpus_per_replica, reps = j->nominal_replicas, r = 0;
+    if (gpr == 0 || (size_t)gpr * reps > s->place_cap)
+        return SIM_OK;
+    for (uint32_t n = 0; n < v->n_nodes && r < reps; n++) {
+        if (v->node_gpu_type[n] != t || !v->node_up[n] ||
+            v->node_cpu_total[n] - v->node_cpu_used[n] < j->cpu_per_replica ||
+            v->node_mem_total[n] - v->node_mem_used[n] < j->mem_per_replica)
+            continue;
+        uint32_t got = 0, first = v->node_gpu_first[n];
+        for (uint32_t g = first; g < first + v->node_gpu_count[n] && got < gpr; g++)
+            if (v->gpu_nres[g] == 0 && !s->gpu_taken[g] &&
+                v->gpu_mem_total[g] >= j->spec.gpu_mem_mib)
+                s->place_gpus[r * gpr + got++] = g;
+        if (got < gpr)
+            continue;
+        s->place_nodes[r++] = n;
+    }
+    if (r < reps)
+        return SIM_OK; /* fragmented: the job waits for the next round */
+    for (uint32_t k = 0; k < r * gpr; k++)
+        s->gpu_taken[s->place_gpus[k]] = 1;
+    sim_placement p = {.replicas = reps,
+                       .nodes = s->place_nodes,
+                       .gpus = s->place_gpus,
+                       .milli = SIM_MILLI_GPU,
+                       .gpu_mem_mib = UINT64_MAX};
+    return sim_decide_start(out, id, &p);
+}
+
+static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    gavel_state *s = st;
+    int rc;
+    if (!s->types_ready && (rc = resolve_types(s, v)))
+        return rc;
+    if (s->n_jobs < v->n_pending + v->n_running)
+        return SIM_ENOMEM; /* on_arrival could not grow the job list */
+    if (s->n_jobs == 0) {
+        s->next_round_us = SIM_TIME_NEVER;
+        return SIM_OK;
+    }
+    /* A round ends when its time is up, or as soon as every job it runs has finished: in
+     * Gavel's simulator a round ends with its last micro-task, and with nothing running
+     * an arriving job is scheduled at once. */
+    if (now < s->next_round_us && v->n_running > 0)
+        return SIM_OK;
+    /* A job larger than every type it may use can never run. */
+    for (uint32_t i = 0; i < s->n_jobs;) {
+        sim_job_id id = s->jobs[i];
+        const sim_job *j = sim_view_job(v, id);
+        bool ok = false;
+        for (uint32_t k = 0; k < s->n_types && !ok; k++)
+            ok = sim_job_type_ok(j, s->type_of[k]) &&
+                 j->gpus_per_replica * j->nominal_replicas <= (uint32_t)s->workers[k];
+        if (ok || j->state != SIM_JOB_PENDING) {
+            i++;
+            continue;
+        }
+        forget(s, v, id);
+        if ((rc = sim_decide_reject(out, id, "needs more GPUs than any allowed type has")))
+            return rc;
+    }
+    if (s->n_jobs == 0)
+        return SIM_OK;
+    for (uint32_t i = 0; i < s->n_jobs; i++)
+        account(s, v, s->jobs[i], now);
+    /* Gavel resets while its last reset time is 0 (none yet, or all at time 0) or once
+     * `reset` seconds have passed. */
+    if (s->need_update &&
+        (s->last_reset_us == 0 || (double)(now - s->last_reset_us) / 1e6 >= s->reset_s)) {
+        if ((rc = recompute(s, v, now)))
+            return rc;
+        s->need_update = false;
+    }
+    /* Priorities and the sorted queue, type by type. */
+    uint32_t m = s->n_types, ne = 0;
+    for (uint32_t k = 0; k < m; k++) {
+        uint32_t first = ne;
+        for (uint32_t i = 0; i < s->n_jobs; i++) {
+            sim_job_id id = s->jobs[i];
+            gjob *g = sim_view_job_state(v, id);
+            const sim_job *j = sim_view_job(v, id);
+            double x = g->has_alloc ? g->x[k] : 0.0, p = 0.0;
+            bool ok = sim_job_type_ok(j, s->type_of[k]);
+            if (x > 0 && ok) {
+                double frac = s->worker_time[k] > 0 ? g->time_so_far[k] / s->worker_time[k] : 0;
+                p = frac > 0 ? x / frac : x * 1e9;
+            }
+            s->ent[ne++] = (gentry){id, k, ok, p, g->deficit[k], x, j->seq};
+        }
+        sort_entries(s->ent + first, ne - first);
+        s->left[k] = (uint32_t)s->workers[k];
+    }
+    for (uint32_t i = 0; i < s->n_jobs; i++)
+        ((gjob *)sim_view_job_state(v, s->jobs[i]))->chosen = 0;
+    for (uint32_t e = 0; e < ne; e++) {
+        const gentry *en = &s->ent[e];
+        gjob *g = sim_view_job_state(v, en->job);
+        const sim_job *j = sim_view_job(v, en->job);
+        uint32_t sf = j->gpus_per_replica * j->nominal_replicas;
+        /* As in Gavel (max-min fairness, not FIFO), a job of priority 0 (no allocation
+         * yet, or none on this type) still takes GPUs the others leave. */
+        if (g->chosen || !en->ok || s->left[en->slot] == 0 || sf > s->left[en->slot])
+            continue;
+        s->left[en->slot] -= sf;
+        g->chosen = (uint8_t)(en->slot + 1);
+    }
+    /* Preempt the running jobs not kept on their type, then start the chosen ones. */
+    for (uint32_t i = 0; i < s->n_jobs; i++) {
+        sim_job_id id = s->jobs[i];
+        const sim_job *j = sim_view_job(v, id);
+        gjob *g = sim_view_job_state(v, id);
+        if (j->state != SIM_JOB_RUNNING)
+            continue;
+        uint16_t t = v->node_gpu_type[v->allocs[j->alloc_head].node];
+        if (g->chosen && s->type_of[g->chosen - 1] == t)
+            continue;
+        if ((rc = sim_decide_preempt(out, id, true)))
+            return rc;
+    }
+    memset(s->gpu_taken, 0, s->n_gpus);
+    for (uint32_t i = 0; i < s->n_jobs; i++) {
+        sim_job_id id = s->jobs[i];
+        gjob *g = sim_view_job_state(v, id);
+        if (!g->chosen || sim_view_job(v, id)->state != SIM_JOB_PENDING)
+            continue;
+        g->acct_us = now;
+        if ((rc = start_on_type(s, v, id, s->type_of[g->chosen - 1], out)))
+            return rc;
+    }
+    s->next_round_us = now + (sim_time)llround(s->round_s * 1e6);
+    return SIM_OK;
+}
+
+static sim_time gavel_next_wakeup(const void *st, const sim_view *v, sim_time now)
+{
+    (void)v;
+    (void)now;
+    const gavel_state *s = st;
+    return s->n_jobs ? s->next_round_us : SIM_TIME_NEVER;
+}
+
+const policy_ops policy_gavel = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "gavel",
+    .summary = "Gavel: heterogeneity-aware max-min fairness LP (GLPK), rounds of 360 s",
+    .state_size = sizeof(gavel_state),
+    .job_state_size = sizeof(gjob),
+    .options = gavel_options,
+    .init = gavel_init,
+    .fini = gavel_fini,
+    .on_arrival = gavel_on_arrival,
+    .on_finish = gavel_on_finish,
+    .schedule = gavel_schedule,
+    .next_wakeup = gavel_next_wakeup,
+};

@@ -1,0 +1,37 @@
+/*
+ * gavel_lp.h: the linear program of Gavel's heterogeneity-aware max-min fairness
+ * (Narayanan et al., OSDI'20, section 4.1; stanford-futuredata/gavel,
+ * scheduler/policies/max_min_fairness.py, MaxMinFairnessPolicyWithPerf), solved with
+ * GLPK's simplex:
+ *   maximise t  subject to  t <= sum_j coef[i][j] x[i][j]   for every job i,
+ *                           sum_j x[i][j] <= 1              for every job i,
+ *                           sum_i scale[i] x[i][j] <= workers[j]  for every GPU type j,
+ *                           0 <= x[i][j] <= 1.
+ * x[i][j] is the fraction of time job i should spend on GPU type j. GLPK allocates its
+ * problem internally on every solve; callers solve once per scheduling round, never per
+ * event.
+ */
+#ifndef POLICIES_GAVEL_LP_H
+#define POLICIES_GAVEL_LP_H
+
+#include "sim/types.h"
+
+/*
+ * Solve for n jobs and m GPU types: coef and x are n x m row-major, scale has n entries,
+ * workers m. On success x holds the allocation (clipped to [0, 1]) and *t the optimal
+ * smallest weighted throughput. SIM_OK, SIM_EINVAL (n or m is 0), or SIM_ENOMEM /
+ * SIM_EPOLICY when GLPK fails or finds no optimum.
+ */
+int gavel_lp_solve(uint32_t n, uint32_t m, const double *coef, const double *scale,
+                   const double *workers, double *x, double *t);
+
+/*
+ * Gavel's full allocation: the isolated LP (every throughput 1) gives each job its
+ * equal-share throughput iso_i = sum_j tput[i][j] x_iso[i][j]; the LP above is then
+ * solved with coef[i][j] = tput[i][j] x scale[i] / (priority[i] x iso_i). tput is n x m
+ * (0 = cannot run there); work is scratch of n x m doubles. Same returns as above.
+ */
+int gavel_allocation(uint32_t n, uint32_t m, const double *tput, const double *scale,
+                     const double *priority, const double *workers, double *work, double *x);
+
+#endif

@@ -1,0 +1,711 @@
+/*
+ * hetero.c: heterogeneous GPU assignment for groups of co-trained jobs (DESIGN.md
+ * policy 3) and its two baselines, as three policies over one implementation:
+ *   hetero         cold start (jobs by model depth then batch size, GPUs by compute
+ *                  capability then memory, all descending; one to one where memory
+ *                  fits), swap rounds during the first epoch (hetero_assign.h), then
+ *                  the best mapping frozen;
+ *   static         the user's order: the group's first job on the first free GPU;
+ *   data-parallel  each job's batch split evenly over all of the group's GPUs, so every
+ *                  job runs at its speed on the group's weakest GPU.
+ * A group is the jobs of one `group` id (an ungrouped job is a group of one); groups
+ * are served in arrival order on whole, free GPUs, with backfilling; a job that fits no
+ * free GPU waits and later joins its group's GPUs as they free up. A job's time on a GPU
+ * comes from the run's rate model (sim_view_type_speed), the same one the engine uses,
+ * so the policy's picture and the simulated outcome agree; `noise` perturbs the times
+ * the swap rounds measure. A swap preempts both jobs with a checkpoint and restarts
+ * them on each other's GPU. Options `trail` and `groups` name CSV files for the
+ * decision trail and one row per finished group (with the exact bottleneck optimum of
+ * the group's GPUs as the bound, and the preemptive bound that swaps cannot beat).
+ */
+#include "policies/hetero_assign.h"
+#include "policies/policy.h"
+
+#include "models/catalog.h"
+#include "base/alloc.h"
+#include "base/outfile.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define HG_MAX 64u /* jobs per group */
+
+typedef enum hmode { HM_HETERO, HM_STATIC, HM_DP } hmode;
+
+typedef struct hgroup {
+    bool used;
+    bool swapping; /* in the swap rounds of the first epoch */
+    bool complete; /* every job started at the group's cold start */
+    char name[SIM_ID_MAX];
+    uint32_t total; /* jobs of the group */
+    uint32_t n;     /* jobs started so far (indices 0..n-1) */
+    uint32_t done;
+    uint32_t m; /* GPUs of the cold start (slots 0..m-1) */
+    uint32_t round;
+    sim_job_id job[HG_MAX];
+    char job_id[HG_MAX][SIM_ID_MAX];
+    uint32_t gset[HG_MAX]; /* global GPU per slot */
+    uint32_t slot[HG_MAX]; /* slot each job holds now */
+    uint32_t cur[HG_MAX], best[HG_MAX];
+    double full_s[HG_MAX][HG_MAX]; /* job x slot: solo time of the whole job there */
+    double epochs[HG_MAX];
+    double busy_s[HG_MAX];     /* per slot: time a job of the group computed there */
+    sim_time since_us[HG_MAX]; /* per job: when it last started on its slot */
+    hetero_swap sw;
+    sim_time submit_us, start_us, end_us, next_round_us;
+    double opt_s; /* bottleneck optimum over the cold-start GPUs */
+    double pmtn_s; /* the preemptive bound over the same GPUs */
+} hgroup;
+
+typedef struct hjob {
+    uint32_t group; /* group slot + 1; 0 = not in a group record */
+    uint32_t idx;
+} hjob;
+
+typedef struct hetero_state {
+    hmode mode;
+    model_catalog *cat;
+    bool types_ready;
+    double cc[SIM_MAX_GPU_TYPES]; /* compute capability per view type */
+    double noise;
+    uint64_t rounds;
+    FILE *trail, *groups_out; /* streams of trail_file, groups_file (or NULL) */
+    sim_outfile trail_file, groups_file;
+    const char *policy_name;
+    hgroup *g;
+    uint32_t n_groups;
+    /* Scratch sized in init. */
+    uint32_t *free_gpu;
+    uint8_t *taken;
+    sim_job_id batch[HG_MAX];
+    uint32_t batch_gpu[HG_MAX];
+    double cost[HG_MAX * HG_MAX];
+    uint32_t assign[HG_MAX];
+    double measured[HG_MAX];
+    uint32_t old[HG_MAX];
+    hetero_ws ws;
+    const sim_view *v; /* for comparators during one schedule() */
+} hetero_state;
+
+static const policy_option hetero_options[] = {
+    {"rounds", "10", "swap rounds per epoch (a round: 1/rounds of the slowest job's epoch)"},
+    {"noise", "0", "relative std. deviation of the measured mini-batch times (seeded)"},
+    {"trail", "", "CSV file for the decision trail (mapping per round, T_cur, T_best)"},
+    {"groups", "", "CSV file with one row per finished group (makespan, bound, idle)"},
+    {"catalog", "", "GPU catalog giving compute capability (default: the shipped one)"},
+    {NULL, NULL, NULL},
+};
+
+static void hetero_fini(void *st)
+{
+    hetero_state *s = st;
+    /* Written through sim_outfile: complete files replace what was at the paths. */
+    if (s->trail)
+        sim_outfile_close(&s->trail_file, true, 0, NULL);
+    if (s->groups_out)
+        sim_outfile_close(&s->groups_file, true, 0, NULL);
+    model_catalog_destroy(s->cat);
+    sim_free(s->g);
+    sim_free(s->free_gpu);
+    sim_free(s->taken);
+    hetero_ws_fini(&s->ws);
+}
+
+static int open_out(FILE **f, sim_outfile *o, const policy_config *cfg, const char *key,
+                    const char *header, sim_diag *d)
+{
+    const char *path = policy_config_get(cfg, hetero_options, key);
+    if (!path || !*path)
+        return SIM_OK;
+    int st = sim_outfile_open(o, path, d);
+    if (st != SIM_OK)
+        return st;
+    if (!(*f = sim_outfile_stream(o, d))) {
+        sim_outfile_close(o, false, 0, NULL);
+        return SIM_ENOMEM;
+    }
+    fputs(header, *f);
+    return SIM_OK;
+}
+
+static int init_mode(void *st, const policy_config *cfg, sim_diag *d, hmode mode)
+{
+    hetero_state *s = st;
+    s->mode = mode;
+    s->policy_name = cfg->policy;
+    int rc;
+    if ((rc = policy_config_double(cfg, hetero_options, "noise", 0, 10, &s->noise, d)) ||
+        (rc = policy_config_u64(cfg, hetero_options, "rounds", 1, 1000000, &s->rounds, d)))
+        return rc;
+    const char *cat = policy_config_get(cfg, hetero_options, "catalog");
+    if ((rc = model_catalog_load(&s->cat, cat && *cat ? cat : model_catalog_default_path(), d)))
+        return rc;
+    /* Each group in flight holds a GPU, or waits for one after a partial start. */
+    s->n_groups = cfg->n_gpus < 4096 ? cfg->n_gpus + 64 : 4160;
+    uint32_t ng = cfg->n_gpus ? cfg->n_gpus : 1;
+    s->g = sim_calloc(s->n_groups, sizeof *s->g);
+    s->free_gpu = sim_calloc(ng, sizeof *s->free_gpu);
+    s->taken = sim_calloc(ng, 1);
+    if (!s->g || !s->free_gpu || !s->taken || hetero_ws_init(&s->ws, HG_MAX, HG_MAX)) {
+        hetero_fini(s);
+        memset(s, 0, sizeof *s);
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy '%s': out of memory", cfg->policy);
+    }
+    if ((rc = open_out(&s->trail, &s->trail_file, cfg, "trail",
+                       "time_s,group,round,action,t_cur_s,t_best_s,mapping\n", d)) ||
+        (rc = open_out(&s->groups_out, &s->groups_file, cfg, "groups",
+                       "group,policy,jobs,gpus,submit_s,start_s,end_s,span_s,makespan_s,"
+                       "opt_s,gap,mapping_s,strong_type,strong_gpus,strong_idle_gpu_s,pmtn_s\n",
+                       d))) {
+        hetero_fini(s);
+        memset(s, 0, sizeof *s);
+        return rc;
+    }
+    return SIM_OK;
+}
+
+static int hetero_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    return init_mode(st, cfg, d, HM_HETERO);
+}
+static int static_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    return init_mode(st, cfg, d, HM_STATIC);
+}
+static int dp_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    return init_mode(st, cfg, d, HM_DP);
+}
+
+static void resolve_types(hetero_state *s, const sim_view *v)
+{
+    const sim_intern *names = model_catalog_names(s->cat);
+    for (uint16_t t = 1; t < v->n_gpu_types && t < SIM_MAX_GPU_TYPES; t++) {
+        const char *name = v->gpu_type_name(v, t);
+        uint32_t id = sim_intern_find(names, name, strlen(name));
+        const model_gpu_type *g =
+            id == SIM_INTERN_NONE ? NULL : model_catalog_type(s->cat, (uint16_t)id);
+        s->cc[t] = g ? g->compute_capability : 0.0;
+    }
+    s->types_ready = true;
+}
+
+static uint16_t gpu_type(const sim_view *v, uint32_t g)
+{
+    return v->node_gpu_type[v->gpu_node[g]];
+}
+
+/* GPU memory the job needs: its request, else its measured use. */
+static uint64_t mem_need(const sim_job *j)
+{
+    if (j->spec.gpu_mem_mib)
+        return j->spec.gpu_mem_mib;
+    if (job_spec_has(&j->spec, SIM_ATTR_GPU_MEM_USED_MIB))
+        return (uint64_t)j->spec.attr[SIM_ATTR_GPU_MEM_USED_MIB];
+    return 0;
+}
+
+/* Whether job id could run alone on GPU g (type, memory, the node's CPU and memory). */
+static bool job_fits_gpu(const sim_view *v, sim_job_id id, uint32_t g)
+{
+    const sim_job *j = sim_view_job(v, id);
+    uint32_t n = v->gpu_node[g];
+    return v->node_up[n] && sim_job_type_ok(j, gpu_type(v, g)) &&
+           mem_need(j) <= v->gpu_mem_total[g] &&
+           v->node_cpu_total[n] - v->node_cpu_used[n] >= j->cpu_per_replica &&
+           v->node_mem_total[n] - v->node_mem_used[n] >= j->mem_per_replica;
+}
+
+/* Solo time of the whole job on one GPU of type t, seconds. */
+static double job_full_s(const sim_view *v, sim_job_id id, uint16_t t)
+{
+    return v->jobs[id].spec.work_s / sim_view_type_speed(v, id, t);
+}
+
+static double job_epochs(const sim_job *j)
+{
+    double e = job_spec_has(&j->spec, SIM_ATTR_EPOCHS) ? j->spec.attr[SIM_ATTR_EPOCHS] : 1.0;
+    return e >= 1.0 ? e : 1.0;
+}
+
+/* ---- Orders ------------------------------------------------------------------------- */
+
+static double attr_or0(const sim_job *j, sim_attr a)
+{
+    return job_spec_has(&j->spec, a) ? j->spec.attr[a] : 0.0;
+}
+
+/* Cold-start job order: depth, then batch size, descending; ties: arrival order. */
+static bool job_before(const sim_view *v, sim_job_id a, sim_job_id b)
+{
+    const sim_job *ja = sim_view_job(v, a), *jb = sim_view_job(v, b);
+    double da = attr_or0(ja, SIM_ATTR_DEPTH), db = attr_or0(jb, SIM_ATTR_DEPTH);
+    if (da != db)
+        return da > db;
+    double ba = attr_or0(ja, SIM_ATTR_BATCH_SIZE), bb = attr_or0(jb, SIM_ATTR_BATCH_SIZE);
+    if (ba != bb)
+        return ba > bb;
+    return ja->seq < jb->seq;
+}
+
+/* Cold-start GPU order: compute capability, then memory, descending; ties: index. */
+static bool gpu_before(const hetero_state *s, const sim_view *v, uint32_t a, uint32_t b)
+{
+    double ca = s->cc[gpu_type(v, a)], cb = s->cc[gpu_type(v, b)];
+    if (ca != cb)
+        return ca > cb;
+    if (v->gpu_mem_total[a] != v->gpu_mem_total[b])
+        return v->gpu_mem_total[a] > v->gpu_mem_total[b];
+    return a < b;
+}
+
+static void sort_jobs(const sim_view *v, sim_job_id *a, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        sim_job_id x = a[i];
+        uint32_t k = i;
+        for (; k > 0 && job_before(v, x, a[k - 1]); k--)
+            a[k] = a[k - 1];
+        a[k] = x;
+    }
+}
+
+/* Heap sort of the free GPUs by gpu_before (no allocation; n may be large). */
+static void sift(const hetero_state *s, const sim_view *v, uint32_t *a, uint32_t n, uint32_t i)
+{
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            return;
+        /* Max-heap on "comes later". */
+        if (c + 1 < n && gpu_before(s, v, a[c], a[c + 1]))
+            c++;
+        if (!gpu_before(s, v, a[i], a[c]))
+            return;
+        uint32_t t = a[i];
+        a[i] = a[c];
+        a[c] = t;
+        i = c;
+    }
+}
+
+static void sort_gpus(const hetero_state *s, const sim_view *v, uint32_t *a, uint32_t n)
+{
+    for (uint32_t i = n / 2; i-- > 0;)
+        sift(s, v, a, n, i);
+    for (uint32_t e = n; e-- > 1;) {
+        uint32_t t = a[0];
+        a[0] = a[e];
+        a[e] = t;
+        sift(s, v, a, e, 0);
+    }
+}
+
+/* ---- Groups ------------------------------------------------------------------------- */
+
+static hgroup *group_find(hetero_state *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->n_groups; i++)
+        if (s->g[i].used && strcmp(s->g[i].name, name) == 0)
+            return &s->g[i];
+    return NULL;
+}
+
+static hgroup *group_new(hetero_state *s)
+{
+    for (uint32_t i = 0; i < s->n_groups; i++)
+        if (!s->g[i].used) {
+            memset(&s->g[i], 0, sizeof s->g[i]);
+            s->g[i].used = true;
+            return &s->g[i];
+        }
+    return NULL;
+}
+
+static int start_on(policy_decisions *out, const sim_view *v, sim_job_id id, uint32_t g)
+{
+    uint32_t node = v->gpu_node[g];
+    sim_placement p = {.replicas = 1,
+                       .nodes = &node,
+                       .gpus = &g,
+                       .milli = SIM_MILLI_GPU,
+                       .gpu_mem_mib = UINT64_MAX};
+    return sim_decide_start(out, id, &p);
+}
+
+static void trail_row(hetero_state *s, const hgroup *gr, sim_time now, const char *action)
+{
+    if (!s->trail)
+        return;
+    fprintf(s->trail, "%.6f,%s,%u,%s,%.6f,%.6f,", (double)now / 1e6, gr->name, gr->round, action,
+            gr->sw.t_cur, gr->sw.t_best);
+    for (uint32_t i = 0; i < gr->n; i++)
+        fprintf(s->trail, "%s%s@%u", i ? " " : "", gr->job_id[i], gr->gset[gr->cur[i]]);
+    fputc('\n', s->trail);
+}
+
+/* Round time of job i of the group on slot k, seconds: 1/rounds of its first epoch. */
+static double round_s(const hetero_state *s, const hgroup *gr, uint32_t i, uint32_t k)
+{
+    return gr->full_s[i][k] / gr->epochs[i] / (double)s->rounds;
+}
+
+static sim_time next_round_at(const hetero_state *s, const hgroup *gr, sim_time now)
+{
+    double t = 0.0;
+    for (uint32_t i = 0; i < gr->n; i++) {
+        double r = round_s(s, gr, i, gr->cur[i]);
+        if (r > t)
+            t = r;
+    }
+    sim_time dt = (sim_time)llround(t * 1e6);
+    return now + (dt > 0 ? dt : 1);
+}
+
+typedef struct swap_ctx {
+    const sim_view *v;
+    const hgroup *gr;
+} swap_ctx;
+
+static bool swappable(void *ctx, uint32_t a, uint32_t b)
+{
+    const swap_ctx *c = ctx;
+    const hgroup *gr = c->gr;
+    return isfinite(gr->full_s[a][gr->cur[b]]) && isfinite(gr->full_s[b][gr->cur[a]]);
+}
+
+/* One round of the swap phase of group gr. */
+static int group_round(hetero_state *s, const sim_view *v, sim_time now, hgroup *gr,
+                       policy_decisions *out)
+{
+    for (uint32_t i = 0; i < gr->n; i++) {
+        double r = round_s(s, gr, i, gr->cur[i]);
+        double f = s->noise > 0 ? 1.0 + gsl_ran_gaussian(v->rng, s->noise) : 1.0;
+        s->measured[i] = r * (f > 0.05 ? f : 0.05);
+    }
+    memcpy(s->old, gr->cur, gr->n * sizeof *s->old);
+    gr->round++;
+    swap_ctx ctx = {v, gr};
+    hetero_action act =
+        hetero_swap_round(&gr->sw, s->measured, gr->round >= s->rounds, swappable, &ctx);
+    trail_row(s, gr, now, hetero_action_name(act));
+    int rc;
+    for (uint32_t i = 0; i < gr->n; i++)
+        if (gr->cur[i] != s->old[i]) {
+            gr->busy_s[s->old[i]] += (double)(now - gr->since_us[i]) / 1e6;
+            if ((rc = sim_decide_preempt(out, gr->job[i], true)))
+                return rc;
+        }
+    for (uint32_t i = 0; i < gr->n; i++)
+        if (gr->cur[i] != s->old[i]) {
+            gr->slot[i] = gr->cur[i];
+            gr->since_us[i] = now;
+            if ((rc = start_on(out, v, gr->job[i], gr->gset[gr->cur[i]])))
+                return rc;
+        }
+    if (gr->sw.phase == HETERO_FROZEN)
+        gr->swapping = false;
+    else
+        gr->next_round_us = next_round_at(s, gr, now);
+    return SIM_OK;
+}
+
+/* A new group record for the batch just placed: cold mapping, optimum, swap phase. */
+static void group_open(hetero_state *s, const sim_view *v, sim_time now, hgroup *gr,
+                       uint32_t n_batch, uint32_t placed)
+{
+    const sim_job *j0 = sim_view_job(v, s->batch[0]);
+    snprintf(gr->name, sizeof gr->name, "%s", j0->spec.group);
+    gr->total = n_batch;
+    gr->submit_us = j0->spec.submit_us;
+    gr->start_us = now;
+    gr->complete = placed == n_batch;
+    gr->m = 0;
+    for (uint32_t b = 0; b < n_batch; b++)
+        if (s->batch_gpu[b] != SIM_GPU_NONE)
+            gr->gset[gr->m++] = s->batch_gpu[b];
+    gr->opt_s = NAN;
+    gr->pmtn_s = NAN;
+}
+
+static void group_add(hetero_state *s, const sim_view *v, sim_time now, hgroup *gr, uint32_t b)
+{
+    sim_job_id id = s->batch[b];
+    /* A job the core requeued (its node failed) comes back under its old index. */
+    uint32_t i = 0;
+    while (i < gr->n && gr->job[i] != id)
+        i++;
+    uint32_t k = 0;
+    while (k < gr->m && gr->gset[k] != s->batch_gpu[b])
+        k++;
+    /* Beyond the record's capacity the job runs untracked (its group gets no row). */
+    if ((i == gr->n && gr->n == HG_MAX) || (k == gr->m && gr->m == HG_MAX))
+        return;
+    if (i == gr->n)
+        gr->n++;
+    if (k == gr->m)
+        gr->gset[gr->m++] = s->batch_gpu[b]; /* a late job outside the cold start's set */
+    gr->job[i] = id;
+    snprintf(gr->job_id[i], sizeof gr->job_id[i], "%s", v->jobs[id].spec.id);
+    gr->epochs[i] = job_epochs(sim_view_job(v, id));
+    gr->slot[i] = k;
+    gr->cur[i] = k;
+    gr->since_us[i] = now;
+    hjob *hj = sim_view_job_state(v, id);
+    hj->group = (uint32_t)(gr - s->g) + 1;
+    hj->idx = i;
+}
+
+/* Fill full_s for every job and slot of the group (INFINITY where it cannot run). */
+static void group_costs(hgroup *gr, const sim_view *v)
+{
+    for (uint32_t i = 0; i < gr->n; i++)
+        for (uint32_t k = 0; k < gr->m; k++) {
+            uint32_t g = gr->gset[k];
+            const sim_job *j = sim_view_job(v, gr->job[i]);
+            bool ok = sim_job_type_ok(j, gpu_type(v, g)) && mem_need(j) <= v->gpu_mem_total[g];
+            gr->full_s[i][k] = ok ? job_full_s(v, gr->job[i], gpu_type(v, g)) : INFINITY;
+        }
+}
+
+static int place_batch(hetero_state *s, const sim_view *v, sim_time now, uint32_t nb,
+                       uint32_t n_free, policy_decisions *out)
+{
+    if (s->mode == HM_HETERO)
+        sort_jobs(v, s->batch, nb);
+    uint32_t placed = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+        s->batch_gpu[b] = SIM_GPU_NONE;
+        for (uint32_t f = 0; f < n_free; f++)
+            if (!s->taken[f] && job_fits_gpu(v, s->batch[b], s->free_gpu[f])) {
+                s->taken[f] = 1;
+                s->batch_gpu[b] = s->free_gpu[f];
+                placed++;
+                break;
+            }
+    }
+    if (!placed)
+        return SIM_OK;
+    const sim_job *j0 = sim_view_job(v, s->batch[0]);
+    hgroup *gr = NULL;
+    if (j0->spec.group[0]) {
+        gr = group_find(s, j0->spec.group);
+        if (!gr) {
+            if (!(gr = group_new(s)))
+                return SIM_ELIMIT;
+            group_open(s, v, now, gr, nb, placed);
+        }
+    }
+    /* Data-parallel: every job runs at its speed on the weakest GPU of the group. */
+    int rc;
+    for (uint32_t b = 0; b < nb; b++) {
+        sim_job_id id = s->batch[b];
+        if (s->batch_gpu[b] == SIM_GPU_NONE)
+            continue;
+        if ((rc = start_on(out, v, id, s->batch_gpu[b])))
+            return rc;
+        if (gr)
+            group_add(s, v, now, gr, b);
+        if (s->mode == HM_DP && gr) {
+            double own = sim_view_type_speed(v, id, gpu_type(v, s->batch_gpu[b]));
+            double weak = own;
+            for (uint32_t k = 0; k < gr->m; k++) {
+                double sp = sim_view_type_speed(v, id, gpu_type(v, gr->gset[k]));
+                if (sp < weak)
+                    weak = sp;
+            }
+            if (weak < own && (rc = sim_decide_speed_factor(out, id, weak / own)))
+                return rc;
+        }
+    }
+    if (!gr)
+        return SIM_OK;
+    group_costs(gr, v);
+    if (gr->complete && gr->n == gr->total && gr->start_us == now) {
+        for (uint32_t i = 0; i < gr->n; i++)
+            for (uint32_t k = 0; k < gr->m; k++)
+                s->cost[i * gr->m + k] = gr->full_s[i][k];
+        gr->opt_s = hetero_bottleneck(&s->ws, s->cost, gr->n, gr->m, s->assign);
+        /* Only the groups file reports the preemptive bound (an LP per group). */
+        if (s->groups_out)
+            gr->pmtn_s = hetero_preemptive_bound(s->cost, gr->n, gr->m);
+        if (s->mode == HM_HETERO && gr->n >= 2) {
+            uint32_t cold[HG_MAX];
+            for (uint32_t i = 0; i < gr->n; i++)
+                cold[i] = gr->slot[i];
+            hetero_swap_begin(&gr->sw, gr->n, gr->cur, gr->best, cold);
+            gr->swapping = true;
+            gr->next_round_us = next_round_at(s, gr, now);
+            trail_row(s, gr, now, "cold");
+        }
+    }
+    return SIM_OK;
+}
+
+static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    hetero_state *s = st;
+    s->v = v;
+    if (!s->types_ready)
+        resolve_types(s, v);
+    int rc;
+    for (uint32_t i = 0; i < s->n_groups; i++) {
+        hgroup *gr = &s->g[i];
+        if (gr->used && gr->swapping && gr->next_round_us <= now &&
+            (rc = group_round(s, v, now, gr, out)))
+            return rc;
+    }
+    if (v->pending_head == SIM_JOB_NONE)
+        return SIM_OK;
+    uint32_t n_free = 0;
+    for (uint32_t g = 0; g < v->n_gpus; g++)
+        if (v->gpu_nres[g] == 0 && v->node_up[v->gpu_node[g]])
+            s->free_gpu[n_free++] = g;
+    if (s->mode == HM_HETERO)
+        sort_gpus(s, v, s->free_gpu, n_free);
+    memset(s->taken, 0, n_free);
+    sim_job_id j = v->pending_head;
+    while (j != SIM_JOB_NONE) {
+        const sim_job *jj = sim_view_job(v, j);
+        if (jj->gpus_per_replica * jj->nominal_replicas != 1 || jj->spec.gpu_milli == 0) {
+            sim_job_id nx = sim_view_next(v, j);
+            if ((rc = sim_decide_reject(out, j, "hetero policies map one whole GPU per job")))
+                return rc;
+            j = nx;
+            continue;
+        }
+        uint32_t nb = 0;
+        sim_job_id k = j;
+        do {
+            s->batch[nb++] = k;
+            k = sim_view_next(v, k);
+        } while (k != SIM_JOB_NONE && nb < HG_MAX && jj->spec.group[0] &&
+                 strcmp(v->jobs[k].spec.group, jj->spec.group) == 0 &&
+                 v->jobs[k].gpus_per_replica * v->jobs[k].nominal_replicas == 1);
+        if ((rc = place_batch(s, v, now, nb, n_free, out)))
+            return rc;
+        j = k;
+    }
+    return SIM_OK;
+}
+
+static sim_time hetero_next_wakeup(const void *st, const sim_view *v, sim_time now)
+{
+    (void)v;
+    (void)now;
+    const hetero_state *s = st;
+    sim_time t = SIM_TIME_NEVER;
+    for (uint32_t i = 0; i < s->n_groups; i++)
+        if (s->g[i].used && s->g[i].swapping && s->g[i].next_round_us < t)
+            t = s->g[i].next_round_us;
+    return t;
+}
+
+static void group_close(hetero_state *s, const sim_view *v, hgroup *gr)
+{
+    if (s->groups_out) {
+        double span = (double)(gr->end_us - gr->start_us) / 1e6;
+        double best_cc = -1.0;
+        uint16_t strong = 0;
+        for (uint32_t k = 0; k < gr->m; k++) {
+            uint16_t t = gpu_type(v, gr->gset[k]);
+            if (s->cc[t] > best_cc) {
+                best_cc = s->cc[t];
+                strong = t;
+            }
+        }
+        uint32_t n_strong = 0;
+        double idle = 0.0;
+        for (uint32_t k = 0; k < gr->m; k++) {
+            if (gpu_type(v, gr->gset[k]) != strong)
+                continue;
+            n_strong++;
+            double busy = gr->busy_s[k];
+            if (s->mode == HM_DP) {
+                /* Each GPU computes 1/m of every job's batches. */
+                busy = 0.0;
+                for (uint32_t i = 0; i < gr->n; i++)
+                    busy += gr->full_s[i][k] / (double)gr->m;
+            }
+            idle += span - busy > 0 ? span - busy : 0.0;
+        }
+        fprintf(s->groups_out, "%s,%s,%u,%u,%.6f,%.6f,%.6f,%.6f,%.6f,", gr->name, s->policy_name,
+                gr->total, gr->m, (double)gr->submit_us / 1e6, (double)gr->start_us / 1e6,
+                (double)gr->end_us / 1e6, span, (double)(gr->end_us - gr->submit_us) / 1e6);
+        if (isfinite(gr->opt_s)) {
+            /* The final (frozen) mapping as a static assignment, beside the optimum. */
+            for (uint32_t i = 0; i < gr->n; i++) {
+                for (uint32_t k = 0; k < gr->m; k++)
+                    s->cost[i * gr->m + k] = gr->full_s[i][k];
+                s->assign[i] = gr->slot[i];
+            }
+            fprintf(s->groups_out, "%.6f,%.6f,%.6f", gr->opt_s, span / gr->opt_s - 1.0,
+                    hetero_makespan(s->cost, gr->n, gr->m, s->assign));
+        } else {
+            fputs(",,", s->groups_out);
+        }
+        fprintf(s->groups_out, ",%s,%u,%.6f,", strong ? v->gpu_type_name(v, strong) : "", n_strong,
+                idle);
+        if (isfinite(gr->pmtn_s))
+            fprintf(s->groups_out, "%.6f", gr->pmtn_s);
+        fputc('\n', s->groups_out);
+    }
+    gr->used = false;
+}
+
+/* The core returned the job to the pending list (its node failed): its time on the GPU
+ * ends here, and the group's swap rounds stop. */
+static void hetero_on_requeue(void *st, const sim_view *v, sim_job_id id)
+{
+    hetero_state *s = st;
+    hjob *hj = sim_view_job_state(v, id);
+    if (!hj->group)
+        return;
+    hgroup *gr = &s->g[hj->group - 1];
+    gr->busy_s[gr->slot[hj->idx]] += (double)(v->now - gr->since_us[hj->idx]) / 1e6;
+    gr->since_us[hj->idx] = v->now;
+    gr->swapping = false;
+}
+
+static void hetero_on_finish(void *st, const sim_view *v, sim_job_id id)
+{
+    hetero_state *s = st;
+    hjob *hj = sim_view_job_state(v, id);
+    if (!hj->group)
+        return;
+    hgroup *gr = &s->g[hj->group - 1];
+    hj->group = 0;
+    uint32_t i = hj->idx;
+    gr->busy_s[gr->slot[i]] += (double)(v->now - gr->since_us[i]) / 1e6;
+    gr->swapping = false; /* no swaps once a job of the group is done */
+    if (++gr->done >= gr->total) {
+        gr->end_us = v->now;
+        group_close(s, v, gr);
+    }
+}
+
+#define HETERO_OPS(var, nm, sum, initf)                                                            \
+    const policy_ops var = {                                                                       \
+        .abi_version = POLICY_ABI_VERSION,                                                         \
+        .name = nm,                                                                                \
+        .summary = sum,                                                                            \
+        .state_size = sizeof(hetero_state),                                                        \
+        .job_state_size = sizeof(hjob),                                                            \
+        .options = hetero_options,                                                                 \
+        .init = initf,                                                                             \
+        .fini = hetero_fini,                                                                       \
+        .on_finish = hetero_on_finish,                                                             \
+        .on_requeue = hetero_on_requeue,                                                           \
+        .schedule = hetero_schedule,                                                               \
+        .next_wakeup = hetero_next_wakeup,                                                         \
+    }
+
+HETERO_OPS(policy_hetero, "hetero",
+           "co-trained job groups: sorted cold start, swap rounds in epoch 1, then frozen",
+           hetero_init);
+HETERO_OPS(policy_static, "static", "co-trained job groups in the user's order on free GPUs",
+           static_init);
+HETERO_OPS(policy_data_parallel, "data-parallel",
+           "co-trained job groups, each job's batch split over all the group's GPUs", dp_init);

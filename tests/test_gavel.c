@@ -1,0 +1,137 @@
+/*
+ * test_gavel.c: Gavel's max-min fairness LP and the gavel policy.
+ *  - A hand-solved 2-job case: job A runs at 4 (V100) or 2 (K80), job B at 2 or 1,
+ *    one GPU of each: B can reach at most 2 (all its time on the V100), so the optimum
+ *    is t = 2 with A entirely on the K80 and B entirely on the V100, the unique optimum.
+ *  - Random instances: every row of X sums to at most 1, every type's scaled column to
+ *    at most its GPUs, every entry in [0, 1], and every job reaches t.
+ *  - Gavel's full allocation on equal throughputs gives every job the same share.
+ *  - The rounds by hand on one GPU (tests/fixtures/gavel_rounds.csv): with nothing
+ *    running an arriving job starts at once (B at 200); a round ends when its last job
+ *    does (C at 250, when B ends); a job without an allocation yet (X is recomputed at
+ *    most every 1920 s) still takes a GPU nobody else wants (C, D); ties of priority,
+ *    deficit and X go by arrival order, so D keeps the GPU every round and E starts
+ *    when D ends (1300), with no preemption.
+ *  - End to end: the gavel policy replays a Gavel trace (shared data) on 36 V100 + 36
+ *    P100 + 36 K80, finishing every job; skipped when the data is absent.
+ */
+#include "check.h"
+
+#include "policies/gavel_lp.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+#define OUT "gavel_out"
+
+static void test_hand(void)
+{
+    const double coef[4] = {4, 2, 2, 1}, scale[2] = {1, 1}, workers[2] = {1, 1};
+    double x[4], t = 0;
+    CHECK(gavel_lp_solve(2, 2, coef, scale, workers, x, &t) == SIM_OK);
+    CHECK_NEAR(t, 2.0, 1e-9);
+    CHECK(fabs(x[0]) < 1e-9 && fabs(x[1] - 1) < 1e-9);
+    CHECK(fabs(x[2] - 1) < 1e-9 && fabs(x[3]) < 1e-9);
+    CHECK(gavel_lp_solve(0, 2, coef, scale, workers, x, &t) == SIM_EINVAL);
+}
+
+static void test_random(void)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    int bad_row = 0, bad_col = 0, bad_range = 0, bad_t = 0, solved = 0;
+    for (int it = 0; it < 200; it++) {
+        uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, 20);
+        uint32_t m = 1 + (uint32_t)gsl_rng_uniform_int(r, 3);
+        double coef[60], scale[20], workers[3], x[60], t = 0;
+        for (uint32_t i = 0; i < n * m; i++)
+            coef[i] = gsl_rng_uniform(r) < 0.1 ? 0.0 : 0.1 + 3.0 * gsl_rng_uniform(r);
+        for (uint32_t i = 0; i < n; i++)
+            scale[i] = (double)(1u << gsl_rng_uniform_int(r, 3));
+        for (uint32_t j = 0; j < m; j++)
+            workers[j] = (double)(1 + gsl_rng_uniform_int(r, 8));
+        if (gavel_lp_solve(n, m, coef, scale, workers, x, &t) != SIM_OK)
+            continue;
+        solved++;
+        for (uint32_t i = 0; i < n; i++) {
+            double row = 0, got = 0;
+            for (uint32_t j = 0; j < m; j++) {
+                row += x[i * m + j];
+                got += coef[i * m + j] * x[i * m + j];
+                bad_range += x[i * m + j] < 0 || x[i * m + j] > 1;
+            }
+            bad_row += row > 1 + 1e-9;
+            bad_t += got < t - 1e-7;
+        }
+        for (uint32_t j = 0; j < m; j++) {
+            double col = 0;
+            for (uint32_t i = 0; i < n; i++)
+                col += scale[i] * x[i * m + j];
+            bad_col += col > workers[j] + 1e-7;
+        }
+    }
+    CHECK_EQ_I64(solved, 200);
+    CHECK_EQ_I64(bad_row, 0);
+    CHECK_EQ_I64(bad_col, 0);
+    CHECK_EQ_I64(bad_range, 0);
+    CHECK_EQ_I64(bad_t, 0);
+    gsl_rng_free(r);
+}
+
+static void test_equal_share(void)
+{
+    /* 4 single-GPU jobs, 2 GPUs of one type, equal throughputs: each gets half. */
+    const double tput[4] = {2.5, 2.5, 2.5, 2.5}, scale[4] = {1, 1, 1, 1}, prio[4] = {1, 1, 1, 1},
+                 workers[1] = {2};
+    double work[4], x[4];
+    CHECK(gavel_allocation(4, 1, tput, scale, prio, workers, work, x) == SIM_OK);
+    for (int i = 0; i < 4; i++)
+        CHECK_NEAR(x[i], 0.5, 1e-9);
+}
+
+static void test_rounds(void)
+{
+    CHECK(check_system("mkdir -p " OUT " && '" SIM_BINARY "' run --trace '" SIM_SOURCE_DIR
+                       "/tests/fixtures/gavel_rounds.csv' --cluster 1xV100M16:1 --policy gavel "
+                       "--throughput none --quiet --out " OUT "/rounds 2>/dev/null") == 0);
+    char *j = check_slurp(OUT "/rounds/jobs.csv", NULL);
+    static const char *const rows[] = {
+        "\nA,,,0,done,0.000000,0.000000,100.000000,",
+        "\nB,,,0,done,200.000000,200.000000,250.000000,",
+        "\nC,,,0,done,210.000000,250.000000,300.000000,",
+        "\nD,,,0,done,300.000000,300.000000,1300.000000,",
+        "\nE,,,0,done,310.000000,1300.000000,1400.000000,",
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        CHECK(j && strstr(j, rows[i]));
+    free(j);
+    char *s = check_slurp(OUT "/rounds/summary.json", NULL);
+    CHECK(s && strstr(s, "\"preemptions\": 0,"));
+    free(s);
+}
+
+static void test_trace(void)
+{
+    char path[1024];
+    if (!check_shared("gavel/traces/msr_seed0/2869ce.trace.gz", path, sizeof path))
+        return;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p " OUT " && '%s' run --format gavel --trace '%s' --cluster "
+             "9xV100M16:4,9xP100:4,9xK80:4 --policy gavel --quiet --out " OUT "/run",
+             SIM_BINARY, path);
+    CHECK(check_system(cmd) == 0);
+    char *s = check_slurp(OUT "/run/summary.json", NULL);
+    CHECK(s && strstr(s, "\"arrived\": 533, \"done\": 533, \"rejected\": 0"));
+    free(s);
+}
+
+int main(void)
+{
+    test_hand();
+    test_random();
+    test_equal_share();
+    test_rounds();
+    test_trace();
+    return check_done();
+}

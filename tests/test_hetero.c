@@ -1,0 +1,526 @@
+/*
+ * test_hetero.c: heterogeneous GPU assignment for co-trained job groups.
+ *  - The exact bottleneck optimum against brute force (every permutation) on random
+ *    instances of 1..7 jobs and up to 8 GPUs with forbidden pairs, and on a hand case;
+ *    on 8..64 jobs and up to 128 GPUs, against a from-scratch matching below the value.
+ *  - The preemptive bound (an LP): hand cases, and between the fastest job time and the
+ *    optimum on random instances; no group's simulated span is below it.
+ *  - The swap rounds: a swap that worsens the slowest time is reverted and the mapping
+ *    frozen; an improving swap is kept; once frozen the mapping never changes.
+ *  - End to end (the clustersim binary): the cold start order (depth, then batch size;
+ *    GPUs by compute capability, memory must fit) in the decision trail; the frozen
+ *    mapping never changes after the freeze; hetero's mapping never beats the exact
+ *    optimum and equals it on a small hand case; static and data-parallel never beat
+ *    it either; every job of the bundled workload finishes under each policy.
+ *  - `trace gen --groups` writes contiguous groups with one submit time each; the run
+ *    counts each of them once (also for 241 groups, beyond the engine's first pools).
+ *  - The group completion figures of jobs.csv, summary.json, run's line and compare's
+ *    report against hand-computed values (fifo, hetero, a horizon), and no group output
+ *    for a trace without a group column.
+ */
+#include "check.h"
+
+#include "policies/hetero_assign.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+#define OUT "hetero_out"
+#define FIX SIM_SOURCE_DIR "/tests/fixtures/"
+
+/* Brute force: the smallest largest cost over all injective maps jobs -> GPUs. */
+static double brute(const double *c, uint32_t n, uint32_t m, uint32_t i, uint32_t used,
+                    double worst)
+{
+    if (i == n)
+        return worst;
+    double best = INFINITY;
+    for (uint32_t k = 0; k < m; k++) {
+        if ((used >> k) & 1u || !isfinite(c[i * m + k]))
+            continue;
+        double w = c[i * m + k] > worst ? c[i * m + k] : worst;
+        double r = brute(c, n, m, i + 1, used | (1u << k), w);
+        if (r < best)
+            best = r;
+    }
+    return best;
+}
+
+static void test_optimum(void)
+{
+    hetero_ws w;
+    CHECK(hetero_ws_init(&w, 8, 8) == SIM_OK);
+    /* Hand case: the only assignment with largest cost 3 is 0->1, 1->0, 2->2. */
+    const double hand[9] = {4, 2, 9, 3, 7, 8, 5, 6, 1};
+    uint32_t a[8];
+    CHECK(hetero_bottleneck(&w, hand, 3, 3, a) == 3.0);
+    CHECK(a[0] == 1 && a[1] == 0 && a[2] == 2);
+    CHECK(hetero_makespan(hand, 3, 3, a) == 3.0);
+    /* A job that fits no GPU: no assignment. */
+    const double none[4] = {1, 2, INFINITY, INFINITY};
+    CHECK(isinf(hetero_bottleneck(&w, none, 2, 2, a)) && a[0] == HETERO_NONE);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 14);
+    int mismatch = 0, bad_assign = 0, feasible = 0;
+    for (int it = 0; it < 3000; it++) {
+        uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, 7);
+        uint32_t m = n + (uint32_t)gsl_rng_uniform_int(r, 9 - n);
+        double c[64];
+        for (uint32_t x = 0; x < n * m; x++) {
+            /* Few distinct values make ties, which the binary search must handle. */
+            double u = gsl_rng_uniform(r);
+            c[x] = u < 0.15 ? INFINITY
+                   : it % 2 ? (double)(1 + gsl_rng_uniform_int(r, 5))
+                            : 100.0 * gsl_rng_uniform(r);
+        }
+        double want = brute(c, n, m, 0, 0, 0.0);
+        double got = hetero_bottleneck(&w, c, n, m, a);
+        mismatch += !(want == got || (isinf(want) && isinf(got)));
+        if (isfinite(got)) {
+            feasible++;
+            uint32_t seen = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                bad_assign += a[i] >= m || ((seen >> a[i]) & 1u);
+                seen |= 1u << (a[i] < 32 ? a[i] : 0);
+            }
+            bad_assign += hetero_makespan(c, n, m, a) != got;
+        }
+    }
+    CHECK_EQ_I64(mismatch, 0);
+    CHECK_EQ_I64(bad_assign, 0);
+    CHECK(feasible > 1000);
+    gsl_rng_free(r);
+    hetero_ws_fini(&w);
+}
+
+/* The preemptive bound. By hand: one job, 100 s on GPU 0 and 50 s on GPU 1: 50 s (it
+ * runs on one GPU at a time). Two such jobs: fixed, one of them takes 100 s; moving,
+ * both GPUs together do 1/100 + 1/50 = 3/100 of a job per second, so 2 jobs need at
+ * least 200/3 s, and that is reached (each job 100/3 s on each GPU: 1/3 + 2/3 of its
+ * work). Random instances: bound <= bottleneck optimum and >= every job's fastest time. */
+static void test_preemptive(void)
+{
+    const double one[2] = {100, 50}, two[4] = {100, 50, 100, 50};
+    CHECK_NEAR(hetero_preemptive_bound(one, 1, 2), 50.0, 1e-9);
+    CHECK_NEAR(hetero_preemptive_bound(two, 2, 2), 200.0 / 3.0, 1e-9);
+    const double none[4] = {1, 2, INFINITY, INFINITY};
+    CHECK(isinf(hetero_preemptive_bound(none, 2, 2)));
+    hetero_ws w;
+    CHECK(hetero_ws_init(&w, 8, 8) == SIM_OK);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    int bad = 0, below = 0;
+    uint32_t a[8];
+    for (int it = 0; it < 500; it++) {
+        uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, 7);
+        uint32_t m = n + (uint32_t)gsl_rng_uniform_int(r, 9 - n);
+        double c[64];
+        for (uint32_t x = 0; x < n * m; x++)
+            c[x] = gsl_rng_uniform(r) < 0.15 ? INFINITY : 100.0 + 900.0 * gsl_rng_uniform(r);
+        double opt = hetero_bottleneck(&w, c, n, m, a);
+        double lb = hetero_preemptive_bound(c, n, m);
+        if (!isfinite(opt))
+            continue;
+        double fastest = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            double mn = INFINITY;
+            for (uint32_t k = 0; k < m; k++)
+                mn = c[i * m + k] < mn ? c[i * m + k] : mn;
+            fastest = mn > fastest ? mn : fastest;
+        }
+        bad += !(lb <= opt * (1 + 1e-9)) || !(lb >= fastest * (1 - 1e-9));
+        below += lb < opt * (1 - 1e-6);
+    }
+    CHECK_EQ_I64(bad, 0);
+    CHECK(below > 50); /* moving jobs often helps */
+    gsl_rng_free(r);
+    hetero_ws_fini(&w);
+}
+
+/* Reference matching for the large instances: recursive Kuhn from scratch over the edges
+ * with cost < lim (strictly). */
+static bool ref_try(const double *c, uint32_t m, double lim, uint32_t i, uint32_t *gpu_job,
+                    bool *seen)
+{
+    for (uint32_t k = 0; k < m; k++) {
+        if (seen[k] || !(c[i * m + k] < lim))
+            continue;
+        seen[k] = true;
+        if (gpu_job[k] == HETERO_NONE || ref_try(c, m, lim, gpu_job[k], gpu_job, seen)) {
+            gpu_job[k] = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool ref_perfect_below(const double *c, uint32_t n, uint32_t m, double lim)
+{
+    uint32_t gpu_job[128];
+    for (uint32_t k = 0; k < m; k++)
+        gpu_job[k] = HETERO_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        bool seen[128] = {false};
+        if (!ref_try(c, m, lim, i, gpu_job, seen))
+            return false;
+    }
+    return true;
+}
+
+/* Instances too large for brute force (8..64 jobs, up to 128 GPUs): the assignment is
+ * one-to-one and costs exactly the returned value, and no one-to-one assignment uses
+ * only cheaper edges (so the value is optimal). */
+static void test_optimum_large(void)
+{
+    hetero_ws w;
+    CHECK(hetero_ws_init(&w, 64, 128) == SIM_OK);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 41);
+    static double c[64 * 128];
+    uint32_t a[64];
+    int bad = 0, feasible = 0;
+    for (int it = 0; it < 300; it++) {
+        uint32_t n = 8 + (uint32_t)gsl_rng_uniform_int(r, 57);
+        uint32_t m = n + (uint32_t)gsl_rng_uniform_int(r, n + 1);
+        double forbid = it % 3 == 0 ? 0.6 : it % 3 == 1 ? 0.1 : 0.0;
+        for (uint32_t x = 0; x < n * m; x++)
+            c[x] = gsl_rng_uniform(r) < forbid ? INFINITY
+                   : it % 2                    ? (double)(1 + gsl_rng_uniform_int(r, 20))
+                                               : 100.0 + 900.0 * gsl_rng_uniform(r);
+        double got = hetero_bottleneck(&w, c, n, m, a);
+        if (!isfinite(got)) {
+            bad += ref_perfect_below(c, n, m, INFINITY);
+            continue;
+        }
+        feasible++;
+        bool used[128] = {false};
+        for (uint32_t i = 0; i < n; i++) {
+            bad += a[i] >= m || used[a[i] < m ? a[i] : 0];
+            if (a[i] < m)
+                used[a[i]] = true;
+        }
+        bad += hetero_makespan(c, n, m, a) != got;
+        bad += ref_perfect_below(c, n, m, got);
+    }
+    CHECK_EQ_I64(bad, 0);
+    CHECK(feasible > 150);
+    gsl_rng_free(r);
+    hetero_ws_fini(&w);
+}
+
+static void test_swaps(void)
+{
+    uint32_t cur[3], best[3];
+    const uint32_t cold[3] = {0, 1, 2};
+    hetero_swap s;
+    /* A swap that worsens is reverted, and the mapping is frozen. */
+    hetero_swap_begin(&s, 3, cur, best, cold);
+    const double r1[3] = {5.25, 1.5, 3.0};
+    CHECK(hetero_swap_round(&s, r1, false, NULL, NULL) == HETERO_SWAP);
+    CHECK(cur[0] == 1 && cur[1] == 0 && cur[2] == 2);
+    CHECK(s.t_best == 5.25);
+    const double r2[3] = {6.0, 2.0, 3.0};
+    CHECK(hetero_swap_round(&s, r2, false, NULL, NULL) == HETERO_REVERT);
+    CHECK(cur[0] == 0 && cur[1] == 1 && cur[2] == 2);
+    CHECK(s.phase == HETERO_FROZEN && s.t_best == 5.25);
+    /* Frozen: nothing changes, whatever is measured. */
+    const double r3[3] = {0.5, 9.0, 0.25};
+    for (int k = 0; k < 5; k++)
+        CHECK(hetero_swap_round(&s, r3, false, NULL, NULL) == HETERO_FREEZE);
+    CHECK(cur[0] == 0 && cur[1] == 1 && cur[2] == 2);
+    /* An equal time is no improvement either. */
+    hetero_swap_begin(&s, 3, cur, best, cold);
+    hetero_swap_round(&s, r1, false, NULL, NULL);
+    const double eq[3] = {1.0, 5.25, 3.0};
+    CHECK(hetero_swap_round(&s, eq, false, NULL, NULL) == HETERO_REVERT);
+    CHECK(cur[0] == 0 && cur[1] == 1);
+    /* An improving swap is kept, and the next slowest/fastest pair is tried. */
+    hetero_swap_begin(&s, 3, cur, best, cold);
+    hetero_swap_round(&s, r1, false, NULL, NULL);
+    const double better[3] = {2.0, 4.0, 3.5};
+    CHECK(hetero_swap_round(&s, better, false, NULL, NULL) == HETERO_KEEP_SWAP);
+    CHECK(best[0] == 1 && best[1] == 0 && best[2] == 2 && s.t_best == 4.0);
+    CHECK(cur[0] == 0 && cur[1] == 1 && cur[2] == 2);
+    CHECK(hetero_swap_round(&s, r1, false, NULL, NULL) == HETERO_REVERT);
+    CHECK(cur[0] == 1 && cur[1] == 0 && cur[2] == 2);
+    /* The last round of the first epoch freezes. */
+    hetero_swap_begin(&s, 3, cur, best, cold);
+    CHECK(hetero_swap_round(&s, r1, true, NULL, NULL) == HETERO_FREEZE);
+    CHECK(cur[0] == 0 && cur[1] == 1 && s.phase == HETERO_FROZEN);
+}
+
+static int run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s >" OUT "/out.txt 2>" OUT "/err.txt", SIM_BINARY, args);
+    return check_system(cmd);
+}
+
+/* Field `col` (0-based) of a CSV line. */
+static double field(const char *line, int col)
+{
+    for (int c = 0; c < col && line; c++) {
+        line = strchr(line, ',');
+        if (line)
+            line++;
+    }
+    return line ? strtod(line, NULL) : NAN;
+}
+
+static void test_cold_start(void)
+{
+    CHECK(run("run --trace " FIX "hetero_group.csv --cluster 1xV100M16:1,1xP100:2,1xK80:1 "
+              "--policy hetero --policy-opt trail=" OUT "/trail.csv --policy-opt groups=" OUT
+              "/groups.csv --out " OUT "/cold") == 0);
+    char *t = check_slurp(OUT "/trail.csv", NULL);
+    /* depth 50 bs 128 (needs 14000 MiB) on the V100, depth 50 bs 16 on a P100, depth 18
+     * on the other P100, depth 3 on the K80; the K80 cannot take the 14000 MiB job, so
+     * the swap of the slowest (rec) and fastest (big) is refused and the mapping frozen. */
+    CHECK(t && strstr(t, "0.000000,g,0,cold,inf,inf,big@0 small@1 shallow@2 rec@3\n"));
+    CHECK(t && strstr(t, ",g,1,freeze,15.000000,15.000000,big@0 small@1 shallow@2 rec@3\n"));
+    free(t);
+    char *g = check_slurp(OUT "/groups.csv", NULL);
+    const char *row = g ? strstr(g, "\ng,hetero,4,4,") : NULL;
+    CHECK(row != NULL);
+    if (row) {
+        /* Here the cold mapping is optimal: rec on the K80, 300 s (its reference). */
+        CHECK_NEAR(field(row + 1, 9), 300.0, 1e-9);
+        CHECK_NEAR(field(row + 1, 11), 300.0, 1e-9);
+        CHECK_NEAR(field(row + 1, 7), 300.0, 1e-6);
+    }
+    free(g);
+}
+
+/* Every group row of a groups CSV: the mapping never beats the optimum; returns rows. */
+static int check_groups(const char *path, bool migrates)
+{
+    char *g = check_slurp(path, NULL);
+    CHECK(g != NULL);
+    int rows = 0;
+    for (char *p = g ? strchr(g, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
+        double opt = field(p + 1, 9), mapping = field(p + 1, 11), span = field(p + 1, 7);
+        double pmtn = field(p + 1, 15);
+        CHECK(opt > 0 && mapping >= opt * (1 - 1e-12));
+        /* No schedule beats the preemptive bound, the swap rounds included (times are
+         * whole microseconds). */
+        CHECK(pmtn > 0 && pmtn <= opt * (1 + 1e-9) && span >= pmtn - 1e-5);
+        /* Without migration the span is the mapping's bottleneck time. */
+        if (!migrates)
+            CHECK(span >= opt * (1 - 1e-9));
+        rows++;
+    }
+    free(g);
+    return rows;
+}
+
+static void test_bundled(void)
+{
+    const char *base = "run --trace " SIM_SOURCE_DIR "/bench/hetero/groups.csv --cluster "
+                       "2xV100M16:2,2xP100:2,2xK80:2 --quiet";
+    char args[2048];
+    static const char *const pol[] = {"hetero", "static", "data-parallel"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(args, sizeof args,
+                 "%s --policy %s --seed 3 --policy-opt noise=0.2 --policy-opt trail=" OUT
+                 "/trail_%d.csv --policy-opt groups=" OUT "/groups_%d.csv --out " OUT "/b%d",
+                 base, pol[k], k, k, k);
+        CHECK(run(args) == 0);
+        snprintf(args, sizeof args, OUT "/groups_%d.csv", k);
+        CHECK_EQ_I64(check_groups(args, k == 0), 4);
+        snprintf(args, sizeof args, OUT "/b%d/jobs.csv", k);
+        char *jobs = check_slurp(args, NULL);
+        int done = 0;
+        for (char *p = jobs; p && (p = strstr(p, ",done,")); p++)
+            done++;
+        CHECK_EQ_I64(done, 19);
+        free(jobs);
+    }
+    /* The trail: once a group reverts or freezes, it has no further row. */
+    char *t = check_slurp(OUT "/trail_0.csv", NULL);
+    CHECK(t != NULL);
+    int frozen_rows = 0, after = 0;
+    char frozen[8][64];
+    int nf = 0;
+    for (char *p = t ? strchr(t, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
+        char grp[64] = "", act[32] = "";
+        const char *q = strchr(p + 1, ',');
+        if (!q || sscanf(q + 1, "%63[^,],%*u,%31[^,]", grp, act) != 2)
+            continue;
+        for (int i = 0; i < nf; i++)
+            after += strcmp(frozen[i], grp) == 0;
+        if ((strcmp(act, "revert") == 0 || strcmp(act, "freeze") == 0) && nf < 8) {
+            snprintf(frozen[nf++], sizeof frozen[0], "%s", grp);
+            frozen_rows++;
+        }
+    }
+    CHECK_EQ_I64(frozen_rows, 4);
+    CHECK_EQ_I64(after, 0);
+    free(t);
+    /* Same seed, same trail. */
+    snprintf(args, sizeof args,
+             "%s --policy hetero --seed 3 --policy-opt noise=0.2 --policy-opt trail=" OUT
+             "/trail_again.csv --out " OUT "/again",
+             base);
+    CHECK(run(args) == 0);
+    char *a = check_slurp(OUT "/trail_0.csv", NULL), *b = check_slurp(OUT "/trail_again.csv", NULL);
+    CHECK(a && b && strcmp(a, b) == 0);
+    free(a);
+    free(b);
+}
+
+/* trace gen --groups: every group's rows are contiguous, share a submit time, ask for
+ * one whole GPU; the file reads back, and hetero finishes every job. */
+static void test_gen_groups(void)
+{
+    CHECK(run("trace gen --out " OUT "/gen.csv --jobs 60 --groups 5 --seed 9") == 0);
+    char *t = check_slurp(OUT "/gen.csv", NULL);
+    CHECK(t && strstr(t, ",ref_gpu_type,group\n") && strstr(t, ",grp-000000\n"));
+    int rows = 0, bad = 0, groups = 0;
+    char last[64] = "";
+    double last_submit = -1;
+    for (char *p = t ? strchr(t, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
+        char *eol = strchr(p + 1, '\n'), *g = p + 1, *c;
+        while ((c = strchr(g, ',')) && c < eol)
+            g = c + 1;
+        char grp[64];
+        snprintf(grp, sizeof grp, "%.*s", (int)(eol - g), g);
+        double submit = field(p + 1, 1), gpus = field(p + 1, 3), milli = field(p + 1, 4);
+        bad += gpus != 1 || milli != 1000;
+        if (strcmp(grp, last) == 0) {
+            bad += submit != last_submit;
+        } else {
+            groups++;
+            snprintf(last, sizeof last, "%s", grp);
+            last_submit = submit;
+        }
+        rows++;
+    }
+    CHECK_EQ_I64(rows, 60);
+    CHECK_EQ_I64(bad, 0);
+    CHECK(groups >= 12 && groups <= 30);
+    free(t);
+    /* trace convert keeps the group column. */
+    CHECK(run("trace convert --trace " OUT "/gen.csv --out " OUT "/gen-conv.csv") == 0);
+    char *cv = check_slurp(OUT "/gen-conv.csv", NULL);
+    CHECK(cv && strstr(cv, ",ref_gpu_type,group\n") && strstr(cv, ",grp-000000\n"));
+    free(cv);
+    CHECK(run("run --trace " OUT "/gen.csv --cluster 2xV100M16:2,2xP100:2,2xK80:2 --policy "
+              "hetero --quiet --out " OUT "/gen-run") == 0);
+    char *s = check_slurp(OUT "/gen-run/summary.json", NULL);
+    CHECK(s && strstr(s, "\"arrived\": 60, \"done\": 60, \"rejected\": 0"));
+    char want[96];
+    snprintf(want, sizeof want, "\"job_groups\": {\"arrived\": %d, \"done\": %d,", groups, groups);
+    CHECK(s && strstr(s, want));
+    free(s);
+    /* Many groups (more than the engine's first pools hold), all done under fifo: every
+     * group is counted once. */
+    CHECK(run("trace gen --out " OUT "/gen-many.csv --jobs 600 --groups 3 --seed 5") == 0);
+    t = check_slurp(OUT "/gen-many.csv", NULL);
+    int many = 0;
+    last[0] = '\0';
+    /* The group id is the last field of each row. */
+    for (char *p = t ? strchr(t, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
+        char *eol = strchr(p + 1, '\n'), *f = p + 1, *c;
+        if (!eol)
+            break;
+        while ((c = strchr(f, ',')) && c < eol)
+            f = c + 1;
+        char id[64];
+        snprintf(id, sizeof id, "%.*s", (int)(eol - f), f);
+        many += strcmp(id, last) != 0;
+        snprintf(last, sizeof last, "%s", id);
+    }
+    free(t);
+    CHECK(many > 150);
+    CHECK(run("run --trace " OUT
+              "/gen-many.csv --cluster 4xV100M16:8 --policy fifo --quiet --out " OUT
+              "/gen-many-run") == 0);
+    s = check_slurp(OUT "/gen-many-run/summary.json", NULL);
+    snprintf(want, sizeof want, "\"job_groups\": {\"arrived\": %d, \"done\": %d,", many, many);
+    CHECK(s && strstr(s, want) && strstr(s, "\"arrived\": 600, \"done\": 600,"));
+    free(s);
+}
+
+/* Group completion figures (jobs.csv's group column, summary.json's job_groups, run's
+ * line, compare's report) on tests/fixtures/job_groups.csv, 2 GPUs, no speed model.
+ * By hand, under fifo: A (a1 100 s, a2 300 s at t=0) ends at 300: 300 s; B (3 jobs at
+ * t=10) waits for a1 and runs one after another on GPU 0: 100-150, 150-200, 200-220:
+ * 210 s; C (t=500: c1 40 s on one GPU, c2 on both after it) ends at 600: 100 s; D has
+ * a 4-GPU member the cluster rejects: never done. 4 arrived, 3 done, mean 203.333333 s,
+ * nearest-rank p50 (rank 2 of 100/210/300) 210 s, p99 (rank 3) 300 s. */
+static void test_group_figures(void)
+{
+    const char *base = "run --trace " FIX "job_groups.csv --cluster 1xV100M16:2 "
+                       "--throughput none --quiet";
+    char args[1024];
+    snprintf(args, sizeof args, "%s --policy fifo --out " OUT "/jg-fifo", base);
+    CHECK(run(args) == 0);
+    char *s = check_slurp(OUT "/jg-fifo/summary.json", NULL);
+    CHECK(s && strstr(s, "\"job_groups\": {\"arrived\": 4, \"done\": 3, \"mean_s\": "
+                         "203.333333, \"p50_s\": 210.000000, \"p99_s\": 300.000000, "
+                         "\"max_s\": 300.000000}"));
+    free(s);
+    char *e = check_slurp(OUT "/err.txt", NULL);
+    CHECK(e && strstr(e, "clustersim: fifo: 4 job groups (3 done); group completion time "
+                         "mean 203.33 s, p50 210.00 s, p99 300.00 s\n"));
+    free(e);
+    char *j = check_slurp(OUT "/jg-fifo/jobs.csv", NULL);
+    CHECK(j && strstr(j, ",reason,group\n"));
+    CHECK(j && strstr(j, "\nb3,") && strstr(strstr(j, "\nb3,"), ",B\n"));
+    /* A job without a group has an empty group field. */
+    CHECK(j && strstr(j, "\nsolo,") && strstr(strstr(j, "\nsolo,"), ",,\n"));
+    CHECK(j && strstr(j, "\nd1,") && strstr(j, ",rejected,") && strstr(strstr(j, "\nd1,"), ",D\n"));
+    free(j);
+    /* A member the policy rejects (hetero takes single-GPU jobs only: c2) leaves its group
+     * undone: A 300 s and B 210 s remain, mean 255 s, p50 (rank 1) 210 s, p99 300 s. */
+    snprintf(args, sizeof args, "%s --policy hetero --out " OUT "/jg-hetero", base);
+    CHECK(run(args) == 0);
+    s = check_slurp(OUT "/jg-hetero/summary.json", NULL);
+    CHECK(s && strstr(s, "\"job_groups\": {\"arrived\": 4, \"done\": 2, \"mean_s\": "
+                         "255.000000, \"p50_s\": 210.000000, \"p99_s\": 300.000000, "
+                         "\"max_s\": 300.000000}"));
+    free(s);
+    /* At a horizon of 250 s only A and B arrived, and only B is done (A's a2 runs to
+     * 300 s): every figure is B's 210 s. */
+    snprintf(args, sizeof args, "%s --policy fifo --horizon 250 --out " OUT "/jg-hz", base);
+    CHECK(run(args) == 0);
+    s = check_slurp(OUT "/jg-hz/summary.json", NULL);
+    CHECK(s && strstr(s, "\"job_groups\": {\"arrived\": 2, \"done\": 1, \"mean_s\": "
+                         "210.000000, \"p50_s\": 210.000000, \"p99_s\": 210.000000, "
+                         "\"max_s\": 210.000000}"));
+    free(s);
+    /* No group column: jobs.csv and summary.json are as without the feature. */
+    snprintf(args, sizeof args,
+             "run --trace " FIX "hetero_nogroup.csv --cluster 1xV100M16:2 --throughput none "
+             "--quiet --policy fifo --out " OUT "/jg-none");
+    CHECK(run(args) == 0);
+    s = check_slurp(OUT "/jg-none/summary.json", NULL);
+    CHECK(s && !strstr(s, "job_groups"));
+    free(s);
+    j = check_slurp(OUT "/jg-none/jobs.csv", NULL);
+    CHECK(j && strstr(j, ",pred_milli,reason\n") && !strstr(j, "group"));
+    free(j);
+    /* compare's report: the group rows, in minutes (the largest mean is 203 s). */
+    CHECK(run("compare --trace " FIX "job_groups.csv --cluster 1xV100M16:2 --throughput none "
+              "--policies fifo,hetero --no-figures --out " OUT "/jg-cmp") == 0);
+    char *r = check_slurp(OUT "/jg-cmp/report.md", NULL);
+    CHECK(r && strstr(r, "| job groups done | groups | 3 | 2 (-33.3 %) |\n"));
+    CHECK(r && strstr(r, "| group completion mean | min | 3.39 | 4.25 (+25.4 %) |\n"));
+    CHECK(r && strstr(r, "| group completion p50 | min | 3.50 | 3.50 (+0.0 %) |\n"));
+    CHECK(r && strstr(r, "| group completion p99 | min | 5.00 | 5.00 (+0.0 %) |\n"));
+    free(r);
+}
+
+int main(void)
+{
+    CHECK(check_system("mkdir -p " OUT) == 0);
+    test_optimum();
+    test_optimum_large();
+    test_preemptive();
+    test_swaps();
+    test_cold_start();
+    test_bundled();
+    test_gen_groups();
+    test_group_figures();
+    return check_done();
+}

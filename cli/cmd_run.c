@@ -45,6 +45,9 @@ static const char usage[] =
     "                        i.e. such jobs run at their trace speed on every type)\n"
     "  --interference M      co-location slowdown: none (default), measured, model, or a\n"
     "                        contention FILE from `clustersim calibrate`\n"
+    "  --amdahl P            speed of an elastic job with n replicas follows Amdahl's law\n"
+    "                        1/((1-P)+P/n) with parallel fraction P in [0,1] (relative to\n"
+    "                        its nominal count); pollux traces: their profiles, else P=0.95\n"
     "  --quiet               no progress line\n"
     "  --zoo                 model zoo: synthetic features for jobs without them, and the\n"
     "                        zoo's per-GPU-type speed and demand as the simulator's truth\n"
@@ -188,6 +191,9 @@ int cmd_run(int argc, char **argv)
             if (m < 0)
                 return 2;
             a.ref_gpu_type = v;
+        } else if (OPT("--amdahl")) {
+            if (m < 0 || !cli_double("--amdahl", v, 0, 1, &a.amdahl))
+                return 2;
         } else if (OPT("--mttr")) {
             if (m < 0 || !cli_seconds("--mttr", v, &a.mttr_s))
                 return 2;

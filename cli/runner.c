@@ -11,6 +11,7 @@
 #include "models/catalog.h"
 #include "models/predictor.h"
 #include "models/zoo.h"
+#include "models/pollux.h"
 #include "models/rate.h"
 #include "sim/alloc.h"
 #include "sim/textout.h"
@@ -34,6 +35,7 @@ void run_args_default(run_args *a)
     a->sample_interval_s = 600;
     a->zoo_over = 1.5;
     a->zoo_slo = 2;
+    a->amdahl = NAN;
 }
 
 typedef struct source_ctx {
@@ -269,6 +271,44 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
             r->wall_s > 0 ? (double)r->sum.jobs_arrived / r->wall_s : 0);
 }
 
+/* The scaling curve of elastic jobs: with the pollux format (its profiles) or --amdahl,
+ * the run's rate model is wrapped with a scaling hook; otherwise nothing changes. */
+static int scaling_setup(const run_args *a, const sim_intern *models, model_pollux **pollux,
+                         model_scaling **scaling, sim_rate_model *tab, sim_world *world,
+                         sim_diag *d)
+{
+    bool is_pollux = a->format && strcmp(a->format, "pollux") == 0 && a->trace;
+    if (!is_pollux && isnan(a->amdahl))
+        return SIM_OK;
+    if (is_pollux) {
+        char dir[1100];
+        const char *prof = NULL;
+        for (uint32_t i = 0; i < a->n_trace_opts; i++)
+            if (strncmp(a->trace_opts[i], "profiles=", 9) == 0)
+                prof = a->trace_opts[i] + 9;
+        if (prof) {
+            snprintf(dir, sizeof dir, "%s", prof);
+        } else {
+            snprintf(dir, sizeof dir, "%s", a->trace);
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                snprintf(slash, sizeof dir - (size_t)(slash - dir), "/../traces");
+            else
+                snprintf(dir, sizeof dir, "../traces");
+        }
+        int st = model_pollux_load(pollux, dir, d);
+        if (st != SIM_OK)
+            return st;
+    }
+    *scaling = sim_malloc(sizeof **scaling);
+    if (!*scaling)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    model_scaling_init(*scaling, *pollux, models, isnan(a->amdahl) ? 0.95 : a->amdahl,
+                       world->rate, tab);
+    world->rate = tab;
+    return SIM_OK;
+}
+
 int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
 {
     memset(res, 0, sizeof *res);
@@ -286,6 +326,9 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     sim_rate_model zoo_rate_model;
     model_rate *rate = NULL;
     sim_rate_model rate_tab;
+    model_pollux *pollux = NULL;
+    model_scaling *scaling = NULL;
+    sim_rate_model scaling_tab;
     cli_frag frag = {0};
     cli_quotas quotas = {0};
     tenant_probe tprobe;
@@ -444,6 +487,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         model_rate_fill(rate, &rate_tab);
         world.rate = &rate_tab;
     }
+    if ((st = scaling_setup(a, models, &pollux, &scaling, &scaling_tab, &world, d)) != SIM_OK)
+        goto out;
     policy_config pcfg = a->pcfg;
     pcfg.workload = frag.wl;
     if ((st = sim_engine_create(&e, &cfg, &world, pol, &pcfg, d)) != SIM_OK)
@@ -548,6 +593,8 @@ out:;
     sim_free(extra);
     cluster_spec_destroy(cl);
     model_rate_destroy(rate);
+    model_pollux_destroy(pollux);
+    sim_free(scaling);
     sim_free(type_mem);
     model_catalog_destroy(cat);
     return st;

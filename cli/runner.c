@@ -469,6 +469,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         .n_probes = 1,
         .progress = a->progress ? show_progress : NULL,
         .check_invariants = a->check_invariants,
+        .elastic_outputs = pol->elastic_outputs,
         .progress_ctx = &pctx,
     };
     if (quotas.n)

@@ -24,15 +24,15 @@ static const struct {
     uint32_t max_epochs;
     uint32_t max_local_bsz; /* 0 = the placements table's largest */
 } apps_known[] = {
-    {"bert", 2, 0},         {"cifar10", 100, 0}, {"deepspeech2", 80, 0},
-    {"imagenet", 90, 0},    {"ncf", 10, 0},      {"yolov3", 50, 8},
+    {"bert", 2, 0},      {"cifar10", 100, 0}, {"deepspeech2", 80, 0},
+    {"imagenet", 90, 0}, {"ncf", 10, 0},      {"yolov3", 50, 8},
 };
 #define N_APPS (sizeof apps_known / sizeof apps_known[0])
 #define MAX_VALID 16
 
 typedef struct prow {
-    uint64_t key;   /* placement id (placements) or nodes*1000+replicas (scalability) */
-    double local;   /* local batch size */
+    uint64_t key; /* placement id (placements) or nodes*1000+replicas (scalability) */
+    double local; /* local batch size */
     double step, sync;
 } prow;
 
@@ -78,8 +78,8 @@ static int read_csv(const char *path, const char *expect, int ncol,
     line = 1;
     buf[strcspn(buf, "\r\n")] = 0;
     if (strcmp(buf, expect) != 0) {
-        st = sim_diag_set(d, SIM_EPARSE, path, 1, 0, "expected header '%s', got \"%.40s\"",
-                          expect, buf);
+        st = sim_diag_set(d, SIM_EPARSE, path, 1, 0, "expected header '%s', got \"%.40s\"", expect,
+                          buf);
         goto out_close_file;
     }
     while (fgets(buf, sizeof buf, f)) {
@@ -177,13 +177,11 @@ static int load_app(app *a, const char *dir, uint32_t k, sim_diag *d)
         return st;
     snprintf(path, sizeof path, "%s/%s/scalability.csv", dir, apps_known[k].name);
     rows_ctx sc = {.rows = &a->sc, .n = &a->n_sc, .placement = false};
-    st = read_csv(path, "num_nodes,num_replicas,local_bsz,step_time,sync_time", 5, add_row, &sc,
-                  d);
+    st = read_csv(path, "num_nodes,num_replicas,local_bsz,step_time,sync_time", 5, add_row, &sc, d);
     if (st != SIM_OK)
         return st;
     if (a->n_pl == 0)
-        return sim_diag_set(d, SIM_EPARSE, path, 0, 0, "no placements for %s",
-                            apps_known[k].name);
+        return sim_diag_set(d, SIM_EPARSE, path, 0, 0, "no placements for %s", apps_known[k].name);
     qsort(a->pl, a->n_pl, sizeof *a->pl, row_cmp);
     if (a->n_sc)
         qsort(a->sc, a->n_sc, sizeof *a->sc, row_cmp);
@@ -199,10 +197,10 @@ static int load_app(app *a, const char *dir, uint32_t k, sim_diag *d)
     /* Validation runs: batch sizes 1..2^20 tried as file names would be wasteful; the
      * folder's validation-<B>.csv names are powers of two or multiples of 10 up to
      * 32768, so every B that names a file is found by trying the candidates below. */
-    static const uint32_t cand[] = {8,   12,   16,   20,   24,   32,   40,    48,    64,
-                                    80,  96,   128,  160,  192,  200,  256,   320,   384,
-                                    400, 512,  640,  800,  1024, 1600, 2048,  3200,  4096,
-                                    6400, 8192, 12800, 16384, 32768};
+    static const uint32_t cand[] = {8,    12,   16,   20,   24,   32,    40,    48,
+                                    64,   80,   96,   128,  160,  192,   200,   256,
+                                    320,  384,  400,  512,  640,  800,   1024,  1600,
+                                    2048, 3200, 4096, 6400, 8192, 12800, 16384, 32768};
     for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
         snprintf(path, sizeof path, "%s/%s/validation-%u.csv", dir, apps_known[k].name, cand[i]);
         FILE *f = fopen(path, "r");

@@ -37,8 +37,8 @@ void model_pollux_destroy(model_pollux *p);
 int model_pollux_app(const model_pollux *p, const char *name, size_t len);
 
 /* Smallest and largest validated global batch size, and the smallest local batch size. */
-void model_pollux_batch_range(const model_pollux *p, int app, uint32_t *min_bsz,
-                              uint32_t *max_bsz, uint32_t *min_local);
+void model_pollux_batch_range(const model_pollux *p, int app, uint32_t *min_bsz, uint32_t *max_bsz,
+                              uint32_t *min_local);
 
 /* Iterations to complete the application at global batch size bsz (must lie within the
  * validated range); NaN outside it. */

@@ -379,10 +379,18 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
                 place_node_score score, void *ctx, place_gpu_order order,
                 const uint32_t *cands, uint32_t n_cands, sim_placement *out)
 {
+    return place_gang_n(w, v, id, sim_view_job(v, id)->nominal_replicas, milli, gmem, score,
+                        ctx, order, cands, n_cands, out);
+}
+
+bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uint32_t milli,
+                  uint64_t gmem, place_node_score score, void *ctx, place_gpu_order order,
+                  const uint32_t *cands, uint32_t n_cands, sim_placement *out)
+{
     const sim_job *j = sim_view_job(v, id);
     uint32_t m = place_milli(j, milli);
     uint64_t gm = place_gmem(j, gmem);
-    uint32_t R = j->nominal_replicas, gpr = j->gpus_per_replica;
+    uint32_t gpr = j->gpus_per_replica;
     if (!gpr)
         m = 0, gm = 0;
     if ((uint64_t)R * (gpr ? gpr : 1) > w->max_slots || R > w->max_slots)

@@ -123,6 +123,12 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
                 place_node_score score, void *ctx, place_gpu_order order,
                 const uint32_t *cands, uint32_t n_cands, sim_placement *out);
 
+/* place_gang for R replicas instead of the nominal count (elastic jobs: a start at
+ * min_replicas, or R more replicas for sim_decide_grow). */
+bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uint32_t milli,
+                  uint64_t gmem, place_node_score score, void *ctx, place_gpu_order order,
+                  const uint32_t *cands, uint32_t n_cands, sim_placement *out);
+
 /* Binpack's node score: the node's allocated fraction of GPU share (CPU for CPU-only
  * jobs). */
 double place_score_most_allocated(void *ctx, const sim_view *v, const sim_job *j, uint32_t n);

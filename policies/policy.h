@@ -65,6 +65,10 @@ typedef struct policy_ops {
 
     /* Next self-wakeup (a quantum, a monitor period), or SIM_TIME_NEVER. Optional. */
     sim_time (*next_wakeup)(const void *st, const sim_view *v, sim_time now);
+
+    /* The policy scales elastic jobs: the run's outputs carry the replica columns and
+     * the elastic figures (sim_config.elastic_outputs). */
+    bool elastic_outputs;
 } policy_ops;
 
 /* Option lookup: the value given for key, else the declared default (NULL when the

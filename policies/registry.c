@@ -20,6 +20,8 @@ extern const policy_ops policy_fairshare;
 extern const policy_ops policy_quota;
 extern const policy_ops policy_sjf;
 extern const policy_ops policy_las;
+extern const policy_ops policy_elastic;
+extern const policy_ops policy_rigid_min;
 
 const policy_ops *const policy_all[] = {
     &policy_fifo,
@@ -35,6 +37,8 @@ const policy_ops *const policy_all[] = {
     &policy_quota,
     &policy_sjf,
     &policy_las,
+    &policy_elastic,
+    &policy_rigid_min,
     NULL,
 };
 

@@ -270,9 +270,22 @@ static void release_one(sim_engine *e, const sim_job *j, uint32_t a)
     e->alloc_free = a;
 }
 
+void sim__rep_account(sim_engine *e, sim_job *j, uint32_t next)
+{
+    j->rep_seconds += (double)j->replicas * (double)(e->now - j->rep_since_us) / 1e6;
+    j->rep_since_us = e->now;
+    if (next > 0) {
+        if (j->rep_max == 0 || next < j->rep_min)
+            j->rep_min = next;
+        if (next > j->rep_max)
+            j->rep_max = next;
+    }
+}
+
 void sim__release_allocs(sim_engine *e, sim_job_id id)
 {
     sim_job *j = &e->jobs[id];
+    sim__rep_account(e, j, 0);
     /* A replica's allocations are consecutive and on one node. */
     for (uint32_t a = j->alloc_head; a != NIL;) {
         uint32_t next = e->allocs[a].next_in_job;
@@ -693,6 +706,7 @@ int sim_decide_start(policy_decisions *out, sim_job_id id, const sim_placement *
     sim__job_touch(e, id);
     sim__list_remove(e, id, false);
     j->state = SIM_JOB_RUNNING;
+    sim__rep_account(e, j, p->replicas);
     j->replicas = p->replicas;
     j->share_milli = milli;
     j->share_mem_mib = gmem;
@@ -789,13 +803,16 @@ int sim_decide_grow(policy_decisions *out, sim_job_id id, const sim_placement *p
         return fail(out, id, what, "out of memory for allocation records");
     sim__mark_dirty(e, id);
     apply(e, id, j->replicas, p->replicas, p, j->share_milli, j->share_mem_mib);
+    sim__rep_account(e, j, j->replicas + p->replicas);
     j->replicas += p->replicas;
+    j->scale_events++;
+    e->sum.scale_events++;
     return SIM_OK;
 }
 
-int sim_decide_shrink(policy_decisions *out, sim_job_id id, uint32_t count)
+static int shrink(policy_decisions *out, sim_job_id id, uint32_t count, bool restart)
 {
-    static const char what[] = "SHRINK";
+    const char *what = restart ? "SCALE_IN" : "SHRINK";
     sim_engine *e = out->e;
     sim_job *j = job_for(out, id, what);
     if (!j)
@@ -809,7 +826,23 @@ int sim_decide_shrink(policy_decisions *out, sim_job_id id, uint32_t count)
         return fail(out, id, what, "shrinking %u replicas by %u goes below min_replicas %u",
                     j->replicas, count, lo);
     sim__mark_dirty(e, id);
+    if (restart) {
+        /* Back to the last periodic checkpoint (none: the start of the segment). */
+        sim__job_touch(e, id);
+        double seg = (double)(e->now - j->last_start_us) / 1e6;
+        double iv = e->cfg.checkpoint_interval_s;
+        double lost = (iv > 0 ? fmod(seg, iv) : seg) * j->speed;
+        if (lost > j->work_done_s)
+            lost = j->work_done_s;
+        j->work_done_s -= lost;
+        j->lost_work_s += lost;
+        e->sum.scale_lost_work_s += lost;
+        j->last_start_us = e->now;
+    }
     uint32_t keep = j->replicas - count;
+    sim__rep_account(e, j, keep);
+    j->scale_events++;
+    e->sum.scale_events++;
     uint32_t *link = &j->alloc_head;
     while (*link != NIL) {
         uint32_t a = *link;
@@ -824,6 +857,16 @@ int sim_decide_shrink(policy_decisions *out, sim_job_id id, uint32_t count)
     }
     j->replicas = keep;
     return SIM_OK;
+}
+
+int sim_decide_shrink(policy_decisions *out, sim_job_id id, uint32_t count)
+{
+    return shrink(out, id, count, false);
+}
+
+int sim_decide_scale_in(policy_decisions *out, sim_job_id id, uint32_t count)
+{
+    return shrink(out, id, count, true);
 }
 
 int sim_decide_pause(policy_decisions *out, sim_job_id id)

@@ -60,6 +60,8 @@ typedef struct sim_config {
     void (*progress)(void *ctx, const sim_progress *p); /* optional */
     void *progress_ctx;
     bool check_invariants;        /* run sim_engine_check after every event (tests) */
+    bool elastic_outputs;         /* jobs.csv gets the replica columns and summary.json the
+                                     elastic figures (set for policies that scale jobs) */
 } sim_config;
 
 /* Engine inputs that describe the world: the cluster, the name tables, the models. */
@@ -87,6 +89,9 @@ typedef struct sim_summary {
     double wait_mean_s, wait_median_s, wait_p95_s, wait_p99_s; /* first start - submit */
     /* The first rejected job and why (empty when none): "id: reason", truncated. */
     char first_rejection[256];
+    /* Elastic jobs: grow and shrink decisions, and the work lost to scale-in. */
+    uint64_t scale_events;
+    double scale_lost_work_s;
 } sim_summary;
 
 /*
@@ -127,5 +132,7 @@ uint64_t sim_engine_tenant_jobs(const sim_engine *e, uint32_t tenant);
 
 /* Header line of jobs.csv / timeseries.csv (without probe columns) / tenants csv. */
 extern const char sim_jobs_csv_header[];
+/* Columns appended to jobs.csv with sim_config.elastic_outputs. */
+extern const char sim_jobs_csv_elastic[];
 
 #endif

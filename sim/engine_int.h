@@ -165,6 +165,8 @@ void sim__mark_dirty(sim_engine *e, sim_job_id id);
 void sim__set_speed(sim_engine *e, sim_job_id id, double speed);
 int sim__grow_allocs(sim_engine *e);
 void sim__release_allocs(sim_engine *e, sim_job_id id);
+/* Replica-seconds up to now, then the bounds with `next` replicas (0 = none placed). */
+void sim__rep_account(sim_engine *e, sim_job *j, uint32_t next);
 void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint);
 void sim__list_remove(sim_engine *e, sim_job_id id, bool running);
 void sim__list_append(sim_engine *e, sim_job_id id, bool running);

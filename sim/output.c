@@ -15,6 +15,7 @@ const char sim_jobs_csv_header[] =
     "job_id,tenant,qos,priority,status,submit_s,start_s,end_s,wait_s,queued_s,jct_s,run_s,"
     "work_s,num_gpus,replicas,gpu_milli,share_milli,true_milli,gpu_type,node,preemptions,"
     "lost_work_s,pred_duration_s,pred_milli,reason";
+const char sim_jobs_csv_elastic[] = ",replicas_min,replicas_max,replicas_mean,scale_events";
 
 static const char ts_header[] = "time_s,pending,running,alloc_gpus,alloc_ratio,effective_gpus,"
                                 "effective_ratio,cpu_alloc_ratio,nodes_down";
@@ -64,7 +65,8 @@ static void put_opt(FILE *f, double x)
 int sim__write_headers(sim_engine *e)
 {
     if (e->cfg.jobs_csv)
-        fprintf(e->cfg.jobs_csv, "%s\n", sim_jobs_csv_header);
+        fprintf(e->cfg.jobs_csv, "%s%s\n", sim_jobs_csv_header,
+                e->cfg.elastic_outputs ? sim_jobs_csv_elastic : "");
     if (e->cfg.timeseries_csv) {
         fputs(ts_header, e->cfg.timeseries_csv);
         for (uint32_t p = 0; p < e->cfg.n_probes; p++)
@@ -134,6 +136,13 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     put_opt(f, j->pred_milli);
     fputc(',', f);
     sim_csv_put_field(f, reason);
+    if (e->cfg.elastic_outputs) {
+        /* Time-weighted mean over the time the job held resources. */
+        double rs = j->rep_seconds + (double)j->replicas * (double)(e->now - j->rep_since_us) / 1e6;
+        fprintf(f, ",%u,%u,", j->rep_min, j->rep_max);
+        put_fixed6(f, j->placed_us > 0 ? rs / ((double)j->placed_us / 1e6) : 0.0);
+        fprintf(f, ",%u", j->scale_events);
+    }
     fputc('\n', f);
     return ferror(f) ? SIM_EIO : SIM_OK;
 }
@@ -152,6 +161,8 @@ int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas, con
     fprintf(f, ",,,,,,0.000000,%.6f,%u,%u,%u,0,%u,,,0,0.000000,,,", s->work_s, s->num_gpus,
             replicas, s->gpu_milli, s->true_milli ? s->true_milli : s->gpu_milli);
     sim_csv_put_field(f, reason);
+    if (e->cfg.elastic_outputs)
+        fputs(",0,0,0.000000,0", f);
     fputc('\n', f);
     return ferror(f) ? SIM_EIO : SIM_OK;
 }
@@ -260,6 +271,12 @@ int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
     json_num(f, s->lost_work_s);
     fputs(",\n  \"lost_gpu_hours\": ", f);
     json_num(f, s->lost_gpu_seconds / 3600.0);
+    if (e->cfg.elastic_outputs) {
+        fprintf(f, ",\n  \"elastic\": {\"scale_events\": %llu, \"scale_in_lost_work_s\": ",
+                (unsigned long long)s->scale_events);
+        json_num(f, s->scale_lost_work_s);
+        fputc('}', f);
+    }
     fprintf(f, ",\n  \"slo\": {\"jobs\": %llu, \"violations\": %llu},\n",
             (unsigned long long)s->slo_jobs, (unsigned long long)s->slo_violations);
     fputs("  \"by_qos\": {", f);

@@ -74,6 +74,12 @@ typedef struct sim_job {
     uint32_t list_prev, list_next; /* links in the pending or the running list */
     uint32_t shape;                /* shape id while pending (see sim_view) */
     uint32_t shape_prev, shape_next; /* links among pending jobs of the same shape */
+    /* Replicas over time (elastic outputs): the fewest and most placed (0 = never
+     * placed), replica-seconds placed up to rep_since_us, grow/shrink decisions. */
+    uint32_t rep_min, rep_max;
+    double rep_seconds;
+    sim_time rep_since_us;
+    uint32_t scale_events;
 } sim_job;
 
 /* A node's free capacity in one 32-byte record, for fast feasibility scans (the same
@@ -275,6 +281,11 @@ int sim_decide_set_share(policy_decisions *out, sim_job_id job, uint32_t milli);
 int sim_decide_grow(policy_decisions *out, sim_job_id job, const sim_placement *p);
 /* Remove the job's last `count` replicas (keeping at least min_replicas). */
 int sim_decide_shrink(policy_decisions *out, sim_job_id job, uint32_t count);
+/* Scale in: remove the job's last `count` replicas (keeping at least min_replicas) and
+ * restart it from its last periodic checkpoint, as a parameter-server job re-partitions
+ * its trainers: the work since that checkpoint is lost (counted in lost_work_s and in
+ * the summary's scale-in loss). */
+int sim_decide_scale_in(policy_decisions *out, sim_job_id job, uint32_t count);
 /* Suspend progress while holding resources, and resume it. */
 int sim_decide_pause(policy_decisions *out, sim_job_id job);
 int sim_decide_resume(policy_decisions *out, sim_job_id job);

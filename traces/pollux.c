@@ -89,8 +89,8 @@ static int pollux_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
     uint64_t n, b;
     if ((st = trace__job_id(r, row, c[P_NAME], "name", j, d)) ||
         (st = csvin_double(in, row, c[P_TIME], "time", 0, SIM_TIME_LIMIT_S, &submit, d)) ||
-        (st = csvin_u64(in, row, c[P_REPLICAS], "num_replicas", 1, MODEL_POLLUX_MAX_REPLICAS,
-                        &n, d)) ||
+        (st = csvin_u64(in, row, c[P_REPLICAS], "num_replicas", 1, MODEL_POLLUX_MAX_REPLICAS, &n,
+                        d)) ||
         (st = csvin_u64(in, row, c[P_BATCH], "batch_size", 1, 1u << 24, &b, d)))
         return st;
     size_t len = row->len[c[P_APP]];
@@ -105,8 +105,8 @@ static int pollux_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
     model_pollux_batch_range(s->prof, a, &bmin, &bmax, &lmin);
     if (b < bmin || b > bmax) {
         char what[96];
-        snprintf(what, sizeof what, "an integer %u..%u (the validated batch sizes of %.*s)",
-                 bmin, bmax, (int)len, app);
+        snprintf(what, sizeof what, "an integer %u..%u (the validated batch sizes of %.*s)", bmin,
+                 bmax, (int)len, app);
         return csvin_field_error(in, row, c[P_BATCH], "batch_size", what, d);
     }
     if ((st = trace__intern(r, r->opt.models, row, c[P_APP], &j->model, d)))
@@ -131,8 +131,7 @@ static int pollux_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
     uint32_t lo = s->min_replicas < n ? s->min_replicas : (uint32_t)n;
     j->attr[SIM_ATTR_MIN_REPLICAS] = lo;
     j->attr[SIM_ATTR_MAX_REPLICAS] = (double)hi;
-    j->attr_present |= (UINT64_C(1) << SIM_ATTR_BATCH_SIZE) |
-                       (UINT64_C(1) << SIM_ATTR_ITERATIONS) |
+    j->attr_present |= (UINT64_C(1) << SIM_ATTR_BATCH_SIZE) | (UINT64_C(1) << SIM_ATTR_ITERATIONS) |
                        (UINT64_C(1) << SIM_ATTR_MIN_REPLICAS) |
                        (UINT64_C(1) << SIM_ATTR_MAX_REPLICAS);
     return 1;

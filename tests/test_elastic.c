@@ -1,0 +1,453 @@
+/*
+ * test_elastic.c: elastic trainers.
+ *  - the Pollux profile model and reader on a hand-made profile (hand-computed work,
+ *    iteration times, bounds) and their bad-input diagnostics;
+ *  - the elastic policy on hand-computed schedules: scale-out stops at max_replicas and
+ *    at the threshold, the free trainer goes to the lowest completion score, scale-in
+ *    takes the highest score first and never goes below min_replicas, the work lost to
+ *    scale-in since the last checkpoint;
+ *  - random elastic traces: invariants after every event, every job accounted for,
+ *    identical bytes for identical seeds, no scale-out beyond the threshold;
+ *  - impossible bounds in a native trace (min > max) are file:line errors.
+ */
+#include "models/catalog.h"
+#include "models/pollux.h"
+#include "policies/policy.h"
+#include "sim/engine.h"
+#include "traces/trace.h"
+
+#include "check.h"
+
+#include <gsl/gsl_rng.h>
+
+extern const policy_ops policy_elastic, policy_rigid_min;
+
+#define FIX SIM_SOURCE_DIR "/tests/fixtures/pollux"
+
+/* ---- Pollux profiles and reader -------------------------------------------------- */
+
+static void test_pollux_model(void)
+{
+    model_pollux *p = NULL;
+    sim_diag d = {0};
+    CHECK_EQ_I64(model_pollux_load(&p, FIX, &d), SIM_OK);
+    if (!p)
+        return;
+    int a = model_pollux_app(p, "bert", 4);
+    CHECK(a >= 0);
+    CHECK(model_pollux_app(p, "cifar10", 7) < 0); /* no folder in the fixture */
+    /* validation-24: 99 iterations at its 2nd epoch (bert: max_epochs 2); 18 lies
+     * between 12 (199) and 24 (99): (6*99 + 6*199)/12 = 149. */
+    CHECK_NEAR(model_pollux_iterations(p, a, 24), 99, 1e-12);
+    CHECK_NEAR(model_pollux_iterations(p, a, 18), 149, 1e-12);
+    CHECK(isnan(model_pollux_iterations(p, a, 30)));
+    /* Two trainers at 24: local 12, no accumulation, placement "2" at 12: 1.2 s. One
+     * trainer: local 24 > max_local 12, one accumulation step of 12: 1.0 + (1.0 - 0). */
+    CHECK_NEAR(model_pollux_iter_time(p, a, 2, 24), 1.2, 1e-12);
+    CHECK_NEAR(model_pollux_iter_time(p, a, 1, 24), 2.0, 1e-12);
+    /* Two trainers at 16: local 8, halfway between 4 and 12 on placement "2": 0.9 s. */
+    CHECK_NEAR(model_pollux_iter_time(p, a, 2, 16), 0.9, 1e-12);
+    /* The scaling hook: bert jobs by their profile, others by Amdahl (p = 0.9). */
+    sim_intern *models = sim_intern_create(false);
+    uint32_t bert = sim_intern_add(models, "bert", 4, 0);
+    uint32_t other = sim_intern_add(models, "other", 5, 0);
+    model_scaling sc;
+    sim_rate_model rm;
+    model_scaling_init(&sc, p, models, 0.9, NULL, &rm);
+    job_spec j;
+    memset(&j, 0, sizeof j);
+    j.model = bert;
+    j.attr[SIM_ATTR_BATCH_SIZE] = 24;
+    j.attr_present = UINT64_C(1) << SIM_ATTR_BATCH_SIZE;
+    CHECK_NEAR(rm.scaling(rm.ctx, &j, 1, 2), 1.2 / 2.0, 1e-12);
+    CHECK_NEAR(rm.scaling(rm.ctx, &j, 2, 2), 1.0, 1e-12);
+    j.model = other;
+    /* amdahl(4)/amdahl(2) = (0.1 + 0.45)/(0.1 + 0.225) = 0.55/0.325 */
+    CHECK_NEAR(rm.scaling(rm.ctx, &j, 4, 2), 0.55 / 0.325, 1e-12);
+    CHECK(rm.throughput == NULL && rm.interference == NULL);
+    sim_intern_destroy(models);
+    model_pollux_destroy(p);
+    /* A folder without any application is an error naming it. */
+    CHECK_EQ_I64(model_pollux_load(&p, FIX "/workloads", &d), SIM_EIO);
+    CHECK(p == NULL);
+}
+
+/* Read a trace; returns the status and fills up to 4 jobs; diag formatted. */
+static int read_trace(const char *path, const char *format, const char *opt, job_spec *out,
+                      int *n, char *diag, size_t dsize)
+{
+    model_catalog *cat = NULL;
+    sim_diag d = {0};
+    if (model_catalog_load(&cat, model_catalog_default_path(), &d) != SIM_OK)
+        return -100;
+    sim_intern *tenants = sim_intern_create(false), *models = sim_intern_create(false);
+    const char *opts[1] = {opt};
+    trace_options o = {.format = format,
+                       .tenants = tenants,
+                       .models = models,
+                       .gpu_types = model_catalog_names(cat),
+                       .opts = opts,
+                       .n_opts = opt ? 1 : 0};
+    trace_reader *r = NULL;
+    int st = trace_reader_open(&r, path, &o, &d);
+    *n = 0;
+    if (st == SIM_OK) {
+        job_spec j;
+        while ((st = trace_reader_next(r, &j, &d)) == 1)
+            if (*n < 4)
+                out[(*n)++] = j;
+    }
+    diag[0] = '\0';
+    if (st < 0)
+        sim_diag_format(&d, diag, dsize);
+    trace_reader_close(r);
+    sim_intern_destroy(tenants);
+    sim_intern_destroy(models);
+    model_catalog_destroy(cat);
+    return st;
+}
+
+static void test_pollux_reader(void)
+{
+    job_spec j[4];
+    int n;
+    char diag[1024];
+    /* The default profiles folder is traces/ beside the workload's folder: the fixture
+     * has bert/ there, not traces/, so it is named. */
+    int st = read_trace(FIX "/workloads/good.csv", "pollux", "profiles=" FIX, j, &n, diag,
+                        sizeof diag);
+    CHECK_EQ_I64(st, 0);
+    CHECK_EQ_I64(n, 2);
+    if (n == 2) {
+        CHECK_STR(j[0].id, "bert-0");
+        CHECK_EQ_I64(j[0].submit_us, 5000000);
+        CHECK_NEAR(j[0].work_s, 99 * 1.2, 1e-12);
+        CHECK_EQ_I64(j[0].num_gpus, 2);
+        CHECK_EQ_I64(j[0].replicas, 2);
+        CHECK_NEAR(j[0].attr[SIM_ATTR_MIN_REPLICAS], 1, 0);
+        CHECK_NEAR(j[0].attr[SIM_ATTR_MAX_REPLICAS], 6, 0); /* 24 / min local 4 */
+        /* 18 on one trainer: local 18 > 12: one accumulation step of 9 (cap 18/2): 4 and
+         * 12 interpolated at 9 on placement "1": 0.8125 s; x2 = 1.625 s; 149 steps. */
+        CHECK_NEAR(j[1].work_s, 149 * 1.625, 1e-12);
+        CHECK_NEAR(j[1].attr[SIM_ATTR_MAX_REPLICAS], 4, 0); /* 18 / 4 */
+    }
+    st = read_trace(FIX "/workloads/bad_app.csv", "pollux", "profiles=" FIX, j, &n, diag,
+                    sizeof diag);
+    CHECK_EQ_I64(st, SIM_EPARSE);
+    CHECK(strstr(diag, "bad_app.csv:3:3: error: field 'application'") != NULL);
+    CHECK(strstr(diag, "\"nope\"") != NULL);
+    st = read_trace(FIX "/workloads/bad_batch.csv", "pollux", "profiles=" FIX, j, &n, diag,
+                    sizeof diag);
+    CHECK_EQ_I64(st, SIM_EPARSE);
+    CHECK(strstr(diag, "bad_batch.csv:3:5: error: field 'batch_size': expected an integer "
+                       "12..24") != NULL);
+    /* Without profiles the reader says where it looked and what to give. */
+    st = read_trace(FIX "/workloads/good.csv", "pollux", NULL, j, &n, diag, sizeof diag);
+    CHECK_EQ_I64(st, SIM_EINVAL);
+    CHECK(strstr(diag, "profiles=DIR") != NULL);
+    /* Impossible bounds in a native trace: max_replicas below min_replicas. */
+    char path[] = "/tmp/test_elastic_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        FILE *f = fdopen(fd, "w");
+        fputs("job_id,submit_time,duration,num_gpus,min_replicas,max_replicas\n"
+              "a,0,10,2,1,4\n"
+              "b,1,10,2,3,2\n",
+              f);
+        fclose(f);
+        st = read_trace(path, NULL, NULL, j, &n, diag, sizeof diag);
+        CHECK_EQ_I64(st, SIM_EPARSE);
+        CHECK(strstr(diag, ":3:6: error: field 'max_replicas'") != NULL);
+        unlink(path);
+    }
+}
+
+/* ---- The policy on small worlds --------------------------------------------------- */
+
+typedef struct world {
+    sim_intern *types, *tenants;
+    uint64_t type_mem[4];
+    cluster_spec cl;
+    node_spec nodes[8];
+} world;
+
+static void world_init(world *w, uint32_t n_nodes, uint32_t gpus_per_node)
+{
+    memset(w, 0, sizeof *w);
+    w->types = sim_intern_create(true);
+    sim_intern_add(w->types, "A", 1, 0);
+    w->type_mem[1] = 16384;
+    w->tenants = sim_intern_create(false);
+    w->cl.n_nodes = n_nodes;
+    w->cl.nodes = w->nodes;
+    for (uint32_t i = 0; i < n_nodes; i++) {
+        snprintf(w->nodes[i].name, sizeof w->nodes[i].name, "n%u", i);
+        w->nodes[i].cpu_milli = 64000;
+        w->nodes[i].mem_mib = 262144;
+        w->nodes[i].num_gpus = gpus_per_node;
+        w->nodes[i].gpu_type = 1;
+    }
+}
+
+static void world_fini(world *w)
+{
+    sim_intern_destroy(w->types);
+    sim_intern_destroy(w->tenants);
+}
+
+typedef struct array_source {
+    const job_spec *jobs;
+    size_t n, next;
+} array_source;
+
+static int array_next(void *ctx, job_spec *job, sim_diag *d)
+{
+    (void)d;
+    array_source *a = ctx;
+    if (a->next >= a->n)
+        return 0;
+    *job = a->jobs[a->next++];
+    return 1;
+}
+
+/* A job of `gpus` one-GPU replicas; elastic when lo/hi are not 0. */
+static job_spec ejob(const char *id, double submit_s, double work_s, uint32_t gpus, uint32_t lo,
+                     uint32_t hi)
+{
+    job_spec j;
+    memset(&j, 0, sizeof j);
+    snprintf(j.id, sizeof j.id, "%s", id);
+    j.submit_us = (sim_time)llround(submit_s * 1e6);
+    j.work_s = work_s;
+    j.num_gpus = gpus;
+    j.replicas = gpus;
+    j.gpu_milli = j.true_milli = SIM_MILLI_GPU;
+    j.name = "";
+    j.command = "";
+    if (lo) {
+        j.attr[SIM_ATTR_MIN_REPLICAS] = lo;
+        j.attr[SIM_ATTR_MAX_REPLICAS] = hi;
+        j.attr_present = (UINT64_C(1) << SIM_ATTR_MIN_REPLICAS) |
+                         (UINT64_C(1) << SIM_ATTR_MAX_REPLICAS);
+    }
+    return j;
+}
+
+typedef struct run_out {
+    int status;
+    sim_diag d;
+    char *jobs, *summary;
+    size_t jobs_len, summary_len;
+    sim_summary sum;
+} run_out;
+
+static run_out run(world *w, const job_spec *jobs, size_t n, const policy_ops *pol,
+                   const char *threshold, double horizon_s, double ckpt_s)
+{
+    run_out r;
+    memset(&r, 0, sizeof r);
+    FILE *fj = open_memstream(&r.jobs, &r.jobs_len);
+    sim_config cfg = {.seed = 1,
+                      .horizon_us = horizon_s > 0 ? (sim_time)llround(horizon_s * 1e6)
+                                                  : SIM_TIME_NEVER,
+                      .checkpoint_interval_s = ckpt_s,
+                      .jobs_csv = fj,
+                      .check_invariants = true,
+                      .elastic_outputs = pol->elastic_outputs};
+    sim_world sw = {.cluster = &w->cl,
+                    .gpu_types = w->types,
+                    .gpu_type_mem_mib = w->type_mem,
+                    .tenants = w->tenants};
+    policy_config pc = {.policy = pol->name};
+    if (threshold) {
+        snprintf(pc.key[0], sizeof pc.key[0], "threshold");
+        pc.value[0] = threshold;
+        pc.n = 1;
+    }
+    sim_engine *e;
+    r.status = sim_engine_create(&e, &cfg, &sw, pol, &pc, &r.d);
+    if (r.status == SIM_OK) {
+        array_source as = {.jobs = jobs, .n = n};
+        sim_source src = {.ctx = &as, .next = array_next};
+        r.status = sim_engine_run(e, &src, &r.d);
+        r.sum = *sim_engine_summary(e);
+        FILE *fs = open_memstream(&r.summary, &r.summary_len);
+        sim_engine_write_summary(e, fs, NULL);
+        fclose(fs);
+        sim_engine_destroy(e);
+    }
+    fclose(fj);
+    return r;
+}
+
+static void run_out_free(run_out *o)
+{
+    free(o->jobs);
+    free(o->summary);
+}
+
+/* Field k (0-based) of job id's row in jobs.csv. */
+static const char *jfield(const run_out *r, const char *id, int k, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    char key[80];
+    snprintf(key, sizeof key, "\n%.63s,", id);
+    const char *p = r->jobs ? strstr(r->jobs, key) : NULL;
+    if (!p)
+        return buf;
+    p++;
+    for (int i = 0; i < k && p; i++) {
+        p = strpbrk(p, ",\n");
+        if (!p || *p == '\n')
+            return buf;
+        p++;
+    }
+    size_t len = strcspn(p, ",\n");
+    if (len >= size)
+        len = size - 1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return buf;
+}
+
+/* jobs.csv columns used here. */
+enum { F_STATUS = 4, F_END = 7, F_REPLICAS = 14, F_LOST = 21, F_RMIN = 25, F_RMAX, F_RMEAN,
+       F_SCALE };
+
+#define CHECK_F(r, id, k, want)                                                              \
+    do {                                                                                     \
+        char b_[64];                                                                         \
+        CHECK_STR(jfield(r, id, k, b_, sizeof b_), want);                                    \
+    } while (0)
+
+static void test_schedules(void)
+{
+    world w;
+    world_init(&w, 1, 8);
+    /* Alone on 8 GPUs with threshold 1: the job grows at the first trigger (t=0) to its
+     * max of 3 and no further. Work 300 at nominal 1 replica -> speed 3 -> ends at 100. */
+    job_spec a = ejob("a", 0, 300, 1, 1, 3);
+    run_out r = run(&w, &a, 1, &policy_elastic, "1", 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "a", F_RMAX, "3");
+    CHECK_F(&r, "a", F_RMIN, "1");
+    CHECK_F(&r, "a", F_END, "100.000000");
+    CHECK_F(&r, "a", F_SCALE, "2");
+    /* The mean is time-weighted: 3 trainers all the time (the grow happens at t=0). */
+    CHECK_F(&r, "a", F_RMEAN, "3.000000");
+    run_out_free(&r);
+    /* rigid-min never scales: 300 s at one trainer. */
+    r = run(&w, &a, 1, &policy_rigid_min, NULL, 0, 0);
+    CHECK_F(&r, "a", F_END, "300.000000");
+    CHECK_F(&r, "a", F_RMAX, "1");
+    run_out_free(&r);
+    world_fini(&w);
+
+    /* 10 GPUs, threshold 0.7 (7 GPUs). t=0: a (1..9) starts with 1 and grows to 7, not 9:
+     * the threshold stops it. t=10: b (1..3) and rigid c, d start (1 GPU each): 10 GPUs.
+     * t=30: c ends (9). t=60: above the threshold: scale in from the highest score: a
+     * (score 6/8) loses one (8 GPUs), a still has the highest score (5/8 vs b's 0) and
+     * loses another (7): at the threshold, stop. t=110: d ends (6). t=120: one trainer
+     * fits under the threshold; b (score 0) goes before a (score 4/8): b grows to 2.
+     * The horizon (200 s) ends the run. */
+    world_init(&w, 1, 10);
+    job_spec js[4] = {ejob("a", 0, 1e6, 1, 1, 9), ejob("b", 10, 1e6, 1, 1, 3),
+                      ejob("c", 10, 20, 1, 0, 0), ejob("d", 10, 100, 1, 0, 0)};
+    r = run(&w, js, 4, &policy_elastic, "0.7", 200, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "c", F_END, "30.000000");
+    CHECK_F(&r, "d", F_END, "110.000000");
+    CHECK_F(&r, "a", F_STATUS, "unfinished");
+    CHECK_F(&r, "a", F_RMAX, "7");
+    CHECK_F(&r, "a", F_RMIN, "1");
+    CHECK_F(&r, "a", F_REPLICAS, "1"); /* nominal */
+    CHECK_F(&r, "a", F_SCALE, "8");    /* 6 grows, 2 scale-ins */
+    CHECK_F(&r, "b", F_RMAX, "2");
+    CHECK_F(&r, "b", F_RMIN, "1");
+    CHECK_F(&r, "b", F_SCALE, "1");
+    /* a: 7 trainers 0..60, 5 from 60 to the last event before the horizon (the
+     * trigger at 180): (420 + 600)/180. */
+    CHECK_F(&r, "a", F_RMEAN, "5.666667");
+    CHECK_EQ_I64(r.sum.scale_events, 9);
+    /* Scale-in without checkpoints loses a's whole segment: 60 s at speed 7. */
+    CHECK_NEAR(r.sum.scale_lost_work_s, 420, 1e-12);
+    CHECK_F(&r, "a", F_LOST, "420.000000");
+    run_out_free(&r);
+    world_fini(&w);
+
+    /* Scale-in stops at min_replicas. 8 GPUs, threshold 0.5: a (2..4, nominal 2) grows
+     * to 4 at t=0; rigid r (4 GPUs) starts at t=10: 8 > 4 GPUs. At t=60 a shrinks to 3,
+     * then 2 (its min) and stops although the cluster stays above the threshold. With
+     * 25 s checkpoints the first scale-in loses 60 mod 25 = 10 s at speed 2 (4 of a
+     * nominal 2 trainers) = 20; the second, at once after the restart, nothing. */
+    world_init(&w, 1, 8);
+    job_spec ms[2] = {ejob("a", 0, 1e6, 2, 2, 4), ejob("r", 10, 1e6, 4, 0, 0)};
+    r = run(&w, ms, 2, &policy_elastic, "0.5", 100, 25);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "a", F_RMIN, "2");
+    CHECK_F(&r, "a", F_RMAX, "4");
+    CHECK_F(&r, "a", F_SCALE, "4");
+    CHECK_NEAR(r.sum.scale_lost_work_s, 20, 1e-12);
+    CHECK(strstr(r.summary, "\"elastic\": {\"scale_events\": 4, \"scale_in_lost_work_s\": "
+                            "20.000000}") != NULL);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+/* Random elastic traces: invariants after every event (check_invariants), every job
+ * accounted for, identical bytes for the same input. */
+static void test_random(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    for (int it = 0; it < 20; it++) {
+        gsl_rng_set(rng, (unsigned long)it + 1);
+        world w;
+        world_init(&w, 1 + (uint32_t)gsl_rng_uniform_int(rng, 4), 4);
+        job_spec js[60];
+        size_t n = 10 + gsl_rng_uniform_int(rng, 50);
+        double t = 0;
+        for (size_t k = 0; k < n; k++) {
+            char id[16];
+            snprintf(id, sizeof id, "j%zu", k);
+            t += gsl_rng_uniform(rng) * 100;
+            uint32_t lo = 1 + (uint32_t)gsl_rng_uniform_int(rng, 3);
+            uint32_t hi = lo + (uint32_t)gsl_rng_uniform_int(rng, 4);
+            bool el = gsl_rng_uniform(rng) < 0.7;
+            js[k] = ejob(id, t, 50 + gsl_rng_uniform(rng) * 2000, lo, el ? lo : 0, hi);
+        }
+        const char *thr[] = {"0.5", "0.8", "1"};
+        for (int p = 0; p < 3; p++) {
+            run_out r1 = run(&w, js, n, &policy_elastic, thr[p], 0, gsl_rng_uniform(rng) * 100);
+            CHECK_EQ_I64(r1.status, SIM_OK);
+            CHECK_EQ_I64(r1.sum.jobs_arrived, (int64_t)n);
+            CHECK_EQ_I64(r1.sum.jobs_done + r1.sum.jobs_rejected + r1.sum.jobs_unfinished,
+                         (int64_t)n);
+            CHECK_EQ_I64(r1.sum.jobs_done, (int64_t)n);
+            run_out r2 = run(&w, js, n, &policy_elastic, thr[p], 0, 0);
+            run_out r3 = run(&w, js, n, &policy_elastic, thr[p], 0, 0);
+            CHECK(r2.jobs_len == r3.jobs_len && memcmp(r2.jobs, r3.jobs, r2.jobs_len) == 0);
+            CHECK(r2.summary_len == r3.summary_len &&
+                  memcmp(r2.summary, r3.summary, r2.summary_len) == 0);
+            run_out_free(&r1);
+            run_out_free(&r2);
+            run_out_free(&r3);
+        }
+        run_out r = run(&w, js, n, &policy_rigid_min, NULL, 0, 0);
+        CHECK_EQ_I64(r.status, SIM_OK);
+        CHECK_EQ_I64(r.sum.jobs_done, (int64_t)n);
+        CHECK_EQ_I64(r.sum.scale_events, 0);
+        run_out_free(&r);
+        world_fini(&w);
+    }
+    gsl_rng_free(rng);
+}
+
+int main(void)
+{
+    test_pollux_model();
+    test_pollux_reader();
+    test_schedules();
+    test_random();
+    return check_done();
+}

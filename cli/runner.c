@@ -17,6 +17,7 @@
 #include "sim/textout.h"
 #include "sim/csvin.h"
 #include "traces/cluster.h"
+#include "traces/curves.h"
 #include "traces/trace.h"
 
 #include <gsl/gsl_rng.h>
@@ -206,6 +207,8 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
     write_input(f, "catalog", a->catalog ? a->catalog : model_catalog_default_path(), &first);
     if (a->failures)
         write_input(f, "failures", a->failures, &first);
+    if (a->demand)
+        write_input(f, "demand", a->demand, &first);
     if (a->interference && access(a->interference, R_OK) == 0)
         write_input(f, "interference", a->interference, &first);
     /* The model tables the rate model read. */
@@ -278,11 +281,11 @@ static int scaling_setup(const run_args *a, const sim_intern *models, model_poll
                          sim_diag *d)
 {
     bool is_pollux = a->format && strcmp(a->format, "pollux") == 0 && a->trace;
-    if (!is_pollux && isnan(a->amdahl))
+    if (!is_pollux && isnan(a->amdahl) && !a->pollux_profiles)
         return SIM_OK;
-    if (is_pollux) {
+    if (is_pollux || a->pollux_profiles) {
         char dir[1100];
-        const char *prof = NULL;
+        const char *prof = a->pollux_profiles;
         for (uint32_t i = 0; i < a->n_trace_opts; i++)
             if (strncmp(a->trace_opts[i], "profiles=", 9) == 0)
                 prof = a->trace_opts[i] + 9;
@@ -328,6 +331,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     sim_rate_model rate_tab;
     model_pollux *pollux = NULL;
     model_scaling *scaling = NULL;
+    sim_curves curves = {0};
     sim_rate_model scaling_tab;
     cli_frag frag = {0};
     cli_quotas quotas = {0};
@@ -490,6 +494,11 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     }
     if ((st = scaling_setup(a, models, &pollux, &scaling, &scaling_tab, &world, d)) != SIM_OK)
         goto out;
+    if (a->demand) {
+        if ((st = trace_curves_load(&curves, a->demand, d)) != SIM_OK)
+            goto out;
+        world.curves = &curves;
+    }
     policy_config pcfg = a->pcfg;
     pcfg.workload = frag.wl;
     if ((st = sim_engine_create(&e, &cfg, &world, pol, &pcfg, d)) != SIM_OK)
@@ -595,6 +604,7 @@ out:;
     cluster_spec_destroy(cl);
     model_rate_destroy(rate);
     model_pollux_destroy(pollux);
+    trace_curves_free(&curves);
     sim_free(scaling);
     sim_free(type_mem);
     model_catalog_destroy(cat);

@@ -14,6 +14,17 @@
  * below it or every job is at its min; a scale-in restarts the job from its last
  * checkpoint (sim_decide_scale_in). `rigid-min` starts jobs the same way and never
  * scales them. Scale-out places a trainer as a start does: most-allocated node first.
+ *
+ * Online services (jobs with a demand curve) come first at every decision: a service
+ * is resized to its demand (clamped to its min..max replicas); a replica that does not
+ * fit is made room for by taking trainers back from the offline elastic jobs above
+ * their min (highest completion score first, restarting from their checkpoint), then by
+ * preempting offline jobs (the latest started first, losing the work since their
+ * checkpoint), one at a time until it fits or nothing is left to take. `static` is the
+ * reserved-slice baseline: the last ceil(sum of the services' peak replicas / GPUs per
+ * node) nodes serve the services only (never more), the others run the offline jobs
+ * rigid at max_replicas (at most what the offline nodes hold), in arrival order with
+ * backfilling; nothing is taken back.
  */
 #include "policies/place.h"
 #include "policies/policy.h"
@@ -30,13 +41,21 @@ typedef struct adj {
     uint64_t seq;
 } adj;
 
+typedef enum mode { M_ELASTIC, M_RIGID_MIN, M_STATIC } mode;
+
 typedef struct elastic_state {
     place_ws ws;
+    mode mode;
     sim_time period_us;
     double threshold;
-    bool scale;       /* false: rigid-min */
-    sim_time next_us; /* next trigger */
-    adj *adj;         /* scratch: the adjustable jobs */
+    bool scale;                      /* false: rigid-min, static */
+    bool take_back;                  /* services take resources back from offline jobs */
+    bool reserved_init;              /* static: the slice has been chosen */
+    uint32_t *svc_nodes, *off_nodes; /* static: the reserved nodes and the others */
+    uint32_t n_svc_nodes, n_off_nodes;
+    uint64_t off_gpus; /* static: GPUs of the offline nodes */
+    sim_time next_us;  /* next trigger */
+    adj *adj;          /* scratch: the adjustable jobs */
     uint32_t adj_cap;
     uint64_t total_milli; /* GPU share of the cluster */
 } elastic_state;
@@ -66,7 +85,9 @@ static int common_init(elastic_state *s, const policy_config *cfg, sim_diag *d)
 {
     s->adj_cap = cfg->n_gpus ? cfg->n_gpus : 1;
     s->adj = sim_calloc(s->adj_cap, sizeof *s->adj);
-    if (!s->adj)
+    s->svc_nodes = sim_calloc(cfg->n_nodes ? cfg->n_nodes : 1, sizeof *s->svc_nodes);
+    s->off_nodes = sim_calloc(cfg->n_nodes ? cfg->n_nodes : 1, sizeof *s->off_nodes);
+    if (!s->adj || !s->svc_nodes || !s->off_nodes)
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     s->total_milli = (uint64_t)cfg->n_gpus * SIM_MILLI_GPU;
     s->next_us = 0;
@@ -84,13 +105,23 @@ static int elastic_init(void *st, const policy_config *cfg, sim_diag *d)
     s->period_us = (sim_time)llround(period * 1e6);
     s->threshold = thr;
     s->scale = true;
+    s->take_back = true;
+    s->mode = M_ELASTIC;
     return common_init(s, cfg, d);
 }
 
 static int rigid_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     elastic_state *s = st;
-    s->scale = false;
+    s->mode = M_RIGID_MIN;
+    s->take_back = true;
+    return common_init(s, cfg, d);
+}
+
+static int static_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    elastic_state *s = st;
+    s->mode = M_STATIC;
     return common_init(s, cfg, d);
 }
 
@@ -98,20 +129,172 @@ static void elastic_fini(void *st)
 {
     elastic_state *s = st;
     sim_free(s->adj);
+    sim_free(s->svc_nodes);
+    sim_free(s->off_nodes);
     place_ws_fini(&s->ws);
 }
 
-/* Start pending jobs in arrival order, skipping those that do not fit. */
+/* static: reserve the last nodes for the services' peak (once, at the first decision). */
+static void reserve(elastic_state *s, const sim_view *v)
+{
+    if (s->reserved_init)
+        return;
+    s->reserved_init = true;
+    uint64_t need = v->services_peak_replicas; /* GPUs, one per replica */
+    uint32_t n = v->n_nodes;
+    while (n > 0 && need > 0) {
+        n--;
+        s->svc_nodes[s->n_svc_nodes++] = n;
+        need = need > v->node_gpu_count[n] ? need - v->node_gpu_count[n] : 0;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        s->off_nodes[s->n_off_nodes++] = k;
+        s->off_gpus += v->node_gpu_count[k];
+    }
+}
+
+/* Candidate nodes of a job: all (NULL) except under `static`. */
+static const uint32_t *cands(const elastic_state *s, const sim_job *j, uint32_t *n)
+{
+    *n = 0;
+    if (s->mode != M_STATIC)
+        return NULL;
+    *n = j->is_service ? s->n_svc_nodes : s->n_off_nodes;
+    return j->is_service ? s->svc_nodes : s->off_nodes;
+}
+
+static bool place_n(elastic_state *s, const sim_view *v, sim_job_id id, uint32_t n,
+                    sim_placement *p)
+{
+    const sim_job *j = sim_view_job(v, id);
+    uint32_t nc;
+    const uint32_t *c = cands(s, j, &nc);
+    if (c && nc == 0)
+        return false;
+    bool pending = j->state == SIM_JOB_PENDING;
+    return place_gang_n(&s->ws, v, id, n, pending ? 0 : j->share_milli,
+                        pending ? UINT64_MAX : j->share_mem_mib, place_score_most_allocated, NULL,
+                        PLACE_GPU_MOST_USED, c, nc, p);
+}
+
+/* Free room for a service: the offline elastic job above its min with the highest
+ * completion score loses a trainer; else the latest started offline job is preempted.
+ * *took is false when nothing is left to take. */
+static int take_one(const sim_view *v, policy_decisions *out, bool *took)
+{
+    *took = false;
+    sim_job_id best = SIM_JOB_NONE, last = SIM_JOB_NONE;
+    double best_score = -1;
+    for (uint32_t id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+        const sim_job *j = sim_view_job(v, id);
+        if (j->is_service)
+            continue;
+        uint32_t lo, hi;
+        bounds(j, &lo, &hi);
+        if (lo < hi && j->replicas > lo) {
+            double sc = (double)(j->replicas - lo) / (double)(hi - lo);
+            if (sc > best_score) { /* ties: the earliest arrival (list order) */
+                best_score = sc;
+                best = id;
+            }
+        }
+        if (last == SIM_JOB_NONE || j->last_start_us >= sim_view_job(v, last)->last_start_us)
+            last = id;
+    }
+    int rc;
+    if (best != SIM_JOB_NONE)
+        rc = sim_decide_scale_in(out, best, 1);
+    else if (last != SIM_JOB_NONE)
+        rc = sim_decide_preempt(out, last, false);
+    else
+        return SIM_OK;
+    *took = rc == SIM_OK;
+    return rc;
+}
+
+/* Resize every service to its demand (clamped to its bounds), taking resources back
+ * from offline jobs when the mode allows. take_one never moves a service, and a
+ * service's start moves only itself, so the scan can go on from the next id (an
+ * offline job preempted meanwhile is met again in the pending list). */
+static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
+{
+    for (int running = 1; running >= 0; running--)
+        for (uint32_t id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;) {
+            const sim_job *j = sim_view_job(v, id);
+            uint32_t next = sim_view_next(v, id);
+            if (!j->is_service) {
+                id = next;
+                continue;
+            }
+            uint32_t lo, hi;
+            bounds(j, &lo, &hi);
+            uint32_t target = j->demand_replicas < lo   ? lo
+                              : j->demand_replicas > hi ? hi
+                                                        : j->demand_replicas;
+            int rc;
+            bool took;
+            sim_placement p;
+            if (j->state == SIM_JOB_PENDING) {
+                for (;;) {
+                    if (place_n(s, v, id, target, &p))
+                        break;
+                    took = false;
+                    if (s->take_back && (rc = take_one(v, out, &took)) != SIM_OK)
+                        return rc;
+                    if (!took)
+                        break;
+                }
+                /* Not all of it fits: start with as many as fit, at least its min. */
+                uint32_t n = target;
+                while (n >= lo && n > 0 && !place_n(s, v, id, n, &p))
+                    n--;
+                if (n >= lo && n > 0 && (rc = sim_decide_start(out, id, &p)) != SIM_OK)
+                    return rc;
+            } else if (j->state == SIM_JOB_RUNNING) {
+                if (j->replicas > target &&
+                    (rc = sim_decide_shrink(out, id, j->replicas - target)) != SIM_OK)
+                    return rc;
+                while (j->replicas < target) {
+                    if (place_n(s, v, id, 1, &p)) {
+                        if ((rc = sim_decide_grow(out, id, &p)) != SIM_OK)
+                            return rc;
+                        continue;
+                    }
+                    took = false;
+                    if (s->take_back && (rc = take_one(v, out, &took)) != SIM_OK)
+                        return rc;
+                    if (!took)
+                        break;
+                }
+            }
+            id = next;
+        }
+    return SIM_OK;
+}
+
+/* Start pending offline jobs in arrival order, skipping those that do not fit: elastic
+ * ones at min_replicas (static: at max_replicas). */
 static int start_pending(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
     for (uint32_t id = v->pending_head; id != SIM_JOB_NONE;) {
         uint32_t next = sim_view_next(v, id);
         const sim_job *j = sim_view_job(v, id);
+        if (j->is_service) {
+            id = next;
+            continue;
+        }
         uint32_t lo, hi;
         bounds(j, &lo, &hi);
         sim_placement p;
-        if (place_gang_n(&s->ws, v, id, lo, 0, UINT64_MAX, place_score_most_allocated, NULL,
-                         PLACE_GPU_MOST_USED, NULL, 0, &p)) {
+        uint32_t n = lo;
+        if (s->mode == M_STATIC) {
+            /* At max_replicas, or as many as the offline slice holds. */
+            uint64_t fit = j->gpus_per_replica ? s->off_gpus / j->gpus_per_replica : hi;
+            n = hi < fit ? hi : (uint32_t)fit;
+            if (n < lo)
+                n = lo;
+        }
+        if (place_n(s, v, id, n, &p)) {
             int rc = sim_decide_start(out, id, &p);
             if (rc != SIM_OK)
                 return rc;
@@ -159,7 +342,7 @@ static int trigger(elastic_state *s, const sim_view *v, policy_decisions *out)
         const sim_job *j = sim_view_job(v, id);
         uint32_t lo, hi;
         bounds(j, &lo, &hi);
-        if (lo == hi || j->gpus_per_replica == 0 || n == s->adj_cap)
+        if (lo == hi || j->is_service || j->gpus_per_replica == 0 || n == s->adj_cap)
             continue;
         s->adj[n++] = (adj){.id = id, .cur = j->replicas, .lo = lo, .hi = hi, .seq = j->seq};
     }
@@ -215,7 +398,11 @@ static int trigger(elastic_state *s, const sim_view *v, policy_decisions *out)
 static int elastic_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
     elastic_state *s = st;
-    int rc = start_pending(s, v, out);
+    if (s->mode == M_STATIC)
+        reserve(s, v);
+    int rc = serve(s, v, out);
+    if (rc == SIM_OK)
+        rc = start_pending(s, v, out);
     if (rc != SIM_OK || !s->scale || now < s->next_us)
         return rc;
     s->next_us = now + s->period_us;
@@ -244,10 +431,24 @@ const policy_ops policy_elastic = {
     .elastic_outputs = true,
 };
 
+const policy_ops policy_static = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "static",
+    .summary = "a node slice reserved for the online services' peak; offline jobs rigid at "
+               "max_replicas on the rest",
+    .state_size = sizeof(elastic_state),
+    .options = rigid_opts,
+    .init = static_init,
+    .fini = elastic_fini,
+    .schedule = elastic_schedule,
+    .elastic_outputs = true,
+};
+
 const policy_ops policy_rigid_min = {
     .abi_version = POLICY_ABI_VERSION,
     .name = "rigid-min",
-    .summary = "elastic jobs run rigid at min_replicas (arrival order, backfilling)",
+    .summary = "elastic jobs run rigid at min_replicas (arrival order, backfilling); online "
+               "services first, preempting offline jobs",
     .state_size = sizeof(elastic_state),
     .options = rigid_opts,
     .init = rigid_init,

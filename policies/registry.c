@@ -22,6 +22,7 @@ extern const policy_ops policy_sjf;
 extern const policy_ops policy_las;
 extern const policy_ops policy_elastic;
 extern const policy_ops policy_rigid_min;
+extern const policy_ops policy_static;
 
 const policy_ops *const policy_all[] = {
     &policy_fifo,
@@ -39,6 +40,7 @@ const policy_ops *const policy_all[] = {
     &policy_las,
     &policy_elastic,
     &policy_rigid_min,
+    &policy_static,
     NULL,
 };
 

@@ -272,6 +272,7 @@ static void release_one(sim_engine *e, const sim_job *j, uint32_t a)
 
 void sim__rep_account(sim_engine *e, sim_job *j, uint32_t next)
 {
+    sim__svc_account(e, j);
     j->rep_seconds += (double)j->replicas * (double)(e->now - j->rep_since_us) / 1e6;
     j->rep_since_us = e->now;
     if (next > 0) {

@@ -69,6 +69,55 @@ static void sync_view(sim_engine *e)
             goto out_nomem;                                                                   \
     } while (0)
 
+static uint32_t svc_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The service named id, or UINT32_MAX. */
+static uint32_t svc_find(const sim_engine *e, const char *id)
+{
+    if (!e->svc_hash_cap)
+        return UINT32_MAX;
+    for (uint32_t h = svc_hash(id) & (e->svc_hash_cap - 1); e->svc_hash[h];
+         h = (h + 1) & (e->svc_hash_cap - 1))
+        if (strcmp(e->world.curves->names[e->svc_hash[h] - 1], id) == 0)
+            return e->svc_hash[h] - 1;
+    return UINT32_MAX;
+}
+
+void sim__svc_account(sim_engine *e, sim_job *j)
+{
+    if (!j->is_service)
+        return;
+    double dt = (double)(e->now - j->short_since_us) / 1e6;
+    double g = j->gpus_per_replica ? (double)j->gpus_per_replica : 1.0;
+    uint32_t want = j->demand_replicas;
+    double short_gpus = want > j->replicas ? (double)(want - j->replicas) * g : 0.0;
+    if (dt > 0) {
+        e->sum.demand_gpu_s += (double)want * g * dt;
+        e->sum.short_gpu_s += short_gpus * dt;
+        if (short_gpus > 0)
+            j->short_now = true;
+    }
+    j->short_since_us = e->now;
+}
+
+/* A service leaves: close its accounting. */
+static void svc_leave(sim_engine *e, sim_job *j)
+{
+    if (!j->is_service)
+        return;
+    sim__svc_account(e, j);
+    if (j->short_now)
+        e->sum.short_periods++;
+    j->short_now = false;
+    e->svc_job[j->svc] = NIL;
+}
+
 static int grow_jobs(sim_engine *e)
 {
     uint32_t ncap = e->job_cap ? e->job_cap * 2 : 1024;
@@ -237,6 +286,30 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     ALLOC_ARRAY(e->block_frac_whole, (size_t)e->n_blocks * SIM_FRAC_WHOLE);
     ALLOC_ARRAY(e->block_frac_share, (size_t)e->n_blocks * SIM_FRAC_SHARE);
     ALLOC_ARRAY(e->release_ring, SIM_RELEASE_RING);
+    if (world->curves && world->curves->n) {
+        const sim_curves *c = world->curves;
+        ALLOC_ARRAY(e->svc_job, c->n);
+        ALLOC_ARRAY(e->svc_demand, c->n);
+        ALLOC_ARRAY(e->svc_point_svc, c->n_pts);
+        e->svc_hash_cap = 16;
+        while (e->svc_hash_cap < 2 * c->n)
+            e->svc_hash_cap *= 2;
+        ALLOC_ARRAY(e->svc_hash, e->svc_hash_cap);
+        for (uint32_t s = 0; s < c->n; s++) {
+            uint32_t peak = 0;
+            for (uint32_t k = 0; k < c->count[s]; k++)
+                if (c->pts[c->first[s] + k].replicas > peak)
+                    peak = c->pts[c->first[s] + k].replicas;
+            e->v.services_peak_replicas += peak;
+            e->svc_job[s] = NIL;
+            uint32_t h = svc_hash(c->names[s]) & (e->svc_hash_cap - 1);
+            while (e->svc_hash[h])
+                h = (h + 1) & (e->svc_hash_cap - 1);
+            e->svc_hash[h] = s + 1;
+            for (uint32_t k = 0; k < c->count[s]; k++)
+                e->svc_point_svc[c->first[s] + k] = s;
+        }
+    }
     uint32_t g = 0;
     for (uint32_t i = 0; i < nn; i++) {
         const node_spec *ns = &cl->nodes[i];
@@ -266,6 +339,10 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
         sim__node_refresh(e, i);
     if (sim_eventq_init(&e->q, 1024) != SIM_OK)
         goto out_nomem;
+    /* The services' demand changes are known from the start: one event per point. */
+    for (uint32_t pt = 0; world->curves && pt < world->curves->n_pts; pt++)
+        if (sim_eventq_push(&e->q, world->curves->pts[pt].t_us, EV_DEMAND, pt, 0) != SIM_OK)
+            goto out_nomem;
     e->h_jct = sim_hist_create();
     e->h_wait = sim_hist_create();
     if (!e->h_jct || !e->h_wait)
@@ -401,6 +478,10 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->block_frac_whole);
     sim_free(e->block_frac_share);
     sim_free(e->release_ring);
+    sim_free(e->svc_job);
+    sim_free(e->svc_demand);
+    sim_free(e->svc_point_svc);
+    sim_free(e->svc_hash);
     sim_free(e->shape_keys);
     sim_free(e->shape_head);
     sim_free(e->shape_tail);
@@ -640,6 +721,8 @@ static double job_speed(sim_engine *e, sim_job_id id)
     }
     if (speed == INFINITY)
         speed = 1.0;
+    if (j->is_service) /* a service's work is the time it serves */
+        return j->speed_factor;
     if (j->replicas != j->nominal_replicas || e->rate.scaling) {
         if (e->rate.scaling)
             speed *= e->rate.scaling(e->rate.ctx, &j->spec, j->replicas, j->nominal_replicas);
@@ -714,6 +797,10 @@ static void account_done(sim_engine *e, const sim_job *j)
         if (jct > j->spec.attr[SIM_ATTR_SLO_S])
             e->sum.slo_violations++;
     }
+    if (!j->is_service) {
+        e->sum.offline_done++;
+        e->sum.offline_jct_sum_s += jct;
+    }
     e->sum.jobs_done++;
     e->sum.last_end_us = e->now;
 }
@@ -727,6 +814,7 @@ static int finish_job(sim_engine *e, sim_job_id id)
     account_done(e, j);
     /* The row names the placement the job finished on, so write it before release. */
     int st = sim__write_job_row(e, j, "done", "");
+    svc_leave(e, j);
     sim__release_allocs(e, id);
     sim__list_remove(e, id, true);
     e->tstats[j->spec.tenant].running--;
@@ -815,6 +903,15 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
     j->speed_factor = 1.0;
     j->pred_duration_s = NAN;
     j->pred_milli = NAN;
+    uint32_t svc = svc_find(e, s->id);
+    if (svc != UINT32_MAX) {
+        j->is_service = true;
+        j->svc = svc;
+        j->demand_replicas = e->svc_demand[svc];
+        j->short_since_us = e->now;
+        e->svc_job[svc] = id;
+        e->sum.services++;
+    }
     if (e->pol->job_state_size)
         memset(sim_view_job_state(&e->v, id), 0, e->pol->job_state_size);
     sim__list_append(e, id, false);
@@ -963,6 +1060,7 @@ static void write_unfinished(sim_engine *e, bool horizon)
                     : "never scheduled: the policy left it waiting and nothing else could "
                       "change";
             sim__write_job_row(e, j, "unfinished", reason);
+            svc_leave(e, j);
             id = j->list_next;
         }
     }
@@ -1038,6 +1136,20 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
                     return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
                 changed = true;
                 break;
+            case EV_DEMAND: {
+                uint32_t s = e->svc_point_svc[ev.obj];
+                e->svc_demand[s] = e->world.curves->pts[ev.obj].replicas;
+                if (e->svc_job[s] != NIL) {
+                    sim_job *j = &e->jobs[e->svc_job[s]];
+                    sim__svc_account(e, j);
+                    if (j->short_now)
+                        e->sum.short_periods++;
+                    j->short_now = false;
+                    j->demand_replicas = e->svc_demand[s];
+                    changed = true;
+                }
+                break;
+            }
             case EV_NODE_UP:
                 if ((st = node_up(e, ev.obj, ev.version)) != SIM_OK)
                     return sim_diag_set(d, st, NULL, 0, 0, "out of memory");

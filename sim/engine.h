@@ -64,6 +64,22 @@ typedef struct sim_config {
                                      elastic figures (set for policies that scale jobs) */
 } sim_config;
 
+/* Demand curves of online services (traces/curves.h reads them): service s is the job
+ * whose id is names[s]; its points are pts[first[s] .. first[s] + count[s]), in
+ * increasing time; from a point's time on it wants that many replicas. */
+typedef struct sim_curve_point {
+    sim_time t_us;
+    uint32_t replicas;
+} sim_curve_point;
+
+typedef struct sim_curves {
+    uint32_t n;        /* services */
+    char **names;      /* job ids */
+    uint32_t *first, *count;
+    sim_curve_point *pts;
+    uint32_t n_pts;
+} sim_curves;
+
 /* Engine inputs that describe the world: the cluster, the name tables, the models. */
 typedef struct sim_world {
     const cluster_spec *cluster;     /* borrowed for the engine's lifetime */
@@ -71,6 +87,7 @@ typedef struct sim_world {
     const uint64_t *gpu_type_mem_mib; /* memory per GPU type id, MiB */
     sim_intern *tenants;             /* tenant names; grows as the source reads */
     const sim_rate_model *rate;      /* NULL = every model term is 1 */
+    const sim_curves *curves;        /* online services' demand (borrowed), or NULL */
 } sim_world;
 
 /* The run's figures, complete after sim_engine_run. */
@@ -92,6 +109,14 @@ typedef struct sim_summary {
     /* Elastic jobs: grow and shrink decisions, and the work lost to scale-in. */
     uint64_t scale_events;
     double scale_lost_work_s;
+    /* Online services: arrived, GPU-seconds wanted and missing (demand above replicas),
+     * curve periods (service x interval between its points) with a shortfall. Offline
+     * (non-service) jobs done and the sum of their JCTs. */
+    uint64_t services;
+    double demand_gpu_s, short_gpu_s;
+    uint64_t short_periods;
+    uint64_t offline_done;
+    double offline_jct_sum_s;
 } sim_summary;
 
 /*

@@ -17,7 +17,7 @@
 
 #define NIL UINT32_MAX
 
-enum ev_kind { EV_FINISH = 1, EV_WAKEUP, EV_SAMPLE, EV_NODE_DOWN, EV_NODE_UP };
+enum ev_kind { EV_FINISH = 1, EV_WAKEUP, EV_SAMPLE, EV_NODE_DOWN, EV_NODE_UP, EV_DEMAND };
 
 struct policy_decisions {
     struct sim_engine *e;
@@ -113,6 +113,12 @@ struct sim_engine {
     tenant_stats *tstats;
     qos_stats qstats[SIM_QOS_COUNT];
 
+    /* Online services (world.curves): per service, the job in flight (NIL when none),
+     * its current demand and its point's index in the curves; a hash of the names. */
+    uint32_t *svc_job, *svc_demand, *svc_point_svc;
+    uint32_t *svc_hash; /* service + 1 per slot, 0 = empty */
+    uint32_t svc_hash_cap;
+
     /* Time and events. */
     sim_eventq q;
     sim_time now;
@@ -167,6 +173,8 @@ int sim__grow_allocs(sim_engine *e);
 void sim__release_allocs(sim_engine *e, sim_job_id id);
 /* Replica-seconds up to now, then the bounds with `next` replicas (0 = none placed). */
 void sim__rep_account(sim_engine *e, sim_job *j, uint32_t next);
+/* A service's shortfall (demand above its replicas, in GPUs) up to now. */
+void sim__svc_account(sim_engine *e, sim_job *j);
 void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint);
 void sim__list_remove(sim_engine *e, sim_job_id id, bool running);
 void sim__list_append(sim_engine *e, sim_job_id id, bool running);

@@ -80,6 +80,14 @@ typedef struct sim_job {
     double rep_seconds;
     sim_time rep_since_us;
     uint32_t scale_events;
+    /* Online services (jobs named in the run's demand curves): the replicas the curve
+     * asks for now; 0 for other jobs. A service runs at speed 1 whatever its replicas:
+     * its work is the time it serves. */
+    bool is_service;
+    uint32_t svc;            /* its index in the curves (services only) */
+    uint32_t demand_replicas;
+    sim_time short_since_us; /* shortfall accounted up to here */
+    bool short_now;          /* it was short during its current curve period */
 } sim_job;
 
 /* A node's free capacity in one 32-byte record, for fast feasibility scans (the same
@@ -182,6 +190,9 @@ typedef struct sim_view {
     unsigned char *job_state_base; /* per-job policy state (see sim_view_job_state) */
     size_t job_state_size;
     const void *internal;   /* the engine; do not use */
+    /* Online services: the sum over the run's demand curves of each one's peak replicas
+     * (0 without curves), for a policy that reserves capacity for them. */
+    uint64_t services_peak_replicas;
 } sim_view;
 
 static inline const sim_job *sim_view_job(const sim_view *v, sim_job_id id)

@@ -14,13 +14,14 @@
 #include "models/pollux.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
+#include "traces/curves.h"
 #include "traces/trace.h"
 
 #include "check.h"
 
 #include <gsl/gsl_rng.h>
 
-extern const policy_ops policy_elastic, policy_rigid_min;
+extern const policy_ops policy_elastic, policy_rigid_min, policy_static;
 
 #define FIX SIM_SOURCE_DIR "/tests/fixtures/pollux"
 
@@ -234,6 +235,9 @@ static job_spec ejob(const char *id, double submit_s, double work_s, uint32_t gp
     return j;
 }
 
+/* Demand curves of the next runs (NULL: none). */
+static const sim_curves *g_curves;
+
 typedef struct run_out {
     int status;
     sim_diag d;
@@ -258,7 +262,8 @@ static run_out run(world *w, const job_spec *jobs, size_t n, const policy_ops *p
     sim_world sw = {.cluster = &w->cl,
                     .gpu_types = w->types,
                     .gpu_type_mem_mib = w->type_mem,
-                    .tenants = w->tenants};
+                    .tenants = w->tenants,
+                    .curves = g_curves};
     policy_config pc = {.policy = pol->name};
     if (threshold) {
         snprintf(pc.key[0], sizeof pc.key[0], "threshold");
@@ -390,7 +395,7 @@ static void test_schedules(void)
     CHECK_F(&r, "a", F_SCALE, "4");
     CHECK_NEAR(r.sum.scale_lost_work_s, 20, 1e-12);
     CHECK(strstr(r.summary, "\"elastic\": {\"scale_events\": 4, \"scale_in_lost_work_s\": "
-                            "20.000000}") != NULL);
+                            "20.000000,") != NULL);
     run_out_free(&r);
     world_fini(&w);
 }
@@ -443,8 +448,199 @@ static void test_random(void)
     gsl_rng_free(rng);
 }
 
+/* Write text to a temporary file; its path in buf. */
+static bool temp_file(const char *text, char *buf)
+{
+    strcpy(buf, "/tmp/test_elastic_XXXXXX");
+    int fd = mkstemp(buf);
+    if (fd < 0)
+        return false;
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return true;
+}
+
+static void test_curves(void)
+{
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"service,time,replicas\nsvc,0,2\nsvc,10,-1\n",
+         ":3:3: error: field 'replicas': expected an integer"},
+        {"service,time,replicas\nsvc,0,2\nother,5,1\nsvc,0,3\n",
+         ":4:2: error: field 'time': expected a time after 0.000000 s (line 2, the previous "
+         "point of service 'svc'), got \"0\""},
+        {"service,time,replicas\nsvc,abc,2\n", ":2:2: error: field 'time'"},
+        {"service,when,replicas\nsvc,0,2\n", ":1: error: missing column 'time'"},
+        {"service,time,replicas\nsvc,0\n", ":2: error: expected 3 fields"},
+        {"", ": error: empty file"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char path[64], msg[1024];
+        CHECK(temp_file(bad[k].text, path));
+        sim_curves c;
+        sim_diag d = {0};
+        CHECK_EQ_I64(trace_curves_load(&c, path, &d), SIM_EPARSE);
+        sim_diag_format(&d, msg, sizeof msg);
+        if (!strstr(msg, bad[k].want))
+            fprintf(stderr, "curve case %zu: got %s\n", k, msg);
+        CHECK(strstr(msg, bad[k].want) != NULL);
+        CHECK(strncmp(msg, path, strlen(path)) == 0);
+        unlink(path);
+    }
+    /* Services may interleave; points are grouped by service in file order. */
+    char path[64];
+    CHECK(temp_file("service,time,replicas\nb,0,1\na,0,2\nb,60,3\na,1.5,4\n", path));
+    sim_curves c;
+    sim_diag d = {0};
+    CHECK_EQ_I64(trace_curves_load(&c, path, &d), SIM_OK);
+    CHECK_EQ_I64(c.n, 2);
+    CHECK_EQ_I64(c.n_pts, 4);
+    if (c.n == 2) {
+        CHECK_STR(c.names[0], "b");
+        CHECK_EQ_I64(c.count[0], 2);
+        CHECK_EQ_I64(c.pts[c.first[0] + 1].t_us, 60000000);
+        CHECK_EQ_I64(c.pts[c.first[0] + 1].replicas, 3);
+        CHECK_EQ_I64(c.pts[c.first[1] + 1].t_us, 1500000);
+    }
+    trace_curves_free(&c);
+    unlink(path);
+    /* The generator: deterministic per seed, within trough..peak without noise. */
+    char *t1 = NULL, *t2 = NULL;
+    size_t l1 = 0, l2 = 0;
+    trace_diurnal p = {.services = 3, .prefix = "s", .peak = 10, .trough = 2,
+                       .period_s = 3600, .step_s = 300, .length_s = 7200, .noise = 0,
+                       .seed = 5};
+    FILE *f1 = open_memstream(&t1, &l1), *f2 = open_memstream(&t2, &l2);
+    CHECK_EQ_I64(trace_curves_diurnal_write(f1, &p, &d), SIM_OK);
+    CHECK_EQ_I64(trace_curves_diurnal_write(f2, &p, &d), SIM_OK);
+    fclose(f1);
+    fclose(f2);
+    CHECK(l1 == l2 && memcmp(t1, t2, l1) == 0);
+    int rows = 0, out_of_range = 0;
+    for (char *line = strchr(t1, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        rows++;
+        long r = strtol(strrchr(strtok(strdup(line + 1), "\n"), ',') + 1, NULL, 10);
+        out_of_range += r < 2 || r > 10;
+    }
+    CHECK_EQ_I64(rows, 3 * 25);
+    CHECK_EQ_I64(out_of_range, 0);
+    free(t1);
+    free(t2);
+}
+
+/* Services: resized to their demand, trainers taken back at once when it rises. */
+static void test_services(void)
+{
+    static char *names[1] = {"svc"};
+    static uint32_t first[1] = {0}, count[1] = {3};
+    static sim_curve_point pts[3] = {{0, 2}, {100000000, 6}, {200000000, 1}};
+    sim_curves c = {.n = 1, .names = names, .first = first, .count = count, .pts = pts,
+                    .n_pts = 3};
+    g_curves = &c;
+    world w;
+    world_init(&w, 1, 8);
+    /* t=0: svc starts with 2, a with 1 and grows to 6 at the trigger (8 GPUs). t=100: svc
+     * wants 6: a gives 4 trainers back at once (to 2), losing its 100 s at speed 6 (no
+     * checkpoints) at the first. t=200: svc wants 1 (3 used); the trigger at 240 grows a
+     * to 7. svc serves 300 s whatever its replicas; the trigger at 300 gives a its 8th.
+     * Scale events of a: 5 + 4 + 5 + 1. */
+    job_spec js[2] = {ejob("svc", 0, 300, 1, 1, 8), ejob("a", 0, 1e6, 1, 1, 8)};
+    js[0].qos = SIM_QOS_LS;
+    run_out r = run(&w, js, 2, &policy_elastic, "1", 400, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "svc", F_END, "300.000000");
+    CHECK_F(&r, "svc", F_RMAX, "6");
+    CHECK_F(&r, "svc", F_RMIN, "1");
+    CHECK_F(&r, "a", F_RMIN, "1");
+    CHECK_F(&r, "a", F_RMAX, "8");
+    CHECK_F(&r, "a", F_SCALE, "15");
+    CHECK_NEAR(r.sum.scale_lost_work_s, 600, 1e-12);
+    CHECK_EQ_I64(r.sum.services, 1);
+    CHECK_NEAR(r.sum.short_gpu_s, 0, 0);
+    CHECK_EQ_I64(r.sum.short_periods, 0);
+    /* Demand: 2 x 100 + 6 x 100 + 1 x 100 GPU-seconds. */
+    CHECK_NEAR(r.sum.demand_gpu_s, 900, 1e-12);
+    CHECK(strstr(r.summary, "\"online\": {\"services\": 1, \"demand_gpu_hours\": 0.250000, "
+                            "\"shortfall_gpu_seconds\": 0.000000, \"shortfall_periods\": 0}"));
+    run_out_free(&r);
+    /* A policy that never resizes (fifo: the nominal 1 replica) leaves it short by 1 GPU
+     * for 100 s, then 5 for 100 s: 600 GPU-seconds in 2 periods. */
+    extern const policy_ops policy_fifo;
+    r = run(&w, js, 2, &policy_fifo, NULL, 400, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_NEAR(r.sum.short_gpu_s, 600, 1e-12);
+    CHECK_EQ_I64(r.sum.short_periods, 2);
+    run_out_free(&r);
+    /* static: the last ceil(6 / 4) = 2 nodes of 4 serve svc; a runs at its max (8 GPUs)
+     * or what the other 2 nodes hold: 8. */
+    world_fini(&w);
+    world_init(&w, 4, 4);
+    r = run(&w, js, 2, &policy_static, NULL, 400, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "a", F_RMAX, "8");
+    CHECK_F(&r, "svc", F_RMAX, "6");
+    CHECK_NEAR(r.sum.short_gpu_s, 0, 0);
+    run_out_free(&r);
+    world_fini(&w);
+    g_curves = NULL;
+}
+
+/* Services are never short while offline trainers or jobs could be taken back: on
+ * random traces whose services' peaks fit the cluster, no shortfall at all. */
+static void test_services_random(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    for (int it = 0; it < 20; it++) {
+        gsl_rng_set(rng, (unsigned long)it + 100);
+        world w;
+        uint32_t nodes = 2 + (uint32_t)gsl_rng_uniform_int(rng, 3);
+        world_init(&w, nodes, 4);
+        static char *names[2] = {"s0", "s1"};
+        static uint32_t first[2] = {0, 20}, count[2] = {20, 20};
+        static sim_curve_point pts[40];
+        uint32_t cap = nodes * 4 / 2; /* each service's peak: half the GPUs */
+        for (int k = 0; k < 40; k++)
+            pts[k] = (sim_curve_point){(sim_time)(k % 20) * 50000000,
+                                       (uint32_t)gsl_rng_uniform_int(rng, cap + 1)};
+        sim_curves c = {.n = 2, .names = names, .first = first, .count = count, .pts = pts,
+                        .n_pts = 40};
+        g_curves = &c;
+        job_spec js[42];
+        js[0] = ejob("s0", 0, 1000, 1, 1, cap);
+        js[1] = ejob("s1", 0, 1000, 1, 1, cap);
+        double t = 0;
+        size_t n = 2 + 10 + gsl_rng_uniform_int(rng, 30);
+        for (size_t k = 2; k < n; k++) {
+            char id[16];
+            snprintf(id, sizeof id, "j%zu", k);
+            t += gsl_rng_uniform(rng) * 60;
+            uint32_t lo = 1 + (uint32_t)gsl_rng_uniform_int(rng, 2);
+            bool el = gsl_rng_uniform(rng) < 0.7;
+            js[k] = ejob(id, t, 50 + gsl_rng_uniform(rng) * 2000, lo, el ? lo : 0,
+                         lo + (uint32_t)gsl_rng_uniform_int(rng, 4));
+        }
+        const policy_ops *pols[2] = {&policy_elastic, &policy_rigid_min};
+        for (int p = 0; p < 2; p++) {
+            run_out r = run(&w, js, n, pols[p], NULL, 0, 30);
+            CHECK_EQ_I64(r.status, SIM_OK);
+            CHECK_EQ_I64(r.sum.jobs_done, (int64_t)n);
+            CHECK_NEAR(r.sum.short_gpu_s, 0, 0);
+            CHECK_EQ_I64(r.sum.short_periods, 0);
+            run_out_free(&r);
+        }
+        world_fini(&w);
+        g_curves = NULL;
+    }
+    gsl_rng_free(rng);
+}
+
 int main(void)
 {
+    test_curves();
+    test_services();
+    test_services_random();
     test_pollux_model();
     test_pollux_reader();
     test_schedules();

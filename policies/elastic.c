@@ -41,7 +41,13 @@ typedef struct adj {
     uint64_t seq;
 } adj;
 
-typedef enum mode { M_ELASTIC, M_RIGID_MIN, M_STATIC } mode;
+typedef enum mode { M_ELASTIC, M_RIGID_MIN, M_STATIC, M_OPTIMUS } mode;
+
+/* optimus: per-job state of an allocation round. */
+typedef struct opt_job {
+    uint32_t target; /* trainers allocated this round */
+    double gain;     /* remaining time saved by one more trainer (s) */
+} opt_job;
 
 typedef struct elastic_state {
     place_ws ws;
@@ -67,6 +73,15 @@ static const policy_option elastic_opts[] = {
 };
 
 static const policy_option rigid_opts[] = {{NULL, NULL, NULL}};
+
+static const policy_option optimus_opts[] = {
+    {"period", "60", "allocation period, seconds"},
+    {NULL, NULL, NULL},
+};
+
+/* Mins are handed out in passes of equal min (1, 2, ...); the last pass takes every
+ * larger min. */
+#define MAX_MIN_PASS 64u
 
 static void bounds(const sim_job *j, uint32_t *lo, uint32_t *hi)
 {
@@ -114,6 +129,19 @@ static int rigid_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     elastic_state *s = st;
     s->mode = M_RIGID_MIN;
+    s->take_back = true;
+    return common_init(s, cfg, d);
+}
+
+static int optimus_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    elastic_state *s = st;
+    double period;
+    int rc = policy_config_double(cfg, optimus_opts, "period", 0.001, 1e9, &period, d);
+    if (rc)
+        return rc;
+    s->period_us = (sim_time)llround(period * 1e6);
+    s->mode = M_OPTIMUS;
     s->take_back = true;
     return common_init(s, cfg, d);
 }
@@ -395,12 +423,128 @@ static int trigger(elastic_state *s, const sim_view *v, policy_decisions *out)
     return SIM_OK;
 }
 
+/* Remaining time one more trainer saves job id at n trainers: W (1/s(n) - 1/s(n+1)),
+ * 0 at max_replicas. */
+static double opt_gain(const sim_view *v, sim_job_id id, uint32_t n, uint32_t hi)
+{
+    if (n + 1 > hi)
+        return 0;
+    double w = sim_view_work_left(v, id);
+    double s0 = sim_view_scaling(v, id, n), s1 = sim_view_scaling(v, id, n + 1);
+    if (!(s1 > 0))
+        return 0;
+    return s0 > 0 ? w * (1.0 / s0 - 1.0 / s1) : INFINITY;
+}
+
+/* Optimus (Peng et al., EuroSys'18) as Pollux's simulator runs it: every offline job
+ * gets its min trainers while GPUs last (fewest first), then GPUs go one at a time to
+ * the job whose remaining time one more trainer shortens most; jobs are then resized
+ * to their allocation (shrinks first, a job left with none is preempted, both with a
+ * checkpoint), growing and starting where the trainers fit. */
+static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *out)
+{
+    int64_t free_gpus = (int64_t)(s->total_milli / SIM_MILLI_GPU);
+    for (uint32_t id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+        const sim_job *j = sim_view_job(v, id);
+        if (j->is_service)
+            free_gpus -= (int64_t)j->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
+    }
+    /* Mins, fewest first (ties: running before pending, then list order). */
+    for (uint32_t want = 1; want <= MAX_MIN_PASS; want++)
+        for (int running = 1; running >= 0; running--)
+            for (uint32_t id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;
+                 id = sim_view_next(v, id)) {
+                const sim_job *j = sim_view_job(v, id);
+                if (j->is_service)
+                    continue;
+                uint32_t lo, hi;
+                bounds(j, &lo, &hi);
+                if (lo != want && !(want == MAX_MIN_PASS && lo > want))
+                    continue;
+                opt_job *o = sim_view_job_state(v, id);
+                uint32_t g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+                o->target = (int64_t)lo * g <= free_gpus ? lo : 0;
+                free_gpus -= (int64_t)o->target * g;
+                o->gain = o->target ? opt_gain(v, id, o->target, hi) : 0;
+            }
+    for (;;) {
+        sim_job_id best = SIM_JOB_NONE;
+        double best_gain = 0;
+        for (int running = 1; running >= 0; running--)
+            for (uint32_t id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;
+                 id = sim_view_next(v, id)) {
+                const sim_job *j = sim_view_job(v, id);
+                const opt_job *o = sim_view_job_state(v, id);
+                uint32_t g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+                if (!j->is_service && o->gain > best_gain && (int64_t)g <= free_gpus) {
+                    best_gain = o->gain;
+                    best = id;
+                }
+            }
+        if (best == SIM_JOB_NONE)
+            break;
+        const sim_job *j = sim_view_job(v, best);
+        opt_job *o = sim_view_job_state(v, best);
+        uint32_t lo, hi;
+        bounds(j, &lo, &hi);
+        o->target++;
+        free_gpus -= j->gpus_per_replica ? j->gpus_per_replica : 1;
+        o->gain = opt_gain(v, best, o->target, hi);
+    }
+    /* Apply: shrink first, so the GPUs they free are there for the others. */
+    int rc;
+    for (uint32_t id = v->running_head; id != SIM_JOB_NONE;) {
+        uint32_t next = sim_view_next(v, id);
+        const sim_job *j = sim_view_job(v, id);
+        const opt_job *o = sim_view_job_state(v, id);
+        if (!j->is_service && o->target < j->replicas) {
+            /* Pollux's simulator checkpoints before a reallocation (progress kept): with
+             * the loss of a restart from the last periodic checkpoint, allocations that
+             * change every round would keep jobs from ever finishing. */
+            rc = o->target == 0 ? sim_decide_preempt(out, id, true)
+                                : sim_decide_shrink(out, id, j->replicas - o->target);
+            if (rc != SIM_OK)
+                return rc;
+        }
+        id = next;
+    }
+    for (uint32_t id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+        const sim_job *j = sim_view_job(v, id);
+        const opt_job *o = sim_view_job_state(v, id);
+        sim_placement p;
+        while (!j->is_service && j->replicas < o->target && place_n(s, v, id, 1, &p))
+            if ((rc = sim_decide_grow(out, id, &p)) != SIM_OK)
+                return rc;
+    }
+    for (uint32_t id = v->pending_head; id != SIM_JOB_NONE;) {
+        uint32_t next = sim_view_next(v, id);
+        const sim_job *j = sim_view_job(v, id);
+        const opt_job *o = sim_view_job_state(v, id);
+        uint32_t lo, hi;
+        bounds(j, &lo, &hi);
+        uint32_t n = o->target;
+        sim_placement p;
+        while (!j->is_service && n >= lo && n > 0 && !place_n(s, v, id, n, &p))
+            n--;
+        if (!j->is_service && n >= lo && n > 0 && (rc = sim_decide_start(out, id, &p)) != SIM_OK)
+            return rc;
+        id = next;
+    }
+    return SIM_OK;
+}
+
 static int elastic_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
     elastic_state *s = st;
     if (s->mode == M_STATIC)
         reserve(s, v);
     int rc = serve(s, v, out);
+    if (rc == SIM_OK && s->mode == M_OPTIMUS) {
+        if (now < s->next_us)
+            return SIM_OK;
+        s->next_us = now + s->period_us;
+        return optimus_round(s, v, out);
+    }
     if (rc == SIM_OK)
         rc = start_pending(s, v, out);
     if (rc != SIM_OK || !s->scale || now < s->next_us)
@@ -412,8 +556,12 @@ static int elastic_schedule(void *st, const sim_view *v, sim_time now, policy_de
 static sim_time elastic_next_wakeup(const void *st, const sim_view *v, sim_time now)
 {
     const elastic_state *s = st;
-    if (!s->scale || v->n_running == 0)
+    if (s->mode == M_OPTIMUS) {
+        if (v->n_running == 0 && v->n_pending == 0)
+            return SIM_TIME_NEVER;
+    } else if (!s->scale || v->n_running == 0) {
         return SIM_TIME_NEVER;
+    }
     return s->next_us > now ? s->next_us : now + s->period_us;
 }
 
@@ -425,6 +573,21 @@ const policy_ops policy_elastic = {
     .state_size = sizeof(elastic_state),
     .options = elastic_opts,
     .init = elastic_init,
+    .fini = elastic_fini,
+    .schedule = elastic_schedule,
+    .next_wakeup = elastic_next_wakeup,
+    .elastic_outputs = true,
+};
+
+const policy_ops policy_optimus = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "optimus",
+    .summary = "Optimus' marginal-gain allocation of trainers by each job's speed curve, "
+               "every period",
+    .state_size = sizeof(elastic_state),
+    .job_state_size = sizeof(opt_job),
+    .options = optimus_opts,
+    .init = optimus_init,
     .fini = elastic_fini,
     .schedule = elastic_schedule,
     .next_wakeup = elastic_next_wakeup,

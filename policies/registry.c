@@ -23,6 +23,7 @@ extern const policy_ops policy_las;
 extern const policy_ops policy_elastic;
 extern const policy_ops policy_rigid_min;
 extern const policy_ops policy_static;
+extern const policy_ops policy_optimus;
 
 const policy_ops *const policy_all[] = {
     &policy_fifo,
@@ -41,6 +42,7 @@ const policy_ops *const policy_all[] = {
     &policy_elastic,
     &policy_rigid_min,
     &policy_static,
+    &policy_optimus,
     NULL,
 };
 

@@ -400,6 +400,17 @@ bool sim_view_replica_fits(const sim_view *v, const sim_job *j, uint32_t n, uint
     return ok >= need;
 }
 
+double sim_view_scaling(const sim_view *v, sim_job_id id, uint32_t n)
+{
+    const sim_engine *e = v->internal;
+    const sim_job *j = &e->jobs[id];
+    if (n == 0 || j->nominal_replicas == 0)
+        return 0;
+    if (e->rate.scaling)
+        return e->rate.scaling(e->rate.ctx, &j->spec, n, j->nominal_replicas);
+    return (double)n / (double)j->nominal_replicas;
+}
+
 double sim_view_interference_cost(const sim_view *v, sim_job_id id, uint32_t g, uint32_t milli)
 {
     const sim_engine *e = v->internal;

@@ -263,6 +263,10 @@ bool sim_view_replica_fits(const sim_view *v, const sim_job *j, uint32_t n, uint
  */
 double sim_view_interference_cost(const sim_view *v, sim_job_id id, uint32_t g, uint32_t milli);
 
+/* Speed of job id with n replicas relative to its nominal count, under the run's rate
+ * model (its scaling hook; n / nominal without one; 0 for n = 0). O(the hook). */
+double sim_view_scaling(const sim_view *v, sim_job_id id, uint32_t n);
+
 /* ---- Decisions ---------------------------------------------------------------- */
 
 typedef struct policy_decisions policy_decisions;

@@ -21,7 +21,7 @@
 
 #include <gsl/gsl_rng.h>
 
-extern const policy_ops policy_elastic, policy_rigid_min, policy_static;
+extern const policy_ops policy_elastic, policy_rigid_min, policy_static, policy_optimus;
 
 #define FIX SIM_SOURCE_DIR "/tests/fixtures/pollux"
 
@@ -400,6 +400,26 @@ static void test_schedules(void)
     world_fini(&w);
 }
 
+/* optimus, by hand (speed = trainers / nominal 1): at t=0 both jobs get their min (1),
+ * then the two free GPUs go to a, whose remaining time a trainer cuts most (1000 (1 -
+ * 1/2) = 500 vs b's 50, then 1000 (1/2 - 1/3) = 167 vs 50). b ends at 100; the round at
+ * 120 gives a all 4: 360 done by 120, 640 / 4 = 160 s more -> a ends at 280. */
+static void test_optimus(void)
+{
+    world w;
+    world_init(&w, 1, 4);
+    job_spec js[2] = {ejob("a", 0, 1000, 1, 1, 4), ejob("b", 0, 100, 1, 1, 4)};
+    run_out r = run(&w, js, 2, &policy_optimus, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "b", F_END, "100.000000");
+    CHECK_F(&r, "b", F_RMAX, "1");
+    CHECK_F(&r, "a", F_END, "280.000000");
+    CHECK_F(&r, "a", F_RMAX, "4");
+    CHECK_F(&r, "a", F_RMIN, "3");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* Random elastic traces: invariants after every event (check_invariants), every job
  * accounted for, identical bytes for the same input. */
 static void test_random(void)
@@ -443,6 +463,13 @@ static void test_random(void)
         CHECK_EQ_I64(r.sum.jobs_done, (int64_t)n);
         CHECK_EQ_I64(r.sum.scale_events, 0);
         run_out_free(&r);
+        const policy_ops *more[2] = {&policy_optimus, &policy_static};
+        for (int p = 0; p < 2; p++) {
+            r = run(&w, js, n, more[p], NULL, 0, 0);
+            CHECK_EQ_I64(r.status, SIM_OK);
+            CHECK_EQ_I64(r.sum.jobs_done, (int64_t)n);
+            run_out_free(&r);
+        }
         world_fini(&w);
     }
     gsl_rng_free(rng);
@@ -639,6 +666,7 @@ static void test_services_random(void)
 int main(void)
 {
     test_curves();
+    test_optimus();
     test_services();
     test_services_random();
     test_pollux_model();

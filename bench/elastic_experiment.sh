@@ -1,0 +1,33 @@
+#!/bin/sh
+# The elastic-trainers experiment: Pollux's workload-1 (160 jobs, as published) as
+# offline elastic jobs, beside two online services whose demand follows generated diurnal
+# curves, on 16 nodes x 4 T4; `clustersim compare` of elastic, optimus, static and
+# rigid-min writes the report.
+#   bench/elastic_experiment.sh [BUILD_DIR] [OUT_DIR]
+# Needs the Pollux artifact in $SIM_SHARED_DIR/pollux_adaptdl (default ../shared/data).
+set -eu
+BUILD=${1:-build}
+OUT=${2:-elastic-report}
+DATA=${SIM_SHARED_DIR:-../shared/data}/pollux_adaptdl
+C="$BUILD/clustersim"
+mkdir -p "$OUT"
+# The offline jobs, in the native format (work, batch size, min/max replicas kept).
+"$C" trace convert --trace "$DATA/workloads/workload-1.csv" --format pollux \
+    --out "$OUT/offline.csv"
+# Two services, 2..12 replicas of one T4 each over a day, for three days; each row
+# is an LS job that serves for the three days.
+"$C" trace curves --out "$OUT/demand.csv" --services 2 --peak 12 --trough 2 \
+    --period 1d --step 10m --length 3d --noise 0.1 --seed 7
+{
+    head -n 1 "$OUT/offline.csv"
+    # job_id,submit_time,duration,num_gpus,gpu_milli,true_milli,replicas,...,qos,...
+    # min_replicas (36th column) 1, max_replicas (37th) 12.
+    for s in svc0 svc1; do
+        echo "$s,0,259200,1,1000,1000,1,,0,0,0,,LS,0,,,,,,,,,,,,,,,,,,,,,,1,12,,,"
+    done
+    tail -n +2 "$OUT/offline.csv"
+} >"$OUT/trace.csv"
+"$C" compare --trace "$OUT/trace.csv" --cluster 16xT4:4 \
+    --policies elastic,optimus,static,rigid-min --out "$OUT" --quiet \
+    --demand "$OUT/demand.csv" --pollux-profiles "$DATA/traces" \
+    --checkpoint-interval 10m --sample-interval 10m

@@ -433,7 +433,7 @@ static void test_random(void)
         size_t n = 10 + gsl_rng_uniform_int(rng, 50);
         double t = 0;
         for (size_t k = 0; k < n; k++) {
-            char id[16];
+            char id[32];
             snprintf(id, sizeof id, "j%zu", k);
             t += gsl_rng_uniform(rng) * 100;
             uint32_t lo = 1 + (uint32_t)gsl_rng_uniform_int(rng, 3);
@@ -548,7 +548,11 @@ static void test_curves(void)
     int rows = 0, out_of_range = 0;
     for (char *line = strchr(t1, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
         rows++;
-        long r = strtol(strrchr(strtok(strdup(line + 1), "\n"), ',') + 1, NULL, 10);
+        const char *end = strchr(line + 1, '\n');
+        const char *comma = end;
+        while (comma > line + 1 && *comma != ',')
+            comma--;
+        long r = strtol(comma + 1, NULL, 10);
         out_of_range += r < 2 || r > 10;
     }
     CHECK_EQ_I64(rows, 3 * 25);
@@ -640,7 +644,7 @@ static void test_services_random(void)
         double t = 0;
         size_t n = 2 + 10 + gsl_rng_uniform_int(rng, 30);
         for (size_t k = 2; k < n; k++) {
-            char id[16];
+            char id[32];
             snprintf(id, sizeof id, "j%zu", k);
             t += gsl_rng_uniform(rng) * 60;
             uint32_t lo = 1 + (uint32_t)gsl_rng_uniform_int(rng, 2);

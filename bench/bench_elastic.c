@@ -44,8 +44,8 @@ static int next_job(void *ctx, job_spec *j, sim_diag *d)
     j->gpu_milli = j->true_milli = SIM_MILLI_GPU;
     j->attr[SIM_ATTR_MIN_REPLICAS] = 1;
     j->attr[SIM_ATTR_MAX_REPLICAS] = 8;
-    j->attr_present = (UINT64_C(1) << SIM_ATTR_MIN_REPLICAS) |
-                      (UINT64_C(1) << SIM_ATTR_MAX_REPLICAS);
+    j->attr_present =
+        (UINT64_C(1) << SIM_ATTR_MIN_REPLICAS) | (UINT64_C(1) << SIM_ATTR_MAX_REPLICAS);
     j->name = "";
     j->command = "";
     s->next++;
@@ -69,8 +69,7 @@ static double one_run(uint32_t n, uint64_t *triggers)
     uint64_t mem[2] = {0, 16384};
     const double periods = 200;
     sim_config cfg = {.seed = 1, .horizon_us = (sim_time)(periods * 60) * SIM_US_PER_S};
-    sim_world w = {.cluster = &cl, .gpu_types = types, .gpu_type_mem_mib = mem,
-                   .tenants = tenants};
+    sim_world w = {.cluster = &cl, .gpu_types = types, .gpu_type_mem_mib = mem, .tenants = tenants};
     policy_config pc = {.policy = "elastic", .n_nodes = nodes, .n_gpus = 4 * nodes};
     sim_engine *e;
     sim_diag d = {0};
@@ -104,8 +103,7 @@ int main(int argc, char **argv)
             if (t < best)
                 best = t;
         }
-        printf("%u,%u,%llu,%.1f\n", n, 8 * n, (unsigned long long)trig,
-               best / (double)trig * 1e6);
+        printf("%u,%u,%llu,%.1f\n", n, 8 * n, (unsigned long long)trig, best / (double)trig * 1e6);
     }
     return 0;
 }

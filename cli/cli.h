@@ -120,7 +120,7 @@ typedef struct run_args {
      * this parallel fraction (NaN = not set: the core's replicas/nominal, unless the
      * trace is in the pollux format, which uses 0.95). */
     double amdahl;
-    const char *demand; /* demand curves of online services: CSV service,time,replicas */
+    const char *demand;          /* demand curves of online services: CSV service,time,replicas */
     const char *pollux_profiles; /* Pollux profiles for the scaling of any trace's jobs */
 } run_args;
 

@@ -427,9 +427,8 @@ static bool make_dir(const char *p)
 int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
                          report_figure *drawn, size_t max, report_outcome *o, sim_diag *d)
 {
-    static const char *const bases[] = {"jct_cdf",       "wait_cdf",     "utilisation",
-                                        "queue",         "fragmentation", "tenant_share",
-                                        "jct_by_size",   "online"};
+    static const char *const bases[] = {"jct_cdf",       "wait_cdf",     "utilisation", "queue",
+                                        "fragmentation", "tenant_share", "jct_by_size", "online"};
     char fdir[1100], ddir[1200];
     snprintf(fdir, sizeof fdir, "%s/figures", out_dir);
     snprintf(ddir, sizeof ddir, "%s/data", fdir);
@@ -591,8 +590,8 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
             if (!keep)
                 break;
             fg->script = "timeseries";
-            series_data(r, &gd, f, s_demand, s_granted, NULL, buf, buf + BUCKETS,
-                        buf + 2 * BUCKETS, buf + 3 * BUCKETS);
+            series_data(r, &gd, f, s_demand, s_granted, NULL, buf, buf + BUCKETS, buf + 2 * BUCKETS,
+                        buf + 3 * BUCKETS);
             snprintf(fg->caption, sizeof fg->caption,
                      "Online services: GPUs their demand curves ask for (top) and GPUs granted "
                      "to them (bottom)");

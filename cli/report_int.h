@@ -51,7 +51,8 @@ extern const char *const report_class_name[RC_COUNT];
 
 #define REPORT_MAX_COLS (REPORT_MAX_POLICIES + 2) /* columns of a report table */
 #define REPORT_QGRID 2001     /* points of a quantile grid: p = k / 2000 */
-#define REPORT_MAX_FRAG 8     /* fragmentation (and online-service) columns kept from timeseries.csv */
+#define REPORT_MAX_FRAG 8 /* fragmentation (and online-service) columns kept from timeseries.csv   \
+                           */
 #define REPORT_MAX_INPUTS 16  /* input files of run.json listed in the report */
 #define REPORT_SLOWDOWN_FLOOR_S 10.0 /* bounded slowdown: jct / max(work, 10 s) */
 

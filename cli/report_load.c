@@ -338,9 +338,9 @@ static int load_timeseries(report_run *run, sim_diag *d)
      * services' demand and grant are kept beside them. */
     for (uint32_t c = 0; c < row.n && c < CSVIN_MAX_FIELDS && run->n_frag < REPORT_MAX_FRAG;
          c++)
-        if (unknown[c] && (strncasecmp(row.f[c], "frag", 4) == 0 ||
-                           strcmp(row.f[c], "online_demand") == 0 ||
-                           strcmp(row.f[c], "online_granted") == 0)) {
+        if (unknown[c] &&
+            (strncasecmp(row.f[c], "frag", 4) == 0 || strcmp(row.f[c], "online_demand") == 0 ||
+             strcmp(row.f[c], "online_granted") == 0)) {
             snprintf(run->frag_col[run->n_frag], sizeof run->frag_col[0], "%s", row.f[c]);
             fix[run->n_frag++] = (int32_t)c;
         }

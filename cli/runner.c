@@ -306,8 +306,8 @@ static int scaling_setup(const run_args *a, const sim_intern *models, model_poll
     *scaling = sim_malloc(sizeof **scaling);
     if (!*scaling)
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
-    model_scaling_init(*scaling, *pollux, models, isnan(a->amdahl) ? 0.95 : a->amdahl,
-                       world->rate, tab);
+    model_scaling_init(*scaling, *pollux, models, isnan(a->amdahl) ? 0.95 : a->amdahl, world->rate,
+                       tab);
     world->rate = tab;
     return SIM_OK;
 }

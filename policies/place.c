@@ -379,8 +379,8 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
                 place_node_score score, void *ctx, place_gpu_order order,
                 const uint32_t *cands, uint32_t n_cands, sim_placement *out)
 {
-    return place_gang_n(w, v, id, sim_view_job(v, id)->nominal_replicas, milli, gmem, score,
-                        ctx, order, cands, n_cands, out);
+    return place_gang_n(w, v, id, sim_view_job(v, id)->nominal_replicas, milli, gmem, score, ctx,
+                        order, cands, n_cands, out);
 }
 
 bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uint32_t milli,

@@ -73,8 +73,8 @@ typedef struct sim_curve_point {
 } sim_curve_point;
 
 typedef struct sim_curves {
-    uint32_t n;        /* services */
-    char **names;      /* job ids */
+    uint32_t n;   /* services */
+    char **names; /* job ids */
     uint32_t *first, *count;
     sim_curve_point *pts;
     uint32_t n_pts;

@@ -101,7 +101,8 @@ int sim__write_headers(sim_engine *e)
             for (uint32_t k = 0; k < e->cfg.probes[p].n; k++)
                 fprintf(e->cfg.timeseries_csv, ",%s", e->cfg.probes[p].names[k]);
         if (elastic_columns(e))
-            fputs(",online_demand,online_granted,shortfall,offline_trainers", e->cfg.timeseries_csv);
+            fputs(",online_demand,online_granted,shortfall,offline_trainers",
+                  e->cfg.timeseries_csv);
         fputc('\n', e->cfg.timeseries_csv);
     }
     if (e->cfg.tenants_csv)

@@ -84,7 +84,7 @@ typedef struct sim_job {
      * asks for now; 0 for other jobs. A service runs at speed 1 whatever its replicas:
      * its work is the time it serves. */
     bool is_service;
-    uint32_t svc;            /* its index in the curves (services only) */
+    uint32_t svc; /* its index in the curves (services only) */
     uint32_t demand_replicas;
     sim_time short_since_us; /* shortfall accounted up to here */
     bool short_now;          /* it was short during its current curve period */

@@ -81,9 +81,11 @@ static void test_errors(void)
     expect(args, 2, "clustersim: error: --policy-opt 'depth=3': policy 'binpack' has no option "
                     "'depth' (see clustersim policies)");
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt binpak:depth=3", fx);
-    expect(args, 2, "clustersim: error: --policy-opt 'binpak:depth=3': unknown policy 'binpak' "
-                    "(known: fifo, binpack, random, predictive, fgd, bestfit, dotprod, "
-                    "gpupacking, gpuclustering, fairshare, quota, sjf, las, elastic, rigid-min, static, optimus)");
+    expect(args, 2,
+           "clustersim: error: --policy-opt 'binpak:depth=3': unknown policy 'binpak' "
+           "(known: fifo, binpack, random, predictive, fgd, bestfit, dotprod, "
+           "gpupacking, gpuclustering, fairshare, quota, sjf, las, elastic, rigid-min, static, "
+           "optimus)");
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt backfill=maybe", fx);
     expect(args, 2, "clustersim: error: policy 'binpack': option 'backfill': expected true or "
                     "false, got \"maybe\"");

@@ -74,8 +74,8 @@ static void test_pollux_model(void)
 }
 
 /* Read a trace; returns the status and fills up to 4 jobs; diag formatted. */
-static int read_trace(const char *path, const char *format, const char *opt, job_spec *out,
-                      int *n, char *diag, size_t dsize)
+static int read_trace(const char *path, const char *format, const char *opt, job_spec *out, int *n,
+                      char *diag, size_t dsize)
 {
     model_catalog *cat = NULL;
     sim_diag d = {0};
@@ -115,8 +115,8 @@ static void test_pollux_reader(void)
     char diag[1024];
     /* The default profiles folder is traces/ beside the workload's folder: the fixture
      * has bert/ there, not traces/, so it is named. */
-    int st = read_trace(FIX "/workloads/good.csv", "pollux", "profiles=" FIX, j, &n, diag,
-                        sizeof diag);
+    int st =
+        read_trace(FIX "/workloads/good.csv", "pollux", "profiles=" FIX, j, &n, diag, sizeof diag);
     CHECK_EQ_I64(st, 0);
     CHECK_EQ_I64(n, 2);
     if (n == 2) {
@@ -229,8 +229,8 @@ static job_spec ejob(const char *id, double submit_s, double work_s, uint32_t gp
     if (lo) {
         j.attr[SIM_ATTR_MIN_REPLICAS] = lo;
         j.attr[SIM_ATTR_MAX_REPLICAS] = hi;
-        j.attr_present = (UINT64_C(1) << SIM_ATTR_MIN_REPLICAS) |
-                         (UINT64_C(1) << SIM_ATTR_MAX_REPLICAS);
+        j.attr_present =
+            (UINT64_C(1) << SIM_ATTR_MIN_REPLICAS) | (UINT64_C(1) << SIM_ATTR_MAX_REPLICAS);
     }
     return j;
 }
@@ -253,8 +253,8 @@ static run_out run(world *w, const job_spec *jobs, size_t n, const policy_ops *p
     memset(&r, 0, sizeof r);
     FILE *fj = open_memstream(&r.jobs, &r.jobs_len);
     sim_config cfg = {.seed = 1,
-                      .horizon_us = horizon_s > 0 ? (sim_time)llround(horizon_s * 1e6)
-                                                  : SIM_TIME_NEVER,
+                      .horizon_us =
+                          horizon_s > 0 ? (sim_time)llround(horizon_s * 1e6) : SIM_TIME_NEVER,
                       .checkpoint_interval_s = ckpt_s,
                       .jobs_csv = fj,
                       .check_invariants = true,
@@ -317,13 +317,21 @@ static const char *jfield(const run_out *r, const char *id, int k, char *buf, si
 }
 
 /* jobs.csv columns used here. */
-enum { F_STATUS = 4, F_END = 7, F_REPLICAS = 14, F_LOST = 21, F_RMIN = 25, F_RMAX, F_RMEAN,
-       F_SCALE };
+enum {
+    F_STATUS = 4,
+    F_END = 7,
+    F_REPLICAS = 14,
+    F_LOST = 21,
+    F_RMIN = 25,
+    F_RMAX,
+    F_RMEAN,
+    F_SCALE
+};
 
-#define CHECK_F(r, id, k, want)                                                              \
-    do {                                                                                     \
-        char b_[64];                                                                         \
-        CHECK_STR(jfield(r, id, k, b_, sizeof b_), want);                                    \
+#define CHECK_F(r, id, k, want)                                                                    \
+    do {                                                                                           \
+        char b_[64];                                                                               \
+        CHECK_STR(jfield(r, id, k, b_, sizeof b_), want);                                          \
     } while (0)
 
 static void test_schedules(void)
@@ -536,8 +544,14 @@ static void test_curves(void)
     /* The generator: deterministic per seed, within trough..peak without noise. */
     char *t1 = NULL, *t2 = NULL;
     size_t l1 = 0, l2 = 0;
-    trace_diurnal p = {.services = 3, .prefix = "s", .peak = 10, .trough = 2,
-                       .period_s = 3600, .step_s = 300, .length_s = 7200, .noise = 0,
+    trace_diurnal p = {.services = 3,
+                       .prefix = "s",
+                       .peak = 10,
+                       .trough = 2,
+                       .period_s = 3600,
+                       .step_s = 300,
+                       .length_s = 7200,
+                       .noise = 0,
                        .seed = 5};
     FILE *f1 = open_memstream(&t1, &l1), *f2 = open_memstream(&t2, &l2);
     CHECK_EQ_I64(trace_curves_diurnal_write(f1, &p, &d), SIM_OK);
@@ -567,8 +581,7 @@ static void test_services(void)
     static char *names[1] = {"svc"};
     static uint32_t first[1] = {0}, count[1] = {3};
     static sim_curve_point pts[3] = {{0, 2}, {100000000, 6}, {200000000, 1}};
-    sim_curves c = {.n = 1, .names = names, .first = first, .count = count, .pts = pts,
-                    .n_pts = 3};
+    sim_curves c = {.n = 1, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 3};
     g_curves = &c;
     world w;
     world_init(&w, 1, 8);
@@ -635,8 +648,8 @@ static void test_services_random(void)
         for (int k = 0; k < 40; k++)
             pts[k] = (sim_curve_point){(sim_time)(k % 20) * 50000000,
                                        (uint32_t)gsl_rng_uniform_int(rng, cap + 1)};
-        sim_curves c = {.n = 2, .names = names, .first = first, .count = count, .pts = pts,
-                        .n_pts = 40};
+        sim_curves c = {
+            .n = 2, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 40};
         g_curves = &c;
         job_spec js[42];
         js[0] = ejob("s0", 0, 1000, 1, 1, cap);

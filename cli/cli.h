@@ -12,6 +12,7 @@
 #include "models/catalog.h"
 #include "models/rate.h"
 #include "policies/policy.h"
+#include "sim/outfile.h"
 #include "sim/engine.h"
 #include "sim/types.h"
 #include "traces/gen.h"
@@ -55,24 +56,34 @@ bool cli_policy_opt_applies(const char *val, const char *policy);
 bool cli_check_policy_opts(const char *const *opts, size_t n_opts, const char *const *policies,
                            size_t n_policies);
 
+/* The path of this executable (to run it as a child process) into buf; false after
+ * printing why when it cannot be found. */
+bool cli_self_exe(char *buf, size_t size, const char *argv0);
+
 /* Append a --trace-opt value to opts (at most TRACE_MAX_OPTS); false when printed. */
 bool cli_trace_opt(const char **opts, uint32_t *n, const char *val);
 
 /* Create directory `dir` and its parents; false with a printed error. */
 bool cli_mkdirs(const char *dir);
 
-/* An output file written under a temporary name and renamed on commit. */
+/* An output file (sim/outfile.h: a temporary renamed on commit; FIFOs and devices
+ * written through; symlinks followed). */
 typedef struct cli_outfile {
     FILE *f;
-    char path[1100], tmp[1200];
+    sim_outfile o;
 } cli_outfile;
 /* Open DIR/NAME under a temporary name; false (printed) when it cannot be created. A
  * caller reports that as bad input: exit status cli_exit_code(SIM_EIO), i.e. 2. */
 bool cli_out_open(cli_outfile *o, const char *dir, const char *name);
 /* The same for a path (its directory part, else the current directory). */
 bool cli_out_open_path(cli_outfile *o, const char *path);
-/* Close; rename into place when commit, else remove. false (printed) on error. */
+/* Close; rename into place when commit, else remove. false (printed: the path and the
+ * system's reason) on error. */
 bool cli_out_close(cli_outfile *o, bool commit);
+
+/* Remove the temporary outputs and end by the default action when SIGINT, SIGTERM or
+ * SIGHUP arrive (a signal the caller ignores, as under nohup, stays ignored). */
+void cli_cleanup_on_signals(void);
 
 /* CRC-32 and size of a file, for run.json. false when it cannot be read. */
 bool cli_file_crc(const char *path, uint32_t *crc, uint64_t *bytes);
@@ -175,6 +186,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 /* `clustersim model` handlers of the demand predictors (cmd_predict.c); each receives the

@@ -88,12 +88,24 @@ static void show(void *ctx, const cli_proc *p, size_t n, size_t i)
  * a complete one. */
 static void clear_run_dir(const char *dir)
 {
-    static const char *const files[] = {"jobs.csv",  "timeseries.csv", "tenants.csv",
-                                        "summary.json", "run.json",   "run.log"};
+    static const char *const files[] = {"jobs.csv", "timeseries.csv", "tenants.csv", "summary.json",
+                                        "run.json", "run.log",        "INCOMPLETE"};
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
         char p[1200];
         snprintf(p, sizeof p, "%s/%s", dir, files[k]);
         remove(p);
+    }
+}
+
+/* Write dir/INCOMPLETE: why the outputs beside it are not a finished comparison. */
+static void mark_incomplete(const char *dir, const char *why)
+{
+    char p[1300];
+    snprintf(p, sizeof p, "%s/INCOMPLETE", dir);
+    cli_outfile o;
+    if (cli_out_open_path(&o, p)) {
+        fprintf(o.f, "%s\n", why);
+        cli_out_close(&o, true);
     }
 }
 
@@ -231,15 +243,9 @@ int cmd_compare(int argc, char **argv)
     }
 
     char self[PATH_MAX];
-    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (sl > 0) {
-        self[sl] = '\0';
-    } else if (strchr(argv[0], '/')) {
-        snprintf(self, sizeof self, "%s", argv[0]);
-    } else {
+    if (!cli_self_exe(self, sizeof self, argv[0])) {
         sim_free(seeds);
-        return cli_usage_error("cannot find the clustersim executable to run (/proc/self/exe "
-                               "is unreadable: %s)", strerror(errno));
+        return 2;
     }
 
     size_t n_runs = n_pol * n_seeds;
@@ -349,10 +355,36 @@ int cmd_compare(int argc, char **argv)
                         "outputs in %s/\n",
                 n_runs, n_pol, n_seeds, (unsigned long long)jobs, runs_dir);
     double t0 = cli_wall_now();
+    {
+        char stale[1200];
+        snprintf(stale, sizeof stale, "%s/INCOMPLETE", out);
+        remove(stale);
+    }
+    /* An interrupt goes to the runs too, and they are waited for: none goes on writing
+     * into a comparison said to be interrupted. */
+    cli_forward_begin();
     if (cli_procs_run(procs, n_runs, (unsigned)jobs, show, &pg) != 0)
         fprintf(stderr, "\nclustersim: error: cannot start a run: %s\n", strerror(errno));
     if (pg.live)
         fputs("\r\033[K", stderr);
+    int sig = cli_forward_signal();
+    if (sig) {
+        char why[200];
+        snprintf(why, sizeof why, "interrupted by signal %d before this run completed", sig);
+        size_t left = 0;
+        for (size_t k = 0; k < n_runs; k++)
+            if (procs[k].state != CLI_PROC_DONE || procs[k].exit_status != 0) {
+                mark_incomplete(dirs[k], why);
+                left++;
+            }
+        snprintf(why, sizeof why,
+                 "interrupted by signal %d: %zu of %zu runs did not complete; no report was "
+                 "written",
+                 sig, left, n_runs);
+        mark_incomplete(out, why);
+        fprintf(stderr, "clustersim compare: %s (marked in %s/INCOMPLETE)\n", why, out);
+    }
+    cli_forward_end(); /* after a signal, ends the process by it */
     size_t failed = 0;
     for (size_t k = 0; k < n_runs; k++) {
         specs[k] = (report_run_spec){.name = names[k],

@@ -17,6 +17,7 @@
 #define _DEFAULT_SOURCE 1
 
 #include "cli/cli.h"
+#include "cli/proc.h"
 
 #include "models/catalog.h"
 #include "sim/alloc.h"
@@ -57,6 +58,7 @@ static const char usage[] =
     "  --out DIR             write DIR/pack.csv and DIR/pack.png (default .)\n"
     "  --jobs N              run the (policy, seed) cells in N processes (default 1)\n"
     "  --skip-bad-rows       skip and count malformed trace rows instead of stopping\n"
+    "  --no-figure           write pack.csv only (no gnuplot)\n"
     "Writes one row per policy and 1%% step of arrived demand: allocated GPU share,\n"
     "fragmentation (GPUs and %% of idle GPUs) and failed tasks, mean and sd over seeds.\n";
 
@@ -529,8 +531,10 @@ static int run_study(pack_study *s, const pack_plan *pl, uint32_t jobs, sim_diag
     uint32_t started = 0;
     int status = SIM_OK;
     fflush(NULL);
-    for (uint32_t w = 0; w < jobs; w++) {
-        pid_t pid = fork();
+    /* An interrupt goes to the workers too, and they are waited for. */
+    cli_forward_begin();
+    for (uint32_t w = 0; w < jobs && !cli_forward_signal(); w++) {
+        pid_t pid = (pid_t)cli_fork();
         if (pid < 0) {
             fprintf(stderr, "clustersim: error: cannot start a worker process: %s\n",
                     strerror(errno));
@@ -555,10 +559,17 @@ static int run_study(pack_study *s, const pack_plan *pl, uint32_t jobs, sim_diag
         int ws = 0;
         while (waitpid(pids[w], &ws, 0) < 0 && errno == EINTR)
             ;
+        cli_forget_child(pids[w]);
         int code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 1;
         if (code && status == SIM_OK)
             status = code;
     }
+    if (cli_forward_signal())
+        fprintf(stderr,
+                "clustersim pack: interrupted by signal %d: the %u worker(s) were "
+                "stopped and waited for; no pack.csv was written\n",
+                cli_forward_signal(), started);
+    cli_forward_end(); /* after a signal, ends the process by it */
     return status;
 }
 
@@ -570,13 +581,17 @@ int cmd_pack(int argc, char **argv)
     int n_opts = 0;
     uint32_t demand = 130;
     uint64_t jobs = 1;
-    bool skip_bad = false;
+    bool skip_bad = false, figure = true;
     for (int i = 2; i < argc; i++) {
         const char *v = NULL;
         int m;
         if (cli_flag(argv, i, "--help") || cli_flag(argv, i, "-h")) {
             printf(usage, default_policies);
             return 0;
+        }
+        if (cli_flag(argv, i, "--no-figure")) {
+            figure = false;
+            continue;
         }
         if (cli_flag(argv, i, "--skip-bad-rows")) {
             skip_bad = true;
@@ -783,7 +798,7 @@ int cmd_pack(int argc, char **argv)
     char title[300];
     snprintf(title, sizeof title, "%s, %u seed(s)", base ? base + 1 : trace, n_seeds);
     fflush(stdout);
-    bool fig = draw_figure(out_dir, title, names, n_pol, demand);
+    bool fig = figure && draw_figure(out_dir, title, names, n_pol, demand);
     if ((double)target - reached_min > (double)cap_milli / 100)
         fprintf(stderr, "clustersim: note: for some seed the arrivals stopped at %.1f %% of "
                         "the GPU capacity (the next task would pass %u %%): the rows above "

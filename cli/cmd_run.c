@@ -271,11 +271,17 @@ int cmd_run(int argc, char **argv)
     fprintf(stderr,
             "clustersim: %s: %llu jobs (%llu done, %llu rejected, %llu unfinished, %llu rows "
             "skipped), %llu events in %.2f s (%.0f events/s)%s%s\n",
-            a.policy, (unsigned long long)s->jobs_arrived, (unsigned long long)s->jobs_done,
+            a.policy, (unsigned long long)(s->jobs_arrived + s->jobs_not_arrived),
+            (unsigned long long)s->jobs_done,
             (unsigned long long)s->jobs_rejected, (unsigned long long)s->jobs_unfinished,
             (unsigned long long)r.rows_skipped, (unsigned long long)s->events, r.wall_s,
             r.wall_s > 0 ? (double)s->events / r.wall_s : 0, a.out_dir ? "; outputs in " : "",
             a.out_dir ? a.out_dir : "");
+    if (s->jobs_not_arrived)
+        fprintf(stderr,
+                "clustersim: note: %llu job%s submitted after the horizon (unfinished, not "
+                "arrived)\n",
+                (unsigned long long)s->jobs_not_arrived, s->jobs_not_arrived == 1 ? "" : "s");
     if (s->jobs_rejected)
         fprintf(stderr, "clustersim: note: %llu job%s rejected; the first, %s%s\n",
                 (unsigned long long)s->jobs_rejected, s->jobs_rejected == 1 ? "" : "s",

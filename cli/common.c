@@ -42,23 +42,55 @@ int cli_usage_error(const char *fmt, ...)
     return 2;
 }
 
+/* Options that add a value each time they are given; every other one holds one value. */
+static bool repeatable(const char *name)
+{
+    return !strcmp(name, "--policy-opt") || !strcmp(name, "--trace-opt") ||
+           !strcmp(name, "--steps");
+}
+
+/* The value of an earlier `name` in argv[1..end), or NULL. */
+static const char *earlier(char **argv, int end, const char *name)
+{
+    size_t n = strlen(name);
+    const char *found = NULL;
+    for (int k = 1; k < end; k++) {
+        if (strncmp(argv[k], name, n) != 0)
+            continue;
+        if (argv[k][n] == '=')
+            found = argv[k] + n + 1;
+        else if (argv[k][n] == '\0' && k + 1 < end)
+            found = argv[++k];
+    }
+    return found;
+}
+
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
 {
     const char *a = argv[*i];
+    int at = *i;
     size_t n = strlen(name);
     if (strncmp(a, name, n) != 0)
         return 0;
     if (a[n] == '=') {
         *val = a + n + 1;
-        return 1;
-    }
-    if (a[n] != '\0')
+    } else if (a[n] != '\0') {
         return 0;
-    if (*i + 1 >= argc) {
+    } else if (*i + 1 >= argc) {
         cli_usage_error("option %s needs a value", name);
         return -1;
+    } else {
+        *val = argv[++*i];
     }
-    *val = argv[++*i];
+    /* A second value would silently replace the first: one of them is a mistake. */
+    const char *first = repeatable(name) ? NULL : earlier(argv, at, name);
+    if (first) {
+        char q1[128], q2[128];
+        csvin_quote(first, strlen(first), q1, sizeof q1);
+        csvin_quote(*val, strlen(*val), q2, sizeof q2);
+        cli_usage_error("option %s is given twice (%s, then %s): give it once", name, q1, q2);
+        return -1;
+    }
     return 1;
 }
 
@@ -156,6 +188,26 @@ bool cli_check_policy_opts(const char *const *opts, size_t n_opts, const char *c
             cli_usage_error("--policy-opt '%s': expected KEY=VALUE or POLICY:KEY=VALUE",
                             opts[i]);
             return false;
+        }
+        /* Two values for one option of one policy: refused (the policy would refuse them
+         * too, but only once it runs). */
+        for (size_t j = 0; j < i; j++) {
+            const char *pol2, *key2;
+            size_t pol2_len, key2_len;
+            policy_opt_split(opts[j], &pol2, &pol2_len, &key2, &key2_len);
+            if (key2_len == key_len && !strncmp(key, key2, key_len) &&
+                (!pol_len || !pol2_len || (pol_len == pol2_len && !strncmp(pol, pol2, pol_len)))) {
+                bool clash = false;
+                for (size_t q = 0; q < n_policies && !clash; q++)
+                    clash = cli_policy_opt_applies(opts[i], policies[q]) &&
+                            cli_policy_opt_applies(opts[j], policies[q]);
+                if (clash) {
+                    cli_usage_error("--policy-opt '%s' and '%s' set the same option: give it "
+                                    "once",
+                                    opts[j], opts[i]);
+                    return false;
+                }
+            }
         }
         const policy_ops *named = NULL;
         if (pol_len) {
@@ -335,94 +387,52 @@ bool cli_mkdirs(const char *dir)
     return true;
 }
 
-/* Temporary output files still open, removed if a signal ends the process (so an
- * interrupted run leaves nothing behind). The handler only calls unlink, which is
- * async-signal-safe. */
-#define TMP_SLOTS 32
-static const char *volatile tmp_open[TMP_SLOTS];
-
 static void remove_tmp_and_die(int sig)
 {
-    for (int i = 0; i < TMP_SLOTS; i++)
-        if (tmp_open[i])
-            unlink(tmp_open[i]);
+    sim_outfile_remove_temporaries();
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-static void tmp_register(const char *path)
+void cli_cleanup_on_signals(void)
 {
-    static bool installed;
-    if (!installed) {
-        static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-        for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
-            struct sigaction old, sa = {.sa_handler = remove_tmp_and_die};
-            sigemptyset(&sa.sa_mask);
-            /* A signal the caller ignores (nohup) stays ignored. */
-            if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-                sigaction(sigs[k], &sa, NULL);
-        }
-        installed = true;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+        struct sigaction old, sa = {.sa_handler = remove_tmp_and_die};
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[k], &sa, NULL);
     }
-    for (int i = 0; i < TMP_SLOTS; i++)
-        if (!tmp_open[i]) {
-            tmp_open[i] = path;
-            return;
-        }
-}
-
-static void tmp_unregister(const char *path)
-{
-    for (int i = 0; i < TMP_SLOTS; i++)
-        if (tmp_open[i] == path)
-            tmp_open[i] = NULL;
 }
 
 bool cli_out_open(cli_outfile *o, const char *dir, const char *name)
 {
-    snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->path, (long)getpid());
-    o->f = fopen(o->tmp, "w");
-    if (!o->f) {
-        /* Name the file the user asked for, not the temporary one. */
-        sim_diag d = {0};
-        sim_diag_set(&d, SIM_EIO, o->path, 0, 0, "cannot create the file: %s", strerror(errno));
-        cli_print_diag(&d);
-        return false;
-    }
-    setvbuf(o->f, NULL, _IOFBF, 1 << 16);
-    tmp_register(o->tmp);
-    return true;
+    char path[1100];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return cli_out_open_path(o, path);
 }
 
 bool cli_out_open_path(cli_outfile *o, const char *path)
 {
-    char dir[1024];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    return cli_out_open(o, dir, slash ? slash + 1 : path);
+    sim_diag d = {0};
+    o->f = NULL;
+    if (sim_outfile_open(&o->o, path, &d) != SIM_OK || !(o->f = sim_outfile_stream(&o->o, &d))) {
+        sim_outfile_close(&o->o, false, 0, NULL);
+        cli_print_diag(&d);
+        return false;
+    }
+    return true;
 }
 
 bool cli_out_close(cli_outfile *o, bool commit)
 {
     if (!o->f)
         return true;
-    bool ok = !ferror(o->f);
-    ok = fclose(o->f) == 0 && ok;
+    sim_diag d = {0};
+    int st = sim_outfile_close(&o->o, commit, 0, &d);
     o->f = NULL;
-    if (commit && ok && rename(o->tmp, o->path) == 0) {
-        tmp_unregister(o->tmp);
-        return true;
-    }
-    remove(o->tmp);
-    tmp_unregister(o->tmp);
-    if (commit) {
-        cli_usage_error("cannot write '%s'", o->path);
+    if (st != SIM_OK) {
+        cli_print_diag(&d);
         return false;
     }
     return true;
@@ -449,4 +459,21 @@ bool cli_file_crc(const char *path, uint32_t *crc, uint64_t *bytes)
     *crc = (uint32_t)c;
     *bytes = n;
     return ok;
+}
+
+bool cli_self_exe(char *buf, size_t size, const char *argv0)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    if (n > 0) {
+        buf[n] = '\0';
+        return true;
+    }
+    if (strchr(argv0, '/')) {
+        snprintf(buf, size, "%s", argv0);
+        return true;
+    }
+    cli_usage_error("cannot find the clustersim executable to run (/proc/self/exe is "
+                    "unreadable: %s)",
+                    strerror(errno));
+    return false;
 }

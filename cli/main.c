@@ -22,6 +22,7 @@ static const command commands[] = {
     {"compare", cmd_compare, "compare policies on one trace: runs, report and figures"},
     {"plot", cmd_plot, "draw the figures of one run"},
     {"pack", cmd_pack, "fragmentation study: pack a resampled trace, no departures"},
+    {"sweep", cmd_sweep, "a grid of runs or packs: N processes or MPI, resumable, one report"},
     {"calibrate", cmd_calibrate, "fit the interference model to a microbenchmark CSV"},
     {"model", cmd_model, "models and predictors: show, eval, derive, gen, train (clustersim model --help)"},
     {NULL, NULL, NULL},
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
         printf("clustersim %s\n", CLI_VERSION);
         return 0;
     }
+    /* Every command's temporary outputs go away with it when it is interrupted. */
+    cli_cleanup_on_signals();
     for (const command *c = commands; c->name; c++)
         if (!strcmp(argv[1], c->name))
             return c->fn(argc, argv);

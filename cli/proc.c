@@ -1,12 +1,18 @@
 /*
  * proc.c: fork/exec of child processes with a concurrency bound (proc.h). Children are
- * polled with waitpid(pid, WNOHANG) every 10 ms, so only our own children are reaped
- * and a live display can be refreshed while they run.
+ * reaped with waitpid(pid, WNOHANG), so only our own children are; between two rounds
+ * the runner sleeps in sigtimedwait for SIGCHLD (blocked while it runs, at most 10 ms),
+ * so a child that ends is noticed at once and the next one starts without delay, and a
+ * live display can be refreshed while they run.
  */
 #include "cli/proc.h"
 
+#include "sim/outfile.h"
+
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
@@ -21,8 +27,99 @@ double cli_wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* ---- Forwarding of signals to children ------------------------------------------- */
+
+#define FWD_SLOTS 1024
+static volatile pid_t fwd_pid[FWD_SLOTS];
+static volatile sig_atomic_t fwd_sig;
+static const int fwd_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction fwd_old[3];
+static bool fwd_on;
+
+static void forward(int sig)
+{
+    if (!fwd_sig)
+        fwd_sig = sig;
+    for (int i = 0; i < FWD_SLOTS; i++)
+        if (fwd_pid[i] > 0)
+            kill(fwd_pid[i], sig);
+}
+
+void cli_forward_begin(void)
+{
+    fwd_sig = 0;
+    for (size_t k = 0; k < 3; k++) {
+        struct sigaction sa = {.sa_handler = forward};
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(fwd_sigs[k], NULL, &fwd_old[k]) == 0 && fwd_old[k].sa_handler != SIG_IGN)
+            sigaction(fwd_sigs[k], &sa, NULL);
+    }
+    fwd_on = true;
+}
+
+int cli_forward_signal(void)
+{
+    return fwd_sig;
+}
+
+void cli_forward_end(void)
+{
+    if (!fwd_on)
+        return;
+    fwd_on = false;
+    for (size_t k = 0; k < 3; k++)
+        sigaction(fwd_sigs[k], &fwd_old[k], NULL);
+    int sig = fwd_sig;
+    if (sig) {
+        sim_outfile_remove_temporaries();
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+}
+
+long cli_fork(void)
+{
+    /* Signals wait until the child is listed, so none is lost between fork and list. */
+    sigset_t all, old;
+    sigemptyset(&all);
+    for (size_t k = 0; k < 3; k++)
+        sigaddset(&all, fwd_sigs[k]);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (size_t k = 0; k < 3; k++)
+            if (fwd_on && fwd_old[k].sa_handler != SIG_IGN)
+                signal(fwd_sigs[k], SIG_DFL);
+        fwd_on = false;
+        for (int i = 0; i < FWD_SLOTS; i++)
+            fwd_pid[i] = 0;
+    } else if (pid > 0) {
+        for (int i = 0; i < FWD_SLOTS; i++)
+            if (fwd_pid[i] == 0) {
+                fwd_pid[i] = pid;
+                break;
+            }
+        /* A signal that came before the fork reaches the new child too. */
+        if (fwd_sig)
+            kill(pid, fwd_sig);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return (long)pid;
+}
+
+void cli_forget_child(long pid)
+{
+    for (int i = 0; i < FWD_SLOTS; i++)
+        if (fwd_pid[i] == (pid_t)pid)
+            fwd_pid[i] = 0;
+}
+
 static void child_exec(const cli_proc *p)
 {
+    /* The program starts with no signal blocked, whatever its parent blocks. */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     int in = open("/dev/null", O_RDONLY);
     int out = open(p->log_path ? p->log_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (in >= 0) {
@@ -52,10 +149,14 @@ int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, 
     for (size_t i = 0; i < n; i++)
         p[i].state = CLI_PROC_WAITING;
     fflush(NULL);
+    sigset_t chld, old_mask;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    pthread_sigmask(SIG_BLOCK, &chld, &old_mask);
     while (next < n || running > 0) {
-        while (rc == 0 && next < n && running < jobs) {
+        while (rc == 0 && next < n && running < jobs && !fwd_sig) {
             cli_proc *c = &p[next];
-            pid_t pid = fork();
+            pid_t pid = (pid_t)cli_fork();
             if (pid < 0) {
                 rc = -1;
                 break;
@@ -70,7 +171,7 @@ int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, 
                 notify(ctx, p, n, next);
             next++;
         }
-        if (rc != 0 && running == 0)
+        if ((rc != 0 || fwd_sig) && running == 0)
             break;
         bool reaped = false;
         for (size_t i = 0; i < n; i++) {
@@ -82,6 +183,7 @@ int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, 
             if (w == 0 || (w < 0 && errno == EINTR))
                 continue;
             c->wall_s = cli_wall_now() - c->start_s;
+            cli_forget_child(c->pid);
             if (w < 0)
                 c->exit_status = CLI_PROC_NOT_STARTED;
             else if (WIFEXITED(status))
@@ -99,13 +201,14 @@ int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, 
         if (reaped)
             continue;
         struct timespec nap = {0, 10 * 1000 * 1000};
-        nanosleep(&nap, NULL);
+        sigtimedwait(&chld, NULL, &nap);
         double now = cli_wall_now();
         if (notify && now - last_tick >= 0.25) {
             last_tick = now;
             notify(ctx, p, n, (size_t)-1);
         }
     }
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     return rc;
 }
 

@@ -35,8 +35,28 @@ typedef void (*cli_proc_notify)(void *ctx, const cli_proc *p, size_t n, size_t i
  * ended. A child that cannot start exits with CLI_PROC_NOT_STARTED after writing why to
  * its log. Returns 0, or -1 when fork itself fails (the processes already started are
  * waited for; the rest stay CLI_PROC_WAITING). Only the children started here are
- * waited for. */
+ * waited for. Inside cli_forward_begin/end, a signal stops the starting of processes (the
+ * rest stay CLI_PROC_WAITING) and the running ones get it and are waited for. */
 int cli_procs_run(cli_proc *p, size_t n, unsigned jobs, cli_proc_notify notify, void *ctx);
+
+/*
+ * Interruption of a command that runs children. Between cli_forward_begin() and
+ * cli_forward_end(), SIGINT, SIGTERM and SIGHUP are not acted on at once: each is sent
+ * on to every child started with cli_fork() (and by cli_procs_run), and recorded, so the
+ * command stops starting children, waits for those running, and marks what they left
+ * unfinished. cli_forward_end() then ends the process by the first signal recorded
+ * (default action: exit status 128 + N), after removing temporary outputs. Signals the
+ * caller ignores (nohup) stay ignored.
+ */
+void cli_forward_begin(void);
+/* The first signal recorded since cli_forward_begin, 0 = none. */
+int cli_forward_signal(void);
+void cli_forward_end(void);
+/* fork() for a child that signals are forwarded to; in the child, the signals have
+ * their default actions again. */
+long cli_fork(void);
+/* A child forked by cli_fork has ended (waited for): stop forwarding to it. */
+void cli_forget_child(long pid);
 
 /* Monotonic wall clock, seconds. */
 double cli_wall_now(void);

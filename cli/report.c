@@ -117,13 +117,16 @@ static void aggregate(report *r)
                 if (run->ok && isfinite(run->m[m]))
                     v[k++] = run->m[m];
             }
-            gr->mean[m] = k ? gsl_stats_mean(v, 1, k) : NAN;
-            gr->sd[m] = k > 1 ? gsl_stats_sd(v, 1, k) : NAN;
-            gr->ci[m] = k > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(k - 1)) * gr->sd[m] /
-                                    sqrt((double)k)
-                              : NAN;
+            report_mean_ci(v, k, &gr->mean[m], &gr->sd[m], &gr->ci[m]);
         }
     }
+}
+
+void report_mean_ci(const double *v, size_t k, double *mean, double *sd, double *ci)
+{
+    *mean = k ? gsl_stats_mean(v, 1, k) : NAN;
+    *sd = k > 1 ? gsl_stats_sd(v, 1, k) : NAN;
+    *ci = k > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(k - 1)) * *sd / sqrt((double)k) : NAN;
 }
 
 static const report_group *baseline(const report *r)

@@ -67,6 +67,10 @@ int report_write(const report_config *c, report_outcome *o, sim_diag *d);
  * Errors: SIM_EIO / SIM_EPARSE when the run's outputs cannot be read, with d filled. */
 int report_plot_run(const char *run_dir, unsigned jobs, report_outcome *o, sim_diag *d);
 
+/* Mean, sample standard deviation and half-width of the 95 % Student-t confidence
+ * interval of the mean of v[0..k); NAN where undefined (sd and ci need k >= 2). */
+void report_mean_ci(const double *v, size_t k, double *mean, double *sd, double *ci);
+
 /* True when an executable `gnuplot` is on PATH. */
 bool report_gnuplot_available(void);
 

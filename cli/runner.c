@@ -18,6 +18,7 @@
 #include "sim/csvin.h"
 #include "traces/cluster.h"
 #include "traces/curves.h"
+#include "traces/failures.h"
 #include "traces/trace.h"
 
 #include <gsl/gsl_rng.h>
@@ -88,52 +89,21 @@ static void show_progress(void *ctx, const sim_progress *p)
             (unsigned long long)p->running, el > 0 ? (double)p->events / el : 0);
 }
 
-static int load_failures(sim_engine *e, const cluster_spec *cl, const char *path, sim_diag *d)
+/* An output write failed (the engine saw a stream in error): name the file and the
+ * system's reason instead of the engine's "cannot write jobs.csv". */
+static void write_error(cli_outfile *const *outs, size_t n, sim_diag *d)
 {
-    csvin *in;
-    int st = csvin_open(&in, path, ',', d);
-    if (st != SIM_OK)
-        return st;
-    static const char *const names[] = {"node", "down_s", "up_s"};
-    int32_t ix[3];
-    csvin_row row;
-    st = csvin_next(in, &row, d);
-    if (st == 0)
-        st = sim_diag_set(d, SIM_EPARSE, path, 1, 0, "empty file: expected the header node,down_s,up_s");
-    if (st < 0 || (st = csvin_map_header(in, &row, names, 3, ix, NULL, d)) != SIM_OK)
-        goto out;
-    for (int k = 0; k < 3; k++)
-        if (ix[k] < 0) {
-            st = sim_diag_set(d, SIM_EPARSE, path, row.line, 0,
-                              "header lacks column '%s'; expected node,down_s,up_s", names[k]);
-            goto out;
+    for (size_t i = 0; i < n; i++)
+        if (outs[i]->f && ferror(outs[i]->f)) {
+            sim_outfile_close(&outs[i]->o, true, 0, d);
+            outs[i]->f = NULL;
+            return;
         }
-    while ((st = csvin_next(in, &row, d)) == 1) {
-        uint32_t node = UINT32_MAX;
-        if ((uint32_t)ix[0] < row.n)
-            for (uint32_t n = 0; n < cl->n_nodes; n++)
-                if (strcmp(cl->nodes[n].name, row.f[ix[0]]) == 0) {
-                    node = n;
-                    break;
-                }
-        if (node == UINT32_MAX) {
-            st = csvin_field_error(in, &row, ix[0], "node", "the name of a node of the cluster", d);
-            goto out;
-        }
-        sim_time down, up;
-        if ((st = csvin_seconds(in, &row, ix[1], "down_s", 0, 9e12, &down, d)) ||
-            (st = csvin_seconds(in, &row, ix[2], "up_s", 0, 9e12, &up, d)))
-            goto out;
-        if (up <= down) {
-            st = csvin_field_error(in, &row, ix[2], "up_s", "a time after down_s", d);
-            goto out;
-        }
-        if ((st = sim_engine_add_failure(e, node, down, up, d)) != SIM_OK)
-            goto out;
-    }
-out:
-    csvin_close(in);
-    return st < 0 ? st : SIM_OK;
+}
+
+static int add_failure(void *ctx, uint32_t node, sim_time down_us, sim_time up_us, sim_diag *d)
+{
+    return sim_engine_add_failure(ctx, node, down_us, up_us, d);
 }
 
 /* Notes on quotas that are probably mistakes: tenants of the quota file the trace never
@@ -456,6 +426,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
             goto out;
         }
     }
+    cli_outfile *outs[] = {&jobs, &ts, &tn, &sum, &runj};
     progress_ctx pctx = {.t0 = t0};
     sim_probe probes[2] = {frag.probe};
     sim_config cfg = {
@@ -503,7 +474,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     pcfg.workload = frag.wl;
     if ((st = sim_engine_create(&e, &cfg, &world, pol, &pcfg, d)) != SIM_OK)
         goto out;
-    if (a->failures && (st = load_failures(e, cl, a->failures, d)) != SIM_OK)
+    if (a->failures && (st = trace_failures_load(a->failures, cl, add_failure, e, d)) != SIM_OK)
         goto out;
     for (uint32_t i = 0; i < quotas.n; i++)
         if ((st = sim_engine_set_quota(e, quotas.q[i].tenant, quotas.q[i].gpus)) != SIM_OK) {
@@ -526,6 +497,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
     st = sim_engine_run(e, &source, d);
     if (a->progress)
         fputs("\r\033[K", stderr);
+    if (st == SIM_EIO)
+        write_error(outs, sizeof outs / sizeof outs[0], d);
     if (st != SIM_OK)
         goto out;
     res->sum = *sim_engine_summary(e);
@@ -562,7 +535,8 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         goto out;
     }
     if (sum.f && sim_engine_write_summary(e, sum.f, extra) != SIM_OK) {
-        st = sim_diag_set(d, SIM_EIO, sum.path, 0, 0, "cannot write");
+        st = SIM_EIO;
+        write_error(outs, sizeof outs / sizeof outs[0], d);
         goto out;
     }
     {
@@ -581,8 +555,10 @@ out:;
     bool ok = cli_out_close(&jobs, commit);
     ok = cli_out_close(&ts, commit) && ok;
     ok = cli_out_close(&tn, commit) && ok;
-    ok = cli_out_close(&sum, commit) && ok;
+    /* summary.json last: a directory holding it holds every other output (sweeps rely
+     * on that to tell a finished run from an interrupted one). */
     ok = cli_out_close(&runj, commit) && ok;
+    ok = cli_out_close(&sum, commit && ok) && ok;
     if (commit && !ok) {
         st = SIM_EIO; /* the reason is printed already */
         *d = (sim_diag){0};

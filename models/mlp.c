@@ -8,6 +8,7 @@
  */
 #include "models/mlp.h"
 
+#include "sim/outfile.h"
 #include "sim/alloc.h"
 #include "sim/csvin.h"
 
@@ -567,11 +568,15 @@ out:
 
 int model_mlp_save(const model_mlp *m, const char *path, sim_diag *d)
 {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot create the file: %s", strerror(errno));
+    sim_outfile out;
+    int st = sim_outfile_open(&out, path, d);
+    if (st != SIM_OK)
+        return st;
+    FILE *f = sim_outfile_stream(&out, d);
+    if (!f) {
+        sim_outfile_close(&out, false, 0, NULL);
+        return SIM_ENOMEM;
+    }
     fprintf(f, "clustersim-mlp 1\n");
     fprintf(f, "inputs %u\n", m->n_in);
     for (uint32_t i = 0; i < m->n_in; i++)
@@ -596,17 +601,7 @@ int model_mlp_save(const model_mlp *m, const char *path, sim_diag *d)
     for (uint32_t i = 0; i < m->n_meta; i++)
         fprintf(f, "meta %s %s\n", m->meta_key[i], m->meta_val[i]);
     fprintf(f, "end\n");
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad) {
-        remove(tmp);
-        return sim_diag_set(d, SIM_EIO, path, 0, 0, "write failed");
-    }
-    if (rename(tmp, path) != 0) {
-        remove(tmp);
-        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot rename the finished file: %s",
-                            strerror(errno));
-    }
-    return SIM_OK;
+    return sim_outfile_close(&out, true, 0, d);
 }
 
 /* A line-oriented tokenizer with positions for messages. */
@@ -657,7 +652,7 @@ static int next_line(reader *r)
         if (!*s)
             break;
         if (r->ntok >= MODEL_MLP_MAX_WIDTH + 2)
-            return sim_diag_set(r->d, SIM_EPARSE, r->path, r->line, 0,
+            return sim_diag_set(r->d, SIM_EPARSE, r->path, r->line, (int)r->ntok + 1,
                                 "more than %d fields on a line", MODEL_MLP_MAX_WIDTH + 1);
         r->tok[r->ntok++] = s;
         while (*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
@@ -671,8 +666,9 @@ static int expect(reader *r, const char *what, uint32_t field)
     char q[64];
     const char *got = field < r->ntok ? r->tok[field] : "";
     csvin_quote(got, strlen(got), q, sizeof q);
-    return sim_diag_set(r->d, SIM_EPARSE, r->path, r->line, 0, "expected %s, got %s%s", what,
-                        field < r->ntok ? "" : "the end of the line", field < r->ntok ? q : "");
+    return sim_diag_set(r->d, SIM_EPARSE, r->path, r->line, (int)field + 1, "expected %s, got %s%s",
+                        what, field < r->ntok ? "" : "the end of the line",
+                        field < r->ntok ? q : "");
 }
 
 /* Read a line that starts with `key` and has exactly n_fields fields after it. */

@@ -5,12 +5,38 @@
  * that dimension (dimensions the node lacks are skipped; ties: lowest node id). Inside
  * the node the replica takes the most-allocated GPUs that fit (the GPU-level best fit).
  * The baseline "Best-fit" of Weng et al., USENIX ATC 2023, §6.1.
+ *
+ * score=reference: the reference simulator's BestFitScore (policies/refscore.h): CPU and
+ * total GPU share left after placement, each over the largest node's, weighed 0.5/0.5,
+ * as an integer 0..100 (truncated; the framework's normalisation keeps the order of
+ * scores that span at most 100), so many nodes tie: ties go to the node first in a
+ * random order of the nodes drawn once from the run's seed (place_ws_set_random_ties).
  */
 #include "policies/place.h"
 
+#include "sim/alloc.h"
+
 typedef struct bestfit_state {
     place_ws ws;
+    int score;
+    uint32_t *left; /* scratch: free share per GPU of one node */
 } bestfit_state;
+
+static const policy_option bestfit_options[] = {
+    {"score", "clustersim",
+     "clustersim: least CPU, memory and GPU left per node capacity; reference: the reference "
+     "simulator's integer score (CPU and GPU, 0.5/0.5, over the largest node)"},
+    {NULL, NULL, NULL},
+};
+
+static double bestfit_ref_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
+{
+    bestfit_state *s = ctx;
+    ref_node node;
+    ref_pod pod;
+    place_ref_view(&s->ws, v, j, n, s->left, &node, &pod);
+    return (double)ref_bestfit_score(&node, &pod);
+}
 
 static double bestfit_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
 {
@@ -33,19 +59,36 @@ static double bestfit_score(void *ctx, const sim_view *v, const sim_job *j, uint
 static int bestfit_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     bestfit_state *s = st;
-    return place_ws_init(&s->ws, cfg, d);
+    int rc = policy_config_choice(cfg, bestfit_options, "score", place_score_choices, &s->score, d);
+    if (rc != SIM_OK || (rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
+        return rc;
+    if (s->score == PLACE_SCORE_REFERENCE &&
+        (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) {
+        place_ws_fini(&s->ws);
+        return rc;
+    }
+    s->left = sim_calloc(cfg->n_gpus ? cfg->n_gpus : 1, sizeof *s->left);
+    if (!s->left) {
+        place_ws_fini(&s->ws);
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    return SIM_OK;
 }
 
 static void bestfit_fini(void *st)
 {
     bestfit_state *s = st;
     place_ws_fini(&s->ws);
+    sim_free(s->left);
+    s->left = NULL;
 }
 
 static int bestfit_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
     (void)now;
     bestfit_state *s = st;
+    if (s->score == PLACE_SCORE_REFERENCE)
+        return place_pass_run(&s->ws, v, out, 0, bestfit_ref_score, s, PLACE_GPU_MOST_USED, false);
     return place_pass_run(&s->ws, v, out, 0, bestfit_score, &s->ws,
                           PLACE_GPU_MOST_USED, false);
 }
@@ -56,6 +99,7 @@ const policy_ops policy_bestfit = {
     .summary = "the feasible node with the least CPU, memory and GPU left after placement "
                "(normalised per dimension)",
     .state_size = sizeof(bestfit_state),
+    .options = bestfit_options,
     .init = bestfit_init,
     .fini = bestfit_fini,
     .schedule = bestfit_schedule,

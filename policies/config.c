@@ -21,8 +21,30 @@ static const policy_option *find_opt(const policy_option *opts, const char *key)
 int policy_config_validate(const policy_config *cfg, const policy_option *opts, sim_diag *diag)
 {
     for (uint32_t i = 0; i < cfg->n; i++) {
-        if (find_opt(opts, cfg->key[i]))
+        const policy_option *opt = find_opt(opts, cfg->key[i]);
+        if (opt) {
+            /* An empty value is usually an unset shell variable, and a second value for
+             * the same key a leftover: neither is guessed at. */
+            if (!cfg->value[i] || !cfg->value[i][0]) {
+                char q[200];
+                csvin_quote(opt->default_value, strlen(opt->default_value), q, sizeof q);
+                return sim_diag_set(diag, SIM_EINVAL, NULL, 0, 0,
+                                    "policy '%s': option '%s': empty value (leave the option "
+                                    "out to use its default, %s)",
+                                    cfg->policy, cfg->key[i], q);
+            }
+            for (uint32_t k = 0; k < i; k++)
+                if (strcmp(cfg->key[k], cfg->key[i]) == 0) {
+                    char a[200], b[200];
+                    csvin_quote(cfg->value[k], strlen(cfg->value[k]), a, sizeof a);
+                    csvin_quote(cfg->value[i], strlen(cfg->value[i]), b, sizeof b);
+                    return sim_diag_set(diag, SIM_EINVAL, NULL, 0, 0,
+                                        "policy '%s': option '%s' is given twice (%s, then "
+                                        "%s): give it once",
+                                        cfg->policy, cfg->key[i], a, b);
+                }
             continue;
+        }
         char known[512] = "";
         size_t o = 0;
         for (const policy_option *p = opts; p && p->name && o + 40 < sizeof known; p++)
@@ -38,7 +60,7 @@ const char *policy_config_get(const policy_config *cfg, const policy_option *opt
                               const char *key)
 {
     const char *v = NULL;
-    /* The last occurrence of a key wins. */
+    /* policy_config_validate refuses a key given twice. */
     for (uint32_t i = 0; i < cfg->n; i++)
         if (strcmp(cfg->key[i], key) == 0)
             v = cfg->value[i];

@@ -12,9 +12,18 @@
  * up to 8 GPUs), and each node keeps its current value and, per task shape, its last
  * outcome until it or the workload changes. A hit returns exactly what a recomputation
  * would, so placements do not depend on the caches.
+ *
+ * score=reference: the reference simulator's FGDScore (policies/refscore.h). The
+ * fragmentation is measured against the reference's typical tasks (the most popular
+ * shapes covering 95 % of the target workload, host memory dropped), the node's score
+ * is 100 x sigmoid(-(increase of fragmentation) / 1000 milli-GPU) truncated to an
+ * integer, a fractional task takes the first GPU (device order) with the highest such
+ * score, and node ties go to the node first in a random order of the nodes drawn once
+ * from the run's seed (place_ws_set_random_ties).
  */
 #include "policies/frag.h"
 #include "policies/place.h"
+#include "policies/refscore.h"
 
 #include "sim/alloc.h"
 
@@ -44,7 +53,12 @@ typedef struct result_entry {
 typedef struct fgd_state {
     place_ws ws;
     bool backfill;
-    const frag_workload *wl;
+    int score;                   /* PLACE_SCORE_OWN or PLACE_SCORE_REFERENCE */
+    const frag_workload *wl;     /* the workload the fragmentation is measured against */
+    const frag_workload *run_wl; /* the run's target workload */
+    frag_workload *ref_wl;       /* reference: its typical tasks (owned) */
+    uint64_t ref_src_version;    /* run_wl's version ref_wl was built from */
+    uint32_t n_gpu_types;
     memo_entry *memo;   /* NULL when the cache is off */
     uint32_t memo_mask;
     uint32_t buf_cap;   /* entries of the per-node buffers below */
@@ -64,6 +78,9 @@ typedef struct fgd_state {
 static const policy_option fgd_options[] = {
     {"backfill", "true", "start later jobs when an earlier one does not fit"},
     {"cache", "131072", "entries of the node-fragmentation cache (a power of two; 0 = none)"},
+    {"score", "clustersim",
+     "clustersim: the least increase of fragmentation, exact; reference: the reference "
+     "simulator's integer score against its typical tasks"},
     {NULL, NULL, NULL},
 };
 
@@ -139,6 +156,14 @@ static uint64_t node_before(fgd_state *s, const sim_view *v, uint32_t n, uint64_
     return s->node_frag[n];
 }
 
+/* The reference's integer score of a change of the weighted fragmentation (count x
+ * milli-GPU over the typical tasks): per task, divided by their count. */
+static int64_t ref_score_of(const fgd_state *s, int64_t delta)
+{
+    uint64_t total = frag_workload_total(s->wl);
+    return ref_fgd_score(total ? (double)delta / (double)total : 0.0);
+}
+
 /*
  * The best placement of one replica of j on node n (where it fits): fills s->best with
  * its GPUs and returns the increase of the node's weighted fragmentation, or INT64_MAX
@@ -178,6 +203,7 @@ static int64_t place_eval(fgd_state *s, const sim_view *v, const sim_job *j, uin
     for (uint32_t step = 0; step < need && milli < SIM_MILLI_GPU; step++) {
         uint32_t best_k = UINT32_MAX;
         uint64_t best_f = UINT64_MAX;
+        int64_t best_sc = INT64_MIN;
         for (uint32_t k = 0; k < G; k++) {
             if (s->taken[k] != CAND)
                 continue;
@@ -190,8 +216,16 @@ static int64_t place_eval(fgd_state *s, const sim_view *v, const sim_job *j, uin
             s->cur[k] -= milli;
             uint64_t f = node_frag(s, type, G, cpu, mem, s->cur);
             s->cur[k] += milli;
-            if (best_k == UINT32_MAX || f < best_f ||
-                (f == best_f && s->cur[k] < s->cur[best_k])) {
+            if (s->score == PLACE_SCORE_REFERENCE) {
+                /* The first GPU in device order with the highest integer score. */
+                int64_t sc = ref_score_of(s, (int64_t)f - (int64_t)before);
+                if (best_k == UINT32_MAX || sc > best_sc) {
+                    best_f = f;
+                    best_k = k;
+                    best_sc = sc;
+                }
+            } else if (best_k == UINT32_MAX || f < best_f ||
+                       (f == best_f && s->cur[k] < s->cur[best_k])) {
                 best_f = f;
                 best_k = k;
             }
@@ -240,8 +274,11 @@ static int64_t eval_cached(fgd_state *s, const sim_view *v, const sim_job *j, ui
 
 static double fgd_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
 {
-    int64_t delta = eval_cached(ctx, v, j, n);
-    return delta == INT64_MAX ? -1e300 : -(double)delta;
+    fgd_state *s = ctx;
+    int64_t delta = eval_cached(s, v, j, n);
+    if (delta == INT64_MAX)
+        return -1e300;
+    return s->score == PLACE_SCORE_REFERENCE ? (double)ref_score_of(s, delta) : -(double)delta;
 }
 
 static bool fgd_pick(void *ctx, place_ws *w, const sim_view *v, const sim_job *j, uint32_t n,
@@ -273,6 +310,8 @@ static void fgd_fini(void *st)
     sim_free(s->gpu_used);
     sim_free(s->node_stamp);
     sim_free(s->results);
+    frag_workload_destroy(s->ref_wl);
+    s->ref_wl = NULL;
     s->node_stamp = NULL;
     s->results = NULL;
     s->node_frag = s->node_version = s->node_cpu = s->node_mem = NULL;
@@ -289,6 +328,8 @@ static int fgd_init(void *st, const policy_config *cfg, sim_diag *d)
     int rc = policy_config_bool(cfg, fgd_options, "backfill", &s->backfill, d);
     if (rc == SIM_OK)
         rc = policy_config_u64(cfg, fgd_options, "cache", 0, UINT64_C(1) << 26, &cache, d);
+    if (rc == SIM_OK)
+        rc = policy_config_choice(cfg, fgd_options, "score", place_score_choices, &s->score, d);
     if (rc != SIM_OK)
         return rc;
     if (cache & (cache - 1))
@@ -299,9 +340,24 @@ static int fgd_init(void *st, const policy_config *cfg, sim_diag *d)
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
                             "policy 'fgd' needs the run's target workload (task shapes and "
                             "their popularity), and none was given");
-    s->wl = cfg->workload;
-    if ((rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
+    s->wl = s->run_wl = cfg->workload;
+    s->n_gpu_types = cfg->n_gpu_types;
+    if (s->score == PLACE_SCORE_REFERENCE) {
+        if ((rc = ref_typical_workload(s->run_wl, s->n_gpu_types, &s->ref_wl)) != SIM_OK)
+            return sim_diag_set(d, rc, NULL, 0, 0, "out of memory");
+        s->ref_src_version = frag_workload_version(s->run_wl);
+        s->wl = s->ref_wl;
+    }
+    if ((rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK) {
+        frag_workload_destroy(s->ref_wl);
+        s->ref_wl = NULL;
         return rc;
+    }
+    if (s->score == PLACE_SCORE_REFERENCE &&
+        (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) {
+        fgd_fini(s);
+        return rc;
+    }
     s->buf_cap = cfg->n_gpus ? cfg->n_gpus : 1;
     s->cur = sim_calloc(s->buf_cap, sizeof *s->cur);
     s->sorted = sim_calloc(s->buf_cap, sizeof *s->sorted);
@@ -333,6 +389,25 @@ static int fgd_schedule(void *st, const sim_view *v, sim_time now, policy_decisi
 {
     (void)now;
     fgd_state *s = st;
+    if (s->score == PLACE_SCORE_REFERENCE &&
+        frag_workload_version(s->run_wl) != s->ref_src_version) {
+        /* The run's workload grew: rebuild the typical tasks, and forget every value
+         * computed against the old ones (the new workload's versions restart). */
+        frag_workload *nw = NULL;
+        int rc = ref_typical_workload(s->run_wl, s->n_gpu_types, &nw);
+        if (rc != SIM_OK)
+            return rc;
+        frag_workload_destroy(s->ref_wl);
+        s->ref_wl = nw;
+        s->wl = nw;
+        s->ref_src_version = frag_workload_version(s->run_wl);
+        uint32_t nn = s->ws.n_nodes ? s->ws.n_nodes : 1;
+        memset(s->node_version, 0, nn * sizeof *s->node_version);
+        memset(s->node_stamp, 0, nn * sizeof *s->node_stamp);
+        memset(s->results, 0, (size_t)nn * RESULT_WAYS * sizeof *s->results);
+        if (s->memo)
+            memset(s->memo, 0, ((size_t)s->memo_mask + 1) * sizeof *s->memo);
+    }
     return place_pass_run(&s->ws, v, out, 0, fgd_score, s, PLACE_GPU_MOST_USED,
                           !s->backfill);
 }

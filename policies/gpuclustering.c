@@ -9,12 +9,50 @@
  * those holding a task with the same request, then idle GPUs, then the others (each
  * group most-allocated first, then lowest index). CPU-only replicas go to the node with
  * the most allocated CPU.
+ *
+ * score=reference: the reference simulator's GpuClusteringScore (policies/refscore.h).
+ * A task's affinity is "sharing" (one GPU, share < 1000) or its count of whole GPUs;
+ * a node's affinities are those of the tasks on it. Four tiers of 25 points: nodes whose
+ * only affinity is the task's, nodes holding it among others, idle nodes, the rest;
+ * within a tier 25 x (8000 - free GPU share) / 8000 in integers. CPU-only tasks score 0
+ * everywhere. Ties: the node first in a random order of the nodes drawn once from the
+ * run's seed (place_ws_set_random_ties). GPUs: the least free that fit (best fit).
  */
 #include "policies/place.h"
 
 typedef struct gpuclustering_state {
     place_ws ws;
+    int score;
 } gpuclustering_state;
+
+static const policy_option gpuclustering_options[] = {
+    {"score", "clustersim",
+     "clustersim: same-request GPUs, then idle nodes, by allocated fraction; reference: "
+     "the reference simulator's four affinity tiers with integer scores"},
+    {NULL, NULL, NULL},
+};
+
+/* The reference's score: the affinities of the tasks on node n (the job's own earlier
+ * replicas included) against the job's. O(residents of n). */
+static double gpuclustering_ref_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
+{
+    const place_ws *w = ctx;
+    uint64_t bit = ref_affinity_bit(j->gpus_per_replica, place_milli(j, 0));
+    if (!bit)
+        return 0;
+    uint64_t mask = 0, left = 0;
+    uint32_t first = v->node_gpu_first[n], end = first + v->node_gpu_count[n];
+    for (uint32_t g = first; g < end; g++) {
+        left += SIM_MILLI_GPU - place_gpu_used(w, v, g);
+        if (w->t_node[n] && w->t_milli[g])
+            mask |= bit;
+        for (uint32_t a = v->gpu_first_res[g]; a != UINT32_MAX; a = v->allocs[a].next_on_gpu) {
+            const sim_job *o = sim_view_job(v, v->allocs[a].job);
+            mask |= ref_affinity_bit(o->gpus_per_replica, place_milli(o, 0));
+        }
+    }
+    return (double)ref_gpuclustering_score(mask, bit, left);
+}
 
 /* Whether GPU g holds a task whose share per GPU is `req` (a replica of the job being
  * placed, held tentatively, counts). O(residents of g). */
@@ -89,9 +127,15 @@ static bool gpuclustering_pick(void *ctx, place_ws *w, const sim_view *v, const 
 static int gpuclustering_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     gpuclustering_state *s = st;
-    int rc = place_ws_init(&s->ws, cfg, d);
+    int rc = policy_config_choice(cfg, gpuclustering_options, "score", place_score_choices,
+                                  &s->score, d);
     if (rc == SIM_OK)
+        rc = place_ws_init(&s->ws, cfg, d);
+    if (rc == SIM_OK && s->score != PLACE_SCORE_REFERENCE)
         place_ws_set_pick(&s->ws, gpuclustering_pick, s);
+    if (rc == SIM_OK && s->score == PLACE_SCORE_REFERENCE &&
+        (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK)
+        place_ws_fini(&s->ws);
     return rc;
 }
 
@@ -106,6 +150,9 @@ static int gpuclustering_schedule(void *st, const sim_view *v, sim_time now,
 {
     (void)now;
     gpuclustering_state *s = st;
+    if (s->score == PLACE_SCORE_REFERENCE)
+        return place_pass_run(&s->ws, v, out, 0, gpuclustering_ref_score, &s->ws,
+                              PLACE_GPU_MOST_USED, false);
     return place_pass_run(&s->ws, v, out, 0, gpuclustering_score, &s->ws,
                           PLACE_GPU_MOST_USED, false);
 }
@@ -116,6 +163,7 @@ const policy_ops policy_gpuclustering = {
     .summary = "keep tasks with the same GPU request together: nodes and GPUs holding the "
                "same share first, then idle ones",
     .state_size = sizeof(gpuclustering_state),
+    .options = gpuclustering_options,
     .init = gpuclustering_init,
     .fini = gpuclustering_fini,
     .schedule = gpuclustering_schedule,

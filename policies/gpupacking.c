@@ -6,12 +6,38 @@
  * fraction of its GPU share, then the lowest node id. Inside the node it takes the
  * most-allocated GPUs that fit, so partly allocated GPUs come first. CPU-only replicas
  * go to the node with the most allocated CPU.
+ *
+ * score=reference: the reference simulator's GpuPackingScore (policies/refscore.h):
+ * integer scores, partly used GPUs that fit first (100 - their free percentage / 10),
+ * then nodes where the task takes idle GPUs of a used node (50 - idle GPUs taken), then
+ * idle nodes (33 - GPUs); CPU-only tasks score 0 everywhere. Ties: the node first in a
+ * random order of the nodes drawn once from the run's seed (place_ws_set_random_ties).
  */
 #include "policies/place.h"
 
+#include "sim/alloc.h"
+
 typedef struct gpupacking_state {
     place_ws ws;
+    int score;
+    uint32_t *left; /* scratch: free share per GPU of one node */
 } gpupacking_state;
+
+static const policy_option gpupacking_options[] = {
+    {"score", "clustersim",
+     "clustersim: classes by allocated fraction, CPU-only tasks by allocated CPU; reference: the "
+     "reference simulator's integer score"},
+    {NULL, NULL, NULL},
+};
+
+static double gpupacking_ref_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
+{
+    gpupacking_state *s = ctx;
+    ref_node node;
+    ref_pod pod;
+    place_ref_view(&s->ws, v, j, n, s->left, &node, &pod);
+    return (double)ref_gpupacking_score(&node, &pod);
+}
 
 static double gpupacking_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
 {
@@ -34,19 +60,38 @@ static double gpupacking_score(void *ctx, const sim_view *v, const sim_job *j, u
 static int gpupacking_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     gpupacking_state *s = st;
-    return place_ws_init(&s->ws, cfg, d);
+    int rc =
+        policy_config_choice(cfg, gpupacking_options, "score", place_score_choices, &s->score, d);
+    if (rc != SIM_OK || (rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
+        return rc;
+    if (s->score == PLACE_SCORE_REFERENCE &&
+        (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) {
+        place_ws_fini(&s->ws);
+        return rc;
+    }
+    s->left = sim_calloc(cfg->n_gpus ? cfg->n_gpus : 1, sizeof *s->left);
+    if (!s->left) {
+        place_ws_fini(&s->ws);
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    return SIM_OK;
 }
 
 static void gpupacking_fini(void *st)
 {
     gpupacking_state *s = st;
     place_ws_fini(&s->ws);
+    sim_free(s->left);
+    s->left = NULL;
 }
 
 static int gpupacking_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
     (void)now;
     gpupacking_state *s = st;
+    if (s->score == PLACE_SCORE_REFERENCE)
+        return place_pass_run(&s->ws, v, out, 0, gpupacking_ref_score, s, PLACE_GPU_MOST_USED,
+                              false);
     return place_pass_run(&s->ws, v, out, 0, gpupacking_score, &s->ws,
                           PLACE_GPU_MOST_USED, false);
 }
@@ -56,6 +101,7 @@ const policy_ops policy_gpupacking = {
     .name = "gpupacking",
     .summary = "partly used GPUs that fit first, then partly used nodes, then idle nodes",
     .state_size = sizeof(gpupacking_state),
+    .options = gpupacking_options,
     .init = gpupacking_init,
     .fini = gpupacking_fini,
     .schedule = gpupacking_schedule,

@@ -84,8 +84,10 @@ static int parse_thresholds(las_state *s, const char *text, sim_diag *d)
     for (const char *p = text; *p;) {
         size_t len = strcspn(p, ",");
         double x;
+        /* A trailing comma is an empty number, not the end of the list. */
+        bool trailing = p[len] == ',' && p[len + 1] == '\0';
         if (s->n_thr == LAS_MAX_QUEUES - 1 || !csvin_parse_double(p, len, &x) || !(x > 0) ||
-            x > 1e15 || (s->n_thr && x <= s->thr[s->n_thr - 1]))
+            x > 1e15 || (s->n_thr && x <= s->thr[s->n_thr - 1]) || trailing)
             return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
                                 "policy 'las': option 'thresholds': expected up to %d increasing "
                                 "positive numbers separated by commas, got \"%s\"",

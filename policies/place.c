@@ -56,6 +56,7 @@ void place_ws_fini(place_ws *w)
     sim_free(w->heap_key);
     sim_free(w->heap_key2);
     sim_free(w->heap_shape);
+    sim_free(w->rank);
     memset(w, 0, sizeof *w);
 }
 
@@ -363,7 +364,8 @@ static uint32_t search_scan(const search *s, place_node_score score, void *ctx,
             s->w->fit_nodes[seen++] = n;
         } else {
             double sc = score(ctx, v, s->j, n);
-            if (best == UINT32_MAX || sc > best_score || (sc == best_score && n < best)) {
+            if (best == UINT32_MAX || sc > best_score ||
+                (sc == best_score && (s->w->rank ? s->w->rank[n] < s->w->rank[best] : n < best))) {
                 best = n;
                 best_score = sc;
             }
@@ -438,6 +440,50 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
     out->milli = gpr ? m : 0;
     out->gpu_mem_mib = gm;
     return true;
+}
+
+int place_rank_draw(uint64_t seed, uint32_t n, uint32_t *rank)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r)
+        return SIM_ENOMEM;
+    gsl_rng_set(r, seed);
+    for (uint32_t i = 0; i < n; i++)
+        rank[i] = i;
+    /* Fisher-Yates from the top. */
+    for (uint32_t i = n; i > 1; i--) {
+        uint32_t k = (uint32_t)gsl_rng_uniform_int(r, i);
+        uint32_t t = rank[i - 1];
+        rank[i - 1] = rank[k];
+        rank[k] = t;
+    }
+    gsl_rng_free(r);
+    return SIM_OK;
+}
+
+int place_ws_set_random_ties(place_ws *w, uint64_t seed, sim_diag *d)
+{
+    sim_free(w->rank);
+    w->rank = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof *w->rank);
+    if (!w->rank || place_rank_draw(seed, w->n_nodes, w->rank) != SIM_OK)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    return SIM_OK;
+}
+
+const char *const place_score_choices[] = {"clustersim", "reference", NULL};
+
+void place_ref_view(const place_ws *w, const sim_view *v, const sim_job *j, uint32_t n,
+                    uint32_t *buf, ref_node *node, ref_pod *pod)
+{
+    uint32_t first = v->node_gpu_first[n], cnt = v->node_gpu_count[n];
+    for (uint32_t k = 0; k < cnt; k++)
+        buf[k] = SIM_MILLI_GPU - place_gpu_used(w, v, first + k);
+    node->cpu_left = place_cpu_free(w, v, n);
+    node->n_gpus = cnt;
+    node->gpu_left = buf;
+    pod->cpu = j->cpu_per_replica;
+    pod->gpus = j->gpus_per_replica;
+    pod->milli = j->gpus_per_replica ? place_milli(j, 0) : 0;
 }
 
 double place_score_most_allocated(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)

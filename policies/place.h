@@ -10,6 +10,7 @@
 #define POLICIES_PLACE_H
 
 #include "policies/policy.h"
+#include "policies/refscore.h"
 
 /* A block of nodes and the best packing score any of its nodes could offer. */
 typedef struct block_bound {
@@ -48,6 +49,7 @@ struct place_ws {
     uint64_t *heap_key, *heap_key2;
     uint32_t *heap_shape;
     uint32_t heap_n;
+    uint32_t *rank;            /* when set, node ties go to the lowest rank (not node id) */
     place_gpu_pick pick;       /* when set, place_gang chooses GPUs with it */
     void *pick_ctx;
 };
@@ -113,7 +115,8 @@ bool place_pick_gpus(place_ws *w, const sim_view *v, const sim_job *j, uint32_t 
 
 /*
  * Place every replica of job id (its nominal count): each on the best-scoring node that
- * fits (ties: the lowest node id), GPUs chosen in `order` (or by the workspace's pick).
+ * fits (ties: the lowest node id, or rank when set), GPUs chosen in `order` (or by the
+ * workspace's pick).
  * Only the nodes in
  * cands[0..n_cands) are considered, or every node when cands is NULL. On success fills
  * *out (its arrays live in w until the next call) and returns true.
@@ -128,6 +131,28 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
 bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uint32_t milli,
                   uint64_t gmem, place_node_score score, void *ctx, place_gpu_order order,
                   const uint32_t *cands, uint32_t n_cands, sim_placement *out);
+
+/* Node n and one replica of j as the reference simulator's scores see them
+ * (policies/refscore.h), tentative usage included: buf receives the free share of each
+ * of the node's GPUs (it must hold node_gpu_count[n] entries). */
+void place_ref_view(const place_ws *w, const sim_view *v, const sim_job *j, uint32_t n,
+                    uint32_t *buf, ref_node *node, ref_pod *pod);
+
+/* The reference simulator's order of nodes among equal scores: it prefixes each node's
+ * name with its index in a random permutation of the nodes (drawn once per run from the
+ * seed) and takes the first name. Fills rank[0..n) with a uniformly random permutation
+ * of 0..n-1 drawn from an MT19937 seeded with seed (the same permutation for the same
+ * seed, not the reference's own: its generator is Go's). SIM_OK or SIM_ENOMEM. */
+int place_rank_draw(uint64_t seed, uint32_t n, uint32_t *rank);
+
+/* Make node ties go to the node of lowest rank in place_rank_draw(seed) instead of the
+ * lowest node id (the workspace owns the ranks). SIM_OK or SIM_ENOMEM (diag set). */
+int place_ws_set_random_ties(place_ws *w, uint64_t seed, sim_diag *d);
+
+/* The `score` option of the packing policies: their own score (default) or the reference
+ * simulator's (policies/refscore.h). */
+extern const char *const place_score_choices[];
+enum { PLACE_SCORE_OWN = 0, PLACE_SCORE_REFERENCE = 1 };
 
 /* Binpack's node score: the node's allocated fraction of GPU share (CPU for CPU-only
  * jobs). */

@@ -88,8 +88,8 @@ int policy_config_bool(const policy_config *cfg, const policy_option *opts, cons
 int policy_config_choice(const policy_config *cfg, const policy_option *opts, const char *key,
                          const char *const *choices, int *out, sim_diag *diag);
 
-/* Check that every key in cfg is declared in opts; otherwise SIM_EINVAL with a message
- * listing the known options. */
+/* Check that every key in cfg is declared in opts (otherwise SIM_EINVAL with a message
+ * listing the known options), has a non-empty value, and is given once. */
 int policy_config_validate(const policy_config *cfg, const policy_option *opts, sim_diag *diag);
 
 /* The registry (policies/registry.c): all policies, NULL-terminated, and lookup. */

@@ -1,5 +1,5 @@
 /*
- * csvin.c: gzread -> per-line csv_parse -> one reusable row buffer.
+ * csvin.c: sim_gzin_read -> per-line csv_parse -> one reusable row buffer.
  *
  * Invariant: each call to csv_parse receives at most one row terminator, at the end of
  * its piece, so at most one row completes per piece and the physical line where the
@@ -11,6 +11,7 @@
 #include "sim/csvin.h"
 
 #include "sim/alloc.h"
+#include "sim/gzin.h"
 
 #include <csv.h>
 #include <errno.h>
@@ -20,16 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <zlib.h>
 
 #define CHUNK (64u * 1024u)
 
 struct csvin {
     char path[512];
-    gzFile gz;
+    sim_gzin *gz;
     struct csv_parser p;
     unsigned char *chunk; /* CHUNK bytes */
-    size_t chunk_size;    /* bytes requested per gzread */
+    size_t chunk_size;    /* bytes requested per read */
     size_t pos, end;      /* unread part of chunk */
     bool eof, finished;
     uint32_t bom;    /* bytes of a leading UTF-8 byte-order mark skipped so far (3 = done) */
@@ -99,18 +99,11 @@ int csvin_open(csvin **out, const char *path, char delim, sim_diag *d)
     r->chunk_size = CHUNK;
     r->cur_line = 1;
     r->row_line = 1;
-    errno = 0;
-    if (strcmp(path, "-") == 0)
-        r->gz = gzdopen(0, "rb");
-    else
-        r->gz = gzopen(path, "rb");
-    if (!r->gz) {
-        int e = errno;
+    int st = sim_gzin_open(&r->gz, path, d);
+    if (st != SIM_OK) {
         csvin_close(r);
-        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot open: %s",
-                            e ? strerror(e) : "out of memory");
+        return st;
     }
-    gzbuffer(r->gz, CHUNK);
     *out = r;
     return SIM_OK;
 }
@@ -119,8 +112,7 @@ void csvin_close(csvin *r)
 {
     if (!r)
         return;
-    if (r->gz)
-        gzclose(r->gz);
+    sim_gzin_close(r->gz);
     if (r->p.entry_buf || r->p.free_func)
         csv_free(&r->p);
     sim_free(r->chunk);
@@ -138,7 +130,7 @@ const char *csvin_path(const csvin *r)
 
 bool csvin_is_gzip(const csvin *r)
 {
-    return r->gz && !gzdirect(r->gz);
+    return r->gz && sim_gzin_is_gzip(r->gz);
 }
 
 void csvin_set_chunk(csvin *r, size_t bytes)
@@ -283,26 +275,11 @@ static int parse_error(csvin *r, sim_diag *d);
 
 static int fill(csvin *r, sim_diag *d)
 {
-    int n = gzread(r->gz, r->chunk, (unsigned)r->chunk_size);
-    if (n < 0) {
-        int zerr;
-        const char *msg = gzerror(r->gz, &zerr);
-        return sim_diag_set(d, SIM_EIO, r->path, r->cur_line, 0,
-                            "cannot read%s: %s", csvin_is_gzip(r) ? " gzip stream" : "",
-                            zerr == Z_BUF_ERROR ? "truncated gzip stream (unexpected end of file)"
-                                                : msg);
-    }
-    if (n == 0) {
-        /* gzread reports a gzip stream cut short as a clean end with an error state. */
-        int zerr;
-        const char *msg = gzerror(r->gz, &zerr);
-        if (zerr != Z_OK && zerr != Z_STREAM_END)
-            return sim_diag_set(d, SIM_EIO, r->path, r->cur_line, 0, "cannot read: %s",
-                                zerr == Z_BUF_ERROR
-                                    ? "truncated gzip stream (unexpected end of file)"
-                                    : msg);
+    long n = sim_gzin_read(r->gz, r->chunk, r->chunk_size, d);
+    if (n < 0)
+        return (int)n;
+    if (n == 0)
         r->eof = true;
-    }
     r->pos = 0;
     r->end = (size_t)n;
     /* Skip a byte-order mark at the start of the stream, even when it straddles reads. */
@@ -515,11 +492,23 @@ void csvin_quote(const char *s, size_t len, char *buf, size_t size)
     buf[o] = '\0';
 }
 
+static void trim(const char **s, size_t *len)
+{
+    while (*len && (**s == ' ' || **s == '\t')) {
+        (*s)++;
+        (*len)--;
+    }
+    while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t'))
+        (*len)--;
+}
+
 int csvin_row_width(const csvin *r, const csvin_row *row, uint32_t n_header, sim_diag *d)
 {
     if (!n_header || row->n == n_header)
         return SIM_OK;
-    return sim_diag_set(d, SIM_EPARSE, csvin_path(r), row->line, 0,
+    /* The column is the first field missing, or the first one too many. */
+    uint32_t col = (row->n < n_header ? row->n : n_header) + 1;
+    return sim_diag_set(d, SIM_EPARSE, csvin_path(r), row->line, (int)col,
                         "expected %u fields, as in the header, got %u", n_header, row->n);
 }
 
@@ -531,19 +520,16 @@ int csvin_field_error(const csvin *r, const csvin_row *row, int32_t col, const c
         return sim_diag_set(d, SIM_EPARSE, r->path, row->line, col >= 0 ? col + 1 : 0,
                             "field '%s': expected %s, got nothing (the row has %u fields)",
                             name, what, row->n);
-    csvin_quote(row->f[col], row->len[col], q, sizeof q);
+    const char *f = row->f[col];
+    size_t len = row->len[col];
+    csvin_quote(f, len, q, sizeof q);
+    bool spaced = len && (f[0] == ' ' || f[0] == '\t' || f[len - 1] == ' ' || f[len - 1] == '\t');
+    trim(&f, &len);
+    double x;
+    spaced = spaced && csvin_parse_double(f, len, &x);
     return sim_diag_set(d, SIM_EPARSE, r->path, row->line, col + 1,
-                        "field '%s': expected %s, got %s", name, what, q);
-}
-
-static void trim(const char **s, size_t *len)
-{
-    while (*len && (**s == ' ' || **s == '\t')) {
-        (*s)++;
-        (*len)--;
-    }
-    while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t'))
-        (*len)--;
+                        "field '%s': expected %s, got %s%s", name, what, q,
+                        spaced ? " (a number with spaces around it)" : "");
 }
 
 bool csvin_empty(const csvin_row *row, int32_t col)
@@ -558,7 +544,6 @@ bool csvin_empty(const csvin_row *row, int32_t col)
 
 bool csvin_parse_u64(const char *s, size_t len, uint64_t *out)
 {
-    trim(&s, &len);
     if (len && *s == '+') {
         s++;
         len--;
@@ -589,7 +574,6 @@ bool csvin_parse_u64(const char *s, size_t len, uint64_t *out)
 
 bool csvin_parse_i64(const char *s, size_t len, int64_t *out)
 {
-    trim(&s, &len);
     bool neg = len && *s == '-';
     if (neg) {
         s++;
@@ -682,7 +666,6 @@ static bool parse_plain_us(const char *s, size_t len, sim_time *out)
 
 bool csvin_parse_double(const char *s, size_t len, double *out)
 {
-    trim(&s, &len);
     if (!len || len > 64)
         return false;
     if (parse_plain_decimal(s, len, out))
@@ -765,7 +748,6 @@ int csvin_seconds(const csvin *r, const csvin_row *row, int32_t col, const char 
         /* Exact: a decimal number of seconds read straight into microseconds. */
         const char *f = row->f[col];
         size_t len = row->len[col];
-        trim(&f, &len);
         sim_time us;
         if (parse_plain_us(f, len, &us) && (double)us / 1e6 >= min_s &&
             (double)us / 1e6 <= max_s) {

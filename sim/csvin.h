@@ -1,8 +1,8 @@
 /*
  * csvin.h: streaming CSV input shared by every reader (traces, clusters, model tables).
- * gzread() fills a 64 KiB buffer (plain files pass through zlib's transparent mode, so
- * gzip is detected by content); libcsv splits it into fields, which are copied into one
- * reusable row buffer, NUL-terminated. Memory is bounded by the longest row.
+ * sim_gzin_read() fills a 64 KiB buffer (gzip is detected by content; gzip damage and
+ * junk after the stream are errors at a byte offset); libcsv splits it into fields, which are
+ * copied into one reusable row buffer, NUL-terminated. Memory is bounded by the longest row.
  *
  * libcsv does not track positions, so input is fed to it one physical line at a time
  * and the parser's state is read before each line: a row's line is the physical line
@@ -57,7 +57,8 @@ int csvin_map_header(const csvin *r, const csvin_row *hdr, const char *const *na
 
 /* Field accessors. Each fails with SIM_EPARSE and a diagnostic of the form
  *   file:line:col: error: field 'name': expected ..., got "value"
- * Leading and trailing spaces are ignored. */
+ * libcsv drops the spaces around unquoted fields; a number with spaces left around it
+ * (quoted) is an error that says so. */
 bool csvin_empty(const csvin_row *row, int32_t col); /* absent column or empty field */
 int csvin_u64(const csvin *r, const csvin_row *row, int32_t col, const char *name,
               uint64_t min, uint64_t max, uint64_t *out, sim_diag *d);
@@ -73,13 +74,15 @@ int csvin_seconds(const csvin *r, const csvin_row *row, int32_t col, const char 
 int csvin_field_error(const csvin *r, const csvin_row *row, int32_t col, const char *name,
                       const char *what, sim_diag *d);
 /* A data row of a file with a header has as many fields as the header (n_header; 0 =
- * no header, anything goes); otherwise SIM_EPARSE "file:line: expected N fields...". */
+ * no header, anything goes); otherwise SIM_EPARSE "file:line:col: expected N fields...",
+ * col being the first missing field or the first one too many. */
 int csvin_row_width(const csvin *r, const csvin_row *row, uint32_t n_header, sim_diag *d);
 
 /* Quote s[0..len) for a message: at most 40 bytes, non-printables as \xHH. */
 void csvin_quote(const char *s, size_t len, char *buf, size_t size);
 
-/* Parse helpers on plain strings (no diagnostics); trim spaces; false when invalid. */
+/* Parse helpers on plain strings (no diagnostics); false when invalid, spaces around the
+ * number included. */
 bool csvin_parse_u64(const char *s, size_t len, uint64_t *out);
 bool csvin_parse_i64(const char *s, size_t len, int64_t *out);
 bool csvin_parse_double(const char *s, size_t len, double *out);

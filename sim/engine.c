@@ -1066,6 +1066,23 @@ static void write_unfinished(sim_engine *e, bool horizon)
     }
 }
 
+/* Read the rest of the source after the horizon: each job is written as unfinished
+ * (it never arrived), so every row of the trace is accounted for in jobs.csv. */
+static int write_not_arrived(sim_engine *e, sim_diag *d)
+{
+    while (e->has_next) {
+        e->sum.jobs_not_arrived++;
+        e->sum.jobs_unfinished++;
+        if (sim__write_spec_row(e, &e->next, e->next.replicas, "unfinished",
+                                "not arrived: submitted after the horizon") != SIM_OK)
+            return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write jobs.csv");
+        int st = read_next(e, d);
+        if (st != SIM_OK)
+            return st;
+    }
+    return SIM_OK;
+}
+
 int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
 {
     e->src = src;
@@ -1215,10 +1232,20 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
             break;
         }
     }
+    /* Stopped by the horizon: time runs on to the horizon itself, so the jobs still
+     * placed and the GPUs they hold are counted up to it, not up to the last event. */
+    if (at_horizon && e->now < e->cfg.horizon_us) {
+        if (e->integ_started)
+            integrate(e, e->cfg.horizon_us);
+        e->now = e->cfg.horizon_us;
+        e->v.now = e->now;
+    }
     if (e->integ_started)
         integrate(e, e->now);
     if (ended_early && e->jobs_in_flight > 0)
         write_unfinished(e, at_horizon);
+    if (at_horizon && (st = write_not_arrived(e, d)) != SIM_OK)
+        return st;
     if (e->sum.last_end_us < e->now && e->jobs_in_flight > 0)
         e->sum.last_end_us = e->now;
     double span = e->sum.first_submit_us == SIM_TIME_NEVER

@@ -93,6 +93,9 @@ typedef struct sim_world {
 /* The run's figures, complete after sim_engine_run. */
 typedef struct sim_summary {
     uint64_t jobs_arrived, jobs_done, jobs_rejected, jobs_unfinished;
+    /* Jobs submitted after the horizon: never arrived, counted in jobs_unfinished too,
+     * so arrived + not_arrived = done + rejected + unfinished = the source's jobs. */
+    uint64_t jobs_not_arrived;
     uint64_t events, preemptions, failures;
     double lost_work_s;
     double lost_gpu_seconds; /* GPU time of the lost work: its run time x GPUs held */
@@ -134,8 +137,11 @@ int sim_engine_set_quota(sim_engine *e, uint32_t tenant, double gpus);
 int sim_engine_add_failure(sim_engine *e, uint32_t node, sim_time down_us, sim_time up_us,
                            sim_diag *d);
 
-/* Run to the end of the source (or the horizon). Errors from the source, the policy
- * (an invalid decision names the policy, the decision and the reason) or output. */
+/* Run to the end of the source (or the horizon). At the horizon, time is advanced to the
+ * horizon itself (run time, GPU time and makespan count up to it), the jobs in the system
+ * are written as unfinished, and the rest of the source is read and written as unfinished
+ * jobs that never arrived. Errors from the source, the policy (an invalid decision names
+ * the policy, the decision and the reason) or output. */
 int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d);
 
 const sim_summary *sim_engine_summary(const sim_engine *e);

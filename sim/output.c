@@ -284,9 +284,10 @@ int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
     fprintf(f, "  \"cluster\": {\"nodes\": %u, \"gpus\": %u},\n", e->n_nodes, e->n_gpus);
     fprintf(f,
             "  \"jobs\": {\"arrived\": %llu, \"done\": %llu, \"rejected\": %llu, "
-            "\"unfinished\": %llu},\n",
+            "\"unfinished\": %llu},\n  \"jobs_not_arrived\": %llu,\n",
             (unsigned long long)s->jobs_arrived, (unsigned long long)s->jobs_done,
-            (unsigned long long)s->jobs_rejected, (unsigned long long)s->jobs_unfinished);
+            (unsigned long long)s->jobs_rejected, (unsigned long long)s->jobs_unfinished,
+            (unsigned long long)s->jobs_not_arrived);
     json_dist(f, "jct_s", e->h_jct);
     json_dist(f, "wait_s", e->h_wait);
     double span = s->first_submit_us == SIM_TIME_NEVER

@@ -9,6 +9,8 @@
 #define TESTS_CHECK_H
 
 #include <libgen.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -157,6 +159,31 @@ static inline int check_system(const char *cmd)
     if (rc == -1)
         return -1;
     return (rc >> 8) & 0xff;
+}
+
+/* Run a shell command given printf-style; its exit status (or -1). */
+static inline int check_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline int check_sh(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof cmd)
+        return -1;
+    return check_system(cmd);
+}
+
+/* Whether the file at path contains needle (says so on stderr when not). */
+static inline bool check_file_has(const char *path, const char *needle)
+{
+    char *s = check_slurp(path, NULL);
+    bool ok = s && strstr(s, needle);
+    if (!ok)
+        fprintf(stderr, "  %s does not contain: %s\n", path, needle);
+    free(s);
+    return ok;
 }
 
 #endif

@@ -97,19 +97,19 @@ int main(void)
     write_text("cluster_wide.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
                                    "n1,1000,1000,1,T4,extra,more\n");
     CHECK(load("cluster_wide.csv", &c, msg, sizeof msg) == SIM_EPARSE);
-    CHECK_STR(msg, "cluster_wide.csv:2: error: expected 5 fields, as in the header, got 7");
+    CHECK_STR(msg, "cluster_wide.csv:2:6: error: expected 5 fields, as in the header, got 7");
     write_text("cluster_dup.csv", "sn,cpu_milli,memory_mib,gpu,model,count\n"
                                   "a,1000,1000,1,T4,\nb,1000,1000,1,T4,2\na,1000,1000,2,T4,\n");
     CHECK(load("cluster_dup.csv", &c, msg, sizeof msg) == SIM_EPARSE);
-    CHECK_STR(msg, "cluster_dup.csv:4: error: node name 'a' is given twice (first on line 2)");
+    CHECK_STR(msg, "cluster_dup.csv:4:1: error: node name 'a' is given twice (first on line 2)");
     write_text("cluster_dup2.csv", "sn,cpu_milli,memory_mib,gpu,model,count\n"
                                    "b,1000,1000,1,T4,2\nb-1,1000,1000,2,T4,\n");
     CHECK(load("cluster_dup2.csv", &c, msg, sizeof msg) == SIM_EPARSE);
-    CHECK_STR(msg, "cluster_dup2.csv:3: error: node name 'b-1' is given twice (first on line "
+    CHECK_STR(msg, "cluster_dup2.csv:3:1: error: node name 'b-1' is given twice (first on line "
                    "2)");
     write_text("cluster_dup3.csv", "m1,V100M16,96,512,8\nm2,T4,96,512,2\nm1,T4,96,512,2\n");
     CHECK(load("cluster_dup3.csv", &c, msg, sizeof msg) == SIM_EPARSE);
-    CHECK_STR(msg, "cluster_dup3.csv:3: error: node name 'm1' is given twice (first on line 1)");
+    CHECK_STR(msg, "cluster_dup3.csv:3:1: error: node name 'm1' is given twice (first on line 1)");
 
     char openb[1024];
     if (check_shared("alibaba_gpu_v2023/openb_node_list_gpu_node.csv", openb, sizeof openb)) {

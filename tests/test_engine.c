@@ -109,6 +109,7 @@ typedef struct run_opts {
     const sim_time (*failures)[3]; /* node, down, up */
     int n_failures;
     const char *opt_key, *opt_value; /* one policy option, or NULL */
+    sim_time horizon_us;             /* 0 = none */
 } run_opts;
 
 static run_out run(world *w, const job_spec *jobs, size_t n, const run_opts *o)
@@ -119,7 +120,7 @@ static run_out run(world *w, const job_spec *jobs, size_t n, const run_opts *o)
     FILE *ft = open_memstream(&r.ts, &r.ts_len);
     sim_config cfg = {.seed = o->seed,
                       .sample_interval_us = o->sample_us,
-                      .horizon_us = SIM_TIME_NEVER,
+                      .horizon_us = o->horizon_us ? o->horizon_us : SIM_TIME_NEVER,
                       .checkpoint_interval_s = o->checkpoint_s,
                       .restart_penalty_s = o->restart_penalty_s,
                       .jobs_csv = fj,
@@ -953,6 +954,56 @@ static void test_number_format(void)
     world_fini(&w);
 }
 
+/* A run stopped at the horizon counts time up to the horizon, not up to the last event
+ * before it, and lists the jobs submitted after it, so every trace row is accounted for. */
+static void test_horizon(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[4] = {job("long", 0, 3600, 1, 1000), job("waits", 40, 10, 1, 1000),
+                        job("late", 200, 10, 1, 1000), job("later", 300, 10, 1, 1000)};
+    run_opts o = {.pol = &policy_fifo, .seed = 1, .horizon_us = 100000000};
+    run_out r = run(&w, jobs, 4, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "long", F_STATUS, "unfinished");
+    CHECK_FIELD(&r, "long", F_RUN, "100.000000");
+    CHECK_FIELD(&r, "long", F_REASON, "still running at the horizon");
+    CHECK_FIELD(&r, "waits", F_STATUS, "unfinished");
+    CHECK_FIELD(&r, "waits", F_RUN, "0.000000");
+    CHECK_FIELD(&r, "waits", F_REASON, "still waiting at the horizon");
+    CHECK_FIELD(&r, "late", F_STATUS, "unfinished");
+    CHECK_FIELD(&r, "late", F_SUBMIT, "200.000000");
+    CHECK_FIELD(&r, "late", F_REASON, "not arrived: submitted after the horizon");
+    CHECK_FIELD(&r, "later", F_STATUS, "unfinished");
+    CHECK_EQ_I64(count_lines(r.jobs), 5);
+    CHECK_EQ_I64(r.sum.jobs_arrived, 2);
+    CHECK_EQ_I64(r.sum.jobs_not_arrived, 2);
+    CHECK_EQ_I64(r.sum.jobs_unfinished, 4);
+    CHECK_EQ_I64(r.sum.jobs_done + r.sum.jobs_rejected + r.sum.jobs_unfinished,
+                 r.sum.jobs_arrived + r.sum.jobs_not_arrived);
+    /* One GPU held from 0 to the horizon: 100 GPU-s over a 100 s makespan. */
+    CHECK_NEAR(r.sum.gpu_seconds_alloc, 100, 1e-12);
+    CHECK_NEAR(r.sum.gpu_alloc_avg, 1, 1e-12);
+    CHECK_EQ_I64(r.sum.last_end_us - r.sum.first_submit_us, 100000000);
+    CHECK(r.summary && strstr(r.summary, "\"jobs_not_arrived\": 2") != NULL);
+    CHECK(r.summary && strstr(r.summary, "\"makespan_s\": 100.000000") != NULL);
+    run_out_free(&r);
+
+    /* Node failures need a horizon: the failure process stops there too. The job runs
+     * 0..30, loses the node 30..60 (no checkpoint: its 30 s are lost), runs 60..100. */
+    const sim_time fail[1][3] = {{0, 30000000, 60000000}};
+    job_spec one[1] = {job("j", 0, 500, 1, 1000)};
+    o.failures = fail;
+    o.n_failures = 1;
+    r = run(&w, one, 1, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "j", F_RUN, "70.000000");
+    CHECK_NEAR(r.sum.gpu_seconds_alloc, 70, 1e-12);
+    CHECK_NEAR(r.sum.gpu_alloc_avg, 0.7, 1e-12);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 static void test_create_alloc_failures(void)
 {
     world w;
@@ -994,6 +1045,7 @@ int main(void)
     test_las();
     test_pass_equivalence();
     test_number_format();
+    test_horizon();
     test_create_alloc_failures();
     return check_done();
 }

@@ -4,6 +4,7 @@
  * of them once crashed or hung a reader; a regression crashes this test or trips its
  * ctest timeout. Also checks that skipping bad rows resumes at the next line.
  */
+#include "fuzz/fuzz_file_one.h"
 #include "fuzz/fuzz_one.h"
 
 #include "check.h"
@@ -11,6 +12,17 @@
 #include <dirent.h>
 
 #define FIX SIM_SOURCE_DIR "/tests/fixtures/"
+
+/* The parsers that are not trace readers (fuzz_file_one.h). */
+static bool is_file_kind(const char *kind)
+{
+    static const char *const kinds[] = {"cluster_spec", "quota", "failures",
+                                        "calibrate",    "model", "policy_opt"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kind, kinds[i]) == 0)
+            return true;
+    return false;
+}
 
 static const char *option_for(const char *format)
 {
@@ -43,7 +55,9 @@ int main(void)
             size_t n = 0;
             char *data = check_slurp(path, &n);
             CHECK(data != NULL);
-            if (data)
+            if (data && is_file_kind(e->d_name))
+                CHECK_EQ_I64(fuzz_file_one(e->d_name, (const uint8_t *)data, n), 0);
+            else if (data)
                 CHECK_EQ_I64(fuzz_one(e->d_name, option_for(e->d_name), (const uint8_t *)data, n),
                              0);
             free(data);

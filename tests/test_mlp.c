@@ -190,27 +190,28 @@ static void bad_files(void)
     model_mlp_destroy(m);
 
     expect_load_error("mlp_bad1.mlp", "job_id,submit_time\n",
-                      "mlp_bad1.mlp:1: error: expected 'clustersim-mlp' (the first line of a "
+                      "mlp_bad1.mlp:1:1: error: expected 'clustersim-mlp' (the first line of a "
                       "clustersim model file), got \"job_id,submit_time\"");
     expect_load_error("mlp_bad2.mlp", "clustersim-mlp 2\n",
-                      "mlp_bad2.mlp:1: error: expected format version 1, got \"2\"");
+                      "mlp_bad2.mlp:1:2: error: expected format version 1, got \"2\"");
     expect_load_error("mlp_bad3.mlp", HEAD "target y none 1 2\n",
                       "mlp_bad3.mlp:6: error: expected 'activation' (relu or tanh), got the end "
                       "of the file");
     expect_load_error("mlp_bad4.mlp", HEAD TARGET "layers 1\nlayer 1 2\nw 0.5 abc\nb 0.125\nend\n",
-                      "mlp_bad4.mlp:9: error: expected a finite number, got \"abc\"");
+                      "mlp_bad4.mlp:9:3: error: expected a finite number, got \"abc\"");
     expect_load_error("mlp_bad5.mlp", HEAD TARGET "layers 1\nlayer 1 3\nw 0.5 1 1\nb 0\nend\n",
-                      "mlp_bad5.mlp:8: error: expected an integer 2..2, got \"3\"");
+                      "mlp_bad5.mlp:8:3: error: expected an integer 2..2, got \"3\"");
     expect_load_error("mlp_bad6.mlp", HEAD TARGET "layers 1\nlayer 1 2\nw 0.5 0.25\nb 0.125\n",
                       "mlp_bad6.mlp:11: error: expected 'meta' or 'end', got the end of the file "
                       "(truncated?)");
     expect_load_error("mlp_bad7.mlp", "clustersim-mlp 1\ninputs 2\ninput a none 0 0\n",
-                      "mlp_bad7.mlp:3: error: expected a positive standard deviation, got \"0\"");
+                      "mlp_bad7.mlp:3:5: error: expected a positive standard deviation, got \"0\"");
     expect_load_error("mlp_bad8.mlp", HEAD TARGET "layers 1\nlayer 1 2\nw 0.5\nb 0.125\nend\n",
-                      "mlp_bad8.mlp:9: error: expected 2 fields after 'w' (one weight row), got "
+                      "mlp_bad8.mlp:9:3: error: expected 2 fields after 'w' (one weight row), got "
                       "the end of the line");
-    expect_load_error("mlp_bad9.mlp", HEAD "target y cube 1 2\n",
-                      "mlp_bad9.mlp:5: error: expected a transform (none or log1p), got \"cube\"");
+    expect_load_error(
+        "mlp_bad9.mlp", HEAD "target y cube 1 2\n",
+        "mlp_bad9.mlp:5:3: error: expected a transform (none or log1p), got \"cube\"");
 
     d.msg[0] = '\0';
     CHECK(model_mlp_load(&m, "mlp_absent.mlp", &d) == SIM_EIO);

@@ -133,7 +133,7 @@ static void test_stats_cli(void)
     CHECK_EQ_I64(run(BIN " trace stats " FIX "good_muri.csv --format muri --trace-opt x=1"), 2);
     CHECK(err_has("clustersim: error: --trace-opt 'x=1': the muri format has no options"));
     CHECK_EQ_I64(run(BIN " trace stats " FIX "bad_native_dup.csv"), 2);
-    CHECK(err_has("bad_native_dup.csv:4: error: duplicate job id 'j1' (first seen on line 2)"));
+    CHECK(err_has("bad_native_dup.csv:4:1: error: duplicate job id 'j1' (first seen on line 2)"));
 }
 
 /* True when no file of the working directory starts with prefix (the output or its

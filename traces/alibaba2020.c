@@ -118,7 +118,7 @@ static int load_tasks(trace_reader *r, pai_state *s, const char *path, sim_diag 
         }
         first = false;
         if (row.n != K_N) {
-            st = sim_diag_set(d, SIM_EPARSE, path, row.line, 0,
+            st = sim_diag_set(d, SIM_EPARSE, path, row.line, (int)(row.n < K_N ? row.n : K_N) + 1,
                               "expected the %d fields job_name,task_name,inst_num,status,"
                               "start_time,end_time,plan_cpu,plan_mem,plan_gpu,gpu_type, got %u",
                               K_N, row.n);
@@ -218,7 +218,8 @@ static int pai_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
     if (r->rows == 1 && row->n > 0 && strcmp(row->f[0], "job_name") == 0)
         return 0;
     if (row->n != J_N)
-        return sim_diag_set(d, SIM_EPARSE, r->path, row->line, 0,
+        return sim_diag_set(d, SIM_EPARSE, r->path, row->line,
+                            (int)(row->n < J_N ? row->n : J_N) + 1,
                             "expected the %d fields job_name,inst_id,user,status,start_time,"
                             "end_time, got %u",
                             J_N, row->n);
@@ -242,6 +243,7 @@ static int pai_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
     if (end < run_from)
         return csvin_field_error(in, row, J_END, "end_time",
                                  "a time not before the job's first task start_time", d);
+    r->submit_col = J_START;
     j->submit_us = (sim_time)llround(start * 1e6);
     j->work_s = end - run_from;
     j->cpu_milli = (uint64_t)llround(a->cpu_milli);

@@ -46,6 +46,7 @@ typedef struct builder {
     cluster_spec *c;
     uint32_t cap;
     uint64_t *lines; /* the file line of each node (0: generated) */
+    int32_t name_col; /* the column of node names in the file (-1: none) */
 } builder;
 
 static node_spec *add_node(builder *b, uint64_t line)
@@ -93,7 +94,7 @@ static int check_unique_names(const builder *b, const char *path, sim_diag *d)
     int st = SIM_OK;
     for (uint32_t i = 1; i < n && st == SIM_OK; i++)
         if (strcmp(ix[i - 1].name, ix[i].name) == 0)
-            st = sim_diag_set(d, SIM_EPARSE, path, b->lines[ix[i].i], 0,
+            st = sim_diag_set(d, SIM_EPARSE, path, b->lines[ix[i].i], b->name_col + 1,
                               "node name '%s' is given twice (first on line %llu)", ix[i].name,
                               (unsigned long long)b->lines[ix[i - 1].i]);
     sim_free(ix);
@@ -164,9 +165,9 @@ static int pai_machine(builder *b, const csvin *in, const csvin_row *row,
 {
     static const char *const names[5] = {"machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"};
     if (row->n != 5)
-        return sim_diag_set(d, SIM_EPARSE, csvin_path(in), row->line, 0,
-                            "expected the 5 fields machine,gpu_type,cap_cpu,cap_mem,cap_gpu, got %u",
-                            row->n);
+        return sim_diag_set(
+            d, SIM_EPARSE, csvin_path(in), row->line, (int)(row->n < 5 ? row->n : 5) + 1,
+            "expected the 5 fields machine,gpu_type,cap_cpu,cap_mem,cap_gpu, got %u", row->n);
     if (csvin_empty(row, 0) || row->len[0] >= SIM_ID_MAX)
         return csvin_field_error(in, row, 0, names[0], "a machine name of 1..63 bytes", d);
     uint64_t cpu, gpus;
@@ -183,6 +184,7 @@ static int pai_machine(builder *b, const csvin *in, const csvin_row *row,
     node_spec *n = add_node(b, row->line);
     if (!n)
         return sim_diag_set(d, SIM_ENOMEM, csvin_path(in), row->line, 0, "out of memory");
+    b->name_col = 0;
     memcpy(n->name, row->f[0], row->len[0]);
     n->cpu_milli = cpu * 1000;
     n->mem_mib = (uint64_t)(mem * 1024 + 0.5);
@@ -267,6 +269,7 @@ static int load_csv(builder *b, const char *path, const sim_intern *types, uint1
         }
     }
     uint32_t n_header = row.n;
+    b->name_col = ix[K_SN];
     while ((st = csvin_next(in, &row, d)) == 1) {
         if ((st = csvin_row_width(in, &row, n_header, d)))
             goto out;
@@ -429,7 +432,7 @@ int cluster_spec_load_typed(cluster_spec **out, const char *src, const sim_inter
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "unknown GPU type '%s' (known: %s)", dname,
                             known);
     }
-    builder b = {0};
+    builder b = {.name_col = -1};
     b.c = sim_calloc(1, sizeof *b.c);
     if (!b.c)
         return sim_diag_set(d, SIM_ENOMEM, src, 0, 0, "out of memory");

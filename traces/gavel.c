@@ -195,7 +195,8 @@ static int gavel_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_dia
     const csvin *in = r->in;
     if (!s->layout) {
         if (row->n != 10 && row->n != 7)
-            return sim_diag_set(d, SIM_EPARSE, r->path, row->line, 0,
+            return sim_diag_set(d, SIM_EPARSE, r->path, row->line,
+                                (int)(row->n > 10 ? 10 : row->n) + 1,
                                 "expected 10 tab-separated fields (job_type, command, "
                                 "working_directory, num_steps_arg, needs_data_dir, total_steps, "
                                 "scale_factor, priority_weight, SLO, arrival_time) or 7 "
@@ -205,11 +206,12 @@ static int gavel_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_dia
         s->layout = row->n;
     }
     if (row->n != s->layout)
-        return sim_diag_set(d, SIM_EPARSE, r->path, row->line, 0,
-                            "expected %u tab-separated fields like the first line, got %u",
-                            s->layout, row->n);
+        return sim_diag_set(
+            d, SIM_EPARSE, r->path, row->line, (int)(row->n < s->layout ? row->n : s->layout) + 1,
+            "expected %u tab-separated fields like the first line, got %u", s->layout, row->n);
     bool ten = s->layout == 10;
     int32_t c_steps = ten ? 5 : 4, c_sf = 6, c_arrival = ten ? 9 : 5;
+    r->submit_col = c_arrival;
     int st;
     uint64_t steps, sf, flag;
     double x;

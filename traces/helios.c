@@ -48,6 +48,7 @@ static int helios_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
     const int32_t *c = r->col;
     int st;
     uint64_t u;
+    r->submit_col = c[H_SUBMIT];
     if ((st = trace__job_id(r, row, c[H_ID], "job_id", j, d)) ||
         (st = trace__timestamp(r, row, c[H_SUBMIT], "submit_time", &j->submit_us, d)) ||
         (st = csvin_u64(in, row, c[H_GPUS], "gpu_num", 0, 65536, &u, d)))

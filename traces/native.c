@@ -50,6 +50,7 @@ static int native_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
     const int32_t *c = r->col;
     int st;
     uint64_t u;
+    r->submit_col = c[N_SUBMIT];
     if ((st = trace__job_id(r, row, c[N_ID], "job_id", j, d)) ||
         (st = csvin_seconds(in, row, c[N_SUBMIT], "submit_time", 0, SIM_TIME_LIMIT_S, &j->submit_us, d)) ||
         (st = csvin_double(in, row, c[N_DURATION], "duration", 0, SIM_TIME_LIMIT_S, &j->work_s, d)) ||

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "sim/gzin.h"
+
 #define JCHUNK (64u * 1024u)
 
 static const char *const philly_options[] = {"tenant", NULL};
@@ -30,7 +32,7 @@ typedef struct philly_state {
     bool tenant_user;
     char id[24];
     /* JSON layout: the input, a chunk of it, and where the next byte is. */
-    gzFile gz;
+    sim_gzin *gz;
     unsigned char *chunk;
     size_t pos, end;
     bool eof, started;
@@ -38,7 +40,19 @@ typedef struct philly_state {
     int phase; /* 0: before '[', 1: element or ']', 2: ',' or ']', 3: after ']', 4: dead */
     bool need_element; /* after ',' an element must follow */
     json_tokener *tok;
+    /* The text of the element being parsed (json-c keeps the last of duplicate keys
+     * silently, so they are looked for in the text), and the scratch of that search. */
+    char *elem;
+    size_t elem_len, elem_cap;
+    struct jkey *keys;
+    size_t keys_cap;
 } philly_state;
+
+/* A key of an object in the element's text: offset and length (without the quotes). */
+typedef struct jkey {
+    const char *text; /* the element's text */
+    uint32_t off, len;
+} jkey;
 
 /* ---- CSV layout ---------------------------------------------------------------- */
 
@@ -50,6 +64,7 @@ static int csv_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
     int st;
     uint64_t u;
     double gpu_time;
+    r->submit_col = c[P_TS];
     if ((st = trace__timestamp(r, row, c[P_TS], "timestamp", &j->submit_us, d)) ||
         (st = csvin_double(in, row, c[P_DUR], "duration", 0, SIM_TIME_LIMIT_S, &j->work_s, d)) ||
         (st = csvin_u64(in, row, c[P_GPUS], "num_gpus", 0, 65536, &u, d)) ||
@@ -71,14 +86,9 @@ static int jfill(trace_reader *r, sim_diag *d)
 {
     philly_state *s = r->state;
     unsigned want = r->chunk && r->chunk < JCHUNK ? (unsigned)r->chunk : JCHUNK;
-    int n = gzread(s->gz, s->chunk, want);
-    int zerr = Z_OK;
-    if (n <= 0)
-        gzerror(s->gz, &zerr);
-    if (n < 0 || (n == 0 && zerr != Z_OK && zerr != Z_STREAM_END))
-        return sim_diag_set(d, SIM_EIO, r->path, s->line, 0, "cannot read: %s",
-                            zerr == Z_BUF_ERROR ? "truncated gzip stream (unexpected end of file)"
-                                                : "read error");
+    long n = sim_gzin_read(s->gz, s->chunk, want, d);
+    if (n < 0)
+        return (int)n;
     if (n == 0)
         s->eof = true;
     s->pos = 0;
@@ -297,11 +307,104 @@ static int jexpect(trace_reader *r, const char *want, const char *what, int *got
                         what, q);
 }
 
+static int by_key(const void *a, const void *b)
+{
+    const jkey *x = a, *y = b;
+    uint32_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->text + x->off, y->text + y->off, n);
+    if (c)
+        return c;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return (x->off > y->off) - (x->off < y->off);
+}
+
+static long line_at(const char *text, uint32_t off, long start_line)
+{
+    long line = start_line;
+    for (uint32_t i = 0; i < off; i++)
+        line += text[i] == '\n';
+    return line;
+}
+
+/* Keys keys[from..n) of one object: sorted (by text, then position), equal neighbours
+ * are a key given twice. O(k log k) for k keys. */
+static int object_dups(trace_reader *r, size_t from, size_t n, long start_line, sim_diag *d)
+{
+    philly_state *s = r->state;
+    if (n - from < 2)
+        return SIM_OK;
+    jkey *k = s->keys + from;
+    qsort(k, n - from, sizeof *k, by_key);
+    for (size_t i = 1; i < n - from; i++) {
+        if (k[i].len != k[i - 1].len ||
+            memcmp(s->elem + k[i].off, s->elem + k[i - 1].off, k[i].len))
+            continue;
+        char q[64];
+        csvin_quote(s->elem + k[i].off, k[i].len, q, sizeof q);
+        q[strlen(q) - 1] = '\0';
+        return sim_diag_set(d, SIM_EPARSE, r->path, line_at(s->elem, k[i].off, start_line), 0,
+                            "malformed JSON: key '%s' given twice in one object (first on line "
+                            "%ld)",
+                            q + 1, line_at(s->elem, k[i - 1].off, start_line));
+    }
+    return SIM_OK;
+}
+
+/* Look for a key given twice in one object of the element's text (json-c has checked
+ * the syntax). Keys are compared as written: escapes are not decoded. */
+static int json_dup_keys(trace_reader *r, long start_line, sim_diag *d)
+{
+    philly_state *s = r->state;
+    /* Each frame: the first key of its object in s->keys, or SIZE_MAX for an array. */
+    size_t frame[64], depth = 0, n = 0;
+    bool want_key = false;
+    for (size_t i = 0; i < s->elem_len; i++) {
+        char c = s->elem[i];
+        if (c == '"') {
+            size_t start = ++i;
+            while (i < s->elem_len && s->elem[i] != '"')
+                i += s->elem[i] == '\\' ? 2 : 1;
+            if (want_key && depth && frame[depth - 1] != SIZE_MAX) {
+                if (n == s->keys_cap) {
+                    size_t ncap = s->keys_cap ? s->keys_cap * 2 : 64;
+                    jkey *nk = sim_reallocarray(s->keys, ncap, sizeof *nk);
+                    if (!nk)
+                        return sim_diag_set(d, SIM_ENOMEM, r->path, start_line, 0, "out of memory");
+                    s->keys = nk;
+                    s->keys_cap = ncap;
+                }
+                s->keys[n++] = (jkey){s->elem, (uint32_t)start, (uint32_t)(i - start)};
+            }
+            want_key = false;
+        } else if (c == '{' || c == '[') {
+            /* Deeper nesting than the search follows is not a job's: json-c's own depth
+             * limit applies to it. */
+            if (depth == sizeof frame / sizeof frame[0])
+                return SIM_OK;
+            frame[depth++] = c == '{' ? n : SIZE_MAX;
+            want_key = c == '{';
+        } else if (c == ',') {
+            want_key = depth && frame[depth - 1] != SIZE_MAX;
+        } else if ((c == '}' || c == ']') && depth) {
+            size_t from = frame[--depth];
+            if (from != SIZE_MAX) {
+                int st = object_dups(r, from, n, start_line, d);
+                if (st != SIM_OK)
+                    return st;
+                n = from;
+            }
+        }
+    }
+    return SIM_OK;
+}
+
 static int json_element(trace_reader *r, json_object **obj, long *start_line, sim_diag *d)
 {
     philly_state *s = r->state;
     json_tokener_reset(s->tok);
     *start_line = s->line;
+    s->elem_len = 0;
     size_t bytes = 0;
     for (;;) {
         if (s->pos == s->end) {
@@ -322,6 +425,20 @@ static int json_element(trace_reader *r, json_object **obj, long *start_line, si
         json_object *o = json_tokener_parse_ex(s->tok, (const char *)p, (int)n);
         enum json_tokener_error e = json_tokener_get_error(s->tok);
         size_t used = e == json_tokener_continue ? n : json_tokener_get_parse_end(s->tok);
+        if (s->elem_len + used > s->elem_cap) {
+            size_t ncap = s->elem_cap ? s->elem_cap : 4096;
+            while (ncap < s->elem_len + used)
+                ncap *= 2;
+            char *ne = sim_reallocarray(s->elem, ncap, 1);
+            if (!ne) {
+                json_object_put(o);
+                return sim_diag_set(d, SIM_ENOMEM, r->path, s->line, 0, "out of memory");
+            }
+            s->elem = ne;
+            s->elem_cap = ncap;
+        }
+        memcpy(s->elem + s->elem_len, p, used);
+        s->elem_len += used;
         for (size_t i = 0; i < used; i++)
             if (p[i] == '\n')
                 s->line++;
@@ -392,7 +509,10 @@ static int json_next(trace_reader *r, job_spec *j, sim_diag *d)
         s->phase = 2;
         r->rows++;
         trace__job_defaults(j);
-        st = json_job(r, o, line, j, d);
+        /* A key given twice spoils this record only: the syntax is intact. */
+        st = json_dup_keys(r, line, d);
+        if (st == SIM_OK)
+            st = json_job(r, o, line, j, d);
         json_object_put(o);
         if (st == 1) {
             j->line = (uint64_t)line;
@@ -482,10 +602,9 @@ static int philly_open(trace_reader *r, sim_diag *d)
         return sim_diag_set(d, SIM_ENOMEM, r->path, 0, 0, "out of memory");
     json_tokener_set_flags(s->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS |
                                        JSON_TOKENER_VALIDATE_UTF8);
-    s->gz = gzopen(r->path, "rb");
-    if (!s->gz)
-        return sim_diag_set(d, SIM_EIO, r->path, 0, 0, "cannot open");
-    gzbuffer(s->gz, JCHUNK);
+    int st = sim_gzin_open(&s->gz, r->path, d);
+    if (st != SIM_OK)
+        return st;
     s->line = 1;
     return SIM_OK;
 }
@@ -495,8 +614,9 @@ static void philly_close(trace_reader *r)
     philly_state *s = r->state;
     if (!s)
         return;
-    if (s->gz)
-        gzclose(s->gz);
+    sim_gzin_close(s->gz);
+    sim_free(s->elem);
+    sim_free(s->keys);
     if (s->tok)
         json_tokener_free(s->tok);
     sim_free(s->chunk);

@@ -77,6 +77,7 @@ static int common_row(trace_reader *r, const csvin_row *row, job_spec *j, bool m
     uint64_t u;
     double submit, dur;
     double unit = ms ? 1e-3 : 1;
+    r->submit_col = c[T_SUBMIT];
     if ((st = trace__job_id(r, row, c[T_ID], "job_id", j, d)) ||
         (st = csvin_u64(in, row, c[T_GPUS], "num_gpu", 0, 65536, &u, d)) ||
         (st = csvin_double(in, row, c[T_SUBMIT], "submit_time", 0, ms ? 1e3 * SIM_TIME_LIMIT_S : SIM_TIME_LIMIT_S, &submit,

@@ -133,6 +133,7 @@ int trace_reader_open(trace_reader **out, const char *path, const trace_options 
     snprintf(r->path, sizeof r->path, "%s", path);
     for (int i = 0; i < TRACE_MAX_COLS; i++)
         r->col[i] = -1;
+    r->id_col = r->submit_col = -1;
     int st = csvin_open(&r->in, path, fmt->delim, d);
     if (st == SIM_OK)
         st = fmt->open(r, d);
@@ -256,11 +257,11 @@ static long first_line_of(const trace_reader *r, const char *id, long before)
 static int common_checks(trace_reader *r, const csvin_row *row, job_spec *job, sim_diag *d)
 {
     if (r->have_last && job->submit_us < r->last_submit_us && !r->opt.shapes_only)
-        return sim_diag_set(d, SIM_EPARSE, r->path, row->line, 0,
+        return sim_diag_set(d, SIM_EPARSE, r->path, row->line, r->submit_col + 1,
                             "job '%s': submit time %.6f s is before %.6f s of line %ld; the "
                             "trace must be sorted by submit time",
-                            job->id, (double)job->submit_us / 1e6,
-                            (double)r->last_submit_us / 1e6, r->last_submit_line);
+                            job->id, (double)job->submit_us / 1e6, (double)r->last_submit_us / 1e6,
+                            r->last_submit_line);
     /* A caller that uses only the requests needs no id check (nor its memory). */
     int ins = r->opt.shapes_only ? 1 : ids_insert(r, id_hash(job->id));
     if (ins < 0)
@@ -269,12 +270,13 @@ static int common_checks(trace_reader *r, const csvin_row *row, job_spec *job, s
         /* A stream cannot be read again to cite the first line; the 64-bit hashes of
          * two different ids collide with a chance of about n^2 / 2^65. */
         if (trace_path_is_stream(r->path))
-            return sim_diag_set(d, SIM_EPARSE, r->path, row->line, 0,
+            return sim_diag_set(d, SIM_EPARSE, r->path, row->line, r->id_col + 1,
                                 "duplicate job id '%s' (seen before; a stream cannot be read "
-                                "again to find its first line)", job->id);
+                                "again to find its first line)",
+                                job->id);
         long first = first_line_of(r, job->id, row->line);
         if (first > 0)
-            return sim_diag_set(d, SIM_EPARSE, r->path, row->line, 0,
+            return sim_diag_set(d, SIM_EPARSE, r->path, row->line, r->id_col + 1,
                                 "duplicate job id '%s' (first seen on line %ld)", job->id, first);
     }
     r->have_last = true;
@@ -431,7 +433,7 @@ static int held_duplicates(trace_reader *r, sim_diag *d)
     }
     sim_free(ix);
     if (bad && !r->opt.skip_bad_rows)
-        return sim_diag_set(d, SIM_EPARSE, r->path, (long)bad->job.line, 0,
+        return sim_diag_set(d, SIM_EPARSE, r->path, (long)bad->job.line, r->id_col + 1,
                             "duplicate job id '%s' (first seen on line %llu)", bad->job.id,
                             (unsigned long long)bad_first->job.line);
     return SIM_OK;
@@ -547,9 +549,10 @@ void trace__job_defaults(job_spec *job)
     job->command = "";
 }
 
-int trace__job_id(const trace_reader *r, const csvin_row *row, int32_t col, const char *name,
+int trace__job_id(trace_reader *r, const csvin_row *row, int32_t col, const char *name,
                   job_spec *job, sim_diag *d)
 {
+    r->id_col = col;
     if (csvin_empty(row, col) || row->len[col] >= SIM_ID_MAX)
         return csvin_field_error(r->in, row, col, name, "a job id of 1..63 bytes", d);
     memcpy(job->id, row->f[col], row->len[col]);

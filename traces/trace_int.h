@@ -53,6 +53,9 @@ struct trace_reader {
     long last_submit_line;
     bool have_last;
     int32_t col[TRACE_MAX_COLS]; /* format's column indices */
+    /* Columns of the job id and the submit time (-1 = none, as in JSON), which the
+     * checks across rows cite. */
+    int32_t id_col, submit_col;
     bool unknown[CSVIN_MAX_FIELDS]; /* header columns no name matched */
     uint32_t n_header;
     char ignored[512]; /* header columns the format does not use, comma-separated */
@@ -88,8 +91,9 @@ int trace__timestamp(trace_reader *r, const csvin_row *row, int32_t col, const c
 int trace__gpu_mask(const trace_reader *r, const csvin_row *row, int32_t col, const char *name,
                     uint64_t *mask, sim_diag *d);
 
-/* Copy a job id (1..63 bytes) into job->id; a field error otherwise. */
-int trace__job_id(const trace_reader *r, const csvin_row *row, int32_t col, const char *name,
+/* Copy a job id (1..63 bytes) into job->id (and note its column); a field error
+ * otherwise. */
+int trace__job_id(trace_reader *r, const csvin_row *row, int32_t col, const char *name,
                   job_spec *job, sim_diag *d);
 
 /* Intern a tenant/model name field (empty -> 0). */

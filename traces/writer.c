@@ -5,7 +5,9 @@
 #include "traces/writer.h"
 
 #include "sim/alloc.h"
+#include "sim/outfile.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,11 +15,11 @@
 
 struct trace_writer {
     gzFile gz;
-    char path[1024], tmp[1100];
+    sim_outfile out;
     const sim_intern *tenants, *models, *gpu_types;
     uint64_t attrs; /* attribute columns written */
     bool header_done;
-    bool failed;
+    int failed; /* errno of the first failed write, 0 = none */
 };
 
 int trace_writer_open(trace_writer **out, const char *path, const sim_intern *tenants,
@@ -27,14 +29,20 @@ int trace_writer_open(trace_writer **out, const char *path, const sim_intern *te
     trace_writer *w = sim_calloc(1, sizeof *w);
     if (!w)
         return sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
-    snprintf(w->path, sizeof w->path, "%s", path);
-    snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld", path, (long)getpid());
+    int st = sim_outfile_open(&w->out, path, d);
+    if (st != SIM_OK) {
+        sim_free(w);
+        return st;
+    }
     size_t len = strlen(path);
     bool gz = len > 3 && strcmp(path + len - 3, ".gz") == 0;
-    w->gz = gzopen(w->tmp, gz ? "wb6" : "wT");
+    int fd = sim_outfile_take_fd(&w->out);
+    w->gz = gzdopen(fd, gz ? "wb6" : "wT");
     if (!w->gz) {
+        close(fd);
+        sim_outfile_close(&w->out, false, 0, NULL);
         sim_free(w);
-        return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot create the file");
+        return sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
     }
     gzbuffer(w->gz, 1 << 16);
     w->tenants = tenants;
@@ -121,8 +129,8 @@ int trace_writer_put(trace_writer *w, const job_spec *j)
     gzputc(gz, ',');
     if (j->ref_gpu_type != SIM_GPU_TYPE_NONE)
         gzputs(gz, sim_intern_name(w->gpu_types, j->ref_gpu_type));
-    if (gzputc(gz, '\n') < 0)
-        w->failed = true;
+    if (gzputc(gz, '\n') < 0 && !w->failed)
+        w->failed = errno ? errno : EIO;
     return w->failed ? SIM_EIO : SIM_OK;
 }
 
@@ -132,14 +140,12 @@ int trace_writer_close(trace_writer *w, bool commit, sim_diag *d)
         return SIM_OK;
     if (commit && !w->header_done)
         put_header(w);
+    errno = 0;
     int zst = gzclose(w->gz);
-    int st = SIM_OK;
-    if (commit && (zst != Z_OK || w->failed))
-        st = sim_diag_set(d, SIM_EIO, w->path, 0, 0, "write failed");
-    else if (commit && rename(w->tmp, w->path) != 0)
-        st = sim_diag_set(d, SIM_EIO, w->path, 0, 0, "cannot rename the finished file");
-    if (!commit || st != SIM_OK)
-        remove(w->tmp);
+    int err = w->failed;
+    if (!err && zst != Z_OK)
+        err = zst == Z_ERRNO && errno ? errno : EIO;
+    int st = sim_outfile_close(&w->out, commit, err, d);
     sim_free(w);
     return st;
 }

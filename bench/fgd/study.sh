@@ -1,8 +1,11 @@
 #!/bin/sh
 # The fragmentation study of the README: `clustersim pack` on the openb default trace and
 # every variant in pod_lists_gz/, all seven packing policies, 10 seeds, 130 % demand,
-# against the 6,212-GPU openb node list. Writes one pack.csv and pack.png per trace under
-# OUT/<trace>/ and the table of allocation at 130 % (mean ± sd) to OUT/table.md.
+# against the 6,212-GPU openb node list, with the reference simulator's scores
+# (--policy-opt score=reference: dotprod, bestfit, gpupacking, gpuclustering, fgd; SCORE=
+# clustersim in the environment for clustersim's own). Writes one pack.csv and pack.png
+# per trace under OUT/<trace>/ and the table of allocation at 130 % (mean ± sd) to
+# OUT/table.md.
 #
 # usage: bench/fgd/study.sh [CLUSTERSIM] [OUT] [DATA]
 #   CLUSTERSIM  default ./build/clustersim
@@ -12,6 +15,7 @@ set -eu
 bin=${1:-./build/clustersim}
 out=${2:-study-out}
 data=${3:-../shared/data/alibaba_gpu_v2023}
+score=${SCORE:-reference}
 mkdir -p "$out"
 
 start=$(date +%s)
@@ -19,14 +23,15 @@ for t in "$data/openb_pod_list_default.csv" "$data"/pod_lists_gz/*.csv.gz; do
     n=$(basename "$t" | sed 's/^openb_pod_list_//; s/\.csv\.gz$//; s/\.csv$//')
     "$bin" pack --format alibaba2023 --trace "$t" \
         --cluster "$data/openb_node_list_gpu_node.csv" \
-        --seeds 42..51 --jobs 2 --out "$out/$n" > "$out/$n.txt" 2>&1
+        --policy-opt score="$score" --seeds 42..51 --jobs 2 --out "$out/$n" \
+        > "$out/$n.txt" 2>&1
 done
 end=$(date +%s)
 
 # One row per trace, one column per policy (in pack.csv's order): alloc_mean ± alloc_sd
 # at 130 % demand, then how many fewer GPUs fgd leaves unallocated than the best other.
 {
-    echo "Allocated GPUs (%) at 130 % demand, mean ± sd over seeds 42..51; whole study $((end - start)) s."
+    echo "Allocated GPUs (%) at 130 % demand, mean ± sd over seeds 42..51, score=$score; whole study $((end - start)) s."
     echo
     first=1
     for d in "$out"/*/; do

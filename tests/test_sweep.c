@@ -1,0 +1,364 @@
+/*
+ * test_sweep.c: `clustersim sweep`. The grid's expansion (cross product minus
+ * exclusions, hand-counted), stable cell names, the cells' command lines, errors of bad
+ * grid files at their line and column; then the command: every cell's row in sweep.csv,
+ * resume (complete cells are not run again, a truncated summary.json is redone, same
+ * CSV), a failing cell that does not stop the others, and pack cells.
+ */
+#include "study/grid.h"
+
+#include "check.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define OUT "sweep_out"
+
+static size_t lines_with(const char *path, const char *needle)
+{
+    char *s = check_slurp(path, NULL);
+    size_t n = 0;
+    for (char *p = s; p && (p = strstr(p, needle)); p++)
+        n++;
+    free(s);
+    return n;
+}
+
+/* Write OUT/name with the given text. */
+static bool write_grid(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", OUT, name);
+    FILE *f = fopen(path, "w");
+    bool ok = f && fputs(text, f) >= 0;
+    return f && fclose(f) == 0 && ok;
+}
+
+/* clustersim sweep OUT/grid --out OUT/out [extra], its output in OUT/log; its status. */
+static int sweep(const char *grid_name, const char *out, const char *extra, const char *log)
+{
+    return check_sh("%s sweep %s/%s --out %s/%s %s > %s/%s 2>&1", SIM_BINARY, OUT, grid_name, OUT,
+                    out, extra, OUT, log);
+}
+
+static int parse(const char *text, grid *g, sim_diag *d)
+{
+    return grid_parse(text, strlen(text), "g.json", g, d);
+}
+
+static void test_expansion(void)
+{
+    /* 2 traces x 1 cluster x 3 policy variants x 2 horizons x 2 seeds = 24; excluded:
+     * fifo at 2d (2 traces x 2 seeds = 4) and trace b's seed 2 (3 variants x 2 horizons
+     * = 6), one cell in both: 9. */
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"traces\": [{\"path\": \"%s/a.csv\"}, {\"path\": \"%s/b.csv\"}],\n"
+             " \"clusters\": [\"4xV100M32:8\"],\n"
+             " \"policies\": [\"fifo\", {\"name\": \"binpack\", \"options\": {\"backfill\": "
+             "[true, false]}}],\n"
+             " \"options\": {\"horizon\": [\"1d\", \"2d\"]},\n"
+             " \"seeds\": \"1..2\",\n"
+             " \"exclude\": [{\"policy\": \"fifo\", \"horizon\": \"2d\"}, {\"trace\": \"b\", "
+             "\"seed\": 2}]}\n",
+             OUT, OUT);
+    grid g;
+    sim_diag d = {0};
+    CHECK_EQ_I64(parse(text, &g, &d), SIM_OK);
+    if (d.msg[0])
+        fprintf(stderr, "  %s:%ld:%d: %s\n", d.file, d.line, d.column, d.msg);
+    CHECK_EQ_I64(g.n_cells, 15);
+    CHECK_EQ_I64(g.n_excluded, 9);
+    CHECK_EQ_I64(g.n_policies, 3);
+    if (g.n_cells == 15) {
+        CHECK_STR(g.cells[0].name, "a_4xV100M32-8_fifo_horizon-1d_s1");
+        CHECK_STR(g.cells[1].name, "a_4xV100M32-8_fifo_horizon-1d_s2");
+        CHECK_STR(g.cells[2].name, "a_4xV100M32-8_binpack_backfill-true_horizon-1d_s1");
+        CHECK_STR(g.cells[14].name, "b_4xV100M32-8_binpack_backfill-false_horizon-2d_s1");
+        /* Names are unique. */
+        size_t dup = 0;
+        for (size_t i = 0; i < g.n_cells; i++)
+            for (size_t k = 0; k < i; k++)
+                dup += !strcmp(g.cells[i].name, g.cells[k].name);
+        CHECK_EQ_I64(dup, 0);
+        /* No excluded cell is there. */
+        size_t bad = 0;
+        for (size_t i = 0; i < g.n_cells; i++) {
+            const grid_cell *c = &g.cells[i];
+            bad += g.policies[c->policy].policy[0] == 'f' && c->value[0] == 1;
+            bad += c->trace == 1 && c->seed == 2;
+        }
+        CHECK_EQ_I64(bad, 0);
+        char *argv[GRID_CELL_ARGV], seed[24];
+        size_t n = grid_cell_argv(&g, &g.cells[3], "clustersim", "dir", seed, argv);
+        char line[2048] = "";
+        for (size_t k = 0; k < n; k++)
+            snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", k ? " " : "",
+                     argv[k]);
+        char want[1024];
+        snprintf(want, sizeof want,
+                 "clustersim run --trace %s/a.csv --cluster 4xV100M32:8 --policy binpack "
+                 "--policy-opt backfill=true --horizon 1d --seed 2 --out dir --quiet",
+                 OUT);
+        CHECK_STR(line, want);
+        CHECK(argv[n] == NULL);
+        char cfg[256];
+        grid_cell_config(&g, &g.cells[3], SIZE_MAX, cfg, sizeof cfg);
+        CHECK_STR(cfg, "a horizon=1d");
+    }
+    /* Another horizon value keeps the names of the cells that were there. */
+    grid g2;
+    char *at = strstr(text, "\"2d\"]");
+    char text2[2100];
+    snprintf(text2, sizeof text2, "%.*s\"2d\", \"3d\"]%s", (int)(at - text), text, at + 5);
+    CHECK_EQ_I64(parse(text2, &g2, &d), SIM_OK);
+    size_t found = 0;
+    for (size_t i = 0; i < g.n_cells; i++)
+        for (size_t k = 0; k < g2.n_cells; k++)
+            found += !strcmp(g.cells[i].name, g2.cells[k].name);
+    CHECK_EQ_I64(found, g.n_cells);
+    CHECK_EQ_I64(g2.n_cells,
+                 15 + 2 * 3 * 2 - 3); /* 3d: 2 traces x 3 variants x 2 seeds, minus b's seed 2 */
+    grid_free(&g);
+    grid_free(&g2);
+
+    /* A name longer than GRID_NAME_MAX is cut and ends in a hash of the whole name, so
+     * two long names that differ at the end stay apart. */
+    char longtext[2048], name1[GRID_NAME_MAX + 1] = "";
+    for (int k = 0; k < 2; k++) {
+        snprintf(longtext, sizeof longtext,
+                 "{\"traces\": [{\"path\": \"%s/a.csv\", \"name\": \"%0250d\"}],\n"
+                 " \"clusters\": [\"4xV100M32:8\"], \"policies\": [\"fifo\"], \"seeds\": %d}\n",
+                 OUT, k, k + 1);
+        grid gl;
+        CHECK_EQ_I64(parse(longtext, &gl, &d), SIM_OK);
+        if (gl.n_cells == 1) {
+            size_t len = strlen(gl.cells[0].name);
+            CHECK_EQ_I64(len, GRID_NAME_MAX);
+            CHECK(gl.cells[0].name[len - 17] == '-');
+            if (k == 0)
+                snprintf(name1, sizeof name1, "%s", gl.cells[0].name);
+            else
+                CHECK(strcmp(name1, gl.cells[0].name) != 0);
+        }
+        grid_free(&gl);
+    }
+}
+
+typedef struct bad_case {
+    const char *text;
+    long line;
+    int column;
+    const char *msg;
+} bad_case;
+
+static void test_bad_grids(void)
+{
+    static const bad_case cases[] = {
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
+         " \"policies\": [\"fifo\", \"nosuch\"]\n}",
+         4, 23, "unknown policy 'nosuch'"},
+        {"{\n \"traces\": [\"" OUT "/a.csv\", \"" OUT "/missing.csv\"]\n}", 2, 32,
+         "trace file '" OUT "/missing.csv' cannot be read"},
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
+         " \"policies\": [{\"name\": \"binpack\",\n   \"options\": {\"bogus\": 1}}]\n}",
+         5, 25, "policy 'binpack' has no option 'bogus'"},
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
+         " \"policies\": [\"fifo\"],\n \"options\": {\"nope\": 3}\n}",
+         5, 22, "unknown option 'nope' for `clustersim run` cells"},
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
+         " \"policies\": [\"fifo\"],\n \"exclude\": [{\"flavour\": 3}]\n}",
+         5, 26, "exclusion names an unknown axis 'flavour'"},
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"]\n"
+         " \"policies\": [\"fifo\"]\n}",
+         4, 2, "bad JSON"},
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
+         " \"policies\": [\"fifo\"],\n \"axes\": 1\n}",
+         5, 10, "unknown member 'axes'"},
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
+         " \"policies\": [\"fifo\"],\n \"seeds\": \"1..2\",\n \"exclude\": [{\"seed\": 9}]\n}",
+         6, 23, "'9' is not a value of 'seed'"},
+        {"{\n \"command\": \"pack\",\n \"traces\": [\"" OUT "/a.csv\"],\n"
+         " \"clusters\": [\"4xV100M32:8\"],\n \"policies\": [\"fgd\"],\n"
+         " \"options\": {\"horizon\": \"1d\"}\n}",
+         6, 25, "unknown option 'horizon' for `clustersim pack` cells"},
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
+         " \"policies\": [\"fifo\"],\n \"exclude\": [{\"policy\": \"fifo\"}]\n}",
+         5, 13, "the exclusions leave no cell to run"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        grid g;
+        sim_diag d = {0};
+        int st = parse(cases[k].text, &g, &d);
+        CHECK_EQ_I64(st, SIM_EPARSE);
+        CHECK_STR(d.file, "g.json");
+        CHECK_EQ_I64(d.line, cases[k].line);
+        CHECK_EQ_I64(d.column, cases[k].column);
+        CHECK(strstr(d.msg, cases[k].msg) != NULL);
+        if (!strstr(d.msg, cases[k].msg) || d.line != cases[k].line || d.column != cases[k].column)
+            fprintf(stderr, "  case %zu: %s:%ld:%d: %s\n", k, d.file, d.line, d.column, d.msg);
+        CHECK_EQ_I64(g.n_cells, 0);
+        grid_free(&g);
+    }
+    /* The command: status 2 and file:line:column before any cell runs. */
+    CHECK_EQ_I64(
+        check_sh("printf '{\\n \"traces\": [\"%s/a.csv\"],\\n \"clusters\": [\"4xV100M32:8\"],"
+                 "\\n \"policies\": [\"nosuch\"]\\n}\\n' > %s/bad.json",
+                 OUT, OUT),
+        0);
+    CHECK_EQ_I64(sweep("bad.json", "bad", "", "bad.txt"), 2);
+    CHECK(check_file_has(OUT "/bad.txt", "clustersim: " OUT "/bad.json:4:15: error: grid: unknown "
+                                         "policy 'nosuch'"));
+    struct stat sb;
+    CHECK(stat(OUT "/bad/cells", &sb) != 0);
+}
+
+/* Modification time in nanoseconds, -1 when missing. */
+static long long mtime_of(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec
+                                : -1;
+}
+
+/* A grid of fifo and binpack on trace a.csv with the given options and seeds. */
+static bool fifo_binpack_grid(const char *name, const char *options, const char *seeds)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"traces\": [\"%s/a.csv\"], \"clusters\": [\"4xV100M32:8\"],\n"
+             " \"policies\": [\"fifo\", \"binpack\"],\n \"options\": {%s}, \"seeds\": %s}\n",
+             OUT, options, seeds);
+    return write_grid(name, text);
+}
+
+static void test_run_and_resume(void)
+{
+    CHECK(fifo_binpack_grid("g.json", "\"restart-penalty\": [10, 60]", "[1, 2]"));
+    CHECK_EQ_I64(sweep("g.json", "run", "--jobs 2 --no-figures", "run1.txt"), 0);
+    CHECK_EQ_I64(lines_with(OUT "/run/sweep.csv", ",ok,"), 8);
+    CHECK(check_file_has(OUT "/run/sweep.csv", "cell,trace,cluster,policy,variant,restart-penalty,"
+                                               "seed,status,error,cluster.nodes"));
+    CHECK(check_file_has(OUT "/run/report.md", "### jct_s.mean"));
+    /* Metrics equal in every cell are in sweep.csv but get no table. */
+    char *report = check_slurp(OUT "/run/report.md", NULL);
+    CHECK(report && !strstr(report, "### cluster.gpus"));
+    free(report);
+    CHECK(check_file_has(OUT "/run/report.md", "| configuration | fifo | binpack |"));
+    CHECK(check_file_has(OUT "/run1.txt", "8 cells, 0 complete already, 8 to run"));
+    CHECK(check_sh("cp %s/run/sweep.csv %s/first.csv", OUT, OUT) == 0);
+
+    /* Resume: nothing to run; then a truncated summary.json is redone, the rest kept. */
+    const char *c1 = OUT "/run/cells/a_4xV100M32-8_fifo_restart-penalty-10_s1/summary.json";
+    const char *c2 = OUT "/run/cells/a_4xV100M32-8_binpack_restart-penalty-60_s2/summary.json";
+    long long t2 = mtime_of(c2);
+    CHECK(t2 > 0);
+    CHECK_EQ_I64(sweep("g.json", "run", "--no-figures", "run2.txt"), 0);
+    CHECK(check_file_has(OUT "/run2.txt", "8 cells, 8 complete already, 0 to run"));
+    CHECK_EQ_I64(check_sh("truncate -s 40 %s", c1), 0);
+    CHECK_EQ_I64(sweep("g.json", "run", "--no-figures", "run3.txt"), 0);
+    CHECK(check_file_has(OUT "/run3.txt", "8 cells, 7 complete already, 1 to run"));
+    CHECK(check_file_has(c1, "\"makespan_s\"")); /* written anew */
+    CHECK_EQ_I64(mtime_of(c2), t2);              /* not run again */
+    CHECK_EQ_I64(check_sh("cmp -s %s/first.csv %s/run/sweep.csv", OUT, OUT), 0);
+    /* A half-written cell (outputs but no summary.json) is redone too. */
+    CHECK_EQ_I64(check_sh("rm %s && %s sweep %s/g.json --out %s/run --list | grep -c 'to run' > "
+                          "%s/list.txt",
+                          c2, SIM_BINARY, OUT, OUT, OUT),
+                 0);
+    CHECK(check_file_has(OUT "/list.txt", "1"));
+}
+
+static void test_failing_cell(void)
+{
+    /* pack takes --demand 1..1000: the cells with 2000 fail (pack cells have no check
+     * before the sweep), the others complete. */
+    CHECK(write_grid("f.json",
+                     "{\"command\": \"pack\", \"traces\": [\"" OUT "/a.csv\"],\n"
+                     " \"clusters\": [\"4xV100M32:8\"], \"policies\": [\"fgd\", \"binpack\"],\n"
+                     " \"options\": {\"demand\": [50, 2000]}, \"seeds\": \"1..2\"}\n"));
+    CHECK_EQ_I64(sweep("f.json", "fail", "--jobs 2 --no-figures", "fail.txt"), 1);
+    CHECK_EQ_I64(lines_with(OUT "/fail/sweep.csv", ",ok,"), 4);
+    CHECK_EQ_I64(lines_with(OUT "/fail/sweep.csv", ",failed,\"exit status 2: clustersim: "
+                                                   "error:"),
+                 4);
+    CHECK(check_file_has(OUT "/fail.txt", "clustersim: cell a_4xV100M32-8_fgd_demand-2000_s1 "
+                                          "failed: exit status 2"));
+    CHECK(check_file_has(OUT "/fail/report.md", "## Failed cells"));
+    CHECK(check_file_has(OUT "/fail.txt", "sweep: 4 of 8 cells complete, 4 failed"));
+    /* Run cells are checked first: a bad option value or cluster stops the sweep before
+     * any cell runs. */
+    CHECK(fifo_binpack_grid("h.json", "\"horizon\": [\"1d\", \"xyz\"]", "\"1..2\""));
+    CHECK_EQ_I64(sweep("h.json", "checked", "--no-figures", "checked.txt"), 2);
+    CHECK(check_file_has(OUT "/checked.txt", "clustersim: " OUT "/h.json: error: cell "
+                                             "a_4xV100M32-8_fifo_horizon-xyz_s1 cannot run: "
+                                             "clustersim: error: option --horizon: expected a "
+                                             "duration"));
+    CHECK_EQ_I64(check_sh("ls %s/checked/cells/*/summary.json 2>/dev/null | grep -q .", OUT), 1);
+}
+
+static void test_pack_cells(void)
+{
+    CHECK(write_grid("p.json",
+                     "{\"command\": \"pack\", \"traces\": [\"" OUT "/a.csv\"],\n"
+                     " \"clusters\": [\"4xV100M32:8\"], \"policies\": [\"fgd\", \"binpack\"],\n"
+                     " \"options\": {\"demand\": [50, 100]}, \"seeds\": \"1..2\",\n"
+                     " \"report\": {\"metrics\": [\"alloc\"]}}\n"));
+    CHECK_EQ_I64(sweep("p.json", "pack", "--jobs 2", "pack.txt"), 0);
+    CHECK(check_file_has(OUT "/pack/sweep.csv", "status,error,demand_pct,alloc,frag_amount,"
+                                                "frag_ratio,failed\n"));
+    CHECK_EQ_I64(lines_with(OUT "/pack/sweep.csv", ",ok,"), 8);
+    CHECK(check_file_has(OUT "/pack/cells/a_4xV100M32-8_fgd_demand-100_s1/summary.json",
+                         "\"demand_pct\": 100,"));
+    CHECK(check_file_has(OUT "/pack/report.md", "### alloc"));
+    /* demand is a numeric axis: alloc against it, one line per policy. */
+    if (check_system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        CHECK(check_file_has(OUT "/pack/report.md",
+                             "![alloc against demand (a 4xV100M32-8)](figures/fig01.png)"));
+        struct stat sb;
+        CHECK(stat(OUT "/pack/figures/fig01.png", &sb) == 0 && sb.st_size > 1000);
+        CHECK(stat(OUT "/pack/figures/fig01.svg", &sb) == 0 && sb.st_size > 1000);
+        /* Its data: per policy, demand, mean and interval half-width. */
+        CHECK(check_file_has(OUT "/pack/figures/data/fig01.dat", "# fgd\n50 "));
+    } else {
+        printf("note: gnuplot is not installed, the figures are not checked\n");
+    }
+    /* The same pack, run directly, gives the same allocation. */
+    CHECK_EQ_I64(check_sh("%s pack --trace %s/a.csv --cluster 4xV100M32:8 --policies fgd --seeds 1 "
+                          "--demand 100 --no-figure --out %s/direct > /dev/null 2>&1",
+                          SIM_BINARY, OUT, OUT),
+                 0);
+    char *csv = check_slurp(OUT "/direct/pack.csv", NULL);
+    char *last = csv ? strrchr(csv, '\n') : NULL;
+    while (last && last > csv && last[-1] != '\n')
+        last--;
+    if (csv && last) {
+        char alloc[32] = "";
+        /* policy,demand_pct,seeds,alloc_mean,... */
+        sscanf(last, "%*[^,],%*[^,],%*[^,],%31[^,]", alloc);
+        char want[64];
+        snprintf(want, sizeof want, "\"alloc\": %s,", alloc);
+        CHECK(check_file_has(OUT "/pack/cells/a_4xV100M32-8_fgd_demand-100_s1/summary.json", want));
+    } else {
+        CHECK(!"pack.csv of the direct run is missing");
+    }
+    free(csv);
+}
+
+int main(void)
+{
+    setenv("CLUSTERSIM_DATA", SIM_SOURCE_DIR, 1);
+    CHECK_EQ_I64(check_sh("rm -rf %s && mkdir -p %s", OUT, OUT), 0);
+    CHECK_EQ_I64(check_sh("%s trace gen --out %s/a.csv --jobs 40 --seed 3 >/dev/null 2>&1 && "
+                          "cp %s/a.csv %s/b.csv",
+                          SIM_BINARY, OUT, OUT, OUT),
+                 0);
+    test_expansion();
+    test_bad_grids();
+    test_run_and_resume();
+    test_failing_cell();
+    test_pack_cells();
+    return check_done();
+}

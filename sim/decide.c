@@ -297,6 +297,14 @@ void sim__release_allocs(sim_engine *e, sim_job_id id)
         a = next;
     }
     j->alloc_head = NIL;
+    for (uint32_t a = j->role_head; a != NIL;) {
+        uint32_t next = e->allocs[a].next_in_job;
+        uint32_t node = e->allocs[a].node;
+        release_one(e, j, a);
+        sim__node_refresh(e, node);
+        a = next;
+    }
+    j->role_head = NIL;
     j->replicas = 0;
     j->share_milli = 0;
     j->share_mem_mib = 0;
@@ -606,6 +614,97 @@ static int validate(policy_decisions *out, sim_job_id id, const char *what, uint
     return st;
 }
 
+static uint32_t take_alloc(sim_engine *e);
+
+/*
+ * Check that the roles of p (master, parameter servers) fit beside the validated
+ * trainers of the same placement: each node's CPU and memory must hold what the
+ * trainers and roles placed on it take. Scratch marks are cleared before returning.
+ */
+static int validate_roles(policy_decisions *out, sim_job_id id, const char *what,
+                          const sim_placement *p)
+{
+    sim_engine *e = out->e;
+    const sim_job *j = &e->jobs[id];
+    if (p->roles != j->n_roles || !p->role_nodes)
+        return fail(out, id, what,
+                    "the job has a master and %u parameter servers; the placement "
+                    "places %u of its %u roles",
+                    j->n_roles - 1, p->role_nodes ? p->roles : 0, j->n_roles);
+    int st = SIM_OK;
+    uint32_t r_done = 0;
+    for (uint32_t r = 0; r < p->replicas; r++) {
+        e->node_scratch_cpu[p->nodes[r]] += j->cpu_per_replica;
+        e->node_scratch_mem[p->nodes[r]] += j->mem_per_replica;
+    }
+    for (uint32_t r = 0; r < j->n_roles && st == SIM_OK; r++) {
+        uint32_t n = p->role_nodes[r];
+        char role[40] = "the master";
+        if (r > 0)
+            snprintf(role, sizeof role, "parameter server %u", r);
+        if (n >= e->n_nodes) {
+            st = fail(out, id, what, "%s: node %u does not exist", role, n);
+            break;
+        }
+        r_done = r + 1;
+        if (!e->node_up[n]) {
+            st = fail(out, id, what, "%s: node %s is down", role, e->node_name[n]);
+            break;
+        }
+        e->node_scratch_cpu[n] += sim_job_role_cpu(j, r);
+        e->node_scratch_mem[n] += sim_job_role_mem(j, r);
+        if (e->node_cpu_used[n] + e->node_scratch_cpu[n] > e->node_cpu_total[n])
+            st = fail(out, id, what,
+                      "%s: node %s has %llu milli-CPU free, the placement "
+                      "needs %llu",
+                      role, e->node_name[n],
+                      (unsigned long long)(e->node_cpu_total[n] - e->node_cpu_used[n]),
+                      (unsigned long long)e->node_scratch_cpu[n]);
+        else if (e->node_mem_used[n] + e->node_scratch_mem[n] > e->node_mem_total[n])
+            st = fail(out, id, what,
+                      "%s: node %s has %llu MiB of memory free, the "
+                      "placement needs %llu",
+                      role, e->node_name[n],
+                      (unsigned long long)(e->node_mem_total[n] - e->node_mem_used[n]),
+                      (unsigned long long)e->node_scratch_mem[n]);
+    }
+    for (uint32_t r = 0; r < p->replicas; r++)
+        e->node_scratch_cpu[p->nodes[r]] = e->node_scratch_mem[p->nodes[r]] = 0;
+    for (uint32_t r = 0; r < r_done; r++)
+        if (p->role_nodes[r] < e->n_nodes)
+            e->node_scratch_cpu[p->role_nodes[r]] = e->node_scratch_mem[p->role_nodes[r]] = 0;
+    return st;
+}
+
+/* Hold the roles of a validated placement: one allocation each, without GPU, chained
+ * from j->role_head in role order. */
+static void apply_roles(sim_engine *e, sim_job_id id, const sim_placement *p)
+{
+    sim_job *j = &e->jobs[id];
+    uint32_t *tailp = &j->role_head;
+    for (uint32_t r = 0; r < j->n_roles; r++) {
+        uint32_t n = p->role_nodes[r];
+        uint32_t a = take_alloc(e);
+        sim_alloc_rec *rec = &e->allocs[a];
+        rec->job = id;
+        rec->node = n;
+        rec->replica = r;
+        rec->gpu = SIM_GPU_NONE;
+        rec->milli = 0;
+        rec->gpu_mem_mib = 0;
+        rec->cpu_milli = sim_job_role_cpu(j, r);
+        rec->mem_mib = sim_job_role_mem(j, r);
+        rec->prev_on_gpu = rec->next_on_gpu = NIL;
+        rec->next_in_job = NIL;
+        e->node_cpu_used[n] += rec->cpu_milli;
+        e->node_mem_used[n] += rec->mem_mib;
+        e->cpu_used_all += rec->cpu_milli;
+        *tailp = a;
+        tailp = &rec->next_in_job;
+        sim__node_refresh(e, n);
+    }
+}
+
 static uint32_t take_alloc(sim_engine *e)
 {
     if (e->alloc_free == NIL && sim__grow_allocs(e) != SIM_OK)
@@ -710,13 +809,17 @@ int sim_decide_start(policy_decisions *out, sim_job_id id, const sim_placement *
         gmem = 0;
     }
     int st = validate(out, id, what, p->replicas, p, milli, gmem);
+    if (st == SIM_OK && j->n_roles)
+        st = validate_roles(out, id, what, p);
     if (st != SIM_OK)
         return st;
-    uint32_t need = p->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
+    uint32_t need = p->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1) + j->n_roles;
     if (reserve_allocs(e, need) != SIM_OK)
         return fail(out, id, what, "out of memory for allocation records");
     sim__job_touch(e, id);
     sim__list_remove(e, id, false);
+    if (j->n_roles)
+        apply_roles(e, id, p);
     j->state = SIM_JOB_RUNNING;
     sim__rep_account(e, j, p->replicas);
     j->replicas = p->replicas;
@@ -1007,11 +1110,20 @@ int sim_engine_check(const sim_engine *e, sim_diag *d)
     }
     /* Per-node CPU/memory and per-tenant share from the jobs' own records. */
     uint64_t cpu_all = 0, tenant_all = 0;
-    for (sim_job_id id = e->v.running_head; id != SIM_JOB_NONE; id = e->jobs[id].list_next)
+    for (sim_job_id id = e->v.running_head; id != SIM_JOB_NONE; id = e->jobs[id].list_next) {
         for (uint32_t a = e->jobs[id].alloc_head; a != NIL; a = e->allocs[a].next_in_job) {
             cpu_all += e->allocs[a].cpu_milli;
             tenant_all += e->allocs[a].milli;
         }
+        uint32_t roles = 0;
+        for (uint32_t a = e->jobs[id].role_head; a != NIL; a = e->allocs[a].next_in_job) {
+            cpu_all += e->allocs[a].cpu_milli;
+            roles++;
+        }
+        if (roles != e->jobs[id].n_roles)
+            return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "job '%s' holds %u of its %u roles",
+                                e->jobs[id].spec.id, roles, e->jobs[id].n_roles);
+    }
     uint64_t tsum = 0;
     for (uint32_t t = 0; t < e->tenant_cap; t++)
         tsum += e->tenant_used_milli[t];

@@ -831,6 +831,54 @@ void sim__note_rejection(sim_engine *e, const char *id, const char *reason)
                  reason);
 }
 
+/* A role attribute of s as an integer (0 when absent). */
+static uint64_t role_attr(const job_spec *s, sim_attr a)
+{
+    return job_spec_has(s, a) && s->attr[a] > 0 ? (uint64_t)s->attr[a] : 0;
+}
+
+/* Why the master or a parameter server of s can never be placed (NULL when each fits
+ * some node alone); the message goes to buf. */
+static const char *roles_misfit(const sim_engine *e, const job_spec *s, char *buf, size_t size)
+{
+    uint64_t ps = role_attr(s, SIM_ATTR_PS_REPLICAS);
+    uint64_t limit = (uint64_t)(e->n_gpus > e->n_nodes ? e->n_gpus : e->n_nodes) + 1;
+    if (1 + ps > limit) {
+        snprintf(buf, size,
+                 "its master and %llu parameter servers exceed the %llu roles a job "
+                 "may have on this cluster (GPUs or nodes, whichever is more, plus 1)",
+                 (unsigned long long)ps, (unsigned long long)limit);
+        return buf;
+    }
+    uint64_t max_cpu = 0, max_mem = 0;
+    for (uint32_t n = 0; n < e->n_nodes; n++) {
+        if (e->node_cpu_total[n] > max_cpu)
+            max_cpu = e->node_cpu_total[n];
+        if (e->node_mem_total[n] > max_mem)
+            max_mem = e->node_mem_total[n];
+    }
+    static const struct {
+        const char *role;
+        sim_attr cpu, mem;
+    } roles[2] = {{"the master", SIM_ATTR_MASTER_CPU_MILLI, SIM_ATTR_MASTER_MEM_MIB},
+                  {"a parameter server", SIM_ATTR_PS_CPU_MILLI, SIM_ATTR_PS_MEM_MIB}};
+    for (int r = 0; r < 2; r++) {
+        if (r == 1 && ps == 0)
+            break;
+        uint64_t cpu = role_attr(s, roles[r].cpu), mem = role_attr(s, roles[r].mem);
+        if (cpu > max_cpu)
+            snprintf(buf, size, "%s needs %llu milli-CPU; the largest node has %llu", roles[r].role,
+                     (unsigned long long)cpu, (unsigned long long)max_cpu);
+        else if (mem > max_mem)
+            snprintf(buf, size, "%s needs %llu MiB of memory; the largest node has %llu",
+                     roles[r].role, (unsigned long long)mem, (unsigned long long)max_mem);
+        else
+            continue;
+        return buf;
+    }
+    return NULL;
+}
+
 static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
 {
     e->sum.jobs_arrived++;
@@ -875,6 +923,8 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
             why = reason;
         }
     }
+    if (!why && job_spec_has_roles(s))
+        why = roles_misfit(e, s, reason, sizeof reason);
     if (why) {
         sim__note_rejection(e, s->id, why);
         e->tstats[s->tenant].rejected++;
@@ -896,6 +946,14 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
     j->mem_per_replica = ceil_div(s->mem_mib, f->replicas_out);
     j->state = SIM_JOB_PENDING;
     j->alloc_head = NIL;
+    j->role_head = NIL;
+    if (job_spec_has_roles(s)) {
+        j->n_roles = 1 + role_attr(s, SIM_ATTR_PS_REPLICAS);
+        j->master_cpu_milli = role_attr(s, SIM_ATTR_MASTER_CPU_MILLI);
+        j->master_mem_mib = role_attr(s, SIM_ATTR_MASTER_MEM_MIB);
+        j->ps_cpu_milli = role_attr(s, SIM_ATTR_PS_CPU_MILLI);
+        j->ps_mem_mib = role_attr(s, SIM_ATTR_PS_MEM_MIB);
+    }
     j->first_start_us = SIM_TIME_NEVER;
     j->queued_since_us = e->now;
     j->last_update_us = e->now;
@@ -973,13 +1031,16 @@ static int node_down(sim_engine *e, uint32_t n, uint32_t from_process)
      * checkpoint. Failures are rare, so a scan of the running list is fine. */
     for (sim_job_id id = e->v.running_head; id != SIM_JOB_NONE;) {
         sim_job_id next = e->jobs[id].list_next;
-        for (uint32_t a = e->jobs[id].alloc_head; a != NIL; a = e->allocs[a].next_in_job) {
-            if (e->allocs[a].node == n) {
-                sim__requeue(e, id, false);
-                if (e->pol->on_requeue)
-                    e->pol->on_requeue(e->pst, &e->v, id);
-                break;
-            }
+        bool hit = false;
+        for (uint32_t a = e->jobs[id].alloc_head; a != NIL && !hit; a = e->allocs[a].next_in_job)
+            hit = e->allocs[a].node == n;
+        /* A job whose master or a parameter server was on the node stops as well. */
+        for (uint32_t a = e->jobs[id].role_head; a != NIL && !hit; a = e->allocs[a].next_in_job)
+            hit = e->allocs[a].node == n;
+        if (hit) {
+            sim__requeue(e, id, false);
+            if (e->pol->on_requeue)
+                e->pol->on_requeue(e->pst, &e->v, id);
         }
         id = next;
     }
@@ -1016,6 +1077,7 @@ static void integrate(sim_engine *e, sim_time now)
     if (dt > 0) {
         e->sum.gpu_seconds_alloc += dt * (double)e->used_milli_total / 1000.0;
         e->sum.gpu_seconds_effective += dt * (double)e->eff_milli_total / 1000.0;
+        e->sum.cpu_milli_seconds_alloc += dt * (double)e->cpu_used_all;
     }
     e->integ_last_us = now;
 }
@@ -1263,5 +1325,7 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
         e->sum.gpu_alloc_avg = e->sum.gpu_seconds_alloc / span / (double)e->n_gpus;
         e->sum.gpu_effective_avg = e->sum.gpu_seconds_effective / span / (double)e->n_gpus;
     }
+    if (span > 0 && e->cpu_total_all)
+        e->sum.cpu_alloc_avg = e->sum.cpu_milli_seconds_alloc / span / (double)e->cpu_total_all;
     return SIM_OK;
 }

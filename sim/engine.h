@@ -120,6 +120,10 @@ typedef struct sim_summary {
     uint64_t short_periods;
     uint64_t offline_done;
     double offline_jct_sum_s;
+    /* CPU held (trainers, masters and parameter servers, every job): its integral over
+     * time in milli-core-seconds, and the time-averaged allocated fraction, 0..1. */
+    double cpu_milli_seconds_alloc;
+    double cpu_alloc_avg;
 } sim_summary;
 
 /*

@@ -40,6 +40,8 @@ typedef struct qos_stats {
 typedef struct shape_key {
     uint32_t gpr, replicas, milli;
     uint64_t gmem, cpu, mem, mask;
+    uint32_t roles;                  /* master and parameter servers */
+    uint64_t mcpu, mmem, pcpu, pmem; /* their CPU and memory */
 } shape_key;
 
 /* Verdict cache for "can this job shape ever fit the cluster". */

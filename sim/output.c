@@ -315,6 +315,8 @@ int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
         fprintf(f, ", \"offline_done\": %llu, \"offline_jct_mean_s\": ",
                 (unsigned long long)s->offline_done);
         json_num(f, s->offline_done ? s->offline_jct_sum_s / (double)s->offline_done : 0);
+        fputs(", \"cpu_util_allocated\": ", f);
+        json_num(f, s->cpu_alloc_avg);
         fprintf(f, "},\n  \"online\": {\"services\": %llu, \"demand_gpu_hours\": ",
                 (unsigned long long)s->services);
         json_num(f, s->demand_gpu_s / 3600.0);

@@ -8,10 +8,15 @@
  *    scale-in since the last checkpoint;
  *  - random elastic traces: invariants after every event, every job accounted for,
  *    identical bytes for identical seeds, no scale-out beyond the threshold;
- *  - impossible bounds in a native trace (min > max) are file:line errors.
+ *  - impossible bounds in a native trace (min > max, parameter servers without
+ *    trainers) are file:line errors;
+ *  - masters and parameter servers: where each role goes, the job waiting until all of
+ *    it fits, roles held through scaling and stopped with a failed node, CPU counted in
+ *    the utilisation, random traces with roles under every policy.
  */
 #include "models/catalog.h"
 #include "models/pollux.h"
+#include "policies/place.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "traces/curves.h"
@@ -238,6 +243,13 @@ static job_spec ejob(const char *id, double submit_s, double work_s, uint32_t gp
 /* Demand curves of the next runs (NULL: none). */
 static const sim_curves *g_curves;
 
+/* A node outage in the next runs (when `on`). */
+static struct {
+    bool on;
+    uint32_t node;
+    sim_time down_us, up_us;
+} g_fail;
+
 typedef struct run_out {
     int status;
     sim_diag d;
@@ -272,6 +284,8 @@ static run_out run(world *w, const job_spec *jobs, size_t n, const policy_ops *p
     }
     sim_engine *e;
     r.status = sim_engine_create(&e, &cfg, &sw, pol, &pc, &r.d);
+    if (r.status == SIM_OK && g_fail.on)
+        r.status = sim_engine_add_failure(e, g_fail.node, g_fail.down_us, g_fail.up_us, &r.d);
     if (r.status == SIM_OK) {
         array_source as = {.jobs = jobs, .n = n};
         sim_source src = {.ctx = &as, .next = array_next};
@@ -319,7 +333,9 @@ static const char *jfield(const run_out *r, const char *id, int k, char *buf, si
 /* jobs.csv columns used here. */
 enum {
     F_STATUS = 4,
+    F_START = 6,
     F_END = 7,
+    F_PREEMPT = 20,
     F_REPLICAS = 14,
     F_LOST = 21,
     F_RMIN = 25,
@@ -679,6 +695,285 @@ static void test_services_random(void)
     gsl_rng_free(rng);
 }
 
+/* Native columns of masters and parameter servers: parsed, and a job with servers but
+ * no trainers, or a bad count, is a file:line:column error. */
+static void test_roles_reader(void)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"job_id,submit_time,duration,num_gpus,min_replicas,max_replicas,ps_replicas\n"
+         "a,0,10,2,1,2,2\n"
+         "b,1,10,2,1,0,2\n",
+         ":3:6: error: field 'max_replicas': expected at least 1 trainer (the job has a master "
+         "and parameter servers, which need trainers), got \"0\""},
+        {"job_id,submit_time,duration,num_gpus,ps_replicas,max_replicas,min_replicas\n"
+         "a,0,10,2,1,2,0\n",
+         ":2:7: error: field 'min_replicas': expected at least 1 trainer"},
+        {"job_id,submit_time,duration,num_gpus,ps_replicas\na,0,10,2,x\n",
+         ":2:5: error: field 'ps_replicas': expected an integer 0..65536, got \"x\""},
+        {"job_id,submit_time,duration,num_gpus,master_cpu_milli\na,0,10,2,1.5\n",
+         ":2:5: error: field 'master_cpu_milli': expected an integer"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char path[64], diag[1024];
+        CHECK(temp_file(cases[k].text, path));
+        job_spec j[4];
+        int n;
+        int st = read_trace(path, NULL, NULL, j, &n, diag, sizeof diag);
+        CHECK_EQ_I64(st, SIM_EPARSE);
+        if (!strstr(diag, cases[k].want))
+            fprintf(stderr, "roles case %zu: got %s\n", k, diag);
+        CHECK(strstr(diag, cases[k].want) != NULL);
+        unlink(path);
+    }
+    char path[64], diag[1024];
+    CHECK(temp_file("job_id,submit_time,duration,num_gpus,ps_replicas,ps_cpu_milli,ps_mem_mib,"
+                    "master_cpu_milli,master_mem_mib,max_replicas\n"
+                    "a,0,10,2,3,2500,4096,1500,2048,4\n"
+                    "b,0,10,2,,,,,,\n"
+                    "c,0,10,2,,,,700,,\n",
+                    path));
+    job_spec j[4];
+    int n;
+    CHECK_EQ_I64(read_trace(path, NULL, NULL, j, &n, diag, sizeof diag), 0);
+    CHECK_EQ_I64(n, 3);
+    if (n == 3) {
+        CHECK(job_spec_has_roles(&j[0]));
+        CHECK_NEAR(j[0].attr[SIM_ATTR_PS_REPLICAS], 3, 0);
+        CHECK_NEAR(j[0].attr[SIM_ATTR_PS_CPU_MILLI], 2500, 0);
+        CHECK_NEAR(j[0].attr[SIM_ATTR_PS_MEM_MIB], 4096, 0);
+        CHECK_NEAR(j[0].attr[SIM_ATTR_MASTER_CPU_MILLI], 1500, 0);
+        CHECK_NEAR(j[0].attr[SIM_ATTR_MASTER_MEM_MIB], 2048, 0);
+        CHECK(!job_spec_has_roles(&j[1]));
+        CHECK(job_spec_has_roles(&j[2])); /* a master alone */
+        CHECK(!job_spec_has(&j[2], SIM_ATTR_PS_REPLICAS));
+    }
+    unlink(path);
+}
+
+/* ---- Masters and parameter servers ------------------------------------------------ */
+
+/* Give job j a master (cpu mcpu) and ps parameter servers (cpu pcpu each). */
+static void with_roles(job_spec *j, uint32_t ps, uint64_t mcpu, uint64_t pcpu)
+{
+    j->attr[SIM_ATTR_PS_REPLICAS] = ps;
+    j->attr[SIM_ATTR_MASTER_CPU_MILLI] = (double)mcpu;
+    j->attr[SIM_ATTR_PS_CPU_MILLI] = (double)pcpu;
+    j->attr_present |= (UINT64_C(1) << SIM_ATTR_PS_REPLICAS) |
+                       (UINT64_C(1) << SIM_ATTR_MASTER_CPU_MILLI) |
+                       (UINT64_C(1) << SIM_ATTR_PS_CPU_MILLI);
+}
+
+/* A probe policy: starts pending jobs in order through place_gang (trainers, then the
+ * roles) and records where the roles of the last start went and the nodes' CPU after. */
+typedef struct probe_state {
+    place_ws ws;
+} probe_state;
+
+static uint32_t g_roles, g_role_nodes[8];
+static uint64_t g_cpu_used[4];
+
+static int probe_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    return place_ws_init(&((probe_state *)st)->ws, cfg, d);
+}
+
+static void probe_fini(void *st)
+{
+    place_ws_fini(&((probe_state *)st)->ws);
+}
+
+static int probe_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    (void)now;
+    probe_state *s = st;
+    for (uint32_t id = v->pending_head; id != SIM_JOB_NONE;) {
+        uint32_t next = sim_view_next(v, id);
+        sim_placement p;
+        if (place_gang(&s->ws, v, id, 0, UINT64_MAX, place_score_most_allocated, NULL,
+                       PLACE_GPU_MOST_USED, NULL, 0, &p)) {
+            g_roles = p.roles;
+            for (uint32_t r = 0; r < p.roles && r < 8; r++)
+                g_role_nodes[r] = p.role_nodes[r];
+            int rc = sim_decide_start(out, id, &p);
+            if (rc != SIM_OK)
+                return rc;
+            for (uint32_t n = 0; n < v->n_nodes && n < 4; n++)
+                g_cpu_used[n] = v->node_cpu_used[n];
+        }
+        id = next;
+    }
+    return SIM_OK;
+}
+
+static const policy_option probe_opts[] = {{NULL, NULL, NULL}};
+
+static const policy_ops policy_probe = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "probe",
+    .summary = "test",
+    .state_size = sizeof(probe_state),
+    .options = probe_opts,
+    .init = probe_init,
+    .fini = probe_fini,
+    .schedule = probe_schedule,
+};
+
+static void test_roles(void)
+{
+    /* Role placement: 3 nodes of 4 GPUs with 8, 16 and 12 cores. Two trainers (1 core
+     * each) go to n0 (most allocated, ties to the lowest id): CPU left 6, 16, 12. The
+     * master (3 cores) goes where most is left: n1 (13 left); server 1 (5 cores): n1
+     * again (8 left, against 1 and 7); server 2: n2 (7 left, against 1 and 3). */
+    world w;
+    world_init(&w, 3, 4);
+    w.nodes[0].cpu_milli = 8000;
+    w.nodes[1].cpu_milli = 16000;
+    w.nodes[2].cpu_milli = 12000;
+    job_spec a = ejob("a", 0, 100, 2, 0, 0);
+    a.cpu_milli = 2000;
+    with_roles(&a, 2, 3000, 5000);
+    run_out r = run(&w, &a, 1, &policy_probe, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(g_roles, 3);
+    CHECK_EQ_I64(g_role_nodes[0], 1);
+    CHECK_EQ_I64(g_role_nodes[1], 1);
+    CHECK_EQ_I64(g_role_nodes[2], 2);
+    CHECK_EQ_I64(g_cpu_used[0], 2000);
+    CHECK_EQ_I64(g_cpu_used[1], 8000);
+    CHECK_EQ_I64(g_cpu_used[2], 5000);
+    CHECK_F(&r, "a", F_END, "100.000000");
+    /* Held for the job's life: (2 + 3 + 10) cores of 36 for the whole span. */
+    CHECK_NEAR(r.sum.cpu_alloc_avg, 15.0 / 36.0, 1e-12);
+    run_out_free(&r);
+    world_fini(&w);
+
+    /* The job waits until master, servers and trainers all fit. One node, 4 GPUs, 8
+     * cores. t=0: b (2 GPUs, 4 cores) starts. t=10: p (1..2 trainers without CPU,
+     * master 2 cores, 2 servers of 2 cores) has GPUs but not the 6 cores: it waits
+     * until b ends at 100, then runs 50 s at its min (rigid-min). CPU held: 4 cores
+     * for 100 s, 6 for 50 s, of 8 over 150 s; GPUs: 2 for 100 s, 1 for 50 s. */
+    world_init(&w, 1, 4);
+    w.nodes[0].cpu_milli = 8000;
+    job_spec js[2] = {ejob("b", 0, 100, 2, 0, 0), ejob("p", 10, 50, 1, 1, 2)};
+    js[0].cpu_milli = 4000;
+    with_roles(&js[1], 2, 2000, 2000);
+    r = run(&w, js, 2, &policy_rigid_min, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "p", F_START, "100.000000");
+    CHECK_F(&r, "p", F_END, "150.000000");
+    CHECK_NEAR(r.sum.cpu_alloc_avg, (4000.0 * 100 + 6000.0 * 50) / 150 / 8000, 1e-12);
+    CHECK_NEAR(r.sum.gpu_alloc_avg, (2.0 * 100 + 1.0 * 50) / 150 / 4, 1e-12);
+    CHECK(strstr(r.summary, "\"cpu_util_allocated\": 0.583333") != NULL);
+    run_out_free(&r);
+    /* elastic: the same wait; p then grows to its max of 2 at the next trigger (every
+     * 60 s: t=120), its servers staying: 20 s at speed 1, then 30 s of work at speed 2. */
+    r = run(&w, js, 2, &policy_elastic, "1", 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "p", F_START, "100.000000");
+    CHECK_F(&r, "p", F_END, "135.000000");
+    CHECK_F(&r, "p", F_RMAX, "2");
+    run_out_free(&r);
+    world_fini(&w);
+
+    /* Two nodes of 4 GPUs and 8 cores; p and q each have one trainer (1 core), a master
+     * and one server (6 cores each). p: trainer n0, master n1 (2 left against 1), server
+     * n0. q's trainer fits n0 but its master fits nowhere: q waits for p (0..100). */
+    world_init(&w, 2, 4);
+    w.nodes[0].cpu_milli = w.nodes[1].cpu_milli = 8000;
+    job_spec pq[2] = {ejob("p", 0, 100, 1, 0, 0), ejob("q", 0, 100, 1, 0, 0)};
+    for (int k = 0; k < 2; k++) {
+        pq[k].cpu_milli = 1000;
+        with_roles(&pq[k], 1, 6000, 6000);
+    }
+    r = run(&w, pq, 2, &policy_probe, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "p", F_END, "100.000000");
+    CHECK_F(&r, "q", F_START, "100.000000");
+    CHECK_F(&r, "q", F_END, "200.000000");
+    CHECK_EQ_I64(g_role_nodes[0], 1);
+    CHECK_EQ_I64(g_role_nodes[1], 0);
+    CHECK_NEAR(r.sum.cpu_alloc_avg, 13.0 / 16.0, 1e-12);
+    run_out_free(&r);
+
+    /* A node holding only the master fails: the job stops too. p alone: trainer n0,
+     * master (6 cores) n1, no server. n1 fails at t=50 (until 60): p loses its 50 s (no
+     * checkpoints) and restarts at once with its master on n0 (7 cores left): ends 150. */
+    job_spec m = ejob("m", 0, 100, 1, 0, 0);
+    m.cpu_milli = 1000;
+    with_roles(&m, 0, 6000, 0);
+    g_fail.on = true;
+    g_fail.node = 1;
+    g_fail.down_us = 50000000;
+    g_fail.up_us = 60000000;
+    r = run(&w, &m, 1, &policy_rigid_min, NULL, 0, 0);
+    g_fail.on = false;
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "m", F_END, "150.000000");
+    CHECK_F(&r, "m", F_PREEMPT, "1");
+    CHECK_F(&r, "m", F_LOST, "50.000000");
+    run_out_free(&r);
+
+    /* A master larger than any node is rejected at arrival, with the reason. */
+    job_spec big = ejob("big", 0, 100, 1, 0, 0);
+    with_roles(&big, 1, 9000, 1000);
+    r = run(&w, &big, 1, &policy_rigid_min, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(r.sum.jobs_rejected, 1);
+    CHECK(strstr(r.jobs, "the master needs 9000 milli-CPU; the largest node has 8000") != NULL);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+/* Random traces of jobs with masters and servers on CPU-tight nodes, under every
+ * elastic policy and the invariant checks (which count each job's roles): every job
+ * done, identical bytes for identical input. */
+static void test_roles_random(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    const policy_ops *pols[4] = {&policy_elastic, &policy_rigid_min, &policy_optimus,
+                                 &policy_static};
+    for (int it = 0; it < 15; it++) {
+        gsl_rng_set(rng, (unsigned long)it + 500);
+        world w;
+        world_init(&w, 2 + (uint32_t)gsl_rng_uniform_int(rng, 3), 4);
+        for (uint32_t k = 0; k < w.cl.n_nodes; k++)
+            w.nodes[k].cpu_milli = 8000;
+        job_spec js[40];
+        size_t n = 10 + gsl_rng_uniform_int(rng, 30);
+        double t = 0;
+        for (size_t k = 0; k < n; k++) {
+            char id[32];
+            snprintf(id, sizeof id, "j%zu", k);
+            t += gsl_rng_uniform(rng) * 60;
+            uint32_t lo = 1 + (uint32_t)gsl_rng_uniform_int(rng, 2);
+            bool el = gsl_rng_uniform(rng) < 0.7;
+            js[k] = ejob(id, t, 50 + gsl_rng_uniform(rng) * 1000, lo, el ? lo : 0,
+                         lo + (uint32_t)gsl_rng_uniform_int(rng, 3));
+            js[k].cpu_milli = 500 * (uint64_t)lo;
+            if (gsl_rng_uniform(rng) < 0.6)
+                with_roles(&js[k], (uint32_t)gsl_rng_uniform_int(rng, 3),
+                           500 + 500 * gsl_rng_uniform_int(rng, 4),
+                           500 + 500 * gsl_rng_uniform_int(rng, 4));
+        }
+        for (int p = 0; p < 4; p++) {
+            run_out r1 = run(&w, js, n, pols[p], NULL, 0, 20);
+            run_out r2 = run(&w, js, n, pols[p], NULL, 0, 20);
+            CHECK_EQ_I64(r1.status, SIM_OK);
+            if (r1.status != SIM_OK)
+                fprintf(stderr, "%s: %s\n", pols[p]->name, r1.d.msg);
+            CHECK_EQ_I64(r1.sum.jobs_done, (int64_t)n);
+            CHECK(r1.sum.cpu_alloc_avg > 0 && r1.sum.cpu_alloc_avg <= 1);
+            CHECK(r1.jobs_len == r2.jobs_len && memcmp(r1.jobs, r2.jobs, r1.jobs_len) == 0);
+            run_out_free(&r1);
+            run_out_free(&r2);
+        }
+        world_fini(&w);
+    }
+    gsl_rng_free(rng);
+}
+
 int main(void)
 {
     test_curves();
@@ -689,5 +984,8 @@ int main(void)
     test_pollux_reader();
     test_schedules();
     test_random();
+    test_roles_reader();
+    test_roles();
+    test_roles_random();
     return check_done();
 }

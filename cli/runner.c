@@ -455,6 +455,7 @@ int cli_run_sim(const run_args *a, run_result *res, sim_diag *d)
         .gpu_type_mem_mib = type_mem,
         .tenants = tenants,
         .rate = zoo ? &zoo_rate_model : NULL,
+        .trace_path = a->trace,
     };
     /* With --zoo the zoo is the simulator's truth; the GPU models stay off. */
     if (!zoo && (st = cli_rate_setup(a, cat, models, &rate, d)) != SIM_OK)

@@ -291,6 +291,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
         ALLOC_ARRAY(e->svc_job, c->n);
         ALLOC_ARRAY(e->svc_demand, c->n);
         ALLOC_ARRAY(e->svc_point_svc, c->n_pts);
+        ALLOC_ARRAY(e->svc_seen, c->n);
         e->svc_hash_cap = 16;
         while (e->svc_hash_cap < 2 * c->n)
             e->svc_hash_cap *= 2;
@@ -481,6 +482,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->svc_job);
     sim_free(e->svc_demand);
     sim_free(e->svc_point_svc);
+    sim_free(e->svc_seen);
     sim_free(e->svc_hash);
     sim_free(e->shape_keys);
     sim_free(e->shape_head);
@@ -831,6 +833,46 @@ void sim__note_rejection(sim_engine *e, const char *id, const char *reason)
                  reason);
 }
 
+/* With demand curves, the online services are the rows of qos LS: each needs a curve,
+ * and a curve's row must be of qos LS. Marks the row's curve as seen. */
+static int svc_check(sim_engine *e, const job_spec *s, sim_diag *d)
+{
+    const sim_curves *c = e->world.curves;
+    if (!c)
+        return SIM_OK;
+    uint32_t svc = svc_find(e, s->id);
+    const char *file = e->world.trace_path;
+    if (svc == UINT32_MAX && s->qos == SIM_QOS_LS)
+        return sim_diag_set(d, SIM_EPARSE, file, (long)s->line, 0,
+                            "job '%s' has qos LS, an online service, but no demand curve in "
+                            "%s (services are the LS rows; give it a curve or another qos)",
+                            s->id, c->path ? c->path : "the demand file");
+    if (svc == UINT32_MAX)
+        return SIM_OK;
+    if (s->qos != SIM_QOS_LS)
+        return sim_diag_set(d, SIM_EPARSE, file, (long)s->line, 0,
+                            "job '%s' has a demand curve (%s:%ld) but qos '%s'; an online "
+                            "service needs qos LS",
+                            s->id, c->path ? c->path : "demand", c->line ? c->line[svc] : 0L,
+                            s->qos == SIM_QOS_NONE ? "" : sim_qos_name(s->qos));
+    e->svc_seen[svc] = 1;
+    return SIM_OK;
+}
+
+/* After the whole trace: a curve that named no row of the trace. */
+static int svc_check_unseen(const sim_engine *e, sim_diag *d)
+{
+    const sim_curves *c = e->world.curves;
+    for (uint32_t s = 0; c && s < c->n; s++)
+        if (!e->svc_seen[s])
+            return sim_diag_set(d, SIM_EPARSE, c->path, c->line ? c->line[s] : 0, 0,
+                                "service '%s' has a demand curve but no row in the trace%s%s "
+                                "(an online service is a row of qos LS with this job id)",
+                                c->names[s], e->world.trace_path ? " " : "",
+                                e->world.trace_path ? e->world.trace_path : "");
+    return SIM_OK;
+}
+
 /* A role attribute of s as an integer (0 when absent). */
 static uint64_t role_attr(const job_spec *s, sim_attr a)
 {
@@ -888,6 +930,8 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
     if (st != SIM_OK)
         return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
     e->tstats[s->tenant].arrived++;
+    if ((st = svc_check(e, s, d)) != SIM_OK)
+        return st;
     uint64_t missing = e->pol->needs_attrs & ~s->attr_present;
     if (missing) {
         char names[512] = "";
@@ -1133,6 +1177,9 @@ static void write_unfinished(sim_engine *e, bool horizon)
 static int write_not_arrived(sim_engine *e, sim_diag *d)
 {
     while (e->has_next) {
+        int sc = svc_check(e, &e->next, d);
+        if (sc != SIM_OK)
+            return sc;
         e->sum.jobs_not_arrived++;
         e->sum.jobs_unfinished++;
         if (sim__write_spec_row(e, &e->next, e->next.replicas, "unfinished",
@@ -1307,6 +1354,8 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
     if (ended_early && e->jobs_in_flight > 0)
         write_unfinished(e, at_horizon);
     if (at_horizon && (st = write_not_arrived(e, d)) != SIM_OK)
+        return st;
+    if (!e->has_next && (st = svc_check_unseen(e, d)) != SIM_OK)
         return st;
     if (e->sum.last_end_us < e->now && e->jobs_in_flight > 0)
         e->sum.last_end_us = e->now;

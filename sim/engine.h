@@ -66,7 +66,9 @@ typedef struct sim_config {
 
 /* Demand curves of online services (traces/curves.h reads them): service s is the job
  * whose id is names[s]; its points are pts[first[s] .. first[s] + count[s]), in
- * increasing time; from a point's time on it wants that many replicas. */
+ * increasing time; from a point's time on it wants that many replicas. A run with
+ * curves requires every trace row of qos LS to have one and every curve to name a row
+ * of qos LS (sim_engine_run fails with SIM_EPARSE otherwise). */
 typedef struct sim_curve_point {
     sim_time t_us;
     uint32_t replicas;
@@ -78,6 +80,10 @@ typedef struct sim_curves {
     uint32_t *first, *count;
     sim_curve_point *pts;
     uint32_t n_pts;
+    /* For messages: the file (NULL = none) and each service's first line in it (NULL =
+     * unknown). */
+    const char *path;
+    const long *line;
 } sim_curves;
 
 /* Engine inputs that describe the world: the cluster, the name tables, the models. */
@@ -88,6 +94,7 @@ typedef struct sim_world {
     sim_intern *tenants;             /* tenant names; grows as the source reads */
     const sim_rate_model *rate;      /* NULL = every model term is 1 */
     const sim_curves *curves;        /* online services' demand (borrowed), or NULL */
+    const char *trace_path;          /* the trace, named in messages about its rows, or NULL */
 } sim_world;
 
 /* The run's figures, complete after sim_engine_run. */

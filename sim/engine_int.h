@@ -119,6 +119,7 @@ struct sim_engine {
      * its current demand and its point's index in the curves; a hash of the names. */
     uint32_t *svc_job, *svc_demand, *svc_point_svc;
     uint32_t *svc_hash; /* service + 1 per slot, 0 = empty */
+    uint8_t *svc_seen;  /* per service: a trace row named it */
     uint32_t svc_hash_cap;
 
     /* Time and events. */

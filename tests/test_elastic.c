@@ -275,7 +275,8 @@ static run_out run(world *w, const job_spec *jobs, size_t n, const policy_ops *p
                     .gpu_types = w->types,
                     .gpu_type_mem_mib = w->type_mem,
                     .tenants = w->tenants,
-                    .curves = g_curves};
+                    .curves = g_curves,
+                    .trace_path = "trace.csv"};
     policy_config pc = {.policy = pol->name};
     if (threshold) {
         snprintf(pc.key[0], sizeof pc.key[0], "threshold");
@@ -634,6 +635,38 @@ static void test_services(void)
     run_out_free(&r);
     /* static: the last ceil(6 / 4) = 2 nodes of 4 serve svc; a runs at its max (8 GPUs)
      * or what the other 2 nodes hold: 8. */
+    /* Trainers first, then BE work: 8 GPUs, svc wants 2, then 7 from t=100, then 1 from
+     * t=200. t=0: svc 2, a (1..4, work 2000) 1 and b (rigid BE, 2 GPUs, work 1000) start;
+     * the trigger grows a to 4. t=100: a gives back 3 trainers (the first scale-in loses
+     * its 100 s at speed 4), then the latest started offline job is preempted: a (its
+     * scale-in restarted it at 100: nothing lost), then b (loses its 100 s): svc holds 7
+     * at once, and a restarts on the GPU left. t=200: svc shrinks to 1, b restarts (ends
+     * 1200). The trigger at 240 grows a to 4: 140 s at speed 1, then 1860 at 4: 705. */
+    {
+        static uint32_t count2[1] = {3};
+        static sim_curve_point pts2[3] = {{0, 2}, {100000000, 7}, {200000000, 1}};
+        sim_curves c2 = {
+            .n = 1, .names = names, .first = first, .count = count2, .pts = pts2, .n_pts = 3};
+        g_curves = &c2;
+        job_spec j3[3] = {ejob("svc", 0, 1000, 1, 1, 8), ejob("a", 0, 2000, 1, 1, 4),
+                          ejob("b", 0, 1000, 2, 0, 0)};
+        j3[0].qos = SIM_QOS_LS;
+        j3[2].qos = SIM_QOS_BE;
+        r = run(&w, j3, 3, &policy_elastic, "1", 0, 0);
+        CHECK_EQ_I64(r.status, SIM_OK);
+        CHECK_F(&r, "svc", F_RMAX, "7");
+        CHECK_F(&r, "svc", F_END, "1000.000000");
+        CHECK_NEAR(r.sum.short_gpu_s, 0, 0);
+        CHECK_F(&r, "a", F_PREEMPT, "1");
+        CHECK_F(&r, "a", F_LOST, "400.000000");
+        CHECK_F(&r, "a", F_END, "705.000000");
+        CHECK_F(&r, "b", F_PREEMPT, "1");
+        CHECK_F(&r, "b", F_LOST, "100.000000");
+        CHECK_F(&r, "b", F_END, "1200.000000");
+        CHECK_NEAR(r.sum.scale_lost_work_s, 400, 1e-12);
+        run_out_free(&r);
+        g_curves = &c;
+    }
     world_fini(&w);
     world_init(&w, 4, 4);
     r = run(&w, js, 2, &policy_static, NULL, 400, 0);
@@ -669,6 +702,7 @@ static void test_services_random(void)
         job_spec js[42];
         js[0] = ejob("s0", 0, 1000, 1, 1, cap);
         js[1] = ejob("s1", 0, 1000, 1, 1, cap);
+        js[0].qos = js[1].qos = SIM_QOS_LS;
         double t = 0;
         size_t n = 2 + 10 + gsl_rng_uniform_int(rng, 30);
         for (size_t k = 2; k < n; k++) {
@@ -693,6 +727,86 @@ static void test_services_random(void)
         g_curves = NULL;
     }
     gsl_rng_free(rng);
+}
+
+/* With demand curves, the services are the rows of qos LS: an LS row without a curve, a
+ * curve on a row of another qos, and a curve naming no row are file:line errors. */
+static void test_services_rule(void)
+{
+    char path[64];
+    CHECK(temp_file("service,time,replicas\nsvc,0,2\nsvc,100,3\nghost,0,1\n", path));
+    sim_curves c;
+    sim_diag d = {0};
+    CHECK_EQ_I64(trace_curves_load(&c, path, &d), SIM_OK);
+    CHECK_EQ_I64(c.n, 2);
+    CHECK_STR(c.path, path);
+    if (c.n == 2) {
+        CHECK_EQ_I64(c.line[0], 2);
+        CHECK_EQ_I64(c.line[1], 4);
+    }
+    g_curves = &c;
+    world w;
+    world_init(&w, 1, 8);
+    char msg[1024], want[256];
+    /* svc is LS, ghost has no row: the error comes once the trace is read, at ghost's
+     * first line in the curve file. */
+    job_spec js[3] = {ejob("svc", 0, 100, 1, 1, 4), ejob("a", 0, 100, 1, 1, 4),
+                      ejob("b", 5, 100, 1, 0, 0)};
+    js[0].qos = SIM_QOS_LS;
+    for (int k = 0; k < 3; k++)
+        js[k].line = (uint64_t)k + 2;
+    run_out r = run(&w, js, 3, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_EPARSE);
+    sim_diag_format(&r.d, msg, sizeof msg);
+    snprintf(want, sizeof want,
+             "%s:4: error: service 'ghost' has a demand curve but no row in the trace "
+             "trace.csv (an online service is a row of qos LS with this job id)",
+             path);
+    CHECK_STR(msg, want);
+    run_out_free(&r);
+    /* ghost's row exists but is BE. */
+    js[2] = ejob("ghost", 5, 100, 1, 0, 0);
+    js[2].qos = SIM_QOS_BE;
+    js[2].line = 4;
+    r = run(&w, js, 3, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_EPARSE);
+    sim_diag_format(&r.d, msg, sizeof msg);
+    snprintf(want, sizeof want,
+             "trace.csv:4: error: job 'ghost' has a demand curve (%s:4) but qos 'BE'; an "
+             "online service needs qos LS",
+             path);
+    CHECK_STR(msg, want);
+    run_out_free(&r);
+    /* An LS row without a curve (a is LS, ghost fine now). */
+    js[2].qos = SIM_QOS_LS;
+    js[1].qos = SIM_QOS_LS;
+    r = run(&w, js, 3, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_EPARSE);
+    sim_diag_format(&r.d, msg, sizeof msg);
+    CHECK(strstr(msg, "trace.csv:3: error: job 'a' has qos LS, an online service, but no "
+                      "demand curve in ") != NULL);
+    run_out_free(&r);
+    /* All well: two services and one offline job. */
+    js[1].qos = SIM_QOS_NONE;
+    r = run(&w, js, 3, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(r.sum.services, 2);
+    run_out_free(&r);
+    /* A row submitted after the horizon still counts as the service's row. */
+    js[2].submit_us = 500000000;
+    r = run(&w, js, 3, &policy_elastic, NULL, 50, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(r.sum.jobs_not_arrived, 1);
+    run_out_free(&r);
+    /* Without curves, LS rows are ordinary jobs. */
+    g_curves = NULL;
+    r = run(&w, js, 3, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(r.sum.services, 0);
+    run_out_free(&r);
+    world_fini(&w);
+    trace_curves_free(&c);
+    unlink(path);
 }
 
 /* Native columns of masters and parameter servers: parsed, and a job with servers but
@@ -984,6 +1098,7 @@ int main(void)
     test_pollux_reader();
     test_schedules();
     test_random();
+    test_services_rule();
     test_roles_reader();
     test_roles();
     test_roles_random();

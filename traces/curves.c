@@ -39,6 +39,8 @@ void trace_curves_free(sim_curves *c)
     sim_free(c->first);
     sim_free(c->count);
     sim_free(c->pts);
+    sim_free((char *)c->path);
+    sim_free((long *)c->line);
     memset(c, 0, sizeof *c);
 }
 
@@ -138,11 +140,16 @@ int trace_curves_load(sim_curves *out, const char *path, sim_diag *d)
     out->pts = sim_calloc(n_raw ? n_raw : 1, sizeof *out->pts);
     out->first = sim_calloc(out->n ? out->n : 1, sizeof *out->first);
     out->count = sim_calloc(out->n ? out->n : 1, sizeof *out->count);
-    if (!out->pts || !out->first || !out->count)
+    long *lines = sim_calloc(out->n ? out->n : 1, sizeof *lines);
+    out->line = lines;
+    out->path = sim_strdup(path);
+    if (!out->pts || !out->first || !out->count || !lines || !out->path)
         goto out_nomem;
     for (size_t k = 0; k < n_raw; k++) {
-        if (out->count[raw[k].svc] == 0)
+        if (out->count[raw[k].svc] == 0) {
             out->first[raw[k].svc] = (uint32_t)k;
+            lines[raw[k].svc] = raw[k].line;
+        }
         out->count[raw[k].svc]++;
         out->pts[k] = (sim_curve_point){.t_us = raw[k].t_us, .replicas = raw[k].replicas};
     }

@@ -20,10 +20,16 @@ mkdir -p "$OUT"
     --period 1d --step 10m --length 3d --noise 0.1 --seed 7
 {
     head -n 1 "$OUT/offline.csv"
-    # job_id,submit_time,duration,num_gpus,gpu_milli,true_milli,replicas,...,qos,...
-    # min_replicas (36th column) 1, max_replicas (37th) 12.
+    # One row per service under the converted header, by column name; the columns not
+    # named stay empty.
     for s in svc0 svc1; do
-        echo "$s,0,259200,1,1000,1000,1,,0,0,0,,LS,0,,,,,,,,,,,,,,,,,,,,,,1,12,,,"
+        head -n 1 "$OUT/offline.csv" | awk -F, -v id="$s" '{
+            v["job_id"] = id; v["submit_time"] = 0; v["duration"] = 259200
+            v["num_gpus"] = 1; v["gpu_milli"] = 1000; v["true_milli"] = 1000
+            v["replicas"] = 1; v["qos"] = "LS"; v["min_replicas"] = 1; v["max_replicas"] = 12
+            row = ""
+            for (i = 1; i <= NF; i++) row = row (i > 1 ? "," : "") v[$i]
+            print row }'
     done
     tail -n +2 "$OUT/offline.csv"
 } >"$OUT/trace.csv"

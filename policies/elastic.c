@@ -12,13 +12,14 @@
  * round) until no job can grow. When U is above the threshold, they scale in one
  * trainer at a time in descending order of score, round after round, until U is at or
  * below it or every job is at its min; a scale-in restarts the job from its last
- * checkpoint (sim_decide_scale_in). `rigid-min` starts jobs the same way and never
+ * checkpoint (sim_decide_scale_in; option resize=checkpoint keeps the progress
+ * instead, sim_decide_shrink). `rigid-min` starts jobs the same way and never
  * scales them. Scale-out places a trainer as a start does: most-allocated node first.
  *
- * Online services (jobs with a demand curve) come first at every decision: a service
+ * Online services (rows of qos LS with a demand curve) come first at every decision: a service
  * is resized to its demand (clamped to its min..max replicas); a replica that does not
  * fit is made room for by taking trainers back from the offline elastic jobs above
- * their min (highest completion score first, restarting from their checkpoint), then by
+ * their min (highest completion score first, as the policy's scale-in does), then by
  * preempting offline jobs (the latest started first, losing the work since their
  * checkpoint), one at a time until it fits or nothing is left to take. `static` is the
  * reserved-slice baseline: the last ceil(sum of the services' peak replicas / GPUs per
@@ -55,6 +56,7 @@ typedef struct elastic_state {
     sim_time period_us;
     double threshold;
     bool scale;                      /* false: rigid-min, static */
+    bool resize_ckpt;                /* option resize: a shrink keeps progress (checkpoint) */
     bool take_back;                  /* services take resources back from offline jobs */
     bool reserved_init;              /* static: the slice has been chosen */
     uint32_t *svc_nodes, *off_nodes; /* static: the reserved nodes and the others */
@@ -69,6 +71,9 @@ typedef struct elastic_state {
 static const policy_option elastic_opts[] = {
     {"period", "60", "trigger period, seconds"},
     {"threshold", "0.9", "utilisation threshold: allocated fraction of the GPUs, 0..1"},
+    {"resize", "lossy",
+     "scale-in: lossy (restart from the last periodic checkpoint) or checkpoint (progress "
+     "kept)"},
     {NULL, NULL, NULL},
 };
 
@@ -76,8 +81,29 @@ static const policy_option rigid_opts[] = {{NULL, NULL, NULL}};
 
 static const policy_option optimus_opts[] = {
     {"period", "60", "allocation period, seconds"},
+    {"resize", "checkpoint",
+     "reallocation: checkpoint (progress kept) or lossy (a shrink or a job left without "
+     "trainers restarts from the last periodic checkpoint)"},
     {NULL, NULL, NULL},
 };
+
+static const char *const resize_choices[] = {"lossy", "checkpoint", NULL};
+
+/* Option resize: true for checkpoint. */
+static int resize_opt(const policy_config *cfg, const policy_option *opts, bool *ckpt, sim_diag *d)
+{
+    int k = 0;
+    int rc = policy_config_choice(cfg, opts, "resize", resize_choices, &k, d);
+    *ckpt = k == 1;
+    return rc;
+}
+
+/* Take `count` trainers from job id: with the resize=checkpoint option its progress is
+ * kept, otherwise it restarts from its last periodic checkpoint. */
+static int scale_in(const elastic_state *s, policy_decisions *out, sim_job_id id, uint32_t count)
+{
+    return s->resize_ckpt ? sim_decide_shrink(out, id, count) : sim_decide_scale_in(out, id, count);
+}
 
 /* Mins are handed out in passes of equal min (1, 2, ...); the last pass takes every
  * larger min. */
@@ -115,7 +141,8 @@ static int elastic_init(void *st, const policy_config *cfg, sim_diag *d)
     double period, thr;
     int rc;
     if ((rc = policy_config_double(cfg, elastic_opts, "period", 0.001, 1e9, &period, d)) ||
-        (rc = policy_config_double(cfg, elastic_opts, "threshold", 0, 1, &thr, d)))
+        (rc = policy_config_double(cfg, elastic_opts, "threshold", 0, 1, &thr, d)) ||
+        (rc = resize_opt(cfg, elastic_opts, &s->resize_ckpt, d)))
         return rc;
     s->period_us = (sim_time)llround(period * 1e6);
     s->threshold = thr;
@@ -138,7 +165,7 @@ static int optimus_init(void *st, const policy_config *cfg, sim_diag *d)
     elastic_state *s = st;
     double period;
     int rc = policy_config_double(cfg, optimus_opts, "period", 0.001, 1e9, &period, d);
-    if (rc)
+    if (rc || (rc = resize_opt(cfg, optimus_opts, &s->resize_ckpt, d)))
         return rc;
     s->period_us = (sim_time)llround(period * 1e6);
     s->mode = M_OPTIMUS;
@@ -208,7 +235,7 @@ static bool place_n(elastic_state *s, const sim_view *v, sim_job_id id, uint32_t
 /* Free room for a service: the offline elastic job above its min with the highest
  * completion score loses a trainer; else the latest started offline job is preempted.
  * *took is false when nothing is left to take. */
-static int take_one(const sim_view *v, policy_decisions *out, bool *took)
+static int take_one(const elastic_state *s, const sim_view *v, policy_decisions *out, bool *took)
 {
     *took = false;
     sim_job_id best = SIM_JOB_NONE, last = SIM_JOB_NONE;
@@ -231,7 +258,7 @@ static int take_one(const sim_view *v, policy_decisions *out, bool *took)
     }
     int rc;
     if (best != SIM_JOB_NONE)
-        rc = sim_decide_scale_in(out, best, 1);
+        rc = scale_in(s, out, best, 1);
     else if (last != SIM_JOB_NONE)
         rc = sim_decide_preempt(out, last, false);
     else
@@ -267,7 +294,7 @@ static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
                     if (place_n(s, v, id, target, &p))
                         break;
                     took = false;
-                    if (s->take_back && (rc = take_one(v, out, &took)) != SIM_OK)
+                    if (s->take_back && (rc = take_one(s, v, out, &took)) != SIM_OK)
                         return rc;
                     if (!took)
                         break;
@@ -289,7 +316,7 @@ static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
                         continue;
                     }
                     took = false;
-                    if (s->take_back && (rc = take_one(v, out, &took)) != SIM_OK)
+                    if (s->take_back && (rc = take_one(s, v, out, &took)) != SIM_OK)
                         return rc;
                     if (!took)
                         break;
@@ -411,7 +438,7 @@ static int trigger(elastic_state *s, const sim_view *v, policy_decisions *out)
                     continue;
                 const sim_job *j = sim_view_job(v, a->id);
                 uint64_t m = trainer_milli(j);
-                int rc = sim_decide_scale_in(out, a->id, 1);
+                int rc = scale_in(s, out, a->id, 1);
                 if (rc != SIM_OK)
                     return rc;
                 a->cur--;
@@ -440,7 +467,7 @@ static double opt_gain(const sim_view *v, sim_job_id id, uint32_t n, uint32_t hi
  * gets its min trainers while GPUs last (fewest first), then GPUs go one at a time to
  * the job whose remaining time one more trainer shortens most; jobs are then resized
  * to their allocation (shrinks first, a job left with none is preempted, both with a
- * checkpoint), growing and starting where the trainers fit. */
+ * checkpoint unless resize=lossy), growing and starting where the trainers fit. */
 static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
     int64_t free_gpus = (int64_t)(s->total_milli / SIM_MILLI_GPU);
@@ -498,11 +525,12 @@ static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *
         const sim_job *j = sim_view_job(v, id);
         const opt_job *o = sim_view_job_state(v, id);
         if (!j->is_service && o->target < j->replicas) {
-            /* Pollux's simulator checkpoints before a reallocation (progress kept): with
-             * the loss of a restart from the last periodic checkpoint, allocations that
-             * change every round would keep jobs from ever finishing. */
-            rc = o->target == 0 ? sim_decide_preempt(out, id, true)
-                                : sim_decide_shrink(out, id, j->replicas - o->target);
+            /* Pollux's simulator checkpoints before a reallocation (progress kept, the
+             * default): with the loss of a restart from the last periodic checkpoint
+             * (resize=lossy), allocations that change every round can keep jobs from
+             * ever finishing. */
+            rc = o->target == 0 ? sim_decide_preempt(out, id, s->resize_ckpt)
+                                : scale_in(s, out, id, j->replicas - o->target);
             if (rc != SIM_OK)
                 return rc;
         }

@@ -243,6 +243,9 @@ static job_spec ejob(const char *id, double submit_s, double work_s, uint32_t gp
 /* Demand curves of the next runs (NULL: none). */
 static const sim_curves *g_curves;
 
+/* One more policy option for the next runs (key NULL: none). */
+static const char *g_opt_key, *g_opt_val;
+
 /* A node outage in the next runs (when `on`). */
 static struct {
     bool on;
@@ -282,6 +285,11 @@ static run_out run(world *w, const job_spec *jobs, size_t n, const policy_ops *p
         snprintf(pc.key[0], sizeof pc.key[0], "threshold");
         pc.value[0] = threshold;
         pc.n = 1;
+    }
+    if (g_opt_key) {
+        snprintf(pc.key[pc.n], sizeof pc.key[pc.n], "%s", g_opt_key);
+        pc.value[pc.n] = g_opt_val;
+        pc.n++;
     }
     sim_engine *e;
     r.status = sim_engine_create(&e, &cfg, &sw, pol, &pc, &r.d);
@@ -403,6 +411,18 @@ static void test_schedules(void)
     CHECK_NEAR(r.sum.scale_lost_work_s, 420, 1e-12);
     CHECK_F(&r, "a", F_LOST, "420.000000");
     run_out_free(&r);
+    /* resize=checkpoint: the same scaling, nothing lost. */
+    g_opt_key = "resize";
+    g_opt_val = "checkpoint";
+    r = run(&w, js, 4, &policy_elastic, "0.7", 200, 0);
+    g_opt_key = NULL;
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "a", F_RMAX, "7");
+    CHECK_F(&r, "a", F_SCALE, "8");
+    CHECK_F(&r, "b", F_RMAX, "2");
+    CHECK_NEAR(r.sum.scale_lost_work_s, 0, 0);
+    CHECK_F(&r, "a", F_LOST, "0.000000");
+    run_out_free(&r);
     world_fini(&w);
 
     /* Scale-in stops at min_replicas. 8 GPUs, threshold 0.5: a (2..4, nominal 2) grows
@@ -441,6 +461,34 @@ static void test_optimus(void)
     CHECK_F(&r, "a", F_RMAX, "4");
     CHECK_F(&r, "a", F_RMIN, "3");
     run_out_free(&r);
+    /* a (1000) alone gets 4; b (100) arrives at 30 and waits for the round at 60: a's
+     * 760 left beat b's 100 for the two spare GPUs, so a shrinks to 3 and b gets 1 (ends
+     * 160). At 180 a (400 left) gets 4: ends 280. With resize=lossy the shrink at 60
+     * restarts a from scratch (no periodic checkpoints): 240 lost, same allocations
+     * (a's 1000 left still wins), 4 trainers at 180 with 640 left: ends 340. */
+    js[1].submit_us = 30000000;
+    r = run(&w, js, 2, &policy_optimus, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "b", F_END, "160.000000");
+    CHECK_F(&r, "a", F_END, "280.000000");
+    CHECK_F(&r, "a", F_RMIN, "3");
+    CHECK_NEAR(r.sum.scale_lost_work_s, 0, 0);
+    run_out_free(&r);
+    g_opt_key = "resize";
+    g_opt_val = "lossy";
+    r = run(&w, js, 2, &policy_optimus, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "b", F_END, "160.000000");
+    CHECK_F(&r, "a", F_END, "340.000000");
+    CHECK_F(&r, "a", F_LOST, "240.000000");
+    CHECK_NEAR(r.sum.scale_lost_work_s, 240, 1e-12);
+    run_out_free(&r);
+    g_opt_val = "sometimes";
+    r = run(&w, js, 2, &policy_optimus, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_EINVAL);
+    CHECK(strstr(r.d.msg, "resize") != NULL && strstr(r.d.msg, "lossy, checkpoint") != NULL);
+    run_out_free(&r);
+    g_opt_key = NULL;
     world_fini(&w);
 }
 

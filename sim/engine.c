@@ -880,8 +880,11 @@ static uint64_t role_attr(const job_spec *s, sim_attr a)
 }
 
 /* Why the master or a parameter server of s can never be placed (NULL when each fits
- * some node alone); the message goes to buf. */
-static const char *roles_misfit(const sim_engine *e, const job_spec *s, char *buf, size_t size)
+ * some node alone and, with the trainers at their fewest, the cluster's CPU and memory
+ * in total; a necessary condition only); the message goes to buf. `replicas` is the
+ * job's resolved replica count. */
+static const char *roles_misfit(const sim_engine *e, const job_spec *s, uint32_t replicas,
+                                char *buf, size_t size)
 {
     uint64_t ps = role_attr(s, SIM_ATTR_PS_REPLICAS);
     uint64_t limit = (uint64_t)(e->n_gpus > e->n_nodes ? e->n_gpus : e->n_nodes) + 1;
@@ -918,7 +921,28 @@ static const char *roles_misfit(const sim_engine *e, const job_spec *s, char *bu
             continue;
         return buf;
     }
-    return NULL;
+    uint64_t lo = job_spec_has(s, SIM_ATTR_MIN_REPLICAS) ? (uint64_t)s->attr[SIM_ATTR_MIN_REPLICAS]
+                                                         : replicas;
+    uint64_t cpu = lo * ceil_div(s->cpu_milli, replicas) + role_attr(s, SIM_ATTR_MASTER_CPU_MILLI) +
+                   ps * role_attr(s, SIM_ATTR_PS_CPU_MILLI);
+    uint64_t mem = lo * ceil_div(s->mem_mib, replicas) + role_attr(s, SIM_ATTR_MASTER_MEM_MIB) +
+                   ps * role_attr(s, SIM_ATTR_PS_MEM_MIB);
+    uint64_t mem_all = 0;
+    for (uint32_t n = 0; n < e->n_nodes; n++)
+        mem_all += e->node_mem_total[n];
+    if (cpu > e->cpu_total_all)
+        snprintf(buf, size,
+                 "its trainers, master and parameter servers need %llu milli-CPU "
+                 "together; the cluster has %llu",
+                 (unsigned long long)cpu, (unsigned long long)e->cpu_total_all);
+    else if (mem > mem_all)
+        snprintf(buf, size,
+                 "its trainers, master and parameter servers need %llu MiB of "
+                 "memory together; the cluster has %llu",
+                 (unsigned long long)mem, (unsigned long long)mem_all);
+    else
+        return NULL;
+    return buf;
 }
 
 static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
@@ -968,7 +992,7 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
         }
     }
     if (!why && job_spec_has_roles(s))
-        why = roles_misfit(e, s, reason, sizeof reason);
+        why = roles_misfit(e, s, f->replicas_out, reason, sizeof reason);
     if (why) {
         sim__note_rejection(e, s->id, why);
         e->tstats[s->tenant].rejected++;

@@ -1085,6 +1085,16 @@ static void test_roles(void)
     CHECK_EQ_I64(r.sum.jobs_rejected, 1);
     CHECK(strstr(r.jobs, "the master needs 9000 milli-CPU; the largest node has 8000") != NULL);
     run_out_free(&r);
+    /* Each role fits a node, but with the trainer not the cluster: 4 + 6 + 2 x 4 cores
+     * of 16. */
+    big = ejob("big", 0, 100, 1, 0, 0);
+    big.cpu_milli = 4000;
+    with_roles(&big, 2, 6000, 4000);
+    r = run(&w, &big, 1, &policy_rigid_min, NULL, 0, 0);
+    CHECK_EQ_I64(r.sum.jobs_rejected, 1);
+    CHECK(strstr(r.jobs, "its trainers, master and parameter servers need 18000 milli-CPU "
+                         "together; the cluster has 16000") != NULL);
+    run_out_free(&r);
     world_fini(&w);
 }
 

@@ -2,7 +2,8 @@
 # The elastic-trainers experiment: Pollux's workload-1 (160 jobs, as published) as
 # offline elastic jobs, beside two online services whose demand follows generated diurnal
 # curves, on 16 nodes x 4 T4; `clustersim compare` of elastic, optimus, static and
-# rigid-min writes the report.
+# rigid-min writes the report (OUT_DIR/report.md), then the same with a master and a
+# parameter server per offline job on nodes of 24 cores (OUT_DIR/ps/report.md).
 #   bench/elastic_experiment.sh [BUILD_DIR] [OUT_DIR]
 # Needs the Pollux artifact in $SIM_SHARED_DIR/pollux_adaptdl (default ../shared/data).
 set -eu
@@ -35,5 +36,22 @@ mkdir -p "$OUT"
 } >"$OUT/trace.csv"
 "$C" compare --trace "$OUT/trace.csv" --cluster 16xT4:4 \
     --policies elastic,optimus,static,rigid-min --out "$OUT" --quiet \
+    --demand "$OUT/demand.csv" --pollux-profiles "$DATA/traces" \
+    --checkpoint-interval 10m --sample-interval 10m
+# The same with parameter-server jobs on nodes of 24 cores: each offline job gets a
+# master (2 cores) and one parameter server (4 cores) and 4 cores per trainer; the
+# services take no CPU.
+mkdir -p "$OUT/ps"
+awk -F, -v OFS=, 'NR == 1 {
+        for (i = 1; i <= NF; i++) c[$i] = i
+        if (!c["ps_replicas"] || !c["ps_cpu_milli"] || !c["master_cpu_milli"] ||
+            !c["cpu_milli"] || !c["replicas"] || !c["qos"]) exit 1
+        print; next }
+    $c["qos"] != "LS" {
+        $c["cpu_milli"] = 4000 * $c["replicas"]
+        $c["ps_replicas"] = 1; $c["ps_cpu_milli"] = 4000; $c["master_cpu_milli"] = 2000 }
+    { print }' "$OUT/trace.csv" >"$OUT/ps/trace.csv"
+"$C" compare --trace "$OUT/ps/trace.csv" --cluster 16xT4:4:cpu=24000 \
+    --policies elastic,optimus,static,rigid-min --out "$OUT/ps" --quiet \
     --demand "$OUT/demand.csv" --pollux-profiles "$DATA/traces" \
     --checkpoint-interval 10m --sample-interval 10m

@@ -508,6 +508,7 @@ static void write_elastic(report_doc *doc, const report *r)
         [REL_DEMAND_GPUH] = "online demand (GPU-hours)",
         [REL_SHORT_GPU_S] = "online shortfall (GPU-seconds)",
         [REL_SHORT_PERIODS] = "periods with a shortfall",
+        [REL_CPU_UTIL] = "CPU utilisation, allocated (%)",
     };
     report__doc_heading(doc, 2, "Elastic jobs and online services");
     report__doc_para(doc, "From each run's summary.json (`elastic`, `online`): the mean JCT of "
@@ -515,7 +516,8 @@ static void write_elastic(report_doc *doc, const report *r)
                           "reference work lost when a scale-in restarts a job from its last "
                           "checkpoint, and the GPU time the services wanted and did not get "
                           "(a period is one service's interval between two points of its "
-                          "demand curve).");
+                          "demand curve); the CPU held, parameter servers and masters "
+                          "included, as a time-averaged share of the cluster's.");
     const char *head[REPORT_MAX_COLS];
     char align[REPORT_MAX_COLS + 1];
     char names[REPORT_MAX_POLICIES][80];
@@ -543,7 +545,8 @@ static void write_elastic(report_doc *doc, const report *r)
                     n++;
                 }
             if (n)
-                snprintf(cells[g], sizeof cells[g], "%.1f", sum / (double)n);
+                snprintf(cells[g], sizeof cells[g], "%.1f",
+                         sum / (double)n * (k == REL_CPU_UTIL ? 100 : 1));
             else
                 snprintf(cells[g], sizeof cells[g], "n/a");
             row[g + 1] = cells[g];

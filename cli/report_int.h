@@ -73,6 +73,7 @@ enum {
     REL_DEMAND_GPUH,
     REL_SHORT_GPU_S,
     REL_SHORT_PERIODS,
+    REL_CPU_UTIL, /* a fraction; the table shows percent */
     REL_COUNT
 };
 

@@ -146,6 +146,7 @@ static int load_summary(report *r, report_run *run, sim_diag *d)
         [REL_DEMAND_GPUH] = "online.demand_gpu_hours",
         [REL_SHORT_GPU_S] = "online.shortfall_gpu_seconds",
         [REL_SHORT_PERIODS] = "online.shortfall_periods",
+        [REL_CPU_UTIL] = "elastic.cpu_util_allocated",
     };
     for (int k = 0; k < REL_COUNT; k++)
         if (!json_doc_number(j, el_paths[k], &run->el[k]))

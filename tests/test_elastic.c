@@ -22,6 +22,7 @@
 #include "traces/curves.h"
 #include "traces/trace.h"
 
+#include "array_source.h"
 #include "check.h"
 
 #include <gsl/gsl_rng.h>
@@ -202,20 +203,6 @@ static void world_fini(world *w)
     sim_intern_destroy(w->tenants);
 }
 
-typedef struct array_source {
-    const job_spec *jobs;
-    size_t n, next;
-} array_source;
-
-static int array_next(void *ctx, job_spec *job, sim_diag *d)
-{
-    (void)d;
-    array_source *a = ctx;
-    if (a->next >= a->n)
-        return 0;
-    *job = a->jobs[a->next++];
-    return 1;
-}
 
 /* A job of `gpus` one-GPU replicas; elastic when lo/hi are not 0. */
 static job_spec ejob(const char *id, double submit_s, double work_s, uint32_t gpus, uint32_t lo,

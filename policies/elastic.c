@@ -22,8 +22,10 @@
  * their min (highest completion score first, as the policy's scale-in does), then by
  * preempting offline jobs (the latest started first, losing the work since their
  * checkpoint), one at a time until it fits or nothing is left to take. `static` is the
- * reserved-slice baseline: the last ceil(sum of the services' peak replicas / GPUs per
- * node) nodes serve the services only (never more), the others run the offline jobs
+ * reserved-slice baseline: the last nodes, enough for the services' peak GPUs (each
+ * service's peak replicas x its GPUs per replica, one GPU per replica for services not
+ * yet arrived at the first decision), serve the services only (never more), the others
+ * run the offline jobs
  * rigid at max_replicas (at most what the offline nodes hold), in arrival order with
  * backfilling; nothing is taken back.
  */
@@ -195,7 +197,16 @@ static void reserve(elastic_state *s, const sim_view *v)
     if (s->reserved_init)
         return;
     s->reserved_init = true;
-    uint64_t need = v->services_peak_replicas; /* GPUs, one per replica */
+    /* GPUs: each service in the system at its peak times its GPUs per replica; the
+     * services yet to arrive at one GPU per replica. */
+    uint64_t need = v->services_peak_replicas;
+    for (int running = 1; running >= 0; running--)
+        for (uint32_t id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;
+             id = sim_view_next(v, id)) {
+            const sim_job *j = sim_view_job(v, id);
+            if (j->is_service && j->gpus_per_replica > 1)
+                need += (uint64_t)j->peak_replicas * (j->gpus_per_replica - 1);
+        }
     uint32_t n = v->n_nodes;
     while (n > 0 && need > 0) {
         n--;

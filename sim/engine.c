@@ -292,6 +292,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
         ALLOC_ARRAY(e->svc_demand, c->n);
         ALLOC_ARRAY(e->svc_point_svc, c->n_pts);
         ALLOC_ARRAY(e->svc_seen, c->n);
+        ALLOC_ARRAY(e->svc_peak, c->n);
         e->svc_hash_cap = 16;
         while (e->svc_hash_cap < 2 * c->n)
             e->svc_hash_cap *= 2;
@@ -302,6 +303,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
                 if (c->pts[c->first[s] + k].replicas > peak)
                     peak = c->pts[c->first[s] + k].replicas;
             e->v.services_peak_replicas += peak;
+            e->svc_peak[s] = peak;
             e->svc_job[s] = NIL;
             uint32_t h = svc_hash(c->names[s]) & (e->svc_hash_cap - 1);
             while (e->svc_hash[h])
@@ -483,6 +485,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->svc_demand);
     sim_free(e->svc_point_svc);
     sim_free(e->svc_seen);
+    sim_free(e->svc_peak);
     sim_free(e->svc_hash);
     sim_free(e->shape_keys);
     sim_free(e->shape_head);
@@ -1034,6 +1037,7 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
         j->is_service = true;
         j->svc = svc;
         j->demand_replicas = e->svc_demand[svc];
+        j->peak_replicas = e->svc_peak[svc];
         j->short_since_us = e->now;
         e->svc_job[svc] = id;
         e->sum.services++;

@@ -120,6 +120,7 @@ struct sim_engine {
     uint32_t *svc_job, *svc_demand, *svc_point_svc;
     uint32_t *svc_hash; /* service + 1 per slot, 0 = empty */
     uint8_t *svc_seen;  /* per service: a trace row named it */
+    uint32_t *svc_peak; /* per service: the most replicas its curve asks for */
     uint32_t svc_hash_cap;
 
     /* Time and events. */

@@ -86,6 +86,7 @@ typedef struct sim_job {
     bool is_service;
     uint32_t svc; /* its index in the curves (services only) */
     uint32_t demand_replicas;
+    uint32_t peak_replicas;  /* the most replicas its curve ever asks for */
     sim_time short_since_us; /* shortfall accounted up to here */
     bool short_now;          /* it was short during its current curve period */
     /* Parameter-server jobs (a trace column ps_replicas, ps_cpu_milli, ps_mem_mib,

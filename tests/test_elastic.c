@@ -668,8 +668,6 @@ static void test_services(void)
     CHECK_NEAR(r.sum.short_gpu_s, 600, 1e-12);
     CHECK_EQ_I64(r.sum.short_periods, 2);
     run_out_free(&r);
-    /* static: the last ceil(6 / 4) = 2 nodes of 4 serve svc; a runs at its max (8 GPUs)
-     * or what the other 2 nodes hold: 8. */
     /* Trainers first, then BE work: 8 GPUs, svc wants 2, then 7 from t=100, then 1 from
      * t=200. t=0: svc 2, a (1..4, work 2000) 1 and b (rigid BE, 2 GPUs, work 1000) start;
      * the trigger grows a to 4. t=100: a gives back 3 trainers (the first scale-in loses
@@ -703,11 +701,24 @@ static void test_services(void)
         g_curves = &c;
     }
     world_fini(&w);
+    /* static: the last ceil(6 / 4) = 2 nodes of 4 serve svc; a runs at its max (8 GPUs)
+     * or what the other 2 nodes hold: 8. */
     world_init(&w, 4, 4);
     r = run(&w, js, 2, &policy_static, NULL, 400, 0);
     CHECK_EQ_I64(r.status, SIM_OK);
     CHECK_F(&r, "a", F_RMAX, "8");
     CHECK_F(&r, "svc", F_RMAX, "6");
+    CHECK_NEAR(r.sum.short_gpu_s, 0, 0);
+    run_out_free(&r);
+    /* A service of 2 GPUs per replica: its peak of 6 takes 12 GPUs, the last 3 nodes;
+     * a gets the first node's 4. */
+    job_spec j2[2] = {js[0], js[1]};
+    j2[0].num_gpus = 2;
+    j2[0].replicas = 1;
+    r = run(&w, j2, 2, &policy_static, NULL, 400, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "svc", F_RMAX, "6");
+    CHECK_F(&r, "a", F_RMAX, "4");
     CHECK_NEAR(r.sum.short_gpu_s, 0, 0);
     run_out_free(&r);
     world_fini(&w);

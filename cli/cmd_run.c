@@ -45,6 +45,14 @@ static const char usage[] =
     "                        i.e. such jobs run at their trace speed on every type)\n"
     "  --interference M      co-location slowdown: none (default), measured, model, or a\n"
     "                        contention FILE from `clustersim calibrate`\n"
+    "  --amdahl P            speed of an elastic job with n replicas follows Amdahl's law\n"
+    "                        1/((1-P)+P/n) with parallel fraction P in [0,1] (relative to\n"
+    "                        its nominal count); pollux traces: their profiles, else P=0.95\n"
+    "  --pollux-profiles DIR elastic jobs of Pollux's applications (model column) scale by\n"
+    "                        the profiles in DIR (pollux_adaptdl/traces), any trace format\n"
+    "  --demand FILE         online services' demand curves, CSV service,time,replicas\n"
+    "                        (service = the job id of a trace row of qos LS; every LS\n"
+    "                        row needs a curve; `clustersim trace curves`)\n"
     "  --quiet               no progress line\n"
     "  --zoo                 model zoo: synthetic features for jobs without them, and the\n"
     "                        zoo's per-GPU-type speed and demand as the simulator's truth\n"
@@ -188,6 +196,17 @@ int cmd_run(int argc, char **argv)
             if (m < 0)
                 return 2;
             a.ref_gpu_type = v;
+        } else if (OPT("--pollux-profiles")) {
+            if (m < 0)
+                return 2;
+            a.pollux_profiles = v;
+        } else if (OPT("--demand")) {
+            if (m < 0)
+                return 2;
+            a.demand = v;
+        } else if (OPT("--amdahl")) {
+            if (m < 0 || !cli_double("--amdahl", v, 0, 1, &a.amdahl))
+                return 2;
         } else if (OPT("--mttr")) {
             if (m < 0 || !cli_seconds("--mttr", v, &a.mttr_s))
                 return 2;

@@ -5,6 +5,7 @@
  *                        (cmd_trace_convert.c)
  *   trace gen            a seeded synthetic trace, parametric or fitted to a real one
  *                        (cmd_trace_gen.c)
+ *   trace curves         diurnal demand curves of online services (cmd_trace_curves.c)
  * The work is in study/trace_tools.c.
  */
 #include "cli/cli.h"
@@ -96,7 +97,7 @@ static int trace_stats_cmd(int argc, char **argv)
 int cmd_trace(int argc, char **argv)
 {
     if (argc < 3 || cli_flag(argv, 2, "--help") || cli_flag(argv, 2, "-h")) {
-        printf("usage: clustersim trace stats|convert|gen ...   (clustersim trace CMD --help)\n");
+        printf("usage: clustersim trace stats|convert|gen|curves ...   (clustersim trace CMD --help)\n");
         return argc < 3 ? 2 : 0;
     }
     if (!strcmp(argv[2], "gen"))
@@ -105,5 +106,7 @@ int cmd_trace(int argc, char **argv)
         return trace_stats_cmd(argc, argv);
     if (!strcmp(argv[2], "convert"))
         return cli_trace_convert(argc, argv);
-    return cli_usage_error("unknown trace command '%s' (stats, convert, gen)", argv[2]);
+    if (!strcmp(argv[2], "curves"))
+        return cli_trace_curves(argc, argv);
+    return cli_usage_error("unknown trace command '%s' (stats, convert, gen, curves)", argv[2]);
 }

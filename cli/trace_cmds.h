@@ -11,5 +11,6 @@
 int cli_trace_src_option(trace_src *s, int argc, char **argv, int *i, const char *trace_opt_name);
 int cli_trace_convert(int argc, char **argv);
 int cli_trace_gen(int argc, char **argv);
+int cli_trace_curves(int argc, char **argv);
 
 #endif

@@ -5,7 +5,7 @@
  *                  capability then memory, all descending; one to one where memory
  *                  fits), swap rounds during the first epoch (hetero_assign.h), then
  *                  the best mapping frozen;
- *   static         the user's order: the group's first job on the first free GPU;
+ *   static-order   the user's order: the group's first job on the first free GPU;
  *   data-parallel  each job's batch split evenly over all of the group's GPUs, so every
  *                  job runs at its speed on the group's weakest GPU.
  * A group is the jobs of one `group` id (an ungrouped job is a group of one); groups
@@ -705,7 +705,7 @@ static void hetero_on_finish(void *st, const sim_view *v, sim_job_id id)
 HETERO_OPS(policy_hetero, "hetero",
            "co-trained job groups: sorted cold start, swap rounds in epoch 1, then frozen",
            hetero_init);
-HETERO_OPS(policy_static, "static", "co-trained job groups in the user's order on free GPUs",
+HETERO_OPS(policy_static_order, "static-order", "co-trained job groups in the user's order on free GPUs",
            static_init);
 HETERO_OPS(policy_data_parallel, "data-parallel",
            "co-trained job groups, each job's batch split over all the group's GPUs", dp_init);

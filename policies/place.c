@@ -29,8 +29,10 @@ int place_ws_init(place_ws *w, const policy_config *cfg, sim_diag *d)
     w->cand_nodes = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof *w->cand_nodes);
     w->block_order = sim_calloc(w->n_nodes / SIM_NODE_BLOCK + 1, sizeof *w->block_order);
     w->fit_nodes = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof *w->fit_nodes);
-    if (!w->t_cpu || !w->t_mem || !w->t_node || !w->t_milli || !w->t_gmem || !w->nodes ||
-        !w->gpus || !w->cand || !w->cand_nodes || !w->block_order || !w->fit_nodes) {
+    w->role_cap = w->max_slots + 1;
+    w->role_nodes = sim_calloc(w->role_cap, sizeof *w->role_nodes);
+    if (!w->role_nodes || !w->t_cpu || !w->t_mem || !w->t_node || !w->t_milli || !w->t_gmem ||
+        !w->nodes || !w->gpus || !w->cand || !w->cand_nodes || !w->block_order || !w->fit_nodes) {
         place_ws_fini(w);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     }
@@ -50,6 +52,7 @@ void place_ws_fini(place_ws *w)
     sim_free(w->cand_nodes);
     sim_free(w->block_order);
     sim_free(w->fit_nodes);
+    sim_free(w->role_nodes);
     sim_free(w->memo_epoch);
     sim_free(w->memo_gen);
     sim_free(w->memo_set);
@@ -381,10 +384,18 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
                 place_node_score score, void *ctx, place_gpu_order order,
                 const uint32_t *cands, uint32_t n_cands, sim_placement *out)
 {
+    return place_gang_n(w, v, id, sim_view_job(v, id)->nominal_replicas, milli, gmem, score, ctx,
+                        order, cands, n_cands, out);
+}
+
+bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uint32_t milli,
+                  uint64_t gmem, place_node_score score, void *ctx, place_gpu_order order,
+                  const uint32_t *cands, uint32_t n_cands, sim_placement *out)
+{
     const sim_job *j = sim_view_job(v, id);
     uint32_t m = place_milli(j, milli);
     uint64_t gm = place_gmem(j, gmem);
-    uint32_t R = j->nominal_replicas, gpr = j->gpus_per_replica;
+    uint32_t gpr = j->gpus_per_replica;
     if (!gpr)
         m = 0, gm = 0;
     if ((uint64_t)R * (gpr ? gpr : 1) > w->max_slots || R > w->max_slots)
@@ -431,6 +442,60 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
     out->gpus = gpr ? w->gpus : NULL;
     out->milli = gpr ? m : 0;
     out->gpu_mem_mib = gm;
+    out->roles = 0;
+    out->role_nodes = NULL;
+    if (j->n_roles && j->state == SIM_JOB_PENDING)
+        return place_roles(w, v, id, out, cands, n_cands);
+    return true;
+}
+
+bool place_roles(place_ws *w, const sim_view *v, sim_job_id id, sim_placement *p,
+                 const uint32_t *cands, uint32_t n_cands)
+{
+    const sim_job *j = sim_view_job(v, id);
+    p->roles = 0;
+    p->role_nodes = NULL;
+    if (!j->n_roles)
+        return true;
+    if (j->n_roles > w->role_cap)
+        return false;
+    /* The trainers' CPU and memory, then each role's, as tentative usage. */
+    for (uint32_t r = 0; r < p->replicas; r++) {
+        w->t_cpu[p->nodes[r]] += j->cpu_per_replica;
+        w->t_mem[p->nodes[r]] += j->mem_per_replica;
+    }
+    uint32_t placed = 0;
+    uint32_t count = cands ? n_cands : v->n_nodes;
+    for (uint32_t r = 0; r < j->n_roles; r++) {
+        uint64_t cpu = sim_job_role_cpu(j, r), mem = sim_job_role_mem(j, r);
+        uint32_t best = UINT32_MAX;
+        uint64_t best_free = 0;
+        for (uint32_t c = 0; c < count; c++) {
+            uint32_t n = cands ? cands[c] : c;
+            const sim_node_sum *ns = &v->node_sum[n];
+            if (!ns->up || ns->cpu_free < w->t_cpu[n] + cpu || ns->mem_free < w->t_mem[n] + mem)
+                continue;
+            uint64_t left = ns->cpu_free - w->t_cpu[n] - cpu;
+            if (best == UINT32_MAX || left > best_free || (left == best_free && n < best)) {
+                best = n;
+                best_free = left;
+            }
+        }
+        if (best == UINT32_MAX)
+            break;
+        w->role_nodes[r] = best;
+        w->t_cpu[best] += cpu;
+        w->t_mem[best] += mem;
+        placed++;
+    }
+    for (uint32_t r = 0; r < p->replicas; r++)
+        w->t_cpu[p->nodes[r]] = w->t_mem[p->nodes[r]] = 0;
+    for (uint32_t r = 0; r < placed; r++)
+        w->t_cpu[w->role_nodes[r]] = w->t_mem[w->role_nodes[r]] = 0;
+    if (placed < j->n_roles)
+        return false;
+    p->roles = j->n_roles;
+    p->role_nodes = w->role_nodes;
     return true;
 }
 
@@ -613,9 +678,10 @@ static int try_start(place_ws *w, const sim_view *v, policy_decisions *out, sim_
     const sim_job *j = sim_view_job(v, id);
     uint32_t n_cands = 0;
     /* A gang that failed may have had room for some of its replicas on nodes released
-     * since, so the candidate restriction holds only for one-replica jobs. */
+     * since, so the candidate restriction holds only for one-replica jobs (without a
+     * master and parameter servers, which may have been what did not fit). */
     const uint32_t *cands =
-        j->nominal_replicas == 1 ? place_candidates(w, v, j->shape, &n_cands) : NULL;
+        j->nominal_replicas == 1 && !j->n_roles ? place_candidates(w, v, j->shape, &n_cands) : NULL;
     sim_placement p;
     *started = false;
     if (cands && n_cands == 0) {

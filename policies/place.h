@@ -52,6 +52,8 @@ struct place_ws {
     uint32_t *rank;            /* when set, node ties go to the lowest rank (not node id) */
     place_gpu_pick pick;       /* when set, place_gang chooses GPUs with it */
     void *pick_ctx;
+    uint32_t *role_nodes; /* result: node per role of a job (master, servers) */
+    uint32_t role_cap;    /* capacity of role_nodes[]: max_slots + 1 */
 };
 
 /* Size a workspace for the cluster described by cfg. Returns SIM_OK or SIM_ENOMEM. */
@@ -125,6 +127,25 @@ bool place_pick_gpus(place_ws *w, const sim_view *v, const sim_job *j, uint32_t 
 bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, uint64_t gmem,
                 place_node_score score, void *ctx, place_gpu_order order,
                 const uint32_t *cands, uint32_t n_cands, sim_placement *out);
+
+/* place_gang for R replicas instead of the nominal count (elastic jobs: a start at
+ * min_replicas, or R more replicas for sim_decide_grow). Both place a pending job's
+ * master and parameter servers too (place_roles), after its trainers. */
+bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uint32_t milli,
+                  uint64_t gmem, place_node_score score, void *ctx, place_gpu_order order,
+                  const uint32_t *cands, uint32_t n_cands, sim_placement *out);
+
+/*
+ * The master and parameter servers of pending job id (sim_job.n_roles > 0) beside the
+ * trainers of placement p, which this fills in (p->roles, p->role_nodes, living in w
+ * until the next call): each role in turn, master first, on the up node with the most
+ * CPU left after the trainers and the roles before it (ties: the lowest node id) where
+ * its CPU and memory fit; only nodes in cands[0..n_cands) when cands is not NULL. For a
+ * job without roles it sets p->roles = 0 and returns true. False when a role fits
+ * nowhere. O(roles x candidate nodes).
+ */
+bool place_roles(place_ws *w, const sim_view *v, sim_job_id id, sim_placement *p,
+                 const uint32_t *cands, uint32_t n_cands);
 
 /* Node n and one replica of j as the reference simulator's scores see them
  * (policies/refscore.h), tentative usage included: buf receives the free share of each

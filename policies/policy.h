@@ -75,6 +75,9 @@ typedef struct policy_ops {
      * valid until the next call). Runs of other policies keep the core's columns only. */
     const char *job_column;
     const char *(*job_value)(const void *st, const job_spec *spec);
+    /* The policy scales elastic jobs: the run's outputs carry the replica columns and
+     * the elastic figures (sim_config.elastic_outputs). */
+    bool elastic_outputs;
 } policy_ops;
 
 /* Option lookup: the value given for key, else the declared default (NULL when the

@@ -303,7 +303,7 @@ static bool place_job(pred_state *s, const sim_view *v, sim_job_id id, sim_place
     out->gpus = w->gpus;
     out->milli = pj->milli[type];
     out->gpu_mem_mib = pj->mem_mib[type];
-    return true;
+    return place_roles(w, v, id, out, NULL, 0);
 }
 
 /* A CPU-only job (nothing to predict): each replica on the node with the largest
@@ -346,7 +346,7 @@ static bool place_cpu_job(pred_state *s, const sim_view *v, sim_job_id id, sim_p
     out->gpus = NULL;
     out->milli = 0;
     out->gpu_mem_mib = 0;
-    return true;
+    return place_roles(w, v, id, out, NULL, 0);
 }
 
 static int start_job(pred_state *s, const sim_view *v, sim_job_id id, const sim_placement *p,

@@ -459,7 +459,7 @@ static bool place_interference(qstate *s, const sim_view *v, sim_job_id id, uint
     p->gpus = s->ws.gpus;
     p->milli = m;
     p->gpu_mem_mib = gm;
-    return true;
+    return place_roles(&s->ws, v, id, p, NULL, 0);
 }
 
 static bool place_shape(qstate *s, const sim_view *v, sim_job_id id, sim_placement *p);

@@ -22,9 +22,13 @@ extern const policy_ops policy_sjf;
 extern const policy_ops policy_las;
 extern const policy_ops policy_interleave;
 extern const policy_ops policy_hetero;
-extern const policy_ops policy_static;
+extern const policy_ops policy_static_order;
 extern const policy_ops policy_data_parallel;
 extern const policy_ops policy_gavel;
+extern const policy_ops policy_elastic;
+extern const policy_ops policy_rigid_min;
+extern const policy_ops policy_static;
+extern const policy_ops policy_optimus;
 
 const policy_ops *const policy_all[] = {
     &policy_fifo,
@@ -42,9 +46,13 @@ const policy_ops *const policy_all[] = {
     &policy_las,
     &policy_interleave,
     &policy_hetero,
-    &policy_static,
+    &policy_static_order,
     &policy_data_parallel,
     &policy_gavel,
+    &policy_elastic,
+    &policy_rigid_min,
+    &policy_static,
+    &policy_optimus,
     NULL,
 };
 

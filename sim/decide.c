@@ -270,9 +270,23 @@ static void release_one(sim_engine *e, const sim_job *j, uint32_t a)
     e->alloc_free = a;
 }
 
+void sim__rep_account(sim_engine *e, sim_job *j, uint32_t next)
+{
+    sim__svc_account(e, j);
+    j->rep_seconds += (double)j->replicas * (double)(e->now - j->rep_since_us) / 1e6;
+    j->rep_since_us = e->now;
+    if (next > 0) {
+        if (j->rep_max == 0 || next < j->rep_min)
+            j->rep_min = next;
+        if (next > j->rep_max)
+            j->rep_max = next;
+    }
+}
+
 void sim__release_allocs(sim_engine *e, sim_job_id id)
 {
     sim_job *j = &e->jobs[id];
+    sim__rep_account(e, j, 0);
     /* A replica's allocations are consecutive and on one node. */
     for (uint32_t a = j->alloc_head; a != NIL;) {
         uint32_t next = e->allocs[a].next_in_job;
@@ -283,6 +297,14 @@ void sim__release_allocs(sim_engine *e, sim_job_id id)
         a = next;
     }
     j->alloc_head = NIL;
+    for (uint32_t a = j->role_head; a != NIL;) {
+        uint32_t next = e->allocs[a].next_in_job;
+        uint32_t node = e->allocs[a].node;
+        release_one(e, j, a);
+        sim__node_refresh(e, node);
+        a = next;
+    }
+    j->role_head = NIL;
     j->replicas = 0;
     j->share_milli = 0;
     j->share_mem_mib = 0;
@@ -392,6 +414,17 @@ bool sim_view_replica_fits(const sim_view *v, const sim_job *j, uint32_t n, uint
             v->gpu_mem_total[g] - v->gpu_used_mem[g] >= gpu_mem_mib)
             ok++;
     return ok >= need;
+}
+
+double sim_view_scaling(const sim_view *v, sim_job_id id, uint32_t n)
+{
+    const sim_engine *e = v->internal;
+    const sim_job *j = &e->jobs[id];
+    if (n == 0 || j->nominal_replicas == 0)
+        return 0;
+    if (e->rate.scaling)
+        return e->rate.scaling(e->rate.ctx, &j->spec, n, j->nominal_replicas);
+    return (double)n / (double)j->nominal_replicas;
 }
 
 double sim_view_interference_cost(const sim_view *v, sim_job_id id, uint32_t g, uint32_t milli)
@@ -589,6 +622,97 @@ static int validate(policy_decisions *out, sim_job_id id, const char *what, uint
     return st;
 }
 
+static uint32_t take_alloc(sim_engine *e);
+
+/*
+ * Check that the roles of p (master, parameter servers) fit beside the validated
+ * trainers of the same placement: each node's CPU and memory must hold what the
+ * trainers and roles placed on it take. Scratch marks are cleared before returning.
+ */
+static int validate_roles(policy_decisions *out, sim_job_id id, const char *what,
+                          const sim_placement *p)
+{
+    sim_engine *e = out->e;
+    const sim_job *j = &e->jobs[id];
+    if (p->roles != j->n_roles || !p->role_nodes)
+        return fail(out, id, what,
+                    "the job has a master and %u parameter servers; the placement "
+                    "places %u of its %u roles",
+                    j->n_roles - 1, p->role_nodes ? p->roles : 0, j->n_roles);
+    int st = SIM_OK;
+    uint32_t r_done = 0;
+    for (uint32_t r = 0; r < p->replicas; r++) {
+        e->node_scratch_cpu[p->nodes[r]] += j->cpu_per_replica;
+        e->node_scratch_mem[p->nodes[r]] += j->mem_per_replica;
+    }
+    for (uint32_t r = 0; r < j->n_roles && st == SIM_OK; r++) {
+        uint32_t n = p->role_nodes[r];
+        char role[40] = "the master";
+        if (r > 0)
+            snprintf(role, sizeof role, "parameter server %u", r);
+        if (n >= e->n_nodes) {
+            st = fail(out, id, what, "%s: node %u does not exist", role, n);
+            break;
+        }
+        r_done = r + 1;
+        if (!e->node_up[n]) {
+            st = fail(out, id, what, "%s: node %s is down", role, e->node_name[n]);
+            break;
+        }
+        e->node_scratch_cpu[n] += sim_job_role_cpu(j, r);
+        e->node_scratch_mem[n] += sim_job_role_mem(j, r);
+        if (e->node_cpu_used[n] + e->node_scratch_cpu[n] > e->node_cpu_total[n])
+            st = fail(out, id, what,
+                      "%s: node %s has %llu milli-CPU free, the placement "
+                      "needs %llu",
+                      role, e->node_name[n],
+                      (unsigned long long)(e->node_cpu_total[n] - e->node_cpu_used[n]),
+                      (unsigned long long)e->node_scratch_cpu[n]);
+        else if (e->node_mem_used[n] + e->node_scratch_mem[n] > e->node_mem_total[n])
+            st = fail(out, id, what,
+                      "%s: node %s has %llu MiB of memory free, the "
+                      "placement needs %llu",
+                      role, e->node_name[n],
+                      (unsigned long long)(e->node_mem_total[n] - e->node_mem_used[n]),
+                      (unsigned long long)e->node_scratch_mem[n]);
+    }
+    for (uint32_t r = 0; r < p->replicas; r++)
+        e->node_scratch_cpu[p->nodes[r]] = e->node_scratch_mem[p->nodes[r]] = 0;
+    for (uint32_t r = 0; r < r_done; r++)
+        if (p->role_nodes[r] < e->n_nodes)
+            e->node_scratch_cpu[p->role_nodes[r]] = e->node_scratch_mem[p->role_nodes[r]] = 0;
+    return st;
+}
+
+/* Hold the roles of a validated placement: one allocation each, without GPU, chained
+ * from j->role_head in role order. */
+static void apply_roles(sim_engine *e, sim_job_id id, const sim_placement *p)
+{
+    sim_job *j = &e->jobs[id];
+    uint32_t *tailp = &j->role_head;
+    for (uint32_t r = 0; r < j->n_roles; r++) {
+        uint32_t n = p->role_nodes[r];
+        uint32_t a = take_alloc(e);
+        sim_alloc_rec *rec = &e->allocs[a];
+        rec->job = id;
+        rec->node = n;
+        rec->replica = r;
+        rec->gpu = SIM_GPU_NONE;
+        rec->milli = 0;
+        rec->gpu_mem_mib = 0;
+        rec->cpu_milli = sim_job_role_cpu(j, r);
+        rec->mem_mib = sim_job_role_mem(j, r);
+        rec->prev_on_gpu = rec->next_on_gpu = NIL;
+        rec->next_in_job = NIL;
+        e->node_cpu_used[n] += rec->cpu_milli;
+        e->node_mem_used[n] += rec->mem_mib;
+        e->cpu_used_all += rec->cpu_milli;
+        *tailp = a;
+        tailp = &rec->next_in_job;
+        sim__node_refresh(e, n);
+    }
+}
+
 static uint32_t take_alloc(sim_engine *e)
 {
     if (e->alloc_free == NIL && sim__grow_allocs(e) != SIM_OK)
@@ -693,14 +817,19 @@ int sim_decide_start(policy_decisions *out, sim_job_id id, const sim_placement *
         gmem = 0;
     }
     int st = validate(out, id, what, p->replicas, p, milli, gmem);
+    if (st == SIM_OK && j->n_roles)
+        st = validate_roles(out, id, what, p);
     if (st != SIM_OK)
         return st;
-    uint32_t need = p->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
+    uint32_t need = p->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1) + j->n_roles;
     if (reserve_allocs(e, need) != SIM_OK)
         return fail(out, id, what, "out of memory for allocation records");
     sim__job_touch(e, id);
     sim__list_remove(e, id, false);
+    if (j->n_roles)
+        apply_roles(e, id, p);
     j->state = SIM_JOB_RUNNING;
+    sim__rep_account(e, j, p->replicas);
     j->replicas = p->replicas;
     j->share_milli = milli;
     j->share_mem_mib = gmem;
@@ -797,13 +926,16 @@ int sim_decide_grow(policy_decisions *out, sim_job_id id, const sim_placement *p
         return fail(out, id, what, "out of memory for allocation records");
     sim__mark_dirty(e, id);
     apply(e, id, j->replicas, p->replicas, p, j->share_milli, j->share_mem_mib);
+    sim__rep_account(e, j, j->replicas + p->replicas);
     j->replicas += p->replicas;
+    j->scale_events++;
+    e->sum.scale_events++;
     return SIM_OK;
 }
 
-int sim_decide_shrink(policy_decisions *out, sim_job_id id, uint32_t count)
+static int shrink(policy_decisions *out, sim_job_id id, uint32_t count, bool restart)
 {
-    static const char what[] = "SHRINK";
+    const char *what = restart ? "SCALE_IN" : "SHRINK";
     sim_engine *e = out->e;
     sim_job *j = job_for(out, id, what);
     if (!j)
@@ -817,7 +949,23 @@ int sim_decide_shrink(policy_decisions *out, sim_job_id id, uint32_t count)
         return fail(out, id, what, "shrinking %u replicas by %u goes below min_replicas %u",
                     j->replicas, count, lo);
     sim__mark_dirty(e, id);
+    if (restart) {
+        /* Back to the last periodic checkpoint (none: the start of the segment). */
+        sim__job_touch(e, id);
+        double seg = (double)(e->now - j->last_start_us) / 1e6;
+        double iv = e->cfg.checkpoint_interval_s;
+        double lost = (iv > 0 ? fmod(seg, iv) : seg) * j->speed;
+        if (lost > j->work_done_s)
+            lost = j->work_done_s;
+        j->work_done_s -= lost;
+        j->lost_work_s += lost;
+        e->sum.scale_lost_work_s += lost;
+        j->last_start_us = e->now;
+    }
     uint32_t keep = j->replicas - count;
+    sim__rep_account(e, j, keep);
+    j->scale_events++;
+    e->sum.scale_events++;
     uint32_t *link = &j->alloc_head;
     while (*link != NIL) {
         uint32_t a = *link;
@@ -832,6 +980,16 @@ int sim_decide_shrink(policy_decisions *out, sim_job_id id, uint32_t count)
     }
     j->replicas = keep;
     return SIM_OK;
+}
+
+int sim_decide_shrink(policy_decisions *out, sim_job_id id, uint32_t count)
+{
+    return shrink(out, id, count, false);
+}
+
+int sim_decide_scale_in(policy_decisions *out, sim_job_id id, uint32_t count)
+{
+    return shrink(out, id, count, true);
 }
 
 int sim_decide_pause(policy_decisions *out, sim_job_id id)
@@ -961,11 +1119,20 @@ int sim_engine_check(const sim_engine *e, sim_diag *d)
     }
     /* Per-node CPU/memory and per-tenant share from the jobs' own records. */
     uint64_t cpu_all = 0, tenant_all = 0;
-    for (sim_job_id id = e->v.running_head; id != SIM_JOB_NONE; id = e->jobs[id].list_next)
+    for (sim_job_id id = e->v.running_head; id != SIM_JOB_NONE; id = e->jobs[id].list_next) {
         for (uint32_t a = e->jobs[id].alloc_head; a != NIL; a = e->allocs[a].next_in_job) {
             cpu_all += e->allocs[a].cpu_milli;
             tenant_all += e->allocs[a].milli;
         }
+        uint32_t roles = 0;
+        for (uint32_t a = e->jobs[id].role_head; a != NIL; a = e->allocs[a].next_in_job) {
+            cpu_all += e->allocs[a].cpu_milli;
+            roles++;
+        }
+        if (roles != e->jobs[id].n_roles)
+            return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "job '%s' holds %u of its %u roles",
+                                e->jobs[id].spec.id, roles, e->jobs[id].n_roles);
+    }
     uint64_t tsum = 0;
     for (uint32_t t = 0; t < e->tenant_cap; t++)
         tsum += e->tenant_used_milli[t];

@@ -69,6 +69,55 @@ static void sync_view(sim_engine *e)
             goto out_nomem;                                                                   \
     } while (0)
 
+static uint32_t svc_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The service named id, or UINT32_MAX. */
+static uint32_t svc_find(const sim_engine *e, const char *id)
+{
+    if (!e->svc_hash_cap)
+        return UINT32_MAX;
+    for (uint32_t h = svc_hash(id) & (e->svc_hash_cap - 1); e->svc_hash[h];
+         h = (h + 1) & (e->svc_hash_cap - 1))
+        if (strcmp(e->world.curves->names[e->svc_hash[h] - 1], id) == 0)
+            return e->svc_hash[h] - 1;
+    return UINT32_MAX;
+}
+
+void sim__svc_account(sim_engine *e, sim_job *j)
+{
+    if (!j->is_service)
+        return;
+    double dt = (double)(e->now - j->short_since_us) / 1e6;
+    double g = j->gpus_per_replica ? (double)j->gpus_per_replica : 1.0;
+    uint32_t want = j->demand_replicas;
+    double short_gpus = want > j->replicas ? (double)(want - j->replicas) * g : 0.0;
+    if (dt > 0) {
+        e->sum.demand_gpu_s += (double)want * g * dt;
+        e->sum.short_gpu_s += short_gpus * dt;
+        if (short_gpus > 0)
+            j->short_now = true;
+    }
+    j->short_since_us = e->now;
+}
+
+/* A service leaves: close its accounting. */
+static void svc_leave(sim_engine *e, sim_job *j)
+{
+    if (!j->is_service)
+        return;
+    sim__svc_account(e, j);
+    if (j->short_now)
+        e->sum.short_periods++;
+    j->short_now = false;
+    e->svc_job[j->svc] = NIL;
+}
+
 static int grow_jobs(sim_engine *e)
 {
     uint32_t ncap = e->job_cap ? e->job_cap * 2 : 1024;
@@ -245,6 +294,33 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     ALLOC_ARRAY(e->block_frac_whole, (size_t)e->n_blocks * SIM_FRAC_WHOLE);
     ALLOC_ARRAY(e->block_frac_share, (size_t)e->n_blocks * SIM_FRAC_SHARE);
     ALLOC_ARRAY(e->release_ring, SIM_RELEASE_RING);
+    if (world->curves && world->curves->n) {
+        const sim_curves *c = world->curves;
+        ALLOC_ARRAY(e->svc_job, c->n);
+        ALLOC_ARRAY(e->svc_demand, c->n);
+        ALLOC_ARRAY(e->svc_point_svc, c->n_pts);
+        ALLOC_ARRAY(e->svc_seen, c->n);
+        ALLOC_ARRAY(e->svc_peak, c->n);
+        e->svc_hash_cap = 16;
+        while (e->svc_hash_cap < 2 * c->n)
+            e->svc_hash_cap *= 2;
+        ALLOC_ARRAY(e->svc_hash, e->svc_hash_cap);
+        for (uint32_t s = 0; s < c->n; s++) {
+            uint32_t peak = 0;
+            for (uint32_t k = 0; k < c->count[s]; k++)
+                if (c->pts[c->first[s] + k].replicas > peak)
+                    peak = c->pts[c->first[s] + k].replicas;
+            e->v.services_peak_replicas += peak;
+            e->svc_peak[s] = peak;
+            e->svc_job[s] = NIL;
+            uint32_t h = svc_hash(c->names[s]) & (e->svc_hash_cap - 1);
+            while (e->svc_hash[h])
+                h = (h + 1) & (e->svc_hash_cap - 1);
+            e->svc_hash[h] = s + 1;
+            for (uint32_t k = 0; k < c->count[s]; k++)
+                e->svc_point_svc[c->first[s] + k] = s;
+        }
+    }
     uint32_t g = 0;
     for (uint32_t i = 0; i < nn; i++) {
         const node_spec *ns = &cl->nodes[i];
@@ -274,6 +350,10 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
         sim__node_refresh(e, i);
     if (sim_eventq_init(&e->q, 1024) != SIM_OK)
         goto out_nomem;
+    /* The services' demand changes are known from the start: one event per point. */
+    for (uint32_t pt = 0; world->curves && pt < world->curves->n_pts; pt++)
+        if (sim_eventq_push(&e->q, world->curves->pts[pt].t_us, EV_DEMAND, pt, 0) != SIM_OK)
+            goto out_nomem;
     e->h_jct = sim_hist_create();
     e->h_wait = sim_hist_create();
     if (!e->h_jct || !e->h_wait)
@@ -412,6 +492,12 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->block_frac_whole);
     sim_free(e->block_frac_share);
     sim_free(e->release_ring);
+    sim_free(e->svc_job);
+    sim_free(e->svc_demand);
+    sim_free(e->svc_point_svc);
+    sim_free(e->svc_seen);
+    sim_free(e->svc_peak);
+    sim_free(e->svc_hash);
     sim_free(e->shape_keys);
     sim_free(e->shape_head);
     sim_free(e->shape_tail);
@@ -651,6 +737,8 @@ static double job_speed(sim_engine *e, sim_job_id id)
     }
     if (speed == INFINITY)
         speed = 1.0;
+    if (j->is_service) /* a service's work is the time it serves */
+        return j->speed_factor;
     if (j->replicas != j->nominal_replicas || e->rate.scaling) {
         if (e->rate.scaling)
             speed *= e->rate.scaling(e->rate.ctx, &j->spec, j->replicas, j->nominal_replicas);
@@ -850,6 +938,10 @@ static void account_done(sim_engine *e, const sim_job *j)
         if (jct > j->spec.attr[SIM_ATTR_SLO_S])
             e->sum.slo_violations++;
     }
+    if (!j->is_service) {
+        e->sum.offline_done++;
+        e->sum.offline_jct_sum_s += jct;
+    }
     e->sum.jobs_done++;
     e->sum.last_end_us = e->now;
 }
@@ -864,6 +956,7 @@ static int finish_job(sim_engine *e, sim_job_id id)
     sim__group_member_end(e, id, true);
     /* The row names the placement the job finished on, so write it before release. */
     int st = sim__write_job_row(e, j, "done", "");
+    svc_leave(e, j);
     sim__release_allocs(e, id);
     sim__list_remove(e, id, true);
     e->tstats[j->spec.tenant].running--;
@@ -880,6 +973,118 @@ void sim__note_rejection(sim_engine *e, const char *id, const char *reason)
                  reason);
 }
 
+/* With demand curves, the online services are the rows of qos LS: each needs a curve,
+ * and a curve's row must be of qos LS. Marks the row's curve as seen. */
+static int svc_check(sim_engine *e, const job_spec *s, sim_diag *d)
+{
+    const sim_curves *c = e->world.curves;
+    if (!c)
+        return SIM_OK;
+    uint32_t svc = svc_find(e, s->id);
+    const char *file = e->world.trace_path;
+    if (svc == UINT32_MAX && s->qos == SIM_QOS_LS)
+        return sim_diag_set(d, SIM_EPARSE, file, (long)s->line, 0,
+                            "job '%s' has qos LS, an online service, but no demand curve in "
+                            "%s (services are the LS rows; give it a curve or another qos)",
+                            s->id, c->path ? c->path : "the demand file");
+    if (svc == UINT32_MAX)
+        return SIM_OK;
+    if (s->qos != SIM_QOS_LS)
+        return sim_diag_set(d, SIM_EPARSE, file, (long)s->line, 0,
+                            "job '%s' has a demand curve (%s:%ld) but qos '%s'; an online "
+                            "service needs qos LS",
+                            s->id, c->path ? c->path : "demand", c->line ? c->line[svc] : 0L,
+                            s->qos == SIM_QOS_NONE ? "" : sim_qos_name(s->qos));
+    e->svc_seen[svc] = 1;
+    return SIM_OK;
+}
+
+/* After the whole trace: a curve that named no row of the trace. */
+static int svc_check_unseen(const sim_engine *e, sim_diag *d)
+{
+    const sim_curves *c = e->world.curves;
+    for (uint32_t s = 0; c && s < c->n; s++)
+        if (!e->svc_seen[s])
+            return sim_diag_set(d, SIM_EPARSE, c->path, c->line ? c->line[s] : 0, 0,
+                                "service '%s' has a demand curve but no row in the trace%s%s "
+                                "(an online service is a row of qos LS with this job id)",
+                                c->names[s], e->world.trace_path ? " " : "",
+                                e->world.trace_path ? e->world.trace_path : "");
+    return SIM_OK;
+}
+
+/* A role attribute of s as an integer (0 when absent). */
+static uint64_t role_attr(const job_spec *s, sim_attr a)
+{
+    return job_spec_has(s, a) && s->attr[a] > 0 ? (uint64_t)s->attr[a] : 0;
+}
+
+/* Why the master or a parameter server of s can never be placed (NULL when each fits
+ * some node alone and, with the trainers at their fewest, the cluster's CPU and memory
+ * in total; a necessary condition only); the message goes to buf. `replicas` is the
+ * job's resolved replica count. */
+static const char *roles_misfit(const sim_engine *e, const job_spec *s, uint32_t replicas,
+                                char *buf, size_t size)
+{
+    uint64_t ps = role_attr(s, SIM_ATTR_PS_REPLICAS);
+    uint64_t limit = (uint64_t)(e->n_gpus > e->n_nodes ? e->n_gpus : e->n_nodes) + 1;
+    if (1 + ps > limit) {
+        snprintf(buf, size,
+                 "its master and %llu parameter servers exceed the %llu roles a job "
+                 "may have on this cluster (GPUs or nodes, whichever is more, plus 1)",
+                 (unsigned long long)ps, (unsigned long long)limit);
+        return buf;
+    }
+    uint64_t max_cpu = 0, max_mem = 0;
+    for (uint32_t n = 0; n < e->n_nodes; n++) {
+        if (e->node_cpu_total[n] > max_cpu)
+            max_cpu = e->node_cpu_total[n];
+        if (e->node_mem_total[n] > max_mem)
+            max_mem = e->node_mem_total[n];
+    }
+    static const struct {
+        const char *role;
+        sim_attr cpu, mem;
+    } roles[2] = {{"the master", SIM_ATTR_MASTER_CPU_MILLI, SIM_ATTR_MASTER_MEM_MIB},
+                  {"a parameter server", SIM_ATTR_PS_CPU_MILLI, SIM_ATTR_PS_MEM_MIB}};
+    for (int r = 0; r < 2; r++) {
+        if (r == 1 && ps == 0)
+            break;
+        uint64_t cpu = role_attr(s, roles[r].cpu), mem = role_attr(s, roles[r].mem);
+        if (cpu > max_cpu)
+            snprintf(buf, size, "%s needs %llu milli-CPU; the largest node has %llu", roles[r].role,
+                     (unsigned long long)cpu, (unsigned long long)max_cpu);
+        else if (mem > max_mem)
+            snprintf(buf, size, "%s needs %llu MiB of memory; the largest node has %llu",
+                     roles[r].role, (unsigned long long)mem, (unsigned long long)max_mem);
+        else
+            continue;
+        return buf;
+    }
+    uint64_t lo = job_spec_has(s, SIM_ATTR_MIN_REPLICAS) ? (uint64_t)s->attr[SIM_ATTR_MIN_REPLICAS]
+                                                         : replicas;
+    uint64_t cpu = lo * ceil_div(s->cpu_milli, replicas) + role_attr(s, SIM_ATTR_MASTER_CPU_MILLI) +
+                   ps * role_attr(s, SIM_ATTR_PS_CPU_MILLI);
+    uint64_t mem = lo * ceil_div(s->mem_mib, replicas) + role_attr(s, SIM_ATTR_MASTER_MEM_MIB) +
+                   ps * role_attr(s, SIM_ATTR_PS_MEM_MIB);
+    uint64_t mem_all = 0;
+    for (uint32_t n = 0; n < e->n_nodes; n++)
+        mem_all += e->node_mem_total[n];
+    if (cpu > e->cpu_total_all)
+        snprintf(buf, size,
+                 "its trainers, master and parameter servers need %llu milli-CPU "
+                 "together; the cluster has %llu",
+                 (unsigned long long)cpu, (unsigned long long)e->cpu_total_all);
+    else if (mem > mem_all)
+        snprintf(buf, size,
+                 "its trainers, master and parameter servers need %llu MiB of "
+                 "memory together; the cluster has %llu",
+                 (unsigned long long)mem, (unsigned long long)mem_all);
+    else
+        return NULL;
+    return buf;
+}
+
 static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
 {
     e->sum.jobs_arrived++;
@@ -889,6 +1094,8 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
     if (st != SIM_OK)
         return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
     e->tstats[s->tenant].arrived++;
+    if ((st = svc_check(e, s, d)) != SIM_OK)
+        return st;
     uint64_t missing = e->pol->needs_attrs & ~s->attr_present;
     if (missing) {
         char names[512] = "";
@@ -928,6 +1135,8 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
             why = reason;
         }
     }
+    if (!why && job_spec_has_roles(s))
+        why = roles_misfit(e, s, f->replicas_out, reason, sizeof reason);
     if (why) {
         sim__note_rejection(e, s->id, why);
         e->tstats[s->tenant].rejected++;
@@ -956,6 +1165,14 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
     }
     j->state = SIM_JOB_PENDING;
     j->alloc_head = NIL;
+    j->role_head = NIL;
+    if (job_spec_has_roles(s)) {
+        j->n_roles = 1 + role_attr(s, SIM_ATTR_PS_REPLICAS);
+        j->master_cpu_milli = role_attr(s, SIM_ATTR_MASTER_CPU_MILLI);
+        j->master_mem_mib = role_attr(s, SIM_ATTR_MASTER_MEM_MIB);
+        j->ps_cpu_milli = role_attr(s, SIM_ATTR_PS_CPU_MILLI);
+        j->ps_mem_mib = role_attr(s, SIM_ATTR_PS_MEM_MIB);
+    }
     j->first_start_us = SIM_TIME_NEVER;
     j->queued_since_us = e->now;
     j->last_update_us = e->now;
@@ -963,6 +1180,16 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
     j->speed_factor = 1.0;
     j->pred_duration_s = NAN;
     j->pred_milli = NAN;
+    uint32_t svc = svc_find(e, s->id);
+    if (svc != UINT32_MAX) {
+        j->is_service = true;
+        j->svc = svc;
+        j->demand_replicas = e->svc_demand[svc];
+        j->peak_replicas = e->svc_peak[svc];
+        j->short_since_us = e->now;
+        e->svc_job[svc] = id;
+        e->sum.services++;
+    }
     if (e->pol->job_state_size)
         memset(sim_view_job_state(&e->v, id), 0, e->pol->job_state_size);
     sim__list_append(e, id, false);
@@ -1024,13 +1251,16 @@ static int node_down(sim_engine *e, uint32_t n, uint32_t from_process)
      * checkpoint. Failures are rare, so a scan of the running list is fine. */
     for (sim_job_id id = e->v.running_head; id != SIM_JOB_NONE;) {
         sim_job_id next = e->jobs[id].list_next;
-        for (uint32_t a = e->jobs[id].alloc_head; a != NIL; a = e->allocs[a].next_in_job) {
-            if (e->allocs[a].node == n) {
-                sim__requeue(e, id, false);
-                if (e->pol->on_requeue)
-                    e->pol->on_requeue(e->pst, &e->v, id);
-                break;
-            }
+        bool hit = false;
+        for (uint32_t a = e->jobs[id].alloc_head; a != NIL && !hit; a = e->allocs[a].next_in_job)
+            hit = e->allocs[a].node == n;
+        /* A job whose master or a parameter server was on the node stops as well. */
+        for (uint32_t a = e->jobs[id].role_head; a != NIL && !hit; a = e->allocs[a].next_in_job)
+            hit = e->allocs[a].node == n;
+        if (hit) {
+            sim__requeue(e, id, false);
+            if (e->pol->on_requeue)
+                e->pol->on_requeue(e->pst, &e->v, id);
         }
         id = next;
     }
@@ -1067,6 +1297,7 @@ static void integrate(sim_engine *e, sim_time now)
     if (dt > 0) {
         e->sum.gpu_seconds_alloc += dt * (double)e->used_milli_total / 1000.0;
         e->sum.gpu_seconds_effective += dt * (double)e->eff_milli_total / 1000.0;
+        e->sum.cpu_milli_seconds_alloc += dt * (double)e->cpu_used_all;
     }
     e->integ_last_us = now;
 }
@@ -1111,6 +1342,7 @@ static void write_unfinished(sim_engine *e, bool horizon)
                     : "never scheduled: the policy left it waiting and nothing else could "
                       "change";
             sim__write_job_row(e, j, "unfinished", reason);
+            svc_leave(e, j);
             id = j->list_next;
         }
     }
@@ -1121,6 +1353,9 @@ static void write_unfinished(sim_engine *e, bool horizon)
 static int write_not_arrived(sim_engine *e, sim_diag *d)
 {
     while (e->has_next) {
+        int sc = svc_check(e, &e->next, d);
+        if (sc != SIM_OK)
+            return sc;
         e->sum.jobs_not_arrived++;
         e->sum.jobs_unfinished++;
         if (sim__write_spec_row(e, &e->next, e->next.replicas, "unfinished",
@@ -1203,6 +1438,20 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
                     return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
                 changed = true;
                 break;
+            case EV_DEMAND: {
+                uint32_t s = e->svc_point_svc[ev.obj];
+                e->svc_demand[s] = e->world.curves->pts[ev.obj].replicas;
+                if (e->svc_job[s] != NIL) {
+                    sim_job *j = &e->jobs[e->svc_job[s]];
+                    sim__svc_account(e, j);
+                    if (j->short_now)
+                        e->sum.short_periods++;
+                    j->short_now = false;
+                    j->demand_replicas = e->svc_demand[s];
+                    changed = true;
+                }
+                break;
+            }
             case EV_NODE_UP:
                 if ((st = node_up(e, ev.obj, ev.version)) != SIM_OK)
                     return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
@@ -1282,6 +1531,8 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
         write_unfinished(e, at_horizon);
     if (at_horizon && (st = write_not_arrived(e, d)) != SIM_OK)
         return st;
+    if (!e->has_next && (st = svc_check_unseen(e, d)) != SIM_OK)
+        return st;
     if (e->sum.last_end_us < e->now && e->jobs_in_flight > 0)
         e->sum.last_end_us = e->now;
     double span = e->sum.first_submit_us == SIM_TIME_NEVER
@@ -1301,5 +1552,7 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
         e->sum.gpu_alloc_avg = e->sum.gpu_seconds_alloc / span / (double)e->n_gpus;
         e->sum.gpu_effective_avg = e->sum.gpu_seconds_effective / span / (double)e->n_gpus;
     }
+    if (span > 0 && e->cpu_total_all)
+        e->sum.cpu_alloc_avg = e->sum.cpu_milli_seconds_alloc / span / (double)e->cpu_total_all;
     return SIM_OK;
 }

@@ -64,7 +64,31 @@ typedef struct sim_config {
      * consecutive jobs with one id): jobs.csv gets a trailing `group` column and
      * summary.json the groups' completion times. Off: both outputs are as without groups. */
     bool job_groups;
+    bool elastic_outputs;         /* jobs.csv gets the replica columns and summary.json the
+                                     elastic figures (set for policies that scale jobs) */
 } sim_config;
+
+/* Demand curves of online services (traces/curves.h reads them): service s is the job
+ * whose id is names[s]; its points are pts[first[s] .. first[s] + count[s]), in
+ * increasing time; from a point's time on it wants that many replicas. A run with
+ * curves requires every trace row of qos LS to have one and every curve to name a row
+ * of qos LS (sim_engine_run fails with SIM_EPARSE otherwise). */
+typedef struct sim_curve_point {
+    sim_time t_us;
+    uint32_t replicas;
+} sim_curve_point;
+
+typedef struct sim_curves {
+    uint32_t n;   /* services */
+    char **names; /* job ids */
+    uint32_t *first, *count;
+    sim_curve_point *pts;
+    uint32_t n_pts;
+    /* For messages: the file (NULL = none) and each service's first line in it (NULL =
+     * unknown). */
+    const char *path;
+    const long *line;
+} sim_curves;
 
 /* Engine inputs that describe the world: the cluster, the name tables, the models. */
 typedef struct sim_world {
@@ -73,6 +97,8 @@ typedef struct sim_world {
     const uint64_t *gpu_type_mem_mib; /* memory per GPU type id, MiB */
     sim_intern *tenants;             /* tenant names; grows as the source reads */
     const sim_rate_model *rate;      /* NULL = every model term is 1 */
+    const sim_curves *curves;        /* online services' demand (borrowed), or NULL */
+    const char *trace_path;          /* the trace, named in messages about its rows, or NULL */
 } sim_world;
 
 /* The run's figures, complete after sim_engine_run. */
@@ -100,6 +126,21 @@ typedef struct sim_summary {
      * (exact; NaN when none is done). */
     uint64_t groups_arrived, groups_done;
     double group_mean_s, group_median_s, group_p99_s, group_max_s;
+    /* Elastic jobs: grow and shrink decisions, and the work lost to scale-in. */
+    uint64_t scale_events;
+    double scale_lost_work_s;
+    /* Online services: arrived, GPU-seconds wanted and missing (demand above replicas),
+     * curve periods (service x interval between its points) with a shortfall. Offline
+     * (non-service) jobs done and the sum of their JCTs. */
+    uint64_t services;
+    double demand_gpu_s, short_gpu_s;
+    uint64_t short_periods;
+    uint64_t offline_done;
+    double offline_jct_sum_s;
+    /* CPU held (trainers, masters and parameter servers, every job): its integral over
+     * time in milli-core-seconds, and the time-averaged allocated fraction, 0..1. */
+    double cpu_milli_seconds_alloc;
+    double cpu_alloc_avg;
 } sim_summary;
 
 /*
@@ -143,5 +184,7 @@ uint64_t sim_engine_tenant_jobs(const sim_engine *e, uint32_t tenant);
 
 /* Header line of jobs.csv / timeseries.csv (without probe columns) / tenants csv. */
 extern const char sim_jobs_csv_header[];
+/* Columns appended to jobs.csv with sim_config.elastic_outputs. */
+extern const char sim_jobs_csv_elastic[];
 
 #endif

@@ -17,7 +17,7 @@
 
 #define NIL UINT32_MAX
 
-enum ev_kind { EV_FINISH = 1, EV_WAKEUP, EV_SAMPLE, EV_NODE_DOWN, EV_NODE_UP };
+enum ev_kind { EV_FINISH = 1, EV_WAKEUP, EV_SAMPLE, EV_NODE_DOWN, EV_NODE_UP, EV_DEMAND };
 
 struct policy_decisions {
     struct sim_engine *e;
@@ -49,6 +49,8 @@ typedef struct group_rec {
 typedef struct shape_key {
     uint32_t gpr, replicas, milli;
     uint64_t gmem, cpu, mem, mask;
+    uint32_t roles;                  /* master and parameter servers */
+    uint64_t mcpu, mmem, pcpu, pmem; /* their CPU and memory */
 } shape_key;
 
 /* Verdict cache for "can this job shape ever fit the cluster". */
@@ -122,6 +124,14 @@ struct sim_engine {
     tenant_stats *tstats;
     qos_stats qstats[SIM_QOS_COUNT];
 
+    /* Online services (world.curves): per service, the job in flight (NIL when none),
+     * its current demand and its point's index in the curves; a hash of the names. */
+    uint32_t *svc_job, *svc_demand, *svc_point_svc;
+    uint32_t *svc_hash; /* service + 1 per slot, 0 = empty */
+    uint8_t *svc_seen;  /* per service: a trace row named it */
+    uint32_t *svc_peak; /* per service: the most replicas its curve asks for */
+    uint32_t svc_hash_cap;
+
     /* Time and events. */
     sim_eventq q;
     sim_time now;
@@ -184,6 +194,10 @@ void sim__mark_dirty(sim_engine *e, sim_job_id id);
 void sim__set_speed(sim_engine *e, sim_job_id id, double speed);
 int sim__grow_allocs(sim_engine *e);
 void sim__release_allocs(sim_engine *e, sim_job_id id);
+/* Replica-seconds up to now, then the bounds with `next` replicas (0 = none placed). */
+void sim__rep_account(sim_engine *e, sim_job *j, uint32_t next);
+/* A service's shortfall (demand above its replicas, in GPUs) up to now. */
+void sim__svc_account(sim_engine *e, sim_job *j);
 void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint);
 void sim__list_remove(sim_engine *e, sim_job_id id, bool running);
 void sim__list_append(sim_engine *e, sim_job_id id, bool running);

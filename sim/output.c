@@ -15,6 +15,7 @@ const char sim_jobs_csv_header[] =
     "job_id,tenant,qos,priority,status,submit_s,start_s,end_s,wait_s,queued_s,jct_s,run_s,"
     "work_s,num_gpus,replicas,gpu_milli,share_milli,true_milli,gpu_type,node,preemptions,"
     "lost_work_s,pred_duration_s,pred_milli,reason";
+const char sim_jobs_csv_elastic[] = ",replicas_min,replicas_max,replicas_mean,scale_events";
 
 static const char ts_header[] = "time_s,pending,running,alloc_gpus,alloc_ratio,effective_gpus,"
                                 "effective_ratio,cpu_alloc_ratio,nodes_down";
@@ -71,10 +72,40 @@ static void put_policy_column(const sim_engine *e, FILE *f, const job_spec *s)
     sim_csv_put_field(f, v ? v : "");
 }
 
+/* The elastic and online-service figures are written only for runs that have them. */
+static bool elastic_columns(const sim_engine *e)
+{
+    return e->cfg.elastic_outputs || (e->world.curves && e->world.curves->n);
+}
+
+/* Sampled: GPUs the services want and hold, the shortfall, trainers of offline elastic
+ * jobs. O(jobs in flight). */
+static void online_sample(const sim_engine *e, double out[4])
+{
+    memset(out, 0, 4 * sizeof *out);
+    for (int running = 0; running < 2; running++)
+        for (uint32_t id = running ? e->v.running_head : e->v.pending_head; id != NIL;
+             id = e->jobs[id].list_next) {
+            const sim_job *j = &e->jobs[id];
+            double g = j->gpus_per_replica ? (double)j->gpus_per_replica : 1.0;
+            if (j->is_service) {
+                out[0] += (double)j->demand_replicas * g;
+                out[1] += (double)j->replicas * g;
+                if (j->demand_replicas > j->replicas)
+                    out[2] += (double)(j->demand_replicas - j->replicas) * g;
+            } else if (job_spec_has(&j->spec, SIM_ATTR_MIN_REPLICAS) ||
+                       job_spec_has(&j->spec, SIM_ATTR_MAX_REPLICAS)) {
+                out[3] += (double)j->replicas;
+            }
+        }
+}
+
 int sim__write_headers(sim_engine *e)
 {
     if (e->cfg.jobs_csv) {
         fputs(sim_jobs_csv_header, e->cfg.jobs_csv);
+        if (e->cfg.elastic_outputs)
+            fputs(sim_jobs_csv_elastic, e->cfg.jobs_csv);
         if (e->pol->job_column && e->pol->job_value)
             fprintf(e->cfg.jobs_csv, ",%s", e->pol->job_column);
         if (e->cfg.job_groups)
@@ -86,6 +117,9 @@ int sim__write_headers(sim_engine *e)
         for (uint32_t p = 0; p < e->cfg.n_probes; p++)
             for (uint32_t k = 0; k < e->cfg.probes[p].n; k++)
                 fprintf(e->cfg.timeseries_csv, ",%s", e->cfg.probes[p].names[k]);
+        if (elastic_columns(e))
+            fputs(",online_demand,online_granted,shortfall,offline_trainers",
+                  e->cfg.timeseries_csv);
         fputc('\n', e->cfg.timeseries_csv);
     }
     if (e->cfg.tenants_csv)
@@ -159,6 +193,13 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     put_opt(f, j->pred_milli);
     fputc(',', f);
     sim_csv_put_field(f, reason);
+    if (e->cfg.elastic_outputs) {
+        /* Time-weighted mean over the time the job held resources. */
+        double rs = j->rep_seconds + (double)j->replicas * (double)(e->now - j->rep_since_us) / 1e6;
+        fprintf(f, ",%u,%u,", j->rep_min, j->rep_max);
+        put_fixed6(f, j->placed_us > 0 ? rs / ((double)j->placed_us / 1e6) : 0.0);
+        fprintf(f, ",%u", j->scale_events);
+    }
     put_policy_column(e, f, s);
     put_group(e, f, s);
     fputc('\n', f);
@@ -179,6 +220,8 @@ int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas, con
     fprintf(f, ",,,,,,0.000000,%.6f,%u,%u,%u,0,%u,,,0,0.000000,,,", s->work_s, s->num_gpus,
             replicas, s->gpu_milli, s->true_milli ? s->true_milli : s->gpu_milli);
     sim_csv_put_field(f, reason);
+    if (e->cfg.elastic_outputs)
+        fputs(",0,0,0.000000,0", f);
     put_policy_column(e, f, s);
     put_group(e, f, s);
     fputc('\n', f);
@@ -208,6 +251,11 @@ int sim__write_sample(sim_engine *e)
                 e->n_down);
         for (uint32_t c = 0; c < e->n_probe_cols; c++)
             fprintf(f, ",%.6f", e->probe_vals[c]);
+        if (elastic_columns(e)) {
+            double o[4];
+            online_sample(e, o);
+            fprintf(f, ",%.3f,%.3f,%.3f,%.0f", o[0], o[1], o[2], o[3]);
+        }
         fputc('\n', f);
         if (ferror(f))
             return SIM_EIO;
@@ -304,6 +352,22 @@ int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
     json_num(f, s->lost_work_s);
     fputs(",\n  \"lost_gpu_hours\": ", f);
     json_num(f, s->lost_gpu_seconds / 3600.0);
+    if (elastic_columns(e)) {
+        fprintf(f, ",\n  \"elastic\": {\"scale_events\": %llu, \"scale_in_lost_work_s\": ",
+                (unsigned long long)s->scale_events);
+        json_num(f, s->scale_lost_work_s);
+        fprintf(f, ", \"offline_done\": %llu, \"offline_jct_mean_s\": ",
+                (unsigned long long)s->offline_done);
+        json_num(f, s->offline_done ? s->offline_jct_sum_s / (double)s->offline_done : 0);
+        fputs(", \"cpu_util_allocated\": ", f);
+        json_num(f, s->cpu_alloc_avg);
+        fprintf(f, "},\n  \"online\": {\"services\": %llu, \"demand_gpu_hours\": ",
+                (unsigned long long)s->services);
+        json_num(f, s->demand_gpu_s / 3600.0);
+        fputs(", \"shortfall_gpu_seconds\": ", f);
+        json_num(f, s->short_gpu_s);
+        fprintf(f, ", \"shortfall_periods\": %llu}", (unsigned long long)s->short_periods);
+    }
     fprintf(f, ",\n  \"slo\": {\"jobs\": %llu, \"violations\": %llu},\n",
             (unsigned long long)s->slo_jobs, (unsigned long long)s->slo_violations);
     fputs("  \"by_qos\": {", f);

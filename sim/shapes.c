@@ -1,9 +1,10 @@
 /*
  * shapes.c: the index of pending jobs by shape, and the release log. Jobs with the same
  * shape key (GPUs per replica, replicas, share, GPU memory, CPU and memory per replica,
- * GPU types) fit exactly where each other fit, so a policy can try one job per shape
- * and skip the rest when it fails. Shapes in use never outnumber pending jobs, so the
- * shape arrays are sized with the job pool and inserting never fails.
+ * GPU types, the master's and parameter servers' count and resources) fit exactly where each other
+ * fit, so a policy can try one job per shape and skip the rest when it fails. Shapes in use never
+ * outnumber pending jobs, so the shape arrays are sized with the job pool and inserting never
+ * fails.
  *
  * The hash is open addressing with linear probing and backward-shift deletion (Knuth,
  * TAOCP vol. 3, 6.4 Algorithm R), so it never accumulates tombstones.
@@ -24,6 +25,11 @@ static void key_of(const sim_job *j, shape_key *k)
     k->cpu = j->cpu_per_replica;
     k->mem = j->mem_per_replica;
     k->mask = j->spec.gpu_type_mask;
+    k->roles = j->n_roles;
+    k->mcpu = j->master_cpu_milli;
+    k->mmem = j->master_mem_mib;
+    k->pcpu = j->ps_cpu_milli;
+    k->pmem = j->ps_mem_mib;
 }
 
 static uint32_t key_hash(const shape_key *k)
@@ -32,13 +38,20 @@ static uint32_t key_hash(const shape_key *k)
     const uint64_t v[7] = {k->gpr, k->replicas, k->milli, k->gmem, k->cpu, k->mem, k->mask};
     for (int i = 0; i < 7; i++)
         h = (h ^ v[i]) * UINT64_C(1099511628211);
+    if (k->roles) {
+        const uint64_t r[5] = {k->roles, k->mcpu, k->mmem, k->pcpu, k->pmem};
+        for (int i = 0; i < 5; i++)
+            h = (h ^ r[i]) * UINT64_C(1099511628211);
+    }
     return (uint32_t)(h ^ (h >> 32));
 }
 
 static bool key_eq(const shape_key *a, const shape_key *b)
 {
     return a->gpr == b->gpr && a->replicas == b->replicas && a->milli == b->milli &&
-           a->gmem == b->gmem && a->cpu == b->cpu && a->mem == b->mem && a->mask == b->mask;
+           a->gmem == b->gmem && a->cpu == b->cpu && a->mem == b->mem && a->mask == b->mask &&
+           a->roles == b->roles && a->mcpu == b->mcpu && a->mmem == b->mmem && a->pcpu == b->pcpu &&
+           a->pmem == b->pmem;
 }
 
 static void slot_insert(uint32_t *slots, uint32_t cap, const shape_key *keys, uint32_t id)

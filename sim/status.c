@@ -30,12 +30,16 @@ bool sim_qos_parse(const char *s, size_t len, sim_qos *out)
 }
 
 static const char *const attr_names[SIM_ATTR_COUNT] = {
-    "batch_size",       "iterations",   "input_size",     "op_addv2",
-    "op_conv2d",        "op_maxpool",   "op_relu",        "op_matmul",
-    "op_avgpool",       "op_mul",       "op_concat",      "op_softmax",
-    "iter_time_ms",     "stage_storage_ms", "stage_cpu_ms", "stage_gpu_ms",
-    "stage_net_ms",     "gpu_mem_used_mib", "min_replicas", "max_replicas",
-    "depth",            "slo_s",        "epochs",
+    "batch_size",   "iterations",       "input_size",
+    "op_addv2",     "op_conv2d",        "op_maxpool",
+    "op_relu",      "op_matmul",        "op_avgpool",
+    "op_mul",       "op_concat",        "op_softmax",
+    "iter_time_ms", "stage_storage_ms", "stage_cpu_ms",
+    "stage_gpu_ms", "stage_net_ms",     "gpu_mem_used_mib",
+    "min_replicas", "max_replicas",     "depth",
+    "slo_s",        "epochs",           "ps_replicas",
+    "ps_cpu_milli", "ps_mem_mib",       "master_cpu_milli",
+    "master_mem_mib",
 };
 
 const char *sim_attr_name(sim_attr a)

@@ -68,6 +68,13 @@ typedef enum sim_attr {
     SIM_ATTR_DEPTH,            /* model depth (layers) */
     SIM_ATTR_SLO_S,            /* completion-time target, seconds after submit */
     SIM_ATTR_EPOCHS,           /* epochs the job trains (its work spans them evenly) */
+    /* Parameter-server jobs: a master and ps_replicas parameter servers besides the
+     * trainers, CPU roles with their own resources (per master, per server). */
+    SIM_ATTR_PS_REPLICAS,      /* parameter servers (0..65536) */
+    SIM_ATTR_PS_CPU_MILLI,     /* CPU of one parameter server, milli-cores */
+    SIM_ATTR_PS_MEM_MIB,       /* host memory of one parameter server, MiB */
+    SIM_ATTR_MASTER_CPU_MILLI, /* CPU of the master, milli-cores */
+    SIM_ATTR_MASTER_MEM_MIB,   /* host memory of the master, MiB */
     SIM_ATTR_COUNT
 } sim_attr;
 
@@ -110,6 +117,18 @@ typedef struct job_spec {
 static inline bool job_spec_has(const job_spec *j, sim_attr a)
 {
     return (j->attr_present >> a) & 1u;
+}
+
+/* The attributes that give a job a master and parameter servers. */
+#define SIM_ATTR_ROLES_MASK                                                                        \
+    ((UINT64_C(1) << SIM_ATTR_PS_REPLICAS) | (UINT64_C(1) << SIM_ATTR_PS_CPU_MILLI) |              \
+     (UINT64_C(1) << SIM_ATTR_PS_MEM_MIB) | (UINT64_C(1) << SIM_ATTR_MASTER_CPU_MILLI) |           \
+     (UINT64_C(1) << SIM_ATTR_MASTER_MEM_MIB))
+
+/* Whether the job has a master and parameter servers (any of their columns given). */
+static inline bool job_spec_has_roles(const job_spec *j)
+{
+    return (j->attr_present & SIM_ATTR_ROLES_MASK) != 0;
 }
 
 /* One node of a cluster description (what a cluster file or --cluster string gives). */

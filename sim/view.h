@@ -74,7 +74,42 @@ typedef struct sim_job {
     uint32_t list_prev, list_next; /* links in the pending or the running list */
     uint32_t shape;                /* shape id while pending (see sim_view) */
     uint32_t shape_prev, shape_next; /* links among pending jobs of the same shape */
+    /* Replicas over time (elastic outputs): the fewest and most placed (0 = never
+     * placed), replica-seconds placed up to rep_since_us, grow/shrink decisions. */
+    uint32_t rep_min, rep_max;
+    double rep_seconds;
+    sim_time rep_since_us;
+    uint32_t scale_events;
+    /* Online services (jobs named in the run's demand curves): the replicas the curve
+     * asks for now; 0 for other jobs. A service runs at speed 1 whatever its replicas:
+     * its work is the time it serves. */
+    bool is_service;
+    uint32_t svc; /* its index in the curves (services only) */
+    uint32_t demand_replicas;
+    uint32_t peak_replicas;  /* the most replicas its curve ever asks for */
+    sim_time short_since_us; /* shortfall accounted up to here */
+    bool short_now;          /* it was short during its current curve period */
+    /* Parameter-server jobs (a trace column ps_replicas, ps_cpu_milli, ps_mem_mib,
+     * master_cpu_milli or master_mem_mib given): n_roles = 1 master + ps_replicas
+     * parameter servers, CPU-only roles placed with the trainers when the job starts and
+     * held while it is placed (trainers scale in and out beside them); 0 for other jobs.
+     * Role 0 is the master, roles 1..n_roles-1 the servers. */
+    uint32_t n_roles;
+    uint64_t master_cpu_milli, master_mem_mib; /* the master's CPU and memory */
+    uint64_t ps_cpu_milli, ps_mem_mib;         /* one parameter server's */
+    uint32_t role_head; /* first role allocation (no GPU), UINT32_MAX when none */
 } sim_job;
+
+/* CPU (milli-cores) and memory (MiB) of role r of job j (0 = master). */
+static inline uint64_t sim_job_role_cpu(const sim_job *j, uint32_t r)
+{
+    return r == 0 ? j->master_cpu_milli : j->ps_cpu_milli;
+}
+
+static inline uint64_t sim_job_role_mem(const sim_job *j, uint32_t r)
+{
+    return r == 0 ? j->master_mem_mib : j->ps_mem_mib;
+}
 
 /* A node's free capacity in one 32-byte record, for fast feasibility scans (the same
  * figures as the per-field arrays of sim_view, kept in step by the engine). */
@@ -163,10 +198,10 @@ typedef struct sim_view {
     const uint32_t *release_ring;
     /*
      * Shapes: pending jobs with identical requests (GPUs per replica, replicas, share,
-     * GPU memory, CPU and memory per replica, GPU types) are interchangeable for
-     * feasibility. Pending jobs of shape s form a list in enqueue order from
-     * shape_head[s] through sim_job.shape_next. Shape ids are reused once no job of the
-     * shape is pending; shape_gen[s] changes on reuse.
+     * GPU memory, CPU and memory per replica, GPU types, master and parameter servers)
+     * are interchangeable for feasibility. Pending jobs of shape s form a list in
+     * enqueue order from shape_head[s] through sim_job.shape_next. Shape ids are reused
+     * once no job of the shape is pending; shape_gen[s] changes on reuse.
      */
     uint32_t n_shapes; /* ids are below this */
     const uint32_t *shape_head, *shape_count, *shape_gen;
@@ -176,6 +211,9 @@ typedef struct sim_view {
     unsigned char *job_state_base; /* per-job policy state (see sim_view_job_state) */
     size_t job_state_size;
     const void *internal;   /* the engine; do not use */
+    /* Online services: the sum over the run's demand curves of each one's peak replicas
+     * (0 without curves), for a policy that reserves capacity for them. */
+    uint64_t services_peak_replicas;
 } sim_view;
 
 static inline const sim_job *sim_view_job(const sim_view *v, sim_job_id id)
@@ -249,6 +287,9 @@ double sim_view_interference_cost(const sim_view *v, sim_job_id id, uint32_t g, 
 /* Speed of job id on one whole GPU of type t relative to its reference type, under the
  * run's rate model (its throughput term only; 1 when the run has none). > 0. O(1). */
 double sim_view_type_speed(const sim_view *v, sim_job_id id, uint16_t t);
+/* Speed of job id with n replicas relative to its nominal count, under the run's rate
+ * model (its scaling hook; n / nominal without one; 0 for n = 0). O(the hook). */
+double sim_view_scaling(const sim_view *v, sim_job_id id, uint32_t n);
 
 /* ---- Decisions ---------------------------------------------------------------- */
 
@@ -265,10 +306,17 @@ typedef struct sim_placement {
     const uint32_t *gpus;
     uint32_t milli;       /* share of each GPU to hold; 0 = the job's request */
     uint64_t gpu_mem_mib; /* GPU memory to hold per GPU; UINT64_MAX = the job's request */
+    /* A start of a job with a master and parameter servers (sim_job.n_roles > 0) places
+     * them too: role r on node role_nodes[r], roles = n_roles. Read only for such jobs
+     * (set them to 0 and NULL otherwise). */
+    uint32_t roles;
+    const uint32_t *role_nodes;
 } sim_placement;
 
 /* Start a pending job (all replicas at once, gang). replicas must equal the job's
- * nominal count unless the job is elastic (min_replicas..max_replicas). */
+ * nominal count unless the job is elastic (min_replicas..max_replicas). A job with a
+ * master and parameter servers starts them in the same decision (p->role_nodes), and
+ * holds them until it finishes, is preempted or loses a node. */
 int sim_decide_start(policy_decisions *out, sim_job_id job, const sim_placement *p);
 /* Stop a running or paused job and return it to the pending list. With checkpoint
  * its progress is kept; without, the work since its last periodic checkpoint is lost. */
@@ -279,6 +327,11 @@ int sim_decide_set_share(policy_decisions *out, sim_job_id job, uint32_t milli);
 int sim_decide_grow(policy_decisions *out, sim_job_id job, const sim_placement *p);
 /* Remove the job's last `count` replicas (keeping at least min_replicas). */
 int sim_decide_shrink(policy_decisions *out, sim_job_id job, uint32_t count);
+/* Scale in: remove the job's last `count` replicas (keeping at least min_replicas) and
+ * restart it from its last periodic checkpoint, as a parameter-server job re-partitions
+ * its trainers: the work since that checkpoint is lost (counted in lost_work_s and in
+ * the summary's scale-in loss). */
+int sim_decide_scale_in(policy_decisions *out, sim_job_id job, uint32_t count);
 /* Suspend progress while holding resources, and resume it. */
 int sim_decide_pause(policy_decisions *out, sim_job_id job);
 int sim_decide_resume(policy_decisions *out, sim_job_id job);

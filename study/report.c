@@ -520,6 +520,70 @@ static void write_summary(report_doc *doc, const report *r)
     report__doc_table_end(doc);
 }
 
+/* Elastic jobs and online services: a table of their figures (mean over each policy's
+ * runs), only when the runs recorded them. */
+static void write_elastic(report_doc *doc, const report *r)
+{
+    bool any = false;
+    for (size_t i = 0; i < r->n_runs; i++)
+        any |= r->runs[i].ok && isfinite(r->runs[i].el[REL_SCALE_EVENTS]);
+    if (!any)
+        return;
+    static const char *const labels[REL_COUNT] = {
+        [REL_OFFLINE_JCT] = "offline JCT mean (s)",
+        [REL_SCALE_EVENTS] = "scale events",
+        [REL_SCALE_LOST] = "work lost to scale-in (reference s)",
+        [REL_DEMAND_GPUH] = "online demand (GPU-hours)",
+        [REL_SHORT_GPU_S] = "online shortfall (GPU-seconds)",
+        [REL_SHORT_PERIODS] = "periods with a shortfall",
+        [REL_CPU_UTIL] = "CPU utilisation, allocated (%)",
+    };
+    report__doc_heading(doc, 2, "Elastic jobs and online services");
+    report__doc_para(doc, "From each run's summary.json (`elastic`, `online`): the mean JCT of "
+                          "the jobs that are not services, grow and shrink decisions, the "
+                          "reference work lost when a scale-in restarts a job from its last "
+                          "checkpoint, and the GPU time the services wanted and did not get "
+                          "(a period is one service's interval between two points of its "
+                          "demand curve); the CPU held, parameter servers and masters "
+                          "included, as a time-averaged share of the cluster's.");
+    const char *head[REPORT_MAX_COLS];
+    char align[REPORT_MAX_COLS + 1];
+    char names[REPORT_MAX_POLICIES][80];
+    uint32_t cols = 1;
+    head[0] = "metric";
+    align[0] = 'l';
+    for (size_t g = 0; g < r->n_groups && cols < REPORT_MAX_COLS; g++) {
+        snprintf(names[g], sizeof names[g], "`%s`", r->groups[g].policy);
+        head[cols] = names[g];
+        align[cols++] = 'r';
+    }
+    align[cols] = '\0';
+    report__doc_table(doc, cols, head, align);
+    for (int k = 0; k < REL_COUNT; k++) {
+        char cells[REPORT_MAX_POLICIES][48];
+        const char *row[REPORT_MAX_COLS];
+        row[0] = labels[k];
+        for (size_t g = 0; g < r->n_groups && g + 1 < REPORT_MAX_COLS; g++) {
+            double sum = 0;
+            size_t n = 0;
+            for (size_t i = 0; i < r->n_runs; i++)
+                if (r->runs[i].ok && strcmp(r->runs[i].spec.policy, r->groups[g].policy) == 0 &&
+                    isfinite(r->runs[i].el[k])) {
+                    sum += r->runs[i].el[k];
+                    n++;
+                }
+            if (n)
+                snprintf(cells[g], sizeof cells[g], "%.1f",
+                         sum / (double)n * (k == REL_CPU_UTIL ? 100 : 1));
+            else
+                snprintf(cells[g], sizeof cells[g], "n/a");
+            row[g + 1] = cells[g];
+        }
+        report__doc_row(doc, row);
+    }
+    report__doc_table_end(doc);
+}
+
 /* A per-policy table: rows given by a callback value(group, row) -> mean over ok runs. */
 typedef double (*row_value)(const report *r, const report_run *run, size_t row);
 
@@ -867,6 +931,7 @@ int report_write(const report_config *c, report_outcome *o, sim_diag *d)
     write_inputs(&doc, c, &r);
     write_runs(&doc, &r);
     write_summary(&doc, &r);
+    write_elastic(&doc, &r);
     write_sizes(&doc, &r);
     if ((st = write_tenants(&doc, &r)) != SIM_OK) {
         sim_diag_set(d, st, NULL, 0, 0, "out of memory");

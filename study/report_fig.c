@@ -28,6 +28,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -293,6 +294,19 @@ static double s_frag(const report_run *run, size_t i, const void *ctx)
     return k >= 0 ? run->ts_frag[k][i] : NAN;
 }
 
+/* Online services: GPUs their demand curves ask for, and GPUs they hold. */
+static double s_demand(const report_run *run, size_t i, const void *ctx)
+{
+    (void)ctx;
+    return s_frag(run, i, "online_demand");
+}
+
+static double s_granted(const report_run *run, size_t i, const void *ctx)
+{
+    (void)ctx;
+    return s_frag(run, i, "online_granted");
+}
+
 /* Bucket means of up to two series per policy, one data block per policy. */
 static void series_data(const report *r, const grid *gd, FILE *f, sample_fn a, sample_fn b,
                         const void *ctx, double *sum, double *sum2, double *tsum, double *cnt)
@@ -505,9 +519,8 @@ static bool make_dir(const char *p)
 int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
                          report_figure *drawn, size_t max, report_outcome *o, sim_diag *d)
 {
-    static const char *const bases[] = {"jct_cdf",       "wait_cdf",     "utilisation",
-                                        "queue",         "fragmentation", "tenant_share",
-                                        "jct_by_size"};
+    static const char *const bases[] = {"jct_cdf",       "wait_cdf",     "utilisation", "queue",
+                                        "fragmentation", "tenant_share", "jct_by_size", "online"};
     char fdir[1100], ddir[1200];
     snprintf(fdir, sizeof fdir, "%s/figures", out_dir);
     snprintf(ddir, sizeof ddir, "%s/data", fdir);
@@ -588,8 +601,9 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
         case 4: {
             const char *frag_column = NULL;
             for (size_t i = 0; i < r->n_runs && !frag_column; i++)
-                if (r->runs[i].ok && r->runs[i].n_frag)
-                    frag_column = r->runs[i].frag_col[0];
+                for (uint32_t k = 0; r->runs[i].ok && k < r->runs[i].n_frag && !frag_column; k++)
+                    if (strncasecmp(r->runs[i].frag_col[k], "frag", 4) == 0)
+                        frag_column = r->runs[i].frag_col[k];
             if (!frag_column) {
                 keep = false;
                 break;
@@ -654,6 +668,26 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
             snprintf(yl, sizeof yl, "mean JCT (%s)", un);
             ok = write_vars(r, fg, "Mean JCT by job size", "job size (GPUs asked in total)", yl,
                             NULL);
+            break;
+        }
+        case 7: {
+            keep = false;
+            for (size_t i = 0; i < r->n_runs && !keep; i++)
+                keep = r->runs[i].ok && frag_index(&r->runs[i], "online_demand") >= 0;
+            if (!keep)
+                break;
+            fg->script = "timeseries";
+            series_data(r, &gd, f, s_demand, s_granted, NULL, buf, buf + BUCKETS, buf + 2 * BUCKETS,
+                        buf + 3 * BUCKETS);
+            snprintf(fg->caption, sizeof fg->caption,
+                     "Online services: GPUs their demand curves ask for (top) and GPUs granted "
+                     "to them (bottom)");
+            ok = write_vars(r, fg, "Online demand and grant", xlabel, "GPUs", &vars);
+            if (ok) {
+                fputs("ymax = 0\nncols = 2\ncol1 = 'online demand'\ncol2 = 'online granted'\n",
+                      vars);
+                ok = fclose(vars) == 0;
+            }
             break;
         }
         }

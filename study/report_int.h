@@ -55,7 +55,8 @@ extern const char *const report_class_name[RC_COUNT];
 
 #define REPORT_MAX_COLS (REPORT_MAX_POLICIES + 2) /* columns of a report table */
 #define REPORT_QGRID 2001     /* points of a quantile grid: p = k / 2000 */
-#define REPORT_MAX_FRAG 4     /* fragmentation columns kept from timeseries.csv */
+#define REPORT_MAX_FRAG 8 /* fragmentation (and online-service) columns kept from timeseries.csv   \
+                           */
 #define REPORT_MAX_INPUTS 16  /* input files of run.json listed in the report */
 #define REPORT_SLOWDOWN_FLOOR_S 10.0 /* bounded slowdown: jct / max(work, 10 s) */
 
@@ -67,8 +68,22 @@ typedef struct report_tenant {
     uint64_t slowdown_n;
 } report_tenant;
 
+/* Figures of runs with elastic jobs or online services (summary.json's "elastic" and
+ * "online" objects; NAN when absent). */
+enum {
+    REL_OFFLINE_JCT,
+    REL_SCALE_EVENTS,
+    REL_SCALE_LOST,
+    REL_DEMAND_GPUH,
+    REL_SHORT_GPU_S,
+    REL_SHORT_PERIODS,
+    REL_CPU_UTIL, /* a fraction; the table shows percent */
+    REL_COUNT
+};
+
 typedef struct report_run {
     report_run_spec spec;
+    double el[REL_COUNT];
     bool ok;
     char error[768];          /* why not ok, as one line */
     sim_diag diag;            /* why not ok, when reading its outputs failed */

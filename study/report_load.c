@@ -267,6 +267,18 @@ static int load_summary(report *r, report_run *run, sim_diag *d)
     };
     for (size_t k = 0; k < sizeof nums / sizeof nums[0] && st == SIM_OK; k++)
         st = need_number(j, nums[k].path, &run->m[nums[k].m], path, d);
+    static const char *const el_paths[REL_COUNT] = {
+        [REL_OFFLINE_JCT] = "elastic.offline_jct_mean_s",
+        [REL_SCALE_EVENTS] = "elastic.scale_events",
+        [REL_SCALE_LOST] = "elastic.scale_in_lost_work_s",
+        [REL_DEMAND_GPUH] = "online.demand_gpu_hours",
+        [REL_SHORT_GPU_S] = "online.shortfall_gpu_seconds",
+        [REL_SHORT_PERIODS] = "online.shortfall_periods",
+        [REL_CPU_UTIL] = "elastic.cpu_util_allocated",
+    };
+    for (int k = 0; k < REL_COUNT; k++)
+        if (!json_number_at(j, el_paths[k], &run->el[k]))
+            run->el[k] = NAN;
     double nodes = 0, gpus = 0;
     if (st == SIM_OK && (st = need_number(j, "slo.jobs", &run->slo_jobs, path, d)) == SIM_OK &&
         (st = need_number(j, "cluster.nodes", &nodes, path, d)) == SIM_OK)
@@ -466,10 +478,13 @@ static int load_timeseries(report_run *run, sim_diag *d)
                               names[k]);
             goto out;
         }
-    /* Model columns whose name begins with "frag" are fragmentation measures. */
+    /* Model columns whose name begins with "frag" are fragmentation measures; the online
+     * services' demand and grant are kept beside them. */
     for (uint32_t c = 0; c < row.n && c < CSVIN_MAX_FIELDS && run->n_frag < REPORT_MAX_FRAG;
          c++)
-        if (unknown[c] && strncasecmp(row.f[c], "frag", 4) == 0) {
+        if (unknown[c] &&
+            (strncasecmp(row.f[c], "frag", 4) == 0 || strcmp(row.f[c], "online_demand") == 0 ||
+             strcmp(row.f[c], "online_granted") == 0)) {
             snprintf(run->frag_col[run->n_frag], sizeof run->frag_col[0], "%s", row.f[c]);
             fix[run->n_frag++] = (int32_t)c;
         }

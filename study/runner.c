@@ -11,11 +11,13 @@
 #include "models/catalog.h"
 #include "models/predictor.h"
 #include "models/zoo.h"
+#include "models/pollux.h"
 #include "models/rate.h"
 #include "base/alloc.h"
 #include "base/textout.h"
 #include "base/csvin.h"
 #include "traces/cluster.h"
+#include "traces/curves.h"
 #include "traces/failures.h"
 #include "traces/trace.h"
 
@@ -36,6 +38,7 @@ void run_args_default(run_args *a)
     a->sample_interval_s = 600;
     a->zoo_over = 1.5;
     a->zoo_slo = 2;
+    a->amdahl = NAN;
 }
 
 typedef struct source_ctx {
@@ -175,6 +178,8 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
     write_input(f, "catalog", a->catalog ? a->catalog : model_catalog_default_path(), &first);
     if (a->failures)
         write_input(f, "failures", a->failures, &first);
+    if (a->demand)
+        write_input(f, "demand", a->demand, &first);
     if (a->interference && access(a->interference, R_OK) == 0)
         write_input(f, "interference", a->interference, &first);
     /* The model tables the rate model read. */
@@ -240,6 +245,44 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
             r->wall_s > 0 ? (double)r->sum.jobs_arrived / r->wall_s : 0);
 }
 
+/* The scaling curve of elastic jobs: with the pollux format (its profiles) or --amdahl,
+ * the run's rate model is wrapped with a scaling hook; otherwise nothing changes. */
+static int scaling_setup(const run_args *a, const sim_intern *models, model_pollux **pollux,
+                         model_scaling **scaling, sim_rate_model *tab, sim_world *world,
+                         sim_diag *d)
+{
+    bool is_pollux = a->format && strcmp(a->format, "pollux") == 0 && a->trace;
+    if (!is_pollux && isnan(a->amdahl) && !a->pollux_profiles)
+        return SIM_OK;
+    if (is_pollux || a->pollux_profiles) {
+        char dir[1100];
+        const char *prof = a->pollux_profiles;
+        for (uint32_t i = 0; i < a->n_trace_opts; i++)
+            if (strncmp(a->trace_opts[i], "profiles=", 9) == 0)
+                prof = a->trace_opts[i] + 9;
+        if (prof) {
+            snprintf(dir, sizeof dir, "%s", prof);
+        } else {
+            snprintf(dir, sizeof dir, "%s", a->trace);
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                snprintf(slash, sizeof dir - (size_t)(slash - dir), "/../traces");
+            else
+                snprintf(dir, sizeof dir, "../traces");
+        }
+        int st = model_pollux_load(pollux, dir, d);
+        if (st != SIM_OK)
+            return st;
+    }
+    *scaling = sim_malloc(sizeof **scaling);
+    if (!*scaling)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    model_scaling_init(*scaling, *pollux, models, isnan(a->amdahl) ? 0.95 : a->amdahl, world->rate,
+                       tab);
+    world->rate = tab;
+    return SIM_OK;
+}
+
 int study_run(const run_args *a, run_result *res, sim_diag *d)
 {
     memset(res, 0, sizeof *res);
@@ -257,6 +300,10 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
     sim_rate_model zoo_rate_model;
     model_rate *rate = NULL;
     sim_rate_model rate_tab;
+    model_pollux *pollux = NULL;
+    model_scaling *scaling = NULL;
+    sim_curves curves = {0};
+    sim_rate_model scaling_tab;
     study_frag frag = {0};
     study_quotas quotas = {0};
     tenant_probe tprobe;
@@ -404,6 +451,7 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         .n_probes = 0,
         .progress = a->progress ? show_progress : NULL,
         .check_invariants = a->check_invariants,
+        .elastic_outputs = pol->elastic_outputs,
         .progress_ctx = &pctx,
         .job_groups =
             src.reader ? trace_reader_has_groups(src.reader) : a->gen && a->gen->group_max >= 2,
@@ -418,6 +466,7 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         .gpu_type_mem_mib = type_mem,
         .tenants = tenants,
         .rate = zoo ? &zoo_rate_model : NULL,
+        .trace_path = a->trace,
     };
     /* With --zoo the zoo is the simulator's truth; the GPU models stay off. */
     if (!zoo && (st = study_rate_setup(a, cat, models, &rate, d)) != SIM_OK)
@@ -425,6 +474,13 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
     if (rate) {
         model_rate_fill(rate, &rate_tab);
         world.rate = &rate_tab;
+    }
+    if ((st = scaling_setup(a, models, &pollux, &scaling, &scaling_tab, &world, d)) != SIM_OK)
+        goto out;
+    if (a->demand) {
+        if ((st = trace_curves_load(&curves, a->demand, d)) != SIM_OK)
+            goto out;
+        world.curves = &curves;
     }
     policy_config pcfg = a->pcfg;
     pcfg.workload = want_wl ? frag.wl : NULL;
@@ -536,6 +592,9 @@ out:;
     sim_free(extra);
     cluster_spec_destroy(cl);
     model_rate_destroy(rate);
+    model_pollux_destroy(pollux);
+    trace_curves_free(&curves);
+    sim_free(scaling);
     sim_free(type_mem);
     model_catalog_destroy(cat);
     return st;

@@ -66,6 +66,13 @@ typedef struct run_args {
     const char *zoo_ref; /* GPU type work_s is measured on (NULL = V100M16) */
     double zoo_over;     /* mean over-request of annotated jobs (>= 1) */
     double zoo_slo;      /* LS target of annotated jobs: factor x work_s (0 = none) */
+    /* Elastic scaling curve of jobs run at other than their nominal replica count:
+     * Pollux's profiles for the pollux format's applications, else Amdahl's law with
+     * this parallel fraction (NaN = not set: the core's replicas/nominal, unless the
+     * trace is in the pollux format, which uses 0.95). */
+    double amdahl;
+    const char *demand;          /* demand curves of online services: CSV service,time,replicas */
+    const char *pollux_profiles; /* Pollux profiles for the scaling of any trace's jobs */
 } run_args;
 
 typedef struct run_result {

@@ -81,10 +81,11 @@ static void test_errors(void)
     expect(args, 2, "clustersim: error: --policy-opt 'depth=3': policy 'binpack' has no option "
                     "'depth' (see clustersim policies)");
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt binpak:depth=3", fx);
-    expect(args, 2, "clustersim: error: --policy-opt 'binpak:depth=3': unknown policy 'binpak' "
-                    "(known: fifo, binpack, random, predictive, fgd, bestfit, dotprod, "
-                    "gpupacking, gpuclustering, fairshare, quota, sjf, las, interleave, hetero, static, "
-                    "data-parallel, gavel)");
+    expect(args, 2,
+           "clustersim: error: --policy-opt 'binpak:depth=3': unknown policy 'binpak' "
+           "(known: fifo, binpack, random, predictive, fgd, bestfit, dotprod, "
+           "gpupacking, gpuclustering, fairshare, quota, sjf, las, interleave, hetero, "
+           "static-order, data-parallel, gavel, elastic, rigid-min, static, optimus)");
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt backfill=maybe", fx);
     expect(args, 2, "clustersim: error: policy 'binpack': option 'backfill': expected true or "
                     "false, got \"maybe\"");
@@ -350,11 +351,52 @@ static void test_openb(void)
     CHECK(stat("openb/tenants.csv", &sb) == 0);
 }
 
+/* Online services and parameter-server jobs as users give them: an LS row without a
+ * demand curve, a curve naming no row, and servers without trainers stop the run with
+ * a file:line error and status 2. */
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void test_services_and_servers(void)
+{
+    write_text("svc_t.csv", "job_id,submit_time,duration,num_gpus,qos,min_replicas,max_replicas\n"
+                            "svc,0,100,1,LS,1,4\n"
+                            "a,0,100,1,,1,4\n"
+                            "b,0,100,1,LS,1,4\n");
+    write_text("svc_d.csv", "service,time,replicas\nsvc,0,2\nsvc,50,3\n");
+    write_text("svc_d2.csv", "service,time,replicas\nsvc,0,2\nb,0,1\nzz,5,1\n");
+    write_text("svc_d3.csv", "service,time,replicas\nsvc,0,2\nb,0,1\n");
+    expect("run --trace svc_t.csv --cluster 2xT4:4 --policy elastic --demand svc_d.csv", 2,
+           "clustersim: svc_t.csv:4: error: job 'b' has qos LS, an online service, but no demand "
+           "curve in svc_d.csv (services are the LS rows; give it a curve or another qos)");
+    expect("run --trace svc_t.csv --cluster 2xT4:4 --policy elastic --demand svc_d2.csv", 2,
+           "clustersim: svc_d2.csv:4: error: service 'zz' has a demand curve but no row in the "
+           "trace svc_t.csv (an online service is a row of qos LS with this job id)");
+    CHECK_EQ_I64(run("run --trace svc_t.csv --cluster 2xT4:4 --policy elastic --demand "
+                     "svc_d3.csv --out svc_out"),
+                 0);
+    write_text("ps_t.csv", "job_id,submit_time,duration,num_gpus,min_replicas,max_replicas,"
+                           "ps_replicas,ps_cpu_milli,master_cpu_milli\n"
+                           "a,0,100,1,1,2,2,4000,2000\n"
+                           "b,0,100,1,1,0,2,4000,2000\n");
+    expect("run --trace ps_t.csv --cluster 2xT4:4 --policy elastic", 2,
+           "clustersim: ps_t.csv:3:6: error: field 'max_replicas': expected at least 1 trainer "
+           "(the job has a master and parameter servers, which need trainers), got \"0\"");
+}
+
 int main(void)
 {
     test_errors();
     test_commands();
     test_outputs_and_determinism();
     test_openb();
+    test_services_and_servers();
     return check_done();
 }

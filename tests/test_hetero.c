@@ -10,7 +10,7 @@
  *  - End to end (the clustersim binary): the cold start order (depth, then batch size;
  *    GPUs by compute capability, memory must fit) in the decision trail; the frozen
  *    mapping never changes after the freeze; hetero's mapping never beats the exact
- *    optimum and equals it on a small hand case; static and data-parallel never beat
+ *    optimum and equals it on a small hand case; static-order and data-parallel never beat
  *    it either; every job of the bundled workload finishes under each policy.
  *  - `trace gen --groups` writes contiguous groups with one submit time each; the run
  *    counts each of them once (also for 241 groups, beyond the engine's first pools).
@@ -318,7 +318,7 @@ static void test_bundled(void)
     const char *base = "run --trace " SIM_SOURCE_DIR "/bench/hetero/groups.csv --cluster "
                        "2xV100M16:2,2xP100:2,2xK80:2 --quiet";
     char args[2048];
-    static const char *const pol[] = {"hetero", "static", "data-parallel"};
+    static const char *const pol[] = {"hetero", "static-order", "data-parallel"};
     for (int k = 0; k < 3; k++) {
         snprintf(args, sizeof args,
                  "%s --policy %s --seed 3 --policy-opt noise=0.2 --policy-opt trail=" OUT

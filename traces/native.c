@@ -157,11 +157,29 @@ static int native_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
                                      "a divisor of num_gpus", d);
         j->replicas = (uint32_t)u;
     }
+    /* A job with a master and parameter servers needs trainers: a bound of 0 gets its
+     * own message on such a row. */
+    bool roles = false;
+    for (int a = 0; a < SIM_ATTR_COUNT; a++)
+        if (((SIM_ATTR_ROLES_MASK >> a) & 1u) && !csvin_empty(row, c[N_ATTR0 + a]))
+            roles = true;
     for (int a = 0; a < SIM_ATTR_COUNT; a++) {
         int32_t col = c[N_ATTR0 + a];
         if (csvin_empty(row, col))
             continue;
-        if (a == SIM_ATTR_MIN_REPLICAS || a == SIM_ATTR_MAX_REPLICAS) {
+        if (roles && (a == SIM_ATTR_MIN_REPLICAS || a == SIM_ATTR_MAX_REPLICAS) &&
+            csvin_parse_u64(row->f[col], row->len[col], &u) && u == 0)
+            return csvin_field_error(in, row, col, sim_attr_name((sim_attr)a),
+                                     "at least 1 trainer (the job has a master and parameter "
+                                     "servers, which need trainers)",
+                                     d);
+        if ((SIM_ATTR_ROLES_MASK >> a) & 1u) {
+            /* Counts and resources of the master and parameter servers are integers. */
+            uint64_t hi = a == SIM_ATTR_PS_REPLICAS ? 65536 : UINT64_C(1) << 40;
+            if ((st = csvin_u64(in, row, col, sim_attr_name((sim_attr)a), 0, hi, &u, d)))
+                return st;
+            j->attr[a] = (double)u;
+        } else if (a == SIM_ATTR_MIN_REPLICAS || a == SIM_ATTR_MAX_REPLICAS) {
             /* Replica bounds are counts, and max is not below min. */
             uint64_t lo = a == SIM_ATTR_MAX_REPLICAS && job_spec_has(j, SIM_ATTR_MIN_REPLICAS)
                               ? (uint64_t)j->attr[SIM_ATTR_MIN_REPLICAS]

@@ -31,6 +31,7 @@ static const trace_format *const formats[] = {
     &trace_format_gavel,
     &trace_format_muri,
     &trace_format_tiresias,
+    &trace_format_pollux,
     NULL,
 };
 

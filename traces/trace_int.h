@@ -124,5 +124,6 @@ extern const trace_format trace_format_alibaba2020;
 extern const trace_format trace_format_gavel;
 extern const trace_format trace_format_muri;
 extern const trace_format trace_format_tiresias;
+extern const trace_format trace_format_pollux;
 
 #endif

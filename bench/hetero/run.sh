@@ -1,6 +1,6 @@
 #!/bin/sh
 # Regenerates the README's tables of heterogeneous GPU assignment: the bundled group
-# workload (bench/hetero/groups.csv) under hetero, static and data-parallel on a
+# workload (bench/hetero/groups.csv) under hetero, static-order and data-parallel on a
 # 4 V100 + 4 P100 + 4 K80 cluster, and (when the shared data is there) one Gavel trace
 # under gavel, las and fifo on Gavel's simulated cluster (36 V100 + 36 P100 + 36 K80),
 # also at 3, 6 and 9 times its offered load (submit times divided by F).
@@ -11,16 +11,16 @@ OUT=${2:-out/hetero}
 HERE=$(dirname "$0")
 CLUSTER=2xV100M16:2,2xP100:2,2xK80:2
 mkdir -p "$OUT"
-for p in hetero static data-parallel; do
+for p in hetero static-order data-parallel; do
     "$BIN" run --trace "$HERE/groups.csv" --cluster "$CLUSTER" --policy "$p" --quiet \
         --policy-opt groups="$OUT/groups-$p.csv" --policy-opt trail="$OUT/trail-$p.csv" \
         --out "$OUT/run-$p" 2>>"$OUT/runs.log"
 done
 "$BIN" compare --trace "$HERE/groups.csv" --cluster "$CLUSTER" \
-    --policies hetero,static,data-parallel --out "$OUT/compare" >/dev/null 2>>"$OUT/runs.log"
+    --policies hetero,static-order,data-parallel --out "$OUT/compare" >/dev/null 2>>"$OUT/runs.log"
 echo "| policy | makespan of all groups (s) | mean group span (s) | mean gap to the optimum | strong-GPU idle (GPU-s) |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-for p in hetero static data-parallel; do
+for p in hetero static-order data-parallel; do
     awk -F, -v p="$p" 'NR > 1 {
             if (first == "" || $5 < first) first = $5
             if ($7 > last) last = $7
@@ -30,7 +30,7 @@ for p in hetero static data-parallel; do
               100 * gap / n, idle }' "$OUT/groups-$p.csv"
 done
 echo
-echo "| group | jobs | preemptive bound (s) | optimum (s) | hetero (s) | static (s) | data-parallel (s) |"
+echo "| group | jobs | preemptive bound (s) | optimum (s) | hetero (s) | static-order (s) | data-parallel (s) |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 awk -F, 'FNR == 1 { f++; next }
     { if (f == 1) { order[++n] = $1; jobs[$1] = $3; opt[$1] = $10; lb[$1] = $16 }
@@ -38,7 +38,7 @@ awk -F, 'FNR == 1 { f++; next }
     END { for (i = 1; i <= n; i++) { g = order[i]
           printf "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f |\n", g, jobs[g], lb[g], opt[g],
                  span[1, g], span[2, g], span[3, g] } }' \
-    "$OUT/groups-hetero.csv" "$OUT/groups-static.csv" "$OUT/groups-data-parallel.csv"
+    "$OUT/groups-hetero.csv" "$OUT/groups-static-order.csv" "$OUT/groups-data-parallel.csv"
 echo
 # The engine's group figures (summary.json's job_groups), as compare's report shows them.
 sed -n '/^| metric/,/^$/p' "$OUT/compare/report.md" | grep -E '^\| (metric|---|makespan|job groups|group completion)'

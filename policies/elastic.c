@@ -1,0 +1,660 @@
+/*
+ * elastic.c: elastic data-parallel trainers under a utilisation threshold (DESIGN.md,
+ * policy 4), and the rigid baseline `rigid-min`.
+ *
+ * Pending jobs start in arrival order, with backfilling, an elastic job (min_replicas !=
+ * max_replicas) at min_replicas, any other at its nominal count. Every trigger period
+ * (option `period`) the adjustable jobs (elastic and running with all their trainers)
+ * are scaled. While the cluster's allocated GPU fraction U is below the threshold
+ * (option `threshold`), they scale out one trainer at a time in ascending order of
+ * completion score (cur-min)/(max-min) (ties: arrival order), a trainer only where U
+ * stays at or below the threshold with it, round after round (scores recomputed each
+ * round) until no job can grow. When U is above the threshold, they scale in one
+ * trainer at a time in descending order of score, round after round, until U is at or
+ * below it or every job is at its min; a scale-in restarts the job from its last
+ * checkpoint (sim_decide_scale_in; option resize=checkpoint keeps the progress
+ * instead, sim_decide_shrink). `rigid-min` starts jobs the same way and never
+ * scales them. Scale-out places a trainer as a start does: most-allocated node first.
+ *
+ * Online services (rows of qos LS with a demand curve) come first at every decision: a service
+ * is resized to its demand (clamped to its min..max replicas); a replica that does not
+ * fit is made room for by taking trainers back from the offline elastic jobs above
+ * their min (highest completion score first, as the policy's scale-in does), then by
+ * preempting offline jobs (the latest started first, losing the work since their
+ * checkpoint), one at a time until it fits or nothing is left to take. `static` is the
+ * reserved-slice baseline: the last nodes, enough for the services' peak GPUs (each
+ * service's peak replicas x its GPUs per replica, one GPU per replica for services not
+ * yet arrived at the first decision), serve the services only (never more), the others
+ * run the offline jobs
+ * rigid at max_replicas (at most what the offline nodes hold), in arrival order with
+ * backfilling; nothing is taken back.
+ */
+#include "policies/place.h"
+#include "policies/policy.h"
+
+#include "base/alloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct adj {
+    sim_job_id id;
+    uint32_t cur, lo, hi;
+    double score;
+    uint64_t seq;
+} adj;
+
+typedef enum mode { M_ELASTIC, M_RIGID_MIN, M_STATIC, M_OPTIMUS } mode;
+
+/* optimus: per-job state of an allocation round. */
+typedef struct opt_job {
+    uint32_t target; /* trainers allocated this round */
+    double gain;     /* remaining time saved by one more trainer (s) */
+} opt_job;
+
+typedef struct elastic_state {
+    place_ws ws;
+    mode mode;
+    sim_time period_us;
+    double threshold;
+    bool scale;                      /* false: rigid-min, static */
+    bool resize_ckpt;                /* option resize: a shrink keeps progress (checkpoint) */
+    bool take_back;                  /* services take resources back from offline jobs */
+    bool reserved_init;              /* static: the slice has been chosen */
+    uint32_t *svc_nodes, *off_nodes; /* static: the reserved nodes and the others */
+    uint32_t n_svc_nodes, n_off_nodes;
+    uint64_t off_gpus; /* static: GPUs of the offline nodes */
+    sim_time next_us;  /* next trigger */
+    adj *adj;          /* scratch: the adjustable jobs */
+    uint32_t adj_cap;
+    uint64_t total_milli; /* GPU share of the cluster */
+} elastic_state;
+
+static const policy_option elastic_opts[] = {
+    {"period", "60", "trigger period, seconds"},
+    {"threshold", "0.9", "utilisation threshold: allocated fraction of the GPUs, 0..1"},
+    {"resize", "lossy",
+     "scale-in: lossy (restart from the last periodic checkpoint) or checkpoint (progress "
+     "kept)"},
+    {NULL, NULL, NULL},
+};
+
+static const policy_option rigid_opts[] = {{NULL, NULL, NULL}};
+
+static const policy_option optimus_opts[] = {
+    {"period", "60", "allocation period, seconds"},
+    {"resize", "checkpoint",
+     "reallocation: checkpoint (progress kept) or lossy (a shrink or a job left without "
+     "trainers restarts from the last periodic checkpoint)"},
+    {NULL, NULL, NULL},
+};
+
+static const char *const resize_choices[] = {"lossy", "checkpoint", NULL};
+
+/* Option resize: true for checkpoint. */
+static int resize_opt(const policy_config *cfg, const policy_option *opts, bool *ckpt, sim_diag *d)
+{
+    int k = 0;
+    int rc = policy_config_choice(cfg, opts, "resize", resize_choices, &k, d);
+    *ckpt = k == 1;
+    return rc;
+}
+
+/* Take `count` trainers from job id: with the resize=checkpoint option its progress is
+ * kept, otherwise it restarts from its last periodic checkpoint. */
+static int scale_in(const elastic_state *s, policy_decisions *out, sim_job_id id, uint32_t count)
+{
+    return s->resize_ckpt ? sim_decide_shrink(out, id, count) : sim_decide_scale_in(out, id, count);
+}
+
+/* Mins are handed out in passes of equal min (1, 2, ...); the last pass takes every
+ * larger min. */
+#define MAX_MIN_PASS 64u
+
+static void bounds(const sim_job *j, uint32_t *lo, uint32_t *hi)
+{
+    *lo = *hi = j->nominal_replicas;
+    if (job_spec_has(&j->spec, SIM_ATTR_MIN_REPLICAS))
+        *lo = (uint32_t)j->spec.attr[SIM_ATTR_MIN_REPLICAS];
+    if (job_spec_has(&j->spec, SIM_ATTR_MAX_REPLICAS))
+        *hi = (uint32_t)j->spec.attr[SIM_ATTR_MAX_REPLICAS];
+    if (*lo < 1)
+        *lo = 1;
+    if (*hi < *lo)
+        *hi = *lo;
+}
+
+static int common_init(elastic_state *s, const policy_config *cfg, sim_diag *d)
+{
+    s->adj_cap = cfg->n_gpus ? cfg->n_gpus : 1;
+    s->adj = sim_calloc(s->adj_cap, sizeof *s->adj);
+    s->svc_nodes = sim_calloc(cfg->n_nodes ? cfg->n_nodes : 1, sizeof *s->svc_nodes);
+    s->off_nodes = sim_calloc(cfg->n_nodes ? cfg->n_nodes : 1, sizeof *s->off_nodes);
+    if (!s->adj || !s->svc_nodes || !s->off_nodes)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    s->total_milli = (uint64_t)cfg->n_gpus * SIM_MILLI_GPU;
+    s->next_us = 0;
+    return place_ws_init(&s->ws, cfg, d);
+}
+
+static int elastic_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    elastic_state *s = st;
+    double period, thr;
+    int rc;
+    if ((rc = policy_config_double(cfg, elastic_opts, "period", 0.001, 1e9, &period, d)) ||
+        (rc = policy_config_double(cfg, elastic_opts, "threshold", 0, 1, &thr, d)) ||
+        (rc = resize_opt(cfg, elastic_opts, &s->resize_ckpt, d)))
+        return rc;
+    s->period_us = (sim_time)llround(period * 1e6);
+    s->threshold = thr;
+    s->scale = true;
+    s->take_back = true;
+    s->mode = M_ELASTIC;
+    return common_init(s, cfg, d);
+}
+
+static int rigid_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    elastic_state *s = st;
+    s->mode = M_RIGID_MIN;
+    s->take_back = true;
+    return common_init(s, cfg, d);
+}
+
+static int optimus_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    elastic_state *s = st;
+    double period;
+    int rc = policy_config_double(cfg, optimus_opts, "period", 0.001, 1e9, &period, d);
+    if (rc || (rc = resize_opt(cfg, optimus_opts, &s->resize_ckpt, d)))
+        return rc;
+    s->period_us = (sim_time)llround(period * 1e6);
+    s->mode = M_OPTIMUS;
+    s->take_back = true;
+    return common_init(s, cfg, d);
+}
+
+static int static_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    elastic_state *s = st;
+    s->mode = M_STATIC;
+    return common_init(s, cfg, d);
+}
+
+static void elastic_fini(void *st)
+{
+    elastic_state *s = st;
+    sim_free(s->adj);
+    sim_free(s->svc_nodes);
+    sim_free(s->off_nodes);
+    place_ws_fini(&s->ws);
+}
+
+/* static: reserve the last nodes for the services' peak (once, at the first decision). */
+static void reserve(elastic_state *s, const sim_view *v)
+{
+    if (s->reserved_init)
+        return;
+    s->reserved_init = true;
+    /* GPUs: each service in the system at its peak times its GPUs per replica; the
+     * services yet to arrive at one GPU per replica. */
+    uint64_t need = v->services_peak_replicas;
+    for (int running = 1; running >= 0; running--)
+        for (uint32_t id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;
+             id = sim_view_next(v, id)) {
+            const sim_job *j = sim_view_job(v, id);
+            if (j->is_service && j->gpus_per_replica > 1)
+                need += (uint64_t)j->peak_replicas * (j->gpus_per_replica - 1);
+        }
+    uint32_t n = v->n_nodes;
+    while (n > 0 && need > 0) {
+        n--;
+        s->svc_nodes[s->n_svc_nodes++] = n;
+        need = need > v->node_gpu_count[n] ? need - v->node_gpu_count[n] : 0;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        s->off_nodes[s->n_off_nodes++] = k;
+        s->off_gpus += v->node_gpu_count[k];
+    }
+}
+
+/* Candidate nodes of a job: all (NULL) except under `static`. */
+static const uint32_t *cands(const elastic_state *s, const sim_job *j, uint32_t *n)
+{
+    *n = 0;
+    if (s->mode != M_STATIC)
+        return NULL;
+    *n = j->is_service ? s->n_svc_nodes : s->n_off_nodes;
+    return j->is_service ? s->svc_nodes : s->off_nodes;
+}
+
+static bool place_n(elastic_state *s, const sim_view *v, sim_job_id id, uint32_t n,
+                    sim_placement *p)
+{
+    const sim_job *j = sim_view_job(v, id);
+    uint32_t nc;
+    const uint32_t *c = cands(s, j, &nc);
+    if (c && nc == 0)
+        return false;
+    bool pending = j->state == SIM_JOB_PENDING;
+    return place_gang_n(&s->ws, v, id, n, pending ? 0 : j->share_milli,
+                        pending ? UINT64_MAX : j->share_mem_mib, place_score_most_allocated, NULL,
+                        PLACE_GPU_MOST_USED, c, nc, p);
+}
+
+/* Free room for a service: the offline elastic job above its min with the highest
+ * completion score loses a trainer; else the latest started offline job is preempted.
+ * *took is false when nothing is left to take. */
+static int take_one(const elastic_state *s, const sim_view *v, policy_decisions *out, bool *took)
+{
+    *took = false;
+    sim_job_id best = SIM_JOB_NONE, last = SIM_JOB_NONE;
+    double best_score = -1;
+    for (uint32_t id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+        const sim_job *j = sim_view_job(v, id);
+        if (j->is_service)
+            continue;
+        uint32_t lo, hi;
+        bounds(j, &lo, &hi);
+        if (lo < hi && j->replicas > lo) {
+            double sc = (double)(j->replicas - lo) / (double)(hi - lo);
+            if (sc > best_score) { /* ties: the earliest arrival (list order) */
+                best_score = sc;
+                best = id;
+            }
+        }
+        if (last == SIM_JOB_NONE || j->last_start_us >= sim_view_job(v, last)->last_start_us)
+            last = id;
+    }
+    int rc;
+    if (best != SIM_JOB_NONE)
+        rc = scale_in(s, out, best, 1);
+    else if (last != SIM_JOB_NONE)
+        rc = sim_decide_preempt(out, last, false);
+    else
+        return SIM_OK;
+    *took = rc == SIM_OK;
+    return rc;
+}
+
+/* Resize every service to its demand (clamped to its bounds), taking resources back
+ * from offline jobs when the mode allows. take_one never moves a service, and a
+ * service's start moves only itself, so the scan can go on from the next id (an
+ * offline job preempted meanwhile is met again in the pending list). */
+static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
+{
+    for (int running = 1; running >= 0; running--)
+        for (uint32_t id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;) {
+            const sim_job *j = sim_view_job(v, id);
+            uint32_t next = sim_view_next(v, id);
+            if (!j->is_service) {
+                id = next;
+                continue;
+            }
+            uint32_t lo, hi;
+            bounds(j, &lo, &hi);
+            uint32_t target = j->demand_replicas < lo   ? lo
+                              : j->demand_replicas > hi ? hi
+                                                        : j->demand_replicas;
+            int rc;
+            bool took;
+            sim_placement p;
+            if (j->state == SIM_JOB_PENDING) {
+                for (;;) {
+                    if (place_n(s, v, id, target, &p))
+                        break;
+                    took = false;
+                    if (s->take_back && (rc = take_one(s, v, out, &took)) != SIM_OK)
+                        return rc;
+                    if (!took)
+                        break;
+                }
+                /* Not all of it fits: start with as many as fit, at least its min. */
+                uint32_t n = target;
+                while (n >= lo && n > 0 && !place_n(s, v, id, n, &p))
+                    n--;
+                if (n >= lo && n > 0 && (rc = sim_decide_start(out, id, &p)) != SIM_OK)
+                    return rc;
+            } else if (j->state == SIM_JOB_RUNNING) {
+                if (j->replicas > target &&
+                    (rc = sim_decide_shrink(out, id, j->replicas - target)) != SIM_OK)
+                    return rc;
+                while (j->replicas < target) {
+                    if (place_n(s, v, id, 1, &p)) {
+                        if ((rc = sim_decide_grow(out, id, &p)) != SIM_OK)
+                            return rc;
+                        continue;
+                    }
+                    took = false;
+                    if (s->take_back && (rc = take_one(s, v, out, &took)) != SIM_OK)
+                        return rc;
+                    if (!took)
+                        break;
+                }
+            }
+            id = next;
+        }
+    return SIM_OK;
+}
+
+/* Start pending offline jobs in arrival order, skipping those that do not fit: elastic
+ * ones at min_replicas (static: at max_replicas). */
+static int start_pending(elastic_state *s, const sim_view *v, policy_decisions *out)
+{
+    for (uint32_t id = v->pending_head; id != SIM_JOB_NONE;) {
+        uint32_t next = sim_view_next(v, id);
+        const sim_job *j = sim_view_job(v, id);
+        if (j->is_service) {
+            id = next;
+            continue;
+        }
+        uint32_t lo, hi;
+        bounds(j, &lo, &hi);
+        sim_placement p;
+        uint32_t n = lo;
+        if (s->mode == M_STATIC) {
+            /* At max_replicas, or as many as the offline slice holds. */
+            uint64_t fit = j->gpus_per_replica ? s->off_gpus / j->gpus_per_replica : hi;
+            n = hi < fit ? hi : (uint32_t)fit;
+            if (n < lo)
+                n = lo;
+        }
+        if (place_n(s, v, id, n, &p)) {
+            int rc = sim_decide_start(out, id, &p);
+            if (rc != SIM_OK)
+                return rc;
+        }
+        id = next;
+    }
+    return SIM_OK;
+}
+
+static int cmp_up(const void *a, const void *b)
+{
+    const adj *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score < y->score ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int cmp_down(const void *a, const void *b)
+{
+    const adj *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void rescore(adj *a, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        a[i].score = (double)(a[i].cur - a[i].lo) / (double)(a[i].hi - a[i].lo);
+}
+
+/* GPU share one trainer of j holds. */
+static uint64_t trainer_milli(const sim_job *j)
+{
+    return (uint64_t)j->gpus_per_replica * j->share_milli;
+}
+
+static int trigger(elastic_state *s, const sim_view *v, policy_decisions *out)
+{
+    uint32_t n = 0;
+    uint64_t used = 0;
+    for (uint32_t g = 0; g < v->n_nodes; g++)
+        used += v->node_used_milli[g];
+    for (uint32_t id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+        const sim_job *j = sim_view_job(v, id);
+        uint32_t lo, hi;
+        bounds(j, &lo, &hi);
+        if (lo == hi || j->is_service || j->gpus_per_replica == 0 || n == s->adj_cap)
+            continue;
+        s->adj[n++] = (adj){.id = id, .cur = j->replicas, .lo = lo, .hi = hi, .seq = j->seq};
+    }
+    if (n == 0 || s->total_milli == 0)
+        return SIM_OK;
+    double limit = s->threshold * (double)s->total_milli;
+    if ((double)used <= limit) {
+        for (bool grew = true; grew;) {
+            grew = false;
+            rescore(s->adj, n);
+            qsort(s->adj, n, sizeof *s->adj, cmp_up);
+            for (uint32_t i = 0; i < n; i++) {
+                adj *a = &s->adj[i];
+                const sim_job *j = sim_view_job(v, a->id);
+                if (a->cur >= a->hi || (double)(used + trainer_milli(j)) > limit)
+                    continue;
+                sim_placement p;
+                if (!place_gang_n(&s->ws, v, a->id, 1, j->share_milli, j->share_mem_mib,
+                                  place_score_most_allocated, NULL, PLACE_GPU_MOST_USED, NULL, 0,
+                                  &p))
+                    continue;
+                int rc = sim_decide_grow(out, a->id, &p);
+                if (rc != SIM_OK)
+                    return rc;
+                a->cur++;
+                used += trainer_milli(j);
+                grew = true;
+            }
+        }
+    } else {
+        for (bool shrank = true; shrank && (double)used > limit;) {
+            shrank = false;
+            rescore(s->adj, n);
+            qsort(s->adj, n, sizeof *s->adj, cmp_down);
+            for (uint32_t i = 0; i < n && (double)used > limit; i++) {
+                adj *a = &s->adj[i];
+                if (a->cur <= a->lo)
+                    continue;
+                const sim_job *j = sim_view_job(v, a->id);
+                uint64_t m = trainer_milli(j);
+                int rc = scale_in(s, out, a->id, 1);
+                if (rc != SIM_OK)
+                    return rc;
+                a->cur--;
+                used -= m;
+                shrank = true;
+            }
+        }
+    }
+    return SIM_OK;
+}
+
+/* Remaining time one more trainer saves job id at n trainers: W (1/s(n) - 1/s(n+1)),
+ * 0 at max_replicas. */
+static double opt_gain(const sim_view *v, sim_job_id id, uint32_t n, uint32_t hi)
+{
+    if (n + 1 > hi)
+        return 0;
+    double w = sim_view_work_left(v, id);
+    double s0 = sim_view_scaling(v, id, n), s1 = sim_view_scaling(v, id, n + 1);
+    if (!(s1 > 0))
+        return 0;
+    return s0 > 0 ? w * (1.0 / s0 - 1.0 / s1) : INFINITY;
+}
+
+/* Optimus (Peng et al., EuroSys'18) as Pollux's simulator runs it: every offline job
+ * gets its min trainers while GPUs last (fewest first), then GPUs go one at a time to
+ * the job whose remaining time one more trainer shortens most; jobs are then resized
+ * to their allocation (shrinks first, a job left with none is preempted, both with a
+ * checkpoint unless resize=lossy), growing and starting where the trainers fit. */
+static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *out)
+{
+    int64_t free_gpus = (int64_t)(s->total_milli / SIM_MILLI_GPU);
+    for (uint32_t id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+        const sim_job *j = sim_view_job(v, id);
+        if (j->is_service)
+            free_gpus -= (int64_t)j->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
+    }
+    /* Mins, fewest first (ties: running before pending, then list order). */
+    for (uint32_t want = 1; want <= MAX_MIN_PASS; want++)
+        for (int running = 1; running >= 0; running--)
+            for (uint32_t id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;
+                 id = sim_view_next(v, id)) {
+                const sim_job *j = sim_view_job(v, id);
+                if (j->is_service)
+                    continue;
+                uint32_t lo, hi;
+                bounds(j, &lo, &hi);
+                if (lo != want && !(want == MAX_MIN_PASS && lo > want))
+                    continue;
+                opt_job *o = sim_view_job_state(v, id);
+                uint32_t g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+                o->target = (int64_t)lo * g <= free_gpus ? lo : 0;
+                free_gpus -= (int64_t)o->target * g;
+                o->gain = o->target ? opt_gain(v, id, o->target, hi) : 0;
+            }
+    for (;;) {
+        sim_job_id best = SIM_JOB_NONE;
+        double best_gain = 0;
+        for (int running = 1; running >= 0; running--)
+            for (uint32_t id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;
+                 id = sim_view_next(v, id)) {
+                const sim_job *j = sim_view_job(v, id);
+                const opt_job *o = sim_view_job_state(v, id);
+                uint32_t g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+                if (!j->is_service && o->gain > best_gain && (int64_t)g <= free_gpus) {
+                    best_gain = o->gain;
+                    best = id;
+                }
+            }
+        if (best == SIM_JOB_NONE)
+            break;
+        const sim_job *j = sim_view_job(v, best);
+        opt_job *o = sim_view_job_state(v, best);
+        uint32_t lo, hi;
+        bounds(j, &lo, &hi);
+        o->target++;
+        free_gpus -= j->gpus_per_replica ? j->gpus_per_replica : 1;
+        o->gain = opt_gain(v, best, o->target, hi);
+    }
+    /* Apply: shrink first, so the GPUs they free are there for the others. */
+    int rc;
+    for (uint32_t id = v->running_head; id != SIM_JOB_NONE;) {
+        uint32_t next = sim_view_next(v, id);
+        const sim_job *j = sim_view_job(v, id);
+        const opt_job *o = sim_view_job_state(v, id);
+        if (!j->is_service && o->target < j->replicas) {
+            /* Pollux's simulator checkpoints before a reallocation (progress kept, the
+             * default): with the loss of a restart from the last periodic checkpoint
+             * (resize=lossy), allocations that change every round can keep jobs from
+             * ever finishing. */
+            rc = o->target == 0 ? sim_decide_preempt(out, id, s->resize_ckpt)
+                                : scale_in(s, out, id, j->replicas - o->target);
+            if (rc != SIM_OK)
+                return rc;
+        }
+        id = next;
+    }
+    for (uint32_t id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+        const sim_job *j = sim_view_job(v, id);
+        const opt_job *o = sim_view_job_state(v, id);
+        sim_placement p;
+        while (!j->is_service && j->replicas < o->target && place_n(s, v, id, 1, &p))
+            if ((rc = sim_decide_grow(out, id, &p)) != SIM_OK)
+                return rc;
+    }
+    for (uint32_t id = v->pending_head; id != SIM_JOB_NONE;) {
+        uint32_t next = sim_view_next(v, id);
+        const sim_job *j = sim_view_job(v, id);
+        const opt_job *o = sim_view_job_state(v, id);
+        uint32_t lo, hi;
+        bounds(j, &lo, &hi);
+        uint32_t n = o->target;
+        sim_placement p;
+        while (!j->is_service && n >= lo && n > 0 && !place_n(s, v, id, n, &p))
+            n--;
+        if (!j->is_service && n >= lo && n > 0 && (rc = sim_decide_start(out, id, &p)) != SIM_OK)
+            return rc;
+        id = next;
+    }
+    return SIM_OK;
+}
+
+static int elastic_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    elastic_state *s = st;
+    if (s->mode == M_STATIC)
+        reserve(s, v);
+    int rc = serve(s, v, out);
+    if (rc == SIM_OK && s->mode == M_OPTIMUS) {
+        if (now < s->next_us)
+            return SIM_OK;
+        s->next_us = now + s->period_us;
+        return optimus_round(s, v, out);
+    }
+    if (rc == SIM_OK)
+        rc = start_pending(s, v, out);
+    if (rc != SIM_OK || !s->scale || now < s->next_us)
+        return rc;
+    s->next_us = now + s->period_us;
+    return trigger(s, v, out);
+}
+
+static sim_time elastic_next_wakeup(const void *st, const sim_view *v, sim_time now)
+{
+    const elastic_state *s = st;
+    if (s->mode == M_OPTIMUS) {
+        if (v->n_running == 0 && v->n_pending == 0)
+            return SIM_TIME_NEVER;
+    } else if (!s->scale || v->n_running == 0) {
+        return SIM_TIME_NEVER;
+    }
+    return s->next_us > now ? s->next_us : now + s->period_us;
+}
+
+const policy_ops policy_elastic = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "elastic",
+    .summary = "elastic trainers: start at min_replicas; every period scale out by "
+               "completion score below a utilisation threshold, scale in above it",
+    .state_size = sizeof(elastic_state),
+    .options = elastic_opts,
+    .init = elastic_init,
+    .fini = elastic_fini,
+    .schedule = elastic_schedule,
+    .next_wakeup = elastic_next_wakeup,
+    .elastic_outputs = true,
+};
+
+const policy_ops policy_optimus = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "optimus",
+    .summary = "Optimus' marginal-gain allocation of trainers by each job's speed curve, "
+               "every period",
+    .state_size = sizeof(elastic_state),
+    .job_state_size = sizeof(opt_job),
+    .options = optimus_opts,
+    .init = optimus_init,
+    .fini = elastic_fini,
+    .schedule = elastic_schedule,
+    .next_wakeup = elastic_next_wakeup,
+    .elastic_outputs = true,
+};
+
+const policy_ops policy_static = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "static",
+    .summary = "a node slice reserved for the online services' peak; offline jobs rigid at "
+               "max_replicas on the rest",
+    .state_size = sizeof(elastic_state),
+    .options = rigid_opts,
+    .init = static_init,
+    .fini = elastic_fini,
+    .schedule = elastic_schedule,
+    .elastic_outputs = true,
+};
+
+const policy_ops policy_rigid_min = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "rigid-min",
+    .summary = "elastic jobs run rigid at min_replicas (arrival order, backfilling); online "
+               "services first, preempting offline jobs",
+    .state_size = sizeof(elastic_state),
+    .options = rigid_opts,
+    .init = rigid_init,
+    .fini = elastic_fini,
+    .schedule = elastic_schedule,
+    .elastic_outputs = true,
+};

@@ -1,0 +1,1162 @@
+/*
+ * test_elastic.c: elastic trainers.
+ *  - the Pollux profile model and reader on a hand-made profile (hand-computed work,
+ *    iteration times, bounds) and their bad-input diagnostics;
+ *  - the elastic policy on hand-computed schedules: scale-out stops at max_replicas and
+ *    at the threshold, the free trainer goes to the lowest completion score, scale-in
+ *    takes the highest score first and never goes below min_replicas, the work lost to
+ *    scale-in since the last checkpoint;
+ *  - random elastic traces: invariants after every event, every job accounted for,
+ *    identical bytes for identical seeds, no scale-out beyond the threshold;
+ *  - impossible bounds in a native trace (min > max, parameter servers without
+ *    trainers) are file:line errors;
+ *  - masters and parameter servers: where each role goes, the job waiting until all of
+ *    it fits, roles held through scaling and stopped with a failed node, CPU counted in
+ *    the utilisation, random traces with roles under every policy.
+ */
+#include "models/catalog.h"
+#include "models/pollux.h"
+#include "policies/place.h"
+#include "policies/policy.h"
+#include "sim/engine.h"
+#include "traces/curves.h"
+#include "traces/trace.h"
+
+#include "array_source.h"
+#include "check.h"
+
+#include <gsl/gsl_rng.h>
+
+extern const policy_ops policy_elastic, policy_rigid_min, policy_static, policy_optimus;
+
+#define FIX SIM_SOURCE_DIR "/tests/fixtures/pollux"
+
+/* ---- Pollux profiles and reader -------------------------------------------------- */
+
+static void test_pollux_model(void)
+{
+    model_pollux *p = NULL;
+    sim_diag d = {0};
+    CHECK_EQ_I64(model_pollux_load(&p, FIX, &d), SIM_OK);
+    if (!p)
+        return;
+    int a = model_pollux_app(p, "bert", 4);
+    CHECK(a >= 0);
+    CHECK(model_pollux_app(p, "cifar10", 7) < 0); /* no folder in the fixture */
+    /* validation-24: 99 iterations at its 2nd epoch (bert: max_epochs 2); 18 lies
+     * between 12 (199) and 24 (99): (6*99 + 6*199)/12 = 149. */
+    CHECK_NEAR(model_pollux_iterations(p, a, 24), 99, 1e-12);
+    CHECK_NEAR(model_pollux_iterations(p, a, 18), 149, 1e-12);
+    CHECK(isnan(model_pollux_iterations(p, a, 30)));
+    /* Two trainers at 24: local 12, no accumulation, placement "2" at 12: 1.2 s. One
+     * trainer: local 24 > max_local 12, one accumulation step of 12: 1.0 + (1.0 - 0). */
+    CHECK_NEAR(model_pollux_iter_time(p, a, 2, 24), 1.2, 1e-12);
+    CHECK_NEAR(model_pollux_iter_time(p, a, 1, 24), 2.0, 1e-12);
+    /* Two trainers at 16: local 8, halfway between 4 and 12 on placement "2": 0.9 s. */
+    CHECK_NEAR(model_pollux_iter_time(p, a, 2, 16), 0.9, 1e-12);
+    /* The scaling hook: bert jobs by their profile, others by Amdahl (p = 0.9). */
+    sim_intern *models = sim_intern_create(false);
+    uint32_t bert = sim_intern_add(models, "bert", 4, 0);
+    uint32_t other = sim_intern_add(models, "other", 5, 0);
+    model_scaling sc;
+    sim_rate_model rm;
+    model_scaling_init(&sc, p, models, 0.9, NULL, &rm);
+    job_spec j;
+    memset(&j, 0, sizeof j);
+    j.model = bert;
+    j.attr[SIM_ATTR_BATCH_SIZE] = 24;
+    j.attr_present = UINT64_C(1) << SIM_ATTR_BATCH_SIZE;
+    CHECK_NEAR(rm.scaling(rm.ctx, &j, 1, 2), 1.2 / 2.0, 1e-12);
+    CHECK_NEAR(rm.scaling(rm.ctx, &j, 2, 2), 1.0, 1e-12);
+    j.model = other;
+    /* amdahl(4)/amdahl(2) = (0.1 + 0.45)/(0.1 + 0.225) = 0.55/0.325 */
+    CHECK_NEAR(rm.scaling(rm.ctx, &j, 4, 2), 0.55 / 0.325, 1e-12);
+    CHECK(rm.throughput == NULL && rm.interference == NULL);
+    sim_intern_destroy(models);
+    model_pollux_destroy(p);
+    /* A folder without any application is an error naming it. */
+    CHECK_EQ_I64(model_pollux_load(&p, FIX "/workloads", &d), SIM_EIO);
+    CHECK(p == NULL);
+}
+
+/* Read a trace; returns the status and fills up to 4 jobs; diag formatted. */
+static int read_trace(const char *path, const char *format, const char *opt, job_spec *out, int *n,
+                      char *diag, size_t dsize)
+{
+    model_catalog *cat = NULL;
+    sim_diag d = {0};
+    if (model_catalog_load(&cat, model_catalog_default_path(), &d) != SIM_OK)
+        return -100;
+    sim_intern *tenants = sim_intern_create(false), *models = sim_intern_create(false);
+    const char *opts[1] = {opt};
+    trace_options o = {.format = format,
+                       .tenants = tenants,
+                       .models = models,
+                       .gpu_types = model_catalog_names(cat),
+                       .opts = opts,
+                       .n_opts = opt ? 1 : 0};
+    trace_reader *r = NULL;
+    int st = trace_reader_open(&r, path, &o, &d);
+    *n = 0;
+    if (st == SIM_OK) {
+        job_spec j;
+        while ((st = trace_reader_next(r, &j, &d)) == 1)
+            if (*n < 4)
+                out[(*n)++] = j;
+    }
+    diag[0] = '\0';
+    if (st < 0)
+        sim_diag_format(&d, diag, dsize);
+    trace_reader_close(r);
+    sim_intern_destroy(tenants);
+    sim_intern_destroy(models);
+    model_catalog_destroy(cat);
+    return st;
+}
+
+static void test_pollux_reader(void)
+{
+    job_spec j[4];
+    int n;
+    char diag[1024];
+    /* The default profiles folder is traces/ beside the workload's folder: the fixture
+     * has bert/ there, not traces/, so it is named. */
+    int st =
+        read_trace(FIX "/workloads/good.csv", "pollux", "profiles=" FIX, j, &n, diag, sizeof diag);
+    CHECK_EQ_I64(st, 0);
+    CHECK_EQ_I64(n, 2);
+    if (n == 2) {
+        CHECK_STR(j[0].id, "bert-0");
+        CHECK_EQ_I64(j[0].submit_us, 5000000);
+        CHECK_NEAR(j[0].work_s, 99 * 1.2, 1e-12);
+        CHECK_EQ_I64(j[0].num_gpus, 2);
+        CHECK_EQ_I64(j[0].replicas, 2);
+        CHECK_NEAR(j[0].attr[SIM_ATTR_MIN_REPLICAS], 1, 0);
+        CHECK_NEAR(j[0].attr[SIM_ATTR_MAX_REPLICAS], 6, 0); /* 24 / min local 4 */
+        /* 18 on one trainer: local 18 > 12: one accumulation step of 9 (cap 18/2): 4 and
+         * 12 interpolated at 9 on placement "1": 0.8125 s; x2 = 1.625 s; 149 steps. */
+        CHECK_NEAR(j[1].work_s, 149 * 1.625, 1e-12);
+        CHECK_NEAR(j[1].attr[SIM_ATTR_MAX_REPLICAS], 4, 0); /* 18 / 4 */
+    }
+    st = read_trace(FIX "/workloads/bad_app.csv", "pollux", "profiles=" FIX, j, &n, diag,
+                    sizeof diag);
+    CHECK_EQ_I64(st, SIM_EPARSE);
+    CHECK(strstr(diag, "bad_app.csv:3:3: error: field 'application'") != NULL);
+    CHECK(strstr(diag, "\"nope\"") != NULL);
+    st = read_trace(FIX "/workloads/bad_batch.csv", "pollux", "profiles=" FIX, j, &n, diag,
+                    sizeof diag);
+    CHECK_EQ_I64(st, SIM_EPARSE);
+    CHECK(strstr(diag, "bad_batch.csv:3:5: error: field 'batch_size': expected an integer "
+                       "12..24") != NULL);
+    /* Without profiles the reader says where it looked and what to give. */
+    st = read_trace(FIX "/workloads/good.csv", "pollux", NULL, j, &n, diag, sizeof diag);
+    CHECK_EQ_I64(st, SIM_EINVAL);
+    CHECK(strstr(diag, "profiles=DIR") != NULL);
+    /* Impossible bounds in a native trace: max_replicas below min_replicas. */
+    char path[] = "/tmp/test_elastic_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        FILE *f = fdopen(fd, "w");
+        fputs("job_id,submit_time,duration,num_gpus,min_replicas,max_replicas\n"
+              "a,0,10,2,1,4\n"
+              "b,1,10,2,3,2\n",
+              f);
+        fclose(f);
+        st = read_trace(path, NULL, NULL, j, &n, diag, sizeof diag);
+        CHECK_EQ_I64(st, SIM_EPARSE);
+        CHECK(strstr(diag, ":3:6: error: field 'max_replicas'") != NULL);
+        unlink(path);
+    }
+}
+
+/* ---- The policy on small worlds --------------------------------------------------- */
+
+typedef struct world {
+    sim_intern *types, *tenants;
+    uint64_t type_mem[4];
+    cluster_spec cl;
+    node_spec nodes[8];
+} world;
+
+static void world_init(world *w, uint32_t n_nodes, uint32_t gpus_per_node)
+{
+    memset(w, 0, sizeof *w);
+    w->types = sim_intern_create(true);
+    sim_intern_add(w->types, "A", 1, 0);
+    w->type_mem[1] = 16384;
+    w->tenants = sim_intern_create(false);
+    w->cl.n_nodes = n_nodes;
+    w->cl.nodes = w->nodes;
+    for (uint32_t i = 0; i < n_nodes; i++) {
+        snprintf(w->nodes[i].name, sizeof w->nodes[i].name, "n%u", i);
+        w->nodes[i].cpu_milli = 64000;
+        w->nodes[i].mem_mib = 262144;
+        w->nodes[i].num_gpus = gpus_per_node;
+        w->nodes[i].gpu_type = 1;
+    }
+}
+
+static void world_fini(world *w)
+{
+    sim_intern_destroy(w->types);
+    sim_intern_destroy(w->tenants);
+}
+
+
+/* A job of `gpus` one-GPU replicas; elastic when lo/hi are not 0. */
+static job_spec ejob(const char *id, double submit_s, double work_s, uint32_t gpus, uint32_t lo,
+                     uint32_t hi)
+{
+    job_spec j;
+    memset(&j, 0, sizeof j);
+    snprintf(j.id, sizeof j.id, "%s", id);
+    j.submit_us = (sim_time)llround(submit_s * 1e6);
+    j.work_s = work_s;
+    j.num_gpus = gpus;
+    j.replicas = gpus;
+    j.gpu_milli = j.true_milli = SIM_MILLI_GPU;
+    j.name = "";
+    j.command = "";
+    if (lo) {
+        j.attr[SIM_ATTR_MIN_REPLICAS] = lo;
+        j.attr[SIM_ATTR_MAX_REPLICAS] = hi;
+        j.attr_present =
+            (UINT64_C(1) << SIM_ATTR_MIN_REPLICAS) | (UINT64_C(1) << SIM_ATTR_MAX_REPLICAS);
+    }
+    return j;
+}
+
+/* Demand curves of the next runs (NULL: none). */
+static const sim_curves *g_curves;
+
+/* One more policy option for the next runs (key NULL: none). */
+static const char *g_opt_key, *g_opt_val;
+
+/* A node outage in the next runs (when `on`). */
+static struct {
+    bool on;
+    uint32_t node;
+    sim_time down_us, up_us;
+} g_fail;
+
+typedef struct run_out {
+    int status;
+    sim_diag d;
+    char *jobs, *summary;
+    size_t jobs_len, summary_len;
+    sim_summary sum;
+} run_out;
+
+static run_out run(world *w, const job_spec *jobs, size_t n, const policy_ops *pol,
+                   const char *threshold, double horizon_s, double ckpt_s)
+{
+    run_out r;
+    memset(&r, 0, sizeof r);
+    FILE *fj = open_memstream(&r.jobs, &r.jobs_len);
+    sim_config cfg = {.seed = 1,
+                      .horizon_us =
+                          horizon_s > 0 ? (sim_time)llround(horizon_s * 1e6) : SIM_TIME_NEVER,
+                      .checkpoint_interval_s = ckpt_s,
+                      .jobs_csv = fj,
+                      .check_invariants = true,
+                      .elastic_outputs = pol->elastic_outputs};
+    sim_world sw = {.cluster = &w->cl,
+                    .gpu_types = w->types,
+                    .gpu_type_mem_mib = w->type_mem,
+                    .tenants = w->tenants,
+                    .curves = g_curves,
+                    .trace_path = "trace.csv"};
+    policy_config pc = {.policy = pol->name};
+    if (threshold) {
+        snprintf(pc.key[0], sizeof pc.key[0], "threshold");
+        pc.value[0] = threshold;
+        pc.n = 1;
+    }
+    if (g_opt_key) {
+        snprintf(pc.key[pc.n], sizeof pc.key[pc.n], "%s", g_opt_key);
+        pc.value[pc.n] = g_opt_val;
+        pc.n++;
+    }
+    sim_engine *e;
+    r.status = sim_engine_create(&e, &cfg, &sw, pol, &pc, &r.d);
+    if (r.status == SIM_OK && g_fail.on)
+        r.status = sim_engine_add_failure(e, g_fail.node, g_fail.down_us, g_fail.up_us, &r.d);
+    if (r.status == SIM_OK) {
+        array_source as = {.jobs = jobs, .n = n};
+        sim_source src = {.ctx = &as, .next = array_next};
+        r.status = sim_engine_run(e, &src, &r.d);
+        r.sum = *sim_engine_summary(e);
+        FILE *fs = open_memstream(&r.summary, &r.summary_len);
+        sim_engine_write_summary(e, fs, NULL);
+        fclose(fs);
+        sim_engine_destroy(e);
+    }
+    fclose(fj);
+    return r;
+}
+
+static void run_out_free(run_out *o)
+{
+    free(o->jobs);
+    free(o->summary);
+}
+
+/* Field k (0-based) of job id's row in jobs.csv. */
+static const char *jfield(const run_out *r, const char *id, int k, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    char key[80];
+    snprintf(key, sizeof key, "\n%.63s,", id);
+    const char *p = r->jobs ? strstr(r->jobs, key) : NULL;
+    if (!p)
+        return buf;
+    p++;
+    for (int i = 0; i < k && p; i++) {
+        p = strpbrk(p, ",\n");
+        if (!p || *p == '\n')
+            return buf;
+        p++;
+    }
+    size_t len = strcspn(p, ",\n");
+    if (len >= size)
+        len = size - 1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return buf;
+}
+
+/* jobs.csv columns used here. */
+enum {
+    F_STATUS = 4,
+    F_START = 6,
+    F_END = 7,
+    F_PREEMPT = 20,
+    F_REPLICAS = 14,
+    F_LOST = 21,
+    F_RMIN = 25,
+    F_RMAX,
+    F_RMEAN,
+    F_SCALE
+};
+
+#define CHECK_F(r, id, k, want)                                                                    \
+    do {                                                                                           \
+        char b_[64];                                                                               \
+        CHECK_STR(jfield(r, id, k, b_, sizeof b_), want);                                          \
+    } while (0)
+
+static void test_schedules(void)
+{
+    world w;
+    world_init(&w, 1, 8);
+    /* Alone on 8 GPUs with threshold 1: the job grows at the first trigger (t=0) to its
+     * max of 3 and no further. Work 300 at nominal 1 replica -> speed 3 -> ends at 100. */
+    job_spec a = ejob("a", 0, 300, 1, 1, 3);
+    run_out r = run(&w, &a, 1, &policy_elastic, "1", 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "a", F_RMAX, "3");
+    CHECK_F(&r, "a", F_RMIN, "1");
+    CHECK_F(&r, "a", F_END, "100.000000");
+    CHECK_F(&r, "a", F_SCALE, "2");
+    /* The mean is time-weighted: 3 trainers all the time (the grow happens at t=0). */
+    CHECK_F(&r, "a", F_RMEAN, "3.000000");
+    run_out_free(&r);
+    /* rigid-min never scales: 300 s at one trainer. */
+    r = run(&w, &a, 1, &policy_rigid_min, NULL, 0, 0);
+    CHECK_F(&r, "a", F_END, "300.000000");
+    CHECK_F(&r, "a", F_RMAX, "1");
+    run_out_free(&r);
+    world_fini(&w);
+
+    /* 10 GPUs, threshold 0.7 (7 GPUs). t=0: a (1..9) starts with 1 and grows to 7, not 9:
+     * the threshold stops it. t=10: b (1..3) and rigid c, d start (1 GPU each): 10 GPUs.
+     * t=30: c ends (9). t=60: above the threshold: scale in from the highest score: a
+     * (score 6/8) loses one (8 GPUs), a still has the highest score (5/8 vs b's 0) and
+     * loses another (7): at the threshold, stop. t=110: d ends (6). t=120: one trainer
+     * fits under the threshold; b (score 0) goes before a (score 4/8): b grows to 2.
+     * The horizon (200 s) ends the run. */
+    world_init(&w, 1, 10);
+    job_spec js[4] = {ejob("a", 0, 1e6, 1, 1, 9), ejob("b", 10, 1e6, 1, 1, 3),
+                      ejob("c", 10, 20, 1, 0, 0), ejob("d", 10, 100, 1, 0, 0)};
+    r = run(&w, js, 4, &policy_elastic, "0.7", 200, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "c", F_END, "30.000000");
+    CHECK_F(&r, "d", F_END, "110.000000");
+    CHECK_F(&r, "a", F_STATUS, "unfinished");
+    CHECK_F(&r, "a", F_RMAX, "7");
+    CHECK_F(&r, "a", F_RMIN, "1");
+    CHECK_F(&r, "a", F_REPLICAS, "1"); /* nominal */
+    CHECK_F(&r, "a", F_SCALE, "8");    /* 6 grows, 2 scale-ins */
+    CHECK_F(&r, "b", F_RMAX, "2");
+    CHECK_F(&r, "b", F_RMIN, "1");
+    CHECK_F(&r, "b", F_SCALE, "1");
+    /* a: 7 trainers 0..60, 5 from 60 to the horizon: (420 + 700)/200. */
+    CHECK_F(&r, "a", F_RMEAN, "5.600000");
+    CHECK_EQ_I64(r.sum.scale_events, 9);
+    /* Scale-in without checkpoints loses a's whole segment: 60 s at speed 7. */
+    CHECK_NEAR(r.sum.scale_lost_work_s, 420, 1e-12);
+    CHECK_F(&r, "a", F_LOST, "420.000000");
+    run_out_free(&r);
+    /* resize=checkpoint: the same scaling, nothing lost. */
+    g_opt_key = "resize";
+    g_opt_val = "checkpoint";
+    r = run(&w, js, 4, &policy_elastic, "0.7", 200, 0);
+    g_opt_key = NULL;
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "a", F_RMAX, "7");
+    CHECK_F(&r, "a", F_SCALE, "8");
+    CHECK_F(&r, "b", F_RMAX, "2");
+    CHECK_NEAR(r.sum.scale_lost_work_s, 0, 0);
+    CHECK_F(&r, "a", F_LOST, "0.000000");
+    run_out_free(&r);
+    world_fini(&w);
+
+    /* Scale-in stops at min_replicas. 8 GPUs, threshold 0.5: a (2..4, nominal 2) grows
+     * to 4 at t=0; rigid r (4 GPUs) starts at t=10: 8 > 4 GPUs. At t=60 a shrinks to 3,
+     * then 2 (its min) and stops although the cluster stays above the threshold. With
+     * 25 s checkpoints the first scale-in loses 60 mod 25 = 10 s at speed 2 (4 of a
+     * nominal 2 trainers) = 20; the second, at once after the restart, nothing. */
+    world_init(&w, 1, 8);
+    job_spec ms[2] = {ejob("a", 0, 1e6, 2, 2, 4), ejob("r", 10, 1e6, 4, 0, 0)};
+    r = run(&w, ms, 2, &policy_elastic, "0.5", 100, 25);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "a", F_RMIN, "2");
+    CHECK_F(&r, "a", F_RMAX, "4");
+    CHECK_F(&r, "a", F_SCALE, "4");
+    CHECK_NEAR(r.sum.scale_lost_work_s, 20, 1e-12);
+    CHECK(strstr(r.summary, "\"elastic\": {\"scale_events\": 4, \"scale_in_lost_work_s\": "
+                            "20.000000,") != NULL);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+/* optimus, by hand (speed = trainers / nominal 1): at t=0 both jobs get their min (1),
+ * then the two free GPUs go to a, whose remaining time a trainer cuts most (1000 (1 -
+ * 1/2) = 500 vs b's 50, then 1000 (1/2 - 1/3) = 167 vs 50). b ends at 100; the round at
+ * 120 gives a all 4: 360 done by 120, 640 / 4 = 160 s more -> a ends at 280. */
+static void test_optimus(void)
+{
+    world w;
+    world_init(&w, 1, 4);
+    job_spec js[2] = {ejob("a", 0, 1000, 1, 1, 4), ejob("b", 0, 100, 1, 1, 4)};
+    run_out r = run(&w, js, 2, &policy_optimus, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "b", F_END, "100.000000");
+    CHECK_F(&r, "b", F_RMAX, "1");
+    CHECK_F(&r, "a", F_END, "280.000000");
+    CHECK_F(&r, "a", F_RMAX, "4");
+    CHECK_F(&r, "a", F_RMIN, "3");
+    run_out_free(&r);
+    /* a (1000) alone gets 4; b (100) arrives at 30 and waits for the round at 60: a's
+     * 760 left beat b's 100 for the two spare GPUs, so a shrinks to 3 and b gets 1 (ends
+     * 160). At 180 a (400 left) gets 4: ends 280. With resize=lossy the shrink at 60
+     * restarts a from scratch (no periodic checkpoints): 240 lost, same allocations
+     * (a's 1000 left still wins), 4 trainers at 180 with 640 left: ends 340. */
+    js[1].submit_us = 30000000;
+    r = run(&w, js, 2, &policy_optimus, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "b", F_END, "160.000000");
+    CHECK_F(&r, "a", F_END, "280.000000");
+    CHECK_F(&r, "a", F_RMIN, "3");
+    CHECK_NEAR(r.sum.scale_lost_work_s, 0, 0);
+    run_out_free(&r);
+    g_opt_key = "resize";
+    g_opt_val = "lossy";
+    r = run(&w, js, 2, &policy_optimus, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "b", F_END, "160.000000");
+    CHECK_F(&r, "a", F_END, "340.000000");
+    CHECK_F(&r, "a", F_LOST, "240.000000");
+    CHECK_NEAR(r.sum.scale_lost_work_s, 240, 1e-12);
+    run_out_free(&r);
+    g_opt_val = "sometimes";
+    r = run(&w, js, 2, &policy_optimus, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_EINVAL);
+    CHECK(strstr(r.d.msg, "resize") != NULL && strstr(r.d.msg, "lossy, checkpoint") != NULL);
+    run_out_free(&r);
+    g_opt_key = NULL;
+    world_fini(&w);
+}
+
+/* Random elastic traces: invariants after every event (check_invariants), every job
+ * accounted for, identical bytes for the same input. */
+static void test_random(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    for (int it = 0; it < 20; it++) {
+        gsl_rng_set(rng, (unsigned long)it + 1);
+        world w;
+        world_init(&w, 1 + (uint32_t)gsl_rng_uniform_int(rng, 4), 4);
+        job_spec js[60];
+        size_t n = 10 + gsl_rng_uniform_int(rng, 50);
+        double t = 0;
+        for (size_t k = 0; k < n; k++) {
+            char id[32];
+            snprintf(id, sizeof id, "j%zu", k);
+            t += gsl_rng_uniform(rng) * 100;
+            uint32_t lo = 1 + (uint32_t)gsl_rng_uniform_int(rng, 3);
+            uint32_t hi = lo + (uint32_t)gsl_rng_uniform_int(rng, 4);
+            bool el = gsl_rng_uniform(rng) < 0.7;
+            js[k] = ejob(id, t, 50 + gsl_rng_uniform(rng) * 2000, lo, el ? lo : 0, hi);
+        }
+        const char *thr[] = {"0.5", "0.8", "1"};
+        for (int p = 0; p < 3; p++) {
+            run_out r1 = run(&w, js, n, &policy_elastic, thr[p], 0, gsl_rng_uniform(rng) * 100);
+            CHECK_EQ_I64(r1.status, SIM_OK);
+            CHECK_EQ_I64(r1.sum.jobs_arrived, (int64_t)n);
+            CHECK_EQ_I64(r1.sum.jobs_done + r1.sum.jobs_rejected + r1.sum.jobs_unfinished,
+                         (int64_t)n);
+            CHECK_EQ_I64(r1.sum.jobs_done, (int64_t)n);
+            run_out r2 = run(&w, js, n, &policy_elastic, thr[p], 0, 0);
+            run_out r3 = run(&w, js, n, &policy_elastic, thr[p], 0, 0);
+            CHECK(r2.jobs_len == r3.jobs_len && memcmp(r2.jobs, r3.jobs, r2.jobs_len) == 0);
+            CHECK(r2.summary_len == r3.summary_len &&
+                  memcmp(r2.summary, r3.summary, r2.summary_len) == 0);
+            run_out_free(&r1);
+            run_out_free(&r2);
+            run_out_free(&r3);
+        }
+        run_out r = run(&w, js, n, &policy_rigid_min, NULL, 0, 0);
+        CHECK_EQ_I64(r.status, SIM_OK);
+        CHECK_EQ_I64(r.sum.jobs_done, (int64_t)n);
+        CHECK_EQ_I64(r.sum.scale_events, 0);
+        run_out_free(&r);
+        const policy_ops *more[2] = {&policy_optimus, &policy_static};
+        for (int p = 0; p < 2; p++) {
+            r = run(&w, js, n, more[p], NULL, 0, 0);
+            CHECK_EQ_I64(r.status, SIM_OK);
+            CHECK_EQ_I64(r.sum.jobs_done, (int64_t)n);
+            run_out_free(&r);
+        }
+        world_fini(&w);
+    }
+    gsl_rng_free(rng);
+}
+
+/* Write text to a temporary file; its path in buf. */
+static bool temp_file(const char *text, char *buf)
+{
+    strcpy(buf, "/tmp/test_elastic_XXXXXX");
+    int fd = mkstemp(buf);
+    if (fd < 0)
+        return false;
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return true;
+}
+
+static void test_curves(void)
+{
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"service,time,replicas\nsvc,0,2\nsvc,10,-1\n",
+         ":3:3: error: field 'replicas': expected an integer"},
+        {"service,time,replicas\nsvc,0,2\nother,5,1\nsvc,0,3\n",
+         ":4:2: error: field 'time': expected a time after 0.000000 s (line 2, the previous "
+         "point of service 'svc'), got \"0\""},
+        {"service,time,replicas\nsvc,abc,2\n", ":2:2: error: field 'time'"},
+        {"service,when,replicas\nsvc,0,2\n", ":1: error: missing column 'time'"},
+        {"service,time,replicas\nsvc,0\n", ":2:3: error: expected 3 fields"},
+        {"", ": error: empty file"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char path[64], msg[1024];
+        CHECK(temp_file(bad[k].text, path));
+        sim_curves c;
+        sim_diag d = {0};
+        CHECK_EQ_I64(trace_curves_load(&c, path, &d), SIM_EPARSE);
+        sim_diag_format(&d, msg, sizeof msg);
+        if (!strstr(msg, bad[k].want))
+            fprintf(stderr, "curve case %zu: got %s\n", k, msg);
+        CHECK(strstr(msg, bad[k].want) != NULL);
+        CHECK(strncmp(msg, path, strlen(path)) == 0);
+        unlink(path);
+    }
+    /* Services may interleave; points are grouped by service in file order. */
+    char path[64];
+    CHECK(temp_file("service,time,replicas\nb,0,1\na,0,2\nb,60,3\na,1.5,4\n", path));
+    sim_curves c;
+    sim_diag d = {0};
+    CHECK_EQ_I64(trace_curves_load(&c, path, &d), SIM_OK);
+    CHECK_EQ_I64(c.n, 2);
+    CHECK_EQ_I64(c.n_pts, 4);
+    if (c.n == 2) {
+        CHECK_STR(c.names[0], "b");
+        CHECK_EQ_I64(c.count[0], 2);
+        CHECK_EQ_I64(c.pts[c.first[0] + 1].t_us, 60000000);
+        CHECK_EQ_I64(c.pts[c.first[0] + 1].replicas, 3);
+        CHECK_EQ_I64(c.pts[c.first[1] + 1].t_us, 1500000);
+    }
+    trace_curves_free(&c);
+    unlink(path);
+    /* The generator: deterministic per seed, within trough..peak without noise. */
+    char *t1 = NULL, *t2 = NULL;
+    size_t l1 = 0, l2 = 0;
+    trace_diurnal p = {.services = 3,
+                       .prefix = "s",
+                       .peak = 10,
+                       .trough = 2,
+                       .period_s = 3600,
+                       .step_s = 300,
+                       .length_s = 7200,
+                       .noise = 0,
+                       .seed = 5};
+    FILE *f1 = open_memstream(&t1, &l1), *f2 = open_memstream(&t2, &l2);
+    CHECK_EQ_I64(trace_curves_diurnal_write(f1, &p, &d), SIM_OK);
+    CHECK_EQ_I64(trace_curves_diurnal_write(f2, &p, &d), SIM_OK);
+    fclose(f1);
+    fclose(f2);
+    CHECK(l1 == l2 && memcmp(t1, t2, l1) == 0);
+    int rows = 0, out_of_range = 0;
+    for (char *line = strchr(t1, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        rows++;
+        const char *end = strchr(line + 1, '\n');
+        const char *comma = end;
+        while (comma > line + 1 && *comma != ',')
+            comma--;
+        long r = strtol(comma + 1, NULL, 10);
+        out_of_range += r < 2 || r > 10;
+    }
+    CHECK_EQ_I64(rows, 3 * 25);
+    CHECK_EQ_I64(out_of_range, 0);
+    free(t1);
+    free(t2);
+}
+
+/* Services: resized to their demand, trainers taken back at once when it rises. */
+static void test_services(void)
+{
+    static char *names[1] = {"svc"};
+    static uint32_t first[1] = {0}, count[1] = {3};
+    static sim_curve_point pts[3] = {{0, 2}, {100000000, 6}, {200000000, 1}};
+    sim_curves c = {.n = 1, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 3};
+    g_curves = &c;
+    world w;
+    world_init(&w, 1, 8);
+    /* t=0: svc starts with 2, a with 1 and grows to 6 at the trigger (8 GPUs). t=100: svc
+     * wants 6: a gives 4 trainers back at once (to 2), losing its 100 s at speed 6 (no
+     * checkpoints) at the first. t=200: svc wants 1 (3 used); the trigger at 240 grows a
+     * to 7. svc serves 300 s whatever its replicas; the trigger at 300 gives a its 8th.
+     * Scale events of a: 5 + 4 + 5 + 1. */
+    job_spec js[2] = {ejob("svc", 0, 300, 1, 1, 8), ejob("a", 0, 1e6, 1, 1, 8)};
+    js[0].qos = SIM_QOS_LS;
+    run_out r = run(&w, js, 2, &policy_elastic, "1", 400, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "svc", F_END, "300.000000");
+    CHECK_F(&r, "svc", F_RMAX, "6");
+    CHECK_F(&r, "svc", F_RMIN, "1");
+    CHECK_F(&r, "a", F_RMIN, "1");
+    CHECK_F(&r, "a", F_RMAX, "8");
+    CHECK_F(&r, "a", F_SCALE, "15");
+    CHECK_NEAR(r.sum.scale_lost_work_s, 600, 1e-12);
+    CHECK_EQ_I64(r.sum.services, 1);
+    CHECK_NEAR(r.sum.short_gpu_s, 0, 0);
+    CHECK_EQ_I64(r.sum.short_periods, 0);
+    /* Demand: 2 x 100 + 6 x 100 + 1 x 100 GPU-seconds. */
+    CHECK_NEAR(r.sum.demand_gpu_s, 900, 1e-12);
+    CHECK(strstr(r.summary, "\"online\": {\"services\": 1, \"demand_gpu_hours\": 0.250000, "
+                            "\"shortfall_gpu_seconds\": 0.000000, \"shortfall_periods\": 0}"));
+    run_out_free(&r);
+    /* A policy that never resizes (fifo: the nominal 1 replica) leaves it short by 1 GPU
+     * for 100 s, then 5 for 100 s: 600 GPU-seconds in 2 periods. */
+    extern const policy_ops policy_fifo;
+    r = run(&w, js, 2, &policy_fifo, NULL, 400, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_NEAR(r.sum.short_gpu_s, 600, 1e-12);
+    CHECK_EQ_I64(r.sum.short_periods, 2);
+    run_out_free(&r);
+    /* Trainers first, then BE work: 8 GPUs, svc wants 2, then 7 from t=100, then 1 from
+     * t=200. t=0: svc 2, a (1..4, work 2000) 1 and b (rigid BE, 2 GPUs, work 1000) start;
+     * the trigger grows a to 4. t=100: a gives back 3 trainers (the first scale-in loses
+     * its 100 s at speed 4), then the latest started offline job is preempted: a (its
+     * scale-in restarted it at 100: nothing lost), then b (loses its 100 s): svc holds 7
+     * at once, and a restarts on the GPU left. t=200: svc shrinks to 1, b restarts (ends
+     * 1200). The trigger at 240 grows a to 4: 140 s at speed 1, then 1860 at 4: 705. */
+    {
+        static uint32_t count2[1] = {3};
+        static sim_curve_point pts2[3] = {{0, 2}, {100000000, 7}, {200000000, 1}};
+        sim_curves c2 = {
+            .n = 1, .names = names, .first = first, .count = count2, .pts = pts2, .n_pts = 3};
+        g_curves = &c2;
+        job_spec j3[3] = {ejob("svc", 0, 1000, 1, 1, 8), ejob("a", 0, 2000, 1, 1, 4),
+                          ejob("b", 0, 1000, 2, 0, 0)};
+        j3[0].qos = SIM_QOS_LS;
+        j3[2].qos = SIM_QOS_BE;
+        r = run(&w, j3, 3, &policy_elastic, "1", 0, 0);
+        CHECK_EQ_I64(r.status, SIM_OK);
+        CHECK_F(&r, "svc", F_RMAX, "7");
+        CHECK_F(&r, "svc", F_END, "1000.000000");
+        CHECK_NEAR(r.sum.short_gpu_s, 0, 0);
+        CHECK_F(&r, "a", F_PREEMPT, "1");
+        CHECK_F(&r, "a", F_LOST, "400.000000");
+        CHECK_F(&r, "a", F_END, "705.000000");
+        CHECK_F(&r, "b", F_PREEMPT, "1");
+        CHECK_F(&r, "b", F_LOST, "100.000000");
+        CHECK_F(&r, "b", F_END, "1200.000000");
+        CHECK_NEAR(r.sum.scale_lost_work_s, 400, 1e-12);
+        run_out_free(&r);
+        g_curves = &c;
+    }
+    world_fini(&w);
+    /* static: the last ceil(6 / 4) = 2 nodes of 4 serve svc; a runs at its max (8 GPUs)
+     * or what the other 2 nodes hold: 8. */
+    world_init(&w, 4, 4);
+    r = run(&w, js, 2, &policy_static, NULL, 400, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "a", F_RMAX, "8");
+    CHECK_F(&r, "svc", F_RMAX, "6");
+    CHECK_NEAR(r.sum.short_gpu_s, 0, 0);
+    run_out_free(&r);
+    /* A service of 2 GPUs per replica: its peak of 6 takes 12 GPUs, the last 3 nodes;
+     * a gets the first node's 4. */
+    job_spec j2[2] = {js[0], js[1]};
+    j2[0].num_gpus = 2;
+    j2[0].replicas = 1;
+    r = run(&w, j2, 2, &policy_static, NULL, 400, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "svc", F_RMAX, "6");
+    CHECK_F(&r, "a", F_RMAX, "4");
+    CHECK_NEAR(r.sum.short_gpu_s, 0, 0);
+    run_out_free(&r);
+    world_fini(&w);
+    g_curves = NULL;
+}
+
+/* Services are never short while offline trainers or jobs could be taken back: on
+ * random traces whose services' peaks fit the cluster, no shortfall at all. */
+static void test_services_random(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    for (int it = 0; it < 20; it++) {
+        gsl_rng_set(rng, (unsigned long)it + 100);
+        world w;
+        uint32_t nodes = 2 + (uint32_t)gsl_rng_uniform_int(rng, 3);
+        world_init(&w, nodes, 4);
+        static char *names[2] = {"s0", "s1"};
+        static uint32_t first[2] = {0, 20}, count[2] = {20, 20};
+        static sim_curve_point pts[40];
+        uint32_t cap = nodes * 4 / 2; /* each service's peak: half the GPUs */
+        for (int k = 0; k < 40; k++)
+            pts[k] = (sim_curve_point){(sim_time)(k % 20) * 50000000,
+                                       (uint32_t)gsl_rng_uniform_int(rng, cap + 1)};
+        sim_curves c = {
+            .n = 2, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 40};
+        g_curves = &c;
+        job_spec js[42];
+        js[0] = ejob("s0", 0, 1000, 1, 1, cap);
+        js[1] = ejob("s1", 0, 1000, 1, 1, cap);
+        js[0].qos = js[1].qos = SIM_QOS_LS;
+        double t = 0;
+        size_t n = 2 + 10 + gsl_rng_uniform_int(rng, 30);
+        for (size_t k = 2; k < n; k++) {
+            char id[32];
+            snprintf(id, sizeof id, "j%zu", k);
+            t += gsl_rng_uniform(rng) * 60;
+            uint32_t lo = 1 + (uint32_t)gsl_rng_uniform_int(rng, 2);
+            bool el = gsl_rng_uniform(rng) < 0.7;
+            js[k] = ejob(id, t, 50 + gsl_rng_uniform(rng) * 2000, lo, el ? lo : 0,
+                         lo + (uint32_t)gsl_rng_uniform_int(rng, 4));
+        }
+        const policy_ops *pols[2] = {&policy_elastic, &policy_rigid_min};
+        for (int p = 0; p < 2; p++) {
+            run_out r = run(&w, js, n, pols[p], NULL, 0, 30);
+            CHECK_EQ_I64(r.status, SIM_OK);
+            CHECK_EQ_I64(r.sum.jobs_done, (int64_t)n);
+            CHECK_NEAR(r.sum.short_gpu_s, 0, 0);
+            CHECK_EQ_I64(r.sum.short_periods, 0);
+            run_out_free(&r);
+        }
+        world_fini(&w);
+        g_curves = NULL;
+    }
+    gsl_rng_free(rng);
+}
+
+/* With demand curves, the services are the rows of qos LS: an LS row without a curve, a
+ * curve on a row of another qos, and a curve naming no row are file:line errors. */
+static void test_services_rule(void)
+{
+    char path[64];
+    CHECK(temp_file("service,time,replicas\nsvc,0,2\nsvc,100,3\nghost,0,1\n", path));
+    sim_curves c;
+    sim_diag d = {0};
+    CHECK_EQ_I64(trace_curves_load(&c, path, &d), SIM_OK);
+    CHECK_EQ_I64(c.n, 2);
+    CHECK_STR(c.path, path);
+    if (c.n == 2) {
+        CHECK_EQ_I64(c.line[0], 2);
+        CHECK_EQ_I64(c.line[1], 4);
+    }
+    g_curves = &c;
+    world w;
+    world_init(&w, 1, 8);
+    char msg[1024], want[256];
+    /* svc is LS, ghost has no row: the error comes once the trace is read, at ghost's
+     * first line in the curve file. */
+    job_spec js[3] = {ejob("svc", 0, 100, 1, 1, 4), ejob("a", 0, 100, 1, 1, 4),
+                      ejob("b", 5, 100, 1, 0, 0)};
+    js[0].qos = SIM_QOS_LS;
+    for (int k = 0; k < 3; k++)
+        js[k].line = (uint64_t)k + 2;
+    run_out r = run(&w, js, 3, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_EPARSE);
+    sim_diag_format(&r.d, msg, sizeof msg);
+    snprintf(want, sizeof want,
+             "%s:4: error: service 'ghost' has a demand curve but no row in the trace "
+             "trace.csv (an online service is a row of qos LS with this job id)",
+             path);
+    CHECK_STR(msg, want);
+    run_out_free(&r);
+    /* ghost's row exists but is BE. */
+    js[2] = ejob("ghost", 5, 100, 1, 0, 0);
+    js[2].qos = SIM_QOS_BE;
+    js[2].line = 4;
+    r = run(&w, js, 3, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_EPARSE);
+    sim_diag_format(&r.d, msg, sizeof msg);
+    snprintf(want, sizeof want,
+             "trace.csv:4: error: job 'ghost' has a demand curve (%s:4) but qos 'BE'; an "
+             "online service needs qos LS",
+             path);
+    CHECK_STR(msg, want);
+    run_out_free(&r);
+    /* An LS row without a curve (a is LS, ghost fine now). */
+    js[2].qos = SIM_QOS_LS;
+    js[1].qos = SIM_QOS_LS;
+    r = run(&w, js, 3, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_EPARSE);
+    sim_diag_format(&r.d, msg, sizeof msg);
+    CHECK(strstr(msg, "trace.csv:3: error: job 'a' has qos LS, an online service, but no "
+                      "demand curve in ") != NULL);
+    run_out_free(&r);
+    /* All well: two services and one offline job. */
+    js[1].qos = SIM_QOS_NONE;
+    r = run(&w, js, 3, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(r.sum.services, 2);
+    run_out_free(&r);
+    /* A row submitted after the horizon still counts as the service's row. */
+    js[2].submit_us = 500000000;
+    r = run(&w, js, 3, &policy_elastic, NULL, 50, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(r.sum.jobs_not_arrived, 1);
+    run_out_free(&r);
+    /* Without curves, LS rows are ordinary jobs. */
+    g_curves = NULL;
+    r = run(&w, js, 3, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(r.sum.services, 0);
+    run_out_free(&r);
+    world_fini(&w);
+    trace_curves_free(&c);
+    unlink(path);
+}
+
+/* Native columns of masters and parameter servers: parsed, and a job with servers but
+ * no trainers, or a bad count, is a file:line:column error. */
+static void test_roles_reader(void)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"job_id,submit_time,duration,num_gpus,min_replicas,max_replicas,ps_replicas\n"
+         "a,0,10,2,1,2,2\n"
+         "b,1,10,2,1,0,2\n",
+         ":3:6: error: field 'max_replicas': expected at least 1 trainer (the job has a master "
+         "and parameter servers, which need trainers), got \"0\""},
+        {"job_id,submit_time,duration,num_gpus,ps_replicas,max_replicas,min_replicas\n"
+         "a,0,10,2,1,2,0\n",
+         ":2:7: error: field 'min_replicas': expected at least 1 trainer"},
+        {"job_id,submit_time,duration,num_gpus,ps_replicas\na,0,10,2,x\n",
+         ":2:5: error: field 'ps_replicas': expected an integer 0..65536, got \"x\""},
+        {"job_id,submit_time,duration,num_gpus,master_cpu_milli\na,0,10,2,1.5\n",
+         ":2:5: error: field 'master_cpu_milli': expected an integer"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char path[64], diag[1024];
+        CHECK(temp_file(cases[k].text, path));
+        job_spec j[4];
+        int n;
+        int st = read_trace(path, NULL, NULL, j, &n, diag, sizeof diag);
+        CHECK_EQ_I64(st, SIM_EPARSE);
+        if (!strstr(diag, cases[k].want))
+            fprintf(stderr, "roles case %zu: got %s\n", k, diag);
+        CHECK(strstr(diag, cases[k].want) != NULL);
+        unlink(path);
+    }
+    char path[64], diag[1024];
+    CHECK(temp_file("job_id,submit_time,duration,num_gpus,ps_replicas,ps_cpu_milli,ps_mem_mib,"
+                    "master_cpu_milli,master_mem_mib,max_replicas\n"
+                    "a,0,10,2,3,2500,4096,1500,2048,4\n"
+                    "b,0,10,2,,,,,,\n"
+                    "c,0,10,2,,,,700,,\n",
+                    path));
+    job_spec j[4];
+    int n;
+    CHECK_EQ_I64(read_trace(path, NULL, NULL, j, &n, diag, sizeof diag), 0);
+    CHECK_EQ_I64(n, 3);
+    if (n == 3) {
+        CHECK(job_spec_has_roles(&j[0]));
+        CHECK_NEAR(j[0].attr[SIM_ATTR_PS_REPLICAS], 3, 0);
+        CHECK_NEAR(j[0].attr[SIM_ATTR_PS_CPU_MILLI], 2500, 0);
+        CHECK_NEAR(j[0].attr[SIM_ATTR_PS_MEM_MIB], 4096, 0);
+        CHECK_NEAR(j[0].attr[SIM_ATTR_MASTER_CPU_MILLI], 1500, 0);
+        CHECK_NEAR(j[0].attr[SIM_ATTR_MASTER_MEM_MIB], 2048, 0);
+        CHECK(!job_spec_has_roles(&j[1]));
+        CHECK(job_spec_has_roles(&j[2])); /* a master alone */
+        CHECK(!job_spec_has(&j[2], SIM_ATTR_PS_REPLICAS));
+    }
+    unlink(path);
+}
+
+/* ---- Masters and parameter servers ------------------------------------------------ */
+
+/* Give job j a master (cpu mcpu) and ps parameter servers (cpu pcpu each). */
+static void with_roles(job_spec *j, uint32_t ps, uint64_t mcpu, uint64_t pcpu)
+{
+    j->attr[SIM_ATTR_PS_REPLICAS] = ps;
+    j->attr[SIM_ATTR_MASTER_CPU_MILLI] = (double)mcpu;
+    j->attr[SIM_ATTR_PS_CPU_MILLI] = (double)pcpu;
+    j->attr_present |= (UINT64_C(1) << SIM_ATTR_PS_REPLICAS) |
+                       (UINT64_C(1) << SIM_ATTR_MASTER_CPU_MILLI) |
+                       (UINT64_C(1) << SIM_ATTR_PS_CPU_MILLI);
+}
+
+/* A probe policy: starts pending jobs in order through place_gang (trainers, then the
+ * roles) and records where the roles of the last start went and the nodes' CPU after. */
+typedef struct probe_state {
+    place_ws ws;
+} probe_state;
+
+static uint32_t g_roles, g_role_nodes[8];
+static uint64_t g_cpu_used[4];
+
+static int probe_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    return place_ws_init(&((probe_state *)st)->ws, cfg, d);
+}
+
+static void probe_fini(void *st)
+{
+    place_ws_fini(&((probe_state *)st)->ws);
+}
+
+static int probe_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    (void)now;
+    probe_state *s = st;
+    for (uint32_t id = v->pending_head; id != SIM_JOB_NONE;) {
+        uint32_t next = sim_view_next(v, id);
+        sim_placement p;
+        if (place_gang(&s->ws, v, id, 0, UINT64_MAX, place_score_most_allocated, NULL,
+                       PLACE_GPU_MOST_USED, NULL, 0, &p)) {
+            g_roles = p.roles;
+            for (uint32_t r = 0; r < p.roles && r < 8; r++)
+                g_role_nodes[r] = p.role_nodes[r];
+            int rc = sim_decide_start(out, id, &p);
+            if (rc != SIM_OK)
+                return rc;
+            for (uint32_t n = 0; n < v->n_nodes && n < 4; n++)
+                g_cpu_used[n] = v->node_cpu_used[n];
+        }
+        id = next;
+    }
+    return SIM_OK;
+}
+
+static const policy_option probe_opts[] = {{NULL, NULL, NULL}};
+
+static const policy_ops policy_probe = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "probe",
+    .summary = "test",
+    .state_size = sizeof(probe_state),
+    .options = probe_opts,
+    .init = probe_init,
+    .fini = probe_fini,
+    .schedule = probe_schedule,
+};
+
+static void test_roles(void)
+{
+    /* Role placement: 3 nodes of 4 GPUs with 8, 16 and 12 cores. Two trainers (1 core
+     * each) go to n0 (most allocated, ties to the lowest id): CPU left 6, 16, 12. The
+     * master (3 cores) goes where most is left: n1 (13 left); server 1 (5 cores): n1
+     * again (8 left, against 1 and 7); server 2: n2 (7 left, against 1 and 3). */
+    world w;
+    world_init(&w, 3, 4);
+    w.nodes[0].cpu_milli = 8000;
+    w.nodes[1].cpu_milli = 16000;
+    w.nodes[2].cpu_milli = 12000;
+    job_spec a = ejob("a", 0, 100, 2, 0, 0);
+    a.cpu_milli = 2000;
+    with_roles(&a, 2, 3000, 5000);
+    run_out r = run(&w, &a, 1, &policy_probe, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(g_roles, 3);
+    CHECK_EQ_I64(g_role_nodes[0], 1);
+    CHECK_EQ_I64(g_role_nodes[1], 1);
+    CHECK_EQ_I64(g_role_nodes[2], 2);
+    CHECK_EQ_I64(g_cpu_used[0], 2000);
+    CHECK_EQ_I64(g_cpu_used[1], 8000);
+    CHECK_EQ_I64(g_cpu_used[2], 5000);
+    CHECK_F(&r, "a", F_END, "100.000000");
+    /* Held for the job's life: (2 + 3 + 10) cores of 36 for the whole span. */
+    CHECK_NEAR(r.sum.cpu_alloc_avg, 15.0 / 36.0, 1e-12);
+    run_out_free(&r);
+    world_fini(&w);
+
+    /* The job waits until master, servers and trainers all fit. One node, 4 GPUs, 8
+     * cores. t=0: b (2 GPUs, 4 cores) starts. t=10: p (1..2 trainers without CPU,
+     * master 2 cores, 2 servers of 2 cores) has GPUs but not the 6 cores: it waits
+     * until b ends at 100, then runs 50 s at its min (rigid-min). CPU held: 4 cores
+     * for 100 s, 6 for 50 s, of 8 over 150 s; GPUs: 2 for 100 s, 1 for 50 s. */
+    world_init(&w, 1, 4);
+    w.nodes[0].cpu_milli = 8000;
+    job_spec js[2] = {ejob("b", 0, 100, 2, 0, 0), ejob("p", 10, 50, 1, 1, 2)};
+    js[0].cpu_milli = 4000;
+    with_roles(&js[1], 2, 2000, 2000);
+    r = run(&w, js, 2, &policy_rigid_min, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "p", F_START, "100.000000");
+    CHECK_F(&r, "p", F_END, "150.000000");
+    CHECK_NEAR(r.sum.cpu_alloc_avg, (4000.0 * 100 + 6000.0 * 50) / 150 / 8000, 1e-12);
+    CHECK_NEAR(r.sum.gpu_alloc_avg, (2.0 * 100 + 1.0 * 50) / 150 / 4, 1e-12);
+    CHECK(strstr(r.summary, "\"cpu_util_allocated\": 0.583333") != NULL);
+    run_out_free(&r);
+    /* elastic: the same wait; p then grows to its max of 2 at the next trigger (every
+     * 60 s: t=120), its servers staying: 20 s at speed 1, then 30 s of work at speed 2. */
+    r = run(&w, js, 2, &policy_elastic, "1", 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "p", F_START, "100.000000");
+    CHECK_F(&r, "p", F_END, "135.000000");
+    CHECK_F(&r, "p", F_RMAX, "2");
+    run_out_free(&r);
+    world_fini(&w);
+
+    /* Two nodes of 4 GPUs and 8 cores; p and q each have one trainer (1 core), a master
+     * and one server (6 cores each). p: trainer n0, master n1 (2 left against 1), server
+     * n0. q's trainer fits n0 but its master fits nowhere: q waits for p (0..100). */
+    world_init(&w, 2, 4);
+    w.nodes[0].cpu_milli = w.nodes[1].cpu_milli = 8000;
+    job_spec pq[2] = {ejob("p", 0, 100, 1, 0, 0), ejob("q", 0, 100, 1, 0, 0)};
+    for (int k = 0; k < 2; k++) {
+        pq[k].cpu_milli = 1000;
+        with_roles(&pq[k], 1, 6000, 6000);
+    }
+    r = run(&w, pq, 2, &policy_probe, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "p", F_END, "100.000000");
+    CHECK_F(&r, "q", F_START, "100.000000");
+    CHECK_F(&r, "q", F_END, "200.000000");
+    CHECK_EQ_I64(g_role_nodes[0], 1);
+    CHECK_EQ_I64(g_role_nodes[1], 0);
+    CHECK_NEAR(r.sum.cpu_alloc_avg, 13.0 / 16.0, 1e-12);
+    run_out_free(&r);
+
+    /* A node holding only the master fails: the job stops too. p alone: trainer n0,
+     * master (6 cores) n1, no server. n1 fails at t=50 (until 60): p loses its 50 s (no
+     * checkpoints) and restarts at once with its master on n0 (7 cores left): ends 150. */
+    job_spec m = ejob("m", 0, 100, 1, 0, 0);
+    m.cpu_milli = 1000;
+    with_roles(&m, 0, 6000, 0);
+    g_fail.on = true;
+    g_fail.node = 1;
+    g_fail.down_us = 50000000;
+    g_fail.up_us = 60000000;
+    r = run(&w, &m, 1, &policy_rigid_min, NULL, 0, 0);
+    g_fail.on = false;
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "m", F_END, "150.000000");
+    CHECK_F(&r, "m", F_PREEMPT, "1");
+    CHECK_F(&r, "m", F_LOST, "50.000000");
+    run_out_free(&r);
+
+    /* A master larger than any node is rejected at arrival, with the reason. */
+    job_spec big = ejob("big", 0, 100, 1, 0, 0);
+    with_roles(&big, 1, 9000, 1000);
+    r = run(&w, &big, 1, &policy_rigid_min, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(r.sum.jobs_rejected, 1);
+    CHECK(strstr(r.jobs, "the master needs 9000 milli-CPU; the largest node has 8000") != NULL);
+    run_out_free(&r);
+    /* Each role fits a node, but with the trainer not the cluster: 4 + 6 + 2 x 4 cores
+     * of 16. */
+    big = ejob("big", 0, 100, 1, 0, 0);
+    big.cpu_milli = 4000;
+    with_roles(&big, 2, 6000, 4000);
+    r = run(&w, &big, 1, &policy_rigid_min, NULL, 0, 0);
+    CHECK_EQ_I64(r.sum.jobs_rejected, 1);
+    CHECK(strstr(r.jobs, "its trainers, master and parameter servers need 18000 milli-CPU "
+                         "together; the cluster has 16000") != NULL);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+/* Random traces of jobs with masters and servers on CPU-tight nodes, under every
+ * elastic policy and the invariant checks (which count each job's roles): every job
+ * done, identical bytes for identical input. */
+static void test_roles_random(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    const policy_ops *pols[4] = {&policy_elastic, &policy_rigid_min, &policy_optimus,
+                                 &policy_static};
+    for (int it = 0; it < 15; it++) {
+        gsl_rng_set(rng, (unsigned long)it + 500);
+        world w;
+        world_init(&w, 2 + (uint32_t)gsl_rng_uniform_int(rng, 3), 4);
+        for (uint32_t k = 0; k < w.cl.n_nodes; k++)
+            w.nodes[k].cpu_milli = 8000;
+        job_spec js[40];
+        size_t n = 10 + gsl_rng_uniform_int(rng, 30);
+        double t = 0;
+        for (size_t k = 0; k < n; k++) {
+            char id[32];
+            snprintf(id, sizeof id, "j%zu", k);
+            t += gsl_rng_uniform(rng) * 60;
+            uint32_t lo = 1 + (uint32_t)gsl_rng_uniform_int(rng, 2);
+            bool el = gsl_rng_uniform(rng) < 0.7;
+            js[k] = ejob(id, t, 50 + gsl_rng_uniform(rng) * 1000, lo, el ? lo : 0,
+                         lo + (uint32_t)gsl_rng_uniform_int(rng, 3));
+            js[k].cpu_milli = 500 * (uint64_t)lo;
+            if (gsl_rng_uniform(rng) < 0.6)
+                with_roles(&js[k], (uint32_t)gsl_rng_uniform_int(rng, 3),
+                           500 + 500 * gsl_rng_uniform_int(rng, 4),
+                           500 + 500 * gsl_rng_uniform_int(rng, 4));
+        }
+        for (int p = 0; p < 4; p++) {
+            run_out r1 = run(&w, js, n, pols[p], NULL, 0, 20);
+            run_out r2 = run(&w, js, n, pols[p], NULL, 0, 20);
+            CHECK_EQ_I64(r1.status, SIM_OK);
+            if (r1.status != SIM_OK)
+                fprintf(stderr, "%s: %s\n", pols[p]->name, r1.d.msg);
+            CHECK_EQ_I64(r1.sum.jobs_done, (int64_t)n);
+            CHECK(r1.sum.cpu_alloc_avg > 0 && r1.sum.cpu_alloc_avg <= 1);
+            CHECK(r1.jobs_len == r2.jobs_len && memcmp(r1.jobs, r2.jobs, r1.jobs_len) == 0);
+            run_out_free(&r1);
+            run_out_free(&r2);
+        }
+        world_fini(&w);
+    }
+    gsl_rng_free(rng);
+}
+
+int main(void)
+{
+    test_curves();
+    test_optimus();
+    test_services();
+    test_services_random();
+    test_pollux_model();
+    test_pollux_reader();
+    test_schedules();
+    test_random();
+    test_services_rule();
+    test_roles_reader();
+    test_roles();
+    test_roles_random();
+    return check_done();
+}

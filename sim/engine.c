@@ -237,6 +237,8 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     ALLOC_ARRAY(e->block_frac_whole, (size_t)e->n_blocks * SIM_FRAC_WHOLE);
     ALLOC_ARRAY(e->block_frac_share, (size_t)e->n_blocks * SIM_FRAC_SHARE);
     ALLOC_ARRAY(e->release_ring, SIM_RELEASE_RING);
+    ALLOC_ARRAY(e->node_change_epoch, nn);
+    ALLOC_ARRAY(e->change_ring, SIM_CHANGE_RING);
     uint32_t g = 0;
     for (uint32_t i = 0; i < nn; i++) {
         const node_spec *ns = &cl->nodes[i];
@@ -325,6 +327,8 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     v->block_frac_whole = e->block_frac_whole;
     v->block_frac_share = e->block_frac_share;
     v->release_ring = e->release_ring;
+    v->node_change_epoch = e->node_change_epoch;
+    v->change_ring = e->change_ring;
     v->tenant_name = view_tenant_name;
     v->gpu_type_name = view_gpu_type_name;
     v->n_gpu_types = sim_intern_count(world->gpu_types);
@@ -339,6 +343,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     e->pcfg.policy = policy->name;
     e->pcfg.n_nodes = nn;
     e->pcfg.n_gpus = ng;
+    e->pcfg.max_gpus_per_node = e->max_gpus_per_node;
     e->pcfg.n_gpu_types = v->n_gpu_types;
     e->pcfg.seed = cfg->seed;
     int st = policy_config_validate(&e->pcfg, policy->options, d);
@@ -390,6 +395,8 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->view_res);
     sim_free(e->fit_cache);
     sim_free(e->node_release_epoch);
+    sim_free(e->node_change_epoch);
+    sim_free(e->change_ring);
     sim_free(e->node_sum);
     sim_free(e->node_outages);
     sim_free(e->node_frac);

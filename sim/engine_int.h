@@ -153,6 +153,10 @@ struct sim_engine {
     uint64_t *node_release_epoch;
     uint32_t *release_ring;
 
+    /* Change log. */
+    uint64_t *node_change_epoch;
+    uint32_t *change_ring;
+
     /* Decision state for the current schedule() call. */
     int dec_status;
     sim_diag dec_diag;

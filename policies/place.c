@@ -407,12 +407,18 @@ static uint32_t search_groups(const search *s, place_node_score score, void *ctx
 {
     const place_groups *g = &s->w->groups;
     const uint32_t *rank = s->w->rank;
+    bool binpack = score == place_score_most_allocated && s->q.need;
     uint32_t best = UINT32_MAX, best_tie = 0;
     double best_score = 0;
     for (uint32_t i = 0; i < g->n_live; i++) {
         uint32_t n = place_groups_first(g, g->live[i]);
         if (!node_fits(s, n))
             continue;
+        if (binpack) {
+            if (more_allocated(s->v, n, best))
+                best = n;
+            continue;
+        }
         double sc = score(ctx, s->v, s->j, n);
         uint32_t tie = rank ? rank[n] : n;
         if (best == UINT32_MAX || sc > best_score || (sc == best_score && tie < best_tie)) {
@@ -425,11 +431,16 @@ static uint32_t search_groups(const search *s, place_node_score score, void *ctx
 }
 
 /* Whether the first replica of j may be searched by group: a scoring search whose
- * policy asked for groups, on a view with a change log. */
+ * policy asked for groups, on a view with a change log. Binpack's own search visits
+ * blocks of 32 nodes by their bound, which beats the groups unless the nodes are in far
+ * fewer states than there are blocks; both choose the same node. */
 static bool groups_apply(place_ws *w, const sim_view *v, const sim_job *j, uint32_t milli,
                          place_node_score score)
 {
     if (!w->use_groups || !grouping_on || !score || !v->change_ring)
+        return false;
+    if (score == place_score_most_allocated && j->gpus_per_replica &&
+        (w->groups.built ? w->groups.n_live * 2 > v->n_blocks : v->n_blocks < 64))
         return false;
     if (!w->group_frac_gangs && j->gpus_per_replica > 1 && milli < SIM_MILLI_GPU)
         return false;
@@ -466,16 +477,16 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
                 .gmem = gm};
     uint32_t placed = 0;
     bool ok = true;
-    bool grouped = score != place_score_most_allocated && groups_apply(w, v, j, m, score);
+    bool grouped = groups_apply(w, v, j, m, score);
     for (uint32_t r = 0; r < R; r++) {
         /* Before the first replica is chosen no tentative usage exists, so the compact
          * check is exact whenever the GPU loop is not needed. */
         s.exact = r == 0 && gm == 0 && (s.q.whole || gpr <= 1);
         uint32_t best;
-        if (score == place_score_most_allocated && gpr && !cands)
-            best = search_most_allocated(&s);
-        else if (grouped && r == 0 && (!cands || n_cands > w->groups.n_live))
+        if (grouped && r == 0 && (!cands || n_cands > w->groups.n_live))
             best = search_groups(&s, score, ctx);
+        else if (score == place_score_most_allocated && gpr && !cands)
+            best = search_most_allocated(&s);
         else
             best = search_scan(&s, score, ctx, cands, n_cands);
         uint32_t *gpus = w->gpus + r * gpr;

@@ -10,9 +10,10 @@
  * 2. The placements: fgd, bestfit, dotprod, gpupacking and gpuclustering, each with its
  *    own and the reference score, on random heterogeneous clusters (several nodes of
  *    each kind, so groups have members) and random jobs (fractional shares, several GPUs
- *    per replica, gangs, GPU memory, type constraints, CPU-only jobs, node failures):
+ *    per replica, gangs, GPU memory, type constraints, CPU-only jobs, node failures),
+ *    and binpack on a cluster of 2,112 nodes (it uses the groups on large clusters only):
  *    the state of every GPU and node after every scheduling pass is the same with the
- *    groups as with the scan of every node.
+ *    groups as with the search over every node.
  */
 #include "policies/frag.h"
 #include "policies/place.h"
@@ -455,6 +456,23 @@ static void test_placements(void)
             }
         }
         frag_workload_destroy(wl);
+    }
+    /* binpack goes by group only when the nodes are in far fewer states than there are
+     * blocks of 32 nodes: a large cluster. */
+    {
+        enum { BIG = 2112 };
+        static node_spec big[BIG];
+        random_cluster(r, big, BIG);
+        cluster_spec cl = {.n_nodes = BIG, .nodes = big};
+        random_jobs(r, jobs, NJ, 20.0);
+        uint64_t saved0 = max_saved;
+        max_saved = 0;
+        uint64_t a = run_one(&cl, &w, "binpack", NULL, jobs, NJ, NULL, true, false);
+        uint64_t b = run_one(&cl, &w, "binpack", NULL, jobs, NJ, NULL, true, true);
+        CHECK(a == b);
+        CHECK(max_saved > BIG / 2);
+        if (saved0 > max_saved)
+            max_saved = saved0;
     }
     CHECK_EQ_I64(differ, 0);
     CHECK_EQ_I64(runs, 120);

@@ -174,6 +174,15 @@ static void heap_remove(place_groups *g, uint32_t s, uint32_t n)
 
 /* ---- Keys and the table ----------------------------------------------------------- */
 
+/* Whether GPU record a sorts after b (lexicographic by word). */
+static inline bool gpu_after(const uint64_t *a, const uint64_t *b)
+{
+    for (uint32_t i = 0; i < GPU_WORDS; i++)
+        if (a[i] != b[i])
+            return a[i] > b[i];
+    return false;
+}
+
 /* Node n's state as key words into g->scratch; returns its hash. */
 static uint64_t node_key(place_groups *g, const sim_view *v, uint32_t n)
 {
@@ -194,7 +203,7 @@ static uint64_t node_key(place_groups *g, const sim_view *v, uint32_t n)
                                  v->gpu_mem_total[gi], g->tag ? g->tag(g->tag_ctx, v, gi) : 0};
         /* Insertion sort of the GPU records (a node has few GPUs). */
         uint32_t j = i;
-        while (j > 0 && memcmp(gw + (j - 1) * GPU_WORDS, w, sizeof w) > 0) {
+        while (j > 0 && gpu_after(gw + (j - 1) * GPU_WORDS, w)) {
             memcpy(gw + j * GPU_WORDS, gw + (j - 1) * GPU_WORDS, sizeof w);
             j--;
         }

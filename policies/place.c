@@ -448,7 +448,6 @@ static bool groups_apply(place_ws *w, const sim_view *v, const sim_job *j, uint3
         w->use_groups = false;
         return false;
     }
-    place_groups_sync(&w->groups, v);
     return true;
 }
 
@@ -483,9 +482,12 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
          * check is exact whenever the GPU loop is not needed. */
         s.exact = r == 0 && gm == 0 && (s.q.whole || gpr <= 1);
         uint32_t best;
-        if (grouped && r == 0 && (!cands || n_cands > w->groups.n_live))
+        /* A short list of candidates is cheaper to scan than the groups (whose count
+         * may be stale here: either search chooses the same node). */
+        if (grouped && r == 0 && (!cands || n_cands > w->groups.n_live)) {
+            place_groups_sync(&w->groups, v);
             best = search_groups(&s, score, ctx);
-        else if (score == place_score_most_allocated && gpr && !cands)
+        } else if (score == place_score_most_allocated && gpr && !cands)
             best = search_most_allocated(&s);
         else
             best = search_scan(&s, score, ctx, cands, n_cands);

@@ -1,5 +1,5 @@
 # scale.gp: run time and peak memory against the number of jobs and of nodes, one line
-# per policy (bench/scale.sh). VARS: jobs_csv, nodes_csv (rows x,policy,wall_s,peak_mib
+# per policy (bench/scale.sh). VARS: jobs_csv, nodes_csv (rows x,policy,wall_s,cpu_s,peak_mib
 # after a header), pols (the policies, space-separated), outbase. Writes outbase.png and
 # outbase.svg, four panels, log-log.
 set datafile separator ","
@@ -16,15 +16,15 @@ do for [fmt in "png svg"] {
     set grid
     set key top left
     set xlabel "jobs (1,000 nodes x 8 GPUs, 3,500 jobs/h)"
-    set ylabel "wall time (s)"
-    plot for [p in pols] rows(jobs_csv, p) using 1:3 with linespoints title p
-    set ylabel "peak memory (MiB)"
+    set ylabel "CPU time (s)"
     plot for [p in pols] rows(jobs_csv, p) using 1:4 with linespoints title p
-    set xlabel "nodes x 8 GPUs (10^5 jobs, 3.5 jobs/h per node)"
-    set ylabel "wall time (s)"
-    plot for [p in pols] rows(nodes_csv, p) using 1:3 with linespoints title p
     set ylabel "peak memory (MiB)"
+    plot for [p in pols] rows(jobs_csv, p) using 1:5 with linespoints title p
+    set xlabel "nodes x 8 GPUs (10^5 jobs, 3.5 jobs/h per node)"
+    set ylabel "CPU time (s)"
     plot for [p in pols] rows(nodes_csv, p) using 1:4 with linespoints title p
+    set ylabel "peak memory (MiB)"
+    plot for [p in pols] rows(nodes_csv, p) using 1:5 with linespoints title p
     unset multiplot
     unset output
 }

@@ -13,6 +13,7 @@
 #include "sim/alloc.h"
 #include "sim/engine.h"
 
+#include "array_source.h"
 #include "check.h"
 
 #include <gsl/gsl_randist.h>
@@ -51,21 +52,6 @@ static void world_fini(world *w)
 {
     sim_intern_destroy(w->types);
     sim_intern_destroy(w->tenants);
-}
-
-typedef struct array_source {
-    const job_spec *jobs;
-    size_t n, next;
-} array_source;
-
-static int array_next(void *ctx, job_spec *job, sim_diag *d)
-{
-    (void)d;
-    array_source *a = ctx;
-    if (a->next >= a->n)
-        return 0;
-    *job = a->jobs[a->next++];
-    return 1;
 }
 
 static job_spec job(const char *id, double submit_s, double work_s, uint32_t gpus,

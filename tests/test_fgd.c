@@ -13,25 +13,11 @@
 #include "sim/engine.h"
 #include "sim/intern.h"
 
+#include "array_source.h"
 #include "check.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
-
-typedef struct array_source {
-    const job_spec *jobs;
-    uint32_t n, next;
-} array_source;
-
-static int array_next(void *ctx, job_spec *job, sim_diag *d)
-{
-    (void)d;
-    array_source *s = ctx;
-    if (s->next >= s->n)
-        return 0;
-    *job = s->jobs[s->next++];
-    return 1;
-}
 
 /* A world of the given nodes; GPU types "", "A", "B", "C" (ids 1..3). */
 typedef struct world {

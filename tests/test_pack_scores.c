@@ -15,6 +15,7 @@
 #include "sim/engine.h"
 #include "sim/intern.h"
 
+#include "array_source.h"
 #include "check.h"
 
 #include <gsl/gsl_errno.h>
@@ -199,21 +200,6 @@ static void test_typical(void)
 }
 
 /* ---- The reference modes in the engine -------------------------------------------- */
-
-typedef struct array_source {
-    const job_spec *jobs;
-    uint32_t n, next;
-} array_source;
-
-static int array_next(void *ctx, job_spec *job, sim_diag *d)
-{
-    (void)d;
-    array_source *s = ctx;
-    if (s->next >= s->n)
-        return 0;
-    *job = s->jobs[s->next++];
-    return 1;
-}
 
 typedef struct world {
     sim_intern *types, *tenants;

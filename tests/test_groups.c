@@ -21,6 +21,7 @@
 #include "sim/engine.h"
 #include "sim/intern.h"
 
+#include "array_source.h"
 #include "check.h"
 
 #include <gsl/gsl_errno.h>
@@ -246,21 +247,6 @@ static void test_index(bool ranked)
 }
 
 /* ---- 2. Placements with and without the groups ---------------------------------------- */
-
-typedef struct array_source {
-    const job_spec *jobs;
-    uint32_t n, next;
-} array_source;
-
-static int array_next(void *ctx, job_spec *job, sim_diag *d)
-{
-    (void)d;
-    array_source *s = ctx;
-    if (s->next >= s->n)
-        return 0;
-    *job = s->jobs[s->next++];
-    return 1;
-}
 
 /* The policy under test, wrapped: after each scheduling pass the state of every GPU and
  * node is folded into a hash. */

@@ -75,7 +75,7 @@ void place_ws_set_pick(place_ws *w, place_gpu_pick pick, void *ctx);
  * every node for fractional replicas of several GPUs (for a score that depends on the
  * order of the node's GPUs there). The first replica of a job uses the groups; later
  * replicas of a gang, which see the earlier ones' tentative usage, scan every node.
- * Without a node count per GPU in cfg (max_gpus_per_node 0), nothing changes.
+ * When cfg does not tell the most GPUs of a node (max_gpus_per_node 0), nothing changes.
  * SIM_OK or SIM_ENOMEM (diag set).
  */
 int place_ws_set_groups(place_ws *w, const policy_config *cfg, place_gpu_tag tag, void *ctx,

@@ -11,7 +11,7 @@
  *    own and the reference score, on random heterogeneous clusters (several nodes of
  *    each kind, so groups have members) and random jobs (fractional shares, several GPUs
  *    per replica, gangs, GPU memory, type constraints, CPU-only jobs, node failures),
- *    and binpack on a cluster of 2,112 nodes (it uses the groups on large clusters only):
+ *    and binpack and fifo on 2,112 nodes (they use the groups on large clusters only):
  *    the state of every GPU and node after every scheduling pass is the same with the
  *    groups as with the search over every node.
  */
@@ -452,11 +452,14 @@ static void test_placements(void)
         cluster_spec cl = {.n_nodes = BIG, .nodes = big};
         random_jobs(r, jobs, NJ, 20.0);
         uint64_t saved0 = max_saved;
-        max_saved = 0;
-        uint64_t a = run_one(&cl, &w, "binpack", NULL, jobs, NJ, NULL, true, false);
-        uint64_t b = run_one(&cl, &w, "binpack", NULL, jobs, NJ, NULL, true, true);
-        CHECK(a == b);
-        CHECK(max_saved > BIG / 2);
+        for (int p = 0; p < 2; p++) {
+            const char *pol = p ? "fifo" : "binpack";
+            max_saved = 0;
+            uint64_t a = run_one(&cl, &w, pol, NULL, jobs, NJ, NULL, true, false);
+            uint64_t b = run_one(&cl, &w, pol, NULL, jobs, NJ, NULL, true, true);
+            CHECK(a == b);
+            CHECK(max_saved > BIG / 2);
+        }
         if (saved0 > max_saved)
             max_saved = saved0;
     }

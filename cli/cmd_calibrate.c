@@ -55,11 +55,11 @@ int cmd_calibrate(int argc, char **argv)
         cli_print_diag(&d);
         return cli_exit_code(st);
     }
-    cli_outfile o = {0};
-    if (!cli_out_open_path(&o, out))
+    study_outfile o = {0};
+    if (!study_out_open_path(&o, out))
         return cli_exit_code(SIM_EIO);
     st = model_contention_write(&cal.C, o.f, &d);
-    bool ok = cli_out_close(&o, st == SIM_OK);
+    bool ok = study_out_close(&o, st == SIM_OK);
     if (st != SIM_OK) {
         cli_print_diag(&d);
         return cli_exit_code(st);

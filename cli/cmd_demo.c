@@ -5,7 +5,7 @@
  */
 #include "cli/cli.h"
 
-#include "cli/report.h"
+#include "study/report.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -73,7 +73,7 @@ int cmd_demo(int argc, char **argv)
         snprintf(dirs[p], sizeof dirs[p], "%s/runs/%s", out, policies[p]);
         a.out_dir = dirs[p];
         sim_diag d = {0};
-        int st = cli_run_sim(&a, &res[p], &d);
+        int st = study_run(&a, &res[p], &d);
         if (st != SIM_OK) {
             cli_print_diag(&d);
             return cli_exit_code(st);

@@ -5,7 +5,7 @@
  */
 #include "cli/cli.h"
 
-#include "cli/report.h"
+#include "study/report.h"
 
 #include <errno.h>
 #include <stdio.h>

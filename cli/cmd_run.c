@@ -3,7 +3,7 @@
  */
 #include "cli/cli.h"
 
-#include "sim/csvin.h"
+#include "base/csvin.h"
 #include "traces/trace.h"
 
 #include <stdio.h>
@@ -242,7 +242,7 @@ int cmd_run(int argc, char **argv)
     a.progress = !quiet && isatty(2);
     run_result r;
     sim_diag d = {0};
-    int st = cli_run_sim(&a, &r, &d);
+    int st = study_run(&a, &r, &d);
     if (st != SIM_OK) {
         cli_print_diag(&d);
         return cli_exit_code(st);

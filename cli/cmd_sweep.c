@@ -191,7 +191,7 @@ int cmd_sweep(int argc, char **argv)
         rc = 0;
         goto out;
     }
-    if (!cli_self_exe(self, sizeof self, argv[0]))
+    if (!study_self_exe(self, sizeof self, argv[0]))
         goto out;
     if ((st = sweep_init(&s, &g, out, self, redo, &d)) != SIM_OK) {
         cli_print_diag(&d);

@@ -1,10 +1,9 @@
 /*
- * common.c: option parsing, error printing, output files written by rename, file
- * checksums — the plumbing every subcommand shares.
+ * common.c: option parsing and error printing — the plumbing every subcommand shares.
  */
 #include "cli/cli.h"
 
-#include "sim/csvin.h"
+#include "base/csvin.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -12,32 +11,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zlib.h>
 
 int cli_exit_code(int status)
 {
-    /* 1: the run itself failed (a policy's error, out of memory); 2: something in the
-     * input, the options or the files given is wrong. */
-    return status == SIM_EPOLICY || status == SIM_ENOMEM ? 1 : 2;
+    return study_exit_status(status);
 }
 
 void cli_print_diag(const sim_diag *d)
 {
-    if (!d->msg[0])
-        return; /* reported where it happened */
-    char buf[2048];
-    fprintf(stderr, "clustersim: %s\n", sim_diag_format(d, buf, sizeof buf));
+    study_print_diag(d);
+}
+
+int cli_fail(int st, sim_diag *d)
+{
+    if (st == SIM_ENOMEM && !d->msg[0])
+        sim_diag_set(d, st, NULL, 0, 0, "out of memory");
+    cli_print_diag(d);
+    return cli_exit_code(st);
 }
 
 int cli_usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("clustersim: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    study_verror(fmt, ap);
     va_end(ap);
     return 2;
 }
@@ -353,40 +350,6 @@ bool cli_trace_opt(const char **opts, uint32_t *n, const char *val)
     return true;
 }
 
-bool cli_mkdirs(const char *dir)
-{
-    char buf[1024];
-    if (strlen(dir) >= sizeof buf) {
-        cli_usage_error("output directory name is too long");
-        return false;
-    }
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-            cli_usage_error("cannot create directory '%s': %s", buf, strerror(errno));
-            return false;
-        }
-        *p = '/';
-    }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-        cli_usage_error("cannot create directory '%s': %s", buf, strerror(errno));
-        return false;
-    }
-    struct stat sb;
-    if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        cli_usage_error("'%s' is not a directory", buf);
-        return false;
-    }
-    if (access(buf, W_OK) != 0) {
-        cli_usage_error("cannot write to directory '%s': %s", buf, strerror(errno));
-        return false;
-    }
-    return true;
-}
-
 static void remove_tmp_and_die(int sig)
 {
     sim_outfile_remove_temporaries();
@@ -403,77 +366,4 @@ void cli_cleanup_on_signals(void)
         if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
             sigaction(sigs[k], &sa, NULL);
     }
-}
-
-bool cli_out_open(cli_outfile *o, const char *dir, const char *name)
-{
-    char path[1100];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return cli_out_open_path(o, path);
-}
-
-bool cli_out_open_path(cli_outfile *o, const char *path)
-{
-    sim_diag d = {0};
-    o->f = NULL;
-    if (sim_outfile_open(&o->o, path, &d) != SIM_OK || !(o->f = sim_outfile_stream(&o->o, &d))) {
-        sim_outfile_close(&o->o, false, 0, NULL);
-        cli_print_diag(&d);
-        return false;
-    }
-    return true;
-}
-
-bool cli_out_close(cli_outfile *o, bool commit)
-{
-    if (!o->f)
-        return true;
-    sim_diag d = {0};
-    int st = sim_outfile_close(&o->o, commit, 0, &d);
-    o->f = NULL;
-    if (st != SIM_OK) {
-        cli_print_diag(&d);
-        return false;
-    }
-    return true;
-}
-
-bool cli_file_crc(const char *path, uint32_t *crc, uint64_t *bytes)
-{
-    /* A stream was read already, and opening a FIFO again would wait for a writer. */
-    if (trace_path_is_stream(path))
-        return false;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    unsigned char buf[1 << 16];
-    uLong c = crc32(0L, Z_NULL, 0);
-    uint64_t n = 0;
-    size_t k;
-    while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
-        c = crc32(c, buf, (uInt)k);
-        n += k;
-    }
-    bool ok = !ferror(f);
-    fclose(f);
-    *crc = (uint32_t)c;
-    *bytes = n;
-    return ok;
-}
-
-bool cli_self_exe(char *buf, size_t size, const char *argv0)
-{
-    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
-    if (n > 0) {
-        buf[n] = '\0';
-        return true;
-    }
-    if (strchr(argv0, '/')) {
-        snprintf(buf, size, "%s", argv0);
-        return true;
-    }
-    cli_usage_error("cannot find the clustersim executable to run (/proc/self/exe is "
-                    "unreadable: %s)",
-                    strerror(errno));
-    return false;
 }

@@ -5,8 +5,8 @@
  */
 #include "models/catalog.h"
 
-#include "sim/alloc.h"
-#include "sim/csvin.h"
+#include "base/alloc.h"
+#include "base/csvin.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #ifndef MODELS_CATALOG_H
 #define MODELS_CATALOG_H
 
-#include "sim/intern.h"
+#include "base/intern.h"
 #include "sim/types.h"
 
 typedef struct model_gpu_type {

@@ -5,8 +5,8 @@
  */
 #include "models/dataset.h"
 
-#include "sim/alloc.h"
-#include "sim/csvin.h"
+#include "base/alloc.h"
+#include "base/csvin.h"
 
 #include <math.h>
 #include <string.h>

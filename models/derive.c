@@ -7,8 +7,8 @@
 #include "models/derive.h"
 
 #include "models/table_int.h"
-#include "sim/textout.h"
-#include "sim/alloc.h"
+#include "base/textout.h"
+#include "base/alloc.h"
 
 #include <dirent.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 
 #include "models/nmf.h"
 #include "models/ridge.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>

@@ -7,7 +7,7 @@
  */
 #include "models/gbt.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <gsl/gsl_sort.h>
 #include <math.h>

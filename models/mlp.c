@@ -8,9 +8,9 @@
  */
 #include "models/mlp.h"
 
-#include "sim/outfile.h"
-#include "sim/alloc.h"
-#include "sim/csvin.h"
+#include "base/outfile.h"
+#include "base/alloc.h"
+#include "base/csvin.h"
 
 #include <errno.h>
 #include <gsl/gsl_blas.h>

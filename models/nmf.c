@@ -7,7 +7,7 @@
  */
 #include "models/nmf.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_matrix.h>

@@ -6,7 +6,7 @@
  */
 #include "models/rate.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 #include "models/catalog.h"
 #include "models/interference.h"
 #include "models/throughput.h"
-#include "sim/intern.h"
+#include "base/intern.h"
 #include "sim/rate.h"
 
 typedef enum model_interference_mode {

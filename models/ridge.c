@@ -5,7 +5,7 @@
  */
 #include "models/ridge.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>

@@ -1,13 +1,13 @@
 /*
  * table_int.h: helpers shared by the models/ files that read small CSV tables (spec
  * sheets, measurements, calibration files) and write derived ones. Private to models/.
- * Reading goes through sim/csvin.h, so every bad field is reported as
+ * Reading goes through base/csvin.h, so every bad field is reported as
  * file:line:column with the field name, what was expected and what was found.
  */
 #ifndef MODELS_TABLE_INT_H
 #define MODELS_TABLE_INT_H
 
-#include "sim/csvin.h"
+#include "base/csvin.h"
 
 #include <stdio.h>
 

@@ -9,8 +9,8 @@
 
 #include "models/fit_int.h"
 #include "models/table_int.h"
-#include "sim/alloc.h"
-#include "sim/intern.h"
+#include "base/alloc.h"
+#include "base/intern.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
 #include "models/zoo.h"
 
 #include "models/features.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <gsl/gsl_randist.h>
 #include <math.h>

@@ -18,7 +18,7 @@
 
 #include "models/catalog.h"
 #include "models/dataset.h"
-#include "sim/intern.h"
+#include "base/intern.h"
 #include "sim/rate.h"
 
 #include <gsl/gsl_rng.h>

@@ -14,7 +14,7 @@
  */
 #include "policies/place.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 typedef struct bestfit_state {
     place_ws ws;

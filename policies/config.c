@@ -4,7 +4,7 @@
  */
 #include "policies/policy.h"
 
-#include "sim/csvin.h"
+#include "base/csvin.h"
 
 #include <stdio.h>
 #include <string.h>

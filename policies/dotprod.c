@@ -15,7 +15,7 @@
  */
 #include "policies/place.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 typedef struct dotprod_state {
     place_ws ws;

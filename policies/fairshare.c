@@ -13,7 +13,7 @@
 #include "policies/place.h"
 #include "policies/tenantq.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -25,7 +25,7 @@
 #include "policies/place.h"
 #include "policies/refscore.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 
@@ -423,6 +423,7 @@ static int fgd_schedule(void *st, const sim_view *v, sim_time now, policy_decisi
 const policy_ops policy_fgd = {
     .abi_version = POLICY_ABI_VERSION,
     .name = "fgd",
+    .needs_workload = true,
     .summary = "fragmentation gradient descent: the node and GPUs that least increase "
                "fragmentation for the target workload (Weng et al., ATC'23)",
     .state_size = sizeof(fgd_state),

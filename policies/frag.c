@@ -12,7 +12,7 @@
  */
 #include "policies/frag.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 
@@ -372,4 +372,54 @@ void frag_meter_measure(frag_meter *m, const sim_view *v, double *frag_gpus, dou
     uint64_t total = frag_workload_total(m->w);
     *frag_gpus = total ? (double)frag / (double)total / 1000.0 : 0;
     *idle_gpus = (double)idle / 1000.0;
+}
+
+void frag_builder_init(frag_builder *b, frag_workload *wl, const cluster_spec *cl,
+                       const uint64_t *type_mem)
+{
+    memset(b, 0, sizeof *b);
+    b->wl = wl;
+    b->cl = cl;
+    b->type_mem = type_mem;
+}
+
+/* GPUs of the largest node where the job's GPUs are allowed (type and GPU memory), as
+ * the engine's admission resolves replicas. Cached per (types, GPU memory). */
+static uint32_t max_gpus(frag_builder *f, const job_spec *j)
+{
+    uint32_t slot = (uint32_t)((j->gpu_type_mask * 31 + j->gpu_mem_mib) % FRAG_BUILDER_CACHE);
+    if (f->cache_used[slot] && f->cache_mask[slot] == j->gpu_type_mask &&
+        f->cache_gmem[slot] == j->gpu_mem_mib)
+        return f->cache_gpus[slot];
+    uint32_t best = 0;
+    for (uint32_t n = 0; n < f->cl->n_nodes; n++) {
+        const node_spec *ns = &f->cl->nodes[n];
+        if (!ns->num_gpus || (j->gpu_type_mask && !((j->gpu_type_mask >> ns->gpu_type) & 1u)))
+            continue;
+        uint64_t mem =
+            ns->gpu_mem_mib ? ns->gpu_mem_mib : (f->type_mem ? f->type_mem[ns->gpu_type] : 0);
+        if (mem && mem < j->gpu_mem_mib)
+            continue;
+        if (ns->num_gpus > best)
+            best = ns->num_gpus;
+    }
+    f->cache_used[slot] = true;
+    f->cache_mask[slot] = j->gpu_type_mask;
+    f->cache_gmem[slot] = j->gpu_mem_mib;
+    f->cache_gpus[slot] = best;
+    return best;
+}
+
+int frag_builder_add_job(frag_builder *f, const job_spec *j, sim_diag *d)
+{
+    uint32_t r = 1;
+    if (j->num_gpus)
+        r = frag_replicas_of_job(j, j->replicas ? 0 : max_gpus(f, j));
+    frag_shape s;
+    frag_shape_of_job(j, r, &s);
+    int st = frag_workload_add(f->wl, &s, 1);
+    if (st != SIM_OK)
+        return sim_diag_set(d, st, NULL, 0, 0, "job '%s': cannot add its shape to the workload",
+                            j->id);
+    return SIM_OK;
 }

@@ -61,6 +61,26 @@ void frag_workload_get(const frag_workload *w, uint32_t i, frag_shape *s, uint64
 /* Changes whenever the workload does: results computed for another version are stale. */
 uint64_t frag_workload_version(const frag_workload *w);
 
+/* ---- Building the workload from jobs ------------------------------------------------ */
+
+/* Counts jobs into a workload as they are read, each job's replica shape resolved as the
+ * engine's admission resolves it on cluster cl (the largest node with an allowed GPU
+ * type and enough GPU memory bounds a replica). Built incrementally: the run feeds it
+ * every job it reads, or a first pass over the trace does. */
+#define FRAG_BUILDER_CACHE 64
+typedef struct frag_builder {
+    frag_workload *wl;        /* borrowed */
+    const cluster_spec *cl;   /* borrowed */
+    const uint64_t *type_mem; /* memory per GPU type id, MiB (borrowed; NULL = unknown) */
+    bool cache_used[FRAG_BUILDER_CACHE]; /* largest eligible node per (types, GPU memory) */
+    uint64_t cache_mask[FRAG_BUILDER_CACHE], cache_gmem[FRAG_BUILDER_CACHE];
+    uint32_t cache_gpus[FRAG_BUILDER_CACHE];
+} frag_builder;
+
+void frag_builder_init(frag_builder *b, frag_workload *wl, const cluster_spec *cl,
+                       const uint64_t *type_mem);
+/* Count one job's replica shape. SIM_OK, SIM_ENOMEM or SIM_ELIMIT (d names the job). */
+int frag_builder_add_job(frag_builder *b, const job_spec *j, sim_diag *d);
 /* ---- Node and cluster fragmentation ---------------------------------------------- */
 
 /* A node's free resources. gpu_free must be sorted in non-decreasing order. */

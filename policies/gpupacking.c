@@ -15,7 +15,7 @@
  */
 #include "policies/place.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 typedef struct gpupacking_state {
     place_ws ws;

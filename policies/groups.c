@@ -9,7 +9,7 @@
  */
 #include "policies/groups.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 

@@ -17,8 +17,8 @@
  */
 #include "policies/place.h"
 
-#include "sim/alloc.h"
-#include "sim/csvin.h"
+#include "base/alloc.h"
+#include "base/csvin.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  */
 #include "policies/place.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <gsl/gsl_rng.h>
 #include <string.h>

@@ -50,6 +50,7 @@ typedef struct policy_ops {
     size_t job_state_size; /* bytes of per-job state (sim_view_job_state), zeroed at arrival */
     const policy_option *options; /* NULL-name-terminated, or NULL */
     uint64_t needs_attrs;  /* bit a: every job must carry attribute a (sim_attr) */
+    bool needs_workload;   /* reads cfg->workload, the run's target workload */
 
     int (*init)(void *st, const policy_config *cfg, sim_diag *diag);
     void (*fini)(void *st); /* optional */

@@ -17,7 +17,7 @@
 #include "models/catalog.h"
 #include "models/features.h"
 #include "models/predictor.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <string.h>

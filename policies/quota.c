@@ -17,7 +17,7 @@
 #include "models/duration.h"
 #include "policies/place.h"
 #include "policies/tenantq.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <stddef.h>

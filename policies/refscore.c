@@ -5,7 +5,7 @@
 #include "policies/refscore.h"
 
 #include "policies/frag.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 #include "sim/types.h"
 
 #include <math.h>

@@ -12,7 +12,7 @@
  */
 #include "policies/place.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <string.h>

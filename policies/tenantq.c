@@ -3,7 +3,7 @@
  */
 #include "policies/tenantq.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 

@@ -13,7 +13,7 @@
 #define SIM_ENGINE_H
 
 #include "policies/policy.h"
-#include "sim/intern.h"
+#include "base/intern.h"
 #include "sim/rate.h"
 #include "sim/types.h"
 #include "sim/view.h"

@@ -13,7 +13,7 @@
 
 #include "sim/engine.h"
 #include "sim/eventq.h"
-#include "sim/hist.h"
+#include "base/hist.h"
 
 #define NIL UINT32_MAX
 

@@ -5,7 +5,7 @@
  */
 #include "sim/eventq.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 static inline bool less(const sim_event *x, const sim_event *y)
 {

@@ -5,8 +5,8 @@
  * runs give identical bytes.
  */
 #include "sim/engine_int.h"
-#include "sim/numfmt.h"
-#include "sim/textout.h"
+#include "base/numfmt.h"
+#include "base/textout.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  */
 #include "sim/engine_int.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <string.h>
 

@@ -7,7 +7,7 @@
 #include "study/grid.h"
 
 #include "policies/policy.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <ctype.h>
 #include <errno.h>

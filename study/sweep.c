@@ -1,13 +1,13 @@
 /*
  * sweep.c: the cells of a sweep on this machine (sweep.h): which are complete, clearing
- * the others, their command lines, running them through cli/proc.h's bounded process
+ * the others, their command lines, running them through study/proc.h's bounded process
  * runner, and turning a pack cell's pack.csv into its summary.json.
  */
 #include "study/sweep.h"
 
-#include "cli/proc.h"
-#include "sim/alloc.h"
-#include "sim/textout.h"
+#include "study/proc.h"
+#include "base/alloc.h"
+#include "base/textout.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -178,10 +178,10 @@ void sweep_cell_finish(sweep *s, size_t i, int exit_status, double wall_s)
         return;
     }
     c->state = SWEEP_FAILED;
-    cli_last_line(log, last, sizeof last);
+    study_last_line(log, last, sizeof last);
     if (exit_status == 0)
         snprintf(c->error, sizeof c->error, "exit status 0 but the outputs are incomplete");
-    else if (exit_status == CLI_PROC_NOT_STARTED && !*last)
+    else if (exit_status == STUDY_PROC_NOT_STARTED && !*last)
         snprintf(c->error, sizeof c->error, "could not be started");
     else if (exit_status > 128)
         snprintf(c->error, sizeof c->error, "killed by signal %d%s%s", exit_status - 128,
@@ -200,11 +200,11 @@ typedef struct local_run {
     void *ctx;
 } local_run;
 
-static void on_proc(void *ctx, const cli_proc *p, size_t n, size_t k)
+static void on_proc(void *ctx, const study_proc *p, size_t n, size_t k)
 {
     local_run *lr = ctx;
     (void)n;
-    if (k != (size_t)-1 && p[k].state == CLI_PROC_DONE) {
+    if (k != (size_t)-1 && p[k].state == STUDY_PROC_DONE) {
         sweep_cell_finish(lr->s, lr->index[k], p[k].exit_status, p[k].wall_s);
         lr->done++;
         lr->failed += lr->s->cells[lr->index[k]].state == SWEEP_FAILED;
@@ -212,7 +212,7 @@ static void on_proc(void *ctx, const cli_proc *p, size_t n, size_t k)
         return; /* a start */
     }
     if (lr->fn)
-        lr->fn(lr->ctx, lr->s, lr->done, lr->failed, lr->s->n_pending, cli_wall_now() - lr->t0);
+        lr->fn(lr->ctx, lr->s, lr->done, lr->failed, lr->s->n_pending, study_wall_now() - lr->t0);
 }
 
 /* Cells are handed to the process runner in batches, so memory for their command lines
@@ -225,7 +225,7 @@ int sweep_run_local(sweep *s, unsigned jobs, sweep_progress fn, void *ctx, sim_d
     size_t cap = s->n_pending < LOCAL_BATCH ? s->n_pending : LOCAL_BATCH;
     if (cap == 0)
         return SIM_OK;
-    cli_proc *procs = sim_calloc(cap, sizeof *procs);
+    study_proc *procs = sim_calloc(cap, sizeof *procs);
     size_t *index = sim_calloc(cap, sizeof *index);
     char **args = sim_calloc(cap * GRID_CELL_ARGV, sizeof *args);
     char(*seeds)[24] = sim_calloc(cap, sizeof *seeds);
@@ -235,7 +235,7 @@ int sweep_run_local(sweep *s, unsigned jobs, sweep_progress fn, void *ctx, sim_d
         st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         goto out;
     }
-    local_run lr = {.s = s, .index = index, .t0 = cli_wall_now(), .fn = fn, .ctx = ctx};
+    local_run lr = {.s = s, .index = index, .t0 = study_wall_now(), .fn = fn, .ctx = ctx};
     for (size_t i = 0; i < s->g->n_cells && st == SIM_OK;) {
         size_t k = 0;
         for (; i < s->g->n_cells && k < cap; i++) {
@@ -249,10 +249,10 @@ int sweep_run_local(sweep *s, unsigned jobs, sweep_progress fn, void *ctx, sim_d
             index[k] = i;
             sweep_cell_argv(s, i, seeds[k], args + k * GRID_CELL_ARGV);
             snprintf(logs[k], sizeof logs[k], "%s/sweep.log", s->cells[i].dir);
-            procs[k] = (cli_proc){.argv = args + k * GRID_CELL_ARGV, .log_path = logs[k]};
+            procs[k] = (study_proc){.argv = args + k * GRID_CELL_ARGV, .log_path = logs[k]};
             k++;
         }
-        if (k && cli_procs_run(procs, k, jobs, on_proc, &lr) != 0)
+        if (k && study_procs_run(procs, k, jobs, on_proc, &lr) != 0)
             st = sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot start a cell's process: %s",
                               strerror(errno));
     }
@@ -290,7 +290,7 @@ int sweep_check(const sweep *s, unsigned jobs, sim_diag *d)
     for (size_t a = 0; a < g->n_axes; a++)
         max += g->axes[a].n_values;
     size_t *pick = sim_calloc(max, sizeof *pick), n = 0;
-    cli_proc *procs = sim_calloc(max, sizeof *procs);
+    study_proc *procs = sim_calloc(max, sizeof *procs);
     char **args = sim_calloc(max * GRID_CELL_ARGV, sizeof *args);
     char(*seeds)[24] = sim_calloc(max, sizeof *seeds);
     char(*logs)[1200] = sim_calloc(max, sizeof *logs);
@@ -323,10 +323,10 @@ int sweep_check(const sweep *s, unsigned jobs, sim_diag *d)
             a[o - 3] = "--check";
             a[o - 2] = NULL;
             snprintf(logs[n], sizeof logs[n], "%.1100s/%zu.log", dir, n);
-            procs[n] = (cli_proc){.argv = a, .log_path = logs[n]};
+            procs[n] = (study_proc){.argv = a, .log_path = logs[n]};
             n++;
         }
-    if (cli_procs_run(procs, n, jobs, NULL, NULL) != 0) {
+    if (study_procs_run(procs, n, jobs, NULL, NULL) != 0) {
         st = sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot start clustersim: %s", strerror(errno));
         goto out;
     }
@@ -334,7 +334,7 @@ int sweep_check(const sweep *s, unsigned jobs, sim_diag *d)
         if (procs[k].exit_status == 0)
             continue;
         char last[600];
-        cli_last_line(logs[k], last, sizeof last);
+        study_last_line(logs[k], last, sizeof last);
         st = sim_diag_set(d, SIM_EINVAL, g->path, 0, 0, "cell %s cannot run: %s",
                           g->cells[pick[k]].name, *last ? last : "its check failed");
         break;

@@ -7,8 +7,8 @@
  */
 #include "study/sweep_mpi.h"
 
-#include "cli/proc.h"
-#include "sim/alloc.h"
+#include "study/proc.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <mpi.h>
@@ -57,13 +57,13 @@ static int run_cell(sweep *s, size_t i, double *wall)
     char *argv[GRID_CELL_ARGV];
     if (!sweep_cell_clear(s, i)) {
         *wall = 0;
-        return CLI_PROC_NOT_STARTED;
+        return STUDY_PROC_NOT_STARTED;
     }
     sweep_cell_argv(s, i, seed, argv);
     snprintf(log, sizeof log, "%s/sweep.log", s->cells[i].dir);
-    cli_proc p = {.argv = argv, .log_path = log};
-    if (cli_procs_run(&p, 1, 1, NULL, NULL) != 0)
-        p.exit_status = CLI_PROC_NOT_STARTED;
+    study_proc p = {.argv = argv, .log_path = log};
+    if (study_procs_run(&p, 1, 1, NULL, NULL) != 0)
+        p.exit_status = STUDY_PROC_NOT_STARTED;
     *wall = p.wall_s;
     return p.exit_status;
 }
@@ -138,7 +138,7 @@ static int run_root(sweep *s, int size, sweep_progress fn, void *ctx, sim_diag *
         st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         /* The workers still need their stop message. */
     }
-    double t0 = cli_wall_now(), tick = t0;
+    double t0 = study_wall_now(), tick = t0;
     int active = size - 1;
     while (active > 0) {
         int flag = 0;
@@ -164,7 +164,7 @@ static int run_root(sweep *s, int size, sweep_progress fn, void *ctx, sim_diag *
             if (next < 0)
                 active--;
         }
-        double now = cli_wall_now();
+        double now = study_wall_now();
         if (fn && (flag || now - tick >= 0.25)) {
             tick = now;
             pthread_mutex_lock(&sh.mu);
@@ -180,7 +180,7 @@ static int run_root(sweep *s, int size, sweep_progress fn, void *ctx, sim_diag *
             size_t done = sh.done, failed = sh.failed;
             pthread_mutex_unlock(&sh.mu);
             if (fn)
-                fn(ctx, s, done, failed, s->n_pending, cli_wall_now() - t0);
+                fn(ctx, s, done, failed, s->n_pending, study_wall_now() - t0);
             if (done >= s->n_pending || st != SIM_OK)
                 break;
             struct timespec nap = {0, 250 * 1000 * 1000};

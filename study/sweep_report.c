@@ -7,11 +7,11 @@
  */
 #include "study/sweep.h"
 
-#include "cli/proc.h"
-#include "cli/report_int.h"
+#include "study/proc.h"
+#include "study/report_int.h"
 #include "models/catalog.h"
-#include "sim/alloc.h"
-#include "sim/textout.h"
+#include "base/alloc.h"
+#include "base/textout.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -474,16 +474,16 @@ static size_t draw_figures(const sweep *s, const metrics *m, const stats *st, co
         o->gnuplot_missing = true;
         return 0;
     }
-    cli_proc procs[MAX_FIGURES];
+    study_proc procs[MAX_FIGURES];
     for (size_t i = 0; i < nf; i++)
-        procs[i] = (cli_proc){.argv = figs[i].argv, .log_path = figs[i].log, .search_path = true};
-    if (cli_procs_run(procs, nf, jobs, NULL, NULL) != 0)
+        procs[i] = (study_proc){.argv = figs[i].argv, .log_path = figs[i].log, .search_path = true};
+    if (study_procs_run(procs, nf, jobs, NULL, NULL) != 0)
         snprintf(o->problem, sizeof o->problem, "cannot start gnuplot: %s", strerror(errno));
     for (size_t i = 0; i < nf; i++) {
         char png[1300];
         struct stat sb;
         snprintf(png, sizeof png, "%s/%s.png", fdir, figs[i].base);
-        drawn[i] = procs[i].state == CLI_PROC_DONE && procs[i].exit_status == 0 &&
+        drawn[i] = procs[i].state == STUDY_PROC_DONE && procs[i].exit_status == 0 &&
                    stat(png, &sb) == 0 && sb.st_size > 0;
         if (drawn[i]) {
             o->figures_drawn++;
@@ -492,7 +492,7 @@ static size_t draw_figures(const sweep *s, const metrics *m, const stats *st, co
         o->figures_failed++;
         if (!*o->problem) {
             char last[400];
-            cli_last_line(figs[i].log, last, sizeof last);
+            study_last_line(figs[i].log, last, sizeof last);
             snprintf(o->problem, sizeof o->problem, "%s: %s", figs[i].base, last);
         }
     }

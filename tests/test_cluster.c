@@ -3,7 +3,7 @@
  * CPU-only nodes) and compact strings, and their errors.
  */
 #include "models/catalog.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 #include "traces/cluster.h"
 
 #include "check.h"

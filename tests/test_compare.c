@@ -18,7 +18,7 @@
  * order): mean 292 s = 4.87 min, sd 14.14 s = 0.24 min, 95 % interval
  * 292 +- 12.706 x 14.142 / sqrt 2 = [164.9, 419.1] s = [2.75, 6.98] min.
  */
-#include "cli/cli.h"
+#include "study/study.h"
 
 #include "check.h"
 
@@ -329,7 +329,7 @@ static char *normalised_report(const char *dir)
         return NULL;
     char *n = replace_all(s, SIM_SOURCE_DIR, "@SOURCE@");
     free(s);
-    char *v = n ? replace_all(n, "- clustersim version " CLI_VERSION "\n",
+    char *v = n ? replace_all(n, "- clustersim version " STUDY_VERSION "\n",
                               "- clustersim version @VERSION@\n")
                 : NULL;
     free(n);
@@ -682,8 +682,17 @@ static void test_plot(void)
                  0);
     CHECK_EQ_I64(sh("%s plot %s/badrun", SIM_BINARY, OUT), 2);
     char *err = check_slurp(stderr_path, NULL);
-    CHECK_STR(err, "clustersim: " OUT "/badrun/summary.json:2:20: error: JSON: expected '\"' to "
-                   "begin a member name, got \",\"\n");
+    CHECK_STR(err, "clustersim: " OUT "/badrun/summary.json:2:20: error: JSON: quoted object "
+                   "property name expected\n");
+    free(err);
+    /* A truncated file: where the text ended. */
+    CHECK_EQ_I64(check_system("printf '{\\n  \"policy\": \"fifo\"\\n' > " OUT
+                              "/badrun/summary.json"),
+                 0);
+    CHECK_EQ_I64(sh("%s plot %s/badrun", SIM_BINARY, OUT), 2);
+    err = check_slurp(stderr_path, NULL);
+    CHECK_STR(err, "clustersim: " OUT "/badrun/summary.json:3:1: error: JSON: unexpected end of "
+                   "the text\n");
     free(err);
     CHECK_EQ_I64(sh("%s plot %s/nosuchrun", SIM_BINARY, OUT), 2);
     err = check_slurp(stderr_path, NULL);

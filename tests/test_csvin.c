@@ -3,8 +3,8 @@
  * numbers, CRLF, BOM, blank lines, a missing final newline; identical rows at every
  * chunk size, plain and gzip; a truncated gzip stream; bad bytes; the number parsers.
  */
-#include "sim/alloc.h"
-#include "sim/csvin.h"
+#include "base/alloc.h"
+#include "base/csvin.h"
 
 #include "check.h"
 

@@ -13,8 +13,8 @@
  */
 #include "models/duration.h"
 
-#include "sim/alloc.h"
-#include "sim/intern.h"
+#include "base/alloc.h"
+#include "base/intern.h"
 #include "traces/gen.h"
 
 #include "check.h"

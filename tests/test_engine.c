@@ -10,7 +10,7 @@
  *  - allocation failures in sim_engine_create return SIM_ENOMEM without leaks.
  */
 #include "policies/place.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 #include "sim/engine.h"
 
 #include "array_source.h"

@@ -9,9 +9,9 @@
  * cache off or tiny).
  */
 #include "policies/frag.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 #include "sim/engine.h"
-#include "sim/intern.h"
+#include "base/intern.h"
 
 #include "array_source.h"
 #include "check.h"

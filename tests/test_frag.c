@@ -6,7 +6,7 @@
  * merging and growth, and allocation-failure paths.
  */
 #include "policies/frag.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include "check.h"
 

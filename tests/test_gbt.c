@@ -9,7 +9,7 @@
  */
 #include "models/gbt.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include "check.h"
 

@@ -17,9 +17,9 @@
  */
 #include "policies/frag.h"
 #include "policies/place.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 #include "sim/engine.h"
-#include "sim/intern.h"
+#include "base/intern.h"
 
 #include "array_source.h"
 #include "check.h"

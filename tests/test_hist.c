@@ -2,7 +2,7 @@
  * test_hist.c: the quantile histogram — exact count, mean, min, max; quantiles within
  * 0.1 % of the exact order statistic of random heavy-tailed samples; zeros exact.
  */
-#include "sim/hist.h"
+#include "base/hist.h"
 
 #include "check.h"
 

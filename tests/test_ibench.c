@@ -7,7 +7,7 @@
  */
 #include "bench/interference/ib.h"
 #include "models/calibrate.h"
-#include "sim/csvin.h"
+#include "base/csvin.h"
 
 #include "check.h"
 

@@ -2,8 +2,8 @@
  * test_intern.c: string interning — dense ids in first-seen order, aliases, case
  * folding, limits, growth past many rehashes, listing, and allocation failures.
  */
-#include "sim/alloc.h"
-#include "sim/intern.h"
+#include "base/alloc.h"
+#include "base/intern.h"
 #include "sim/types.h"
 
 #include "check.h"

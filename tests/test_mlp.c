@@ -9,7 +9,7 @@
  */
 #include "models/baseline.h"
 #include "models/mlp.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include "check.h"
 

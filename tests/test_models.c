@@ -13,9 +13,9 @@
 #include "models/interference.h"
 #include "models/rate.h"
 #include "models/throughput.h"
-#include "sim/alloc.h"
-#include "sim/csvin.h"
-#include "sim/intern.h"
+#include "base/alloc.h"
+#include "base/csvin.h"
+#include "base/intern.h"
 
 #include "check.h"
 

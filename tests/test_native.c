@@ -6,7 +6,7 @@
  * unknown columns reported, and allocation failures on open.
  */
 #include "models/catalog.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 #include "traces/trace.h"
 
 #include "check.h"

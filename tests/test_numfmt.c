@@ -6,7 +6,7 @@
  * does not handle (not finite, too large), where sim_put_fixed falls back to printf;
  * sim_put_u64/sim_put_i64 against "%llu"/"%lld".
  */
-#include "sim/numfmt.h"
+#include "base/numfmt.h"
 
 #include "check.h"
 

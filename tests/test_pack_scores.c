@@ -13,7 +13,7 @@
 #include "policies/place.h"
 #include "policies/refscore.h"
 #include "sim/engine.h"
-#include "sim/intern.h"
+#include "base/intern.h"
 
 #include "array_source.h"
 #include "check.h"

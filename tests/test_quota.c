@@ -15,9 +15,9 @@
  */
 #include "policies/quota.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 #include "sim/engine.h"
-#include "sim/intern.h"
+#include "base/intern.h"
 #include "traces/gen.h"
 
 #include "check.h"

@@ -8,7 +8,7 @@
  */
 #include "models/ridge.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include "check.h"
 

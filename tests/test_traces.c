@@ -6,7 +6,7 @@
  * SOURCE.txt, cluster specs of other simulators, and timestamp parsing.
  */
 #include "models/catalog.h"
-#include "sim/alloc.h"
+#include "base/alloc.h"
 #include "traces/cluster.h"
 #include "traces/trace.h"
 #include "traces/writer.h"

@@ -10,7 +10,7 @@
  * ResNet-50 and below 0.40 for ResNet-18, Transformer and the LSTM LM.
  */
 #include "models/zoo.h"
-#include "sim/csvin.h"
+#include "base/csvin.h"
 
 #include "check.h"
 

@@ -21,7 +21,7 @@
  */
 #include "traces/trace_int.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <stdio.h>

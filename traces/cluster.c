@@ -15,8 +15,8 @@
  */
 #include "traces/cluster.h"
 
-#include "sim/alloc.h"
-#include "sim/csvin.h"
+#include "base/alloc.h"
+#include "base/csvin.h"
 
 #include <stdio.h>
 #include <stdlib.h>

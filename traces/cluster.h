@@ -9,7 +9,7 @@
 #ifndef TRACES_CLUSTER_H
 #define TRACES_CLUSTER_H
 
-#include "sim/intern.h"
+#include "base/intern.h"
 #include "sim/types.h"
 
 /*

@@ -3,7 +3,7 @@
  * cluster and an outage [down_s, up_s); rows are handed to the caller in file order.
  */
 #include "traces/failures.h"
-#include "sim/csvin.h"
+#include "base/csvin.h"
 
 #include <string.h>
 

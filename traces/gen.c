@@ -10,7 +10,7 @@
  */
 #include "traces/gen.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>

@@ -6,7 +6,7 @@
 #ifndef TRACES_GEN_H
 #define TRACES_GEN_H
 
-#include "sim/intern.h"
+#include "base/intern.h"
 #include "sim/types.h"
 #include "traces/stats.h"
 

@@ -12,14 +12,14 @@
  */
 #include "traces/trace_int.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
 
-#include "sim/gzin.h"
+#include "base/gzin.h"
 
 #define JCHUNK (64u * 1024u)
 

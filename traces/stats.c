@@ -7,7 +7,7 @@
  */
 #include "traces/stats.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <math.h>
 #include <stdlib.h>

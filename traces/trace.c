@@ -15,7 +15,7 @@
  */
 #include "traces/trace_int.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

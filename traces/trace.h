@@ -16,7 +16,7 @@
 #ifndef TRACES_TRACE_H
 #define TRACES_TRACE_H
 
-#include "sim/intern.h"
+#include "base/intern.h"
 #include "sim/types.h"
 
 typedef struct trace_reader trace_reader;

@@ -7,7 +7,7 @@
 #ifndef TRACES_TRACE_INT_H
 #define TRACES_TRACE_INT_H
 
-#include "sim/csvin.h"
+#include "base/csvin.h"
 #include "traces/trace.h"
 
 #define TRACE_MAX_COLS 64

@@ -4,8 +4,8 @@
  */
 #include "traces/writer.h"
 
-#include "sim/alloc.h"
-#include "sim/outfile.h"
+#include "base/alloc.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #ifndef TRACES_WRITER_H
 #define TRACES_WRITER_H
 
-#include "sim/intern.h"
+#include "base/intern.h"
 #include "sim/types.h"
 
 typedef struct trace_writer trace_writer;

@@ -10,7 +10,7 @@
  */
 #include "bench/interference/ib.h"
 
-#include "sim/alloc.h"
+#include "base/alloc.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -12,7 +12,7 @@
 #include "bench/interference/ib.h"
 
 extern "C" {
-#include "sim/alloc.h"
+#include "base/alloc.h"
 }
 
 #include <cuda_fp16.h>

@@ -5,7 +5,7 @@
  * then kernels in backend order), so two runs of the tool do the same things.
  */
 #include "bench/interference/ib.h"
-#include "sim/textout.h"
+#include "base/textout.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -15,7 +15,7 @@
 #ifndef TESTS_FUZZ_FUZZ_FILE_ONE_H
 #define TESTS_FUZZ_FUZZ_FILE_ONE_H
 
-#include "cli/quotas.h"
+#include "study/quotas.h"
 #include "models/calibrate.h"
 #include "models/catalog.h"
 #include "models/dataset.h"
@@ -154,13 +154,13 @@ static inline int fuzz_file_one(const char *kind, const uint8_t *data, size_t si
     int st = SIM_OK;
     if (strcmp(kind, "quota") == 0) {
         sim_intern *tenants = sim_intern_create(false);
-        cli_quotas qs = {0};
-        st = mode & 1 ? cli_quota_share_read(&qs, path, tenants, 64, &d)
-                      : cli_quotas_read(&qs, path, tenants, &d);
+        study_quotas qs = {0};
+        st = mode & 1 ? study_quota_share_read(&qs, path, tenants, 64, &d)
+                      : study_quotas_read(&qs, path, tenants, &d);
         for (uint32_t i = 0; st == SIM_OK && i < qs.n; i++)
             if (!(qs.q[i].gpus >= 0) || qs.q[i].tenant >= sim_intern_count(tenants))
                 abort();
-        cli_quotas_free(&qs);
+        study_quotas_free(&qs);
         sim_intern_destroy(tenants);
     } else if (strcmp(kind, "failures") == 0) {
         st = trace_failures_load(path, ff_cluster, ff_failure, ff_cluster, &d);

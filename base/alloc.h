@@ -1,0 +1,38 @@
+/*
+ * alloc.h: every allocation in clustersim goes through these, so that tests can fail
+ * the Nth allocation (fault injection) and check that each create path returns
+ * SIM_ENOMEM without leaking. Allocation happens at setup and on geometric growth of
+ * pools, never per event.
+ */
+#ifndef BASE_ALLOC_H
+#define BASE_ALLOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *sim_malloc(size_t size);
+void *sim_calloc(size_t n, size_t size);
+/* Like realloc, but returns NULL (leaving p valid) when n*size overflows. */
+void *sim_reallocarray(void *p, size_t n, size_t size);
+void sim_free(void *p);
+/* strdup through the hook. */
+char *sim_strdup(const char *s);
+
+/*
+ * Fault injection for tests: after sim_alloc_fail_after(k), the k-th following
+ * allocation (1-based) and every later one fail until sim_alloc_fail_after(0).
+ * sim_alloc_live() counts blocks allocated and not yet freed.
+ */
+void sim_alloc_fail_after(uint64_t k);
+int64_t sim_alloc_live(void);
+
+/* n*size without overflow: false when it overflows. */
+static inline int sim_mul_ok(size_t n, size_t size, size_t *out)
+{
+    if (size && n > SIZE_MAX / size)
+        return 0;
+    *out = n * size;
+    return 1;
+}
+
+#endif

@@ -1,0 +1,211 @@
+/*
+ * gzin.c: read(2) into a 64 KiB input buffer, then inflate (gzip members, one after the
+ * other, as gzip(1) concatenates them) or copy. `in_off` is the file offset of in[0], so
+ * every error names the byte offset where zlib stopped.
+ */
+#include "base/gzin.h"
+
+#include "base/alloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define IN_CAP (64u * 1024u)
+
+enum { MODE_UNKNOWN, MODE_PLAIN, MODE_GZIP };
+
+struct sim_gzin {
+    char path[512];
+    int fd;
+    unsigned char *in;     /* IN_CAP bytes */
+    size_t in_pos, in_len; /* unread input: in[in_pos..in_len) */
+    long long in_off;      /* file offset of in[0] */
+    bool in_eof;
+    int mode;
+    bool member_done; /* the last gzip member ended; another may follow */
+    bool done;
+    int err; /* a final error, repeated by every later read */
+    z_stream z;
+    bool z_init;
+    char msg[200];
+};
+
+int sim_gzin_open(sim_gzin **out, const char *path, sim_diag *d)
+{
+    *out = NULL;
+    sim_gzin *g = sim_calloc(1, sizeof *g);
+    if (!g)
+        return sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
+    snprintf(g->path, sizeof g->path, "%s", path);
+    g->in = sim_malloc(IN_CAP);
+    if (!g->in) {
+        sim_free(g);
+        return sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
+    }
+    if (strcmp(path, "-") == 0) {
+        g->fd = 0;
+    } else {
+        g->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (g->fd < 0) {
+            int e = errno;
+            sim_free(g->in);
+            sim_free(g);
+            return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot open: %s", strerror(e));
+        }
+    }
+    *out = g;
+    return SIM_OK;
+}
+
+void sim_gzin_close(sim_gzin *g)
+{
+    if (!g)
+        return;
+    if (g->z_init)
+        inflateEnd(&g->z);
+    if (g->fd > 0)
+        close(g->fd);
+    sim_free(g->in);
+    sim_free(g);
+}
+
+bool sim_gzin_is_gzip(const sim_gzin *g)
+{
+    return g->mode == MODE_GZIP;
+}
+
+static int fail(sim_gzin *g, int st, sim_diag *d, const char *fmt, long long off, const char *what)
+{
+    g->err = st;
+    snprintf(g->msg, sizeof g->msg, fmt, off, what);
+    return sim_diag_set(d, st, g->path, 0, 0, "%s", g->msg);
+}
+
+/* Move the unread input to the front and read more after it, until at least `want`
+ * bytes are unread or the file ends. */
+static int refill(sim_gzin *g, size_t want, sim_diag *d)
+{
+    if (g->in_pos > 0) {
+        memmove(g->in, g->in + g->in_pos, g->in_len - g->in_pos);
+        g->in_off += (long long)g->in_pos;
+        g->in_len -= g->in_pos;
+        g->in_pos = 0;
+    }
+    while (!g->in_eof && g->in_len < want) {
+        ssize_t n = read(g->fd, g->in + g->in_len, IN_CAP - g->in_len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            g->err = SIM_EIO;
+            snprintf(g->msg, sizeof g->msg, "cannot read: %s", strerror(errno));
+            return sim_diag_set(d, SIM_EIO, g->path, 0, 0, "%s", g->msg);
+        }
+        if (n == 0)
+            g->in_eof = true;
+        g->in_len += (size_t)n;
+    }
+    return SIM_OK;
+}
+
+static bool at_magic(const sim_gzin *g)
+{
+    return g->in_len - g->in_pos >= 2 && g->in[g->in_pos] == 0x1f && g->in[g->in_pos + 1] == 0x8b;
+}
+
+/* After a member's end: another member, the end of the file, or junk. */
+static int next_member(sim_gzin *g, sim_diag *d)
+{
+    int st = refill(g, 2, d);
+    if (st != SIM_OK)
+        return st;
+    if (g->in_pos == g->in_len) {
+        g->done = true;
+        return SIM_OK;
+    }
+    long long off = g->in_off + (long long)g->in_pos;
+    if (!at_magic(g))
+        return fail(g, SIM_EIO, d, "junk after the gzip stream at byte offset %lld (%s)", off,
+                    "bytes that do not start another gzip member");
+    if (inflateReset(&g->z) != Z_OK)
+        return fail(g, SIM_EIO, d, "corrupt gzip stream at byte offset %lld (%s)", off,
+                    "cannot restart the decompressor");
+    g->member_done = false;
+    return SIM_OK;
+}
+
+static long read_gzip(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
+{
+    uInt cap = (uInt)(n > UINT32_MAX ? UINT32_MAX : n);
+    g->z.next_out = buf;
+    g->z.avail_out = cap;
+    while (g->z.avail_out == cap && !g->done) {
+        int st;
+        if (g->member_done && (st = next_member(g, d)) != SIM_OK)
+            return st;
+        if (g->done)
+            break;
+        if (g->in_pos == g->in_len && (st = refill(g, 1, d)) != SIM_OK)
+            return st;
+        long long at = g->in_off + (long long)g->in_pos;
+        if (g->in_pos == g->in_len)
+            return fail(g, SIM_EIO, d,
+                        "truncated gzip stream: the file ends at byte offset %lld inside it%s", at,
+                        "");
+        g->z.next_in = g->in + g->in_pos;
+        g->z.avail_in = (uInt)(g->in_len - g->in_pos);
+        int zr = inflate(&g->z, Z_NO_FLUSH);
+        g->in_pos = g->in_len - g->z.avail_in;
+        at = g->in_off + (long long)g->in_pos;
+        if (zr == Z_STREAM_END) {
+            g->member_done = true;
+        } else if (zr == Z_MEM_ERROR) {
+            g->err = SIM_ENOMEM;
+            return sim_diag_set(d, SIM_ENOMEM, g->path, 0, 0, "out of memory");
+        } else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+            return fail(g, SIM_EIO, d, "corrupt gzip stream at byte offset %lld (%s)", at,
+                        g->z.msg ? g->z.msg : "invalid data");
+        }
+    }
+    return (long)(cap - g->z.avail_out);
+}
+
+long sim_gzin_read(sim_gzin *g, void *buf, size_t n, sim_diag *d)
+{
+    if (g->err)
+        return sim_diag_set(d, g->err, g->path, 0, 0, "%s", g->msg);
+    if (n == 0)
+        return 0;
+    if (g->mode == MODE_UNKNOWN) {
+        int st = refill(g, 2, d);
+        if (st != SIM_OK)
+            return st;
+        if (at_magic(g)) {
+            memset(&g->z, 0, sizeof g->z);
+            if (inflateInit2(&g->z, 15 + 16) != Z_OK) {
+                g->err = SIM_ENOMEM;
+                return sim_diag_set(d, SIM_ENOMEM, g->path, 0, 0, "out of memory");
+            }
+            g->z_init = true;
+            g->mode = MODE_GZIP;
+        } else {
+            g->mode = MODE_PLAIN;
+        }
+    }
+    if (g->mode == MODE_GZIP)
+        return read_gzip(g, buf, n, d);
+    if (g->in_pos == g->in_len) {
+        int st = refill(g, 1, d);
+        if (st != SIM_OK)
+            return st;
+    }
+    size_t k = g->in_len - g->in_pos;
+    if (k > n)
+        k = n;
+    memcpy(buf, g->in + g->in_pos, k);
+    g->in_pos += k;
+    return (long)k;
+}

@@ -71,7 +71,8 @@ int main(void)
         cmp_all(pow(10.0, -12.0 + 25.0 * gsl_rng_uniform(r)) * (1 + gsl_rng_uniform(r)));
     /* Exact binary ties and their neighbours: k / 2^j. */
     for (int i = 0; i < 100000; i++) {
-        double x = ldexp((double)gsl_rng_uniform_int(r, 1u << 30), -(int)gsl_rng_uniform_int(r, 40));
+        double x =
+            ldexp((double)gsl_rng_uniform_int(r, 1u << 30), -(int)gsl_rng_uniform_int(r, 40));
         cmp_all(x);
         cmp_all(nextafter(x, 0));
         cmp_all(nextafter(x, INFINITY));

@@ -40,6 +40,9 @@ typedef struct policy_config {
      * fragmentation-aware policies; NULL when the caller built none. Borrowed: it
      * outlives the policy, and it may grow during the run (see its version). */
     const struct frag_workload *workload;
+    /* Names of the model classes the trace reader interns (job_spec.model); NULL when
+     * the caller has none. Borrowed: it outlives the policy and grows as jobs are read. */
+    const struct sim_intern *models;
 } policy_config;
 
 typedef struct policy_ops {
@@ -67,6 +70,12 @@ typedef struct policy_ops {
 
     /* Next self-wakeup (a quantum, a monitor period), or SIM_TIME_NEVER. Optional. */
     sim_time (*next_wakeup)(const void *st, const sim_view *v, sim_time now);
+
+    /* One more jobs.csv column that the policy fills (optional, both or neither): its
+     * header name, and a job's value from its spec ("" for none; a string that stays
+     * valid until the next call). Runs of other policies keep the core's columns only. */
+    const char *job_column;
+    const char *(*job_value)(const void *st, const job_spec *spec);
 } policy_ops;
 
 /* Option lookup: the value given for key, else the declared default (NULL when the

@@ -20,6 +20,7 @@ extern const policy_ops policy_fairshare;
 extern const policy_ops policy_quota;
 extern const policy_ops policy_sjf;
 extern const policy_ops policy_las;
+extern const policy_ops policy_interleave;
 
 const policy_ops *const policy_all[] = {
     &policy_fifo,
@@ -35,6 +36,7 @@ const policy_ops *const policy_all[] = {
     &policy_quota,
     &policy_sjf,
     &policy_las,
+    &policy_interleave,
     NULL,
 };
 

@@ -342,6 +342,14 @@ double sim_view_work_left(const sim_view *v, sim_job_id id)
     return v->jobs[id].work_total_s - sim_view_work_done(v, id);
 }
 
+double sim_view_type_speed(const sim_view *v, sim_job_id id, uint16_t t)
+{
+    const sim_engine *e = v->internal;
+    if (!e->rate.throughput)
+        return 1.0;
+    return e->rate.throughput(e->rate.ctx, &v->jobs[id].spec, t);
+}
+
 uint32_t sim_view_job_used_milli(const sim_view *v, sim_job_id id)
 {
     const sim_engine *e = v->internal;

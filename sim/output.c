@@ -81,10 +81,24 @@ static void put_opt(FILE *f, double x)
         put_fixed6(f, x);
 }
 
+/* The policy's own column, when it has one. */
+static void put_policy_column(const sim_engine *e, FILE *f, const job_spec *s)
+{
+    if (!e->pol->job_column || !e->pol->job_value)
+        return;
+    const char *v = e->pol->job_value(e->pst, s);
+    fputc(',', f);
+    sim_csv_put_field(f, v ? v : "");
+}
+
 int sim__write_headers(sim_engine *e)
 {
-    if (e->cfg.jobs_csv)
-        fprintf(e->cfg.jobs_csv, "%s\n", sim_jobs_csv_header);
+    if (e->cfg.jobs_csv) {
+        fputs(sim_jobs_csv_header, e->cfg.jobs_csv);
+        if (e->pol->job_column && e->pol->job_value)
+            fprintf(e->cfg.jobs_csv, ",%s", e->pol->job_column);
+        fputc('\n', e->cfg.jobs_csv);
+    }
     if (e->cfg.timeseries_csv) {
         fputs(ts_header, e->cfg.timeseries_csv);
         for (uint32_t p = 0; p < e->cfg.n_probes; p++)
@@ -159,6 +173,7 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     put_opt(f, j->pred_milli);
     fputc(',', f);
     sim_csv_put_field(f, reason);
+    put_policy_column(e, f, s);
     fputc('\n', f);
     return ferror(f) ? SIM_EIO : SIM_OK;
 }
@@ -177,6 +192,7 @@ int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas, con
     fprintf(f, ",,,,,,0.000000,%.6f,%u,%u,%u,0,%u,,,0,0.000000,,,", s->work_s, s->num_gpus,
             replicas, s->gpu_milli, s->true_milli ? s->true_milli : s->gpu_milli);
     sim_csv_put_field(f, reason);
+    put_policy_column(e, f, s);
     fputc('\n', f);
     return ferror(f) ? SIM_EIO : SIM_OK;
 }

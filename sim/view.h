@@ -259,6 +259,10 @@ bool sim_view_replica_fits(const sim_view *v, const sim_job *j, uint32_t n, uint
  */
 double sim_view_interference_cost(const sim_view *v, sim_job_id id, uint32_t g, uint32_t milli);
 
+/* Speed of job id on one whole GPU of type t relative to its reference type, under the
+ * run's rate model (its throughput term only; 1 when the run has none). > 0. O(1). */
+double sim_view_type_speed(const sim_view *v, sim_job_id id, uint16_t t);
+
 /* ---- Decisions ---------------------------------------------------------------- */
 
 typedef struct policy_decisions policy_decisions;

@@ -426,6 +426,7 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
     }
     policy_config pcfg = a->pcfg;
     pcfg.workload = want_wl ? frag.wl : NULL;
+    pcfg.models = models;
     if ((st = sim_engine_create(&e, &cfg, &world, pol, &pcfg, d)) != SIM_OK)
         goto out;
     if (a->failures && (st = trace_failures_load(a->failures, cl, add_failure, e, d)) != SIM_OK)

@@ -83,7 +83,7 @@ static void test_errors(void)
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt binpak:depth=3", fx);
     expect(args, 2, "clustersim: error: --policy-opt 'binpak:depth=3': unknown policy 'binpak' "
                     "(known: fifo, binpack, random, predictive, fgd, bestfit, dotprod, "
-                    "gpupacking, gpuclustering, fairshare, quota, sjf, las)");
+                    "gpupacking, gpuclustering, fairshare, quota, sjf, las, interleave)");
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt backfill=maybe", fx);
     expect(args, 2, "clustersim: error: policy 'binpack': option 'backfill': expected true or "
                     "false, got \"maybe\"");

@@ -243,55 +243,75 @@ static void nap_ms(long ms)
     nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000}, NULL);
 }
 
+/* A path under a folder whose name carries this process's id, so that pgrep counts
+ * only this test's processes when other copies of the suite run on the machine. */
+static const char *own(const char *name, const char *rel)
+{
+    static char buf[4][256];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s_%d%s", name, (int)getpid(), rel);
+    return buf[k];
+}
+
 /* SIGINT to compare reaches its runs; they are waited for and marked incomplete. */
 static void test_interrupted_compare(void)
 {
     CHECK_EQ_I64(run("trace gen --jobs 400000 --seed 5 --out rb_cmp_trace.csv"), 0);
-    check_system("rm -rf rb_cmp");
+    char dir[256], runs[256];
+    snprintf(dir, sizeof dir, "%s", own("rb_cmp", ""));
+    snprintf(runs, sizeof runs, "%s", own("rb_cmp", "/runs/"));
+    check_sh("rm -rf %s", dir);
     char *argv[] = {SIM_BINARY, "compare",      "--trace",      "rb_cmp_trace.csv", "--cluster",
                     "4xT4:8",   "--policies",   "fifo,binpack", "--jobs",           "2",
-                    "--quiet",  "--no-figures", "--out",        "rb_cmp",           NULL};
+                    "--quiet",  "--no-figures", "--out",        dir,                NULL};
     pid_t pid = spawn(argv);
     int i = 0;
-    while (i++ < 1000 && count_procs("rb_cmp/runs/") < 2)
+    while (i++ < 1000 && count_procs(runs) < 2)
         nap_ms(10);
     nap_ms(50);
-    CHECK(count_procs("rb_cmp/runs/") == 2);
+    CHECK(count_procs(runs) == 2);
     kill(pid, SIGINT);
     int status = 0;
     waitpid(pid, &status, 0);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
     /* The runs ended with their parent: none is left to write outputs later. */
-    CHECK_EQ_I64(count_procs("rb_cmp/runs/"), 0);
+    CHECK_EQ_I64(count_procs(runs), 0);
     nap_ms(300);
-    CHECK(file_size("rb_cmp/INCOMPLETE") > 0);
-    CHECK(file_size("rb_cmp/runs/fifo/INCOMPLETE") > 0);
-    CHECK(file_size("rb_cmp/runs/binpack/INCOMPLETE") > 0);
-    CHECK(file_size("rb_cmp/runs/fifo/summary.json") < 0);
-    CHECK(file_size("rb_cmp/report.md") < 0);
-    CHECK(no_temporaries("rb_cmp/runs/fifo") && no_temporaries("rb_cmp/runs/binpack"));
+    CHECK(file_size(own("rb_cmp", "/INCOMPLETE")) > 0);
+    CHECK(file_size(own("rb_cmp", "/runs/fifo/INCOMPLETE")) > 0);
+    CHECK(file_size(own("rb_cmp", "/runs/binpack/INCOMPLETE")) > 0);
+    CHECK(file_size(own("rb_cmp", "/runs/fifo/summary.json")) < 0);
+    CHECK(file_size(own("rb_cmp", "/report.md")) < 0);
+    CHECK(no_temporaries(own("rb_cmp", "/runs/fifo")) &&
+          no_temporaries(own("rb_cmp", "/runs/binpack")));
+    check_sh("rm -rf %s", dir);
 }
 
 /* SIGTERM to pack --jobs 2 reaches its workers, which are waited for. */
 static void test_interrupted_pack(void)
 {
-    check_system("rm -rf rb_pack && mkdir rb_pack");
+    char dir[256], pattern[300];
+    snprintf(dir, sizeof dir, "%s", own("rb_pack", ""));
+    snprintf(pattern, sizeof pattern, "out %s", dir);
+    check_sh("rm -rf %s && mkdir %s", dir, dir);
     char *argv[] = {
         SIM_BINARY,  "pack",    "--trace", SIM_SOURCE_DIR "/tests/fixtures/pack_tasks.csv",
         "--cluster", "64xT4:8", "--seeds", "1..10000",
-        "--jobs",    "2",       "--out",   "rb_pack",
+        "--jobs",    "2",       "--out",   dir,
         NULL};
     pid_t pid = spawn(argv);
     int i = 0;
-    while (i++ < 1000 && count_procs("out rb_pack") < 3)
+    while (i++ < 1000 && count_procs(pattern) < 3)
         nap_ms(10);
-    CHECK(count_procs("out rb_pack") == 3);
+    CHECK(count_procs(pattern) == 3);
     kill(pid, SIGTERM);
     int status = 0;
     waitpid(pid, &status, 0);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
-    CHECK_EQ_I64(count_procs("out rb_pack"), 0);
-    CHECK(file_size("rb_pack/pack.csv") < 0);
+    CHECK_EQ_I64(count_procs(pattern), 0);
+    CHECK(file_size(own("rb_pack", "/pack.csv")) < 0);
+    check_sh("rm -rf %s", dir);
 }
 
 /* An option that holds one value, given twice, is an error naming both values. */

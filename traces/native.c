@@ -134,6 +134,28 @@ static int native_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
         }
         j->attr_present |= UINT64_C(1) << a;
     }
+    /* Stage times given, but all zero: a profile of no iteration at all. */
+    {
+        static const sim_attr stages[] = {SIM_ATTR_STAGE_STORAGE_MS, SIM_ATTR_STAGE_CPU_MS,
+                                          SIM_ATTR_STAGE_GPU_MS, SIM_ATTR_STAGE_NET_MS};
+        bool given = false, nonzero = false;
+        int32_t first = -1;
+        const char *fname = "";
+        for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
+            if (job_spec_has(j, stages[i])) {
+                if (!given) {
+                    first = c[N_ATTR0 + stages[i]];
+                    fname = sim_attr_name(stages[i]);
+                }
+                given = true;
+                nonzero = nonzero || j->attr[stages[i]] > 0;
+            }
+        if (given && !nonzero)
+            return csvin_field_error(in, row, first, fname,
+                                     "a stage profile with some time (the stage_*_ms columns "
+                                     "given are all 0)",
+                                     d);
+    }
     if (c[N_NAME] >= 0 && (uint32_t)c[N_NAME] < row->n)
         j->name = row->f[c[N_NAME]];
     if (c[N_COMMAND] >= 0 && (uint32_t)c[N_COMMAND] < row->n)

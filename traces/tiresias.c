@@ -102,6 +102,14 @@ static int common_row(trace_reader *r, const csvin_row *row, job_spec *j, bool m
             (st = attr(r, row, c[T_RT1], "resource_time_1", 1, j, SIM_ATTR_STAGE_GPU_MS, d)) ||
             (st = attr(r, row, c[T_RT2], "resource_time_2", 1, j, SIM_ATTR_STAGE_NET_MS, d)))
             return st;
+        /* A stage profile whose stages are all zero describes no iteration at all. */
+        if (job_spec_has(j, SIM_ATTR_STAGE_CPU_MS) && job_spec_has(j, SIM_ATTR_STAGE_GPU_MS) &&
+            job_spec_has(j, SIM_ATTR_STAGE_NET_MS) && j->attr[SIM_ATTR_STAGE_CPU_MS] == 0 &&
+            j->attr[SIM_ATTR_STAGE_GPU_MS] == 0 && j->attr[SIM_ATTR_STAGE_NET_MS] == 0)
+            return csvin_field_error(in, row, c[T_RT0], "resource_time_0",
+                                     "a stage profile with some time (resource_time_0..2 are "
+                                     "all 0)",
+                                     d);
     }
     if (!csvin_empty(row, c[T_PRIO])) {
         int64_t p;

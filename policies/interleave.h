@@ -1,0 +1,28 @@
+/*
+ * interleave.h: the interleaving model of the `interleave` policy (policies/interleave.c),
+ * exposed for tests and benchmarks.
+ *
+ * A job's iteration is profiled into stages by resource (storage I/O, CPU preprocessing,
+ * GPU compute, network synchronisation; milliseconds). Jobs that share GPUs run their
+ * stages in a cycle, each job on another resource at a time. The iteration time of a
+ * pack is bounded below by the busiest resource (the sum over members of their stage
+ * times on it) and by the slowest member's own chain of stages (its solo iteration);
+ * the pack runs at that bound times the interleaving overhead measured for its size.
+ */
+#ifndef POLICIES_INTERLEAVE_H
+#define POLICIES_INTERLEAVE_H
+
+#include <stdint.h>
+
+#define IL_RESOURCES 4 /* storage, cpu, gpu, net */
+#define IL_MAX_PACK 4
+
+/* A job's solo iteration time: the sum of its stage times. */
+double il_solo_ms(const double stage[IL_RESOURCES]);
+
+/* Iteration time of a pack of k jobs (1..IL_MAX_PACK), stage[i] the stages of member i,
+ * before the overhead factor: max(max over resources of the summed stage times, max over
+ * members of their solo iteration time). k = 1 gives the solo time. */
+double il_pack_iter_ms(const double (*stage)[IL_RESOURCES], uint32_t k);
+
+#endif

@@ -1,0 +1,598 @@
+/*
+ * test_interleave: the `interleave` policy.
+ *  - the pack iteration time against hand-computed cases;
+ *  - random workloads with stage profiles on a small cluster, for pack sizes 2, 3 and 4
+ *    and both orderings: the cluster's accounting checked after every event
+ *    (check_invariants) and, by a probe sampled every 0.25 s, that no GPU hosts more jobs
+ *    than the pack size, that the jobs sharing a GPU are the same jobs on each of their
+ *    GPUs, and that each member's speed is exactly solo / pack iteration time; every job
+ *    accounted for; identical jobs.csv for identical seeds;
+ *  - Muri-L with queues woken at a threshold crossing, against hand-computed end times;
+ *  - the model-class profile table: jobs without a profile take their model's and are
+ *    packed (end times by hand), jobs.csv's profile_source column, bad tables refused;
+ *  - on two GPU types, packs placed on the type where they run fastest (end times by
+ *    hand), falling back to a type that fits, within the allowed types;
+ *  - a slice of the Muri trace (shared data) through the command line with
+ *    --check-invariants: every job done.
+ */
+#include "policies/interleave.h"
+#include "policies/policy.h"
+#include "base/alloc.h"
+#include "sim/engine.h"
+#include "base/intern.h"
+#include "sim/rate.h"
+
+#include "check.h"
+
+#include <gsl/gsl_rng.h>
+
+static void test_pack_time(void)
+{
+    /* One job: its solo time, the sum of its stages. */
+    double a[1][IL_RESOURCES] = {{3.71, 12.093, 48.6, 7.25}};
+    CHECK_NEAR(il_pack_iter_ms((const double(*)[IL_RESOURCES])a, 1), 71.653, 1e-12);
+    /* Two jobs: the busiest resource, cpu 41.3 + 9.17 = 50.47 (gpu 13.9 + 29.44 = 43.34),
+     * is below the first job's own chain 0.8 + 41.3 + 13.9 + 2.05 = 58.05. */
+    double b[2][IL_RESOURCES] = {{0.8, 41.3, 13.9, 2.05}, {1.6, 9.17, 29.44, 0}};
+    CHECK_NEAR(il_pack_iter_ms((const double(*)[IL_RESOURCES])b, 2), 58.05, 1e-12);
+    /* Three GPU-heavy jobs: the GPU sum 37.7 + 52.19 + 44.05 = 133.94 dominates. */
+    double c[3][IL_RESOURCES] = {
+        {0.31, 6.2, 37.7, 4.4}, {0, 11.03, 52.19, 0}, {2.7, 3.3, 44.05, 9.81}};
+    CHECK_NEAR(il_pack_iter_ms((const double(*)[IL_RESOURCES])c, 3), 133.94, 1e-12);
+    /* Four jobs, each on another resource: storage 61.2 + 0.4 + 2.2 + 1.03 = 64.83; cpu
+     * 5.5 + 58.72 + 0.9 + 3.61 = 68.73; gpu 1.1 + 2.02 + 66.3 + 0.57 = 69.99; net 0.45 +
+     * 0.3 + 1.9 + 63.8 = 66.45; solos 68.25, 61.44, 71.3, 69.01: the max is 71.3. */
+    double d[4][IL_RESOURCES] = {{61.2, 5.5, 1.1, 0.45},
+                                 {0.4, 58.72, 2.02, 0.3},
+                                 {2.2, 0.9, 66.3, 1.9},
+                                 {1.03, 3.61, 0.57, 63.8}};
+    CHECK_NEAR(il_pack_iter_ms((const double(*)[IL_RESOURCES])d, 4), 71.3, 1e-12);
+    /* The same four with the third job's GPU stage shorter: the gpu sum 1.1 + 2.02 + 20.3
+     * + 0.57 = 23.99 no longer leads; cpu 68.73 does (solos 68.25, 61.44, 25.3, 69.01). */
+    d[2][2] = 20.3;
+    CHECK_NEAR(il_pack_iter_ms((const double(*)[IL_RESOURCES])d, 4), 69.01, 1e-12);
+    d[1][1] = 68.72; /* cpu 78.73 now */
+    CHECK_NEAR(il_pack_iter_ms((const double(*)[IL_RESOURCES])d, 4), 78.73, 1e-12);
+}
+
+typedef struct array_source {
+    const job_spec *jobs;
+    uint32_t n, next;
+} array_source;
+
+static int array_next(void *ctx, job_spec *job, sim_diag *d)
+{
+    (void)d;
+    array_source *s = ctx;
+    if (s->next >= s->n)
+        return 0;
+    *job = s->jobs[s->next++];
+    return 1;
+}
+
+typedef struct watch {
+    uint32_t max_pack;
+    double overhead[IL_MAX_PACK + 1];
+    uint64_t samples, packed, over, mixed, bad_speed;
+    double worst;
+} watch;
+
+static const char *const watch_names[1] = {"checks"};
+
+static void stages_of(const sim_job *j, double *st)
+{
+    static const sim_attr a[IL_RESOURCES] = {SIM_ATTR_STAGE_STORAGE_MS, SIM_ATTR_STAGE_CPU_MS,
+                                             SIM_ATTR_STAGE_GPU_MS, SIM_ATTR_STAGE_NET_MS};
+    for (int r = 0; r < IL_RESOURCES; r++)
+        st[r] = job_spec_has(&j->spec, a[r]) ? j->spec.attr[a[r]] : 0;
+}
+
+static void watch_sample(void *ctx, const sim_view *v, double *out)
+{
+    watch *w = ctx;
+    out[0] = 0;
+    w->samples++;
+    for (uint32_t g = 0; g < v->n_gpus; g++)
+        if (v->gpu_nres[g] > w->max_pack || v->gpu_nres[g] > IL_MAX_PACK)
+            w->over++;
+    for (sim_job_id id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+        const sim_job *j = sim_view_job(v, id);
+        /* Residents of its first GPU; every other GPU of the job hosts the same jobs. */
+        uint32_t a0 = j->alloc_head;
+        uint32_t g0 = v->allocs[a0].gpu;
+        sim_job_id mem[8];
+        uint32_t k = 0;
+        for (uint32_t r = v->gpu_first_res[g0]; r != UINT32_MAX && k < 8;
+             r = v->allocs[r].next_on_gpu)
+            mem[k++] = v->allocs[r].job;
+        for (uint32_t a = v->allocs[a0].next_in_job; a != UINT32_MAX;
+             a = v->allocs[a].next_in_job) {
+            uint32_t g = v->allocs[a].gpu;
+            if (v->gpu_nres[g] != k)
+                w->mixed++;
+            for (uint32_t r = v->gpu_first_res[g]; r != UINT32_MAX; r = v->allocs[r].next_on_gpu) {
+                bool found = false;
+                for (uint32_t q = 0; q < k; q++)
+                    found = found || mem[q] == v->allocs[r].job;
+                if (!found)
+                    w->mixed++;
+            }
+        }
+        if (k > IL_MAX_PACK)
+            continue;
+        double st[IL_MAX_PACK][IL_RESOURCES];
+        for (uint32_t q = 0; q < k; q++)
+            stages_of(sim_view_job(v, mem[q]), st[q]);
+        double mine[IL_RESOURCES];
+        stages_of(j, mine);
+        double want =
+            k == 1 ? 1.0
+                   : il_solo_ms(mine) /
+                         (il_pack_iter_ms((const double(*)[IL_RESOURCES])st, k) * w->overhead[k]);
+        if (k > 1)
+            w->packed++;
+        double err = fabs(j->speed - want) / want;
+        if (err > w->worst)
+            w->worst = err;
+        if (err > 1e-9)
+            w->bad_speed++;
+    }
+}
+
+static node_spec node(const char *name, uint32_t gpus)
+{
+    node_spec n = {.cpu_milli = 64000, .mem_mib = 262144, .num_gpus = gpus, .gpu_type = 1};
+    snprintf(n.name, sizeof n.name, "%s", name);
+    return n;
+}
+
+static void random_jobs(uint64_t seed, job_spec *jobs, uint32_t n)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, seed);
+    sim_time t = 0;
+    static const sim_attr a[IL_RESOURCES] = {SIM_ATTR_STAGE_STORAGE_MS, SIM_ATTR_STAGE_CPU_MS,
+                                             SIM_ATTR_STAGE_GPU_MS, SIM_ATTR_STAGE_NET_MS};
+    for (uint32_t i = 0; i < n; i++) {
+        job_spec *j = &jobs[i];
+        memset(j, 0, sizeof *j);
+        snprintf(j->id, sizeof j->id, "j%u", i);
+        t += (sim_time)(gsl_rng_uniform(r) * 30e6);
+        j->submit_us = t;
+        j->work_s = 100 + gsl_rng_uniform(r) * 2000;
+        static const uint32_t counts[5] = {1, 1, 1, 2, 4};
+        j->num_gpus = counts[gsl_rng_uniform_int(r, 5)];
+        j->replicas = 1;
+        j->gpu_milli = j->true_milli = 1000;
+        j->name = j->command = "";
+        /* Most jobs profiled (a stage may be absent); some without a profile. */
+        if (gsl_rng_uniform(r) < 0.9)
+            for (int q = 0; q < IL_RESOURCES; q++)
+                if (q == 2 || gsl_rng_uniform(r) < 0.8) {
+                    j->attr[a[q]] = 0.1 + gsl_rng_uniform(r) * 80;
+                    j->attr_present |= UINT64_C(1) << a[q];
+                }
+    }
+    gsl_rng_free(r);
+}
+
+/* One run; jobs.csv into *csv (malloc'd). */
+static void run_one(uint32_t max_pack, const char *ordering, uint64_t seed, char **csv)
+{
+    node_spec nodes[2] = {node("n0", 4), node("n1", 4)};
+    cluster_spec cl = {.n_nodes = 2, .nodes = nodes};
+    sim_intern *types = sim_intern_create(true), *tenants = sim_intern_create(false);
+    sim_intern_add(types, "A", 1, 0);
+    uint64_t type_mem[2] = {16384, 16384};
+    enum { N = 160 };
+    static job_spec jobs[N];
+    random_jobs(seed, jobs, N);
+    watch w = {.max_pack = max_pack, .overhead = {1, 1, 1.310, 1.478, 1.350}};
+    sim_probe probe = {.n = 1, .names = watch_names, .ctx = &w, .sample = watch_sample};
+    FILE *f = tmpfile();
+    sim_config cfg = {.seed = seed,
+                      .sample_interval_us = SIM_US_PER_S / 4,
+                      .horizon_us = SIM_TIME_NEVER,
+                      .jobs_csv = f,
+                      .probes = &probe,
+                      .n_probes = 1,
+                      .check_invariants = true};
+    sim_world sw = {
+        .cluster = &cl, .gpu_types = types, .gpu_type_mem_mib = type_mem, .tenants = tenants};
+    policy_config pc = {.policy = "interleave", .n = 2, .n_nodes = 2, .n_gpus = 8, .seed = seed};
+    snprintf(pc.key[0], sizeof pc.key[0], "max_pack");
+    char mp[8];
+    snprintf(mp, sizeof mp, "%u", max_pack);
+    pc.value[0] = mp;
+    snprintf(pc.key[1], sizeof pc.key[1], "ordering");
+    pc.value[1] = ordering;
+    sim_engine *e;
+    sim_diag d = {0};
+    int st = sim_engine_create(&e, &cfg, &sw, policy_find("interleave"), &pc, &d);
+    CHECK(st == SIM_OK);
+    if (st == SIM_OK) {
+        array_source src = {.jobs = jobs, .n = N};
+        sim_source s = {.ctx = &src, .next = array_next};
+        st = sim_engine_run(e, &s, &d);
+        if (st != SIM_OK)
+            fprintf(stderr, "interleave max_pack=%u: %s\n", max_pack, d.msg);
+        CHECK(st == SIM_OK);
+        const sim_summary *sum = sim_engine_summary(e);
+        CHECK_EQ_I64(sum->jobs_arrived, N);
+        CHECK_EQ_I64(sum->jobs_done, N);
+        sim_engine_destroy(e);
+    }
+    CHECK(w.samples > 1000);
+    CHECK_EQ_I64(w.over, 0);
+    CHECK_EQ_I64(w.mixed, 0);
+    CHECK_EQ_I64(w.bad_speed, 0);
+    if (w.bad_speed)
+        fprintf(stderr, "worst relative speed error %g\n", w.worst);
+    /* The cluster is short of GPUs: packs must have formed. */
+    if (max_pack > 1)
+        CHECK(w.packed > 100);
+    else
+        CHECK_EQ_I64(w.packed, 0);
+    long len = ftell(f);
+    *csv = malloc((size_t)len + 1);
+    rewind(f);
+    size_t got = *csv ? fread(*csv, 1, (size_t)len, f) : 0;
+    if (*csv)
+        (*csv)[got] = '\0';
+    fclose(f);
+    sim_intern_destroy(types);
+    sim_intern_destroy(tenants);
+}
+
+static void test_random(void)
+{
+    static const char *const orderings[2] = {"srsf", "las"};
+    for (int o = 0; o < 2; o++)
+        for (uint32_t mp = 1; mp <= 4; mp++) {
+            char *a = NULL, *b = NULL;
+            run_one(mp, orderings[o], 5 + mp, &a);
+            run_one(mp, orderings[o], 5 + mp, &b);
+            CHECK(a && b && strcmp(a, b) == 0);
+            /* One row per job, plus the header. */
+            uint32_t lines = 0;
+            for (const char *p = a; p && *p; p++)
+                lines += *p == '\n';
+            CHECK_EQ_I64(lines, 161);
+            free(a);
+            free(b);
+        }
+}
+
+/* End time (s) of job `id` in a jobs.csv text, or -1. */
+static double end_of(const char *csv, const char *id)
+{
+    size_t n = strlen(id);
+    for (const char *l = csv; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (strncmp(l, id, n) != 0 || l[n] != ',')
+            continue;
+        const char *f = l;
+        for (int c = 0; c < 7 && f; c++) /* end_s is the 8th column */
+            f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
+        return f ? atof(f) : -1;
+    }
+    return -1;
+}
+
+/* Muri-L with queues is woken when a running job's attained service crosses a threshold:
+ * on one GPU, A (1000 s) runs from 0; B (50 s) arrives at 10 s into the same queue
+ * (FIFO: A keeps running); at 100 GPU-s A moves down and B runs 100-150 s, then A ends at
+ * 1050 s. Without queues (attained service itself) B takes over at once: 10-60 s, A ends
+ * at 1050 s. */
+static void test_threshold_wakeup(void)
+{
+    for (int queues = 0; queues < 2; queues++) {
+        node_spec nodes[1] = {node("n0", 1)};
+        cluster_spec cl = {.n_nodes = 1, .nodes = nodes};
+        sim_intern *types = sim_intern_create(true), *tenants = sim_intern_create(false);
+        sim_intern_add(types, "A", 1, 0);
+        uint64_t type_mem[2] = {16384, 16384};
+        job_spec jobs[2];
+        memset(jobs, 0, sizeof jobs);
+        for (int i = 0; i < 2; i++) {
+            snprintf(jobs[i].id, sizeof jobs[i].id, "%s", i ? "B" : "A");
+            jobs[i].submit_us = i ? 10 * SIM_US_PER_S : 0;
+            jobs[i].work_s = i ? 50 : 1000;
+            jobs[i].num_gpus = jobs[i].replicas = 1;
+            jobs[i].gpu_milli = jobs[i].true_milli = 1000;
+            jobs[i].name = jobs[i].command = "";
+        }
+        FILE *f = tmpfile();
+        sim_config cfg = {.seed = 1,
+                          .sample_interval_us = SIM_US_PER_S,
+                          .horizon_us = SIM_TIME_NEVER,
+                          .jobs_csv = f,
+                          .check_invariants = true};
+        sim_world sw = {
+            .cluster = &cl, .gpu_types = types, .gpu_type_mem_mib = type_mem, .tenants = tenants};
+        policy_config pc = {
+            .policy = "interleave", .n = queues ? 3 : 2, .n_nodes = 1, .n_gpus = 1, .seed = 1};
+        snprintf(pc.key[0], sizeof pc.key[0], "max_pack");
+        pc.value[0] = "1";
+        snprintf(pc.key[1], sizeof pc.key[1], "ordering");
+        pc.value[1] = "las";
+        snprintf(pc.key[2], sizeof pc.key[2], "thresholds");
+        pc.value[2] = "100";
+        sim_engine *e;
+        sim_diag d = {0};
+        int st = sim_engine_create(&e, &cfg, &sw, policy_find("interleave"), &pc, &d);
+        CHECK(st == SIM_OK);
+        if (st == SIM_OK) {
+            array_source src = {.jobs = jobs, .n = 2};
+            sim_source s = {.ctx = &src, .next = array_next};
+            CHECK(sim_engine_run(e, &s, &d) == SIM_OK);
+            sim_engine_destroy(e);
+        }
+        long len = ftell(f);
+        char *csv = malloc((size_t)len + 1);
+        rewind(f);
+        size_t got = csv ? fread(csv, 1, (size_t)len, f) : 0;
+        if (csv)
+            csv[got] = '\0';
+        fclose(f);
+        CHECK_NEAR(end_of(csv, "B"), queues ? 150.0 : 60.0, 1e-9);
+        CHECK_NEAR(end_of(csv, "A"), 1050.0, 1e-9);
+        free(csv);
+        sim_intern_destroy(types);
+        sim_intern_destroy(tenants);
+    }
+}
+
+/* A rate model where GPU type 2 runs every job twice as fast as type 1. */
+static double speed_by_type(void *ctx, const job_spec *job, uint16_t t)
+{
+    (void)ctx;
+    (void)job;
+    return t == 2 ? 2.0 : 1.0;
+}
+
+/* jobs on two one-GPU nodes, n0 of type 1 first and n1 of type 2 (twice as fast);
+ * jobs.csv into a malloc'd string. */
+static char *run_hetero(const job_spec *jobs, uint32_t n)
+{
+    node_spec nodes[2] = {node("n0", 1), node("n1", 1)};
+    nodes[1].gpu_type = 2;
+    cluster_spec cl = {.n_nodes = 2, .nodes = nodes};
+    sim_intern *types = sim_intern_create(true), *tenants = sim_intern_create(false);
+    sim_intern_add(types, "A", 1, 0);
+    sim_intern_add(types, "B", 1, 0);
+    uint64_t type_mem[3] = {16384, 16384, 16384};
+    sim_rate_model rm = {.name = "test", .throughput = speed_by_type};
+    FILE *f = tmpfile();
+    sim_config cfg = {.seed = 1,
+                      .sample_interval_us = SIM_US_PER_S,
+                      .horizon_us = SIM_TIME_NEVER,
+                      .jobs_csv = f,
+                      .check_invariants = true};
+    sim_world sw = {.cluster = &cl,
+                    .gpu_types = types,
+                    .gpu_type_mem_mib = type_mem,
+                    .tenants = tenants,
+                    .rate = &rm};
+    policy_config pc = {.policy = "interleave", .n_nodes = 2, .n_gpus = 2, .seed = 1};
+    sim_engine *e;
+    sim_diag d = {0};
+    int st = sim_engine_create(&e, &cfg, &sw, policy_find("interleave"), &pc, &d);
+    CHECK(st == SIM_OK);
+    if (st == SIM_OK) {
+        array_source src = {.jobs = jobs, .n = n};
+        sim_source so = {.ctx = &src, .next = array_next};
+        CHECK(sim_engine_run(e, &so, &d) == SIM_OK);
+        CHECK_EQ_I64(sim_engine_summary(e)->jobs_done, n);
+        sim_engine_destroy(e);
+    }
+    long len = ftell(f);
+    char *csv = malloc((size_t)len + 1);
+    rewind(f);
+    size_t got = csv ? fread(csv, 1, (size_t)len, f) : 0;
+    if (csv)
+        csv[got] = '\0';
+    fclose(f);
+    sim_intern_destroy(types);
+    sim_intern_destroy(tenants);
+    return csv;
+}
+
+/* On a cluster of two GPU types a pack goes to the type where it runs fastest, else to
+ * any type that fits, within the job's allowed types: a lone job goes to the faster
+ * type 2 though its node comes second (100 s of work: ends at 50 s, not 100 s); of two
+ * jobs (no packing needed on two GPUs), the first in order gets type 2 (50 s) and the
+ * other falls back to type 1 (100 s); a job allowed type 1 only stays there (100 s). */
+static void test_hetero_type(void)
+{
+    static const sim_attr a[2] = {SIM_ATTR_STAGE_CPU_MS, SIM_ATTR_STAGE_GPU_MS};
+    job_spec jobs[2];
+    memset(jobs, 0, sizeof jobs);
+    for (int i = 0; i < 2; i++) {
+        snprintf(jobs[i].id, sizeof jobs[i].id, "J%d", i + 1);
+        jobs[i].work_s = 100;
+        jobs[i].num_gpus = jobs[i].replicas = 1;
+        jobs[i].gpu_milli = jobs[i].true_milli = 1000;
+        jobs[i].name = jobs[i].command = "";
+        for (int r = 0; r < 2; r++) {
+            jobs[i].attr[a[r]] = 10 + 5 * r + i;
+            jobs[i].attr_present |= UINT64_C(1) << a[r];
+        }
+    }
+    char *csv = run_hetero(jobs, 1);
+    CHECK(csv && end_of(csv, "J1") == 50.0);
+    free(csv);
+    csv = run_hetero(jobs, 2);
+    CHECK(csv && end_of(csv, "J1") == 50.0);
+    CHECK(csv && end_of(csv, "J2") == 100.0);
+    free(csv);
+    jobs[0].gpu_type_mask = UINT64_C(1) << 1;
+    csv = run_hetero(jobs, 1);
+    CHECK(csv && end_of(csv, "J1") == 100.0);
+    free(csv);
+}
+
+/* Write text to a file in the test's directory. */
+static void put_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* The profile_source column of job `id` (the 26th) in a jobs.csv text, into buf. */
+static const char *source_of(const char *csv, const char *id, char *buf, size_t size)
+{
+    size_t n = strlen(id);
+    buf[0] = '\0';
+    for (const char *l = csv; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (strncmp(l, id, n) != 0 || l[n] != ',')
+            continue;
+        const char *f = l;
+        for (int c = 0; c < 25 && f; c++)
+            f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
+        if (f) {
+            size_t k = strcspn(f, "\n");
+            snprintf(buf, size, "%.*s", (int)(k < size ? k : size - 1), f);
+        }
+    }
+    return buf;
+}
+
+/* Jobs without a stage profile of their own take their model class's profile from the
+ * table (option profiles) and are packed; jobs.csv says where each profile came from.
+ * On one GPU: M1 and M2 (model "mx", table profile cpu 10 ms, gpu 10 ms) arrive at 0
+ * with 100 s of work: packed, the pack's iteration is max(20, 20, 20) x 1.310 = 26.2 ms,
+ * each runs at 20 / 26.2, both end at 131 s. T1 (its own profile) arrives at 1000 s and
+ * runs alone (1100 s); N1 and N2 (model "my", not in the table) arrive at 2000 s and run
+ * one after the other (2100 s, 2200 s). With profiles=none, M1 and M2 run alone too. */
+static void test_profile_table(void)
+{
+    put_file("il_prof.csv", "model,stage_storage_ms,stage_cpu_ms,stage_gpu_ms,stage_net_ms\n"
+                            "mx,0,10,10,0\n");
+    put_file("il_jobs.csv", "job_id,submit_time,duration,num_gpus,model,stage_cpu_ms,stage_gpu_ms\n"
+                            "M1,0,100,1,mx,,\n"
+                            "M2,0,100,1,mx,,\n"
+                            "T1,1000,100,1,my,30,5\n"
+                            "N1,2000,100,1,my,,\n"
+                            "N2,2000,100,1,my,,\n");
+    for (int off = 0; off < 2; off++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd,
+                 "'%s' run --trace il_jobs.csv --cluster 1xV100M16:1 --policy interleave "
+                 "--policy-opt profiles=%s --check-invariants --quiet --out il_prof_out >/dev/null",
+                 SIM_BINARY, off ? "none" : "il_prof.csv");
+        CHECK_EQ_I64(check_system(cmd), 0);
+        char *csv = check_slurp("il_prof_out/jobs.csv", NULL);
+        CHECK(csv != NULL);
+        if (!csv)
+            continue;
+        CHECK(strstr(csv, ",reason,profile_source\n") != NULL);
+        char b[64];
+        CHECK_STR(source_of(csv, "M1", b, sizeof b), off ? "none" : "model");
+        CHECK_STR(source_of(csv, "M2", b, sizeof b), off ? "none" : "model");
+        CHECK_STR(source_of(csv, "T1", b, sizeof b), "trace");
+        CHECK_STR(source_of(csv, "N1", b, sizeof b), "none");
+        if (off) {
+            CHECK_NEAR(end_of(csv, "M1"), 100.0, 1e-9);
+            CHECK_NEAR(end_of(csv, "M2"), 200.0, 1e-9);
+        } else {
+            CHECK_NEAR(end_of(csv, "M1"), 131.0, 1e-9);
+            CHECK_NEAR(end_of(csv, "M2"), 131.0, 1e-9);
+        }
+        CHECK_NEAR(end_of(csv, "T1"), 1100.0, 1e-9);
+        CHECK_NEAR(end_of(csv, "N1"), 2100.0, 1e-9);
+        CHECK_NEAR(end_of(csv, "N2"), 2200.0, 1e-9);
+        free(csv);
+    }
+    /* The shipped table is found and read (the Tiresias model names it lists). */
+    put_file("il_jobs2.csv", "job_id,submit_time,duration,num_gpus,model\n"
+                             "A,0,100,1,vgg16\nB,0,100,1,alexnet\n");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "'%s' run --trace il_jobs2.csv --cluster 1xV100M16:1 --policy interleave --quiet "
+             "--out il_prof_out2 >/dev/null",
+             SIM_BINARY);
+    CHECK_EQ_I64(check_system(cmd), 0);
+    char *csv = check_slurp("il_prof_out2/jobs.csv", NULL);
+    if (csv) {
+        char b[64];
+        CHECK_STR(source_of(csv, "A", b, sizeof b), "model");
+        CHECK_STR(source_of(csv, "B", b, sizeof b), "none");
+        free(csv);
+    }
+    /* A bad table: file:line:column, what was expected, the value; exit status 2. */
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"model,stage_storage_ms,stage_cpu_ms,stage_gpu_ms,stage_net_ms\nmx,0,ten,10,0\n",
+         "il_bad.csv:2:3: error: field 'stage_cpu_ms': expected a number in [0, 1e+15], got "
+         "\"ten\""},
+        {"model,stage_storage_ms,stage_cpu_ms,stage_gpu_ms,stage_net_ms\nmx,0,0,0,0\n",
+         "il_bad.csv:2:2: error: field 'stage_storage_ms': expected a stage profile with some "
+         "time (the four stages are all 0), got \"0\""},
+        {"model,stage_storage_ms,stage_cpu_ms,stage_gpu_ms,stage_net_ms\nmx,0,1,1,0\nmx,0,2,"
+         "2,0\n",
+         "il_bad.csv:3:1: error: field 'model': expected a model not listed before, got \"mx\""},
+        {"model,stage_cpu_ms,stage_gpu_ms,stage_net_ms\nmx,1,1,0\n",
+         "il_bad.csv:1: error: missing column 'stage_storage_ms'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        put_file("il_bad.csv", bad[i].text);
+        snprintf(cmd, sizeof cmd,
+                 "'%s' run --trace il_jobs.csv --cluster 1xV100M16:1 --policy interleave "
+                 "--policy-opt profiles=il_bad.csv --quiet >/dev/null 2>il_bad.err",
+                 SIM_BINARY);
+        CHECK_EQ_I64(check_system(cmd), 2);
+        char *err = check_slurp("il_bad.err", NULL);
+        CHECK(err && strstr(err, bad[i].msg) != NULL);
+        if (err && !strstr(err, bad[i].msg))
+            fprintf(stderr, "got: %s\n", err);
+        free(err);
+    }
+}
+
+static void test_muri_slice(void)
+{
+    char trace[1024], cluster[1024];
+    if (!check_shared("muri/sim_trace_data/trace1.csv", trace, sizeof trace) ||
+        !check_shared("muri/n8g8.csv", cluster, sizeof cluster))
+        return;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "head -n 301 '%s' > il_slice.csv", trace);
+    CHECK(system(cmd) == 0);
+    for (int o = 0; o < 2; o++) {
+        snprintf(cmd, sizeof cmd,
+                 "'%s' run --format muri --trace il_slice.csv --cluster '%s' --policy interleave "
+                 "--policy-opt ordering=%s --check-invariants --quiet --out il_out%d >/dev/null",
+                 SIM_BINARY, cluster, o ? "las" : "srsf", o);
+        CHECK(system(cmd) == 0);
+        snprintf(cmd, sizeof cmd, "il_out%d/jobs.csv", o);
+        FILE *f = fopen(cmd, "r");
+        CHECK(f != NULL);
+        if (!f)
+            continue;
+        char line[4096];
+        uint32_t rows = 0, done = 0;
+        while (fgets(line, sizeof line, f)) {
+            rows++;
+            done += strstr(line, ",done,") != NULL;
+        }
+        fclose(f);
+        CHECK_EQ_I64(rows, 301);
+        CHECK_EQ_I64(done, 300);
+    }
+}
+
+int main(void)
+{
+    test_pack_time();
+    test_random();
+    test_threshold_wakeup();
+    test_profile_table();
+    test_hetero_type();
+    test_muri_slice();
+    return check_done();
+}

@@ -21,9 +21,13 @@ static int binpack_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     binpack_state *s = st;
     int rc = policy_config_bool(cfg, binpack_options, "backfill", &s->backfill, d);
-    if (rc != SIM_OK)
+    if (rc != SIM_OK || (rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
         return rc;
-    return place_ws_init(&s->ws, cfg, d);
+    /* On large clusters the nodes are in far fewer states than there are blocks of
+     * nodes: the search then goes by group (same choice, see place_ws_set_groups). */
+    if ((rc = place_ws_set_groups(&s->ws, cfg, NULL, NULL, true, d)) != SIM_OK)
+        place_ws_fini(&s->ws);
+    return rc;
 }
 
 static void binpack_fini(void *st)

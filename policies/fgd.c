@@ -358,6 +358,14 @@ static int fgd_init(void *st, const policy_config *cfg, sim_diag *d)
         fgd_fini(s);
         return rc;
     }
+    /* A node's score is a function of its state, except that the reference's choice of
+     * several fractional GPUs (the first in device order among equal integer scores)
+     * depends on the order of its GPUs: those replicas scan every node. */
+    if ((rc = place_ws_set_groups(&s->ws, cfg, NULL, NULL, s->score != PLACE_SCORE_REFERENCE, d)) !=
+        SIM_OK) {
+        fgd_fini(s);
+        return rc;
+    }
     s->buf_cap = cfg->n_gpus ? cfg->n_gpus : 1;
     s->cur = sim_calloc(s->buf_cap, sizeof *s->cur);
     s->sorted = sim_calloc(s->buf_cap, sizeof *s->sorted);

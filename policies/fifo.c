@@ -14,7 +14,11 @@ typedef struct fifo_state {
 static int fifo_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     fifo_state *s = st;
-    return place_ws_init(&s->ws, cfg, d);
+    int rc = place_ws_init(&s->ws, cfg, d);
+    /* Large clusters: the search goes by node group (the same choice as binpack's). */
+    if (rc == SIM_OK && (rc = place_ws_set_groups(&s->ws, cfg, NULL, NULL, true, d)) != SIM_OK)
+        place_ws_fini(&s->ws);
+    return rc;
 }
 
 static void fifo_fini(void *st)

@@ -92,6 +92,46 @@ static double gpuclustering_score(void *ctx, const sim_view *v, const sim_job *j
     return used ? frac : 2;
 }
 
+/* The word the node groups (policies/groups.h) add to GPU g's state: what the scores read
+ * of its residents. Own score: the distinct requests of the residents, 11 bits each
+ * (request + 1), sorted; a GPU with more than five is made unique by its index. */
+static uint64_t gpuclustering_tag(void *ctx, const sim_view *v, uint32_t g)
+{
+    (void)ctx;
+    uint32_t req[5], n = 0;
+    for (uint32_t a = v->gpu_first_res[g]; a != UINT32_MAX; a = v->allocs[a].next_on_gpu) {
+        const sim_job *o = sim_view_job(v, v->allocs[a].job);
+        if (!o->spec.num_gpus)
+            continue;
+        uint32_t r = place_milli(o, 0), k = 0;
+        while (k < n && req[k] < r)
+            k++;
+        if (k < n && req[k] == r)
+            continue;
+        if (n == 5 || r >= 2047)
+            return UINT64_C(1) << 63 | g;
+        for (uint32_t q = n++; q > k; q--)
+            req[q] = req[q - 1];
+        req[k] = r;
+    }
+    uint64_t t = 0;
+    for (uint32_t k = 0; k < n; k++)
+        t |= (uint64_t)(req[k] + 1) << (11 * k);
+    return t;
+}
+
+/* Reference score: the affinities of the residents, as a mask. */
+static uint64_t gpuclustering_ref_tag(void *ctx, const sim_view *v, uint32_t g)
+{
+    (void)ctx;
+    uint64_t mask = 0;
+    for (uint32_t a = v->gpu_first_res[g]; a != UINT32_MAX; a = v->allocs[a].next_on_gpu) {
+        const sim_job *o = sim_view_job(v, v->allocs[a].job);
+        mask |= ref_affinity_bit(o->gpus_per_replica, place_milli(o, 0));
+    }
+    return mask;
+}
+
 static bool gpuclustering_pick(void *ctx, place_ws *w, const sim_view *v, const sim_job *j,
                                uint32_t n, uint32_t milli, uint64_t gmem, uint32_t *out)
 {
@@ -135,6 +175,12 @@ static int gpuclustering_init(void *st, const policy_config *cfg, sim_diag *d)
         place_ws_set_pick(&s->ws, gpuclustering_pick, s);
     if (rc == SIM_OK && s->score == PLACE_SCORE_REFERENCE &&
         (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK)
+        place_ws_fini(&s->ws);
+    if (rc == SIM_OK &&
+        (rc = place_ws_set_groups(&s->ws, cfg,
+                                  s->score == PLACE_SCORE_REFERENCE ? gpuclustering_ref_tag
+                                                                    : gpuclustering_tag,
+                                  NULL, true, d)) != SIM_OK)
         place_ws_fini(&s->ws);
     return rc;
 }

@@ -64,8 +64,9 @@ static int gpupacking_init(void *st, const policy_config *cfg, sim_diag *d)
         policy_config_choice(cfg, gpupacking_options, "score", place_score_choices, &s->score, d);
     if (rc != SIM_OK || (rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
         return rc;
-    if (s->score == PLACE_SCORE_REFERENCE &&
-        (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) {
+    if ((s->score == PLACE_SCORE_REFERENCE &&
+         (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) ||
+        (rc = place_ws_set_groups(&s->ws, cfg, NULL, NULL, true, d)) != SIM_OK) {
         place_ws_fini(&s->ws);
         return rc;
     }

@@ -60,7 +60,30 @@ void place_ws_fini(place_ws *w)
     sim_free(w->heap_key2);
     sim_free(w->heap_shape);
     sim_free(w->rank);
+    place_groups_fini(&w->groups);
     memset(w, 0, sizeof *w);
+}
+
+static bool grouping_on = true;
+
+void place_grouping_enable(bool on)
+{
+    grouping_on = on;
+}
+
+int place_ws_set_groups(place_ws *w, const policy_config *cfg, place_gpu_tag tag, void *ctx,
+                        bool frac_gangs, sim_diag *d)
+{
+    place_groups_fini(&w->groups);
+    w->use_groups = false;
+    if (!cfg->max_gpus_per_node && cfg->n_gpus)
+        return SIM_OK;
+    if (place_groups_init(&w->groups, cfg->n_nodes, cfg->max_gpus_per_node, w->rank, tag, ctx) !=
+        SIM_OK)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    w->use_groups = true;
+    w->group_frac_gangs = frac_gangs;
+    return SIM_OK;
 }
 
 void place_ws_set_pick(place_ws *w, place_gpu_pick pick, void *ctx)
@@ -380,6 +403,57 @@ static uint32_t search_scan(const search *s, place_node_score score, void *ctx,
     return best;
 }
 
+/* The same search as search_scan over every node, one node per group: each group's
+ * first member (least tie key) stands for the group, since its members fit and score
+ * alike. */
+static uint32_t search_groups(const search *s, place_node_score score, void *ctx)
+{
+    const place_groups *g = &s->w->groups;
+    const uint32_t *rank = s->w->rank;
+    bool binpack = score == place_score_most_allocated && s->q.need;
+    uint32_t best = UINT32_MAX, best_tie = 0;
+    double best_score = 0;
+    for (uint32_t i = 0; i < g->n_live; i++) {
+        uint32_t n = place_groups_first(g, g->live[i]);
+        if (!node_fits(s, n))
+            continue;
+        if (binpack) {
+            if (more_allocated(s->v, n, best))
+                best = n;
+            continue;
+        }
+        double sc = score(ctx, s->v, s->j, n);
+        uint32_t tie = rank ? rank[n] : n;
+        if (best == UINT32_MAX || sc > best_score || (sc == best_score && tie < best_tie)) {
+            best = n;
+            best_score = sc;
+            best_tie = tie;
+        }
+    }
+    return best;
+}
+
+/* Whether the first replica of j may be searched by group: a scoring search whose
+ * policy asked for groups, on a view with a change log. Binpack's own search visits
+ * blocks of 32 nodes by their bound, which beats the groups unless the nodes are in far
+ * fewer states than there are blocks; both choose the same node. */
+static bool groups_apply(place_ws *w, const sim_view *v, const sim_job *j, uint32_t milli,
+                         place_node_score score)
+{
+    if (!w->use_groups || !grouping_on || !score || !v->change_ring)
+        return false;
+    if (score == place_score_most_allocated && j->gpus_per_replica &&
+        (w->groups.built ? w->groups.n_live * 2 > v->n_blocks : v->n_blocks < 64))
+        return false;
+    if (!w->group_frac_gangs && j->gpus_per_replica > 1 && milli < SIM_MILLI_GPU)
+        return false;
+    if (!w->groups.built && !place_groups_fit_view(&w->groups, v)) {
+        w->use_groups = false;
+        return false;
+    }
+    return true;
+}
+
 bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, uint64_t gmem,
                 place_node_score score, void *ctx, place_gpu_order order,
                 const uint32_t *cands, uint32_t n_cands, sim_placement *out)
@@ -413,13 +487,21 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
                 .gmem = gm};
     uint32_t placed = 0;
     bool ok = true;
+    bool grouped = groups_apply(w, v, j, m, score);
     for (uint32_t r = 0; r < R; r++) {
         /* Before the first replica is chosen no tentative usage exists, so the compact
          * check is exact whenever the GPU loop is not needed. */
         s.exact = r == 0 && gm == 0 && (s.q.whole || gpr <= 1);
-        uint32_t best = score == place_score_most_allocated && gpr && !cands
-                            ? search_most_allocated(&s)
-                            : search_scan(&s, score, ctx, cands, n_cands);
+        uint32_t best;
+        /* A short list of candidates is cheaper to scan than the groups (whose count
+         * may be stale here: either search chooses the same node). */
+        if (grouped && r == 0 && (!cands || n_cands > w->groups.n_live)) {
+            place_groups_sync(&w->groups, v);
+            best = search_groups(&s, score, ctx);
+        } else if (score == place_score_most_allocated && gpr && !cands)
+            best = search_most_allocated(&s);
+        else
+            best = search_scan(&s, score, ctx, cands, n_cands);
         uint32_t *gpus = w->gpus + r * gpr;
         bool picked = best != UINT32_MAX &&
                       (!gpr || (w->pick ? w->pick(w->pick_ctx, w, v, j, best, m, gm, gpus)

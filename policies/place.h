@@ -9,6 +9,7 @@
 #ifndef POLICIES_PLACE_H
 #define POLICIES_PLACE_H
 
+#include "policies/groups.h"
 #include "policies/policy.h"
 #include "policies/refscore.h"
 
@@ -54,6 +55,9 @@ struct place_ws {
     void *pick_ctx;
     uint32_t *role_nodes; /* result: node per role of a job (master, servers) */
     uint32_t role_cap;    /* capacity of role_nodes[]: max_slots + 1 */
+    place_groups groups; /* nodes grouped by state (see place_ws_set_groups) */
+    bool use_groups;
+    bool group_frac_gangs; /* fractional replicas of several GPUs may use the groups */
 };
 
 /* Size a workspace for the cluster described by cfg. Returns SIM_OK or SIM_ENOMEM. */
@@ -63,6 +67,25 @@ void place_ws_fini(place_ws *w);
 /* Make place_gang (and so place_pass_run) choose GPUs with pick(ctx, ...) instead of a
  * place_gpu_order. NULL restores the order. */
 void place_ws_set_pick(place_ws *w, place_gpu_pick pick, void *ctx);
+
+/*
+ * Make place_gang score each distinct node state once (policies/groups.h) instead of
+ * every node: for a score that reads nothing of a node but its state as the groups key it
+ * (tag adds the policy's own word per GPU; may be NULL), the chosen node is the same, at
+ * O(states) instead of O(nodes) per replica. Ties still go to the lowest node id, or the
+ * lowest rank (call place_ws_set_random_ties first). frac_gangs false keeps the scan of
+ * every node for fractional replicas of several GPUs (for a score that depends on the
+ * order of the node's GPUs there). The first replica of a job uses the groups; later
+ * replicas of a gang, which see the earlier ones' tentative usage, scan every node.
+ * When cfg does not tell the most GPUs of a node (max_gpus_per_node 0), nothing changes.
+ * SIM_OK or SIM_ENOMEM (diag set).
+ */
+int place_ws_set_groups(place_ws *w, const policy_config *cfg, place_gpu_tag tag, void *ctx,
+                        bool frac_gangs, sim_diag *d);
+
+/* Turn the use of groups off (false) or back on for every workspace of the process, to
+ * compare the two in tests and benchmarks. On by default. */
+void place_grouping_enable(bool on);
 
 typedef enum place_gpu_order {
     PLACE_GPU_MOST_USED,  /* least free share first (packing); ties: lowest index */

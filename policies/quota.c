@@ -805,11 +805,21 @@ static int pass(qstate *s, const sim_view *v, policy_decisions *out, bool high, 
     uint32_t T = s->t_cap;
     s->pass_id++;
     reset_cursors(s, T);
+    /* The tenant whose job just failed with nothing started or released: every other
+     * tenant's candidate and every usage are as they were, so it is chosen again while
+     * it has a candidate (this keeps a pass over a long queue at O(queue), not
+     * O(queue x tenants)). */
+    uint32_t again = UINT32_MAX;
     for (;;) {
         uint32_t best = UINT32_MAX;
         double best_r = 0;
         uint32_t *cur = NULL;
-        for (uint32_t t = 0; t < T; t++) {
+        bool scan = true;
+        if (again != UINT32_MAX && candidate(s, v, again, high, waiting, &cur) != NOJOB) {
+            best = again;
+            scan = false;
+        }
+        for (uint32_t t = 0; t < T && scan; t++) {
             uint32_t *ct;
             if (candidate(s, v, t, high, waiting, &ct) == NOJOB)
                 continue;
@@ -820,6 +830,7 @@ static int pass(qstate *s, const sim_view *v, policy_decisions *out, bool high, 
                 cur = ct;
             }
         }
+        again = UINT32_MAX;
         if (best == UINT32_MAX)
             return SIM_OK;
         uint32_t *c = cur;
@@ -855,6 +866,7 @@ static int pass(qstate *s, const sim_view *v, policy_decisions *out, bool high, 
             *waiting = true;
         if (*c == id)
             *c = next;
+        again = best;
     }
 }
 

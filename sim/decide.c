@@ -184,6 +184,9 @@ void sim__node_refresh(sim_engine *e, uint32_t n)
     ns->up = e->node_up[n];
     e->node_frac[n] = cnt ? (double)ns->used_milli / (1000.0 * (double)cnt) : 0;
     block_refresh(e, n / SIM_NODE_BLOCK);
+    uint64_t ep = ++e->v.change_epoch;
+    e->change_ring[ep % SIM_CHANGE_RING] = n;
+    e->node_change_epoch[n] = ep;
 }
 
 uint32_t sim__job_demand(const sim_engine *e, const sim_job *j, uint32_t node)

@@ -321,6 +321,8 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
                 e->svc_point_svc[c->first[s] + k] = s;
         }
     }
+    ALLOC_ARRAY(e->node_change_epoch, nn);
+    ALLOC_ARRAY(e->change_ring, SIM_CHANGE_RING);
     uint32_t g = 0;
     for (uint32_t i = 0; i < nn; i++) {
         const node_spec *ns = &cl->nodes[i];
@@ -413,6 +415,8 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     v->block_frac_whole = e->block_frac_whole;
     v->block_frac_share = e->block_frac_share;
     v->release_ring = e->release_ring;
+    v->node_change_epoch = e->node_change_epoch;
+    v->change_ring = e->change_ring;
     v->tenant_name = view_tenant_name;
     v->gpu_type_name = view_gpu_type_name;
     v->n_gpu_types = sim_intern_count(world->gpu_types);
@@ -427,6 +431,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     e->pcfg.policy = policy->name;
     e->pcfg.n_nodes = nn;
     e->pcfg.n_gpus = ng;
+    e->pcfg.max_gpus_per_node = e->max_gpus_per_node;
     e->pcfg.n_gpu_types = v->n_gpu_types;
     e->pcfg.seed = cfg->seed;
     int st = policy_config_validate(&e->pcfg, policy->options, d);
@@ -481,6 +486,8 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->job_group);
     sim_free(e->grp_spans);
     sim_free(e->node_release_epoch);
+    sim_free(e->node_change_epoch);
+    sim_free(e->change_ring);
     sim_free(e->node_sum);
     sim_free(e->node_outages);
     sim_free(e->node_frac);

@@ -181,6 +181,9 @@ struct sim_engine {
     char grp_cur_id[SIM_ID_MAX];
     sim_time *grp_spans;
     size_t grp_n_spans, grp_spans_cap;
+    /* Change log. */
+    uint64_t *node_change_epoch;
+    uint32_t *change_ring;
 
     /* Decision state for the current schedule() call. */
     int dec_status;

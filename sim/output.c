@@ -5,6 +5,7 @@
  * runs give identical bytes.
  */
 #include "sim/engine_int.h"
+#include "base/numfmt.h"
 #include "base/textout.h"
 
 #include <math.h>
@@ -53,7 +54,26 @@ static void put_fixed6(FILE *f, double x)
         put_time(f, (sim_time)y);
         return;
     }
-    fprintf(f, "%.6f", x);
+    sim_put_fixed(f, x, 6);
+}
+
+/* ",QOS,PRIORITY,STATUS," of a job row. */
+static void put_class(FILE *f, const job_spec *s, const char *status)
+{
+    fputc(',', f);
+    fputs(sim_qos_name(s->qos), f);
+    fputc(',', f);
+    sim_put_i64(f, s->priority);
+    fputc(',', f);
+    fputs(status, f);
+    fputc(',', f);
+}
+
+/* ",u" */
+static void put_cu(FILE *f, uint64_t u)
+{
+    fputc(',', f);
+    sim_put_u64(f, u);
 }
 
 static void put_opt(FILE *f, double x)
@@ -147,7 +167,7 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     sim_csv_put_field(f, s->id);
     fputc(',', f);
     sim_csv_put_field(f, sim_intern_name(e->world.tenants, s->tenant));
-    fprintf(f, ",%s,%d,%s,", sim_qos_name(s->qos), s->priority, status);
+    put_class(f, s, status);
     put_time(f, s->submit_us);
     fputc(',', f);
     if (started)
@@ -174,8 +194,12 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     put_time(f, j->placed_us);
     fputc(',', f);
     put_fixed6(f, s->work_s);
-    fprintf(f, ",%u,%u,%u,%u,%u,", s->num_gpus, j->nominal_replicas,
-            s->gpu_milli, j->share_milli, truem);
+    put_cu(f, s->num_gpus);
+    put_cu(f, j->nominal_replicas);
+    put_cu(f, s->gpu_milli);
+    put_cu(f, j->share_milli);
+    put_cu(f, truem);
+    fputc(',', f);
     /* The first allocation names the GPU type and node the job last ran on. */
     if (j->alloc_head != NIL) {
         const sim_alloc_rec *r = &e->allocs[j->alloc_head];
@@ -185,7 +209,8 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     } else {
         fputc(',', f);
     }
-    fprintf(f, ",%u,", j->preemptions);
+    put_cu(f, j->preemptions);
+    fputc(',', f);
     put_fixed6(f, j->lost_work_s);
     fputc(',', f);
     put_opt(f, j->pred_duration_s);
@@ -215,7 +240,7 @@ int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas, con
     sim_csv_put_field(f, s->id);
     fputc(',', f);
     sim_csv_put_field(f, sim_intern_name(e->world.tenants, s->tenant));
-    fprintf(f, ",%s,%d,%s,", sim_qos_name(s->qos), s->priority, status);
+    put_class(f, s, status);
     put_time(f, s->submit_us);
     fprintf(f, ",,,,,,0.000000,%.6f,%u,%u,%u,0,%u,,,0,0.000000,,,", s->work_s, s->num_gpus,
             replicas, s->gpu_milli, s->true_milli ? s->true_milli : s->gpu_milli);
@@ -245,12 +270,21 @@ int sim__write_sample(sim_engine *e)
         double alloc = (double)e->used_milli_total / 1000.0;
         double eff = (double)e->eff_milli_total / 1000.0;
         put_time(f, e->now);
-        fprintf(f, ",%u,%u,%.3f,%.6f,%.3f,%.6f,%.6f,%u", e->v.n_pending, e->v.n_running, alloc,
-                gpus ? alloc / gpus : 0, eff, gpus ? eff / gpus : 0,
-                e->cpu_total_all ? (double)e->cpu_used_all / (double)e->cpu_total_all : 0,
-                e->n_down);
-        for (uint32_t c = 0; c < e->n_probe_cols; c++)
-            fprintf(f, ",%.6f", e->probe_vals[c]);
+        const double cols[5] = {
+            alloc, gpus ? alloc / gpus : 0, eff, gpus ? eff / gpus : 0,
+            e->cpu_total_all ? (double)e->cpu_used_all / (double)e->cpu_total_all : 0};
+        static const unsigned places[5] = {3, 6, 3, 6, 6};
+        put_cu(f, e->v.n_pending);
+        put_cu(f, e->v.n_running);
+        for (int c = 0; c < 5; c++) {
+            fputc(',', f);
+            sim_put_fixed(f, cols[c], places[c]);
+        }
+        put_cu(f, e->n_down);
+        for (uint32_t c = 0; c < e->n_probe_cols; c++) {
+            fputc(',', f);
+            sim_put_fixed(f, e->probe_vals[c], 6);
+        }
         if (elastic_columns(e)) {
             double o[4];
             online_sample(e, o);
@@ -269,8 +303,13 @@ int sim__write_sample(sim_engine *e)
             put_time(t, e->now);
             fputc(',', t);
             sim_csv_put_field(t, sim_intern_name(e->world.tenants, k));
-            fprintf(t, ",%.3f,%u,%u,%.3f\n", (double)e->tenant_used_milli[k] / 1000.0,
-                    ts->running, ts->pending, e->tenant_quota[k]);
+            fputc(',', t);
+            sim_put_fixed(t, (double)e->tenant_used_milli[k] / 1000.0, 3);
+            put_cu(t, ts->running);
+            put_cu(t, ts->pending);
+            fputc(',', t);
+            sim_put_fixed(t, e->tenant_quota[k], 3);
+            fputc('\n', t);
         }
         if (ferror(t))
             return SIM_EIO;

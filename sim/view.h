@@ -133,6 +133,9 @@ typedef struct sim_node_sum {
 /* Entries of the release log (see sim_view.release_ring). */
 #define SIM_RELEASE_RING 65536u
 
+/* Entries of the change log (see sim_view.change_ring). */
+#define SIM_CHANGE_RING 65536u
+
 /* The read-only view. Arrays are indexed by node id, global GPU index, or tenant id. */
 typedef struct sim_view {
     sim_time now;
@@ -196,6 +199,16 @@ typedef struct sim_view {
     uint64_t release_epoch;
     const uint64_t *node_release_epoch;
     const uint32_t *release_ring;
+    /*
+     * Changes. Every time anything of a node's state changes (an allocation is added,
+     * released or resized, the node fails or comes back) change_epoch is incremented and
+     * the node is logged: change_ring[epoch % SIM_CHANGE_RING] = node, and
+     * node_change_epoch[node] = epoch. A policy that keeps its own index of the nodes
+     * re-reads only the nodes logged since it last looked.
+     */
+    uint64_t change_epoch;
+    const uint64_t *node_change_epoch;
+    const uint32_t *change_ring;
     /*
      * Shapes: pending jobs with identical requests (GPUs per replica, replicas, share,
      * GPU memory, CPU and memory per replica, GPU types, master and parameter servers)

@@ -1,0 +1,124 @@
+/*
+ * test_numfmt.c: sim_fmt_fixed against printf("%.*f") on millions of doubles (random
+ * magnitudes from 1e-12 to 1e13 and both signs, exact binary ties such as 0.0625 at 3
+ * digits, decimals of 3 and 6 places and their neighbours one ulp away, integers,
+ * zeros of both signs, subnormals) at every precision 0..9, and its refusal of what it
+ * does not handle (not finite, too large), where sim_put_fixed falls back to printf;
+ * sim_put_u64/sim_put_i64 against "%llu"/"%lld".
+ */
+#include "base/numfmt.h"
+
+#include "check.h"
+
+#include <float.h>
+#include <gsl/gsl_rng.h>
+
+static uint64_t mismatches, compared;
+
+static void cmp_one(double x, unsigned d)
+{
+    char want[512], got[SIM_FMT_FIXED_MAX + 1];
+    snprintf(want, sizeof want, "%.*f", (int)d, x);
+    size_t n = sim_fmt_fixed(got, x, d);
+    if (!n)
+        return;
+    got[n] = '\0';
+    compared++;
+    if (strcmp(want, got) != 0 && mismatches++ < 10)
+        fprintf(stderr, "%.17g at %u digits: printf %s, sim_fmt_fixed %s\n", x, d, want, got);
+}
+
+static void cmp_all(double x)
+{
+    for (unsigned d = 0; d <= 9; d++) {
+        cmp_one(x, d);
+        cmp_one(-x, d);
+    }
+}
+
+int main(void)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 31);
+    /* Hand-checked values, including ties that round to even. */
+    char b[SIM_FMT_FIXED_MAX + 1];
+    size_t n = sim_fmt_fixed(b, 0.0625, 3);
+    b[n] = '\0';
+    CHECK_STR(b, "0.062");
+    n = sim_fmt_fixed(b, 0.1875, 3);
+    b[n] = '\0';
+    CHECK_STR(b, "0.188");
+    n = sim_fmt_fixed(b, 2.5, 0);
+    b[n] = '\0';
+    CHECK_STR(b, "2");
+    n = sim_fmt_fixed(b, -0.0, 6);
+    b[n] = '\0';
+    CHECK_STR(b, "-0.000000");
+    n = sim_fmt_fixed(b, -1e-9, 3);
+    b[n] = '\0';
+    CHECK_STR(b, "-0.000");
+    n = sim_fmt_fixed(b, 1234.5678915, 6);
+    b[n] = '\0';
+    CHECK_STR(b, "1234.567892");
+    /* What it leaves to printf. */
+    CHECK_EQ_I64(sim_fmt_fixed(b, NAN, 3), 0);
+    CHECK_EQ_I64(sim_fmt_fixed(b, INFINITY, 3), 0);
+    CHECK_EQ_I64(sim_fmt_fixed(b, 1e300, 3), 0);
+    CHECK_EQ_I64(sim_fmt_fixed(b, 2e13, 6), 0);
+    CHECK_EQ_I64(sim_fmt_fixed(b, 1.0, 10), 0);
+    /* Random magnitudes. */
+    for (int i = 0; i < 300000; i++)
+        cmp_all(pow(10.0, -12.0 + 25.0 * gsl_rng_uniform(r)) * (1 + gsl_rng_uniform(r)));
+    /* Exact binary ties and their neighbours: k / 2^j. */
+    for (int i = 0; i < 100000; i++) {
+        double x =
+            ldexp((double)gsl_rng_uniform_int(r, 1u << 30), -(int)gsl_rng_uniform_int(r, 40));
+        cmp_all(x);
+        cmp_all(nextafter(x, 0));
+        cmp_all(nextafter(x, INFINITY));
+    }
+    /* Decimals of 3 and 6 places (what the outputs hold) and half-way decimals. */
+    for (int i = 0; i < 100000; i++) {
+        double k = (double)gsl_rng_uniform_int(r, 4000000000u);
+        cmp_all(k / 1e3);
+        cmp_all(k / 1e6);
+        cmp_all((k + 0.5) / 1e3);
+        cmp_all((k + 0.5) / 1e6);
+        cmp_all(nextafter(k / 1e6, 0));
+        cmp_all(k);
+    }
+    /* Subnormals and tiny values. */
+    for (int i = 0; i < 1000; i++)
+        cmp_all(ldexp(gsl_rng_uniform(r), -1060 + (int)gsl_rng_uniform_int(r, 60)));
+    cmp_all(0.0);
+    cmp_all(DBL_MIN);
+    cmp_all(9007199254740993.0);
+    cmp_all(18446744073.709551);
+    CHECK_EQ_I64(mismatches, 0);
+    CHECK(compared > 10000000);
+    /* sim_put_fixed falls back to printf; the integer writers. */
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (f) {
+        sim_put_fixed(f, 1e300, 1);
+        fputc(' ', f);
+        sim_put_fixed(f, NAN, 3);
+        fputc(' ', f);
+        sim_put_fixed(f, -2.25, 1);
+        fputc(' ', f);
+        sim_put_u64(f, UINT64_MAX);
+        fputc(' ', f);
+        sim_put_i64(f, INT64_MIN);
+        fputc(' ', f);
+        sim_put_i64(f, 0);
+        rewind(f);
+        char line[1024] = {0}, want[1024];
+        CHECK(fgets(line, sizeof line, f) != NULL);
+        snprintf(want, sizeof want, "%.1f %.3f %.1f %llu %lld %lld", 1e300, NAN, -2.25,
+                 (unsigned long long)UINT64_MAX, (long long)INT64_MIN, 0LL);
+        CHECK_STR(line, want);
+        fclose(f);
+    }
+    gsl_rng_free(r);
+    return check_done();
+}

@@ -20,6 +20,9 @@ extern const policy_ops policy_fairshare;
 extern const policy_ops policy_quota;
 extern const policy_ops policy_sjf;
 extern const policy_ops policy_las;
+extern const policy_ops policy_srtf;
+extern const policy_ops policy_srsf;
+extern const policy_ops policy_gittins;
 extern const policy_ops policy_interleave;
 extern const policy_ops policy_hetero;
 extern const policy_ops policy_static_order;
@@ -44,6 +47,9 @@ const policy_ops *const policy_all[] = {
     &policy_quota,
     &policy_sjf,
     &policy_las,
+    &policy_srtf,
+    &policy_srsf,
+    &policy_gittins,
     &policy_interleave,
     &policy_hetero,
     &policy_static_order,

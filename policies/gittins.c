@@ -1,0 +1,208 @@
+/*
+ * gittins.c: preemptive Gittins-index scheduling over the distribution of job service
+ * (GPU-seconds), as the Tiresias simulator computes it (github.com/SymbioticLab/Tiresias,
+ * simulator/run_sim.py: cal_r_gittins_index, get_gittins_index; the same code in
+ * Rivendile/Muri's simulator). With the service samples sorted, d_0 <= ... <= d_{m-1},
+ * and a quantum delta (GPU-seconds), the index of a job that has received a is the value
+ * at the next sample point above it: G(a) = g_i with i the first sample d_i > a (0 past
+ * the largest), where g_i is computed at a' = d_i - 1:
+ *   i0 = first d > a', i1 = first d > a' + delta (m - 1 when a' + delta > d_{m-1} - 1),
+ *   P = (i1 - i0) / (m - i0), E = (sum d_{i0..i1-1} + delta (m - i1)) / (m - i0),
+ *   g = P x 10^6 / E
+ * (0 when a' > d_{m-1} - 1). Jobs with the highest index go first, ties by arrival.
+ * The samples are the GPU service (duration x GPUs) of the jobs that have arrived so
+ * far; the table is rebuilt whenever their number has doubled since the last build, so
+ * the rebuilds cost O(n log n) over a run. A running job's index is re-read at each
+ * scheduling point and when its service reaches the next sample point, at most once per
+ * delta of service.
+ */
+#include "policies/gittins.h"
+#include "policies/preempt.h"
+
+#include "base/alloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct gittins_state {
+    preempt_sched sched; /* first: the engine's hooks take the state */
+    double delta;        /* GPU-seconds */
+    double *samples;     /* GPU service of each arrived job, in arrival order */
+    uint32_t n_samples, samples_cap;
+    double *data;        /* the samples of the last build, sorted */
+    double *sum;         /* sum[i] = data[0] + ... + data[i-1] */
+    double *g;           /* index at each sample point; g[m] = 0 */
+    uint32_t m, table_cap;
+} gittins_state;
+
+static const policy_option gittins_options[] = {
+    {"delta", "3250", "service quantum of the index, GPU-seconds (Tiresias' gittins_delta)"},
+    {"checkpoint", "true", "a preempted job keeps its work (false: it loses its run segment)"},
+    {NULL, NULL, NULL},
+};
+
+/* The first i in data[0..m) with data[i] > a (m when none). */
+static uint32_t upper(const double *data, uint32_t m, double a)
+{
+    uint32_t lo = 0, hi = m;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (data[mid] > a)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+double policy_gittins_index(const double *data, const double *sum, uint32_t m, double delta,
+                            double a)
+{
+    if (m == 0 || a > data[m - 1] - 1)
+        return 0;
+    uint32_t i0 = upper(data, m, a);
+    /* The reference counts the largest sample as not finishing within delta when a +
+     * delta passes it. */
+    uint32_t i1 = a + delta > data[m - 1] - 1 ? m - 1 : upper(data, m, a + delta);
+    double rest = (double)(m - i0);
+    double p = (double)(i1 - i0) / rest;
+    double e = (sum[i1] - sum[i0] + delta * (double)(m - i1)) / rest;
+    return e > 0 ? p * 1e6 / e : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Rebuild the table from the samples. SIM_OK or SIM_ENOMEM. */
+static int rebuild(gittins_state *s)
+{
+    uint32_t m = s->n_samples;
+    if (m + 1 > s->table_cap) {
+        double *nd = sim_reallocarray(s->data, m + 1, sizeof *nd);
+        if (nd)
+            s->data = nd;
+        double *ns = sim_reallocarray(s->sum, m + 1, sizeof *ns);
+        if (ns)
+            s->sum = ns;
+        double *ng = sim_reallocarray(s->g, m + 1, sizeof *ng);
+        if (ng)
+            s->g = ng;
+        if (!nd || !ns || !ng)
+            return SIM_ENOMEM;
+        s->table_cap = m + 1;
+    }
+    for (uint32_t i = 0; i < m; i++)
+        s->data[i] = s->samples[i];
+    qsort(s->data, m, sizeof *s->data, cmp_double);
+    s->sum[0] = 0;
+    for (uint32_t i = 0; i < m; i++)
+        s->sum[i + 1] = s->sum[i] + s->data[i];
+    for (uint32_t i = 0; i < m; i++)
+        s->g[i] = policy_gittins_index(s->data, s->sum, m, s->delta, s->data[i] - 1);
+    s->g[m] = 0;
+    s->m = m;
+    return SIM_OK;
+}
+
+static void gittins_key(void *ctx, const sim_view *v, preempt_entry *x, sim_time now)
+{
+    (void)v;
+    const gittins_state *s = ctx;
+    double a = preempt_attained(x, now);
+    double g = s->m && a <= s->data[s->m - 1] ? s->g[upper(s->data, s->m, a)] : 0;
+    x->key = (preempt_key){-g, 0, x->seq};
+}
+
+/* When a running x's index can next change: at the next sample point, but no sooner than
+ * its next multiple of delta of service. */
+static sim_time gittins_next_change(const void *ctx, const preempt_entry *x, sim_time now)
+{
+    const gittins_state *s = ctx;
+    double a = preempt_attained(x, now);
+    if (!(x->rate > 0) || s->m == 0 || a > s->data[s->m - 1])
+        return SIM_TIME_NEVER;
+    double at = s->data[upper(s->data, s->m, a)];
+    double quantum = (floor(a / s->delta) + 1) * s->delta;
+    if (quantum > at)
+        at = quantum;
+    double dt_us = ceil((at - a) / x->rate * 1e6);
+    return now + (dt_us < 1 ? 1 : dt_us < 1e15 ? (sim_time)dt_us : (sim_time)1e15);
+}
+
+static const preempt_hooks gittins_hooks = {
+    .key = gittins_key,
+    .next_change = gittins_next_change,
+};
+
+static int gittins_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    gittins_state *s = st;
+    bool checkpoint;
+    int rc;
+    if ((rc = policy_config_double(cfg, gittins_options, "delta", 1e-3, 1e12, &s->delta, d)) ||
+        (rc = policy_config_bool(cfg, gittins_options, "checkpoint", &checkpoint, d)))
+        return rc;
+    return preempt_init(&s->sched, cfg, &gittins_hooks, s, checkpoint, d);
+}
+
+static void gittins_fini(void *st)
+{
+    gittins_state *s = st;
+    sim_free(s->samples);
+    sim_free(s->data);
+    sim_free(s->sum);
+    sim_free(s->g);
+    preempt_fini(&s->sched);
+}
+
+/* A new job adds its service to the samples before it is keyed. */
+static void gittins_arrival(void *st, const sim_view *v, sim_job_id id)
+{
+    gittins_state *s = st;
+    if (s->n_samples == s->samples_cap) {
+        uint32_t ncap = s->samples_cap ? s->samples_cap * 2 : 64;
+        double *ns = sim_reallocarray(s->samples, ncap, sizeof *ns);
+        if (!ns) {
+            s->sched.oom = true;
+            return;
+        }
+        s->samples = ns;
+        s->samples_cap = ncap;
+    }
+    const sim_job *j = sim_view_job(v, id);
+    double gpus = (double)j->nominal_replicas * j->gpus_per_replica * j->spec.gpu_milli /
+                  SIM_MILLI_GPU;
+    s->samples[s->n_samples++] = j->work_total_s * gpus;
+    preempt_on_arrival(st, v, id);
+}
+
+static int gittins_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    gittins_state *s = st;
+    if (s->n_samples >= 2 * s->m && s->n_samples > 0 && !s->sched.oom) {
+        if (rebuild(s) != SIM_OK)
+            return SIM_ENOMEM;
+        preempt_rekey_all(&s->sched, v, now);
+    }
+    return preempt_schedule(st, v, now, out);
+}
+
+const policy_ops policy_gittins = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "gittins",
+    .summary = "preemptive Gittins index over the GPU-service distribution of the jobs "
+               "arrived so far (Tiresias' computation), admission by GPU request",
+    .state_size = sizeof(gittins_state),
+    .job_state_size = sizeof(preempt_entry),
+    .options = gittins_options,
+    .init = gittins_init,
+    .fini = gittins_fini,
+    .on_arrival = gittins_arrival,
+    .on_finish = preempt_on_finish,
+    .on_requeue = preempt_on_requeue,
+    .schedule = gittins_schedule,
+    .next_wakeup = preempt_next_wakeup,
+};

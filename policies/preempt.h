@@ -1,0 +1,149 @@
+/*
+ * preempt.h: the shared machinery of the preemptive priority policies (las, srtf, srsf,
+ * gittins). At every scheduling point all jobs in the system are ordered by a priority
+ * key that the policy supplies (smaller first); they are admitted in that order while
+ * their GPU request fits what is left of the up GPUs' capacity (per accepted type, or by
+ * the free-GPU count alone); running jobs not admitted are preempted; admitted pending
+ * jobs are started in priority order on the most-allocated node and GPUs that fit.
+ *
+ * Cost: pending jobs sit in one binary heap per class (same GPU request and accepted
+ * types), keyed by a priority that does not change while they wait (a policy changes it
+ * through the engine: preempt_rekey, preempt_rekey_all). Running jobs, whose keys move
+ * with the service they receive, are re-keyed at each pass. Admission merges the running
+ * jobs with the heads of the class heaps; a class that does not fit is dropped for the
+ * rest of the pass (capacity only shrinks), so a pass costs O(R log R + (A + C) log C +
+ * A log P): R running jobs, A admitted, C classes, P pending, not O(jobs in the system).
+ */
+#ifndef POLICIES_PREEMPT_H
+#define POLICIES_PREEMPT_H
+
+#include "policies/place.h"
+
+/* A priority: (k0, k1, k2), lexicographic, smaller first; k2 is the arrival order when
+ * nothing else separates two jobs, so the order is total. */
+typedef struct preempt_key {
+    double k0;
+    uint64_t k1;
+    uint64_t k2;
+} preempt_key;
+
+/* One job in the system, kept in the job's policy state (policy_ops.job_state_size must
+ * be sizeof(preempt_entry), or a struct starting with one). Its attained service is a0
+ * at t0, growing at `rate` (GPUs held x share) while it runs: the engine starts and
+ * preempts it, so it tracks the service without reading the job back. */
+typedef struct preempt_entry {
+    preempt_key key;  /* pending: as queued; running: as of the last pass */
+    double a0;        /* attained GPU-seconds at t0 */
+    double base;      /* policy's origin of service (las: service when last promoted) */
+    double rate;      /* GPU-seconds per second while running, else 0 */
+    sim_time t0;      /* when a0 was taken */
+    sim_time waiting; /* when it last became pending */
+    sim_time ran_us;  /* time run before t0 */
+    sim_time due;     /* pending: when its key changes on its own (SIM_TIME_NEVER: never) */
+    sim_time pend_us; /* policy's pending-time account (las mode=tiresias) */
+    uint64_t seq;     /* arrival order */
+    uint64_t need;    /* milli-GPUs it holds when running */
+    uint64_t mask;    /* GPU types it accepts (0 = any) */
+    uint64_t pos;     /* policy's position counter (las mode=tiresias) */
+    sim_job_id id;
+    uint32_t cls;     /* its class */
+    uint32_t slot;    /* its slot in the class heap (pending) or the running list */
+    uint32_t dslot;   /* its slot in the heap of due times, or UINT32_MAX */
+    uint32_t next;    /* next admitted pending job of the same shape in a pass */
+    uint32_t queue;   /* policy's queue (las) */
+    uint8_t region;   /* policy's region in a queue (las mode=tiresias) */
+    bool listed, running, started, requeued, admitted;
+} preempt_entry;
+
+/* The policy's part, called with its ctx. key: the priority of x at now (running or
+ * pending; it may update the policy's fields of x, such as a queue). next_change
+ * (optional): the first time after now at which a running x's key changes in a way that
+ * needs a pass, else SIM_TIME_NEVER. due (optional): the same for a pending x, which the
+ * engine then re-keys at that time. preempted (optional): x, the i-th of k jobs taken
+ * off their GPUs at once in priority order (preempted by a pass, or requeued by a
+ * failure), is pending now (its key already computed; the hook may change it).
+ * pass_begin (optional): called with the running jobs in last pass's key order, before
+ * they are re-keyed. started (optional): pending x starts at now, before the engine
+ * marks it running. */
+typedef struct preempt_hooks {
+    void (*key)(void *ctx, const sim_view *v, preempt_entry *x, sim_time now);
+    sim_time (*next_change)(const void *ctx, const preempt_entry *x, sim_time now);
+    sim_time (*due)(const void *ctx, const preempt_entry *x, sim_time now);
+    void (*preempted)(void *ctx, preempt_entry *x, uint32_t i, uint32_t k);
+    void (*pass_begin)(void *ctx, const sim_view *v, preempt_entry *const *run, uint32_t n);
+    void (*started)(void *ctx, preempt_entry *x, sim_time now); /* optional: x starts */
+} preempt_hooks;
+
+typedef struct preempt_class {
+    uint64_t need, mask;
+    sim_job_id *heap; /* pending jobs of the class, by key */
+    uint32_t n, cap;
+    uint32_t members; /* jobs of the class in the system (the heap's room) */
+} preempt_class;
+
+typedef struct preempt_sched {
+    place_ws ws;
+    const preempt_hooks *hooks;
+    void *ctx;
+    bool checkpoint;   /* preempt with a checkpoint */
+    bool by_count;     /* admit by the count of free GPUs, whatever their type */
+    preempt_class *cls;
+    uint32_t n_cls, cls_cap;
+    sim_job_id *run;   /* running jobs, in last pass's key order */
+    uint32_t n_run, run_cap;
+    sim_job_id *adm;   /* scratch: admitted pending jobs of a pass, in order */
+    sim_job_id *pre;   /* scratch: running jobs to preempt, in order */
+    uint32_t adm_cap, pre_cap;
+    preempt_entry **sorted; /* scratch: running entries for sorting */
+    uint32_t sorted_cap;
+    uint32_t *chead;   /* scratch: heap of classes by their head's key */
+    uint32_t chead_cap;
+    uint32_t n_sys;    /* jobs in the system */
+    sim_job_id *dheap; /* pending jobs with a due time, by due time */
+    uint32_t n_due, due_cap;
+    uint32_t *shape_first; /* per shape id: its first admitted pending entry, or NONE */
+    uint32_t shape_cap;
+    place_order order;
+    sim_time now;      /* of the pass in progress, SIM_TIME_NEVER before any */
+    sim_time wake_at;  /* the earliest change after the last pass */
+    bool oom;
+} preempt_sched;
+
+/* Set up the engine for a policy's hooks and ctx (borrowed). SIM_OK or SIM_ENOMEM. */
+int preempt_init(preempt_sched *s, const policy_config *cfg, const preempt_hooks *h, void *ctx,
+                 bool checkpoint, sim_diag *d);
+void preempt_fini(preempt_sched *s);
+
+static inline preempt_entry *preempt_entry_of(const sim_view *v, sim_job_id id)
+{
+    return sim_view_job_state(v, id);
+}
+
+/* Attained GPU-seconds of x at now, as the engine tracks it. */
+static inline double preempt_attained(const preempt_entry *x, sim_time now)
+{
+    return x->a0 + x->rate * (double)(now - x->t0) / 1e6;
+}
+
+/* Whether a's key comes before b's. */
+static inline bool preempt_before(const preempt_key *a, const preempt_key *b)
+{
+    if (a->k0 != b->k0)
+        return a->k0 < b->k0;
+    if (a->k1 != b->k1)
+        return a->k1 < b->k1;
+    return a->k2 < b->k2;
+}
+
+/* The policy_ops hooks, for a policy whose state starts with a preempt_sched. The tables
+ * grow at new peaks only; a failure to grow ends the next pass with SIM_ENOMEM. */
+void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id);
+void preempt_on_finish(void *st, const sim_view *v, sim_job_id id);
+void preempt_on_requeue(void *st, const sim_view *v, sim_job_id id);
+int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out);
+sim_time preempt_next_wakeup(const void *st, const sim_view *v, sim_time now);
+
+/* Re-key every pending job (the policy's keys changed as a whole). O(P). */
+void preempt_rekey_all(preempt_sched *s, const sim_view *v, sim_time now);
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * test_preempt.c: the preemptive priority policies (srtf, srsf, gittins, las in both
+ * modes) and their shared pass (policies/preempt.c):
+ *  - hand-computed schedules with exact completion times, one per policy, and one where
+ *    las mode=tiresias (running jobs ahead of pending ones in a queue) and the default
+ *    mode (arrival order) differ;
+ *  - the Gittins index against a hand computation on a four-sample distribution;
+ *  - properties on random traces (two GPU types, shares, gangs, node failures): the
+ *    invariants checked after every event, every job accounted for, identical bytes for
+ *    identical seeds, and the same schedule whether or not the run is cut into passes
+ *    by extra wakeups.
+ */
+#include "policies/gittins.h"
+
+#include "engine_world.h"
+
+extern const policy_ops policy_srtf, policy_srsf, policy_gittins, policy_las;
+
+/* srtf on one GPU: b (30 s) preempts a (90 s left) at 10; c (50 s) waits for b, then
+ * goes before a (90 s): b 10..40, c 40..90, a 90..180. */
+static void test_srtf(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[3] = {job("a", 0, 100, 1, 1000), job("b", 10, 30, 1, 1000),
+                        job("c", 20, 50, 1, 1000)};
+    run_opts o = {.pol = &policy_srtf, .seed = 1};
+    run_out r = run(&w, jobs, 3, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "b", F_END, "40.000000");
+    CHECK_FIELD(&r, "c", F_START, "40.000000");
+    CHECK_FIELD(&r, "c", F_END, "90.000000");
+    CHECK_FIELD(&r, "a", F_END, "180.000000");
+    CHECK_FIELD(&r, "a", F_JCT, "180.000000");
+    CHECK_FIELD(&r, "a", F_PREEMPT, "1");
+    CHECK_FIELD(&r, "a", F_LOST, "0.000000");
+    CHECK_EQ_I64(r.sum.jobs_done, 3);
+    run_out_free(&r);
+    /* Without checkpoints a loses its 10 s: 100 s left at 90, it ends at 190. */
+    o.opt_key = "checkpoint";
+    o.opt_value = "false";
+    r = run(&w, jobs, 3, &o);
+    CHECK_FIELD(&r, "a", F_END, "190.000000");
+    CHECK_FIELD(&r, "a", F_LOST, "10.000000");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+/* Two GPUs: a (2 GPUs, 100 s) and b (1 GPU, 95 s, at 10). srtf keeps a (90 s left <
+ * 95): a ends at 100, b runs 100..195. srsf weighs by GPUs: a's 180 GPU-s left exceed
+ * b's 95, so b runs 10..105 and a, which no longer fits beside it, waits: 105..195. */
+static void test_srsf(void)
+{
+    world w;
+    world_init(&w, 1, 2);
+    job_spec jobs[2] = {job("a", 0, 100, 2, 1000), job("b", 10, 95, 1, 1000)};
+    run_opts o = {.pol = &policy_srtf, .seed = 1};
+    run_out r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "a", F_END, "100.000000");
+    CHECK_FIELD(&r, "b", F_START, "100.000000");
+    CHECK_FIELD(&r, "b", F_END, "195.000000");
+    CHECK_FIELD(&r, "a", F_PREEMPT, "0");
+    run_out_free(&r);
+    o.pol = &policy_srsf;
+    r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "b", F_START, "10.000000");
+    CHECK_FIELD(&r, "b", F_END, "105.000000");
+    CHECK_FIELD(&r, "a", F_END, "195.000000");
+    CHECK_FIELD(&r, "a", F_JCT, "195.000000");
+    CHECK_FIELD(&r, "a", F_PREEMPT, "1");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+/* Samples 10, 20, 30, 40 GPU-s, delta 15, by hand (the reference's formula):
+ *  at 9:  i0 = 0, i1 = first > 24 = 2, P = 2/4, E = (10 + 20 + 15 x 2) / 4 = 15;
+ *  at 19: i0 = 1, i1 = first > 34 = 3, P = 2/3, E = (20 + 30 + 15) / 3 = 65/3;
+ *  at 29: i0 = 2, 44 > 39 so i1 = m - 1 = 3, P = 1/2, E = (30 + 15) / 2 = 22.5;
+ *  at 39: i0 = 3 = i1, P = 0; past 39: 0. */
+static void test_gittins_index(void)
+{
+    const double data[4] = {10, 20, 30, 40}, sum[5] = {0, 10, 30, 60, 100};
+    CHECK_NEAR(policy_gittins_index(data, sum, 4, 15, 9), 0.5e6 / 15, 1e-12);
+    /* At 0 itself: i0 = 0, i1 = first > 15 = 1, P = 1/4, E = (10 + 15 x 3) / 4. */
+    CHECK_NEAR(policy_gittins_index(data, sum, 4, 15, 0), 0.25e6 / 13.75, 1e-12);
+    CHECK_NEAR(policy_gittins_index(data, sum, 4, 15, 19), 2e6 / 65, 1e-12);
+    CHECK_NEAR(policy_gittins_index(data, sum, 4, 15, 29), 0.5e6 / 22.5, 1e-12);
+    CHECK_EQ_I64((int64_t)policy_gittins_index(data, sum, 4, 15, 39), 0);
+    CHECK_EQ_I64((int64_t)policy_gittins_index(data, sum, 4, 15, 39.5), 0);
+    CHECK_EQ_I64((int64_t)policy_gittins_index(data, sum, 0, 15, 1), 0);
+}
+
+/* gittins on one GPU, delta 5: a (100 s) runs alone; b (20 s) arrives at 10 and the
+ * table is rebuilt from {20, 100}: g = 0.5e6 / ((20 + 5) / 2) below 20 GPU-s, 0 from 20
+ * on. a and b tie at 10 (a first, by arrival); at 20 a's service reaches the sample 20,
+ * its index falls to 0, and b runs 20..40; a resumes 40..120. With the default delta
+ * (3250) a's next quantum lies beyond its end: it is never re-keyed, and b waits. */
+static void test_gittins(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[2] = {job("a", 0, 100, 1, 1000), job("b", 10, 20, 1, 1000)};
+    run_opts o = {.pol = &policy_gittins, .seed = 1, .opt_key = "delta", .opt_value = "5"};
+    run_out r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "b", F_START, "20.000000");
+    CHECK_FIELD(&r, "b", F_END, "40.000000");
+    CHECK_FIELD(&r, "a", F_END, "120.000000");
+    CHECK_FIELD(&r, "a", F_PREEMPT, "1");
+    run_out_free(&r);
+    o.opt_key = NULL;
+    r = run(&w, jobs, 2, &o);
+    CHECK_FIELD(&r, "a", F_END, "100.000000");
+    CHECK_FIELD(&r, "b", F_END, "120.000000");
+    run_out_free(&r);
+    o.opt_key = "delta";
+    o.opt_value = "0";
+    r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_EINVAL);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+/* Two GPUs, one queue in reach (thresholds far away). x (1 GPU, 50 s) runs; p (2 GPUs,
+ * 10 s, at 1) does not fit beside it; r (1 GPU, 100 s, at 2) does and runs. When x ends
+ * at 50, the default mode goes by arrival: p first, so r is preempted (48 s done), p
+ * runs 50..60 and r 60..112. mode=tiresias keeps the running r ahead of the pending p in
+ * the queue: r goes on to 102, and p runs 102..112. */
+static void test_las_tiresias(void)
+{
+    world w;
+    world_init(&w, 1, 2);
+    job_spec jobs[3] = {job("x", 0, 50, 1, 1000), job("p", 1, 10, 2, 1000),
+                        job("r", 2, 100, 1, 1000)};
+    run_opts o = {.pol = &policy_las, .seed = 1};
+    run_out r = run(&w, jobs, 3, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "p", F_START, "50.000000");
+    CHECK_FIELD(&r, "p", F_END, "60.000000");
+    CHECK_FIELD(&r, "r", F_END, "112.000000");
+    CHECK_FIELD(&r, "r", F_PREEMPT, "1");
+    run_out_free(&r);
+    o.opt_key = "mode";
+    o.opt_value = "tiresias";
+    r = run(&w, jobs, 3, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "r", F_END, "102.000000");
+    CHECK_FIELD(&r, "r", F_PREEMPT, "0");
+    CHECK_FIELD(&r, "p", F_START, "102.000000");
+    CHECK_FIELD(&r, "p", F_END, "112.000000");
+    CHECK_FIELD(&r, "p", F_JCT, "111.000000");
+    run_out_free(&r);
+    /* The thresholds still split the queues: with one at 50 GPU-s the test of
+     * test_engine's las gives the same schedule in both modes (b at 40 waits for a to
+     * cross 50, then runs 50..80). */
+    world_fini(&w);
+    world_init(&w, 1, 1);
+    job_spec two[2] = {job("a", 0, 200, 1, 1000), job("b", 40, 30, 1, 1000)};
+    o.opt_key2 = "thresholds";
+    o.opt_value2 = "50";
+    r = run(&w, two, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "b", F_START, "50.000000");
+    CHECK_FIELD(&r, "b", F_END, "80.000000");
+    CHECK_FIELD(&r, "a", F_END, "230.000000");
+    run_out_free(&r);
+    o.opt_value = "fast";
+    r = run(&w, two, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_EINVAL);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+/* mode=tiresias with one threshold at 10 GPU-s on one GPU: a (100 s) runs 0..10 and
+ * drops to queue 1 as b (100 s) arrives; b runs 10..20 and drops behind a, in queue 1's
+ * tail, as c (5 s) arrives; c runs 20..25; then a, first in queue 1, runs 25..115 and b
+ * 115..205. */
+static void test_las_queues(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[3] = {job("a", 0, 100, 1, 1000), job("b", 10, 100, 1, 1000),
+                        job("c", 20, 5, 1, 1000)};
+    run_opts o = {.pol = &policy_las, .seed = 1, .opt_key = "mode", .opt_value = "tiresias",
+                  .opt_key2 = "thresholds", .opt_value2 = "10"};
+    run_out r = run(&w, jobs, 3, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "c", F_START, "20.000000");
+    CHECK_FIELD(&r, "c", F_END, "25.000000");
+    CHECK_FIELD(&r, "a", F_END, "115.000000");
+    CHECK_FIELD(&r, "b", F_END, "205.000000");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+typedef struct variant {
+    const policy_ops *pol;
+    const char *key, *value;
+} variant;
+
+static void test_properties(void)
+{
+    const variant vs[] = {
+        {&policy_srtf, NULL, NULL},          {&policy_srsf, NULL, NULL},
+        {&policy_gittins, NULL, NULL},       {&policy_gittins, "delta", "30"},
+        {&policy_las, NULL, NULL},           {&policy_las, "mode", "tiresias"},
+        {&policy_srtf, "checkpoint", "false"},
+    };
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    static job_spec jobs[600];
+    for (int round = 0; round < 4; round++) {
+        gsl_rng_set(rng, 500 + (unsigned long)round);
+        world w;
+        world_init(&w, 3 + (uint32_t)round * 2, round % 2 ? 4 : 8);
+        for (uint32_t i = 0; i < w.cl.n_nodes; i++)
+            w.nodes[i].gpu_type = (uint16_t)(1 + i % 2);
+        size_t n = random_trace(rng, jobs, 250 + 100 * (size_t)round);
+        const sim_time fail[2][3] = {{0, 3000000000, 3600000000}, {1, 5000000000, 5100000000}};
+        for (size_t p = 0; p < sizeof vs / sizeof vs[0]; p++) {
+            run_opts o = {.pol = vs[p].pol, .seed = 7, .sample_us = 60000000,
+                          .opt_key = vs[p].key, .opt_value = vs[p].value,
+                          .failures = fail, .n_failures = 2};
+            if (vs[p].pol == &policy_las && round % 2) {
+                o.opt_key2 = "starve";
+                o.opt_value2 = "2";
+            }
+            run_out a = run(&w, jobs, n, &o);
+            run_out b = run(&w, jobs, n, &o);
+            CHECK_EQ_I64(a.status, SIM_OK);
+            if (a.status != SIM_OK)
+                fprintf(stderr, "%s: %s\n", vs[p].pol->name, a.d.msg);
+            CHECK_EQ_I64(a.sum.jobs_arrived, n);
+            CHECK_EQ_I64(a.sum.jobs_done + a.sum.jobs_rejected + a.sum.jobs_unfinished, n);
+            CHECK_EQ_I64(a.sum.jobs_unfinished, 0);
+            CHECK_EQ_I64(count_lines(a.jobs), n + 1);
+            CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
+            CHECK(a.summary_len == b.summary_len &&
+                  memcmp(a.summary, b.summary, a.summary_len) == 0);
+            run_out_free(&a);
+            run_out_free(&b);
+        }
+        world_fini(&w);
+    }
+    gsl_rng_free(rng);
+}
+
+int main(void)
+{
+    test_srtf();
+    test_srsf();
+    test_gittins_index();
+    test_gittins();
+    test_las_tiresias();
+    test_las_queues();
+    test_properties();
+    return check_done();
+}

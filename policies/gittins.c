@@ -122,7 +122,7 @@ static sim_time gittins_next_change(const void *ctx, const preempt_entry *x, sim
 {
     const gittins_state *s = ctx;
     double a = preempt_attained(x, now);
-    if (!(x->rate > 0) || s->m == 0 || a > s->data[s->m - 1])
+    if (!(x->rate > 0) || s->m == 0 || a >= s->data[s->m - 1])
         return SIM_TIME_NEVER;
     double at = s->data[upper(s->data, s->m, a)];
     double quantum = (floor(a / s->delta) + 1) * s->delta;

@@ -138,8 +138,9 @@ static void las_key(void *ctx, const sim_view *v, preempt_entry *x, sim_time now
     x->key = (preempt_key){(double)x->queue, 0, x->seq};
 }
 
-/* When a running x reaches the next threshold: the first microsecond at which it is
- * reached (never now: a rounding that leaves it just short retries a microsecond later). */
+/* When a running x reaches the next threshold: the first microsecond at which its
+ * service, as computed at that microsecond, has reached it (so the queue read at any
+ * later time agrees), never now. */
 static sim_time las_next_change(const void *ctx, const preempt_entry *x, sim_time now)
 {
     const las_state *s = ctx;
@@ -150,7 +151,14 @@ static sim_time las_next_change(const void *ctx, const preempt_entry *x, sim_tim
     if (q >= s->n_thr)
         return SIM_TIME_NEVER;
     double dt_us = ceil((s->thr[q] - a) / x->rate * 1e6);
-    return now + (dt_us < 1 ? 1 : dt_us < 1e15 ? (sim_time)dt_us : (sim_time)1e15);
+    if (!(dt_us < 1e15))
+        return now + (sim_time)1e15;
+    sim_time t = now + (dt_us < 1 ? 1 : (sim_time)dt_us);
+    while (t > now + 1 && preempt_attained(x, t - 1) - x->base >= s->thr[q])
+        t--;
+    while (preempt_attained(x, t) - x->base < s->thr[q])
+        t++;
+    return t;
 }
 
 /* When a pending x reaches its starvation limit. */
@@ -177,12 +185,11 @@ static void las_pass_begin(void *ctx, const sim_view *v, preempt_entry *const *r
 {
     (void)v;
     las_state *s = ctx;
-    if (!s->tiresias)
-        return;
     for (uint32_t i = 0; i < n; i++)
         if (run[i]->region) {
             run[i]->region = 0;
             run[i]->pos = ++s->back;
+            run[i]->key.k1 = run[i]->pos;
         }
 }
 
@@ -191,8 +198,6 @@ static void las_pass_begin(void *ctx, const sim_view *v, preempt_entry *const *r
 static void las_preempted(void *ctx, preempt_entry *x, uint32_t i, uint32_t k)
 {
     las_state *s = ctx;
-    if (!s->tiresias)
-        return;
     if (!x->region) {
         x->region = 1;
         x->pos = s->front - k + i;
@@ -210,6 +215,12 @@ static void las_started(void *ctx, preempt_entry *x, sim_time now)
 }
 
 static const preempt_hooks las_hooks = {
+    .key = las_key,
+    .next_change = las_next_change,
+    .due = las_due,
+};
+
+static const preempt_hooks las_tiresias_hooks = {
     .key = las_key,
     .next_change = las_next_change,
     .due = las_due,
@@ -231,7 +242,8 @@ static int las_init(void *st, const policy_config *cfg, sim_diag *d)
     s->tiresias = mode == 1;
     s->back = s->front = LAS_POS_ORIGIN;
     s->sched.by_count = s->tiresias;
-    return preempt_init(&s->sched, cfg, &las_hooks, s, checkpoint, d);
+    return preempt_init(&s->sched, cfg, s->tiresias ? &las_tiresias_hooks : &las_hooks, s,
+                        checkpoint, d);
 }
 
 static void las_fini(void *st)

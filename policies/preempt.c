@@ -2,8 +2,10 @@
  * preempt.c: the priority-ordered admission, preemption and placement pass shared by the
  * preemptive policies (see preempt.h). Invariants: every job in the system has a listed
  * entry in its policy state; a pending job is in exactly one class heap (except while a
- * pass holds it as admitted), a running one in the running list; a pending job with a
- * due time is in the heap of due times.
+ * pass holds it as admitted), a running one in the treap of running jobs (the key of a
+ * job in the treap never changes: it is taken out, re-keyed and put back); a pending job
+ * with a due time is in the heap of due times, a running one with a key change ahead in
+ * the heap of key changes.
  */
 #include "policies/preempt.h"
 
@@ -141,7 +143,255 @@ static void due_file(preempt_sched *s, const sim_view *v, preempt_entry *x, sim_
     due_up(s, v, s->n_due - 1);
 }
 
+/* ---- Heap of running jobs' key changes. ---- */
+
+static void rdue_set(preempt_sched *s, const sim_view *v, uint32_t i, sim_job_id id)
+{
+    s->rheap[i] = id;
+    entry(v, id)->rslot = i;
+}
+
+static void rdue_up(preempt_sched *s, const sim_view *v, uint32_t i)
+{
+    sim_job_id id = s->rheap[i];
+    sim_time t = entry(v, id)->rdue;
+    while (i > 0 && t < entry(v, s->rheap[(i - 1) / 2])->rdue) {
+        rdue_set(s, v, i, s->rheap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    rdue_set(s, v, i, id);
+}
+
+static void rdue_down(preempt_sched *s, const sim_view *v, uint32_t i)
+{
+    sim_job_id id = s->rheap[i];
+    sim_time t = entry(v, id)->rdue;
+    for (;;) {
+        uint32_t ch = 2 * i + 1;
+        if (ch >= s->n_rdue)
+            break;
+        if (ch + 1 < s->n_rdue && entry(v, s->rheap[ch + 1])->rdue < entry(v, s->rheap[ch])->rdue)
+            ch++;
+        if (entry(v, s->rheap[ch])->rdue >= t)
+            break;
+        rdue_set(s, v, i, s->rheap[ch]);
+        i = ch;
+    }
+    rdue_set(s, v, i, id);
+}
+
+static void rdue_remove(preempt_sched *s, const sim_view *v, preempt_entry *x)
+{
+    uint32_t i = x->rslot;
+    if (i == NONE)
+        return;
+    x->rslot = NONE;
+    if (--s->n_rdue == i)
+        return;
+    sim_job_id moved = s->rheap[s->n_rdue];
+    rdue_set(s, v, i, moved);
+    rdue_down(s, v, i);
+    rdue_up(s, v, entry(v, moved)->rslot);
+}
+
+/* File running x's next key change at now. */
+static void rdue_file(preempt_sched *s, const sim_view *v, preempt_entry *x, sim_time now)
+{
+    rdue_remove(s, v, x);
+    if (!s->hooks->next_change)
+        return;
+    x->rdue = s->hooks->next_change(s->ctx, x, now);
+    if (x->rdue == SIM_TIME_NEVER)
+        return;
+    s->rheap[s->n_rdue++] = x->id;
+    rdue_up(s, v, s->n_rdue - 1);
+}
+
+/* ---- Treap of running jobs by key, with GPU requests summed per subtree. ---- */
+
+static uint64_t tsum(const sim_view *v, uint32_t t)
+{
+    return t == NONE ? 0 : entry(v, t)->tsum;
+}
+
+static void pull(const sim_view *v, preempt_entry *x)
+{
+    x->tsum = x->need + tsum(v, x->tl) + tsum(v, x->tr);
+}
+
+/* Split t into the jobs before key k (*l) and the others (*r). */
+static void split(const sim_view *v, uint32_t t, const preempt_key *k, uint32_t *l, uint32_t *r)
+{
+    if (t == NONE) {
+        *l = *r = NONE;
+        return;
+    }
+    preempt_entry *x = entry(v, t);
+    if (preempt_before(&x->key, k)) {
+        split(v, x->tr, k, &x->tr, r);
+        *l = t;
+    } else {
+        split(v, x->tl, k, l, &x->tl);
+        *r = t;
+    }
+    pull(v, x);
+}
+
+/* Join a and b, every key of a before every key of b. */
+static uint32_t join(const sim_view *v, uint32_t a, uint32_t b)
+{
+    if (a == NONE)
+        return b;
+    if (b == NONE)
+        return a;
+    preempt_entry *x = entry(v, a), *y = entry(v, b);
+    if (x->tprio > y->tprio) {
+        x->tr = join(v, x->tr, b);
+        pull(v, x);
+        return a;
+    }
+    y->tl = join(v, a, y->tl);
+    pull(v, y);
+    return b;
+}
+
+static void tree_insert(preempt_sched *s, const sim_view *v, preempt_entry *x)
+{
+    uint32_t l, r;
+    split(v, s->root, &x->key, &l, &r);
+    x->tl = x->tr = NONE;
+    pull(v, x);
+    s->root = join(v, join(v, l, x->id), r);
+}
+
+static uint32_t erase_rec(const sim_view *v, uint32_t t, const preempt_entry *x)
+{
+    if (t == x->id)
+        return join(v, x->tl, x->tr);
+    preempt_entry *y = entry(v, t);
+    if (preempt_before(&x->key, &y->key))
+        y->tl = erase_rec(v, y->tl, x);
+    else
+        y->tr = erase_rec(v, y->tr, x);
+    pull(v, y);
+    return t;
+}
+
+static void tree_erase(preempt_sched *s, const sim_view *v, preempt_entry *x)
+{
+    s->root = erase_rec(v, s->root, x);
+    x->tl = x->tr = NONE;
+}
+
+/* GPU requests of the running jobs before key k (all of them when k is NULL). */
+static uint64_t tree_prefix(const preempt_sched *s, const sim_view *v, const preempt_key *k)
+{
+    if (!k)
+        return tsum(v, s->root);
+    uint64_t sum = 0;
+    for (uint32_t t = s->root; t != NONE;) {
+        const preempt_entry *x = entry(v, t);
+        if (preempt_before(&x->key, k)) {
+            sum += tsum(v, x->tl) + x->need;
+            t = x->tr;
+        } else {
+            t = x->tl;
+        }
+    }
+    return sum;
+}
+
+/* The first running job at which the requests summed in key order pass `target`. */
+static uint32_t tree_find_over(const preempt_sched *s, const sim_view *v, uint64_t target)
+{
+    uint64_t acc = 0;
+    for (uint32_t t = s->root; t != NONE;) {
+        const preempt_entry *x = entry(v, t);
+        uint64_t l = tsum(v, x->tl);
+        if (acc + l > target) {
+            t = x->tl;
+        } else if (acc + l + x->need > target) {
+            return t;
+        } else {
+            acc += l + x->need;
+            t = x->tr;
+        }
+    }
+    return NONE;
+}
+
+/* The first running job after key k (at or after it: or_equal) that requests GPUs. */
+static uint32_t next_need_rec(const sim_view *v, uint32_t t, const preempt_key *k, bool or_equal)
+{
+    if (t == NONE || tsum(v, t) == 0)
+        return NONE;
+    const preempt_entry *x = entry(v, t);
+    bool after = or_equal ? !preempt_before(&x->key, k) : preempt_before(k, &x->key);
+    if (after) {
+        uint32_t l = next_need_rec(v, x->tl, k, or_equal);
+        if (l != NONE)
+            return l;
+        if (x->need)
+            return t;
+    }
+    return next_need_rec(v, x->tr, k, or_equal);
+}
+
+/* In-order list of the treap into s->sorted; returns the count. */
+static uint32_t tree_list(preempt_sched *s, const sim_view *v)
+{
+    uint32_t n = 0, sp = 0;
+    sim_job_id *stack = s->pre; /* free at this point of a pass */
+    for (uint32_t t = s->root; t != NONE || sp;) {
+        while (t != NONE) {
+            stack[sp++] = t;
+            t = entry(v, t)->tl;
+        }
+        t = stack[--sp];
+        s->sorted[n++] = entry(v, t);
+        t = entry(v, t)->tr;
+    }
+    return n;
+}
+
+static void sums_rec(const sim_view *v, uint32_t t)
+{
+    if (t == NONE)
+        return;
+    preempt_entry *x = entry(v, t);
+    sums_rec(v, x->tl);
+    sums_rec(v, x->tr);
+    pull(v, x);
+}
+
+/* Rebuild the treap from s->sorted[0..n), in key order. O(n). */
+static void tree_build(preempt_sched *s, const sim_view *v, uint32_t n)
+{
+    uint32_t sp = 0;
+    sim_job_id *stack = s->pre;
+    for (uint32_t i = 0; i < n; i++) {
+        preempt_entry *x = s->sorted[i];
+        uint32_t last = NONE;
+        while (sp && entry(v, stack[sp - 1])->tprio < x->tprio)
+            last = stack[--sp];
+        x->tl = last;
+        x->tr = NONE;
+        if (sp)
+            entry(v, stack[sp - 1])->tr = x->id;
+        stack[sp++] = x->id;
+    }
+    s->root = sp ? stack[0] : NONE;
+    sums_rec(v, s->root);
+}
+
 /* ---- Set-up and bookkeeping. ---- */
+
+static bool fast_on = true;
+
+void preempt_fast_enable(bool on)
+{
+    fast_on = on;
+}
 
 int preempt_init(preempt_sched *s, const policy_config *cfg, const preempt_hooks *h, void *ctx,
                  bool checkpoint, sim_diag *d)
@@ -149,6 +399,7 @@ int preempt_init(preempt_sched *s, const policy_config *cfg, const preempt_hooks
     s->hooks = h;
     s->ctx = ctx;
     s->checkpoint = checkpoint;
+    s->root = NONE;
     s->now = SIM_TIME_NEVER;
     s->wake_at = SIM_TIME_NEVER;
     s->order = (place_order){.head = adm_head, .started = adm_started, .ctx = s};
@@ -160,7 +411,9 @@ void preempt_fini(preempt_sched *s)
     for (uint32_t c = 0; c < s->n_cls; c++)
         sim_free(s->cls[c].heap);
     sim_free(s->cls);
-    sim_free(s->run);
+    sim_free(s->rheap);
+    sim_free(s->fresh);
+    sim_free(s->req);
     sim_free(s->adm);
     sim_free(s->pre);
     sim_free(s->sorted);
@@ -200,6 +453,15 @@ static uint32_t class_of(preempt_sched *s, uint64_t need, uint64_t mask)
     return s->n_cls++;
 }
 
+/* A well-mixed 32-bit priority from the arrival order (splitmix64's finaliser). */
+static uint32_t mix(uint64_t z)
+{
+    z += UINT64_C(0x9e3779b97f4a7c15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return (uint32_t)(z ^ (z >> 31));
+}
+
 void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
 {
     preempt_sched *s = st;
@@ -210,7 +472,9 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
     if (c == NONE ||
         !reserve((void **)&s->cls[c].heap, &s->cls[c].cap, s->cls[c].members + 1,
                  sizeof(sim_job_id)) ||
-        !reserve((void **)&s->run, &s->run_cap, n, sizeof *s->run) ||
+        !reserve((void **)&s->rheap, &s->rdue_cap, n, sizeof *s->rheap) ||
+        !reserve((void **)&s->fresh, &s->fresh_cap, n, sizeof *s->fresh) ||
+        !reserve((void **)&s->req, &s->req_cap, n, sizeof *s->req) ||
         !reserve((void **)&s->sorted, &s->sorted_cap, n, sizeof *s->sorted) ||
         !reserve((void **)&s->pre, &s->pre_cap, n, sizeof *s->pre) ||
         !reserve((void **)&s->adm, &s->adm_cap, n, sizeof *s->adm) ||
@@ -227,6 +491,7 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
         .t0 = v->now,
         .waiting = v->now,
         .due = SIM_TIME_NEVER,
+        .rdue = SIM_TIME_NEVER,
         .seq = j->seq,
         .need = need,
         .mask = j->spec.gpu_type_mask,
@@ -234,19 +499,17 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
         .cls = c,
         .slot = NONE,
         .dslot = NONE,
+        .tl = NONE,
+        .tr = NONE,
+        .tprio = mix(j->seq),
+        .rslot = NONE,
         .listed = true,
     };
+    if (!s->by_count && x->mask)
+        s->n_masked++;
     s->hooks->key(s->ctx, v, x, v->now);
     cls_push(&s->cls[c], v, id);
     due_file(s, v, x, v->now);
-}
-
-static void run_remove(preempt_sched *s, const sim_view *v, uint32_t i)
-{
-    memmove(s->run + i, s->run + i + 1, (s->n_run - i - 1) * sizeof *s->run);
-    s->n_run--;
-    for (; i < s->n_run; i++)
-        entry(v, s->run[i])->slot = i;
 }
 
 void preempt_on_finish(void *st, const sim_view *v, sim_job_id id)
@@ -255,11 +518,16 @@ void preempt_on_finish(void *st, const sim_view *v, sim_job_id id)
     preempt_entry *x = entry(v, id);
     if (!x->listed)
         return;
-    if (x->running)
-        run_remove(s, v, x->slot);
-    else if (x->slot != NONE)
+    if (x->running) {
+        tree_erase(s, v, x);
+        rdue_remove(s, v, x);
+        s->n_run--;
+    } else if (x->slot != NONE) {
         cls_remove(&s->cls[x->cls], v, x->slot);
+    }
     due_remove(s, v, x);
+    if (!s->by_count && x->mask)
+        s->n_masked--;
     s->cls[x->cls].members--;
     s->n_sys--;
     x->listed = false;
@@ -268,8 +536,12 @@ void preempt_on_finish(void *st, const sim_view *v, sim_job_id id)
 /* A failed node sent the job back to the queue: the next pass takes it back. */
 void preempt_on_requeue(void *st, const sim_view *v, sim_job_id id)
 {
-    (void)st;
-    entry(v, id)->requeued = true;
+    preempt_sched *s = st;
+    preempt_entry *x = entry(v, id);
+    if (x->listed && x->running && !x->requeued && s->n_req < s->req_cap) {
+        x->requeued = true;
+        s->req[s->n_req++] = id;
+    }
 }
 
 /* x stops running (or is made to wait again) at now, with a GPU-seconds attained. */
@@ -283,30 +555,21 @@ static void stop(preempt_entry *x, double a, sim_time now)
     x->running = false;
 }
 
-/* x, the i-th of k jobs taken off their GPUs at now in priority order, becomes pending:
- * keyed and queued. */
-static void queue_pending(preempt_sched *s, const sim_view *v, preempt_entry *x, sim_time now,
-                          uint32_t i, uint32_t k)
+/* Running x, the i-th of k jobs taken off their GPUs at now in priority order, becomes
+ * pending with a GPU-seconds attained: out of the running set, keyed and queued. */
+static void make_pending(preempt_sched *s, const sim_view *v, preempt_entry *x, double a,
+                         sim_time now, uint32_t i, uint32_t k)
 {
+    tree_erase(s, v, x);
+    rdue_remove(s, v, x);
+    s->n_run--;
+    stop(x, a, now);
     s->hooks->key(s->ctx, v, x, now);
     if (s->hooks->preempted)
         s->hooks->preempted(s->ctx, x, i, k);
     cls_push(&s->cls[x->cls], v, x->id);
     due_file(s, v, x, now);
 }
-
-void preempt_rekey_all(preempt_sched *s, const sim_view *v, sim_time now)
-{
-    for (uint32_t c = 0; c < s->n_cls; c++) {
-        preempt_class *k = &s->cls[c];
-        for (uint32_t i = 0; i < k->n; i++)
-            s->hooks->key(s->ctx, v, entry(v, k->heap[i]), now);
-        for (uint32_t i = k->n / 2; i-- > 0;)
-            cls_down(k, v, i);
-    }
-}
-
-/* ---- The pass. ---- */
 
 static void sort_entries(preempt_entry **e, uint32_t n)
 {
@@ -321,6 +584,33 @@ static void sort_entries(preempt_entry **e, uint32_t n)
         e[k] = x;
     }
 }
+
+/* Re-key every running job and rebuild the treap. O(R + moves). */
+static void rekey_running_all(preempt_sched *s, const sim_view *v, sim_time now)
+{
+    uint32_t n = tree_list(s, v);
+    for (uint32_t i = 0; i < n; i++)
+        s->hooks->key(s->ctx, v, s->sorted[i], now);
+    sort_entries(s->sorted, n);
+    tree_build(s, v, n);
+    if (s->hooks->next_change)
+        for (uint32_t i = 0; i < n; i++)
+            rdue_file(s, v, s->sorted[i], now);
+}
+
+void preempt_rekey_all(preempt_sched *s, const sim_view *v, sim_time now)
+{
+    for (uint32_t c = 0; c < s->n_cls; c++) {
+        preempt_class *k = &s->cls[c];
+        for (uint32_t i = 0; i < k->n; i++)
+            s->hooks->key(s->ctx, v, entry(v, k->heap[i]), now);
+        for (uint32_t i = k->n / 2; i-- > 0;)
+            cls_down(k, v, i);
+    }
+    rekey_running_all(s, v, now);
+}
+
+/* ---- The pass. ---- */
 
 /* What is left of the up GPUs' capacity, per type (or all in slot 0 when admitting by
  * count), in milli-GPU; `types` has a bit for each slot with some left. */
@@ -375,15 +665,6 @@ static void chead_down(preempt_sched *s, const sim_view *v, uint32_t n, uint32_t
     s->chead[i] = c;
 }
 
-static void note_wake(preempt_sched *s, const preempt_entry *x, sim_time now)
-{
-    if (!s->hooks->next_change)
-        return;
-    sim_time t = s->hooks->next_change(s->ctx, x, now);
-    if (t < s->wake_at)
-        s->wake_at = t;
-}
-
 /* The admitted pending jobs in priority order, per shape, for the placement pass. */
 static sim_job_id adm_head(void *ctx, const sim_view *v, uint32_t shape, uint64_t *key,
                            uint64_t *key2)
@@ -409,35 +690,53 @@ static void adm_started(void *ctx, const sim_view *v, uint32_t shape, sim_job_id
     x->rate = (double)x->need / SIM_MILLI_GPU;
     x->running = x->started = true;
     due_remove(s, v, x);
-    x->slot = s->n_run;
-    s->run[s->n_run++] = id;
-    note_wake(s, x, s->now);
+    tree_insert(s, v, x);
+    s->n_run++;
+    rdue_file(s, v, x, s->now);
+    if (s->hooks->pass_begin)
+        s->fresh[s->n_fresh++] = id;
 }
 
-/* Take back the running jobs a failure requeued, re-key the others and sort them. */
-static void rekey_running(preempt_sched *s, const sim_view *v, sim_time now)
+/* Bring the running jobs up to date at now: take back those a failure requeued, let the
+ * policy renumber the last pass's fresh ones, and re-key those whose key changes now (or
+ * all of them, for drifting keys). */
+static void update_running(preempt_sched *s, const sim_view *v, sim_time now)
 {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < s->n_run; i++) {
-        preempt_entry *x = entry(v, s->run[i]);
-        if (x->requeued) {
-            x->requeued = false;
-            stop(x, sim_view_attained(v, x->id), now);
-            queue_pending(s, v, x, now, 0, 1);
+    for (uint32_t i = 0; i < s->n_req; i++) {
+        preempt_entry *x = entry(v, s->req[i]);
+        if (!x->listed || !x->requeued)
             continue;
-        }
-        s->sorted[n++] = x;
+        x->requeued = false;
+        make_pending(s, v, x, sim_view_attained(v, x->id), now, 0, 1);
     }
-    s->n_run = n;
-    sort_entries(s->sorted, n);
-    if (s->hooks->pass_begin)
-        s->hooks->pass_begin(s->ctx, v, s->sorted, n);
-    for (uint32_t i = 0; i < n; i++)
-        s->hooks->key(s->ctx, v, s->sorted[i], now);
-    sort_entries(s->sorted, n);
-    for (uint32_t i = 0; i < n; i++) {
-        s->run[i] = s->sorted[i]->id;
-        s->sorted[i]->slot = i;
+    s->n_req = 0;
+    uint32_t nf = 0;
+    for (uint32_t i = 0; i < s->n_fresh; i++) {
+        preempt_entry *x = entry(v, s->fresh[i]);
+        if (x->listed && x->running) {
+            tree_erase(s, v, x);
+            s->sorted[nf++] = x;
+        }
+    }
+    s->n_fresh = 0;
+    if (nf) {
+        sort_entries(s->sorted, nf);
+        s->hooks->pass_begin(s->ctx, v, s->sorted, nf);
+        for (uint32_t i = 0; i < nf; i++)
+            tree_insert(s, v, s->sorted[i]);
+    }
+    if (s->hooks->drifting) {
+        rekey_running_all(s, v, now);
+        return;
+    }
+    while (s->n_rdue && entry(v, s->rheap[0])->rdue <= now) {
+        preempt_entry *x = entry(v, s->rheap[0]);
+        tree_erase(s, v, x);
+        s->hooks->key(s->ctx, v, x, now);
+        tree_insert(s, v, x);
+        rdue_file(s, v, x, now);
+        if (s->hooks->pass_begin)
+            s->fresh[s->n_fresh++] = x->id;
     }
 }
 
@@ -468,39 +767,98 @@ static capacity up_capacity(const preempt_sched *s, const sim_view *v)
     return cap;
 }
 
-/* Merge the running jobs with the heads of the class heaps in key order and admit while
- * the requests fit: admitted pending jobs leave their heap for s->adm, running jobs not
- * admitted go to s->pre. Returns the number admitted. */
-static uint32_t admit_all(preempt_sched *s, const sim_view *v, capacity *cap, uint32_t *n_pre)
+/* The classes with pending jobs, as a heap by their head's key. */
+static uint32_t heads(preempt_sched *s, const sim_view *v)
 {
-    uint32_t nch = 0, n_adm = 0, ri = 0;
-    *n_pre = 0;
+    uint32_t nch = 0;
     for (uint32_t c = 0; c < s->n_cls; c++)
         if (s->cls[c].n)
             s->chead[nch++] = c;
     for (uint32_t i = nch / 2; i-- > 0;)
         chead_down(s, v, nch, i);
-    while (ri < s->n_run || nch) {
-        if (ri < s->n_run &&
+    return nch;
+}
+
+/* The head class admits its first job (true), or is dropped: it will not fit later in
+ * this pass. */
+static void head_done(preempt_sched *s, const sim_view *v, uint32_t *nch, bool admitted,
+                      uint32_t *n_adm)
+{
+    preempt_class *c = &s->cls[s->chead[0]];
+    if (admitted) {
+        s->adm[(*n_adm)++] = c->heap[0];
+        cls_remove(c, v, 0);
+        if (c->n) {
+            chead_down(s, v, *nch, 0);
+            return;
+        }
+    }
+    s->chead[0] = s->chead[--*nch];
+    if (*nch)
+        chead_down(s, v, *nch, 0);
+}
+
+/* Admission walking every running job in key order, merged with the heads of the class
+ * heaps: admitted pending jobs leave their heap for s->adm, running jobs not admitted go
+ * to s->pre. Returns the number admitted. O(R + (A + C) log C). */
+static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, uint32_t *n_pre)
+{
+    uint32_t n_run = tree_list(s, v);
+    uint32_t nch = heads(s, v), n_adm = 0, ri = 0;
+    *n_pre = 0;
+    while (ri < n_run || nch) {
+        if (ri < n_run &&
             (!nch || preempt_before(&s->sorted[ri]->key, head_key(s, v, s->chead[0])))) {
             preempt_entry *x = s->sorted[ri++];
             if (!admit(cap, x->need, s->by_count ? 0 : x->mask))
                 s->pre[(*n_pre)++] = x->id;
             continue;
         }
-        preempt_class *c = &s->cls[s->chead[0]];
-        if (admit(cap, c->need, c->mask)) {
-            s->adm[n_adm++] = c->heap[0];
-            cls_remove(c, v, 0);
-            if (c->n) {
-                chead_down(s, v, nch, 0);
-                continue;
+        const preempt_class *c = &s->cls[s->chead[0]];
+        head_done(s, v, &nch, admit(cap, c->need, c->mask), &n_adm);
+    }
+    return n_adm;
+}
+
+/* The same admission when the capacity is one number, `left`: between two pending heads,
+ * the running jobs are admitted by their sum when it fits; otherwise those before the
+ * first one that does not fit are, and from there on each requesting job is visited.
+ * O((A + C + K + V) log n), V the jobs still fitting behind the first that does not. */
+static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, uint32_t *n_pre)
+{
+    uint32_t nch = heads(s, v), n_adm = 0;
+    preempt_key cur;
+    bool has_cur = false;
+    *n_pre = 0;
+    for (;;) {
+        const preempt_key *kh = nch ? head_key(s, v, s->chead[0]) : NULL;
+        uint64_t base = has_cur ? tree_prefix(s, v, &cur) : 0;
+        uint64_t run = tree_prefix(s, v, kh) - base;
+        if (run <= left) {
+            left -= run;
+        } else {
+            uint32_t t = tree_find_over(s, v, base + left);
+            left -= tree_prefix(s, v, &entry(v, t)->key) - base;
+            while (t != NONE) {
+                preempt_entry *x = entry(v, t);
+                if (kh && !preempt_before(&x->key, kh))
+                    break;
+                if (x->need <= left)
+                    left -= x->need;
+                else
+                    s->pre[(*n_pre)++] = t;
+                t = next_need_rec(v, s->root, &x->key, false);
             }
         }
-        /* The class is empty, or does not fit: it will not fit later in this pass. */
-        s->chead[0] = s->chead[--nch];
-        if (nch)
-            chead_down(s, v, nch, 0);
+        if (!kh)
+            break;
+        cur = *kh;
+        has_cur = true;
+        uint64_t need = s->cls[s->chead[0]].need;
+        bool fits = need <= left;
+        if (fits)
+            left -= need;
+        head_done(s, v, &nch, fits, &n_adm);
     }
     return n_adm;
 }
@@ -512,23 +870,26 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
                            sizeof *s->shape_first))
         return SIM_ENOMEM;
     s->now = now;
-    s->wake_at = SIM_TIME_NEVER;
-    rekey_running(s, v, now);
+    update_running(s, v, now);
     rekey_due(s, v, now);
     capacity cap = up_capacity(s, v);
-    uint32_t n_pre, n_adm = admit_all(s, v, &cap, &n_pre);
+    uint32_t n_pre, n_adm;
+    if (fast_on && (s->by_count || s->n_masked == 0)) {
+        uint64_t left = 0;
+        for (uint64_t m = cap.types; m; m &= m - 1)
+            left += cap.left[__builtin_ctzll(m)];
+        n_adm = admit_sums(s, v, left, &n_pre);
+    } else {
+        n_adm = admit_walk(s, v, &cap, &n_pre);
+    }
     /* Preemptions first, so the jobs admitted in their place find the room. */
     for (uint32_t i = 0; i < n_pre; i++) {
         preempt_entry *x = entry(v, s->pre[i]);
         int rc = sim_decide_preempt(out, x->id, s->checkpoint);
         if (rc != SIM_OK)
             return rc;
-        run_remove(s, v, x->slot);
-        stop(x, preempt_attained(x, now), now);
-        queue_pending(s, v, x, now, i, n_pre);
+        make_pending(s, v, x, preempt_attained(x, now), now, i, n_pre);
     }
-    for (uint32_t i = 0; i < s->n_run; i++)
-        note_wake(s, entry(v, s->run[i]), now);
     /* Start the admitted pending jobs in priority order: the shared pass tries one job
      * per shape at a time and drops a shape at its first failure. */
     for (uint32_t k = 0; k < v->n_active_shapes; k++)
@@ -551,23 +912,21 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         if (!x->running)
             cls_push(&s->cls[x->cls], v, x->id);
     }
-    if (s->n_due && entry(v, s->dheap[0])->due < s->wake_at)
-        s->wake_at = entry(v, s->dheap[0])->due;
+    s->wake_at = preempt_next_wakeup(s, v, SIM_TIME_NEVER);
     return rc;
 }
 
+/* The next moment a key changes on its own: a running job's (next_change) or a pending
+ * one's (due). Between those, only arrivals and departures change anything, and they
+ * call schedule() anyway. */
 sim_time preempt_next_wakeup(const void *st, const sim_view *v, sim_time now)
 {
     const preempt_sched *s = st;
     if (now == s->now)
         return s->wake_at; /* gathered by the pass just made */
     sim_time next = SIM_TIME_NEVER;
-    if (s->hooks->next_change)
-        for (uint32_t i = 0; i < s->n_run; i++) {
-            sim_time t = s->hooks->next_change(s->ctx, entry(v, s->run[i]), now);
-            if (t < next)
-                next = t;
-        }
+    if (s->n_rdue)
+        next = entry(v, s->rheap[0])->rdue;
     if (s->n_due && entry(v, s->dheap[0])->due < next)
         next = entry(v, s->dheap[0])->due;
     return next;

@@ -8,11 +8,18 @@
  *
  * Cost: pending jobs sit in one binary heap per class (same GPU request and accepted
  * types), keyed by a priority that does not change while they wait (a policy changes it
- * through the engine: preempt_rekey, preempt_rekey_all). Running jobs, whose keys move
- * with the service they receive, are re-keyed at each pass. Admission merges the running
- * jobs with the heads of the class heaps; a class that does not fit is dropped for the
- * rest of the pass (capacity only shrinks), so a pass costs O(R log R + (A + C) log C +
- * A log P): R running jobs, A admitted, C classes, P pending, not O(jobs in the system).
+ * through the engine: a due time, preempt_rekey_all). Running jobs sit in a treap by key
+ * with the GPU request summed over each subtree; a policy whose running keys change only
+ * at known times (next_change: las, gittins) has them re-keyed then, one at a time, while
+ * a policy whose running keys drift (srtf, srsf) has them all re-keyed at each pass
+ * (O(R) for R running jobs). When every job accepts every GPU type, or admission counts
+ * free GPUs whatever their type, the capacity is one number, and admission merges the
+ * heads of the class heaps with whole runs of running jobs at once: a run that fits is
+ * admitted by its sum, and only from the first running job that does not fit on are
+ * jobs visited one by one (those preempted, and the few that still fit behind them). A
+ * pass then costs O((A + C + K) log n): A admitted, C classes, K preempted; a class
+ * that does not fit is dropped for the rest of the pass, since capacity only shrinks.
+ * With jobs tied to GPU types, admission walks every running job in key order (O(R)).
  */
 #ifndef POLICIES_PREEMPT_H
 #define POLICIES_PREEMPT_H
@@ -47,8 +54,13 @@ typedef struct preempt_entry {
     uint64_t pos;     /* policy's position counter (las mode=tiresias) */
     sim_job_id id;
     uint32_t cls;     /* its class */
-    uint32_t slot;    /* its slot in the class heap (pending) or the running list */
+    uint32_t slot;    /* its slot in the class heap while pending, else UINT32_MAX */
     uint32_t dslot;   /* its slot in the heap of due times, or UINT32_MAX */
+    uint32_t tl, tr;  /* running: children in the treap (job ids), or UINT32_MAX */
+    uint32_t tprio;   /* treap priority, drawn from the arrival order */
+    uint32_t rslot;   /* running: slot in the heap of key changes, or UINT32_MAX */
+    uint64_t tsum;    /* running: GPU requests summed over its subtree, milli-GPU */
+    sim_time rdue;    /* running: when its key changes (next_change) */
     uint32_t next;    /* next admitted pending job of the same shape in a pass */
     uint32_t queue;   /* policy's queue (las) */
     uint8_t region;   /* policy's region in a queue (las mode=tiresias) */
@@ -62,16 +74,18 @@ typedef struct preempt_entry {
  * engine then re-keys at that time. preempted (optional): x, the i-th of k jobs taken
  * off their GPUs at once in priority order (preempted by a pass, or requeued by a
  * failure), is pending now (its key already computed; the hook may change it).
- * pass_begin (optional): called with the running jobs in last pass's key order, before
- * they are re-keyed. started (optional): pending x starts at now, before the engine
- * marks it running. */
+ * pass_begin (optional): called at the start of a pass with the running jobs that the
+ * last pass started or re-keyed, in key order; it may change their keys. started
+ * (optional): pending x starts at now, before the engine marks it running. drifting: the
+ * running jobs' keys change with time (re-key them all at each pass). */
 typedef struct preempt_hooks {
     void (*key)(void *ctx, const sim_view *v, preempt_entry *x, sim_time now);
     sim_time (*next_change)(const void *ctx, const preempt_entry *x, sim_time now);
     sim_time (*due)(const void *ctx, const preempt_entry *x, sim_time now);
     void (*preempted)(void *ctx, preempt_entry *x, uint32_t i, uint32_t k);
     void (*pass_begin)(void *ctx, const sim_view *v, preempt_entry *const *run, uint32_t n);
-    void (*started)(void *ctx, preempt_entry *x, sim_time now); /* optional: x starts */
+    void (*started)(void *ctx, preempt_entry *x, sim_time now);
+    bool drifting;
 } preempt_hooks;
 
 typedef struct preempt_class {
@@ -89,12 +103,19 @@ typedef struct preempt_sched {
     bool by_count;     /* admit by the count of free GPUs, whatever their type */
     preempt_class *cls;
     uint32_t n_cls, cls_cap;
-    sim_job_id *run;   /* running jobs, in last pass's key order */
-    uint32_t n_run, run_cap;
+    uint32_t root;     /* treap of the running jobs, or UINT32_MAX */
+    uint32_t n_run;    /* running jobs */
+    sim_job_id *rheap; /* running jobs with a key change ahead, by its time */
+    uint32_t n_rdue, rdue_cap;
+    sim_job_id *fresh; /* running jobs started or re-keyed by the last pass */
+    uint32_t n_fresh, fresh_cap;
+    sim_job_id *req;   /* running jobs a failure requeued since the last pass */
+    uint32_t n_req, req_cap;
+    uint32_t n_masked; /* jobs in the system tied to GPU types */
     sim_job_id *adm;   /* scratch: admitted pending jobs of a pass, in order */
     sim_job_id *pre;   /* scratch: running jobs to preempt, in order */
     uint32_t adm_cap, pre_cap;
-    preempt_entry **sorted; /* scratch: running entries for sorting */
+    preempt_entry **sorted; /* scratch: running entries in key order */
     uint32_t sorted_cap;
     uint32_t *chead;   /* scratch: heap of classes by their head's key */
     uint32_t chead_cap;
@@ -135,6 +156,11 @@ static inline bool preempt_before(const preempt_key *a, const preempt_key *b)
     return a->k2 < b->k2;
 }
 
+/* Use the walk over every running job even where the capacity is one number (false), or
+ * not (true, the default), for every engine of the process: to compare the two in tests
+ * and benchmarks. */
+void preempt_fast_enable(bool on);
+
 /* The policy_ops hooks, for a policy whose state starts with a preempt_sched. The tables
  * grow at new peaks only; a failure to grow ends the next pass with SIM_ENOMEM. */
 void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id);
@@ -143,7 +169,7 @@ void preempt_on_requeue(void *st, const sim_view *v, sim_job_id id);
 int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out);
 sim_time preempt_next_wakeup(const void *st, const sim_view *v, sim_time now);
 
-/* Re-key every pending job (the policy's keys changed as a whole). O(P). */
+/* Re-key every job (the policy's keys changed as a whole). O(P + R log R). */
 void preempt_rekey_all(preempt_sched *s, const sim_view *v, sim_time now);
 
 #endif

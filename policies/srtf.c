@@ -7,7 +7,8 @@
  * shortest first, ties by arrival. At each arrival and departure the jobs are admitted
  * in that order while their GPU request fits, the others preempted (policies/preempt.c).
  * A running job's key only falls while it runs and a waiting one's stays, so the order
- * changes only at arrivals and departures: no other wakeups are needed.
+ * changes only at arrivals and departures: no other wakeups are needed. The running
+ * jobs' keys drift, so each pass re-keys them all (O(running jobs)).
  */
 #include "policies/preempt.h"
 
@@ -31,7 +32,7 @@ static void srtf_key(void *ctx, const sim_view *v, preempt_entry *x, sim_time no
     x->key = (preempt_key){left > 0 ? left : 0, 0, x->seq};
 }
 
-static const preempt_hooks srtf_hooks = {.key = srtf_key};
+static const preempt_hooks srtf_hooks = {.key = srtf_key, .drifting = true};
 
 static int init_common(srtf_state *s, const policy_config *cfg, bool service, sim_diag *d)
 {

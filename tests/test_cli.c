@@ -84,7 +84,9 @@ static void test_errors(void)
     expect(args, 2,
            "clustersim: error: --policy-opt 'binpak:depth=3': unknown policy 'binpak' "
            "(known: fifo, binpack, random, predictive, fgd, bestfit, dotprod, "
-           "gpupacking, gpuclustering, fairshare, quota, sjf, las, interleave, hetero, "
+           "gpupacking, gpuclustering, fairshare, quota, sjf, las, "
+           "srtf, srsf, gittins, "
+           "interleave, hetero, "
            "static-order, data-parallel, gavel, elastic, rigid-min, static, optimus)");
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt backfill=maybe", fx);
     expect(args, 2, "clustersim: error: policy 'binpack': option 'backfill': expected true or "

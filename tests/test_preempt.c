@@ -7,10 +7,11 @@
  *  - the Gittins index against a hand computation on a four-sample distribution;
  *  - properties on random traces (two GPU types, shares, gangs, node failures): the
  *    invariants checked after every event, every job accounted for, identical bytes for
- *    identical seeds, and the same schedule whether or not the run is cut into passes
- *    by extra wakeups.
+ *    identical seeds;
+ *  - admission by sums over the running jobs' treap gives the walk's schedule exactly.
  */
 #include "policies/gittins.h"
+#include "policies/preempt.h"
 
 #include "engine_world.h"
 
@@ -238,6 +239,52 @@ static void test_properties(void)
             CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
             CHECK(a.summary_len == b.summary_len &&
                   memcmp(a.summary, b.summary, a.summary_len) == 0);
+            if (a.summary_len != b.summary_len ||
+                memcmp(a.summary, b.summary, a.summary_len) != 0)
+                fprintf(stderr, "%s %s: summaries differ\n%s\n%s\n", vs[p].pol->name,
+                        vs[p].value ? vs[p].value : "", a.summary, b.summary);
+            run_out_free(&a);
+            run_out_free(&b);
+        }
+        world_fini(&w);
+    }
+    gsl_rng_free(rng);
+}
+
+/* Where every job accepts every GPU type, admission by sums over the treap gives the
+ * schedule of the walk over every running job, byte for byte. */
+static void test_fast_equivalence(void)
+{
+    const variant vs[] = {
+        {&policy_las, NULL, NULL},     {&policy_las, "mode", "tiresias"},
+        {&policy_gittins, NULL, NULL}, {&policy_gittins, "delta", "30"},
+        {&policy_srtf, NULL, NULL},    {&policy_srsf, NULL, NULL},
+    };
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    static job_spec jobs[900];
+    for (int round = 0; round < 4; round++) {
+        gsl_rng_set(rng, 900 + (unsigned long)round);
+        world w;
+        world_init(&w, 2 + (uint32_t)round, round % 2 ? 4 : 8);
+        size_t n = random_trace(rng, jobs, 500 + 120 * (size_t)round);
+        for (size_t i = 0; i < n; i++)
+            jobs[i].gpu_type_mask = 0;
+        for (size_t p = 0; p < sizeof vs / sizeof vs[0]; p++) {
+            run_opts o = {.pol = vs[p].pol, .seed = 3, .opt_key = vs[p].key,
+                          .opt_value = vs[p].value};
+            if (round == 3) {
+                o.opt_key2 = "checkpoint";
+                o.opt_value2 = "false";
+            }
+            run_out a = run(&w, jobs, n, &o);
+            preempt_fast_enable(false);
+            run_out b = run(&w, jobs, n, &o);
+            preempt_fast_enable(true);
+            CHECK_EQ_I64(a.status, SIM_OK);
+            CHECK_EQ_I64(a.sum.jobs_unfinished, 0);
+            CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
+            CHECK(a.summary_len == b.summary_len &&
+                  memcmp(a.summary, b.summary, a.summary_len) == 0);
             run_out_free(&a);
             run_out_free(&b);
         }
@@ -255,5 +302,6 @@ int main(void)
     test_las_tiresias();
     test_las_queues();
     test_properties();
+    test_fast_equivalence();
     return check_done();
 }

@@ -337,12 +337,12 @@ static uint32_t next_need_rec(const sim_view *v, uint32_t t, const preempt_key *
     return next_need_rec(v, x->tr, k, or_equal);
 }
 
-/* In-order list of the treap into s->sorted; returns the count. */
-static uint32_t tree_list(preempt_sched *s, const sim_view *v)
+/* In-order list of the subtree at t into s->sorted; returns the count. */
+static uint32_t tree_list(preempt_sched *s, const sim_view *v, uint32_t t)
 {
     uint32_t n = 0, sp = 0;
     sim_job_id *stack = s->pre; /* free at this point of a pass */
-    for (uint32_t t = s->root; t != NONE || sp;) {
+    while (t != NONE || sp) {
         while (t != NONE) {
             stack[sp++] = t;
             t = entry(v, t)->tl;
@@ -364,13 +364,14 @@ static void sums_rec(const sim_view *v, uint32_t t)
     pull(v, x);
 }
 
-/* Rebuild the treap from s->sorted[0..n), in key order. O(n). */
-static void tree_build(preempt_sched *s, const sim_view *v, uint32_t n)
+/* A treap of e[0..n), in key order; returns its root. O(n). */
+static uint32_t tree_build(preempt_sched *s, const sim_view *v, preempt_entry *const *e,
+                           uint32_t n)
 {
     uint32_t sp = 0;
     sim_job_id *stack = s->pre;
     for (uint32_t i = 0; i < n; i++) {
-        preempt_entry *x = s->sorted[i];
+        preempt_entry *x = e[i];
         uint32_t last = NONE;
         while (sp && entry(v, stack[sp - 1])->tprio < x->tprio)
             last = stack[--sp];
@@ -380,8 +381,9 @@ static void tree_build(preempt_sched *s, const sim_view *v, uint32_t n)
             entry(v, stack[sp - 1])->tr = x->id;
         stack[sp++] = x->id;
     }
-    s->root = sp ? stack[0] : NONE;
-    sums_rec(v, s->root);
+    uint32_t root = sp ? stack[0] : NONE;
+    sums_rec(v, root);
+    return root;
 }
 
 /* ---- Set-up and bookkeeping. ---- */
@@ -588,11 +590,11 @@ static void sort_entries(preempt_entry **e, uint32_t n)
 /* Re-key every running job and rebuild the treap. O(R + moves). */
 static void rekey_running_all(preempt_sched *s, const sim_view *v, sim_time now)
 {
-    uint32_t n = tree_list(s, v);
+    uint32_t n = tree_list(s, v, s->root);
     for (uint32_t i = 0; i < n; i++)
         s->hooks->key(s->ctx, v, s->sorted[i], now);
     sort_entries(s->sorted, n);
-    tree_build(s, v, n);
+    s->root = tree_build(s, v, s->sorted, n);
     if (s->hooks->next_change)
         for (uint32_t i = 0; i < n; i++)
             rdue_file(s, v, s->sorted[i], now);
@@ -725,10 +727,6 @@ static void update_running(preempt_sched *s, const sim_view *v, sim_time now)
         for (uint32_t i = 0; i < nf; i++)
             tree_insert(s, v, s->sorted[i]);
     }
-    if (s->hooks->drifting) {
-        rekey_running_all(s, v, now);
-        return;
-    }
     while (s->n_rdue && entry(v, s->rheap[0])->rdue <= now) {
         preempt_entry *x = entry(v, s->rheap[0]);
         tree_erase(s, v, x);
@@ -738,6 +736,37 @@ static void update_running(preempt_sched *s, const sim_view *v, sim_time now)
         if (s->hooks->pass_begin)
             s->fresh[s->n_fresh++] = x->id;
     }
+}
+
+/* Drifting keys only fall while a job runs, so a running job whose key (as last read)
+ * is before every pending job's is still before them all: where the capacity is one
+ * number, its place among those makes no difference. Re-key the others only, unless
+ * the jobs before every pending one no longer fit together (capacity lost to a
+ * failure), when their order matters. O(K log n) for the K re-keyed. */
+static void rekey_drifting(preempt_sched *s, const sim_view *v, sim_time now, uint64_t left)
+{
+    const preempt_key *kmin = NULL;
+    for (uint32_t c = 0; c < s->n_cls; c++)
+        if (s->cls[c].n && (!kmin || preempt_before(head_key(s, v, c), kmin)))
+            kmin = head_key(s, v, c);
+    if (kmin && tree_prefix(s, v, kmin) <= left) {
+        uint32_t l, r;
+        split(v, s->root, kmin, &l, &r);
+        uint32_t n = tree_list(s, v, r);
+        for (uint32_t i = 0; i < n; i++)
+            s->hooks->key(s->ctx, v, s->sorted[i], now);
+        sort_entries(s->sorted, n);
+        s->root = l;
+        uint32_t i = 0;
+        for (; i < n && preempt_before(&s->sorted[i]->key, kmin); i++)
+            tree_insert(s, v, s->sorted[i]);
+        s->root = join(v, s->root, tree_build(s, v, s->sorted + i, n - i));
+        if (tree_prefix(s, v, kmin) <= left)
+            return;
+    } else if (!kmin && tsum(v, s->root) <= left) {
+        return; /* nothing waits: every running job stays */
+    }
+    rekey_running_all(s, v, now);
 }
 
 /* Re-key the pending jobs whose due time has come. */
@@ -803,7 +832,7 @@ static void head_done(preempt_sched *s, const sim_view *v, uint32_t *nch, bool a
  * to s->pre. Returns the number admitted. O(R + (A + C) log C). */
 static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, uint32_t *n_pre)
 {
-    uint32_t n_run = tree_list(s, v);
+    uint32_t n_run = tree_list(s, v, s->root);
     uint32_t nch = heads(s, v), n_adm = 0, ri = 0;
     *n_pre = 0;
     while (ri < n_run || nch) {
@@ -878,8 +907,12 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         uint64_t left = 0;
         for (uint64_t m = cap.types; m; m &= m - 1)
             left += cap.left[__builtin_ctzll(m)];
+        if (s->hooks->drifting)
+            rekey_drifting(s, v, now, left);
         n_adm = admit_sums(s, v, left, &n_pre);
     } else {
+        if (s->hooks->drifting)
+            rekey_running_all(s, v, now);
         n_adm = admit_walk(s, v, &cap, &n_pre);
     }
     /* Preemptions first, so the jobs admitted in their place find the room. */

@@ -80,131 +80,131 @@ static void cls_remove(preempt_class *c, const sim_view *v, uint32_t i)
     cls_up(c, v, entry(v, moved)->slot);
 }
 
-/* ---- Heap of due times. ---- */
+/* ---- Heaps of times: the pending jobs' due times and the running jobs' key changes.
+ * One code for both: `run` picks the entry's fields (rdue and rslot, or due and dslot).
+ * ---- */
 
-static void due_set(preempt_sched *s, const sim_view *v, uint32_t i, sim_job_id id)
+typedef struct theap {
+    sim_job_id *ids;
+    uint32_t *n;
+    bool run;
+} theap;
+
+static theap due_heap(preempt_sched *s)
 {
-    s->dheap[i] = id;
-    entry(v, id)->dslot = i;
+    return (theap){s->dheap, &s->n_due, false};
 }
 
-static void due_up(preempt_sched *s, const sim_view *v, uint32_t i)
+static theap rdue_heap(preempt_sched *s)
 {
-    sim_job_id id = s->dheap[i];
-    sim_time t = entry(v, id)->due;
-    while (i > 0 && t < entry(v, s->dheap[(i - 1) / 2])->due) {
-        due_set(s, v, i, s->dheap[(i - 1) / 2]);
+    return (theap){s->rheap, &s->n_rdue, true};
+}
+
+static sim_time th_time(const theap *h, const sim_view *v, sim_job_id id)
+{
+    const preempt_entry *x = entry(v, id);
+    return h->run ? x->rdue : x->due;
+}
+
+static uint32_t *th_slot(const theap *h, preempt_entry *x)
+{
+    return h->run ? &x->rslot : &x->dslot;
+}
+
+static void th_set(const theap *h, const sim_view *v, uint32_t i, sim_job_id id)
+{
+    h->ids[i] = id;
+    *th_slot(h, entry(v, id)) = i;
+}
+
+static void th_up(const theap *h, const sim_view *v, uint32_t i)
+{
+    sim_job_id id = h->ids[i];
+    sim_time t = th_time(h, v, id);
+    while (i > 0 && t < th_time(h, v, h->ids[(i - 1) / 2])) {
+        th_set(h, v, i, h->ids[(i - 1) / 2]);
         i = (i - 1) / 2;
     }
-    due_set(s, v, i, id);
+    th_set(h, v, i, id);
 }
 
-static void due_down(preempt_sched *s, const sim_view *v, uint32_t i)
+static void th_down(const theap *h, const sim_view *v, uint32_t i)
 {
-    sim_job_id id = s->dheap[i];
-    sim_time t = entry(v, id)->due;
+    sim_job_id id = h->ids[i];
+    sim_time t = th_time(h, v, id);
     for (;;) {
         uint32_t ch = 2 * i + 1;
-        if (ch >= s->n_due)
+        if (ch >= *h->n)
             break;
-        if (ch + 1 < s->n_due && entry(v, s->dheap[ch + 1])->due < entry(v, s->dheap[ch])->due)
+        if (ch + 1 < *h->n && th_time(h, v, h->ids[ch + 1]) < th_time(h, v, h->ids[ch]))
             ch++;
-        if (entry(v, s->dheap[ch])->due >= t)
+        if (th_time(h, v, h->ids[ch]) >= t)
             break;
-        due_set(s, v, i, s->dheap[ch]);
+        th_set(h, v, i, h->ids[ch]);
         i = ch;
     }
-    due_set(s, v, i, id);
+    th_set(h, v, i, id);
+}
+
+/* Take x out of the heap (if in it); its time becomes SIM_TIME_NEVER. */
+static void th_remove(const theap *h, const sim_view *v, preempt_entry *x)
+{
+    uint32_t *slot = th_slot(h, x), i = *slot;
+    if (h->run)
+        x->rdue = SIM_TIME_NEVER;
+    else
+        x->due = SIM_TIME_NEVER;
+    if (i == NONE)
+        return;
+    *slot = NONE;
+    if (--*h->n == i)
+        return;
+    sim_job_id moved = h->ids[*h->n];
+    th_set(h, v, i, moved);
+    th_down(h, v, i);
+    th_up(h, v, *th_slot(h, entry(v, moved)));
+}
+
+/* File x at time t (nowhere when SIM_TIME_NEVER), replacing its old time. Room was
+ * reserved at arrival (a heap holds at most the jobs in the system). */
+static void th_file(const theap *h, const sim_view *v, preempt_entry *x, sim_time t)
+{
+    th_remove(h, v, x);
+    if (t == SIM_TIME_NEVER)
+        return;
+    if (h->run)
+        x->rdue = t;
+    else
+        x->due = t;
+    h->ids[(*h->n)++] = x->id;
+    th_up(h, v, *h->n - 1);
 }
 
 static void due_remove(preempt_sched *s, const sim_view *v, preempt_entry *x)
 {
-    uint32_t i = x->dslot;
-    x->due = SIM_TIME_NEVER;
-    if (i == NONE)
-        return;
-    x->dslot = NONE;
-    if (--s->n_due == i)
-        return;
-    sim_job_id moved = s->dheap[s->n_due];
-    due_set(s, v, i, moved);
-    due_down(s, v, i);
-    due_up(s, v, entry(v, moved)->dslot);
+    theap h = due_heap(s);
+    th_remove(&h, v, x);
 }
 
 /* x just became pending (or was re-keyed): file its due time. */
 static void due_file(preempt_sched *s, const sim_view *v, preempt_entry *x, sim_time now)
 {
-    due_remove(s, v, x);
-    x->due = s->hooks->due ? s->hooks->due(s->ctx, x, now) : SIM_TIME_NEVER;
-    if (x->due == SIM_TIME_NEVER)
-        return;
-    s->dheap[s->n_due++] = x->id;
-    due_up(s, v, s->n_due - 1);
-}
-
-/* ---- Heap of running jobs' key changes. ---- */
-
-static void rdue_set(preempt_sched *s, const sim_view *v, uint32_t i, sim_job_id id)
-{
-    s->rheap[i] = id;
-    entry(v, id)->rslot = i;
-}
-
-static void rdue_up(preempt_sched *s, const sim_view *v, uint32_t i)
-{
-    sim_job_id id = s->rheap[i];
-    sim_time t = entry(v, id)->rdue;
-    while (i > 0 && t < entry(v, s->rheap[(i - 1) / 2])->rdue) {
-        rdue_set(s, v, i, s->rheap[(i - 1) / 2]);
-        i = (i - 1) / 2;
-    }
-    rdue_set(s, v, i, id);
-}
-
-static void rdue_down(preempt_sched *s, const sim_view *v, uint32_t i)
-{
-    sim_job_id id = s->rheap[i];
-    sim_time t = entry(v, id)->rdue;
-    for (;;) {
-        uint32_t ch = 2 * i + 1;
-        if (ch >= s->n_rdue)
-            break;
-        if (ch + 1 < s->n_rdue && entry(v, s->rheap[ch + 1])->rdue < entry(v, s->rheap[ch])->rdue)
-            ch++;
-        if (entry(v, s->rheap[ch])->rdue >= t)
-            break;
-        rdue_set(s, v, i, s->rheap[ch]);
-        i = ch;
-    }
-    rdue_set(s, v, i, id);
+    theap h = due_heap(s);
+    th_file(&h, v, x, s->hooks->due ? s->hooks->due(s->ctx, x, now) : SIM_TIME_NEVER);
 }
 
 static void rdue_remove(preempt_sched *s, const sim_view *v, preempt_entry *x)
 {
-    uint32_t i = x->rslot;
-    if (i == NONE)
-        return;
-    x->rslot = NONE;
-    if (--s->n_rdue == i)
-        return;
-    sim_job_id moved = s->rheap[s->n_rdue];
-    rdue_set(s, v, i, moved);
-    rdue_down(s, v, i);
-    rdue_up(s, v, entry(v, moved)->rslot);
+    theap h = rdue_heap(s);
+    th_remove(&h, v, x);
 }
 
 /* File running x's next key change at now. */
 static void rdue_file(preempt_sched *s, const sim_view *v, preempt_entry *x, sim_time now)
 {
-    rdue_remove(s, v, x);
-    if (!s->hooks->next_change)
-        return;
-    x->rdue = s->hooks->next_change(s->ctx, x, now);
-    if (x->rdue == SIM_TIME_NEVER)
-        return;
-    s->rheap[s->n_rdue++] = x->id;
-    rdue_up(s, v, s->n_rdue - 1);
+    theap h = rdue_heap(s);
+    th_file(&h, v, x,
+            s->hooks->next_change ? s->hooks->next_change(s->ctx, x, now) : SIM_TIME_NEVER);
 }
 
 /* ---- Treap of running jobs by key, with GPU requests summed per subtree. ---- */

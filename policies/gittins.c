@@ -29,9 +29,9 @@ typedef struct gittins_state {
     double delta;        /* GPU-seconds */
     double *samples;     /* GPU service of each arrived job, in arrival order */
     uint32_t n_samples, samples_cap;
-    double *data;        /* the samples of the last build, sorted */
-    double *sum;         /* sum[i] = data[0] + ... + data[i-1] */
-    double *g;           /* index at each sample point; g[m] = 0 */
+    double *data; /* the samples of the last build, sorted */
+    double *sum;  /* sum[i] = data[0] + ... + data[i-1] */
+    double *g;    /* index at each sample point; g[m] = 0 */
     uint32_t m, table_cap;
 } gittins_state;
 
@@ -173,8 +173,8 @@ static void gittins_arrival(void *st, const sim_view *v, sim_job_id id)
         s->samples_cap = ncap;
     }
     const sim_job *j = sim_view_job(v, id);
-    double gpus = (double)j->nominal_replicas * j->gpus_per_replica * j->spec.gpu_milli /
-                  SIM_MILLI_GPU;
+    double gpus =
+        (double)j->nominal_replicas * j->gpus_per_replica * j->spec.gpu_milli / SIM_MILLI_GPU;
     s->samples[s->n_samples++] = j->work_total_s * gpus;
     preempt_on_arrival(st, v, id);
 }

@@ -38,7 +38,7 @@
 #define LAS_REGION_BIT (UINT64_C(1) << 63)
 
 typedef struct las_state {
-    preempt_sched sched; /* first: the engine's hooks take the state */
+    preempt_sched sched;            /* first: the engine's hooks take the state */
     double thr[LAS_MAX_QUEUES - 1]; /* GPU-seconds, increasing */
     uint32_t n_thr;
     double starve;
@@ -52,8 +52,9 @@ static const policy_option las_options[] = {
     {"thresholds", "3600,36000",
      "attained GPU-seconds that move a job to the next queue, increasing, comma-separated"},
     {"checkpoint", "true", "a preempted job keeps its work (false: it loses its run segment)"},
-    {"starve", "0", "a job waiting longer than this times its run time returns to the first "
-                    "queue (0: never)"},
+    {"starve", "0",
+     "a job waiting longer than this times its run time returns to the first "
+     "queue (0: never)"},
     {"mode", "default",
      "default: admission by GPU type, arrival order within a queue; tiresias: the Tiresias "
      "and Muri simulators' 2D-LAS (admission by free-GPU count, running jobs ahead of "

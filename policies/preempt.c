@@ -365,8 +365,7 @@ static void sums_rec(const sim_view *v, uint32_t t)
 }
 
 /* A treap of e[0..n), in key order; returns its root. O(n). */
-static uint32_t tree_build(preempt_sched *s, const sim_view *v, preempt_entry *const *e,
-                           uint32_t n)
+static uint32_t tree_build(preempt_sched *s, const sim_view *v, preempt_entry *const *e, uint32_t n)
 {
     uint32_t sp = 0;
     sim_job_id *stack = s->pre;
@@ -481,8 +480,7 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
         !reserve((void **)&s->pre, &s->pre_cap, n, sizeof *s->pre) ||
         !reserve((void **)&s->adm, &s->adm_cap, n, sizeof *s->adm) ||
         !reserve((void **)&s->dheap, &s->due_cap, n, sizeof *s->dheap) ||
-        !reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes,
-                 sizeof *s->shape_first)) {
+        !reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes, sizeof *s->shape_first)) {
         s->oom = true;
         return;
     }
@@ -895,8 +893,8 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
 int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
     preempt_sched *s = st;
-    if (s->oom || !reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes,
-                           sizeof *s->shape_first))
+    if (s->oom ||
+        !reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes, sizeof *s->shape_first))
         return SIM_ENOMEM;
     s->now = now;
     update_running(s, v, now);

@@ -53,17 +53,17 @@ typedef struct preempt_entry {
     uint64_t mask;    /* GPU types it accepts (0 = any) */
     uint64_t pos;     /* policy's position counter (las mode=tiresias) */
     sim_job_id id;
-    uint32_t cls;     /* its class */
-    uint32_t slot;    /* its slot in the class heap while pending, else UINT32_MAX */
-    uint32_t dslot;   /* its slot in the heap of due times, or UINT32_MAX */
-    uint32_t tl, tr;  /* running: children in the treap (job ids), or UINT32_MAX */
-    uint32_t tprio;   /* treap priority, drawn from the arrival order */
-    uint32_t rslot;   /* running: slot in the heap of key changes, or UINT32_MAX */
-    uint64_t tsum;    /* running: GPU requests summed over its subtree, milli-GPU */
-    sim_time rdue;    /* running: when its key changes (next_change) */
-    uint32_t next;    /* next admitted pending job of the same shape in a pass */
-    uint32_t queue;   /* policy's queue (las) */
-    uint8_t region;   /* policy's region in a queue (las mode=tiresias) */
+    uint32_t cls;    /* its class */
+    uint32_t slot;   /* its slot in the class heap while pending, else UINT32_MAX */
+    uint32_t dslot;  /* its slot in the heap of due times, or UINT32_MAX */
+    uint32_t tl, tr; /* running: children in the treap (job ids), or UINT32_MAX */
+    uint32_t tprio;  /* treap priority, drawn from the arrival order */
+    uint32_t rslot;  /* running: slot in the heap of key changes, or UINT32_MAX */
+    uint64_t tsum;   /* running: GPU requests summed over its subtree, milli-GPU */
+    sim_time rdue;   /* running: when its key changes (next_change) */
+    uint32_t next;   /* next admitted pending job of the same shape in a pass */
+    uint32_t queue;  /* policy's queue (las) */
+    uint8_t region;  /* policy's region in a queue (las mode=tiresias) */
     bool listed, running, started, requeued, admitted;
 } preempt_entry;
 
@@ -99,8 +99,8 @@ typedef struct preempt_sched {
     place_ws ws;
     const preempt_hooks *hooks;
     void *ctx;
-    bool checkpoint;   /* preempt with a checkpoint */
-    bool by_count;     /* admit by the count of free GPUs, whatever their type */
+    bool checkpoint; /* preempt with a checkpoint */
+    bool by_count;   /* admit by the count of free GPUs, whatever their type */
     preempt_class *cls;
     uint32_t n_cls, cls_cap;
     uint32_t root;     /* treap of the running jobs, or UINT32_MAX */
@@ -109,7 +109,7 @@ typedef struct preempt_sched {
     uint32_t n_rdue, rdue_cap;
     sim_job_id *fresh; /* running jobs started or re-keyed by the last pass */
     uint32_t n_fresh, fresh_cap;
-    sim_job_id *req;   /* running jobs a failure requeued since the last pass */
+    sim_job_id *req; /* running jobs a failure requeued since the last pass */
     uint32_t n_req, req_cap;
     uint32_t n_masked; /* jobs in the system tied to GPU types */
     sim_job_id *adm;   /* scratch: admitted pending jobs of a pass, in order */
@@ -117,7 +117,7 @@ typedef struct preempt_sched {
     uint32_t adm_cap, pre_cap;
     preempt_entry **sorted; /* scratch: running entries in key order */
     uint32_t sorted_cap;
-    uint32_t *chead;   /* scratch: heap of classes by their head's key */
+    uint32_t *chead; /* scratch: heap of classes by their head's key */
     uint32_t chead_cap;
     uint32_t n_sys;    /* jobs in the system */
     sim_job_id *dheap; /* pending jobs with a due time, by due time */
@@ -125,8 +125,8 @@ typedef struct preempt_sched {
     uint32_t *shape_first; /* per shape id: its first admitted pending entry, or NONE */
     uint32_t shape_cap;
     place_order order;
-    sim_time now;      /* of the pass in progress, SIM_TIME_NEVER before any */
-    sim_time wake_at;  /* the earliest change after the last pass */
+    sim_time now;     /* of the pass in progress, SIM_TIME_NEVER before any */
+    sim_time wake_at; /* the earliest change after the last pass */
     bool oom;
 } preempt_sched;
 

@@ -184,8 +184,12 @@ static void test_las_queues(void)
     world_init(&w, 1, 1);
     job_spec jobs[3] = {job("a", 0, 100, 1, 1000), job("b", 10, 100, 1, 1000),
                         job("c", 20, 5, 1, 1000)};
-    run_opts o = {.pol = &policy_las, .seed = 1, .opt_key = "mode", .opt_value = "tiresias",
-                  .opt_key2 = "thresholds", .opt_value2 = "10"};
+    run_opts o = {.pol = &policy_las,
+                  .seed = 1,
+                  .opt_key = "mode",
+                  .opt_value = "tiresias",
+                  .opt_key2 = "thresholds",
+                  .opt_value2 = "10"};
     run_out r = run(&w, jobs, 3, &o);
     CHECK_EQ_I64(r.status, SIM_OK);
     CHECK_FIELD(&r, "c", F_START, "20.000000");
@@ -204,9 +208,12 @@ typedef struct variant {
 static void test_properties(void)
 {
     const variant vs[] = {
-        {&policy_srtf, NULL, NULL},          {&policy_srsf, NULL, NULL},
-        {&policy_gittins, NULL, NULL},       {&policy_gittins, "delta", "30"},
-        {&policy_las, NULL, NULL},           {&policy_las, "mode", "tiresias"},
+        {&policy_srtf, NULL, NULL},
+        {&policy_srsf, NULL, NULL},
+        {&policy_gittins, NULL, NULL},
+        {&policy_gittins, "delta", "30"},
+        {&policy_las, NULL, NULL},
+        {&policy_las, "mode", "tiresias"},
         {&policy_srtf, "checkpoint", "false"},
     };
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -220,9 +227,13 @@ static void test_properties(void)
         size_t n = random_trace(rng, jobs, 250 + 100 * (size_t)round);
         const sim_time fail[2][3] = {{0, 3000000000, 3600000000}, {1, 5000000000, 5100000000}};
         for (size_t p = 0; p < sizeof vs / sizeof vs[0]; p++) {
-            run_opts o = {.pol = vs[p].pol, .seed = 7, .sample_us = 60000000,
-                          .opt_key = vs[p].key, .opt_value = vs[p].value,
-                          .failures = fail, .n_failures = 2};
+            run_opts o = {.pol = vs[p].pol,
+                          .seed = 7,
+                          .sample_us = 60000000,
+                          .opt_key = vs[p].key,
+                          .opt_value = vs[p].value,
+                          .failures = fail,
+                          .n_failures = 2};
             if (vs[p].pol == &policy_las && round % 2) {
                 o.opt_key2 = "starve";
                 o.opt_value2 = "2";
@@ -239,8 +250,7 @@ static void test_properties(void)
             CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
             CHECK(a.summary_len == b.summary_len &&
                   memcmp(a.summary, b.summary, a.summary_len) == 0);
-            if (a.summary_len != b.summary_len ||
-                memcmp(a.summary, b.summary, a.summary_len) != 0)
+            if (a.summary_len != b.summary_len || memcmp(a.summary, b.summary, a.summary_len) != 0)
                 fprintf(stderr, "%s %s: summaries differ\n%s\n%s\n", vs[p].pol->name,
                         vs[p].value ? vs[p].value : "", a.summary, b.summary);
             run_out_free(&a);
@@ -270,8 +280,8 @@ static void test_fast_equivalence(void)
         for (size_t i = 0; i < n; i++)
             jobs[i].gpu_type_mask = 0;
         for (size_t p = 0; p < sizeof vs / sizeof vs[0]; p++) {
-            run_opts o = {.pol = vs[p].pol, .seed = 3, .opt_key = vs[p].key,
-                          .opt_value = vs[p].value};
+            run_opts o = {
+                .pol = vs[p].pol, .seed = 3, .opt_key = vs[p].key, .opt_value = vs[p].value};
             if (round == 3) {
                 o.opt_key2 = "checkpoint";
                 o.opt_value2 = "false";

@@ -30,6 +30,14 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Match argv[*i] against "--name value" / "--name=value". 1 = matched (value in *val,
  * *i advanced past it), 0 = not this option, -1 = the value is missing (printed). */
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
+/* Options that take a string: each name's value is stored through its dst. */
+typedef struct cli_str_opt {
+    const char *name;
+    const char **dst;
+} cli_str_opt;
+/* cli_opt over a table ended by {NULL, NULL}: 1 = one was consumed, 0 = argv[*i] is none
+ * of them, -1 = error (printed). */
+int cli_str_opts(int argc, char **argv, int *i, const cli_str_opt *opts);
 /* Match a flag without value. */
 bool cli_flag(char **argv, int i, const char *name);
 /* Parse numbers of an option; print a clear error and return false when invalid. */

@@ -15,33 +15,22 @@ int cli_model_derive_catalog(int argc, char **argv)
 {
     const char *specs = NULL, *labels = NULL, *names = NULL, *out = NULL;
     for (int i = 0; i < argc; i++) {
-        const char *v;
-        int m;
         if (cli_flag(argv, i, "--help")) {
             printf("usage: clustersim model derive catalog --specs gpu_specs.csv "
                    "--labels trace_gpu_label_map.csv [--names gpu_names.csv] --out gpus.csv\n");
             return 0;
         }
-        if ((m = cli_opt(argc, argv, &i, "--specs", &v)) != 0) {
-            if (m < 0)
-                return 2;
-            specs = v;
-        } else if ((m = cli_opt(argc, argv, &i, "--labels", &v)) != 0) {
-            if (m < 0)
-                return 2;
-            labels = v;
-        } else if ((m = cli_opt(argc, argv, &i, "--names", &v)) != 0) {
-            if (m < 0)
-                return 2;
-            names = v;
-        } else if ((m = cli_opt(argc, argv, &i, "--out", &v)) != 0) {
-            if (m < 0)
-                return 2;
-            out = v;
-        } else {
+        const cli_str_opt opts[] = {{"--specs", &specs},
+                                    {"--labels", &labels},
+                                    {"--names", &names},
+                                    {"--out", &out},
+                                    {NULL, NULL}};
+        int m = cli_str_opts(argc, argv, &i, opts);
+        if (m < 0)
+            return 2;
+        if (m == 0)
             return cli_usage_error("unknown option '%s' for 'clustersim model derive catalog'",
                                    argv[i]);
-        }
     }
     if (!specs || !labels || !out)
         return cli_usage_error("clustersim model derive catalog needs --specs, --labels and --out");
@@ -68,38 +57,21 @@ int cli_model_derive_gavel(int argc, char **argv)
 {
     const char *iso = NULL, *colo = NULL, *steps_out = NULL, *pairs_out = NULL, *catalog = NULL;
     for (int i = 0; i < argc; i++) {
-        const char *v;
-        int m;
         if (cli_flag(argv, i, "--help")) {
             printf("usage: clustersim model derive gavel --isolated ISO.csv --colocated COLO.csv\n"
                    "       [--catalog gpus.csv] [--steps-out gavel_steps.csv] "
                    "[--pairs-out gavel_pairs.csv]\n");
             return 0;
         }
-        if ((m = cli_opt(argc, argv, &i, "--isolated", &v)) != 0) {
-            if (m < 0)
-                return 2;
-            iso = v;
-        } else if ((m = cli_opt(argc, argv, &i, "--colocated", &v)) != 0) {
-            if (m < 0)
-                return 2;
-            colo = v;
-        } else if ((m = cli_opt(argc, argv, &i, "--steps-out", &v)) != 0) {
-            if (m < 0)
-                return 2;
-            steps_out = v;
-        } else if ((m = cli_opt(argc, argv, &i, "--pairs-out", &v)) != 0) {
-            if (m < 0)
-                return 2;
-            pairs_out = v;
-        } else if ((m = cli_opt(argc, argv, &i, "--catalog", &v)) != 0) {
-            if (m < 0)
-                return 2;
-            catalog = v;
-        } else {
+        const cli_str_opt opts[] = {{"--isolated", &iso},        {"--colocated", &colo},
+                                    {"--steps-out", &steps_out}, {"--pairs-out", &pairs_out},
+                                    {"--catalog", &catalog},     {NULL, NULL}};
+        int m = cli_str_opts(argc, argv, &i, opts);
+        if (m < 0)
+            return 2;
+        if (m == 0)
             return cli_usage_error("unknown option '%s' for 'clustersim model derive gavel'",
                                    argv[i]);
-        }
     }
     if ((steps_out && !iso) || (pairs_out && !colo) || (!steps_out && !pairs_out))
         return cli_usage_error("clustersim model derive gavel needs --isolated with --steps-out "
@@ -141,29 +113,19 @@ int cli_model_derive_pollux(int argc, char **argv)
 {
     const char *dir = NULL, *out = NULL, *catalog = NULL;
     for (int i = 0; i < argc; i++) {
-        const char *v;
-        int m;
         if (cli_flag(argv, i, "--help")) {
             printf("usage: clustersim model derive pollux --profiles pollux_adaptdl/traces "
                    "[--catalog gpus.csv] --out pollux_steps.csv\n");
             return 0;
         }
-        if ((m = cli_opt(argc, argv, &i, "--profiles", &v)) != 0) {
-            if (m < 0)
-                return 2;
-            dir = v;
-        } else if ((m = cli_opt(argc, argv, &i, "--out", &v)) != 0) {
-            if (m < 0)
-                return 2;
-            out = v;
-        } else if ((m = cli_opt(argc, argv, &i, "--catalog", &v)) != 0) {
-            if (m < 0)
-                return 2;
-            catalog = v;
-        } else {
+        const cli_str_opt opts[] = {
+            {"--profiles", &dir}, {"--out", &out}, {"--catalog", &catalog}, {NULL, NULL}};
+        int m = cli_str_opts(argc, argv, &i, opts);
+        if (m < 0)
+            return 2;
+        if (m == 0)
             return cli_usage_error("unknown option '%s' for 'clustersim model derive pollux'",
                                    argv[i]);
-        }
     }
     if (!dir || !out)
         return cli_usage_error("clustersim model derive pollux needs --profiles DIR and --out");

@@ -37,8 +37,9 @@ static const char usage[] =
     "  --check               check the options and inputs (open the trace, read the\n"
     "                        cluster and the other files, set the policy up), then stop\n"
     "  --frag-workload W     workload of the fragmentation columns and of fgd: 'trace' (a\n"
-    "                        first pass over the file; default) or 'arrivals' (the jobs\n"
-    "                        read so far: no second read)\n"
+    "                        first pass over the file; default), 'arrivals' (the jobs\n"
+    "                        read so far: no second read) or 'none' (no fragmentation\n"
+    "                        columns, and no first pass unless the policy needs one)\n"
     "  --throughput M        GPU-type speed model: measured (default), none, or steps\n"
     "                        tables FILE[,FILE] (job_type,scale_factor,gpu_type,steps_per_sec)\n"
     "  --ref-gpu-type TYPE   reference type of jobs whose trace gives none (default: job,\n"
@@ -149,7 +150,8 @@ int cmd_run(int argc, char **argv)
              * outnumber the events. */
             if (a.sample_interval_s > 0 && a.sample_interval_s < 0.001)
                 return cli_usage_error("option --sample-interval: expected 0 (no samples) or "
-                                       "at least 0.001 s, got %s", v);
+                                       "at least 0.001 s, got %s",
+                                       v);
         } else if (OPT("--horizon")) {
             if (m < 0 || !cli_seconds("--horizon", v, &a.horizon_s))
                 return 2;
@@ -162,13 +164,15 @@ int cmd_run(int argc, char **argv)
         } else if (OPT("--frag-workload")) {
             if (m < 0)
                 return 2;
-            if (strcmp(v, "trace") != 0 && strcmp(v, "arrivals") != 0) {
+            if (strcmp(v, "trace") != 0 && strcmp(v, "arrivals") != 0 && strcmp(v, "none") != 0) {
                 char q[128];
                 csvin_quote(v, strlen(v), q, sizeof q);
-                return cli_usage_error("option --frag-workload: expected trace or arrivals, "
-                                       "got %s", q);
+                return cli_usage_error("option --frag-workload: expected trace, arrivals or "
+                                       "none, got %s",
+                                       q);
             }
             a.frag_arrivals = strcmp(v, "arrivals") == 0;
+            a.frag_probe = strcmp(v, "none") != 0;
         } else if (OPT("--failures")) {
             if (m < 0)
                 return 2;
@@ -222,7 +226,8 @@ int cmd_run(int argc, char **argv)
                 return 2;
         } else {
             return cli_usage_error("unknown option '%s' for 'clustersim run' "
-                                   "(see clustersim run --help)", argv[i]);
+                                   "(see clustersim run --help)",
+                                   argv[i]);
         }
 #undef OPT
     }
@@ -255,7 +260,8 @@ int cmd_run(int argc, char **argv)
             continue;
         if (a.quotas || a.quota_share)
             return cli_usage_error("give the quotas once: --policy-opt %s, --quotas or "
-                                   "--quota-share", key);
+                                   "--quota-share",
+                                   key);
         *(k ? &a.quota_share : &a.quotas) = v;
     }
     a.progress = !quiet && isatty(2);
@@ -273,9 +279,9 @@ int cmd_run(int argc, char **argv)
             "clustersim: %s: %llu jobs (%llu done, %llu rejected, %llu unfinished, %llu rows "
             "skipped), %llu events in %.2f s (%.0f events/s)%s%s\n",
             a.policy, (unsigned long long)(s->jobs_arrived + s->jobs_not_arrived),
-            (unsigned long long)s->jobs_done,
-            (unsigned long long)s->jobs_rejected, (unsigned long long)s->jobs_unfinished,
-            (unsigned long long)r.rows_skipped, (unsigned long long)s->events, r.wall_s,
+            (unsigned long long)s->jobs_done, (unsigned long long)s->jobs_rejected,
+            (unsigned long long)s->jobs_unfinished, (unsigned long long)r.rows_skipped,
+            (unsigned long long)s->events, r.wall_s,
             r.wall_s > 0 ? (double)s->events / r.wall_s : 0, a.out_dir ? "; outputs in " : "",
             a.out_dir ? a.out_dir : "");
     if (s->groups_arrived && s->groups_done)
@@ -295,17 +301,17 @@ int cmd_run(int argc, char **argv)
     if (s->jobs_rejected)
         fprintf(stderr, "clustersim: note: %llu job%s rejected; the first, %s%s\n",
                 (unsigned long long)s->jobs_rejected, s->jobs_rejected == 1 ? "" : "s",
-                s->first_rejection,
-                a.out_dir ? " (every reason is in jobs.csv)" : "");
+                s->first_rejection, a.out_dir ? " (every reason is in jobs.csv)" : "");
     for (const char *n = r.notes; *n;) {
         size_t len = strcspn(n, "\n");
         fprintf(stderr, "clustersim: note: %.*s\n", (int)len, n);
         n += len + (n[len] == '\n');
     }
     if (r.rows_ignored)
-        fprintf(stderr, "clustersim: note: the %s format left out %llu records that are not "
-                        "jobs (see the README)\n", a.format ? a.format : "native",
-                (unsigned long long)r.rows_ignored);
+        fprintf(stderr,
+                "clustersim: note: the %s format left out %llu records that are not "
+                "jobs (see the README)\n",
+                a.format ? a.format : "native", (unsigned long long)r.rows_ignored);
     if (!a.out_dir)
         fputs(r.summary_json, stdout);
     return 0;

@@ -91,6 +91,16 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
     return 1;
 }
 
+int cli_str_opts(int argc, char **argv, int *i, const cli_str_opt *opts)
+{
+    for (const cli_str_opt *o = opts; o->name; o++) {
+        int m = cli_opt(argc, argv, i, o->name, o->dst);
+        if (m != 0)
+            return m;
+    }
+    return 0;
+}
+
 bool cli_flag(char **argv, int i, const char *name)
 {
     return strcmp(argv[i], name) == 0;
@@ -129,11 +139,24 @@ bool cli_seconds(const char *opt, const char *val, double *out)
     double mult = 1;
     if (len > 0) {
         switch (val[len - 1]) {
-        case 's': mult = 1; len--; break;
-        case 'm': mult = 60; len--; break;
-        case 'h': mult = 3600; len--; break;
-        case 'd': mult = 86400; len--; break;
-        default: break;
+        case 's':
+            mult = 1;
+            len--;
+            break;
+        case 'm':
+            mult = 60;
+            len--;
+            break;
+        case 'h':
+            mult = 3600;
+            len--;
+            break;
+        case 'd':
+            mult = 86400;
+            len--;
+            break;
+        default:
+            break;
         }
     }
     double x;
@@ -149,8 +172,8 @@ bool cli_seconds(const char *opt, const char *val, double *out)
 }
 
 /* Split "[POLICY:]KEY=VALUE": the policy prefix (len 0 when absent) and the key. */
-static void policy_opt_split(const char *val, const char **pol, size_t *pol_len,
-                             const char **key, size_t *key_len)
+static void policy_opt_split(const char *val, const char **pol, size_t *pol_len, const char **key,
+                             size_t *key_len)
 {
     const char *eq = strchr(val, '=');
     size_t head = eq ? (size_t)(eq - val) : strlen(val);
@@ -182,8 +205,7 @@ bool cli_check_policy_opts(const char *const *opts, size_t n_opts, const char *c
         size_t pol_len, key_len;
         policy_opt_split(opts[i], &pol, &pol_len, &key, &key_len);
         if (!strchr(opts[i], '=') || key_len == 0) {
-            cli_usage_error("--policy-opt '%s': expected KEY=VALUE or POLICY:KEY=VALUE",
-                            opts[i]);
+            cli_usage_error("--policy-opt '%s': expected KEY=VALUE or POLICY:KEY=VALUE", opts[i]);
             return false;
         }
         /* Two values for one option of one policy: refused (the policy would refuse them
@@ -213,8 +235,8 @@ bool cli_check_policy_opts(const char *const *opts, size_t n_opts, const char *c
             if (!(named = policy_find(name))) {
                 char known[512];
                 policy_known_names(known, sizeof known);
-                cli_usage_error("--policy-opt '%s': unknown policy '%s' (known: %s)", opts[i],
-                                name, known);
+                cli_usage_error("--policy-opt '%s': unknown policy '%s' (known: %s)", opts[i], name,
+                                known);
                 return false;
             }
             size_t k = 0;
@@ -228,12 +250,14 @@ bool cli_check_policy_opts(const char *const *opts, size_t n_opts, const char *c
                     o += (size_t)snprintf(runs + o, sizeof runs - o, "%s%s", q ? ", " : "",
                                           policies[q]);
                 cli_usage_error("--policy-opt '%s': policy '%s' is not run here (the policies "
-                                "run: %s)", opts[i], name, runs);
+                                "run: %s)",
+                                opts[i], name, runs);
                 return false;
             }
             if (!policy_has_option(named, key, key_len)) {
                 cli_usage_error("--policy-opt '%s': policy '%s' has no option '%.*s' (see "
-                                "clustersim policies)", opts[i], name, (int)key_len, key);
+                                "clustersim policies)",
+                                opts[i], name, (int)key_len, key);
                 return false;
             }
             continue;
@@ -245,12 +269,14 @@ bool cli_check_policy_opts(const char *const *opts, size_t n_opts, const char *c
                 break;
         if (k == n_policies && n_policies == 1) {
             cli_usage_error("--policy-opt '%s': policy '%s' has no option '%.*s' (see "
-                            "clustersim policies)", opts[i], policies[0], (int)key_len, key);
+                            "clustersim policies)",
+                            opts[i], policies[0], (int)key_len, key);
             return false;
         }
         if (k == n_policies) {
             cli_usage_error("--policy-opt '%s': none of the policies has an option '%.*s' (see "
-                            "clustersim policies)", opts[i], (int)key_len, key);
+                            "clustersim policies)",
+                            opts[i], (int)key_len, key);
             return false;
         }
     }
@@ -300,7 +326,8 @@ size_t cli_seeds(const char *s, uint64_t *seeds, size_t max)
             return 0;
         if (hi < lo || hi - lo >= max) {
             cli_usage_error("option --seeds: expected A..B with A <= B and at most %zu seeds, "
-                            "got \"%s\"", max, s);
+                            "got \"%s\"",
+                            max, s);
             return 0;
         }
         for (uint64_t k = lo; k <= hi; k++)

@@ -12,15 +12,7 @@
  * scores that span at most 100), so many nodes tie: ties go to the node first in a
  * random order of the nodes drawn once from the run's seed (place_ws_set_random_ties).
  */
-#include "policies/place.h"
-
-#include "base/alloc.h"
-
-typedef struct bestfit_state {
-    place_ws ws;
-    int score;
-    uint32_t *left; /* scratch: free share per GPU of one node */
-} bestfit_state;
+#include "policies/scored.h"
 
 static const policy_option bestfit_options[] = {
     {"score", "clustersim",
@@ -29,25 +21,16 @@ static const policy_option bestfit_options[] = {
     {NULL, NULL, NULL},
 };
 
-static double bestfit_ref_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
-{
-    bestfit_state *s = ctx;
-    ref_node node;
-    ref_pod pod;
-    place_ref_view(&s->ws, v, j, n, s->left, &node, &pod);
-    return (double)ref_bestfit_score(&node, &pod);
-}
-
 static double bestfit_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
 {
     const place_ws *w = ctx;
     double left = 0;
     if (v->node_cpu_total[n])
-        left += (double)(place_cpu_free(w, v, n) - j->cpu_per_replica) /
-                (double)v->node_cpu_total[n];
+        left +=
+            (double)(place_cpu_free(w, v, n) - j->cpu_per_replica) / (double)v->node_cpu_total[n];
     if (v->node_mem_total[n])
-        left += (double)(place_mem_free(w, v, n) - j->mem_per_replica) /
-                (double)v->node_mem_total[n];
+        left +=
+            (double)(place_mem_free(w, v, n) - j->mem_per_replica) / (double)v->node_mem_total[n];
     uint64_t cap = (uint64_t)v->node_gpu_count[n] * SIM_MILLI_GPU;
     if (cap) {
         uint64_t ask = (uint64_t)j->gpus_per_replica * place_milli(j, 0);
@@ -58,40 +41,7 @@ static double bestfit_score(void *ctx, const sim_view *v, const sim_job *j, uint
 
 static int bestfit_init(void *st, const policy_config *cfg, sim_diag *d)
 {
-    bestfit_state *s = st;
-    int rc = policy_config_choice(cfg, bestfit_options, "score", place_score_choices, &s->score, d);
-    if (rc != SIM_OK || (rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
-        return rc;
-    if ((s->score == PLACE_SCORE_REFERENCE &&
-         (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) ||
-        (rc = place_ws_set_groups(&s->ws, cfg, NULL, NULL, true, d)) != SIM_OK) {
-        place_ws_fini(&s->ws);
-        return rc;
-    }
-    s->left = sim_calloc(cfg->n_gpus ? cfg->n_gpus : 1, sizeof *s->left);
-    if (!s->left) {
-        place_ws_fini(&s->ws);
-        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
-    }
-    return SIM_OK;
-}
-
-static void bestfit_fini(void *st)
-{
-    bestfit_state *s = st;
-    place_ws_fini(&s->ws);
-    sim_free(s->left);
-    s->left = NULL;
-}
-
-static int bestfit_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
-{
-    (void)now;
-    bestfit_state *s = st;
-    if (s->score == PLACE_SCORE_REFERENCE)
-        return place_pass_run(&s->ws, v, out, 0, bestfit_ref_score, s, PLACE_GPU_MOST_USED, false);
-    return place_pass_run(&s->ws, v, out, 0, bestfit_score, &s->ws,
-                          PLACE_GPU_MOST_USED, false);
+    return scored_init(st, cfg, bestfit_options, bestfit_score, ref_bestfit_score, d);
 }
 
 const policy_ops policy_bestfit = {
@@ -99,9 +49,9 @@ const policy_ops policy_bestfit = {
     .name = "bestfit",
     .summary = "the feasible node with the least CPU, memory and GPU left after placement "
                "(normalised per dimension)",
-    .state_size = sizeof(bestfit_state),
+    .state_size = sizeof(scored_policy),
     .options = bestfit_options,
     .init = bestfit_init,
-    .fini = bestfit_fini,
-    .schedule = bestfit_schedule,
+    .fini = scored_fini,
+    .schedule = scored_schedule,
 };

@@ -13,15 +13,7 @@
  * the least free where the request is large; ties: the node first in a random order of
  * the nodes drawn once from the run's seed (place_ws_set_random_ties).
  */
-#include "policies/place.h"
-
-#include "base/alloc.h"
-
-typedef struct dotprod_state {
-    place_ws ws;
-    int score;
-    uint32_t *left; /* scratch: free share per GPU of one node */
-} dotprod_state;
+#include "policies/scored.h"
 
 static const policy_option dotprod_options[] = {
     {"score", "clustersim",
@@ -29,15 +21,6 @@ static const policy_option dotprod_options[] = {
      "reference: the reference simulator's integer score (1 - dot product)"},
     {NULL, NULL, NULL},
 };
-
-static double dotprod_ref_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
-{
-    dotprod_state *s = ctx;
-    ref_node node;
-    ref_pod pod;
-    place_ref_view(&s->ws, v, j, n, s->left, &node, &pod);
-    return (double)ref_dotprod_score(&node, &pod);
-}
 
 static double dotprod_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
 {
@@ -58,40 +41,7 @@ static double dotprod_score(void *ctx, const sim_view *v, const sim_job *j, uint
 
 static int dotprod_init(void *st, const policy_config *cfg, sim_diag *d)
 {
-    dotprod_state *s = st;
-    int rc = policy_config_choice(cfg, dotprod_options, "score", place_score_choices, &s->score, d);
-    if (rc != SIM_OK || (rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
-        return rc;
-    if ((s->score == PLACE_SCORE_REFERENCE &&
-         (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) ||
-        (rc = place_ws_set_groups(&s->ws, cfg, NULL, NULL, true, d)) != SIM_OK) {
-        place_ws_fini(&s->ws);
-        return rc;
-    }
-    s->left = sim_calloc(cfg->n_gpus ? cfg->n_gpus : 1, sizeof *s->left);
-    if (!s->left) {
-        place_ws_fini(&s->ws);
-        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
-    }
-    return SIM_OK;
-}
-
-static void dotprod_fini(void *st)
-{
-    dotprod_state *s = st;
-    place_ws_fini(&s->ws);
-    sim_free(s->left);
-    s->left = NULL;
-}
-
-static int dotprod_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
-{
-    (void)now;
-    dotprod_state *s = st;
-    if (s->score == PLACE_SCORE_REFERENCE)
-        return place_pass_run(&s->ws, v, out, 0, dotprod_ref_score, s, PLACE_GPU_MOST_USED, false);
-    return place_pass_run(&s->ws, v, out, 0, dotprod_score, &s->ws,
-                          PLACE_GPU_MOST_USED, false);
+    return scored_init(st, cfg, dotprod_options, dotprod_score, ref_dotprod_score, d);
 }
 
 const policy_ops policy_dotprod = {
@@ -99,9 +49,9 @@ const policy_ops policy_dotprod = {
     .name = "dotprod",
     .summary = "the feasible node maximising the dot product of its free resources and the "
                "request (normalised by capacity; Tetris)",
-    .state_size = sizeof(dotprod_state),
+    .state_size = sizeof(scored_policy),
     .options = dotprod_options,
     .init = dotprod_init,
-    .fini = dotprod_fini,
-    .schedule = dotprod_schedule,
+    .fini = scored_fini,
+    .schedule = scored_schedule,
 };

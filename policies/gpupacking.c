@@ -13,15 +13,7 @@
  * idle nodes (33 - GPUs); CPU-only tasks score 0 everywhere. Ties: the node first in a
  * random order of the nodes drawn once from the run's seed (place_ws_set_random_ties).
  */
-#include "policies/place.h"
-
-#include "base/alloc.h"
-
-typedef struct gpupacking_state {
-    place_ws ws;
-    int score;
-    uint32_t *left; /* scratch: free share per GPU of one node */
-} gpupacking_state;
+#include "policies/scored.h"
 
 static const policy_option gpupacking_options[] = {
     {"score", "clustersim",
@@ -29,15 +21,6 @@ static const policy_option gpupacking_options[] = {
      "reference simulator's integer score"},
     {NULL, NULL, NULL},
 };
-
-static double gpupacking_ref_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
-{
-    gpupacking_state *s = ctx;
-    ref_node node;
-    ref_pod pod;
-    place_ref_view(&s->ws, v, j, n, s->left, &node, &pod);
-    return (double)ref_gpupacking_score(&node, &pod);
-}
 
 static double gpupacking_score(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
 {
@@ -59,51 +42,16 @@ static double gpupacking_score(void *ctx, const sim_view *v, const sim_job *j, u
 
 static int gpupacking_init(void *st, const policy_config *cfg, sim_diag *d)
 {
-    gpupacking_state *s = st;
-    int rc =
-        policy_config_choice(cfg, gpupacking_options, "score", place_score_choices, &s->score, d);
-    if (rc != SIM_OK || (rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK)
-        return rc;
-    if ((s->score == PLACE_SCORE_REFERENCE &&
-         (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) ||
-        (rc = place_ws_set_groups(&s->ws, cfg, NULL, NULL, true, d)) != SIM_OK) {
-        place_ws_fini(&s->ws);
-        return rc;
-    }
-    s->left = sim_calloc(cfg->n_gpus ? cfg->n_gpus : 1, sizeof *s->left);
-    if (!s->left) {
-        place_ws_fini(&s->ws);
-        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
-    }
-    return SIM_OK;
-}
-
-static void gpupacking_fini(void *st)
-{
-    gpupacking_state *s = st;
-    place_ws_fini(&s->ws);
-    sim_free(s->left);
-    s->left = NULL;
-}
-
-static int gpupacking_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
-{
-    (void)now;
-    gpupacking_state *s = st;
-    if (s->score == PLACE_SCORE_REFERENCE)
-        return place_pass_run(&s->ws, v, out, 0, gpupacking_ref_score, s, PLACE_GPU_MOST_USED,
-                              false);
-    return place_pass_run(&s->ws, v, out, 0, gpupacking_score, &s->ws,
-                          PLACE_GPU_MOST_USED, false);
+    return scored_init(st, cfg, gpupacking_options, gpupacking_score, ref_gpupacking_score, d);
 }
 
 const policy_ops policy_gpupacking = {
     .abi_version = POLICY_ABI_VERSION,
     .name = "gpupacking",
     .summary = "partly used GPUs that fit first, then partly used nodes, then idle nodes",
-    .state_size = sizeof(gpupacking_state),
+    .state_size = sizeof(scored_policy),
     .options = gpupacking_options,
     .init = gpupacking_init,
-    .fini = gpupacking_fini,
-    .schedule = gpupacking_schedule,
+    .fini = scored_fini,
+    .schedule = scored_schedule,
 };

@@ -262,9 +262,24 @@ static void test_run_columns(void)
     char *sum = check_slurp("run_f/summary.json", NULL);
     CHECK(sum && strstr(sum, "\"frag_gpus_mean\": 0.250000, \"frag_ratio_mean\": 0.500000"));
     free(sum);
+    /* none: no fragmentation columns or figures, and the same jobs.csv. */
+    CHECK_EQ_I64(run("run --trace " FIX "frag_two_jobs.csv --cluster 1xT4:2 --out run_n "
+                     "--quiet --frag-workload none",
+                     "pack_err.txt"),
+                 0);
+    char *ts = check_slurp("run_n/timeseries.csv", NULL);
+    CHECK(ts && strstr(ts, ",nodes_down\n0.000000,0,2,1.500,") && !strstr(ts, "frag_"));
+    free(ts);
+    sum = check_slurp("run_n/summary.json", NULL);
+    CHECK(sum && !strstr(sum, "frag_gpus_mean"));
+    free(sum);
+    char *j1 = check_slurp("run_f/jobs.csv", NULL), *j2 = check_slurp("run_n/jobs.csv", NULL);
+    CHECK(j1 && j2 && strcmp(j1, j2) == 0);
+    free(j1);
+    free(j2);
     expect_error("run --trace " FIX "frag_two_jobs.csv --cluster 1xT4:2 --frag-workload all",
-                 2, "clustersim: error: option --frag-workload: expected trace or arrivals, "
-                    "got \"all\"");
+                 2, "clustersim: error: option --frag-workload: expected trace, arrivals or "
+                    "none, got \"all\"");
 }
 
 static void test_openb(void)

@@ -50,7 +50,8 @@ static const char *const las_modes[] = {"default", "tiresias", NULL};
 
 static const policy_option las_options[] = {
     {"thresholds", "3600,36000",
-     "attained GPU-seconds that move a job to the next queue, increasing, comma-separated"},
+     "attained GPU-seconds that move a job to the next queue, increasing, comma-separated "
+     "(mode=tiresias: 3250,7200 unless given, the simulators' queue_limit)"},
     {"checkpoint", "true", "a preempted job keeps its work (false: it loses its run segment)"},
     {"starve", "0",
      "a job waiting longer than this times its run time returns to the first "
@@ -230,17 +231,32 @@ static const preempt_hooks las_tiresias_hooks = {
     .started = las_started,
 };
 
+/* Whether the user gave option key. */
+static bool given(const policy_config *cfg, const char *key)
+{
+    for (uint32_t i = 0; i < cfg->n; i++)
+        if (strcmp(cfg->key[i], key) == 0)
+            return true;
+    return false;
+}
+
 static int las_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     las_state *s = st;
     bool checkpoint;
     int mode, rc;
-    if ((rc = parse_thresholds(s, policy_config_get(cfg, las_options, "thresholds"), d)) ||
-        (rc = policy_config_bool(cfg, las_options, "checkpoint", &checkpoint, d)) ||
-        (rc = policy_config_double(cfg, las_options, "starve", 0, 1e9, &s->starve, d)) ||
-        (rc = policy_config_choice(cfg, las_options, "mode", las_modes, &mode, d)))
+    if ((rc = policy_config_choice(cfg, las_options, "mode", las_modes, &mode, d)))
         return rc;
     s->tiresias = mode == 1;
+    /* The simulators' queue_limit (3250, 7200, 18000 with three queues: the last limit is
+     * never read) is mode=tiresias's default. */
+    const char *thr = policy_config_get(cfg, las_options, "thresholds");
+    if (s->tiresias && !given(cfg, "thresholds"))
+        thr = "3250,7200";
+    if ((rc = parse_thresholds(s, thr, d)) ||
+        (rc = policy_config_bool(cfg, las_options, "checkpoint", &checkpoint, d)) ||
+        (rc = policy_config_double(cfg, las_options, "starve", 0, 1e9, &s->starve, d)))
+        return rc;
     s->back = s->front = LAS_POS_ORIGIN;
     s->sched.by_count = s->tiresias;
     return preempt_init(&s->sched, cfg, s->tiresias ? &las_tiresias_hooks : &las_hooks, s,

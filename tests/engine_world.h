@@ -96,6 +96,7 @@ typedef struct run_opts {
     int n_failures;
     const char *opt_key, *opt_value; /* one policy option, or NULL */
     const char *opt_key2, *opt_value2; /* a second one, or NULL */
+    const char *opt_key3, *opt_value3; /* a third one, or NULL */
     sim_time horizon_us;             /* 0 = none */
 } run_opts;
 
@@ -124,10 +125,12 @@ static run_out run(world *w, const job_spec *jobs, size_t n, const run_opts *o)
         pc.value[0] = o->opt_value;
         pc.n = 1;
     }
-    if (o->opt_key2) {
-        snprintf(pc.key[pc.n], sizeof pc.key[pc.n], "%s", o->opt_key2);
-        pc.value[pc.n++] = o->opt_value2;
-    }
+    const char *more[2][2] = {{o->opt_key2, o->opt_value2}, {o->opt_key3, o->opt_value3}};
+    for (int k = 0; k < 2; k++)
+        if (more[k][0]) {
+            snprintf(pc.key[pc.n], sizeof pc.key[pc.n], "%s", more[k][0]);
+            pc.value[pc.n++] = more[k][1];
+        }
     sim_engine *e;
     r.status = sim_engine_create(&e, &cfg, &sw, o->pol, &pc, &r.d);
     if (r.status == SIM_OK) {

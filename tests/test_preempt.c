@@ -174,6 +174,64 @@ static void test_las_tiresias(void)
     world_fini(&w);
 }
 
+/* mode=tiresias, threshold 10 GPU-s, starve=1, one GPU: a (30 s) runs 0..10 (b, 100 s,
+ * arrived at 5, waits behind it in queue 0) and drops to queue 1; b runs 10..20 and drops
+ * behind a; a has waited 10 s after running 10 s, so it returns to queue 0 and runs
+ * 20..30, drops again, and b, which has waited 10 s after running 10 s, returns and runs
+ * 30..40; a returns and ends at 50; b returns at 50 and runs its last 80 s alone. */
+static void test_las_tiresias_starve(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[2] = {job("a", 0, 30, 1, 1000), job("b", 5, 100, 1, 1000)};
+    run_opts o = {.pol = &policy_las,
+                  .seed = 1,
+                  .opt_key = "mode",
+                  .opt_value = "tiresias",
+                  .opt_key2 = "thresholds",
+                  .opt_value2 = "10"};
+    run_out r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    /* Without the guard: a 0..10, 20..40; b 10..20, 40..130. */
+    CHECK_FIELD(&r, "a", F_END, "40.000000");
+    CHECK_FIELD(&r, "b", F_END, "130.000000");
+    CHECK_FIELD(&r, "b", F_PREEMPT, "1");
+    run_out_free(&r);
+    o.opt_key3 = "starve";
+    o.opt_value3 = "1";
+    r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "a", F_END, "50.000000");
+    CHECK_FIELD(&r, "a", F_PREEMPT, "2");
+    CHECK_FIELD(&r, "b", F_END, "130.000000");
+    CHECK_FIELD(&r, "b", F_PREEMPT, "2");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+/* The thresholds of mode=tiresias default to the references' 3250,7200: a (4000 s) runs
+ * ahead of b (50 s, at 100) in the first queue until it has 3250 GPU-s; b runs
+ * 3250..3300 and a ends at 4050. The default mode's first threshold is 3600. */
+static void test_las_tiresias_thresholds(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[2] = {job("a", 0, 4000, 1, 1000), job("b", 100, 50, 1, 1000)};
+    run_opts o = {.pol = &policy_las, .seed = 1, .opt_key = "mode", .opt_value = "tiresias"};
+    run_out r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "b", F_START, "3250.000000");
+    CHECK_FIELD(&r, "b", F_END, "3300.000000");
+    CHECK_FIELD(&r, "a", F_END, "4050.000000");
+    run_out_free(&r);
+    o.opt_key = NULL;
+    r = run(&w, jobs, 2, &o);
+    CHECK_FIELD(&r, "b", F_START, "3600.000000");
+    CHECK_FIELD(&r, "a", F_END, "4050.000000");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* mode=tiresias with one threshold at 10 GPU-s on one GPU: a (100 s) runs 0..10 and
  * drops to queue 1 as b (100 s) arrives; b runs 10..20 and drops behind a, in queue 1's
  * tail, as c (5 s) arrives; c runs 20..25; then a, first in queue 1, runs 25..115 and b
@@ -311,6 +369,8 @@ int main(void)
     test_gittins();
     test_las_tiresias();
     test_las_queues();
+    test_las_tiresias_thresholds();
+    test_las_tiresias_starve();
     test_properties();
     test_fast_equivalence();
     return check_done();

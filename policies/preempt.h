@@ -11,8 +11,9 @@
  * through the engine: a due time, preempt_rekey_all). Running jobs sit in a treap by key
  * with the GPU request summed over each subtree; a policy whose running keys change only
  * at known times (next_change: las, gittins) has them re-keyed then, one at a time, while
- * a policy whose running keys drift (srtf, srsf) has them all re-keyed at each pass
- * (O(R) for R running jobs). When every job accepts every GPU type, or admission counts
+ * a policy whose running keys drift (srtf, srsf) has those at or after the first pending
+ * key re-keyed at each pass (O(R) for R running jobs at worst). When every job accepts
+ * every GPU type, or admission counts
  * free GPUs whatever their type, the capacity is one number, and admission merges the
  * heads of the class heaps with whole runs of running jobs at once: a run that fits is
  * admitted by its sum, and only from the first running job that does not fit on are
@@ -64,7 +65,7 @@ typedef struct preempt_entry {
     uint32_t next;   /* next admitted pending job of the same shape in a pass */
     uint32_t queue;  /* policy's queue (las) */
     uint8_t region;  /* policy's region in a queue (las mode=tiresias) */
-    bool listed, running, started, requeued, admitted;
+    bool listed, running, started, requeued;
 } preempt_entry;
 
 /* The policy's part, called with its ctx. key: the priority of x at now (running or
@@ -77,7 +78,7 @@ typedef struct preempt_entry {
  * pass_begin (optional): called at the start of a pass with the running jobs that the
  * last pass started or re-keyed, in key order; it may change their keys. started
  * (optional): pending x starts at now, before the engine marks it running. drifting: the
- * running jobs' keys change with time (re-key them all at each pass). */
+ * running jobs' keys change with time (they are re-read at each pass). */
 typedef struct preempt_hooks {
     void (*key)(void *ctx, const sim_view *v, preempt_entry *x, sim_time now);
     sim_time (*next_change)(const void *ctx, const preempt_entry *x, sim_time now);

@@ -736,6 +736,16 @@ static void update_running(preempt_sched *s, const sim_view *v, sim_time now)
     }
 }
 
+/* Whether every job in the system fits the capacity `left` at once: then every one is
+ * admitted whatever the order of the running ones. O(classes). */
+static bool all_fit(const preempt_sched *s, const sim_view *v, uint64_t left)
+{
+    uint64_t need = tsum(v, s->root);
+    for (uint32_t c = 0; c < s->n_cls && need <= left; c++)
+        need += s->cls[c].need * s->cls[c].n;
+    return need <= left;
+}
+
 /* Drifting keys only fall while a job runs, so a running job whose key (as last read)
  * is before every pending job's is still before them all: where the capacity is one
  * number, its place among those makes no difference. Re-key the others only, unless
@@ -905,7 +915,7 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         uint64_t left = 0;
         for (uint64_t m = cap.types; m; m &= m - 1)
             left += cap.left[__builtin_ctzll(m)];
-        if (s->hooks->drifting)
+        if (s->hooks->drifting && !all_fit(s, v, left))
             rekey_drifting(s, v, now, left);
         n_adm = admit_sums(s, v, left, &n_pre);
     } else {

@@ -746,6 +746,20 @@ static bool all_fit(const preempt_sched *s, const sim_view *v, uint64_t left)
     return need <= left;
 }
 
+/* Whether some waiting job that requests GPUs may be admitted from a capacity `left`:
+ * the running jobs before it by their keys as last read are among those before it now
+ * (keys only fall while jobs run), so if it does not fit beside those, it does not fit
+ * now, whatever the running jobs' present keys; and when no such job fits, every
+ * running job stays. O(classes log n). */
+static bool any_may_fit(const preempt_sched *s, const sim_view *v, uint64_t left)
+{
+    for (uint32_t c = 0; c < s->n_cls; c++)
+        if (s->cls[c].n && s->cls[c].need &&
+            tree_prefix(s, v, head_key(s, v, c)) + s->cls[c].need <= left)
+            return true;
+    return false;
+}
+
 /* Drifting keys only fall while a job runs, so a running job whose key (as last read)
  * is before every pending job's is still before them all: where the capacity is one
  * number, its place among those makes no difference. Re-key the others only, unless
@@ -915,7 +929,7 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         uint64_t left = 0;
         for (uint64_t m = cap.types; m; m &= m - 1)
             left += cap.left[__builtin_ctzll(m)];
-        if (s->hooks->drifting && !all_fit(s, v, left))
+        if (s->hooks->drifting && !all_fit(s, v, left) && any_may_fit(s, v, left))
             rekey_drifting(s, v, now, left);
         n_adm = admit_sums(s, v, left, &n_pre);
     } else {

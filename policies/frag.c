@@ -289,14 +289,32 @@ void frag_node_from_view(const sim_view *v, uint32_t n, uint32_t *buf, frag_node
     out->gpu_free = buf;
 }
 
+/*
+ * The meter keeps the cluster's fragmentation as per-shape sums, so that neither a
+ * node that did not change nor a workload whose counts changed is measured again:
+ * with T_n a node's free share and fit_s = sum over the up nodes where shape s fits of
+ * (T_n - below_n(s)), the cluster's weighted fragmentation is
+ * total x sum_n T_n - sum_s count_s x fit_s (the same integer as the sum of
+ * frag_node_weighted over the up nodes). A changed node's old state is taken out of
+ * fit and its new state put in; a new shape is added over every node once. Changed
+ * nodes come from the view's change log when the meter saw the same log last time,
+ * otherwise from comparing every node's state with the copy the meter keeps.
+ */
 struct frag_meter {
     const frag_workload *w;
     uint32_t n_nodes, n_gpus;
-    uint64_t version;      /* workload version the cache holds */
     bool primed;
-    uint64_t *node_frag;   /* weighted fragmentation per node */
-    uint64_t *node_cpu;    /* CPU used when it was computed */
+    bool direct;         /* the per-shape sums could not grow: measure every node */
+    const uint64_t *log; /* the change log read last time (view.node_change_epoch) */
+    uint64_t epoch;      /* its epoch then */
+    uint32_t known;      /* shapes counted in fit */
+    uint32_t fit_cap;
+    uint64_t *fit;         /* per shape, see above */
+    uint64_t sum_free;     /* sum of T_n over the up nodes (milli-GPU) */
+    uint64_t idle;         /* free GPU capacity of the up nodes (node_used_milli) */
+    uint64_t *node_cpu;    /* CPU used as last counted */
     uint64_t *node_mem;    /* memory used */
+    uint64_t *node_used;   /* node_used_milli */
     uint8_t *node_up;      /* up or down */
     uint32_t *gpu_used;    /* each GPU's used share */
     uint32_t *buf;         /* scratch: one node's free shares */
@@ -312,13 +330,15 @@ int frag_meter_create(frag_meter **out, const frag_workload *w, uint32_t n_nodes
     m->w = w;
     m->n_nodes = n_nodes;
     m->n_gpus = n_gpus;
-    m->node_frag = sim_calloc(n_nodes ? n_nodes : 1, sizeof *m->node_frag);
+    m->fit_cap = 16;
+    m->fit = sim_calloc(m->fit_cap, sizeof *m->fit);
     m->node_cpu = sim_calloc(n_nodes ? n_nodes : 1, sizeof *m->node_cpu);
     m->node_mem = sim_calloc(n_nodes ? n_nodes : 1, sizeof *m->node_mem);
+    m->node_used = sim_calloc(n_nodes ? n_nodes : 1, sizeof *m->node_used);
     m->node_up = sim_calloc(n_nodes ? n_nodes : 1, sizeof *m->node_up);
     m->gpu_used = sim_calloc(n_gpus ? n_gpus : 1, sizeof *m->gpu_used);
     m->buf = sim_calloc(n_gpus ? n_gpus : 1, sizeof *m->buf);
-    if (!m->node_frag || !m->node_cpu || !m->node_mem || !m->node_up || !m->gpu_used ||
+    if (!m->fit || !m->node_cpu || !m->node_mem || !m->node_used || !m->node_up || !m->gpu_used ||
         !m->buf) {
         frag_meter_destroy(m);
         return SIM_ENOMEM;
@@ -331,45 +351,141 @@ void frag_meter_destroy(frag_meter *m)
 {
     if (!m)
         return;
-    sim_free(m->node_frag);
+    sim_free(m->fit);
     sim_free(m->node_cpu);
     sim_free(m->node_mem);
+    sim_free(m->node_used);
     sim_free(m->node_up);
     sim_free(m->gpu_used);
     sim_free(m->buf);
     sim_free(m);
 }
 
-void frag_meter_measure(frag_meter *m, const sim_view *v, double *frag_gpus, double *idle_gpus)
+void frag_meter_forget(frag_meter *m)
 {
-    bool all = !m->primed || m->version != frag_workload_version(m->w);
-    uint64_t frag = 0, idle = 0;
+    m->log = NULL;
+}
+
+/* Add (sign > 0) or take out node n's counted state: in the sums of the shapes from
+ * `from` on, and in the node sums (free share, idle GPUs) when `node_sums`. */
+static void count_node(frag_meter *m, const sim_view *v, uint32_t n, int sign, uint32_t from,
+                       bool node_sums)
+{
+    if (!m->node_up[n])
+        return;
+    const frag_workload *w = m->w;
+    uint32_t first = v->node_gpu_first[n], G = v->node_gpu_count[n];
+    uint64_t T = 0;
+    for (uint32_t k = 0; k < G; k++) {
+        m->buf[k] = SIM_MILLI_GPU - m->gpu_used[first + k];
+        T += m->buf[k];
+    }
+    if (node_sums) {
+        uint64_t idle = (uint64_t)G * SIM_MILLI_GPU - m->node_used[n];
+        m->sum_free = sign > 0 ? m->sum_free + T : m->sum_free - T;
+        m->idle = sign > 0 ? m->idle + idle : m->idle - idle;
+    }
+    uint16_t t = v->node_gpu_type[n];
+    if (T == 0 || t == SIM_GPU_TYPE_NONE || t >= w->n_types || w->list_n[t] == 0)
+        return;
+    frag_sort_free(m->buf, G);
+    uint64_t cpu_free = v->node_cpu_total[n] - m->node_cpu[n];
+    uint64_t mem_free = v->node_mem_total[n] - m->node_mem[n];
+    const type_entry *l = w->lists + (size_t)t * w->cap;
+    uint32_t cnt = w->list_n[t], i = 0;
+    uint64_t below = 0;
+    for (uint32_t k = 0; k < cnt; k++) {
+        const type_entry *e = &l[k];
+        if (e->shape < from || cpu_free < e->cpu_milli || mem_free < e->mem_mib)
+            continue;
+        while (i < G && m->buf[i] < e->milli)
+            below += m->buf[i++];
+        if (G - i < e->gpus)
+            continue;
+        m->fit[e->shape] =
+            sign > 0 ? m->fit[e->shape] + (T - below) : m->fit[e->shape] - (T - below);
+    }
+}
+
+/* Re-count node n when its state differs from the counted one. */
+static void refresh_node(frag_meter *m, const sim_view *v, uint32_t n)
+{
+    uint32_t first = v->node_gpu_first[n], cnt = v->node_gpu_count[n];
+    if (m->node_cpu[n] == v->node_cpu_used[n] && m->node_mem[n] == v->node_mem_used[n] &&
+        m->node_up[n] == (uint8_t)v->node_up[n] && m->node_used[n] == v->node_used_milli[n] &&
+        memcmp(m->gpu_used + first, v->gpu_used_milli + first, cnt * sizeof *m->gpu_used) == 0)
+        return;
+    count_node(m, v, n, -1, 0, true);
+    memcpy(m->gpu_used + first, v->gpu_used_milli + first, cnt * sizeof *m->gpu_used);
+    m->node_cpu[n] = v->node_cpu_used[n];
+    m->node_mem[n] = v->node_mem_used[n];
+    m->node_used[n] = v->node_used_milli[n];
+    m->node_up[n] = (uint8_t)v->node_up[n];
+    count_node(m, v, n, +1, 0, true);
+}
+
+/* Every up node measured from the view (when the sums could not grow). */
+static void measure_direct(frag_meter *m, const sim_view *v, uint64_t *frag, uint64_t *idle)
+{
+    *frag = *idle = 0;
     for (uint32_t n = 0; n < v->n_nodes && n < m->n_nodes; n++) {
-        uint32_t first = v->node_gpu_first[n], cnt = v->node_gpu_count[n];
-        bool same = !all && m->node_cpu[n] == v->node_cpu_used[n] &&
-                    m->node_mem[n] == v->node_mem_used[n] && m->node_up[n] == v->node_up[n] &&
-                    memcmp(m->gpu_used + first, v->gpu_used_milli + first,
-                           cnt * sizeof *m->gpu_used) == 0;
-        if (!same) {
-            memcpy(m->gpu_used + first, v->gpu_used_milli + first, cnt * sizeof *m->gpu_used);
-            m->node_cpu[n] = v->node_cpu_used[n];
-            m->node_mem[n] = v->node_mem_used[n];
-            m->node_up[n] = v->node_up[n];
-            m->node_frag[n] = 0;
-            if (v->node_up[n]) {
-                frag_node fn;
-                frag_node_from_view(v, n, m->buf, &fn);
-                m->node_frag[n] = frag_node_weighted(m->w, &fn);
-            }
-        }
         if (!v->node_up[n])
             continue;
-        frag += m->node_frag[n];
-        idle += (uint64_t)cnt * SIM_MILLI_GPU - v->node_used_milli[n];
+        frag_node fn;
+        frag_node_from_view(v, n, m->buf, &fn);
+        *frag += frag_node_weighted(m->w, &fn);
+        *idle += (uint64_t)v->node_gpu_count[n] * SIM_MILLI_GPU - v->node_used_milli[n];
     }
-    m->primed = true;
-    m->version = frag_workload_version(m->w);
-    uint64_t total = frag_workload_total(m->w);
+}
+
+void frag_meter_measure(frag_meter *m, const sim_view *v, double *frag_gpus, double *idle_gpus)
+{
+    const frag_workload *w = m->w;
+    uint32_t nn = v->n_nodes < m->n_nodes ? v->n_nodes : m->n_nodes;
+    if (!m->direct && w->n > m->fit_cap) {
+        uint32_t cap = m->fit_cap;
+        while (cap < w->n)
+            cap = cap > UINT32_MAX / 2 ? w->n : cap * 2;
+        uint64_t *fit = sim_reallocarray(m->fit, cap, sizeof *fit);
+        if (fit) {
+            memset(fit + m->fit_cap, 0, (size_t)(cap - m->fit_cap) * sizeof *fit);
+            m->fit = fit;
+            m->fit_cap = cap;
+        } else {
+            m->direct = true;
+        }
+    }
+    uint64_t frag = 0, idle = 0;
+    if (m->direct) {
+        measure_direct(m, v, &frag, &idle);
+    } else {
+        /* New shapes, over the counted state of every node. */
+        if (w->n > m->known) {
+            for (uint32_t n = 0; n < nn; n++)
+                count_node(m, v, n, +1, m->known, false);
+            m->known = w->n;
+        }
+        uint64_t now = v->change_epoch;
+        if (m->primed && v->change_ring && v->node_change_epoch == m->log && now >= m->epoch &&
+            now - m->epoch <= SIM_CHANGE_RING) {
+            for (uint64_t ep = m->epoch + 1; ep <= now; ep++) {
+                uint32_t n = v->change_ring[ep % SIM_CHANGE_RING];
+                if (n < nn && v->node_change_epoch[n] == ep)
+                    refresh_node(m, v, n);
+            }
+        } else {
+            for (uint32_t n = 0; n < nn; n++)
+                refresh_node(m, v, n);
+        }
+        m->primed = true;
+        m->log = v->change_ring ? v->node_change_epoch : NULL;
+        m->epoch = now;
+        frag = w->total * m->sum_free;
+        for (uint32_t s = 0; s < w->n; s++)
+            frag -= w->recs[s].count * m->fit[s];
+        idle = m->idle;
+    }
+    uint64_t total = frag_workload_total(w);
     *frag_gpus = total ? (double)frag / (double)total / 1000.0 : 0;
     *idle_gpus = (double)idle / 1000.0;
 }

@@ -107,9 +107,12 @@ void frag_sort_free(uint32_t *a, uint32_t n);
 void frag_node_from_view(const sim_view *v, uint32_t n, uint32_t *buf, frag_node *out);
 
 /*
- * A meter of the cluster's fragmentation in a view. It keeps each node's last weighted
- * fragmentation with the state it was computed for, and recomputes only the nodes
- * whose state (CPU, memory, any GPU's share, up/down) or the workload changed.
+ * A meter of the cluster's fragmentation in a view. It keeps the state of every node as
+ * last counted and the cluster's fragmentation as per-shape sums over the nodes, and
+ * re-counts only the nodes whose state (CPU, memory, any GPU's share, up/down) changed:
+ * those logged in the view's change log since the last measure when the view has one
+ * and it is the log seen last time, else every node whose state differs. A workload
+ * whose counts changed costs O(shapes); a new shape is counted over every node once.
  */
 typedef struct frag_meter frag_meter;
 
@@ -122,9 +125,16 @@ void frag_meter_destroy(frag_meter *m);
 /*
  * Measure the view: *frag_gpus = the cluster's fragmentation in GPUs (sum over up
  * nodes), *idle_gpus = free GPU capacity of the up nodes in GPUs. Fragmentation is 0
- * when the workload is empty. O(nodes + GPUs) plus O(shapes) per changed node.
+ * when the workload is empty. O(shapes) plus O(shapes + GPUs) per changed node with
+ * the change log (O(nodes + GPUs) more without it), plus O(nodes x shapes) for new
+ * shapes. Allocates only when the workload has more shapes than ever before
+ * (geometric growth; if that fails, every node is measured from then on).
  */
 void frag_meter_measure(frag_meter *m, const sim_view *v, double *frag_gpus,
                         double *idle_gpus);
+
+/* The next measure reads a view of another engine (whose change log may sit at the
+ * address of a destroyed one's): compare every node instead of reading the log once. */
+void frag_meter_forget(frag_meter *m);
 
 #endif

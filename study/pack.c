@@ -433,6 +433,7 @@ static int run_cell(pack_study *s, const pack_plan *pl, uint32_t c, sim_diag *d)
     sim_engine *e;
     if ((st = sim_engine_create(&e, &cfg, &world, policy_find(pl->names[p]), &pc, d)))
         return st;
+    frag_meter_forget(s->frag.meter);
     /* Steps before the first sample hold the empty cluster. */
     double first[PACK_METRICS];
     pack_measure(&probe, sim_engine_view(e), first);

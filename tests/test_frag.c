@@ -2,7 +2,8 @@
  * test_frag.c: the fragmentation measure (policies/frag.h) on hand-built nodes against
  * hand-computed values — fractional, whole-GPU, multi-GPU, CPU-bound, memory-bound,
  * type-constrained and CPU-only task shapes, and a mixed workload — plus the cluster
- * meter on a hand-built view (cache invalidation, down nodes), replica resolution, shape
+ * meter on a hand-built view (cache invalidation, down nodes) and against brute force on
+ * random views with and without a change log, replica resolution, shape
  * merging and growth, and allocation-failure paths.
  */
 #include "policies/frag.h"
@@ -275,6 +276,191 @@ static void test_meter(void)
     frag_workload_destroy(w);
 }
 
+/* A random view of RN nodes with a change log, for the meter against brute force. */
+#define RN 40
+typedef struct rview {
+    uint32_t gpu_first[RN], gpu_count[RN], free_gpus[RN], max_free[RN];
+    uint16_t type[RN];
+    uint64_t cpu_total[RN], cpu_used[RN], mem_total[RN], mem_used[RN], used_milli[RN];
+    bool up[RN];
+    uint32_t gpu_node[RN * 8], gpu_used[RN * 8];
+    uint64_t node_epoch[RN];
+    uint32_t *ring;
+    sim_view v;
+} rview;
+
+static uint64_t rnd_state = 0x9e3779b97f4a7c15u;
+static uint32_t rnd(uint32_t n)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return (uint32_t)(rnd_state % n);
+}
+
+static void rview_log(rview *r, uint32_t n)
+{
+    uint64_t ep = ++r->v.change_epoch;
+    r->ring[ep % SIM_CHANGE_RING] = n;
+    r->node_epoch[n] = ep;
+}
+
+static void rview_init(rview *r, uint32_t *ring)
+{
+    memset(r, 0, sizeof *r);
+    r->ring = ring;
+    uint32_t g = 0;
+    for (uint32_t n = 0; n < RN; n++) {
+        r->gpu_first[n] = g;
+        r->gpu_count[n] = n % 7 == 6 ? 0 : 1 + rnd(8);
+        r->type[n] = r->gpu_count[n] ? (uint16_t)(1 + rnd(3)) : SIM_GPU_TYPE_NONE;
+        r->cpu_total[n] = 16000 + 16000 * rnd(4);
+        r->mem_total[n] = 65536;
+        r->up[n] = true;
+        for (uint32_t k = 0; k < r->gpu_count[n]; k++)
+            r->gpu_node[g++] = n;
+    }
+    sim_view *v = &r->v;
+    v->n_nodes = RN;
+    v->n_gpus = g;
+    v->node_gpu_first = r->gpu_first;
+    v->node_gpu_count = r->gpu_count;
+    v->node_gpu_type = r->type;
+    v->node_cpu_total = r->cpu_total;
+    v->node_cpu_used = r->cpu_used;
+    v->node_mem_total = r->mem_total;
+    v->node_mem_used = r->mem_used;
+    v->node_free_gpus = r->free_gpus;
+    v->node_max_free_milli = r->max_free;
+    v->node_used_milli = r->used_milli;
+    v->node_up = r->up;
+    v->gpu_node = r->gpu_node;
+    v->gpu_used_milli = r->gpu_used;
+    v->node_change_epoch = r->node_epoch;
+    v->change_ring = ring;
+}
+
+/* One random change of node n's state, logged. */
+static void rview_change(rview *r)
+{
+    uint32_t n = rnd(RN), what = rnd(6);
+    if (what == 0) {
+        r->up[n] = !r->up[n];
+    } else if (what == 1) {
+        r->cpu_used[n] = rnd((uint32_t)r->cpu_total[n] + 1);
+    } else if (what == 2) {
+        r->mem_used[n] = rnd((uint32_t)r->mem_total[n] + 1);
+    } else if (r->gpu_count[n]) {
+        uint32_t g = r->gpu_first[n] + rnd(r->gpu_count[n]);
+        uint32_t u = what == 3 ? 0 : (what == 4 ? 1000 : 50 * rnd(21));
+        r->used_milli[n] = r->used_milli[n] - r->gpu_used[g] + u;
+        r->gpu_used[g] = u;
+    }
+    rview_log(r, n);
+}
+
+/* The cluster's figures node by node, as the meter must give them. */
+static void brute(const frag_workload *w, const sim_view *v, double *frag, double *idle)
+{
+    uint32_t buf[8];
+    uint64_t f = 0, i = 0;
+    for (uint32_t n = 0; n < v->n_nodes; n++) {
+        if (!v->node_up[n])
+            continue;
+        frag_node fn;
+        frag_node_from_view(v, n, buf, &fn);
+        f += frag_node_weighted(w, &fn);
+        i += (uint64_t)v->node_gpu_count[n] * SIM_MILLI_GPU - v->node_used_milli[n];
+    }
+    uint64_t total = frag_workload_total(w);
+    *frag = total ? (double)f / (double)total / 1000.0 : 0;
+    *idle = (double)i / 1000.0;
+}
+
+static void random_shape(frag_workload *w)
+{
+    frag_shape s = {.cpu_milli = 4000 * rnd(6), .mem_mib = 8192 * rnd(4)};
+    if (rnd(8)) {
+        s.gpus = 1 + rnd(4);
+        s.milli = s.gpus > 1 || rnd(2) ? 1000 : 100 * (1 + rnd(9));
+        s.type_mask = rnd(3) ? 0 : (1u << (1 + rnd(3)));
+    }
+    CHECK(frag_workload_add(w, &s, 1 + rnd(3)) == SIM_OK);
+}
+
+/* The meter with the change log, and without it (every node compared), against brute
+ * force after random changes, workload growth (new shapes and counts), failures, a
+ * restarted log (another engine at the same address) and a failed growth of its sums. */
+static void test_meter_random(void)
+{
+    uint32_t *ring = sim_calloc(SIM_CHANGE_RING, sizeof *ring);
+    CHECK(ring != NULL);
+    if (!ring)
+        return;
+    for (int round = 0; round < 20; round++) {
+        rview r;
+        rview_init(&r, ring);
+        sim_view nolog = r.v;
+        nolog.change_ring = NULL;
+        nolog.node_change_epoch = NULL;
+        frag_workload *w;
+        CHECK(frag_workload_create(&w, 4) == SIM_OK);
+        frag_meter *m, *m2;
+        CHECK(frag_meter_create(&m, w, RN, RN * 8) == SIM_OK);
+        CHECK(frag_meter_create(&m2, w, RN, RN * 8) == SIM_OK);
+        int bad = 0;
+        for (int step = 0; step < 400; step++) {
+            uint32_t k = rnd(6);
+            for (uint32_t c = 0; c < k; c++)
+                rview_change(&r);
+            if (rnd(3) == 0)
+                random_shape(w);
+            if (step == 200) { /* another engine: a fresh log at the same address */
+                memset(r.cpu_used, 0, sizeof r.cpu_used);
+                memset(r.mem_used, 0, sizeof r.mem_used);
+                memset(r.used_milli, 0, sizeof r.used_milli);
+                memset(r.gpu_used, 0, sizeof r.gpu_used);
+                memset(r.node_epoch, 0, sizeof r.node_epoch);
+                for (uint32_t n = 0; n < RN; n++)
+                    r.up[n] = true;
+                r.v.change_epoch = 0;
+                /* Node 5 changes first, then only node 0, past the old epoch. */
+                r.up[5] = false;
+                rview_log(&r, 5);
+                for (uint64_t c = 0; c < 1500; c++) {
+                    r.cpu_used[0] = c;
+                    rview_log(&r, 0);
+                }
+                frag_meter_forget(m);
+            }
+            nolog.change_epoch = r.v.change_epoch;
+            double f0, i0, f1, i1, f2, i2;
+            brute(w, &r.v, &f0, &i0);
+            frag_meter_measure(m, &r.v, &f1, &i1);
+            frag_meter_measure(m2, &nolog, &f2, &i2);
+            bad += f0 != f1 || i0 != i1 || f0 != f2 || i0 != i2;
+        }
+        CHECK_EQ_I64(bad, 0);
+        /* The sums cannot grow: measured node by node from then on, still exact. */
+        for (int s = 0; s < 40; s++)
+            random_shape(w);
+        sim_alloc_fail_after(1);
+        double f0, i0, f1, i1;
+        frag_meter_measure(m, &r.v, &f1, &i1);
+        sim_alloc_fail_after(0);
+        brute(w, &r.v, &f0, &i0);
+        CHECK(f0 == f1 && i0 == i1);
+        rview_change(&r);
+        frag_meter_measure(m, &r.v, &f1, &i1);
+        brute(w, &r.v, &f0, &i0);
+        CHECK(f0 == f1 && i0 == i1 && f0 > 0);
+        frag_meter_destroy(m);
+        frag_meter_destroy(m2);
+        frag_workload_destroy(w);
+    }
+    sim_free(ring);
+}
+
 static void test_nomem(void)
 {
     int64_t live0 = sim_alloc_live();
@@ -308,6 +494,7 @@ int main(void)
     test_growth();
     test_replicas();
     test_meter();
+    test_meter_random();
     test_nomem();
     return check_done();
 }

@@ -22,6 +22,7 @@ extern const policy_ops policy_sjf;
 extern const policy_ops policy_las;
 extern const policy_ops policy_srtf;
 extern const policy_ops policy_themis;
+extern const policy_ops policy_antman;
 extern const policy_ops policy_srsf;
 extern const policy_ops policy_gittins;
 extern const policy_ops policy_interleave;
@@ -50,6 +51,7 @@ const policy_ops *const policy_all[] = {
     &policy_las,
     &policy_srtf,
     &policy_themis,
+    &policy_antman,
     &policy_srsf,
     &policy_gittins,
     &policy_interleave,

@@ -86,6 +86,7 @@ static void test_errors(void)
            "(known: fifo, binpack, random, predictive, fgd, bestfit, dotprod, "
            "gpupacking, gpuclustering, fairshare, quota, sjf, las, "
            "srtf, srsf, gittins, "
+           "themis, antman, "
            "interleave, hetero, "
            "static-order, data-parallel, gavel, elastic, rigid-min, static, optimus)");
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt backfill=maybe", fx);

@@ -549,6 +549,7 @@ static void test_usage(void)
          "binpack, random, predictive, fgd, bestfit, dotprod, gpupacking, gpuclustering, "
          "fairshare, quota, sjf, las, "
          "srtf, srsf, gittins, "
+         "themis, antman, "
          "interleave, hetero, static-order, data-parallel, gavel, "
          "elastic, rigid-min, static, optimus)\n"},
         {"--policies fifo,binpack --policy-opt binpack:depth=1 --out x",

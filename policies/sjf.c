@@ -5,7 +5,8 @@
  * what a job did before a failure requeued it), shortest first, ties by arrival order;
  * each holds the share it asked for, on the most-allocated node and GPUs that fit, as
  * in binpack. With backfilling (the default) a job that does not fit is skipped;
- * without, the shortest job blocks the others. No preemption.
+ * without, the shortest job blocks the others. No preemption: a running job is never
+ * stopped for a shorter one (`srtf`, policies/srtf.c, is the preemptive variant).
  *
  * The order is kept per shape (identical requests) in binary heaps of job ids, so a pass
  * costs O(shapes log shapes + started jobs x log) plus placement, not O(queue).
@@ -179,8 +180,8 @@ static int sjf_schedule(void *st, const sim_view *v, sim_time now, policy_decisi
 const policy_ops policy_sjf = {
     .abi_version = POLICY_ABI_VERSION,
     .name = "sjf",
-    .summary = "shortest remaining work first (oracle durations), requested shares, "
-               "most-allocated node and GPU",
+    .summary = "non-preemptive shortest remaining work first (oracle durations), requested "
+               "shares, most-allocated node and GPU (srtf is the preemptive variant)",
     .state_size = sizeof(sjf_state),
     .options = sjf_options,
     .init = sjf_init,

@@ -19,6 +19,7 @@ extern const policy_ops policy_gpuclustering;
 extern const policy_ops policy_fairshare;
 extern const policy_ops policy_quota;
 extern const policy_ops policy_sjf;
+extern const policy_ops policy_qssf;
 extern const policy_ops policy_las;
 extern const policy_ops policy_srtf;
 extern const policy_ops policy_srsf;
@@ -48,6 +49,7 @@ const policy_ops *const policy_all[] = {
     &policy_fairshare,
     &policy_quota,
     &policy_sjf,
+    &policy_qssf,
     &policy_las,
     &policy_srtf,
     &policy_srsf,

@@ -1062,11 +1062,14 @@ static double member_factor(const il_state *s, const il_pack *p, const il_entry 
 {
     if (p->k <= 1)
         return 1.0;
-    double target = x->solo / p->iter;
-    uint32_t demand = j->spec.true_milli ? j->spec.true_milli : SIM_MILLI_GPU;
-    uint32_t m = member_milli(j, p->k);
-    double cap = m >= demand ? 1.0 : (double)m / (double)demand;
     (void)s;
+    return il_share_factor(j, member_milli(j, p->k), x->solo / p->iter);
+}
+
+double il_share_factor(const sim_job *j, uint32_t milli, double target)
+{
+    uint32_t demand = j->spec.true_milli ? j->spec.true_milli : SIM_MILLI_GPU;
+    double cap = milli >= demand ? 1.0 : (double)milli / (double)demand;
     return target / cap;
 }
 

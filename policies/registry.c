@@ -19,10 +19,13 @@ extern const policy_ops policy_gpuclustering;
 extern const policy_ops policy_fairshare;
 extern const policy_ops policy_quota;
 extern const policy_ops policy_sjf;
+extern const policy_ops policy_qssf;
 extern const policy_ops policy_las;
 extern const policy_ops policy_srtf;
 extern const policy_ops policy_srsf;
 extern const policy_ops policy_gittins;
+extern const policy_ops policy_themis;
+extern const policy_ops policy_antman;
 extern const policy_ops policy_interleave;
 extern const policy_ops policy_hetero;
 extern const policy_ops policy_static_order;
@@ -46,10 +49,13 @@ const policy_ops *const policy_all[] = {
     &policy_fairshare,
     &policy_quota,
     &policy_sjf,
+    &policy_qssf,
     &policy_las,
     &policy_srtf,
     &policy_srsf,
     &policy_gittins,
+    &policy_themis,
+    &policy_antman,
     &policy_interleave,
     &policy_hetero,
     &policy_static_order,

@@ -8,12 +8,22 @@
  * without, the shortest job blocks the others. No preemption: a running job is never
  * stopped for a shorter one (`srtf`, policies/srtf.c, is the preemptive variant).
  *
+ * qssf: Helios' quasi-shortest-service-first (Hu et al., SC'21; the QSSF service of
+ * S-Lab-System-Group/HeliosArtifact, policies/qssf.py): the same non-preemptive pass, but
+ * the key is the predicted GPU service, predicted duration x GPUs, from the per-tenant
+ * duration predictor (models/duration.h) at arrival: a job ends, its duration enters the
+ * history; the models are refitted every `retrain_interval` simulated seconds. Without
+ * backfilling by default, as the reference stops at the first job that does not fit.
+ * A job that arrives before any job has finished has no prediction: key 0 (it goes first,
+ * in arrival order).
+ *
  * The order is kept per shape (identical requests) in binary heaps of job ids, so a pass
  * costs O(shapes log shapes + started jobs x log) plus placement, not O(queue).
  */
 #include "policies/place.h"
 
 #include "base/alloc.h"
+#include "models/duration.h"
 
 #include <math.h>
 #include <string.h>
@@ -31,10 +41,24 @@ typedef struct sjf_heap {
     uint32_t n, cap;
 } sjf_heap;
 
+/* qssf's per-job state: the predictor's view of the job and its predicted duration. */
+typedef struct qssf_job {
+    model_dur_job feat;
+    double pred_s;     /* NaN: none */
+    uint32_t rep_next; /* next in the list of predictions to record */
+} qssf_job;
+
 typedef struct sjf_state {
     place_ws ws;
     bool backfill;
-    sjf_heap *heaps; /* per shape id */
+    /* qssf only (pred == NULL for sjf). */
+    model_duration *pred;
+    double retrain_s;
+    uint64_t min_new; /* finished jobs a retraining needs since the last one */
+    sim_time next_train_us;
+    bool started;
+    uint32_t rep_head; /* jobs whose prediction is to be recorded, or SIM_JOB_NONE */
+    sjf_heap *heaps;   /* per shape id */
     uint32_t n_heaps;
     bool oom; /* a heap could not grow: the next pass fails */
     place_order order;
@@ -92,8 +116,7 @@ static sim_job_id sjf_head(void *ctx, const sim_view *v, uint32_t shape, uint64_
     while (h->n) {
         const sjf_entry *top = &h->e[0];
         const sim_job *j = sim_view_job(v, top->id);
-        if (j->state == SIM_JOB_PENDING && j->shape == shape &&
-            j->enqueue_seq == top->enqueued) {
+        if (j->state == SIM_JOB_PENDING && j->shape == shape && j->enqueue_seq == top->enqueued) {
             *key = top->work_us;
             *key2 = top->arrival;
             return top->id;
@@ -161,6 +184,11 @@ static void sjf_enqueue(void *st, const sim_view *v, sim_job_id id)
     }
     const sim_job *j = sim_view_job(v, id);
     double left = j->work_total_s - j->work_done_s;
+    if (s->pred) {
+        /* Predicted GPU service (predictions are at most 1e9 s); none yet: 0, first. */
+        double p = ((const qssf_job *)sim_view_job_state(v, id))->pred_s;
+        left = isnan(p) ? 0 : fmin(p, 1e9) * (j->spec.num_gpus ? j->spec.num_gpus : 1);
+    }
     heap_push(h, (sjf_entry){.work_us = left > 0 ? (uint64_t)llround(left * 1e6) : 0,
                              .arrival = j->seq,
                              .enqueued = j->enqueue_seq,
@@ -189,4 +217,142 @@ const policy_ops policy_sjf = {
     .on_arrival = sjf_enqueue,
     .on_requeue = sjf_enqueue,
     .schedule = sjf_schedule,
+};
+
+/* ---- qssf ---------------------------------------------------------------------------- */
+
+static const policy_option qssf_options[] = {
+    {"backfill", "false", "start a job when one with a smaller predicted service does not fit"},
+    {"retrain_interval", "86400",
+     "seconds of simulated time between refits of the duration models (skipped while under "
+     "1 % of the history is new)"},
+    {"history", "16384", "finished jobs kept for training"},
+    {"min_history", "50", "a tenant's finished jobs needed for a model of its own"},
+    {"learner", "gbt", "duration model: gbt (boosted trees) or ridge"},
+    {NULL, NULL, NULL},
+};
+
+static int qssf_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    sjf_state *s = st;
+    static const char *const learner[] = {"gbt", "ridge", NULL};
+    const policy_option *o = qssf_options;
+    uint64_t hist, min_hist;
+    int lrn, rc;
+    if ((rc = policy_config_bool(cfg, o, "backfill", &s->backfill, d)) ||
+        (rc = policy_config_double(cfg, o, "retrain_interval", 1, 1e9, &s->retrain_s, d)) ||
+        (rc = policy_config_u64(cfg, o, "history", 1, 1u << 24, &hist, d)) ||
+        (rc = policy_config_u64(cfg, o, "min_history", 1, 1u << 24, &min_hist, d)) ||
+        (rc = policy_config_choice(cfg, o, "learner", learner, &lrn, d)))
+        return rc;
+    s->min_new = hist / 100 > 1 ? hist / 100 : 1;
+    s->next_train_us = SIM_TIME_NEVER;
+    s->rep_head = SIM_JOB_NONE;
+    model_dur_config mc;
+    model_dur_config_default(&mc);
+    mc.learner = lrn == 0 ? MODEL_DUR_GBT : MODEL_DUR_RIDGE;
+    mc.history = (uint32_t)hist;
+    mc.min_history = (uint32_t)min_hist;
+    mc.seed = cfg->seed;
+    if ((rc = model_duration_create(&s->pred, &mc, d)) != SIM_OK)
+        return rc;
+    s->order = (place_order){.head = sjf_head, .started = sjf_started, .ctx = s};
+    if ((rc = place_ws_init(&s->ws, cfg, d)) != SIM_OK) {
+        model_duration_destroy(s->pred);
+        s->pred = NULL;
+    }
+    return rc;
+}
+
+static void qssf_fini(void *st)
+{
+    sjf_state *s = st;
+    model_duration_destroy(s->pred);
+    s->pred = NULL;
+    sjf_fini(st);
+}
+
+/* Predict the job's duration from what is known at submission, then queue it. */
+static void qssf_arrival(void *st, const sim_view *v, sim_job_id id)
+{
+    sjf_state *s = st;
+    const sim_job *j = sim_view_job(v, id);
+    qssf_job *q = sim_view_job_state(v, id);
+    if (!s->started) {
+        s->started = true;
+        s->next_train_us = j->spec.submit_us + (sim_time)llround(s->retrain_s * 1e6);
+    }
+    model_dur_input in = {.tenant = j->spec.tenant,
+                          .submit_us = j->spec.submit_us,
+                          .num_gpus = j->spec.num_gpus,
+                          .gpu_milli = j->spec.gpu_milli,
+                          .cpu_milli = j->spec.cpu_milli,
+                          .mem_mib = j->spec.mem_mib,
+                          .qos = j->spec.qos,
+                          .name = j->spec.name,
+                          .command = j->spec.command};
+    model_duration_arrive(s->pred, &in, &q->feat);
+    q->pred_s = model_duration_predict(s->pred, &q->feat, MODEL_DUR_AUTO, NULL);
+    q->rep_next = s->rep_head;
+    s->rep_head = id;
+    sjf_enqueue(st, v, id);
+}
+
+static void qssf_finish(void *st, const sim_view *v, sim_job_id id)
+{
+    sjf_state *s = st;
+    /* The job's duration is known now, and only now. */
+    model_duration_finish(s->pred, &((qssf_job *)sim_view_job_state(v, id))->feat,
+                          sim_view_job(v, id)->spec.work_s);
+}
+
+static int qssf_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    sjf_state *s = st;
+    if (s->oom)
+        return SIM_ENOMEM;
+    int rc;
+    if (now >= s->next_train_us) {
+        if (model_duration_pending_rows(s->pred) >= s->min_new &&
+            (rc = model_duration_train(s->pred)) != SIM_OK)
+            return rc;
+        sim_time iv = (sim_time)llround(s->retrain_s * 1e6);
+        s->next_train_us += ((now - s->next_train_us) / iv + 1) * iv;
+    }
+    /* Record the predictions made since the last pass (jobs.csv pred_duration_s). */
+    for (uint32_t id = s->rep_head; id != SIM_JOB_NONE;) {
+        const qssf_job *q = sim_view_job_state(v, id);
+        uint32_t next = q->rep_next;
+        if (sim_view_job(v, id)->state == SIM_JOB_PENDING &&
+            (rc = sim_decide_predict(out, id, q->pred_s, NAN)) != SIM_OK)
+            return rc;
+        id = next;
+    }
+    s->rep_head = SIM_JOB_NONE;
+    return sjf_schedule(st, v, now, out);
+}
+
+static sim_time qssf_wakeup(const void *st, const sim_view *v, sim_time now)
+{
+    (void)v;
+    (void)now;
+    const sjf_state *s = st;
+    return model_duration_pending_rows(s->pred) >= s->min_new ? s->next_train_us : SIM_TIME_NEVER;
+}
+
+const policy_ops policy_qssf = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "qssf",
+    .summary = "Helios' quasi-shortest-service-first: non-preemptive, smallest predicted GPU "
+               "service (per-tenant duration predictor x GPUs) first",
+    .state_size = sizeof(sjf_state),
+    .job_state_size = sizeof(qssf_job),
+    .options = qssf_options,
+    .init = qssf_init,
+    .fini = qssf_fini,
+    .on_arrival = qssf_arrival,
+    .on_requeue = sjf_enqueue,
+    .on_finish = qssf_finish,
+    .schedule = qssf_schedule,
+    .next_wakeup = qssf_wakeup,
 };

@@ -84,8 +84,9 @@ static void test_errors(void)
     expect(args, 2,
            "clustersim: error: --policy-opt 'binpak:depth=3': unknown policy 'binpak' "
            "(known: fifo, binpack, random, predictive, fgd, bestfit, dotprod, "
-           "gpupacking, gpuclustering, fairshare, quota, sjf, las, "
+           "gpupacking, gpuclustering, fairshare, quota, sjf, qssf, las, "
            "srtf, srsf, gittins, "
+           "themis, antman, "
            "interleave, hetero, "
            "static-order, data-parallel, gavel, elastic, rigid-min, static, optimus)");
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --policy-opt backfill=maybe", fx);

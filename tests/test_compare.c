@@ -547,8 +547,9 @@ static void test_usage(void)
         {"--policies fifo,binpack --policy-opt fdg:alpha=1 --out x",
          "clustersim: error: --policy-opt 'fdg:alpha=1': unknown policy 'fdg' (known: fifo, "
          "binpack, random, predictive, fgd, bestfit, dotprod, gpupacking, gpuclustering, "
-         "fairshare, quota, sjf, las, "
+         "fairshare, quota, sjf, qssf, las, "
          "srtf, srsf, gittins, "
+         "themis, antman, "
          "interleave, hetero, static-order, data-parallel, gavel, "
          "elastic, rigid-min, static, optimus)\n"},
         {"--policies fifo,binpack --policy-opt binpack:depth=1 --out x",

@@ -1,0 +1,439 @@
+/*
+ * antman.c: AntMan-style opportunistic packing (Xiao et al., "AntMan: Dynamic Scaling on
+ * GPU Clusters for Deep Learning", OSDI'20) as the Muri simulator runs it
+ * (github.com/Rivendile/Muri, simulator/run_sim.py antman_sim_jobs,
+ * antman_calc_iter_time; switch.py antman_alloc_res). Each job is resource-guaranteed
+ * or opportunistic (the trace's priority: 0 guaranteed, otherwise opportunistic; or, with
+ * priority=random, a fair coin from the run's RNG, as the simulator draws it when the
+ * trace has none). A GPU hosts at most one job of each kind, so at most two jobs.
+ *
+ * At every scheduling point the pending jobs are tried in the simulator's order
+ * (guaranteed before opportunistic, then by arrival), each on its own (a job that does
+ * not fit does not block those behind it); nothing is ever preempted. A guaranteed job
+ * takes, for each replica, the first node (by id) with enough GPUs hosting no guaranteed
+ * job, and its lowest such GPUs. An opportunistic job takes GPUs hosting no
+ * opportunistic job, the least loaded first (idle GPUs before GPUs hosting a guaranteed
+ * job, by index): for each replica, the first node with enough idle GPUs, else the first
+ * with enough such GPUs.
+ *
+ * Each job holds half of each of its GPUs. A guaranteed job runs at its solo speed. An
+ * opportunistic job runs at its solo iteration time over the longest of: its own
+ * iteration time and, for each guaranteed job on its GPUs, the simulator's count of the
+ * guaranteed job's iterations that the opportunistic job's data-loading, GPU and
+ * synchronisation stages (stage_cpu_ms, stage_gpu_ms, stage_net_ms) span, times the
+ * guaranteed job's iteration time (iter_time_ms). Without those profiles it runs at half
+ * speed (the simulator's factor of 2 for a job beside another). The speeds are re-set at
+ * every scheduling point where a co-located job started or left.
+ */
+#include "policies/interleave.h"
+#include "policies/policy.h"
+
+#include "base/alloc.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <string.h>
+
+enum { AM_GUARANTEED = 0, AM_OPPORTUNISTIC = 1 };
+
+typedef struct antman_job {
+    uint32_t first_gpu; /* first GPU it holds, UINT32_MAX when none */
+    uint8_t cls;
+    bool dirty; /* listed for a new speed */
+} antman_job;
+
+typedef struct antman_state {
+    bool random; /* priority=random */
+    uint32_t n_gpus;
+    sim_job_id *res[2];     /* per GPU: its job of each kind, or SIM_JOB_NONE */
+    uint32_t *next[2];      /* per GPU: the next GPU of the same job of that kind */
+    uint32_t *nodes, *gpus; /* scratch: a placement */
+    uint32_t *pick;         /* scratch: GPUs picked on one node */
+    sim_job_id *dirty;      /* opportunistic jobs whose partners changed */
+    uint32_t n_dirty;
+    bool overflow; /* more than the list holds: re-set every opportunistic job */
+    uint32_t n_nodes;
+    uint32_t *nfree[2];  /* per node: its GPUs hosting no job of each kind */
+    uint32_t maxfree[2]; /* the most of those on any node */
+    sim_job_id *arr;     /* jobs arrived since the last pass */
+    uint32_t n_arr, arr_cap;
+    uint64_t seen_release; /* the release epoch of the last pass */
+    bool ready, oom;
+} antman_state;
+
+static const char *const antman_priorities[] = {"trace", "random", NULL};
+
+static const policy_option antman_options[] = {
+    {"priority", "trace",
+     "trace: jobs with priority 0 are guaranteed, the others opportunistic; random: each "
+     "job is opportunistic with probability 1/2 (the run's RNG)"},
+    {NULL, NULL, NULL},
+};
+
+static const antman_job *am_job(const sim_view *v, sim_job_id id)
+{
+    return sim_view_job_state(v, id);
+}
+
+static bool hosts(const antman_state *s, uint32_t g, int cls)
+{
+    return s->res[cls][g] != SIM_JOB_NONE;
+}
+
+static bool idle(const antman_state *s, uint32_t g)
+{
+    return !hosts(s, g, 0) && !hosts(s, g, 1);
+}
+
+/* Up to k GPUs of node n usable by kind cls (idle ones only when idle_only), lowest
+ * first, into s->pick, minus those already picked for this job (stamp `mine`). */
+static uint32_t gather(antman_state *s, const sim_view *v, const sim_job *j, uint32_t n, int cls,
+                       bool idle_only, uint32_t k, const uint32_t *mine, uint32_t n_mine)
+{
+    uint32_t c = 0;
+    if (!v->node_up[n] || !sim_job_type_ok(j, v->node_gpu_type[n]))
+        return 0;
+    uint32_t first = v->node_gpu_first[n];
+    for (uint32_t g = first; g < first + v->node_gpu_count[n] && c < k; g++) {
+        bool used = false;
+        for (uint32_t i = 0; i < n_mine && !used; i++)
+            used = mine[i] == g;
+        if (used || hosts(s, g, cls) || (idle_only && !idle(s, g)))
+            continue;
+        s->pick[c++] = g;
+    }
+    return c;
+}
+
+/* Whether node n has CPU and memory for one more replica of j, beside the r replicas of
+ * this placement already there. */
+static bool host_fits(const sim_view *v, const sim_job *j, uint32_t n, uint32_t r)
+{
+    uint64_t k = (uint64_t)r + 1;
+    return v->node_cpu_total[n] - v->node_cpu_used[n] >= k * j->cpu_per_replica &&
+           v->node_mem_total[n] - v->node_mem_used[n] >= k * j->mem_per_replica;
+}
+
+/* Place every replica of j as kind cls; false when some replica finds no node. */
+static bool place(antman_state *s, const sim_view *v, const sim_job *j, int cls, sim_placement *pl)
+{
+    uint32_t gpr = j->gpus_per_replica, reps = j->nominal_replicas;
+    if ((uint64_t)gpr * reps > s->n_gpus || reps > s->n_gpus)
+        return false;
+    for (uint32_t r = 0; r < reps; r++) {
+        bool done = false;
+        /* Opportunistic: idle GPUs first (pass 0), then those hosting a guaranteed job. */
+        for (int round = cls == AM_OPPORTUNISTIC ? 0 : 1; round < 2 && !done; round++)
+            for (uint32_t n = 0; n < v->n_nodes && !done; n++) {
+                uint32_t here = 0;
+                for (uint32_t q = 0; q < r; q++)
+                    here += s->nodes[q] == n;
+                if (!host_fits(v, j, n, here) ||
+                    gather(s, v, j, n, cls, round == 0, gpr, s->gpus, r * gpr) < gpr)
+                    continue;
+                s->nodes[r] = n;
+                memcpy(s->gpus + (size_t)r * gpr, s->pick, gpr * sizeof *s->pick);
+                done = true;
+            }
+        if (!done)
+            return false;
+    }
+    *pl = (sim_placement){.replicas = reps,
+                          .nodes = s->nodes,
+                          .gpus = s->gpus,
+                          .milli = SIM_MILLI_GPU / 2,
+                          .gpu_mem_mib = UINT64_MAX};
+    return true;
+}
+
+static double attr_or(const job_spec *j, sim_attr a, double dflt)
+{
+    return job_spec_has(j, a) ? j->attr[a] : dflt;
+}
+
+/*
+ * The simulator's iteration time of opportunistic job o beside guaranteed job c
+ * (antman_calc_iter_time): how many of c's iterations o's data, GPU and synchronisation
+ * stages span, each stage of o filling the gaps that c leaves on that resource, times
+ * c's iteration time. Milliseconds.
+ */
+static double antman_beside_ms(const double o[3], const double c[3], double c_iter_ms)
+{
+    double t0 = o[0], t1 = o[1], t2 = o[2];
+    double iters = floor(t0 / (c[1] + c[2]));
+    double data_extra = fmod(t0, c[1] + c[2]);
+    if (data_extra > 0) {
+        iters += 1;
+        t1 -= fmin(fmin(t1, c[2]), c[1] + c[2] - data_extra);
+    }
+    iters += floor(t1 / (c[0] + c[2]));
+    double gpu_extra = fmod(t1, c[0] + c[2]);
+    if (gpu_extra > 0) {
+        iters += 1;
+        if (gpu_extra < c[0])
+            t2 -= fmin(t2, c[0] + c[1] - gpu_extra);
+    }
+    iters += floor(t2 / (c[0] + c[1]));
+    double net_extra = fmod(t2, c[0] + c[1]);
+    if (net_extra > c[0])
+        iters += 1;
+    return iters * c_iter_ms;
+}
+
+static bool profiled(const job_spec *j, double st[3], double *iter_ms)
+{
+    static const sim_attr a[3] = {SIM_ATTR_STAGE_CPU_MS, SIM_ATTR_STAGE_GPU_MS,
+                                  SIM_ATTR_STAGE_NET_MS};
+    *iter_ms = attr_or(j, SIM_ATTR_ITER_TIME_MS, 0);
+    for (int i = 0; i < 3; i++)
+        st[i] = attr_or(j, a[i], 0);
+    return *iter_ms > 0 && job_spec_has(j, a[0]) && job_spec_has(j, a[1]) && job_spec_has(j, a[2]);
+}
+
+/* The speed (relative to solo) of opportunistic job id beside the guaranteed jobs on its
+ * GPUs. */
+static double opportunistic_speed(const antman_state *s, const sim_view *v, sim_job_id id)
+{
+    const sim_job *j = sim_view_job(v, id);
+    double o[3], it;
+    bool have = profiled(&j->spec, o, &it);
+    double solo = have ? it : 1, cur = solo;
+    sim_job_id last = SIM_JOB_NONE;
+    for (uint32_t g = am_job(v, id)->first_gpu; g != UINT32_MAX; g = s->next[1][g]) {
+        sim_job_id c = s->res[0][g];
+        if (c == SIM_JOB_NONE || c == last)
+            continue;
+        last = c; /* a partner's GPUs come in runs: count each once per run */
+        double cs[3], cit;
+        if (have && profiled(&sim_view_job(v, c)->spec, cs, &cit) && cs[1] + cs[2] > 0 &&
+            cs[0] + cs[2] > 0 && cs[0] + cs[1] > 0)
+            cur = fmax(cur, antman_beside_ms(o, cs, cit));
+        else
+            cur = fmax(cur, 2 * solo);
+    }
+    return solo / cur;
+}
+
+static int set_speed(const sim_view *v, sim_job_id id, double speed, policy_decisions *out)
+{
+    const sim_job *j = sim_view_job(v, id);
+    double f = il_share_factor(j, SIM_MILLI_GPU / 2, speed);
+    if (fabs(f - j->speed_factor) <= 1e-12 * f)
+        return SIM_OK;
+    return sim_decide_speed_factor(out, id, f);
+}
+
+static void mark(antman_state *s, const sim_view *v, sim_job_id id)
+{
+    antman_job *x = sim_view_job_state(v, id);
+    if (x->dirty)
+        return;
+    x->dirty = true;
+    if (s->n_dirty < s->n_gpus)
+        s->dirty[s->n_dirty++] = id;
+    else
+        s->overflow = true;
+}
+
+/* Record job id of kind cls on its GPUs gpus[0..k), and list its partners. */
+static void hold(antman_state *s, const sim_view *v, sim_job_id id, int cls, const uint32_t *gpus,
+                 uint32_t k)
+{
+    antman_job *x = sim_view_job_state(v, id);
+    x->first_gpu = UINT32_MAX;
+    for (uint32_t i = k; i-- > 0;) {
+        uint32_t g = gpus[i];
+        s->nfree[cls][v->gpu_node[g]]--;
+        s->res[cls][g] = id;
+        s->next[cls][g] = x->first_gpu;
+        x->first_gpu = g;
+        if (cls == AM_GUARANTEED && hosts(s, g, 1))
+            mark(s, v, s->res[1][g]);
+    }
+    if (cls == AM_OPPORTUNISTIC)
+        mark(s, v, id);
+}
+
+/* Forget job id's GPUs (it finished or lost them), and list its partners. */
+static void release(void *st, const sim_view *v, sim_job_id id)
+{
+    antman_state *s = st;
+    antman_job *x = sim_view_job_state(v, id);
+    int cls = x->cls;
+    for (uint32_t g = x->first_gpu, n; g != UINT32_MAX; g = n) {
+        n = s->next[cls][g];
+        s->res[cls][g] = SIM_JOB_NONE;
+        s->nfree[cls][v->gpu_node[g]]++;
+        if (cls == AM_GUARANTEED && hosts(s, g, 1))
+            mark(s, v, s->res[1][g]);
+    }
+    x->first_gpu = UINT32_MAX;
+}
+
+/* Re-set the speed of job id if it is listed and still holds GPUs as opportunistic. */
+static int respeed(antman_state *s, const sim_view *v, sim_job_id id, policy_decisions *out)
+{
+    antman_job *x = sim_view_job_state(v, id);
+    if (!x->dirty)
+        return SIM_OK;
+    x->dirty = false;
+    if (x->first_gpu == UINT32_MAX || x->cls != AM_OPPORTUNISTIC)
+        return SIM_OK;
+    return set_speed(v, id, opportunistic_speed(s, v, id), out);
+}
+
+static void max_free(antman_state *s, int cls)
+{
+    s->maxfree[cls] = 0;
+    for (uint32_t n = 0; n < s->n_nodes; n++)
+        if (s->nfree[cls][n] > s->maxfree[cls])
+            s->maxfree[cls] = s->nfree[cls][n];
+}
+
+static int antman_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    (void)now;
+    antman_state *s = st;
+    if (s->oom)
+        return SIM_ENOMEM;
+    if (!s->ready) {
+        for (uint32_t n = 0; n < s->n_nodes && n < v->n_nodes; n++)
+            s->nfree[0][n] = s->nfree[1][n] = v->node_gpu_count[n];
+        s->ready = true;
+    }
+    /* A job that found no GPUs finds none until some are released: without a release,
+     * only the new arrivals are tried. */
+    bool all = v->release_epoch != s->seen_release;
+    s->seen_release = v->release_epoch;
+    for (int cls = 0; cls < 2; cls++) {
+        max_free(s, cls);
+        uint32_t i = 0;
+        sim_job_id id = all ? v->pending_head : (s->n_arr ? s->arr[0] : SIM_JOB_NONE), nx;
+        /* The next id is taken before deciding: a start moves the job to another list. */
+        for (; id != SIM_JOB_NONE; id = nx) {
+            nx = all ? sim_view_next(v, id) : (++i < s->n_arr ? s->arr[i] : SIM_JOB_NONE);
+            const sim_job *j = sim_view_job(v, id);
+            if (j->state != SIM_JOB_PENDING || am_job(v, id)->cls != cls ||
+                (j->gpus_per_replica && j->gpus_per_replica > s->maxfree[cls]))
+                continue;
+            int rc = SIM_OK;
+            sim_placement pl;
+            if (j->gpus_per_replica == 0) {
+                rc = sim_decide_reject(out, id, "antman places GPU jobs only");
+            } else if (place(s, v, j, cls, &pl)) {
+                rc = sim_decide_start(out, id, &pl);
+                /* An opportunistic job gets its speed below, with the others. */
+                if (rc == SIM_OK && cls == AM_GUARANTEED)
+                    rc = set_speed(v, id, 1.0, out);
+                hold(s, v, id, cls, s->gpus, pl.replicas * j->gpus_per_replica);
+                max_free(s, cls);
+            }
+            if (rc != SIM_OK)
+                return rc;
+        }
+    }
+    s->n_arr = 0;
+    /* The opportunistic jobs whose partners changed run at their new speed. */
+    for (uint32_t i = 0; i < s->n_dirty; i++) {
+        int rc = respeed(s, v, s->dirty[i], out);
+        if (rc != SIM_OK)
+            return rc;
+    }
+    s->n_dirty = 0;
+    if (s->overflow) {
+        s->overflow = false;
+        for (sim_job_id id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+            int rc = respeed(s, v, id, out);
+            if (rc != SIM_OK)
+                return rc;
+        }
+    }
+    return SIM_OK;
+}
+
+static void antman_on_arrival(void *st, const sim_view *v, sim_job_id id)
+{
+    antman_state *s = st;
+    antman_job *x = sim_view_job_state(v, id);
+    x->first_gpu = UINT32_MAX;
+    if (s->n_arr == s->arr_cap) { /* grows at new peaks only */
+        uint32_t ncap = s->arr_cap ? 2 * s->arr_cap : 256;
+        sim_job_id *p = sim_reallocarray(s->arr, ncap, sizeof *p);
+        if (!p) {
+            s->oom = true;
+            return;
+        }
+        s->arr = p;
+        s->arr_cap = ncap;
+    }
+    s->arr[s->n_arr++] = id;
+    if (s->random)
+        x->cls = gsl_rng_uniform_int(v->rng, 2) ? AM_OPPORTUNISTIC : AM_GUARANTEED;
+    else
+        x->cls = sim_view_job(v, id)->spec.priority ? AM_OPPORTUNISTIC : AM_GUARANTEED;
+}
+
+static int antman_init(void *st, const policy_config *cfg, sim_diag *d)
+{
+    antman_state *s = st;
+    int pr, rc = policy_config_choice(cfg, antman_options, "priority", antman_priorities, &pr, d);
+    if (rc != SIM_OK)
+        return rc;
+    s->random = pr == 1;
+    s->n_gpus = cfg->n_gpus;
+    size_t n = cfg->n_gpus ? cfg->n_gpus : 1;
+    for (int c = 0; c < 2; c++) {
+        s->res[c] = sim_calloc(n, sizeof *s->res[c]);
+        s->next[c] = sim_calloc(n, sizeof *s->next[c]);
+        if (!s->res[c] || !s->next[c])
+            return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'antman': out of memory");
+        for (size_t g = 0; g < n; g++)
+            s->res[c][g] = SIM_JOB_NONE;
+    }
+    s->n_nodes = cfg->n_nodes;
+    size_t nn = cfg->n_nodes ? cfg->n_nodes : 1;
+    s->nfree[0] = sim_calloc(nn, sizeof *s->nfree[0]);
+    s->nfree[1] = sim_calloc(nn, sizeof *s->nfree[1]);
+    if (!s->nfree[0] || !s->nfree[1])
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'antman': out of memory");
+    s->seen_release = UINT64_MAX;
+    s->nodes = sim_calloc(n, sizeof *s->nodes);
+    s->gpus = sim_calloc(n, sizeof *s->gpus);
+    s->pick = sim_calloc(n, sizeof *s->pick);
+    s->dirty = sim_calloc(n, sizeof *s->dirty);
+    if (!s->nodes || !s->gpus || !s->pick || !s->dirty)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'antman': out of memory");
+    return SIM_OK;
+}
+
+static void antman_fini(void *st)
+{
+    antman_state *s = st;
+    for (int c = 0; c < 2; c++) {
+        free(s->res[c]);
+        free(s->next[c]);
+    }
+    free(s->dirty);
+    free(s->nfree[0]);
+    free(s->nfree[1]);
+    free(s->arr);
+    free(s->nodes);
+    free(s->gpus);
+    free(s->pick);
+}
+
+const policy_ops policy_antman = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "antman",
+    .summary = "AntMan-style packing as the Muri simulator runs it: a guaranteed and an "
+               "opportunistic job per GPU, the opportunistic one slowed, no preemption",
+    .state_size = sizeof(antman_state),
+    .job_state_size = sizeof(antman_job),
+    .options = antman_options,
+    .init = antman_init,
+    .fini = antman_fini,
+    .on_arrival = antman_on_arrival,
+    .on_finish = release,
+    .on_requeue = release,
+    .schedule = antman_schedule,
+};

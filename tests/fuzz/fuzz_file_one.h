@@ -10,6 +10,9 @@
  *   model         model files: (mode & 7) % 6 = MLP, catalog, contention matrix, dataset,
  *                 throughput table, interference pairs
  *   policy_opt    policy option strings, one KEY=VALUE per line, given to every policy
+ *   curves        demand curves of online services (--demand: service,time,replicas)
+ *   profiles      the interleave policy's model-class stage profiles (profiles=FILE),
+ *                 read by the policy's init through the engine
  *   grid          sweep grid files (JSON); the files it may name exist under
  *                 /tmp/clustersim-fuzz-grid/ (a.csv, b.csv, c.csv.gz, nodes.csv, f.csv,
  *                 d/f.csv); every cell is checked (indices, name, command line)
@@ -29,6 +32,7 @@
 #include "sim/engine.h"
 #include "study/grid.h"
 #include "traces/cluster.h"
+#include "traces/curves.h"
 #include "traces/failures.h"
 
 #include <stdint.h>
@@ -305,6 +309,38 @@ static inline int fuzz_file_one(const char *kind, const uint8_t *data, size_t si
             break;
         }
         }
+    } else if (strcmp(kind, "curves") == 0) {
+        sim_curves c;
+        memset(&c, 0, sizeof c);
+        st = trace_curves_load(&c, path, &d);
+        /* Every point belongs to its service's run of points. */
+        for (uint32_t k = 0; st == SIM_OK && k < c.n; k++)
+            if (c.first[k] + c.count[k] > c.n_pts || !c.names[k])
+                abort();
+        trace_curves_free(&c);
+    } else if (strcmp(kind, "profiles") == 0) {
+        policy_config pc;
+        memset(&pc, 0, sizeof pc);
+        snprintf(pc.key[0], sizeof pc.key[0], "profiles");
+        pc.value[0] = path;
+        pc.n = 1;
+        pc.policy = "interleave";
+        pc.n_nodes = ff_cluster->n_nodes;
+        pc.n_gpus = (uint32_t)cluster_spec_gpus(ff_cluster);
+        const policy_ops *il = policy_find("interleave");
+        sim_intern *tenants = sim_intern_create(false);
+        uint64_t type_mem[SIM_MAX_GPU_TYPES] = {0};
+        sim_world w = {.cluster = ff_cluster,
+                       .gpu_types = model_catalog_names(ff_cat),
+                       .gpu_type_mem_mib = type_mem,
+                       .tenants = tenants};
+        sim_config cfg = {.seed = 1, .horizon_us = SIM_TIME_NEVER};
+        sim_engine *e = NULL;
+        if (!il)
+            abort();
+        st = sim_engine_create(&e, &cfg, &w, il, &pc, &d);
+        sim_engine_destroy(e);
+        sim_intern_destroy(tenants);
     } else {
         abort();
     }

@@ -563,3 +563,16 @@ bool model_duration_tenant_has_model(const model_duration *m, uint32_t tenant)
     const tenant_rec *t = &m->ten[slot_of(m, tenant)];
     return t->model >= 0 && m->tm[t->model].fitted;
 }
+
+void model_dur_input_of(model_dur_input *in, const job_spec *j)
+{
+    *in = (model_dur_input){.tenant = j->tenant,
+                            .submit_us = j->submit_us,
+                            .num_gpus = j->num_gpus,
+                            .gpu_milli = j->gpu_milli,
+                            .cpu_milli = j->cpu_milli,
+                            .mem_mib = j->mem_mib,
+                            .qos = j->qos,
+                            .name = j->name,
+                            .command = j->command};
+}

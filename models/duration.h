@@ -56,6 +56,9 @@ typedef struct model_dur_input {
     const char *command; /* may be NULL */
 } model_dur_input;
 
+/* The input of a job spec (its text points into the spec). */
+void model_dur_input_of(model_dur_input *in, const job_spec *j);
+
 /* What the predictor keeps of a job from arrival to end (fixed size, so it can live in a
  * policy's per-job state). */
 typedef struct model_dur_job {

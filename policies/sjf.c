@@ -282,15 +282,8 @@ static void qssf_arrival(void *st, const sim_view *v, sim_job_id id)
         s->started = true;
         s->next_train_us = j->spec.submit_us + (sim_time)llround(s->retrain_s * 1e6);
     }
-    model_dur_input in = {.tenant = j->spec.tenant,
-                          .submit_us = j->spec.submit_us,
-                          .num_gpus = j->spec.num_gpus,
-                          .gpu_milli = j->spec.gpu_milli,
-                          .cpu_milli = j->spec.cpu_milli,
-                          .mem_mib = j->spec.mem_mib,
-                          .qos = j->spec.qos,
-                          .name = j->spec.name,
-                          .command = j->spec.command};
+    model_dur_input in;
+    model_dur_input_of(&in, &j->spec);
     model_duration_arrive(s->pred, &in, &q->feat);
     q->pred_s = model_duration_predict(s->pred, &q->feat, MODEL_DUR_AUTO, NULL);
     q->rep_next = s->rep_head;

@@ -243,15 +243,8 @@ int study_dur_eval_trace(const study_dur_eval *a, FILE *out, sim_diag *d)
                 }
             next_train += (sim_time)llround(a->retrain_s * 1e6);
         }
-        model_dur_input in = {.tenant = j.tenant,
-                              .submit_us = j.submit_us,
-                              .num_gpus = j.num_gpus,
-                              .gpu_milli = j.gpu_milli,
-                              .cpu_milli = j.cpu_milli,
-                              .mem_mib = j.mem_mib,
-                              .qos = j.qos,
-                              .name = j.name,
-                              .command = j.command};
+        model_dur_input in;
+        model_dur_input_of(&in, &j);
         model_duration_arrive(m[0], &in, &f.job);
         f.dur_s = j.work_s > 1 ? j.work_s : 1;
         f.end_us = j.submit_us + (sim_time)llround(j.work_s * 1e6);

@@ -7,7 +7,7 @@
  * per trigger (engine included), minimum of 5 repeats.
  *   bench_elastic [N ...]      (default 16 64 256 1024)
  */
-#include "policies/policy.h"
+#include "sim/policy.h"
 #include "sim/engine.h"
 
 #include <math.h>

@@ -8,7 +8,7 @@
 #ifndef CLI_CLI_H
 #define CLI_CLI_H
 
-#include "policies/policy.h"
+#include "sim/policy.h"
 #include "study/study.h"
 
 #include <stdio.h>

@@ -4,6 +4,7 @@
  * report.
  */
 #include "cli/cli.h"
+#include "policies/registry.h"
 
 #include "base/alloc.h"
 

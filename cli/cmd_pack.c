@@ -2,6 +2,7 @@
  * cmd_pack.c: `clustersim pack` — the options of the fragmentation study (study/pack.h).
  */
 #include "cli/cli.h"
+#include "policies/registry.h"
 
 #include "base/csvin.h"
 #include "study/pack.h"

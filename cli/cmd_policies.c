@@ -2,6 +2,7 @@
  * cmd_policies.c: `clustersim policies` — every policy with its summary and options.
  */
 #include "cli/cli.h"
+#include "policies/registry.h"
 
 #include <stdio.h>
 

@@ -2,6 +2,7 @@
  * cmd_run.c: `clustersim run` — replay one trace against one policy.
  */
 #include "cli/cli.h"
+#include "policies/registry.h"
 
 #include "base/csvin.h"
 #include "traces/trace.h"

@@ -2,6 +2,7 @@
  * common.c: option parsing and error printing — the plumbing every subcommand shares.
  */
 #include "cli/cli.h"
+#include "policies/registry.h"
 
 #include "base/csvin.h"
 

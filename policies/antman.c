@@ -26,7 +26,7 @@
  * every scheduling point where a co-located job started or left.
  */
 #include "policies/interleave.h"
-#include "policies/policy.h"
+#include "sim/policy.h"
 
 #include "base/alloc.h"
 

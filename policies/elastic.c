@@ -30,7 +30,7 @@
  * backfilling; nothing is taken back.
  */
 #include "policies/place.h"
-#include "policies/policy.h"
+#include "sim/policy.h"
 
 #include "base/alloc.h"
 

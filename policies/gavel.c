@@ -22,7 +22,7 @@
  *     its last micro-task.
  */
 #include "policies/gavel_lp.h"
-#include "policies/policy.h"
+#include "sim/policy.h"
 
 #include "base/alloc.h"
 

@@ -19,7 +19,7 @@
  * the group's GPUs as the bound, and the preemptive bound that swaps cannot beat).
  */
 #include "policies/hetero_assign.h"
-#include "policies/policy.h"
+#include "sim/policy.h"
 
 #include "models/catalog.h"
 #include "base/alloc.h"

@@ -10,7 +10,7 @@
 #define POLICIES_PLACE_H
 
 #include "policies/groups.h"
-#include "policies/policy.h"
+#include "sim/policy.h"
 #include "policies/refscore.h"
 
 /* A block of nodes and the best packing score any of its nodes could offer. */

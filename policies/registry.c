@@ -2,7 +2,7 @@
  * registry.c: every policy compiled into clustersim, by name. Adding a policy means
  * one `extern` line and one entry here; there is no dynamic loading.
  */
-#include "policies/policy.h"
+#include "policies/registry.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #ifndef SIM_ENGINE_H
 #define SIM_ENGINE_H
 
-#include "policies/policy.h"
+#include "sim/policy.h"
 #include "base/intern.h"
 #include "sim/rate.h"
 #include "sim/types.h"

@@ -6,7 +6,7 @@
  */
 #include "study/grid.h"
 
-#include "policies/policy.h"
+#include "policies/registry.h"
 #include "base/alloc.h"
 
 #include <ctype.h>

@@ -17,6 +17,7 @@
 #define _DEFAULT_SOURCE 1
 
 #include "study/pack.h"
+#include "policies/registry.h"
 
 #include "study/fragmentation.h"
 #include "study/proc.h"

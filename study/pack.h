@@ -7,7 +7,7 @@
 #ifndef STUDY_PACK_H
 #define STUDY_PACK_H
 
-#include "policies/policy.h"
+#include "sim/policy.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -5,6 +5,7 @@
  * when the run succeeded.
  */
 #include "study/fragmentation.h"
+#include "policies/registry.h"
 
 #include "study/prefetch.h"
 #include "study/quotas.h"

@@ -14,7 +14,7 @@
 
 #include "models/catalog.h"
 #include "models/rate.h"
-#include "policies/policy.h"
+#include "sim/policy.h"
 #include "sim/engine.h"
 #include "sim/types.h"
 #include "study/files.h"

@@ -6,7 +6,7 @@
 #ifndef TESTS_ENGINE_WORLD_H
 #define TESTS_ENGINE_WORLD_H
 
-#include "policies/policy.h"
+#include "sim/policy.h"
 #include "sim/engine.h"
 
 #include "array_source.h"

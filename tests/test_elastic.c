@@ -17,7 +17,7 @@
 #include "models/catalog.h"
 #include "models/pollux.h"
 #include "policies/place.h"
-#include "policies/policy.h"
+#include "sim/policy.h"
 #include "sim/engine.h"
 #include "traces/curves.h"
 #include "traces/trace.h"

@@ -9,6 +9,7 @@
  * cache off or tiny).
  */
 #include "policies/frag.h"
+#include "policies/registry.h"
 #include "base/alloc.h"
 #include "sim/engine.h"
 #include "base/intern.h"

@@ -16,6 +16,7 @@
  *    groups as with the search over every node.
  */
 #include "policies/frag.h"
+#include "policies/registry.h"
 #include "policies/place.h"
 #include "base/alloc.h"
 #include "sim/engine.h"

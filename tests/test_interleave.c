@@ -16,7 +16,7 @@
  *    --check-invariants: every job done.
  */
 #include "policies/interleave.h"
-#include "policies/policy.h"
+#include "policies/registry.h"
 #include "base/alloc.h"
 #include "sim/engine.h"
 #include "base/intern.h"

@@ -10,6 +10,7 @@
  * seeds against place_rank_draw, and must go to each tied node for some seed.
  */
 #include "policies/frag.h"
+#include "policies/registry.h"
 #include "policies/place.h"
 #include "policies/refscore.h"
 #include "sim/engine.h"

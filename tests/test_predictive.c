@@ -13,6 +13,7 @@
  *   throttle: an LS job back on target that uses more than predicted is set back to it.
  */
 #include "models/catalog.h"
+#include "policies/registry.h"
 #include "models/features.h"
 #include "sim/engine.h"
 #include "traces/cluster.h"

@@ -14,6 +14,7 @@
  *  - fairshare: weights 2:6 split the first 8 GPUs 2:6; head-of-line blocking per tenant.
  */
 #include "policies/quota.h"
+#include "policies/registry.h"
 
 #include "base/alloc.h"
 #include "sim/engine.h"

@@ -28,7 +28,7 @@
 #include "models/interference.h"
 #include "models/mlp.h"
 #include "models/throughput.h"
-#include "policies/policy.h"
+#include "policies/registry.h"
 #include "sim/engine.h"
 #include "study/grid.h"
 #include "traces/cluster.h"

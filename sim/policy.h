@@ -8,10 +8,12 @@
  * something, never per event; it must not allocate (scratch lives in the state,
  * sized in init). Randomness comes only from v->rng. Tuning knobs are declared in
  * `options` and read from the policy_config; an unknown key is an error before init.
- * Fields are only ever appended to this table (POLICY_ABI_VERSION).
+ * Fields are only ever appended to this table (POLICY_ABI_VERSION). The core defines
+ * this interface and reads the options (sim/policy_config.c); the policies and their
+ * registry are in policies/ (policies/registry.h).
  */
-#ifndef POLICIES_POLICY_H
-#define POLICIES_POLICY_H
+#ifndef SIM_POLICY_H
+#define SIM_POLICY_H
 
 #include "sim/view.h"
 
@@ -101,13 +103,5 @@ int policy_config_choice(const policy_config *cfg, const policy_option *opts, co
 /* Check that every key in cfg is declared in opts (otherwise SIM_EINVAL with a message
  * listing the known options), has a non-empty value, and is given once. */
 int policy_config_validate(const policy_config *cfg, const policy_option *opts, sim_diag *diag);
-
-/* The registry (policies/registry.c): all policies, NULL-terminated, and lookup. */
-extern const policy_ops *const policy_all[];
-const policy_ops *policy_find(const char *name);
-/* The registered names, comma-separated, into buf (truncated to cap). */
-void policy_known_names(char *buf, size_t cap);
-/* Whether p declares the option named by the len bytes at key. */
-bool policy_has_option(const policy_ops *p, const char *key, size_t len);
 
 #endif

@@ -1,8 +1,8 @@
 /*
- * config.c: policy options given as --policy-opt key=value, checked against the
+ * policy_config.c: policy options given as --policy-opt key=value, checked against the
  * options a policy declares, and typed getters that fall back to the declared default.
  */
-#include "policies/policy.h"
+#include "sim/policy.h"
 
 #include "base/csvin.h"
 

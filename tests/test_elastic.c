@@ -561,6 +561,7 @@ static void test_curves(void)
         {"service,when,replicas\nsvc,0,2\n", ":1: error: missing column 'time'"},
         {"service,time,replicas\nsvc,0\n", ":2:3: error: expected 3 fields"},
         {"", ": error: empty file"},
+        {"service,time,replicas\n", ":2: error: no demand point"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         char path[64], msg[1024];

@@ -135,6 +135,13 @@ int trace_curves_load(sim_curves *out, const char *path, sim_diag *d)
     }
     if (st < 0)
         goto out_close;
+    if (n_raw == 0) {
+        /* A header alone: --demand names a file that has no curve at all. */
+        st = sim_diag_set(d, SIM_EPARSE, path, 2, 0,
+                          "no demand point: expected rows service,time,replicas after the "
+                          "header");
+        goto out_close;
+    }
     st = SIM_OK;
     qsort(raw, n_raw, sizeof *raw, by_service);
     out->pts = sim_calloc(n_raw ? n_raw : 1, sizeof *out->pts);

@@ -37,6 +37,9 @@ static const char usage[] =
     "  --no-prefetch         read the trace on the simulating thread (same outputs)\n"
     "  --check               check the options and inputs (open the trace, read the\n"
     "                        cluster and the other files, set the policy up), then stop\n"
+    "  --tenant-rows R       tenants.csv: 'all' (every active tenant at every sample;\n"
+    "                        default) or 'changed' (a tenant's row only when its figures\n"
+    "                        changed since its last row)\n"
     "  --frag-workload W     workload of the fragmentation columns and of fgd: 'trace' (a\n"
     "                        first pass over the file; default), 'arrivals' (the jobs\n"
     "                        read so far: no second read) or 'none' (no fragmentation\n"
@@ -162,6 +165,15 @@ int cmd_run(int argc, char **argv)
         } else if (OPT("--restart-penalty")) {
             if (m < 0 || !cli_seconds("--restart-penalty", v, &a.restart_penalty_s))
                 return 2;
+        } else if (OPT("--tenant-rows")) {
+            if (m < 0)
+                return 2;
+            if (strcmp(v, "all") != 0 && strcmp(v, "changed") != 0) {
+                char q[128];
+                csvin_quote(v, strlen(v), q, sizeof q);
+                return cli_usage_error("option --tenant-rows: expected all or changed, got %s", q);
+            }
+            a.tenant_rows_changed = strcmp(v, "changed") == 0;
         } else if (OPT("--frag-workload")) {
             if (m < 0)
                 return 2;

@@ -55,6 +55,9 @@ typedef struct sim_config {
     FILE *jobs_csv;               /* one row per job (may be NULL) */
     FILE *timeseries_csv;         /* one row per sample (may be NULL) */
     FILE *tenants_csv;            /* one row per tenant per sample (may be NULL) */
+    bool tenant_rows_changed;     /* tenants.csv: a tenant's row only when its figures changed
+                                     since its last row (else every active tenant, every
+                                     sample) */
     const sim_probe *probes;      /* extra timeseries columns */
     uint32_t n_probes;
     void (*progress)(void *ctx, const sim_progress *p); /* optional */

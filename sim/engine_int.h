@@ -28,6 +28,11 @@ typedef struct tenant_stats {
     uint64_t arrived, done, rejected;
     uint32_t running, pending;
     double jct_sum_s, wait_sum_s, gpu_s;
+    /* The figures of the tenant's last tenants.csv row (sim_config.tenant_rows_changed). */
+    uint64_t row_used;
+    uint32_t row_running, row_pending;
+    double row_quota;
+    bool row_written;
 } tenant_stats;
 
 typedef struct qos_stats {

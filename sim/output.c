@@ -297,9 +297,26 @@ int sim__write_sample(sim_engine *e)
     FILE *t = e->cfg.tenants_csv;
     if (t) {
         for (uint32_t k = 0; k < e->tenant_cap; k++) {
-            const tenant_stats *ts = &e->tstats[k];
-            if (!ts->running && !ts->pending && !e->tenant_used_milli[k])
+            tenant_stats *ts = &e->tstats[k];
+            bool active = ts->running || ts->pending || e->tenant_used_milli[k];
+            if (e->cfg.tenant_rows_changed) {
+                /* Only what changed since the tenant's last row (a tenant that goes idle
+                 * gets one row of zeros). */
+                bool same = ts->row_written ? ts->row_used == e->tenant_used_milli[k] &&
+                                                  ts->row_running == ts->running &&
+                                                  ts->row_pending == ts->pending &&
+                                                  ts->row_quota == e->tenant_quota[k]
+                                            : !active;
+                if (same)
+                    continue;
+                ts->row_used = e->tenant_used_milli[k];
+                ts->row_running = ts->running;
+                ts->row_pending = ts->pending;
+                ts->row_quota = e->tenant_quota[k];
+                ts->row_written = true;
+            } else if (!active) {
                 continue;
+            }
             put_time(t, e->now);
             fputc(',', t);
             sim_csv_put_field(t, sim_intern_name(e->world.tenants, k));

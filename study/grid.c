@@ -446,6 +446,7 @@ static const known_opt run_opts[] = {
     {"horizon", false},
     {"sample-interval", false},
     {"frag-workload", false},
+    {"tenant-rows", false},
     {"quotas", false},
     {"quota-share", false},
     {"ref-gpu-type", false},

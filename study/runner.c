@@ -448,6 +448,7 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         .jobs_csv = jobs.f,
         .timeseries_csv = ts.f,
         .tenants_csv = tn.f,
+        .tenant_rows_changed = a->tenant_rows_changed,
         .probes = probes,
         .n_probes = 0,
         .progress = a->progress ? show_progress : NULL,

@@ -50,6 +50,7 @@ typedef struct run_args {
     bool check_only;          /* open and check every input, initialise the policy, stop */
     bool frag_arrivals;       /* fragmentation workload from the jobs read so far, not a first
                                  pass over the trace (always so for standard input) */
+    bool tenant_rows_changed; /* tenants.csv rows only when a tenant's figures changed */
     bool frag_probe;          /* the frag_gpus and frag_ratio columns (run_args_default:
                                  true); without them, and with a policy that does not need
                                  the workload, no workload is built and the trace is read

@@ -394,6 +394,49 @@ static void test_services_and_servers(void)
            "(the job has a master and parameter servers, which need trainers), got \"0\"");
 }
 
+/* --tenant-rows changed: a tenant's row only when its figures changed, and one row of
+ * zeros when it goes idle. One node of 2 GPUs, samples every 10 s: A holds a GPU 0..100,
+ * B 50..70. "all" writes A at 0, 10, ..., 90 and B at 50 and 60 (12 rows); "changed"
+ * writes A at 0 and 100 (idle) and B at 50 and 70 (idle); jobs.csv is the same. */
+static void test_tenant_rows(void)
+{
+    FILE *f = fopen("tr.csv", "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("job_id,submit_time,duration,num_gpus,tenant\nj1,0,100,1,A\nj2,50,20,1,B\n", f);
+    fclose(f);
+    const char *mode[2] = {"all", "changed"};
+    for (int k = 0; k < 2; k++) {
+        char args[256];
+        snprintf(args, sizeof args,
+                 "run --trace tr.csv --cluster 1xT4:2 --policy fifo --sample-interval 10 "
+                 "--tenant-rows %s --out tr_%s --quiet",
+                 mode[k], mode[k]);
+        CHECK_EQ_I64(run(args), 0);
+    }
+    char *all = check_slurp("tr_all/tenants.csv", NULL);
+    char *chg = check_slurp("tr_changed/tenants.csv", NULL);
+    CHECK(all && strstr(all, "50.000000,B,1.000,1,0,0.000\n60.000000,A,1.000,1,0,0.000\n"
+                             "60.000000,B,1.000,1,0,0.000\n70.000000,A,"));
+    CHECK(chg && strcmp(chg, "time_s,tenant,alloc_gpus,running,pending,quota_gpus\n"
+                             "0.000000,A,1.000,1,0,0.000\n"
+                             "50.000000,B,1.000,1,0,0.000\n"
+                             "70.000000,B,0.000,0,0,0.000\n"
+                             "100.000000,A,0.000,0,0,0.000\n") == 0);
+    free(all);
+    free(chg);
+    char *j1 = check_slurp("tr_all/jobs.csv", NULL), *j2 = check_slurp("tr_changed/jobs.csv", NULL);
+    CHECK(j1 && j2 && strcmp(j1, j2) == 0);
+    free(j1);
+    free(j2);
+    CHECK_EQ_I64(run("run --trace tr.csv --cluster 1xT4:2 --policy fifo --tenant-rows some"), 2);
+    char *e = first_line("err.txt");
+    CHECK(e && strcmp(e, "clustersim: error: option --tenant-rows: expected all or changed, "
+                         "got \"some\"") == 0);
+    free(e);
+}
+
 int main(void)
 {
     test_errors();
@@ -401,5 +444,6 @@ int main(void)
     test_outputs_and_determinism();
     test_openb();
     test_services_and_servers();
+    test_tenant_rows();
     return check_done();
 }

@@ -20,16 +20,21 @@
  *     over resources x pack iteration time); the matched pairs are merged, in order, only
  *     as long as the GPUs needed still exceed the cluster's.
  *  4. Packs slower than their jobs alone (pack iteration time above the sum of the solo
- *     times) are split; the packs are ordered by their best member, placed on the empty
- *     copy again in that order, and those that fit run.
- *  5. A pack whose jobs already run together keeps its GPUs (its share and speeds are
- *     updated when a member left); every other running job that is not in the plan, or in
- *     another pack, is preempted (checkpointed by default); new packs start, each on the
- *     first node and GPUs (first fit) where all its members fit together.
- * A pack of k jobs holds floor(1000/k) milli of each of its GPUs per member, and each
- * member's speed factor is set so that its speed is solo / pack iteration time (the
- * core's time-slicing cap of a share is divided out). Jobs without stage profiles run
- * alone. The restart cost is the run's --restart-penalty.
+ *     times x 1.015) are split; the packs are ordered by their best member, placed on the
+ *     empty copy again in that order, and those that fit make the plan.
+ *  5. The plan is placed afresh, as Muri does at every event: packs with the most GPUs
+ *     first, first fit on an empty copy; a pack that does not fit is left out. A pack
+ *     whose jobs already run together keeps its GPUs when the others fit beside the packs
+ *     that stay (else only when it runs on the nodes that placement gave it); every other
+ *     running job is preempted (checkpointed by default); new packs start on their
+ *     target nodes.
+ * A pack's iteration time is Muri's cycle (matching.py, _Packing.calc_iteration_time: the
+ * best order of the members; a slot recurrence for three-stage profiles) x the overhead
+ * of its size; a job alone runs at its solo iteration time x 1.015. A pack of k jobs holds
+ * floor(1000/k) milli of each of its GPUs per member, and each member's speed factor is
+ * set so that its speed is solo / pack iteration time (the core's time-slicing cap of a
+ * share is divided out). Jobs without stage profiles run alone. The restart cost is the
+ * run's --restart-penalty.
  */
 #include "policies/interleave.h"
 
@@ -60,6 +65,8 @@
 #define IL_SMALL_GRAPH 64u
 /* Memo records of remainders (class matching) are tagged apart from whole graphs. */
 #define IL_MEMO_LEFT (1ull << 32)
+/* Cache of pack cycle times by the multiset of the members' profiles. */
+#define IL_ITER_SLOTS 4096u
 
 double il_solo_ms(const double stage[IL_RESOURCES])
 {
@@ -69,22 +76,95 @@ double il_solo_ms(const double stage[IL_RESOURCES])
     return s;
 }
 
-double il_pack_iter_ms(const double (*stage)[IL_RESOURCES], uint32_t k)
+static bool close_rel(double a, double b, double rel)
+{
+    return fabs(a - b) <= rel * fmax(fabs(a), fabs(b));
+}
+
+/* Muri's cycle for three-stage profiles (matching.py, _Packing.calc_iteration_time with
+ * multi_resource 4 and three resource times): four slots per cycle, two rounds; in slot
+ * i + 1 member (i + 1) mod 4 runs its third stage (net) after slot i, member (i + 2) mod 4
+ * its second (gpu) after slot i, and member (i + 3) mod 4 its first (cpu) after slot i - 1;
+ * the cycle time is the first slot-to-slot difference over four slots that repeats
+ * (relative 1e-3), else the second round's. */
+static double cycle3(const double (*st)[IL_RESOURCES], const uint32_t *perm, uint32_t k)
+{
+    double f[9] = {0};
+    for (uint32_t i = 0; i < 8; i++) {
+        if ((i + 1) % 4 < k)
+            f[i + 1] = fmax(f[i + 1], f[i] + st[perm[(i + 1) % 4]][3]);
+        if ((i + 2) % 4 < k)
+            f[i + 1] = fmax(f[i + 1], f[i] + st[perm[(i + 2) % 4]][2]);
+        if (i > 0 && (i + 3) % 4 < k)
+            f[i + 1] = fmax(f[i + 1], f[i - 1] + st[perm[(i + 3) % 4]][1]);
+        if (i >= 4 && close_rel(f[i + 1] - f[i - 3], f[i] - f[i - 4], 1e-3)) {
+            double t = f[i + 1] - f[i - 3];
+            if (t > 0)
+                return t;
+            break;
+        }
+    }
+    return f[8] - f[4];
+}
+
+/* Muri's cycle for four-stage profiles: member at position q of the order runs its stage
+ * (r - q) mod 4 in slot r; each slot lasts its longest stage. */
+static double cycle4(const double (*st)[IL_RESOURCES], const uint32_t *perm, uint32_t k)
 {
     double t = 0;
-    for (int r = 0; r < IL_RESOURCES; r++) {
-        double sum = 0;
-        for (uint32_t i = 0; i < k; i++)
-            sum += stage[i][r];
-        if (sum > t)
-            t = sum;
-    }
-    for (uint32_t i = 0; i < k; i++) {
-        double s = il_solo_ms(stage[i]);
-        if (s > t)
-            t = s;
+    for (uint32_t r = 0; r < IL_RESOURCES; r++) {
+        double mx = 0;
+        for (uint32_t q = 0; q < k; q++)
+            mx = fmax(mx, st[perm[q]][(r + IL_RESOURCES - q) % IL_RESOURCES]);
+        t += mx;
     }
     return t;
+}
+
+double il_pack_iter_ms(const double (*stage)[IL_RESOURCES], uint32_t k)
+{
+    if (k <= 1)
+        return k ? il_solo_ms(stage[0]) : 0;
+    bool three = true;
+    for (uint32_t i = 0; i < k; i++)
+        three = three && stage[i][0] == 0;
+    /* The best of every order of the members (k <= 4: at most 24). */
+    uint32_t perm[IL_MAX_PACK], c[IL_MAX_PACK] = {0};
+    for (uint32_t i = 0; i < k; i++)
+        perm[i] = i;
+    double best = three ? cycle3(stage, perm, k) : cycle4(stage, perm, k);
+    for (uint32_t i = 1; i < k;) { /* Heap's algorithm */
+        if (c[i] < i) {
+            uint32_t a = i % 2 ? c[i] : 0, t = perm[a];
+            perm[a] = perm[i];
+            perm[i] = t;
+            double x = three ? cycle3(stage, perm, k) : cycle4(stage, perm, k);
+            if (x < best)
+                best = x;
+            c[i]++;
+            i = 1;
+        } else
+            c[i++] = 0;
+    }
+    /* Two three-stage jobs: also the order that runs one's cpu stage beside the other's
+     * gpu and net stages, then the reverse. */
+    if (three && k == 2) {
+        double x = fmax(stage[0][1], stage[1][2] + stage[1][3]) +
+                   fmax(stage[1][1], stage[0][2] + stage[0][3]);
+        if (x < best)
+            best = x;
+    }
+    if (!(best > 0)) {
+        /* A cycle the recurrence cannot time (all-zero stages in the slots it reads):
+         * the busiest resource. */
+        for (uint32_t r = 0; r < IL_RESOURCES; r++) {
+            double sum = 0;
+            for (uint32_t i = 0; i < k; i++)
+                sum += stage[i][r];
+            best = fmax(best, sum);
+        }
+    }
+    return best;
 }
 
 /* A model class's stage profile from the profile table. */
@@ -96,7 +176,9 @@ typedef struct il_model {
 /* One job in the system. */
 typedef struct il_entry {
     double stage[IL_RESOURCES];
-    double solo;   /* ms; 0 = no profile: runs alone */
+    double solo;   /* solo iteration time, ms (the trace's, else the stages' sum); 0 = no
+                      profile: runs alone */
+    double ssum;   /* sum of the stage times, ms */
     double key;    /* sort key of this pass */
     uint64_t seq;  /* arrival order */
     uint64_t mask; /* GPU types accepted */
@@ -125,6 +207,8 @@ typedef struct il_pack {
     double key;    /* best member's key */
     uint64_t seq;  /* that member's arrival */
     double iter;   /* pack iteration time, ms, overhead included */
+    uint32_t tn;   /* its replicas' target nodes: tnode[tn ..] */
+    uint32_t gpus; /* GPUs of each member */
     uint16_t type; /* GPU type chosen for it (0: first fit over the allowed types) */
 } il_pack;
 
@@ -164,8 +248,13 @@ typedef struct il_state {
     uint32_t *nfree, *touched, *taken;
     uint64_t free_total; /* sum of nfree */
     uint32_t *cands;     /* nodes of one GPU type, for start_pack */
+    uint32_t *ncount;    /* per node: GPUs of a job there (keeps_nodes) */
+    uint32_t *tnode;     /* target node per replica of the placed packs (n_gpus) */
+    uint32_t *tnode2;    /* the same, where the packs that stay together keep their GPUs */
+    uint32_t tnode_cap;
     uint32_t n_nodes;
-    uint32_t pass; /* passes made, for the tag claims */
+    uint32_t n_touched; /* nodes the last successful vfit took GPUs from */
+    uint32_t pass;      /* passes made, for the tag claims */
     /* Distinct stage profiles seen (their ids key the memo of matchings). */
     double (*prof)[IL_RESOURCES];
     uint32_t n_prof, prof_cap;
@@ -175,6 +264,8 @@ typedef struct il_state {
     uint32_t *memo_off; /* per slot: offset in the pool */
     uint64_t *pool;
     uint32_t pool_used;
+    uint64_t *iter_key;     /* cycle-time cache: signature per slot (0 = empty) ... */
+    double *iter_val;       /* ... and the cycle time, ms, before the overhead factor */
     uint64_t *sig, *sorted; /* per vertex (blossom cap) */
     uint8_t *used;
     uint64_t *plist; /* matched signature pairs, 2 per pair (blossom cap) */
@@ -201,8 +292,9 @@ static const policy_option il_options[] = {
     {"thresholds", "",
      "ordering=las: attained GPU-seconds that move a job to the next queue, increasing (none: "
      "by attained service itself, as Muri-L)"},
-    {"overhead", "1.310,1.478,1.350",
-     "iteration-time factor of packs of 2,3,4 jobs (Muri's measured interleaving overhead)"},
+    {"overhead", "1.015,1.310,1.478,1.350",
+     "iteration-time factor of a job alone and of packs of 2,3,4 jobs (Muri's measured "
+     "overheads)"},
     {"checkpoint", "true", "a preempted job keeps its work (false: it loses its run segment)"},
     {"max_vertices", "512", "largest matching graph (packs of one shape per round)"},
     {"profiles", "shipped",
@@ -333,7 +425,7 @@ static int init_state(void *st, const policy_config *cfg, sim_diag *d)
     static const char *const orderings[] = {"srsf", "las", NULL};
     uint64_t mp, mv;
     double interval;
-    double ov[3];
+    double ov[4];
     uint32_t n_ov;
     int rc;
     if ((rc = policy_config_choice(cfg, il_options, "ordering", orderings, &s->ordering, d)) ||
@@ -341,19 +433,19 @@ static int init_state(void *st, const policy_config *cfg, sim_diag *d)
         (rc = policy_config_double(cfg, il_options, "interval", 0, 1e9, &interval, d)) ||
         (rc = parse_list(policy_config_get(cfg, il_options, "thresholds"), s->thr,
                          IL_MAX_QUEUES - 1, &s->n_thr, true, "thresholds", d)) ||
-        (rc = parse_list(policy_config_get(cfg, il_options, "overhead"), ov, 3, &n_ov, false,
+        (rc = parse_list(policy_config_get(cfg, il_options, "overhead"), ov, 4, &n_ov, false,
                          "overhead", d)) ||
         (rc = policy_config_bool(cfg, il_options, "checkpoint", &s->checkpoint, d)) ||
         (rc = policy_config_u64(cfg, il_options, "max_vertices", 2, 4096, &mv, d)))
         return rc;
-    if (n_ov != 3)
+    if (n_ov != 4)
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
-                            "policy 'interleave': option 'overhead': expected 3 factors (packs "
-                            "of 2, 3 and 4 jobs), got \"%s\"",
+                            "policy 'interleave': option 'overhead': expected 4 factors (a job "
+                            "alone, packs of 2, 3 and 4 jobs), got \"%s\"",
                             policy_config_get(cfg, il_options, "overhead"));
-    s->overhead[0] = s->overhead[1] = 1;
-    for (int i = 0; i < 3; i++)
-        s->overhead[i + 2] = ov[i];
+    s->overhead[0] = 1;
+    for (int i = 0; i < 4; i++)
+        s->overhead[i + 1] = ov[i];
     s->max_pack = (uint32_t)mp;
     s->interval_us = (sim_time)llround(interval * 1e6);
     /* A shape's graph has at most max_pack candidates per slot, and slots are at most the
@@ -372,10 +464,16 @@ static int init_state(void *st, const policy_config *cfg, sim_diag *d)
     s->touched = sim_calloc(nn, sizeof *s->touched);
     s->taken = sim_calloc(nn, sizeof *s->taken);
     s->cands = sim_calloc(nn, sizeof *s->cands);
+    s->ncount = sim_calloc(nn, sizeof *s->ncount);
+    s->tnode_cap = cfg->n_gpus ? cfg->n_gpus : 1;
+    s->tnode = sim_calloc(s->tnode_cap, sizeof *s->tnode);
+    s->tnode2 = sim_calloc(s->tnode_cap, sizeof *s->tnode2);
     uint32_t bc = blossom_cap(s->bl ? s->bl : NULL);
     s->memo_key = sim_calloc(IL_MEMO_SLOTS, sizeof *s->memo_key);
     s->memo_off = sim_calloc(IL_MEMO_SLOTS, sizeof *s->memo_off);
     s->pool = sim_calloc(IL_MEMO_POOL, sizeof *s->pool);
+    s->iter_key = sim_calloc(IL_ITER_SLOTS, sizeof *s->iter_key);
+    s->iter_val = sim_calloc(IL_ITER_SLOTS, sizeof *s->iter_val);
     s->sig = sim_calloc(bc, sizeof *s->sig);
     s->sorted = sim_calloc(bc, sizeof *s->sorted);
     s->used = sim_calloc(bc, sizeof *s->used);
@@ -388,9 +486,10 @@ static int init_state(void *st, const policy_config *cfg, sim_diag *d)
     s->cpairs = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->cpairs);
     s->cw = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->cw);
     s->crpairs = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->crpairs);
-    if (!s->bl || !s->nfree || !s->touched || !s->taken || !s->cands || !s->memo_key ||
-        !s->memo_off || !s->pool || !s->sig || !s->sorted || !s->used || !s->plist || !s->bls ||
-        !s->cm || !s->csig || !s->crep || !s->ccount || !s->cpairs || !s->cw || !s->crpairs)
+    if (!s->bl || !s->nfree || !s->touched || !s->taken || !s->cands || !s->ncount || !s->tnode ||
+        !s->tnode2 || !s->iter_key || !s->iter_val || !s->memo_key || !s->memo_off || !s->pool ||
+        !s->sig || !s->sorted || !s->used || !s->plist || !s->bls || !s->cm || !s->csig ||
+        !s->crep || !s->ccount || !s->cpairs || !s->cw || !s->crpairs)
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'interleave': out of memory");
     s->last_pass = SIM_TIME_NEVER;
     s->next_tag = 1;
@@ -432,6 +531,8 @@ static void il_fini(void *st)
     sim_free(s->memo_key);
     sim_free(s->memo_off);
     sim_free(s->pool);
+    sim_free(s->iter_key);
+    sim_free(s->iter_val);
     sim_free(s->sig);
     sim_free(s->sorted);
     sim_free(s->used);
@@ -445,6 +546,9 @@ static void il_fini(void *st)
     sim_free(s->crpairs);
     sim_free(s->taken);
     sim_free(s->cands);
+    sim_free(s->ncount);
+    sim_free(s->tnode);
+    sim_free(s->tnode2);
     place_ws_fini(&s->ws);
 }
 
@@ -508,7 +612,11 @@ static void il_arrival(void *st, const sim_view *v, sim_job_id id)
             any = true;
         }
     }
-    x->solo = any ? il_solo_ms(x->stage) : 0;
+    x->ssum = any ? il_solo_ms(x->stage) : 0;
+    x->solo = x->ssum;
+    if (x->ssum > 0 && job_spec_has(&j->spec, SIM_ATTR_ITER_TIME_MS) &&
+        j->spec.attr[SIM_ATTR_ITER_TIME_MS] > 0)
+        x->solo = j->spec.attr[SIM_ATTR_ITER_TIME_MS];
     x->prof = 0;
     if (any && x->solo > 0) {
         uint32_t p = 0;
@@ -606,6 +714,7 @@ static uint32_t prioritise(il_state *s, const sim_view *v)
  * (nfree); taken only when all fit. */
 static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, uint64_t mask)
 {
+    s->n_touched = 0;
     if (gpr == 0)
         return true;
     if ((uint64_t)reps * gpr > s->free_total)
@@ -627,6 +736,7 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
     }
     if (placed == reps) {
         s->free_total -= (uint64_t)reps * gpr;
+        s->n_touched = nt;
         return true;
     }
     for (uint32_t i = 0; i < nt; i++)
@@ -699,19 +809,55 @@ static bool plan_fit(il_state *s, const sim_view *v, il_pack *p, uint64_t presen
     return false;
 }
 
+/* A pack's iteration time, ms, its overhead factor included: a job alone runs at its solo
+ * iteration time, a pack at Muri's cycle time of its members' stages. */
 static double pack_iter(const il_state *s, const uint32_t *m, uint32_t k)
 {
+    if (k == 1)
+        return s->e[m[0]].solo * s->overhead[1];
+    /* The cycle time depends on the multiset of profiles only: cached by their sorted
+     * ids (16 bits each; a member without a usable id is computed afresh). */
+    uint32_t id[IL_MAX_PACK];
+    uint64_t sig = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        id[i] = s->e[m[i]].prof;
+        for (uint32_t q = i; q > 0 && id[q - 1] > id[q]; q--) {
+            uint32_t t = id[q];
+            id[q] = id[q - 1];
+            id[q - 1] = t;
+        }
+    }
+    for (uint32_t i = 0; i < k; i++)
+        sig = id[i] && id[i] < 0xffff && sig != UINT64_MAX ? sig << 16 | id[i] : UINT64_MAX;
+    uint32_t slot = (uint32_t)((sig * 0x9e3779b97f4a7c15ull) >> 52) & (IL_ITER_SLOTS - 1);
+    if (sig != UINT64_MAX && s->iter_key[slot] == sig)
+        return s->iter_val[slot] * s->overhead[k];
     double stage[IL_MAX_PACK][IL_RESOURCES];
     for (uint32_t i = 0; i < k; i++)
         memcpy(stage[i], s->e[m[i]].stage, sizeof stage[i]);
-    return il_pack_iter_ms((const double(*)[IL_RESOURCES])stage, k) * s->overhead[k];
+    double t = il_pack_iter_ms((const double(*)[IL_RESOURCES])stage, k);
+    if (sig != UINT64_MAX) {
+        s->iter_key[slot] = sig;
+        s->iter_val[slot] = t;
+    }
+    return t * s->overhead[k];
 }
 
+/* The sum of the members' solo iteration times (overhead included), ms. */
 static double pack_solo_sum(const il_state *s, const il_pack *p)
 {
     double t = 0;
     for (uint32_t i = 0; i < p->k; i++)
-        t += s->e[p->m[i]].solo;
+        t += s->e[p->m[i]].solo * s->overhead[1];
+    return t;
+}
+
+/* The sum of the members' stage times, ms. */
+static double pack_stage_sum(const il_state *s, const il_pack *p)
+{
+    double t = 0;
+    for (uint32_t i = 0; i < p->k; i++)
+        t += s->e[p->m[i]].ssum;
     return t;
 }
 
@@ -733,7 +879,7 @@ static double union_weight(const il_state *s, const il_pack *a, const il_pack *b
     for (uint32_t i = 0; i < b->k; i++)
         m[k++] = b->m[i];
     double it = pack_iter(s, m, k);
-    return (pack_solo_sum(s, a) + pack_solo_sum(s, b)) / (it * IL_RESOURCES);
+    return (pack_stage_sum(s, a) + pack_stage_sum(s, b)) / (it * IL_RESOURCES);
 }
 
 /* The signature of a pack: its members' profile ids, sorted, 16 bits each (0 when a
@@ -1060,9 +1206,8 @@ static uint32_t member_milli(const sim_job *j, uint32_t k)
 static double member_factor(const il_state *s, const il_pack *p, const il_entry *x,
                             const sim_job *j)
 {
-    if (p->k <= 1)
-        return 1.0;
-    (void)s;
+    if (p->k <= 1 || !(x->solo > 0))
+        return 1.0 / s->overhead[1];
     return il_share_factor(j, member_milli(j, p->k), x->solo / p->iter);
 }
 
@@ -1109,7 +1254,138 @@ static bool keeps_place(il_state *s, const sim_view *v, const il_pack *p, uint32
     return claim_tag(s, tag, pass);
 }
 
-/* Start pack p on the first node and GPUs where all its members fit together. */
+static int cmp_pack_gpus(const void *pa, const void *pb)
+{
+    const il_pack *a = pa, *b = pb;
+    if (a->gpus != b->gpus)
+        return a->gpus > b->gpus ? -1 : 1;
+    return cmp_pack(pa, pb);
+}
+
+/* Muri's placement of the plan (run_sim.py, multi_resource_blossom_same_sim_jobs): every
+ * pack is placed afresh on an empty copy of the cluster, the packs with the most GPUs
+ * first (ties: the plan's order), each first fit (its `yarn` scheme); a pack that does not
+ * fit is left out. The nodes of each replica go to tnode[p->tn ..]. Returns the packs
+ * kept, in that order, in s->pk. */
+static void place_plan(il_state *s, const sim_view *v)
+{
+    qsort(s->pk, s->n_pk, sizeof *s->pk, cmp_pack_gpus);
+    empty_cluster(s, v);
+    uint32_t n = 0, used = 0;
+    for (uint32_t i = 0; i < s->n_pk; i++) {
+        il_pack p = s->pk[i];
+        const il_entry *x = &s->e[p.m[0]];
+        uint64_t mask = p.type ? UINT64_C(1) << p.type : x->mask;
+        if (used + x->reps > s->tnode_cap || !vfit(s, v, x->reps, x->gpr, mask))
+            continue;
+        p.tn = used;
+        for (uint32_t t = 0; t < s->n_touched; t++)
+            for (uint32_t c = 0; c < s->taken[t]; c++)
+                s->tnode[used++] = s->touched[t];
+        s->pk[n++] = p;
+    }
+    s->n_pk = n;
+}
+
+/* Whether the running pack p holds its GPUs on the nodes the placement gave it (as many
+ * GPUs on each). */
+static bool on_target(il_state *s, const sim_view *v, const il_pack *p)
+{
+    const il_entry *x = &s->e[p->m[0]];
+    const sim_job *j = sim_view_job(v, x->id);
+    bool same = true;
+    for (uint32_t r = 0; r < x->reps; r++)
+        s->ncount[s->tnode[p->tn + r]] += x->gpr;
+    for (uint32_t a = j->alloc_head; a != UINT32_MAX; a = v->allocs[a].next_in_job) {
+        if (v->allocs[a].gpu == SIM_GPU_NONE)
+            continue;
+        uint32_t nd = v->allocs[a].node;
+        if (nd >= s->n_nodes || s->ncount[nd] == 0)
+            same = false;
+        else
+            s->ncount[nd]--;
+    }
+    for (uint32_t r = 0; r < x->reps; r++) {
+        same = same && s->ncount[s->tnode[p->tn + r]] == 0;
+        s->ncount[s->tnode[p->tn + r]] = 0;
+    }
+    return same;
+}
+
+/* Whether the packs of the placement that do not stay together (inplace[i] false) all fit,
+ * in the placement's order and first fit, beside the packs that stay where they run; if
+ * so their nodes replace the placement's in tnode. The same packs run either way; this
+ * only spares moving the packs that stay together. */
+static bool fit_beside(il_state *s, const sim_view *v)
+{
+    empty_cluster(s, v);
+    for (uint32_t i = 0; i < s->n_pk; i++) {
+        if (!s->inplace[i])
+            continue;
+        const sim_job *j = sim_view_job(v, s->e[s->pk[i].m[0]].id);
+        for (uint32_t a = j->alloc_head; a != UINT32_MAX; a = v->allocs[a].next_in_job) {
+            uint32_t nd = v->allocs[a].node;
+            if (v->allocs[a].gpu == SIM_GPU_NONE || nd >= s->n_nodes || s->nfree[nd] == 0)
+                continue;
+            s->nfree[nd]--;
+            s->free_total--;
+        }
+    }
+    for (uint32_t i = 0; i < s->n_pk; i++) {
+        const il_pack *p = &s->pk[i];
+        if (s->inplace[i])
+            continue;
+        const il_entry *x = &s->e[p->m[0]];
+        if (!vfit(s, v, x->reps, x->gpr, p->type ? UINT64_C(1) << p->type : x->mask))
+            return false;
+        uint32_t u = p->tn;
+        for (uint32_t t = 0; t < s->n_touched; t++)
+            for (uint32_t c = 0; c < s->taken[t]; c++)
+                s->tnode2[u++] = s->touched[t];
+    }
+    for (uint32_t i = 0; i < s->n_pk; i++)
+        if (!s->inplace[i])
+            memcpy(&s->tnode[s->pk[i].tn], &s->tnode2[s->pk[i].tn],
+                   s->e[s->pk[i].m[0]].reps * sizeof *s->tnode);
+    return true;
+}
+
+/* The GPUs of pack p on its target nodes: per replica the lowest-index GPUs of its node
+ * that nothing holds and that have gmem of memory free. False when they are not there
+ * (the caller falls back to first fit). */
+static bool target_placement(il_state *s, const sim_view *v, const il_pack *p, uint64_t gmem,
+                             sim_placement *pl)
+{
+    const il_entry *x = &s->e[p->m[0]];
+    uint32_t *gpus = s->ws.gpus;
+    if (!gpus || (uint64_t)x->reps * x->gpr > s->ws.max_slots)
+        return false;
+    uint32_t k = 0;
+    for (uint32_t r = 0; r < x->reps; r++) {
+        uint32_t nd = s->tnode[p->tn + r], got = 0;
+        if (!v->node_up[nd])
+            return false;
+        uint32_t g0 = v->node_gpu_first[nd];
+        for (uint32_t g = g0; g < g0 + v->node_gpu_count[nd] && got < x->gpr; g++) {
+            if (v->gpu_nres[g] || sim_view_gpu_free_mem(v, g) < gmem)
+                continue;
+            bool dup = false;
+            for (uint32_t q = 0; q < k && !dup; q++)
+                dup = gpus[q] == g;
+            if (!dup) {
+                gpus[k++] = g;
+                got++;
+            }
+        }
+        if (got < x->gpr)
+            return false;
+    }
+    *pl = (sim_placement){.replicas = x->reps, .nodes = &s->tnode[p->tn], .gpus = gpus};
+    return true;
+}
+
+/* Start pack p on the GPUs of its target nodes, else on the first node and GPUs where all
+ * its members fit together. */
 static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisions *out)
 {
     sim_job_id lead = s->e[p->m[0]].id;
@@ -1130,7 +1406,8 @@ static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisio
             if (v->node_gpu_type[n] == p->type)
                 s->cands[nc++] = n;
     sim_placement pl;
-    if (!place_gang(&s->ws, v, lead, total, gmem, first_fit, NULL, PLACE_GPU_FIRST,
+    if (!target_placement(s, v, p, gmem, &pl) &&
+        !place_gang(&s->ws, v, lead, total, gmem, first_fit, NULL, PLACE_GPU_FIRST,
                     p->type ? s->cands : NULL, nc, &pl))
         return SIM_OK; /* waits */
     /* The other members' CPU and memory must fit beside the leader's on each node. */
@@ -1236,6 +1513,7 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
         il_pack *p = &s->pk2[i];
         p->key = INFINITY;
         p->seq = UINT64_MAX;
+        p->gpus = s->e[p->m[0]].gpus;
         for (uint32_t q = 0; q < p->k; q++) {
             const il_entry *x = &s->e[p->m[q]];
             double key = s->ordering == 1 && s->n_thr ? (double)x->queue : x->key;
@@ -1253,12 +1531,25 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
     for (uint32_t i = 0; i < np; i++)
         if (plan_fit(s, v, &s->pk2[i], present))
             s->pk[s->n_pk++] = s->pk2[i];
-    /* Which packs keep their GPUs; every other running job stops. */
+    place_plan(s, v);
+    /* Which packs keep their GPUs: those that stay together, when the others fit beside
+     * them; else those that stay together on the nodes the placement gave them. Every
+     * other running job stops. */
     uint32_t pass = ++s->pass ? s->pass : ++s->pass;
     for (uint32_t i = 0; i < s->n; i++)
         s->e[i].cand = false; /* reused: in a kept pack */
     for (uint32_t i = 0; i < s->n_pk; i++) {
-        s->inplace[i] = keeps_place(s, v, &s->pk[i], pass);
+        /* On the GPU type the plan chose for it, when it chose one. */
+        const sim_job *j = sim_view_job(v, s->e[s->pk[i].m[0]].id);
+        s->inplace[i] =
+            keeps_place(s, v, &s->pk[i], pass) &&
+            (!s->pk[i].type || (j->alloc_head != UINT32_MAX &&
+                                v->node_gpu_type[v->allocs[j->alloc_head].node] == s->pk[i].type));
+    }
+    if (!fit_beside(s, v))
+        for (uint32_t i = 0; i < s->n_pk; i++)
+            s->inplace[i] = s->inplace[i] && on_target(s, v, &s->pk[i]);
+    for (uint32_t i = 0; i < s->n_pk; i++) {
         if (s->inplace[i])
             for (uint32_t q = 0; q < s->pk[i].k; q++)
                 s->e[s->pk[i].m[q]].cand = true;

@@ -5,9 +5,9 @@
  * A job's iteration is profiled into stages by resource (storage I/O, CPU preprocessing,
  * GPU compute, network synchronisation; milliseconds). Jobs that share GPUs run their
  * stages in a cycle, each job on another resource at a time. The iteration time of a
- * pack is bounded below by the busiest resource (the sum over members of their stage
- * times on it) and by the slowest member's own chain of stages (its solo iteration);
- * the pack runs at that bound times the interleaving overhead measured for its size.
+ * pack is Muri's (its simulator's matching.py, _Packing.calc_iteration_time): the best
+ * over the members' orders of their cycle, times the interleaving overhead measured for
+ * its size.
  */
 #ifndef POLICIES_INTERLEAVE_H
 #define POLICIES_INTERLEAVE_H
@@ -21,8 +21,12 @@
 double il_solo_ms(const double stage[IL_RESOURCES]);
 
 /* Iteration time of a pack of k jobs (1..IL_MAX_PACK), stage[i] the stages of member i,
- * before the overhead factor: max(max over resources of the summed stage times, max over
- * members of their solo iteration time). k = 1 gives the solo time. */
+ * before the overhead factor, as Muri computes it: the least over the members' orders of
+ * the cycle time. When no member has a storage stage (three-stage profiles: cpu, gpu,
+ * net), Muri's two-round slot recurrence (and, for two jobs, its order max(a.cpu, b.gpu +
+ * b.net) + max(b.cpu, a.gpu + a.net)); otherwise four slots, slot r as long as the
+ * longest stage (r - q) mod 4 of the member at position q. k = 1 gives the sum of the
+ * stages. */
 double il_pack_iter_ms(const double (*stage)[IL_RESOURCES], uint32_t k);
 
 /* The speed factor that makes job j, holding `milli` of each of its GPUs, run at

@@ -1,5 +1,7 @@
 /*
- * csvin.c: sim_gzin_read -> per-line csv_parse -> one reusable row buffer.
+ * csvin.c: sim_gzin_read -> per-line csv_parse -> one reusable row buffer; a line that
+ * is whole in the buffer and has nothing libcsv would treat specially (quotes, spaces at
+ * a field's ends, control or non-ASCII bytes) is split at its delimiters directly.
  *
  * Invariant: each call to csv_parse receives at most one row terminator, at the end of
  * its piece, so at most one row completes per piece and the physical line where the
@@ -35,6 +37,8 @@ struct csvin {
     uint32_t bom;    /* bytes of a leading UTF-8 byte-order mark skipped so far (3 = done) */
     bool resync;     /* after a malformed row: drop the rest of its line, restart libcsv */
     char delim;
+    unsigned char cls[256]; /* fast path: 0 plain, 1 delimiter, 2 line feed, 3 other,
+                             * 4 a space (kept inside a field, trimmed at its ends) */
     long cur_line;   /* physical line of the next unread byte */
     long row_line;   /* line where the current row began */
     /* The row being built. */
@@ -96,6 +100,13 @@ int csvin_open(csvin **out, const char *path, char delim, sim_diag *d)
     }
     r->delim = delim;
     setup_parser(r);
+    for (unsigned c = 0; c < 256; c++)
+        r->cls[c] = c >= 0x80 || c < 0x20 || c == '"' || c == 0x7f ? 3 : 0;
+    r->cls[' '] = 4;
+    if (delim != '\t')
+        r->cls['\t'] = 4;
+    r->cls[(unsigned char)delim] = 1;
+    r->cls['\n'] = 2;
     r->chunk_size = CHUNK;
     r->cur_line = 1;
     r->row_line = 1;
@@ -337,6 +348,60 @@ static void finish_row(csvin *r, csvin_row *row)
     row->line = r->row_line;
 }
 
+/* The fast path for the common line: complete in the chunk, not empty, free of quotes,
+ * control and non-ASCII bytes (what needs checking), with no space at either end of a
+ * field (what libcsv trims). Its fields are the pieces between delimiters, exactly as
+ * libcsv would give them. Returns false, having consumed nothing, for any other line
+ * (or one near a limit), which then goes through libcsv. */
+static bool fast_row(csvin *r, csvin_row *row)
+{
+    const unsigned char *s = r->chunk + r->pos;
+    size_t avail = r->end - r->pos;
+    const unsigned char *nl = memchr(s, '\n', avail);
+    if (!nl || nl == s)
+        return false;
+    size_t len = (size_t)(nl - s);
+    if (len + 1 > CSVIN_MAX_ROW)
+        return false;
+    if (len + 1 > r->buf_cap) {
+        size_t ncap = r->buf_cap;
+        while (ncap < len + 1)
+            ncap *= 2;
+        char *nb = sim_reallocarray(r->buf, ncap, 1);
+        if (!nb)
+            return false; /* libcsv's path reports it */
+        r->buf = nb;
+        r->buf_cap = ncap;
+    }
+    unsigned char *b = (unsigned char *)r->buf;
+    memcpy(b, s, len);
+    b[len] = '\0';
+    uint32_t nf = 0, start = 0;
+    for (uint32_t i = 0; i <= len; i++) {
+        unsigned char k = i < len ? r->cls[b[i]] : 1;
+        if (k == 0)
+            continue;
+        if (k == 4) {
+            if (i == start || i + 1 == len || r->cls[b[i + 1]] == 1)
+                return false;
+            continue;
+        }
+        if (k != 1 || nf == r->nf_cap || i - start > CSVIN_MAX_FIELD)
+            return false;
+        b[i] = '\0';
+        r->off[nf] = start;
+        r->lens[nf] = i - start;
+        nf++;
+        start = i + 1;
+    }
+    r->nf = nf;
+    r->buf_len = len + 1;
+    r->row_line = r->cur_line++;
+    r->pos += len + 1;
+    finish_row(r, row);
+    return true;
+}
+
 /* Drop the input up to and including the next line break and restart libcsv, so a
  * caller that skips a malformed row goes on with the next line. */
 static int resync(csvin *r, sim_diag *d)
@@ -397,6 +462,8 @@ int csvin_next(csvin *r, csvin_row *row, sim_diag *d)
                 return st;
             continue;
         }
+        if (r->p.pstate == 0 && fast_row(r, row))
+            return 1;
         const unsigned char *s = r->chunk + r->pos;
         size_t avail = r->end - r->pos;
         size_t n = 0;
@@ -408,8 +475,15 @@ int csvin_next(csvin *r, csvin_row *row, sim_diag *d)
             r->row_line = r->cur_line;
         size_t used = csv_parse(&r->p, s, n, on_field, on_row, r);
         r->pos += used;
-        if (used != n)
+        if (used != n) {
+            /* A field completed before the malformed spot may be bad itself: its
+             * error comes first in the line, whatever the size of the pieces read. */
+            if (r->err) {
+                r->resync = true;
+                return callback_error(r, d);
+            }
             return parse_error(r, d);
+        }
         if (s[n - 1] == '\n')
             r->cur_line++;
         if (r->err)

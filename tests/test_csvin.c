@@ -79,6 +79,79 @@ static void test_rows_and_chunks(void)
     free(full);
 }
 
+/* Rows and the final status (with its message) of one read of `path` in lockstep with
+ * another at chunk size 1: there a line is never whole in the buffer, so every row goes
+ * through libcsv, while at the full chunk size plain lines take the fast path. */
+static int compare_paths(const char *path)
+{
+    csvin *a, *b;
+    sim_diag da, db;
+    if (csvin_open(&a, path, ',', &da) != SIM_OK || csvin_open(&b, path, ',', &db) != SIM_OK)
+        return -1;
+    csvin_set_chunk(b, 1);
+    int diffs = 0, sa, sb;
+    csvin_row ra, rb;
+    do {
+        sa = csvin_next(a, &ra, &da);
+        sb = csvin_next(b, &rb, &db);
+        if (sa != sb) {
+            diffs++;
+            break;
+        }
+        if (sa != 1)
+            break;
+        bool same = ra.line == rb.line && ra.n == rb.n;
+        for (uint32_t i = 0; same && i < ra.n; i++)
+            same = ra.len[i] == rb.len[i] && memcmp(ra.f[i], rb.f[i], ra.len[i] + 1) == 0;
+        diffs += !same;
+    } while (diffs == 0);
+    if (diffs == 0 && sa < 0) {
+        char ma[512], mb[512];
+        sim_diag_format(&da, ma, sizeof ma);
+        sim_diag_format(&db, mb, sizeof mb);
+        diffs += strcmp(ma, mb) != 0;
+    }
+    csvin_close(a);
+    csvin_close(b);
+    return diffs;
+}
+
+/* Random lines, mostly plain but with spaces, tabs, quotes, CR, blank lines, high and
+ * control bytes in any place: the fast path must give what libcsv gives, rows and
+ * errors alike. */
+static void test_fast_path(void)
+{
+    static const char alpha[] = "aaaab1.-_ ,,,\t\"\r\n\x80\x01";
+    srand(7);
+    int bad = 0;
+    for (int file = 0; file < 400; file++) {
+        char data[4096];
+        size_t n = 0;
+        int lines = 1 + rand() % 20;
+        for (int l = 0; l < lines; l++) {
+            bool plain = rand() % 3 != 0;
+            int len = rand() % 40;
+            for (int k = 0; k < len; k++) {
+                char c = alpha[rand() % (int)(sizeof alpha - 1)];
+                if (plain && (c == '"' || c == '\r' || c == '\n' || (unsigned char)c >= 0x80 ||
+                              c == 1 || c == '\t'))
+                    c = 'a';
+                data[n++] = c;
+            }
+            data[n++] = '\n';
+        }
+        if (rand() % 4 == 0 && n > 0)
+            n--; /* no final newline */
+        write_file("csvin_fast.csv", data, n, false);
+        int d = compare_paths("csvin_fast.csv");
+        if (d != 0) {
+            bad++;
+            fprintf(stderr, "file %d: fast path differs (%d)\n", file, d);
+        }
+    }
+    CHECK(bad == 0);
+}
+
 static void expect_error(const char *data, size_t len, const char *expected)
 {
     write_file("csvin_bad.csv", data, len, false);
@@ -366,6 +439,7 @@ static void test_alloc_failures(void)
 int main(void)
 {
     test_rows_and_chunks();
+    test_fast_path();
     test_bad_bytes();
     test_truncated_gzip();
     test_gzip_damage();

@@ -335,6 +335,10 @@ static int raw_next(trace_reader *r, job_spec *job, sim_diag *d)
             return st;
         }
         r->rows++;
+        /* The id check's slot is a cache miss on a large trace: ask for it now, while
+         * the row is converted (a guess: the format may build the id otherwise). */
+        if (r->ids_cap && !r->opt.shapes_only && r->id_col >= 0 && (uint32_t)r->id_col < row.n)
+            __builtin_prefetch(&r->ids[id_hash(row.f[r->id_col]) & (r->ids_cap - 1)]);
         trace__job_defaults(job);
         st = csvin_row_width(r->in, &row, r->n_header, d);
         if (st == SIM_OK)
@@ -543,6 +547,10 @@ int trace_reader_next(trace_reader *r, job_spec *job, sim_diag *d)
             return st;
         }
         r->rows++;
+        /* The id check's slot is a cache miss on a large trace: ask for it now, while
+         * the row is converted (a guess: the format may build the id otherwise). */
+        if (r->ids_cap && !r->opt.shapes_only && r->id_col >= 0 && (uint32_t)r->id_col < row.n)
+            __builtin_prefetch(&r->ids[id_hash(row.f[r->id_col]) & (r->ids_cap - 1)]);
         trace__job_defaults(job);
         st = csvin_row_width(r->in, &row, r->n_header, d);
         if (st == SIM_OK)

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -133,6 +134,9 @@ FILE *sim_outfile_stream(sim_outfile *o, sim_diag *d)
     }
     o->fd = -1;
     setvbuf(o->f, NULL, _IOFBF, 1 << 16);
+    /* An output stream belongs to the one thread that writes it: stdio's per-call lock
+     * (taken once another thread exists, such as the trace reader) is pure cost. */
+    __fsetlocking(o->f, FSETLOCKING_BYCALLER);
     return o->f;
 }
 

@@ -30,8 +30,9 @@ typedef struct sim_outfile {
  * create the file: Permission denied", "is a directory", ...). */
 int sim_outfile_open(sim_outfile *o, const char *path, sim_diag *d);
 
-/* A buffered stream on the file (owned by o: closed by sim_outfile_close). NULL when
- * out of memory (d filled; the file is still open). */
+/* A buffered stream on the file (owned by o: closed by sim_outfile_close), without
+ * stdio's per-call locking: one thread at a time writes it. NULL when out of memory (d
+ * filled; the file is still open). */
 FILE *sim_outfile_stream(sim_outfile *o, sim_diag *d);
 
 /* Give the descriptor to another writer (gzdopen): o no longer closes it; the caller

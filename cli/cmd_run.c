@@ -40,10 +40,11 @@ static const char usage[] =
     "  --tenant-rows R       tenants.csv: 'all' (every active tenant at every sample;\n"
     "                        default) or 'changed' (a tenant's row only when its figures\n"
     "                        changed since its last row)\n"
-    "  --frag-workload W     workload of the fragmentation columns and of fgd: 'trace' (a\n"
-    "                        first pass over the file; default), 'arrivals' (the jobs\n"
-    "                        read so far: no second read) or 'none' (no fragmentation\n"
-    "                        columns, and no first pass unless the policy needs one)\n"
+    "  --frag-workload W     workload of the fragmentation columns and of fgd: unset, the\n"
+    "                        jobs read so far for the columns and the whole trace for\n"
+    "                        fgd (a first pass over the file); 'trace' (both the whole\n"
+    "                        trace), 'arrivals' (both the jobs read so far: no second\n"
+    "                        read) or 'none' (no fragmentation columns)\n"
     "  --throughput M        GPU-type speed model: measured (default), none, or steps\n"
     "                        tables FILE[,FILE] (job_type,scale_factor,gpu_type,steps_per_sec)\n"
     "  --ref-gpu-type TYPE   reference type of jobs whose trace gives none (default: job,\n"
@@ -185,6 +186,7 @@ int cmd_run(int argc, char **argv)
                                        q);
             }
             a.frag_arrivals = strcmp(v, "arrivals") == 0;
+            a.frag_trace = strcmp(v, "trace") == 0;
             a.frag_probe = strcmp(v, "none") != 0;
         } else if (OPT("--failures")) {
             if (m < 0)

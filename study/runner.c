@@ -305,7 +305,7 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
     model_scaling *scaling = NULL;
     sim_curves curves = {0};
     sim_rate_model scaling_tab;
-    study_frag frag = {0};
+    study_frag frag = {0}, pfrag = {0}; /* the policy's workload, the probe's own */
     study_quotas quotas = {0};
     tenant_probe tprobe;
     char *extra = NULL;
@@ -379,21 +379,35 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         src.ann = &ann;
         model_zoo_rate_init(&zrate, zoo, models, (uint16_t)rt, &zoo_rate_model);
     }
-    /* The target workload, when the policy or the fragmentation probe needs it: a first
-     * pass over the trace, unless it can be read only once (standard input, a pipe) or
-     * the caller asked for the jobs read so far (then each job read is counted). */
-    bool want_wl = a->frag_probe || pol->needs_workload;
-    if (want_wl && (st = study_frag_init(&frag, cl, type_mem, ntypes, d)) != SIM_OK)
-        goto out;
+    /* The target workloads. The probe's is the jobs read so far (each job read is
+     * counted) unless the caller asked for the trace's; a policy that needs one (fgd)
+     * gets the trace's, by a first pass over it, unless the caller asked for the jobs
+     * read so far. Where the trace can be read only once (standard input, a pipe), or
+     * nothing runs (--check), both are the jobs read so far. Two different ones are
+     * two workloads; the same one is shared. */
     bool stream = a->trace && trace_path_is_stream(a->trace);
-    if (!want_wl)
-        ;
-    else if (a->frag_arrivals || a->check_only || stream)
-        src.online = &frag;
-    else if ((a->trace || a->gen) && (st = study_frag_scan(&frag, a, tenants, models,
-                                                           model_catalog_names(cat), d)) != SIM_OK)
+    bool pol_online = a->frag_arrivals || a->check_only || stream;
+    bool probe_online = pol_online || !a->frag_trace;
+    study_frag *pol_f = NULL, *probe_f = NULL;
+    if (pol->needs_workload) {
+        if ((st = study_frag_init(&frag, cl, type_mem, ntypes, d)) != SIM_OK)
+            goto out;
+        pol_f = &frag;
+    }
+    if (a->frag_probe && pol_f && probe_online == pol_online) {
+        probe_f = pol_f;
+    } else if (a->frag_probe) {
+        if ((st = study_frag_init(&pfrag, cl, type_mem, ntypes, d)) != SIM_OK)
+            goto out;
+        probe_f = &pfrag;
+    }
+    src.online = pol_f && pol_online ? pol_f : probe_f && probe_online ? probe_f : NULL;
+    study_frag *scanned = pol_f && !pol_online ? pol_f : probe_f && !probe_online ? probe_f : NULL;
+    if (scanned && (a->trace || a->gen) &&
+        (st = study_frag_scan(scanned, a, tenants, models, model_catalog_names(cat), d)) !=
+            SIM_OK)
         goto out;
-    else if (a->trace)
+    if (scanned && a->trace)
         res->trace_passes = 1;
     if (a->trace) {
         trace_options topt = {.format = a->format,
@@ -458,8 +472,8 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         .job_groups =
             src.reader ? trace_reader_has_groups(src.reader) : a->gen && a->gen->group_max >= 2,
     };
-    if (a->frag_probe)
-        probes[cfg.n_probes++] = frag.probe;
+    if (probe_f)
+        probes[cfg.n_probes++] = probe_f->probe;
     if (quotas.n)
         probes[cfg.n_probes++] = tprobe.probe;
     sim_world world = {
@@ -485,7 +499,7 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         world.curves = &curves;
     }
     policy_config pcfg = a->pcfg;
-    pcfg.workload = want_wl ? frag.wl : NULL;
+    pcfg.workload = pol_f ? pol_f->wl : NULL;
     pcfg.models = models;
     if ((st = sim_engine_create(&e, &cfg, &world, pol, &pcfg, d)) != SIM_OK)
         goto out;
@@ -580,6 +594,7 @@ out:;
     }
     sim_engine_destroy(e);
     study_frag_fini(&frag);
+    study_frag_fini(&pfrag);
     /* The reader thread stops before what it reads from is closed. */
     prefetch_destroy(src.ahead);
     trace_reader_close(src.reader);

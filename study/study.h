@@ -48,8 +48,11 @@ typedef struct run_args {
     bool check_invariants;    /* verify the cluster's accounting after every event */
     bool prefetch;            /* read the trace on a second thread (run_args_default: true) */
     bool check_only;          /* open and check every input, initialise the policy, stop */
-    bool frag_arrivals;       /* fragmentation workload from the jobs read so far, not a first
-                                 pass over the trace (always so for standard input) */
+    bool frag_arrivals;       /* the fragmentation workload of the columns and of the policy
+                                 from the jobs read so far (always so for standard input) */
+    bool frag_trace;          /* both from a first pass over the trace; neither flag: the
+                                 columns' from the jobs read so far, the policy's (fgd)
+                                 from a first pass */
     bool tenant_rows_changed; /* tenants.csv rows only when a tenant's figures changed */
     bool frag_probe;          /* the frag_gpus and frag_ratio columns (run_args_default:
                                  true); without them, and with a policy that does not need

@@ -3,7 +3,8 @@
  * slots in order and publishes them in batches; the consumer takes them in order and
  * gives slots back in batches (the job it holds keeps its text until the next call).
  * The two meet under one mutex once per batch, and wake each other only when one of
- * them waits, so the steady state makes no system call per job. Each slot owns text
+ * them waits (a producer that found the ring full, once half of it is free again), so
+ * the steady state makes no system call per job. Each slot owns text
  * buffers that grow to the longest name and command seen, so steady-state reading
  * allocates nothing. The inner source's final status (end or error, with its
  * diagnostic) is delivered after the last job.
@@ -82,10 +83,11 @@ static void *producer(void *arg)
     uint64_t filled = 0, known_taken = 0;
     for (;;) {
         if (filled - known_taken >= p->n) {
-            /* The ring looks full: publish, then wait for slots to come back. */
+            /* The ring looks full: publish, then wait for half of it to come back (one
+             * wakeup per half ring, not per batch). */
             pthread_mutex_lock(&p->mu);
             publish(p, filled);
-            while (filled - p->taken >= p->n && !p->stop) {
+            while (filled - p->taken > p->n / 2 && !p->stop) {
                 p->prod_waiting = true;
                 pthread_cond_wait(&p->can_put, &p->mu);
                 p->prod_waiting = false;
@@ -155,7 +157,7 @@ int prefetch_next(void *ctx, job_spec *job, sim_diag *d)
         /* Give back the slots before cur; learn what was published, waiting if none. */
         pthread_mutex_lock(&p->mu);
         p->taken = p->cur;
-        if (p->prod_waiting)
+        if (p->prod_waiting && p->put - p->taken <= p->n / 2)
             pthread_cond_signal(&p->can_put);
         while (p->put == p->cur && !p->done) {
             p->cons_waiting = true;

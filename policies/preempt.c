@@ -283,22 +283,35 @@ static void tree_erase(preempt_sched *s, const sim_view *v, preempt_entry *x)
     x->tl = x->tr = NONE;
 }
 
-/* GPU requests of the running jobs before key k (all of them when k is NULL). */
-static uint64_t tree_prefix(const preempt_sched *s, const sim_view *v, const preempt_key *k)
+/* GPU requests of the running jobs before key k (all of them when k is NULL); the first
+ * running job at or after k goes to *succ (NONE when there is none) if succ is given. */
+static uint64_t tree_prefix_succ(const preempt_sched *s, const sim_view *v,
+                                 const preempt_key *k, uint32_t *succ)
 {
-    if (!k)
-        return tsum(v, s->root);
+    uint32_t after = NONE;
     uint64_t sum = 0;
-    for (uint32_t t = s->root; t != NONE;) {
-        const preempt_entry *x = entry(v, t);
-        if (preempt_before(&x->key, k)) {
-            sum += tsum(v, x->tl) + x->need;
-            t = x->tr;
-        } else {
-            t = x->tl;
+    if (!k) {
+        sum = tsum(v, s->root);
+    } else {
+        for (uint32_t t = s->root; t != NONE;) {
+            const preempt_entry *x = entry(v, t);
+            if (preempt_before(&x->key, k)) {
+                sum += tsum(v, x->tl) + x->need;
+                t = x->tr;
+            } else {
+                after = t;
+                t = x->tl;
+            }
         }
     }
+    if (succ)
+        *succ = after;
     return sum;
+}
+
+static uint64_t tree_prefix(const preempt_sched *s, const sim_view *v, const preempt_key *k)
+{
+    return tree_prefix_succ(s, v, k, NULL);
 }
 
 /* The first running job at which the requests summed in key order pass `target`. */
@@ -418,7 +431,7 @@ void preempt_fini(preempt_sched *s)
     sim_free(s->adm);
     sim_free(s->pre);
     sim_free(s->sorted);
-    sim_free(s->chead);
+    sim_free(s->front);
     sim_free(s->dheap);
     sim_free(s->shape_first);
     place_ws_fini(&s->ws);
@@ -447,8 +460,7 @@ static uint32_t class_of(preempt_sched *s, uint64_t need, uint64_t mask)
     for (uint32_t c = 0; c < s->n_cls; c++)
         if (s->cls[c].need == need && s->cls[c].mask == mask)
             return c;
-    if (!reserve((void **)&s->cls, &s->cls_cap, s->n_cls + 1, sizeof *s->cls) ||
-        !reserve((void **)&s->chead, &s->chead_cap, s->n_cls + 1, sizeof *s->chead))
+    if (!reserve((void **)&s->cls, &s->cls_cap, s->n_cls + 1, sizeof *s->cls))
         return NONE;
     s->cls[s->n_cls] = (preempt_class){.need = need, .mask = mask};
     return s->n_cls++;
@@ -480,6 +492,7 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
         !reserve((void **)&s->pre, &s->pre_cap, n, sizeof *s->pre) ||
         !reserve((void **)&s->adm, &s->adm_cap, n, sizeof *s->adm) ||
         !reserve((void **)&s->dheap, &s->due_cap, n, sizeof *s->dheap) ||
+        !reserve((void **)&s->front, &s->front_cap, 2 * n + s->n_cls, sizeof *s->front) ||
         !reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes, sizeof *s->shape_first)) {
         s->oom = true;
         return;
@@ -647,24 +660,6 @@ static const preempt_key *head_key(const preempt_sched *s, const sim_view *v, ui
     return &entry(v, s->cls[c].heap[0])->key;
 }
 
-static void chead_down(preempt_sched *s, const sim_view *v, uint32_t n, uint32_t i)
-{
-    uint32_t c = s->chead[i];
-    for (;;) {
-        uint32_t ch = 2 * i + 1;
-        if (ch >= n)
-            break;
-        if (ch + 1 < n &&
-            preempt_before(head_key(s, v, s->chead[ch + 1]), head_key(s, v, s->chead[ch])))
-            ch++;
-        if (!preempt_before(head_key(s, v, s->chead[ch]), head_key(s, v, c)))
-            break;
-        s->chead[i] = s->chead[ch];
-        i = ch;
-    }
-    s->chead[i] = c;
-}
-
 /* The admitted pending jobs in priority order, per shape, for the placement pass. */
 static sim_job_id adm_head(void *ctx, const sim_view *v, uint32_t shape, uint64_t *key,
                            uint64_t *key2)
@@ -684,6 +679,7 @@ static void adm_started(void *ctx, const sim_view *v, uint32_t shape, sim_job_id
     preempt_sched *s = ctx;
     preempt_entry *x = entry(v, id);
     s->shape_first[shape] = x->next;
+    cls_remove(&s->cls[x->cls], v, x->slot);
     if (s->hooks->started)
         s->hooks->started(s->ctx, x, s->now);
     x->t0 = s->now;
@@ -805,9 +801,15 @@ static void rekey_due(preempt_sched *s, const sim_view *v, sim_time now)
     }
 }
 
-static capacity up_capacity(const preempt_sched *s, const sim_view *v)
+/* The up GPUs' capacity, summed again only after a node went down or came back. */
+static capacity up_capacity(preempt_sched *s, const sim_view *v)
 {
     capacity cap = {.types = 0};
+    if (s->cap_valid && s->cap_epoch == v->up_epoch) {
+        memcpy(cap.left, s->cap_left, sizeof cap.left);
+        cap.types = s->cap_types;
+        return cap;
+    }
     for (uint32_t nd = 0; nd < v->n_nodes; nd++)
         if (v->node_up[nd] && v->node_gpu_count[nd] && v->node_gpu_type[nd] > 0 &&
             v->node_gpu_type[nd] < SIM_MAX_GPU_TYPES) {
@@ -815,38 +817,80 @@ static capacity up_capacity(const preempt_sched *s, const sim_view *v)
             cap.left[t] += (uint64_t)v->node_gpu_count[nd] * SIM_MILLI_GPU;
             cap.types |= UINT64_C(1) << t;
         }
+    memcpy(s->cap_left, cap.left, sizeof cap.left);
+    s->cap_types = cap.types;
+    s->cap_epoch = v->up_epoch;
+    s->cap_valid = true;
     return cap;
 }
 
-/* The classes with pending jobs, as a heap by their head's key. */
-static uint32_t heads(preempt_sched *s, const sim_view *v)
+/* ---- Admission order: the pending jobs of the classes still in the pass, by key. The
+ * class heaps are read, not emptied: the k first of a heap are its root and the children
+ * of the slots taken before, so a frontier of slots finds them in O(k log k). ---- */
+
+static void front_push(preempt_sched *s, const sim_view *v, uint32_t c, uint32_t slot)
 {
-    uint32_t nch = 0;
-    for (uint32_t c = 0; c < s->n_cls; c++)
-        if (s->cls[c].n)
-            s->chead[nch++] = c;
-    for (uint32_t i = nch / 2; i-- > 0;)
-        chead_down(s, v, nch, i);
-    return nch;
+    if (slot >= s->cls[c].n)
+        return;
+    preempt_front f = {entry(v, s->cls[c].heap[slot])->key, c, slot};
+    uint32_t i = s->n_front++;
+    while (i > 0 && preempt_before(&f.key, &s->front[(i - 1) / 2].key)) {
+        s->front[i] = s->front[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->front[i] = f;
 }
 
-/* The head class admits its first job (true), or is dropped: it will not fit later in
- * this pass. */
-static void head_done(preempt_sched *s, const sim_view *v, uint32_t *nch, bool admitted,
-                      uint32_t *n_adm)
+static void front_pop(preempt_sched *s)
 {
-    preempt_class *c = &s->cls[s->chead[0]];
-    if (admitted) {
-        s->adm[(*n_adm)++] = c->heap[0];
-        cls_remove(c, v, 0);
-        if (c->n) {
-            chead_down(s, v, *nch, 0);
-            return;
-        }
+    preempt_front f = s->front[--s->n_front];
+    uint32_t n = s->n_front, i = 0;
+    for (;;) {
+        uint32_t ch = 2 * i + 1;
+        if (ch >= n)
+            break;
+        if (ch + 1 < n && preempt_before(&s->front[ch + 1].key, &s->front[ch].key))
+            ch++;
+        if (!preempt_before(&s->front[ch].key, &f.key))
+            break;
+        s->front[i] = s->front[ch];
+        i = ch;
     }
-    s->chead[0] = s->chead[--*nch];
-    if (*nch)
-        chead_down(s, v, *nch, 0);
+    if (n)
+        s->front[i] = f;
+}
+
+/* Every class with pending jobs enters the pass with its first. */
+static void front_init(preempt_sched *s, const sim_view *v)
+{
+    s->n_front = 0;
+    for (uint32_t c = 0; c < s->n_cls; c++) {
+        s->cls[c].dropped = false;
+        front_push(s, v, c, 0);
+    }
+}
+
+/* The next pending job in line (its class in *c), or NULL when none is left. */
+static const preempt_front *front_top(preempt_sched *s)
+{
+    while (s->n_front && s->cls[s->front[0].cls].dropped)
+        front_pop(s);
+    return s->n_front ? &s->front[0] : NULL;
+}
+
+/* The job in line is admitted (true), and the next of its class come in line; or its
+ * class is dropped: it will not fit later in this pass. */
+static void front_done(preempt_sched *s, const sim_view *v, bool admitted, uint32_t *n_adm)
+{
+    preempt_front f = s->front[0];
+    front_pop(s);
+    if (!admitted) {
+        s->cls[f.cls].dropped = true;
+        return;
+    }
+    s->adm[(*n_adm)++] = s->cls[f.cls].heap[f.slot];
+    front_push(s, v, f.cls, 2 * f.slot + 1);
+    front_push(s, v, f.cls, 2 * f.slot + 2);
 }
 
 /* Admission walking every running job in key order, merged with the heads of the class
@@ -855,18 +899,21 @@ static void head_done(preempt_sched *s, const sim_view *v, uint32_t *nch, bool a
 static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, uint32_t *n_pre)
 {
     uint32_t n_run = tree_list(s, v, s->root);
-    uint32_t nch = heads(s, v), n_adm = 0, ri = 0;
+    uint32_t n_adm = 0, ri = 0;
     *n_pre = 0;
-    while (ri < n_run || nch) {
-        if (ri < n_run &&
-            (!nch || preempt_before(&s->sorted[ri]->key, head_key(s, v, s->chead[0])))) {
+    front_init(s, v);
+    for (;;) {
+        const preempt_front *f = front_top(s);
+        if (ri < n_run && (!f || preempt_before(&s->sorted[ri]->key, &f->key))) {
             preempt_entry *x = s->sorted[ri++];
             if (!admit(cap, x->need, s->by_count ? 0 : x->mask))
                 s->pre[(*n_pre)++] = x->id;
             continue;
         }
-        const preempt_class *c = &s->cls[s->chead[0]];
-        head_done(s, v, &nch, admit(cap, c->need, c->mask), &n_adm);
+        if (!f)
+            break;
+        const preempt_class *c = &s->cls[f->cls];
+        front_done(s, v, admit(cap, c->need, c->mask), &n_adm);
     }
     return n_adm;
 }
@@ -877,14 +924,19 @@ static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, u
  * O((A + C + K + V) log n), V the jobs still fitting behind the first that does not. */
 static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, uint32_t *n_pre)
 {
-    uint32_t nch = heads(s, v), n_adm = 0;
-    preempt_key cur;
-    bool has_cur = false;
+    uint32_t n_adm = 0;
+    uint64_t base = 0;   /* the requests of the running jobs before the last head ... */
+    uint32_t succ = NONE; /* ... and the first running job at or after it */
+    bool known = false;   /* base and succ are of a head */
     *n_pre = 0;
+    front_init(s, v);
     for (;;) {
-        const preempt_key *kh = nch ? head_key(s, v, s->chead[0]) : NULL;
-        uint64_t base = has_cur ? tree_prefix(s, v, &cur) : 0;
-        uint64_t run = tree_prefix(s, v, kh) - base;
+        const preempt_front *f = front_top(s);
+        const preempt_key *kh = f ? &f->key : NULL;
+        /* No running job between the last head and this one: the same jobs are before. */
+        bool same = known && (succ == NONE || (kh && !preempt_before(&entry(v, succ)->key, kh)));
+        uint64_t upto = same ? base : tree_prefix_succ(s, v, kh, &succ);
+        uint64_t run = upto - base;
         if (run <= left) {
             left -= run;
         } else {
@@ -901,15 +953,15 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
                 t = next_need_rec(v, s->root, &x->key, false);
             }
         }
-        if (!kh)
+        if (!f)
             break;
-        cur = *kh;
-        has_cur = true;
-        uint64_t need = s->cls[s->chead[0]].need;
+        base = upto;
+        known = true;
+        uint64_t need = s->cls[f->cls].need;
         bool fits = need <= left;
         if (fits)
             left -= need;
-        head_done(s, v, &nch, fits, &n_adm);
+        front_done(s, v, fits, &n_adm);
     }
     return n_adm;
 }
@@ -959,14 +1011,9 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         x->next = s->shape_first[shape];
         s->shape_first[shape] = i;
     }
+    /* The admitted jobs that start leave their heaps; the others wait there still. */
     int rc = place_pass_run_ordered(&s->ws, v, out, 0, place_score_most_allocated, NULL,
                                     PLACE_GPU_MOST_USED, false, &s->order);
-    /* The admitted jobs that found no room wait in their heaps again. */
-    for (uint32_t i = 0; i < n_adm; i++) {
-        preempt_entry *x = entry(v, s->adm[i]);
-        if (!x->running)
-            cls_push(&s->cls[x->cls], v, x->id);
-    }
     s->wake_at = preempt_next_wakeup(s, v, SIM_TIME_NEVER);
     return rc;
 }

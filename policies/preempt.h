@@ -20,6 +20,9 @@
  * jobs visited one by one (those preempted, and the few that still fit behind them). A
  * pass then costs O((A + C + K) log n): A admitted, C classes, K preempted; a class
  * that does not fit is dropped for the rest of the pass, since capacity only shrinks.
+ * Admission reads the class heaps in key order without taking jobs out (a frontier of
+ * heap slots: a class's root, then the children of each slot admitted), so an admitted
+ * job that finds no room costs O(log A), and only a job that starts leaves its heap.
  * With jobs tied to GPU types, admission walks every running job in key order (O(R)).
  */
 #ifndef POLICIES_PREEMPT_H
@@ -94,7 +97,14 @@ typedef struct preempt_class {
     sim_job_id *heap; /* pending jobs of the class, by key */
     uint32_t n, cap;
     uint32_t members; /* jobs of the class in the system (the heap's room) */
+    bool dropped;     /* pass scratch: no more of its jobs fit */
 } preempt_class;
+
+/* A pending job next in line in a pass: slot `slot` of class `cls`'s heap, and its key. */
+typedef struct preempt_front {
+    preempt_key key;
+    uint32_t cls, slot;
+} preempt_front;
 
 typedef struct preempt_sched {
     place_ws ws;
@@ -118,8 +128,8 @@ typedef struct preempt_sched {
     uint32_t adm_cap, pre_cap;
     preempt_entry **sorted; /* scratch: running entries in key order */
     uint32_t sorted_cap;
-    uint32_t *chead; /* scratch: heap of classes by their head's key */
-    uint32_t chead_cap;
+    preempt_front *front; /* scratch: heap of the pending jobs next in line, by key */
+    uint32_t n_front, front_cap;
     uint32_t n_sys;    /* jobs in the system */
     sim_job_id *dheap; /* pending jobs with a due time, by due time */
     uint32_t n_due, due_cap;
@@ -128,6 +138,9 @@ typedef struct preempt_sched {
     place_order order;
     sim_time now;     /* of the pass in progress, SIM_TIME_NEVER before any */
     sim_time wake_at; /* the earliest change after the last pass */
+    uint64_t cap_epoch; /* view's up_epoch when cap_left was summed */
+    uint64_t cap_left[SIM_MAX_GPU_TYPES], cap_types; /* the up GPUs (see up_capacity) */
+    bool cap_valid;
     bool oom;
 } preempt_sched;
 

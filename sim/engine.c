@@ -1251,6 +1251,7 @@ static int node_down(sim_engine *e, uint32_t n, uint32_t from_process)
     if (e->node_outages[n]++ > 0)
         return SIM_OK;
     e->node_up[n] = false;
+    e->v.up_epoch++;
     e->n_down++;
     e->sum.failures++;
     sim__node_refresh(e, n);
@@ -1278,6 +1279,7 @@ static int node_up(sim_engine *e, uint32_t n, uint32_t from_process)
 {
     if (e->node_outages[n] > 0 && --e->node_outages[n] == 0) {
         e->node_up[n] = true;
+        e->v.up_epoch++;
         e->n_down--;
         sim__node_refresh(e, n);
         sim__note_release(e, n);

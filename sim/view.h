@@ -150,6 +150,7 @@ typedef struct sim_view {
     const uint32_t *node_max_free_milli; /* largest free share of one GPU on the node */
     const uint64_t *node_used_milli; /* sum of GPU shares held on the node */
     const bool *node_up;             /* false while failed */
+    uint64_t up_epoch;               /* changes each time a node goes down or comes back */
     const char *const *node_name;
     const sim_node_sum *node_sum;    /* compact copy of the free capacity per node */
     /*

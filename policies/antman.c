@@ -25,6 +25,7 @@
  * speed (the simulator's factor of 2 for a job beside another). The speeds are re-set at
  * every scheduling point where a co-located job started or left.
  */
+#include "policies/antman.h"
 #include "policies/interleave.h"
 #include "sim/policy.h"
 
@@ -36,10 +37,19 @@
 
 enum { AM_GUARANTEED = 0, AM_OPPORTUNISTIC = 1 };
 
+/* A pending job in line in a pass: its place in the pending list, and its id. */
+typedef struct am_next {
+    uint64_t seq;
+    sim_job_id id;
+} am_next;
+
 typedef struct antman_job {
     uint32_t first_gpu; /* first GPU it holds, UINT32_MAX when none */
+    uint32_t lshape;    /* pending: its shape, and its neighbours in the list of the */
+    sim_job_id lprev, lnext; /* pending jobs of that shape and its kind */
     uint8_t cls;
-    bool dirty; /* listed for a new speed */
+    bool dirty;  /* listed for a new speed */
+    bool linked; /* in the list of its shape and kind */
 } antman_job;
 
 typedef struct antman_state {
@@ -58,6 +68,11 @@ typedef struct antman_state {
     sim_job_id *arr;     /* jobs arrived since the last pass */
     uint32_t n_arr, arr_cap;
     uint64_t seen_release; /* the release epoch of the last pass */
+    uint64_t pass;         /* passes made */
+    uint64_t *failed;      /* per shape and kind: the last pass in which it found no GPUs */
+    sim_job_id *lhead, *ltail; /* per shape and kind: its pending jobs, in enqueue order */
+    uint32_t shape_cap;    /* shapes those have room for */
+    am_next *line;         /* scratch: per shape, its next job of a kind, by enqueue order */
     bool ready, oom;
 } antman_state;
 
@@ -73,6 +88,78 @@ static const policy_option antman_options[] = {
 static const antman_job *am_job(const sim_view *v, sim_job_id id)
 {
     return sim_view_job_state(v, id);
+}
+
+/* Room for n shapes in the per-shape tables; false when out of memory. */
+static bool grow_shapes(antman_state *s, uint32_t n)
+{
+    if (n <= s->shape_cap)
+        return true;
+    uint32_t ncap = s->shape_cap ? s->shape_cap : 64;
+    while (ncap < n)
+        ncap *= 2;
+    uint64_t *f = sim_reallocarray(s->failed, (size_t)ncap * 2, sizeof *f);
+    if (f)
+        s->failed = f;
+    sim_job_id *h = sim_reallocarray(s->lhead, (size_t)ncap * 2, sizeof *h);
+    if (h)
+        s->lhead = h;
+    sim_job_id *t = sim_reallocarray(s->ltail, (size_t)ncap * 2, sizeof *t);
+    if (t)
+        s->ltail = t;
+    am_next *l = sim_reallocarray(s->line, ncap, sizeof *l);
+    if (l)
+        s->line = l;
+    if (!f || !h || !t || !l)
+        return false;
+    for (size_t i = (size_t)s->shape_cap * 2; i < (size_t)ncap * 2; i++) {
+        s->failed[i] = 0;
+        s->lhead[i] = s->ltail[i] = SIM_JOB_NONE;
+    }
+    s->shape_cap = ncap;
+    return true;
+}
+
+/* Pending job id joins the tail of its shape and kind's list (it just entered the
+ * pending list, at its tail). */
+static void link_job(antman_state *s, const sim_view *v, sim_job_id id)
+{
+    antman_job *x = sim_view_job_state(v, id);
+    uint32_t sh = sim_view_job(v, id)->shape;
+    if (x->linked)
+        return;
+    if (!grow_shapes(s, sh + 1)) {
+        s->oom = true;
+        return;
+    }
+    size_t k = (size_t)sh * 2 + x->cls;
+    x->lshape = sh;
+    x->lprev = s->ltail[k];
+    x->lnext = SIM_JOB_NONE;
+    if (s->ltail[k] != SIM_JOB_NONE)
+        ((antman_job *)sim_view_job_state(v, s->ltail[k]))->lnext = id;
+    else
+        s->lhead[k] = id;
+    s->ltail[k] = id;
+    x->linked = true;
+}
+
+/* Job id leaves the list of its shape and kind (it started, or left the system). */
+static void unlink_job(antman_state *s, const sim_view *v, sim_job_id id)
+{
+    antman_job *x = sim_view_job_state(v, id);
+    if (!x->linked)
+        return;
+    size_t k = (size_t)x->lshape * 2 + x->cls;
+    if (x->lprev != SIM_JOB_NONE)
+        ((antman_job *)sim_view_job_state(v, x->lprev))->lnext = x->lnext;
+    else
+        s->lhead[k] = x->lnext;
+    if (x->lnext != SIM_JOB_NONE)
+        ((antman_job *)sim_view_job_state(v, x->lnext))->lprev = x->lprev;
+    else
+        s->ltail[k] = x->lprev;
+    x->linked = false;
 }
 
 static bool hosts(const antman_state *s, uint32_t g, int cls)
@@ -125,6 +212,8 @@ static bool place(antman_state *s, const sim_view *v, const sim_job *j, int cls,
         /* Opportunistic: idle GPUs first (pass 0), then those hosting a guaranteed job. */
         for (int round = cls == AM_OPPORTUNISTIC ? 0 : 1; round < 2 && !done; round++)
             for (uint32_t n = 0; n < v->n_nodes && !done; n++) {
+                if (s->nfree[cls][n] < gpr)
+                    continue; /* too few GPUs free of this kind, idle or not */
                 uint32_t here = 0;
                 for (uint32_t q = 0; q < r; q++)
                     here += s->nodes[q] == n;
@@ -255,9 +344,8 @@ static void hold(antman_state *s, const sim_view *v, sim_job_id id, int cls, con
 }
 
 /* Forget job id's GPUs (it finished or lost them), and list its partners. */
-static void release(void *st, const sim_view *v, sim_job_id id)
+static void release(antman_state *s, const sim_view *v, sim_job_id id)
 {
-    antman_state *s = st;
     antman_job *x = sim_view_job_state(v, id);
     int cls = x->cls;
     for (uint32_t g = x->first_gpu, n; g != UINT32_MAX; g = n) {
@@ -268,6 +356,19 @@ static void release(void *st, const sim_view *v, sim_job_id id)
             mark(s, v, s->res[1][g]);
     }
     x->first_gpu = UINT32_MAX;
+}
+
+static void antman_on_finish(void *st, const sim_view *v, sim_job_id id)
+{
+    release(st, v, id);
+    unlink_job(st, v, id);
+}
+
+/* A failed node sent the job back to the tail of the pending list. */
+static void antman_on_requeue(void *st, const sim_view *v, sim_job_id id)
+{
+    release(st, v, id);
+    link_job(st, v, id);
 }
 
 /* Re-set the speed of job id if it is listed and still holds GPUs as opportunistic. */
@@ -290,6 +391,141 @@ static void max_free(antman_state *s, int cls)
             s->maxfree[cls] = s->nfree[cls][n];
 }
 
+/* Try pending job id as kind cls: start it if it fits (true), else note that its shape
+ * found no GPUs in this pass; a job without GPUs is rejected. */
+static int try_job(antman_state *s, const sim_view *v, sim_job_id id, int cls,
+                   policy_decisions *out, bool *started)
+{
+    const sim_job *j = sim_view_job(v, id);
+    sim_placement pl;
+    *started = false;
+    if (j->gpus_per_replica == 0) {
+        unlink_job(s, v, id);
+        return sim_decide_reject(out, id, "antman places GPU jobs only");
+    }
+    if (!place(s, v, j, cls, &pl)) {
+        if (j->shape < s->shape_cap)
+            s->failed[2 * j->shape + cls] = s->pass;
+        return SIM_OK;
+    }
+    unlink_job(s, v, id);
+    int rc = sim_decide_start(out, id, &pl);
+    /* An opportunistic job gets its speed after the pass, with the others. */
+    if (rc == SIM_OK && cls == AM_GUARANTEED)
+        rc = set_speed(v, id, 1.0, out);
+    hold(s, v, id, cls, s->gpus, pl.replicas * j->gpus_per_replica);
+    max_free(s, cls);
+    *started = true;
+    return rc;
+}
+
+/* Whether pending job id is one to try as kind cls now: of that kind, of a shape that
+ * has not failed in this pass, with no more GPUs per replica than some node has free. */
+static bool to_try(const antman_state *s, const sim_view *v, sim_job_id id, int cls)
+{
+    const sim_job *j = sim_view_job(v, id);
+    if (j->state != SIM_JOB_PENDING || am_job(v, id)->cls != cls ||
+        (j->gpus_per_replica && j->gpus_per_replica > s->maxfree[cls]))
+        return false;
+    return j->shape >= s->shape_cap || s->failed[2 * j->shape + cls] != s->pass;
+}
+
+/* Only the jobs arrived since the last pass, in arrival order. */
+static int try_arrivals(antman_state *s, const sim_view *v, int cls, policy_decisions *out)
+{
+    for (uint32_t i = 0; i < s->n_arr; i++) {
+        bool started;
+        if (!to_try(s, v, s->arr[i], cls))
+            continue;
+        int rc = try_job(s, v, s->arr[i], cls, out, &started);
+        if (rc != SIM_OK)
+            return rc;
+    }
+    return SIM_OK;
+}
+
+static void line_down(am_next *h, uint32_t n, uint32_t i)
+{
+    am_next x = h[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1].seq < h[c].seq)
+            c++;
+        if (h[c].seq >= x.seq)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+/*
+ * Every pending job of kind cls in pending-list order, as the simulator tries them. The
+ * jobs of a shape fit exactly where each other fit and GPUs are only taken within a pass,
+ * so a shape is dropped at its first job that finds none (or that asks for more GPUs per
+ * replica than any node has free): the pass merges the lists of pending jobs per shape
+ * and kind by enqueue order, a heap of one job per shape still in the pass, and never
+ * reads the jobs behind a shape that failed. O((started + shapes) log shapes).
+ */
+static int try_shapes(antman_state *s, const sim_view *v, int cls, policy_decisions *out)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < v->n_active_shapes; k++) {
+        uint32_t sh = v->active_shapes[k];
+        sim_job_id id = sh < s->shape_cap ? s->lhead[2 * sh + cls] : SIM_JOB_NONE;
+        if (id != SIM_JOB_NONE)
+            s->line[n++] = (am_next){sim_view_job(v, id)->enqueue_seq, id};
+    }
+    for (uint32_t i = n / 2; i-- > 0;)
+        line_down(s->line, n, i);
+    while (n) {
+        sim_job_id id = s->line[0].id;
+        /* The next id is taken before deciding: a start takes the job off its lists. */
+        sim_job_id nx = am_job(v, id)->lnext;
+        bool started = false, go = to_try(s, v, id, cls);
+        if (go) {
+            int rc = try_job(s, v, id, cls, out, &started);
+            if (rc != SIM_OK)
+                return rc;
+        }
+        if (go && nx != SIM_JOB_NONE && to_try(s, v, nx, cls)) {
+            s->line[0] = (am_next){sim_view_job(v, nx)->enqueue_seq, nx};
+        } else {
+            s->line[0] = s->line[--n];
+        }
+        if (n)
+            line_down(s->line, n, 0);
+    }
+    return SIM_OK;
+}
+
+/* The same jobs in the same order by a walk of the whole pending list. O(pending). */
+static int try_walk(antman_state *s, const sim_view *v, int cls, policy_decisions *out)
+{
+    sim_job_id nx;
+    for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE; id = nx) {
+        nx = sim_view_next(v, id); /* before deciding: a start moves the job */
+        const sim_job *j = sim_view_job(v, id);
+        bool started;
+        if (am_job(v, id)->cls != cls ||
+            (j->gpus_per_replica && j->gpus_per_replica > s->maxfree[cls]))
+            continue;
+        int rc = try_job(s, v, id, cls, out, &started);
+        if (rc != SIM_OK)
+            return rc;
+    }
+    return SIM_OK;
+}
+
+static bool by_shape = true;
+
+void antman_shapes_enable(bool on)
+{
+    by_shape = on;
+}
+
 static int antman_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
     (void)now;
@@ -302,35 +538,21 @@ static int antman_schedule(void *st, const sim_view *v, sim_time now, policy_dec
         s->ready = true;
     }
     /* A job that found no GPUs finds none until some are released: without a release,
-     * only the new arrivals are tried. */
+     * only the new arrivals are tried. Within a pass GPUs are only taken, so once a job
+     * of a shape and kind found none, the others of the same shape and kind are skipped
+     * (the shape holds everything a placement reads). */
     bool all = v->release_epoch != s->seen_release;
     s->seen_release = v->release_epoch;
+    if (!grow_shapes(s, v->n_shapes))
+        return SIM_ENOMEM;
+    s->pass++;
     for (int cls = 0; cls < 2; cls++) {
         max_free(s, cls);
-        uint32_t i = 0;
-        sim_job_id id = all ? v->pending_head : (s->n_arr ? s->arr[0] : SIM_JOB_NONE), nx;
-        /* The next id is taken before deciding: a start moves the job to another list. */
-        for (; id != SIM_JOB_NONE; id = nx) {
-            nx = all ? sim_view_next(v, id) : (++i < s->n_arr ? s->arr[i] : SIM_JOB_NONE);
-            const sim_job *j = sim_view_job(v, id);
-            if (j->state != SIM_JOB_PENDING || am_job(v, id)->cls != cls ||
-                (j->gpus_per_replica && j->gpus_per_replica > s->maxfree[cls]))
-                continue;
-            int rc = SIM_OK;
-            sim_placement pl;
-            if (j->gpus_per_replica == 0) {
-                rc = sim_decide_reject(out, id, "antman places GPU jobs only");
-            } else if (place(s, v, j, cls, &pl)) {
-                rc = sim_decide_start(out, id, &pl);
-                /* An opportunistic job gets its speed below, with the others. */
-                if (rc == SIM_OK && cls == AM_GUARANTEED)
-                    rc = set_speed(v, id, 1.0, out);
-                hold(s, v, id, cls, s->gpus, pl.replicas * j->gpus_per_replica);
-                max_free(s, cls);
-            }
-            if (rc != SIM_OK)
-                return rc;
-        }
+        int rc = !all      ? try_arrivals(s, v, cls, out)
+                 : by_shape ? try_shapes(s, v, cls, out)
+                            : try_walk(s, v, cls, out);
+        if (rc != SIM_OK)
+            return rc;
     }
     s->n_arr = 0;
     /* The opportunistic jobs whose partners changed run at their new speed. */
@@ -371,6 +593,7 @@ static void antman_on_arrival(void *st, const sim_view *v, sim_job_id id)
         x->cls = gsl_rng_uniform_int(v->rng, 2) ? AM_OPPORTUNISTIC : AM_GUARANTEED;
     else
         x->cls = sim_view_job(v, id)->spec.priority ? AM_OPPORTUNISTIC : AM_GUARANTEED;
+    link_job(s, v, id);
 }
 
 static int antman_init(void *st, const policy_config *cfg, sim_diag *d)
@@ -417,6 +640,10 @@ static void antman_fini(void *st)
     free(s->nfree[0]);
     free(s->nfree[1]);
     free(s->arr);
+    free(s->failed);
+    free(s->line);
+    free(s->lhead);
+    free(s->ltail);
     free(s->nodes);
     free(s->gpus);
     free(s->pick);
@@ -433,7 +660,7 @@ const policy_ops policy_antman = {
     .init = antman_init,
     .fini = antman_fini,
     .on_arrival = antman_on_arrival,
-    .on_finish = release,
-    .on_requeue = release,
+    .on_finish = antman_on_finish,
+    .on_requeue = antman_on_requeue,
     .schedule = antman_schedule,
 };

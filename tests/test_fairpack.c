@@ -7,9 +7,12 @@
  *  - properties on random traces (two GPU types, gangs, node failures): the invariants
  *    checked after every event, every job accounted for, identical bytes for identical
  *    seeds, and under antman every GPU job holding half a GPU (so no GPU hosts more
- *    than two jobs).
+ *    than two jobs) and the same bytes whether a pass walks the pending list or merges
+ *    the lists per shape.
  */
 #include "engine_world.h"
+
+#include "policies/antman.h"
 
 extern const policy_ops policy_themis, policy_antman;
 
@@ -185,6 +188,14 @@ static void test_properties(void)
             CHECK(a.summary_len == b.summary_len &&
                   memcmp(a.summary, b.summary, a.summary_len) == 0);
             if (pols[p] == &policy_antman) {
+                antman_shapes_enable(false);
+                run_out c = run(&w, jobs, n, &o);
+                antman_shapes_enable(true);
+                CHECK_EQ_I64(c.status, SIM_OK);
+                CHECK(a.jobs_len == c.jobs_len && memcmp(a.jobs, c.jobs, a.jobs_len) == 0);
+                CHECK(a.summary_len == c.summary_len &&
+                      memcmp(a.summary, c.summary, a.summary_len) == 0);
+                run_out_free(&c);
                 uint32_t checked = 0, bad = 0;
                 for (size_t i = 0; i < n; i++) {
                     char row[1024], f[64], st[64];

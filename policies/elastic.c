@@ -284,6 +284,8 @@ static int take_one(const elastic_state *s, const sim_view *v, policy_decisions 
  * offline job preempted meanwhile is met again in the pending list). */
 static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
+    if (v->n_services == 0)
+        return SIM_OK; /* the run has no demand curves: no job is a service */
     for (int running = 1; running >= 0; running--)
         for (uint32_t id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;) {
             const sim_job *j = sim_view_job(v, id);

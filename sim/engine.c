@@ -305,6 +305,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
         while (e->svc_hash_cap < 2 * c->n)
             e->svc_hash_cap *= 2;
         ALLOC_ARRAY(e->svc_hash, e->svc_hash_cap);
+        e->v.n_services = c->n;
         for (uint32_t s = 0; s < c->n; s++) {
             uint32_t peak = 0;
             for (uint32_t k = 0; k < c->count[s]; k++)

@@ -228,6 +228,7 @@ typedef struct sim_view {
     /* Online services: the sum over the run's demand curves of each one's peak replicas
      * (0 without curves), for a policy that reserves capacity for them. */
     uint64_t services_peak_replicas;
+    uint32_t n_services; /* the run's demand curves (0: no job is a service) */
 } sim_view;
 
 static inline const sim_job *sim_view_job(const sim_view *v, sim_job_id id)

@@ -76,9 +76,13 @@ typedef struct hetero_state {
     const char *policy_name;
     hgroup *g;
     uint32_t n_groups;
+    uint32_t hi_used; /* the groups in use have indices below this */
     /* Scratch sized in init. */
     uint32_t *free_gpu;
     uint8_t *taken;
+    uint32_t *node_order; /* the nodes with GPUs, in the order their free GPUs are taken */
+    uint32_t n_order;
+    bool order_ready;
     sim_job_id batch[HG_MAX];
     uint32_t batch_gpu[HG_MAX];
     double cost[HG_MAX * HG_MAX];
@@ -110,6 +114,7 @@ static void hetero_fini(void *st)
     sim_free(s->g);
     sim_free(s->free_gpu);
     sim_free(s->taken);
+    sim_free(s->node_order);
     hetero_ws_fini(&s->ws);
 }
 
@@ -148,7 +153,9 @@ static int init_mode(void *st, const policy_config *cfg, sim_diag *d, hmode mode
     s->g = sim_calloc(s->n_groups, sizeof *s->g);
     s->free_gpu = sim_calloc(ng, sizeof *s->free_gpu);
     s->taken = sim_calloc(ng, 1);
-    if (!s->g || !s->free_gpu || !s->taken || hetero_ws_init(&s->ws, HG_MAX, HG_MAX)) {
+    s->node_order = sim_calloc(cfg->n_nodes ? cfg->n_nodes : 1, sizeof *s->node_order);
+    if (!s->g || !s->free_gpu || !s->taken || !s->node_order ||
+        hetero_ws_init(&s->ws, HG_MAX, HG_MAX)) {
         hetero_fini(s);
         memset(s, 0, sizeof *s);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy '%s': out of memory", cfg->policy);
@@ -307,7 +314,7 @@ static void sort_gpus(const hetero_state *s, const sim_view *v, uint32_t *a, uin
 
 static hgroup *group_find(hetero_state *s, const char *name)
 {
-    for (uint32_t i = 0; i < s->n_groups; i++)
+    for (uint32_t i = 0; i < s->hi_used; i++)
         if (s->g[i].used && strcmp(s->g[i].name, name) == 0)
             return &s->g[i];
     return NULL;
@@ -319,6 +326,8 @@ static hgroup *group_new(hetero_state *s)
         if (!s->g[i].used) {
             memset(&s->g[i], 0, sizeof s->g[i]);
             s->g[i].used = true;
+            if (i >= s->hi_used)
+                s->hi_used = i + 1;
             return &s->g[i];
         }
     return NULL;
@@ -544,6 +553,22 @@ static int place_batch(hetero_state *s, const sim_view *v, sim_time now, uint32_
     return SIM_OK;
 }
 
+/* The order in which free GPUs are offered: by index, or (hetero) by gpu_before. The
+ * GPUs of a node share their type and memory, so that order keeps each node's GPUs
+ * together, and sorting the nodes by their first GPU gives it once for the run. */
+static void order_nodes(hetero_state *s, const sim_view *v)
+{
+    s->n_order = 0;
+    for (uint32_t n = 0; n < v->n_nodes; n++)
+        if (v->node_gpu_count[n])
+            s->free_gpu[s->n_order++] = v->node_gpu_first[n];
+    if (s->mode == HM_HETERO)
+        sort_gpus(s, v, s->free_gpu, s->n_order);
+    for (uint32_t i = 0; i < s->n_order; i++)
+        s->node_order[i] = v->gpu_node[s->free_gpu[i]];
+    s->order_ready = true;
+}
+
 static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
     hetero_state *s = st;
@@ -551,7 +576,7 @@ static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_dec
     if (!s->types_ready)
         resolve_types(s, v);
     int rc;
-    for (uint32_t i = 0; i < s->n_groups; i++) {
+    for (uint32_t i = 0; i < s->hi_used; i++) {
         hgroup *gr = &s->g[i];
         if (gr->used && gr->swapping && gr->next_round_us <= now &&
             (rc = group_round(s, v, now, gr, out)))
@@ -559,12 +584,18 @@ static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_dec
     }
     if (v->pending_head == SIM_JOB_NONE)
         return SIM_OK;
+    if (!s->order_ready)
+        order_nodes(s, v);
+    /* The free GPUs in order: O(nodes + free GPUs), nodes with none skipped. */
     uint32_t n_free = 0;
-    for (uint32_t g = 0; g < v->n_gpus; g++)
-        if (v->gpu_nres[g] == 0 && v->node_up[v->gpu_node[g]])
-            s->free_gpu[n_free++] = g;
-    if (s->mode == HM_HETERO)
-        sort_gpus(s, v, s->free_gpu, n_free);
+    for (uint32_t i = 0; i < s->n_order; i++) {
+        uint32_t n = s->node_order[i];
+        if (!v->node_up[n] || v->node_free_gpus[n] == 0)
+            continue;
+        for (uint32_t g = v->node_gpu_first[n]; g < v->node_gpu_first[n] + v->node_gpu_count[n]; g++)
+            if (v->gpu_nres[g] == 0)
+                s->free_gpu[n_free++] = g;
+    }
     memset(s->taken, 0, n_free);
     sim_job_id j = v->pending_head;
     while (j != SIM_JOB_NONE) {
@@ -597,7 +628,7 @@ static sim_time hetero_next_wakeup(const void *st, const sim_view *v, sim_time n
     (void)now;
     const hetero_state *s = st;
     sim_time t = SIM_TIME_NEVER;
-    for (uint32_t i = 0; i < s->n_groups; i++)
+    for (uint32_t i = 0; i < s->hi_used; i++)
         if (s->g[i].used && s->g[i].swapping && s->g[i].next_round_us < t)
             t = s->g[i].next_round_us;
     return t;
@@ -653,6 +684,8 @@ static void group_close(hetero_state *s, const sim_view *v, hgroup *gr)
         fputc('\n', s->groups_out);
     }
     gr->used = false;
+    while (s->hi_used && !s->g[s->hi_used - 1].used)
+        s->hi_used--;
 }
 
 /* The core returned the job to the pending list (its node failed): its time on the GPU

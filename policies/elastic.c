@@ -46,6 +46,14 @@ typedef struct adj {
 
 typedef enum mode { M_ELASTIC, M_RIGID_MIN, M_STATIC, M_OPTIMUS } mode;
 
+/* optimus: a job in a round's marginal-gain heap; idx is its place in the running list
+ * followed by the pending list (ties go to the first). */
+typedef struct gain_ent {
+    double gain;
+    uint32_t idx;
+    sim_job_id id;
+} gain_ent;
+
 /* optimus: per-job state of an allocation round. */
 typedef struct opt_job {
     uint32_t target; /* trainers allocated this round */
@@ -68,6 +76,10 @@ typedef struct elastic_state {
     adj *adj;          /* scratch: the adjustable jobs */
     uint32_t adj_cap;
     uint64_t total_milli; /* GPU share of the cluster */
+    sim_job_id *ord;      /* optimus scratch: the jobs in the system, ordered */
+    uint8_t *bucket;      /* ... their min-replica pass */
+    gain_ent *heap;       /* ... the marginal-gain heap */
+    uint32_t ord_cap;
 } elastic_state;
 
 static const policy_option elastic_opts[] = {
@@ -186,6 +198,9 @@ static void elastic_fini(void *st)
 {
     elastic_state *s = st;
     sim_free(s->adj);
+    sim_free(s->ord);
+    sim_free(s->bucket);
+    sim_free(s->heap);
     sim_free(s->svc_nodes);
     sim_free(s->off_nodes);
     place_ws_fini(&s->ws);
@@ -481,6 +496,28 @@ static double opt_gain(const sim_view *v, sim_job_id id, uint32_t n, uint32_t hi
  * the job whose remaining time one more trainer shortens most; jobs are then resized
  * to their allocation (shrinks first, a job left with none is preempted, both with a
  * checkpoint unless resize=lossy), growing and starting where the trainers fit. */
+static bool gain_before(const gain_ent *a, const gain_ent *b)
+{
+    return a->gain > b->gain || (a->gain == b->gain && a->idx < b->idx);
+}
+
+static void gain_down(gain_ent *h, uint32_t n, uint32_t i)
+{
+    gain_ent x = h[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && gain_before(&h[c + 1], &h[c]))
+            c++;
+        if (!gain_before(&h[c], &x))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
 static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
     int64_t free_gpus = (int64_t)(s->total_milli / SIM_MILLI_GPU);
@@ -489,47 +526,90 @@ static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *
         if (j->is_service)
             free_gpus -= (int64_t)j->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
     }
-    /* Mins, fewest first (ties: running before pending, then list order). */
-    for (uint32_t want = 1; want <= MAX_MIN_PASS; want++)
-        for (int running = 1; running >= 0; running--)
-            for (uint32_t id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;
-                 id = sim_view_next(v, id)) {
-                const sim_job *j = sim_view_job(v, id);
-                if (j->is_service)
-                    continue;
-                uint32_t lo, hi;
-                bounds(j, &lo, &hi);
-                if (lo != want && !(want == MAX_MIN_PASS && lo > want))
-                    continue;
-                opt_job *o = sim_view_job_state(v, id);
-                uint32_t g = j->gpus_per_replica ? j->gpus_per_replica : 1;
-                o->target = (int64_t)lo * g <= free_gpus ? lo : 0;
-                free_gpus -= (int64_t)o->target * g;
-                o->gain = o->target ? opt_gain(v, id, o->target, hi) : 0;
-            }
-    for (;;) {
-        sim_job_id best = SIM_JOB_NONE;
-        double best_gain = 0;
-        for (int running = 1; running >= 0; running--)
-            for (uint32_t id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;
-                 id = sim_view_next(v, id)) {
-                const sim_job *j = sim_view_job(v, id);
-                const opt_job *o = sim_view_job_state(v, id);
-                uint32_t g = j->gpus_per_replica ? j->gpus_per_replica : 1;
-                if (!j->is_service && o->gain > best_gain && (int64_t)g <= free_gpus) {
-                    best_gain = o->gain;
-                    best = id;
-                }
-            }
-        if (best == SIM_JOB_NONE)
-            break;
-        const sim_job *j = sim_view_job(v, best);
-        opt_job *o = sim_view_job_state(v, best);
+    /* Mins, fewest first (ties: running before pending, then list order): the jobs
+     * bucketed by min (those above MAX_MIN_PASS in the last; a min of 0 takes no pass),
+     * in one walk and a stable scatter. */
+    uint32_t n_sys = v->n_running + v->n_pending;
+    if (n_sys > s->ord_cap) {
+        uint32_t cap = s->ord_cap ? s->ord_cap : 256;
+        while (cap < n_sys)
+            cap *= 2;
+        sim_job_id *o = sim_reallocarray(s->ord, 2 * (size_t)cap, sizeof *o);
+        if (o)
+            s->ord = o;
+        uint8_t *b = sim_reallocarray(s->bucket, cap, 1);
+        if (b)
+            s->bucket = b;
+        gain_ent *h = sim_reallocarray(s->heap, cap, sizeof *h);
+        if (h)
+            s->heap = h;
+        if (!o || !b || !h)
+            return SIM_ENOMEM;
+        s->ord_cap = cap;
+    }
+    sim_job_id *all = s->ord + s->ord_cap; /* running, then pending, non-services */
+    uint32_t n_all = 0, count[MAX_MIN_PASS + 1] = {0};
+    for (int running = 1; running >= 0; running--)
+        for (uint32_t id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;
+             id = sim_view_next(v, id)) {
+            const sim_job *j = sim_view_job(v, id);
+            if (j->is_service)
+                continue;
+            uint32_t lo, hi;
+            bounds(j, &lo, &hi);
+            s->bucket[n_all] = (uint8_t)(lo > MAX_MIN_PASS ? MAX_MIN_PASS : lo);
+            count[s->bucket[n_all]]++;
+            all[n_all++] = id;
+        }
+    uint32_t at[MAX_MIN_PASS + 1], sum = 0;
+    for (uint32_t b = 0; b <= MAX_MIN_PASS; b++) {
+        at[b] = sum;
+        sum += count[b];
+    }
+    for (uint32_t i = 0; i < n_all; i++)
+        s->ord[at[s->bucket[i]]++] = all[i];
+    for (uint32_t i = count[0]; i < n_all; i++) {
+        sim_job_id id = s->ord[i];
+        const sim_job *j = sim_view_job(v, id);
         uint32_t lo, hi;
         bounds(j, &lo, &hi);
-        o->target++;
-        free_gpus -= j->gpus_per_replica ? j->gpus_per_replica : 1;
-        o->gain = opt_gain(v, best, o->target, hi);
+        opt_job *o = sim_view_job_state(v, id);
+        uint32_t g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+        o->target = (int64_t)lo * g <= free_gpus ? lo : 0;
+        free_gpus -= (int64_t)o->target * g;
+        o->gain = o->target ? opt_gain(v, id, o->target, hi) : 0;
+    }
+    /* Then one GPU's worth of trainers at a time to the job with the highest marginal
+     * gain whose replica still fits: a heap by gain, O((jobs + steps) log jobs). A job
+     * whose replica does not fit now never will in this round (GPUs only go). */
+    uint32_t nh = 0;
+    for (uint32_t i = 0; i < n_all; i++) {
+        const opt_job *o = sim_view_job_state(v, all[i]);
+        if (o->gain > 0)
+            s->heap[nh++] = (gain_ent){o->gain, i, all[i]};
+    }
+    for (uint32_t i = nh / 2; i-- > 0;)
+        gain_down(s->heap, nh, i);
+    while (nh) {
+        sim_job_id best = s->heap[0].id;
+        const sim_job *j = sim_view_job(v, best);
+        uint32_t g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+        opt_job *o = sim_view_job_state(v, best);
+        if ((int64_t)g > free_gpus) {
+            s->heap[0] = s->heap[--nh];
+        } else {
+            uint32_t lo, hi;
+            bounds(j, &lo, &hi);
+            o->target++;
+            free_gpus -= g;
+            o->gain = opt_gain(v, best, o->target, hi);
+            if (o->gain > 0)
+                s->heap[0].gain = o->gain;
+            else
+                s->heap[0] = s->heap[--nh];
+        }
+        if (nh)
+            gain_down(s->heap, nh, 0);
     }
     /* Apply: shrink first, so the GPUs they free are there for the others. */
     int rc;

@@ -36,6 +36,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct adj {
     sim_job_id id;
@@ -80,6 +81,10 @@ typedef struct elastic_state {
     uint8_t *bucket;      /* ... their min-replica pass */
     gain_ent *heap;       /* ... the marginal-gain heap */
     uint32_t ord_cap;
+    uint64_t pass;          /* start_pending passes made */
+    uint64_t *fail_pass;    /* per shape: the last pass in which a job of it found no room ... */
+    uint32_t *fail_n;       /* ... for this many trainers */
+    uint32_t fail_cap;
 } elastic_state;
 
 static const policy_option elastic_opts[] = {
@@ -201,6 +206,8 @@ static void elastic_fini(void *st)
     sim_free(s->ord);
     sim_free(s->bucket);
     sim_free(s->heap);
+    sim_free(s->fail_pass);
+    sim_free(s->fail_n);
     sim_free(s->svc_nodes);
     sim_free(s->off_nodes);
     place_ws_fini(&s->ws);
@@ -357,8 +364,27 @@ static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
 
 /* Start pending offline jobs in arrival order, skipping those that do not fit: elastic
  * ones at min_replicas (static: at max_replicas). */
+/* Offline pending jobs start in list order where they fit (backfilling). Within a pass
+ * room is only taken, and jobs of one shape fit exactly where each other fit, so a job
+ * of a shape that found no room for as many trainers earlier in the pass is not tried. */
 static int start_pending(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
+    if (v->n_shapes > s->fail_cap) {
+        uint32_t cap = s->fail_cap ? s->fail_cap : 64;
+        while (cap < v->n_shapes)
+            cap *= 2;
+        uint64_t *fp = sim_reallocarray(s->fail_pass, cap, sizeof *fp);
+        if (fp)
+            s->fail_pass = fp;
+        uint32_t *fn = sim_reallocarray(s->fail_n, cap, sizeof *fn);
+        if (fn)
+            s->fail_n = fn;
+        if (!fp || !fn)
+            return SIM_ENOMEM;
+        memset(s->fail_pass + s->fail_cap, 0, (cap - s->fail_cap) * sizeof *fp);
+        s->fail_cap = cap;
+    }
+    s->pass++;
     for (uint32_t id = v->pending_head; id != SIM_JOB_NONE;) {
         uint32_t next = sim_view_next(v, id);
         const sim_job *j = sim_view_job(v, id);
@@ -377,10 +403,15 @@ static int start_pending(elastic_state *s, const sim_view *v, policy_decisions *
             if (n < lo)
                 n = lo;
         }
-        if (place_n(s, v, id, n, &p)) {
+        bool failed_before = j->shape < s->fail_cap && s->fail_pass[j->shape] == s->pass &&
+                             s->fail_n[j->shape] == n;
+        if (!failed_before && place_n(s, v, id, n, &p)) {
             int rc = sim_decide_start(out, id, &p);
             if (rc != SIM_OK)
                 return rc;
+        } else if (!failed_before && j->shape < s->fail_cap) {
+            s->fail_pass[j->shape] = s->pass;
+            s->fail_n[j->shape] = n;
         }
         id = next;
     }

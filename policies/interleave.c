@@ -246,6 +246,8 @@ typedef struct il_state {
     uint32_t claim_cap;
     /* Per node, sized at init. */
     uint32_t *nfree, *touched, *taken;
+    uint32_t *seg;       /* max of nfree over node ranges: a tree of seg_p leaves */
+    uint32_t seg_p;
     uint64_t free_total; /* sum of nfree */
     uint32_t *cands;     /* nodes of one GPU type, for start_pack */
     uint32_t *ncount;    /* per node: GPUs of a job there (keeps_nodes) */
@@ -461,6 +463,10 @@ static int init_state(void *st, const policy_config *cfg, sim_diag *d)
     s->n_nodes = cfg->n_nodes;
     size_t nn = cfg->n_nodes ? cfg->n_nodes : 1;
     s->nfree = sim_calloc(nn, sizeof *s->nfree);
+    s->seg_p = 1;
+    while (s->seg_p < nn)
+        s->seg_p *= 2;
+    s->seg = sim_calloc(2 * (size_t)s->seg_p, sizeof *s->seg);
     s->touched = sim_calloc(nn, sizeof *s->touched);
     s->taken = sim_calloc(nn, sizeof *s->taken);
     s->cands = sim_calloc(nn, sizeof *s->cands);
@@ -486,7 +492,7 @@ static int init_state(void *st, const policy_config *cfg, sim_diag *d)
     s->cpairs = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->cpairs);
     s->cw = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->cw);
     s->crpairs = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->crpairs);
-    if (!s->bl || !s->nfree || !s->touched || !s->taken || !s->cands || !s->ncount || !s->tnode ||
+    if (!s->bl || !s->nfree || !s->seg || !s->touched || !s->taken || !s->cands || !s->ncount || !s->tnode ||
         !s->tnode2 || !s->iter_key || !s->iter_val || !s->memo_key || !s->memo_off || !s->pool ||
         !s->sig || !s->sorted || !s->used || !s->plist || !s->bls || !s->cm || !s->csig ||
         !s->crep || !s->ccount || !s->cpairs || !s->cw || !s->crpairs)
@@ -526,6 +532,7 @@ static void il_fini(void *st)
     sim_free(s->inplace);
     sim_free(s->claim);
     sim_free(s->nfree);
+    sim_free(s->seg);
     sim_free(s->touched);
     sim_free(s->prof);
     sim_free(s->memo_key);
@@ -710,8 +717,47 @@ static uint32_t prioritise(il_state *s, const sim_view *v)
     return n;
 }
 
+/* The tree over nfree: node n's leaf is seg[seg_p + n], each inner entry the max of its
+ * two children. */
+static void seg_set(il_state *s, uint32_t n)
+{
+    uint32_t i = s->seg_p + n;
+    s->seg[i] = s->nfree[n];
+    for (i /= 2; i >= 1; i /= 2) {
+        uint32_t m = s->seg[2 * i] > s->seg[2 * i + 1] ? s->seg[2 * i] : s->seg[2 * i + 1];
+        if (s->seg[i] == m)
+            break;
+        s->seg[i] = m;
+    }
+}
+
+/* The first node at or after `from` with at least `need` GPUs free, or UINT32_MAX. */
+static uint32_t seg_first(const il_state *s, uint32_t from, uint32_t need)
+{
+    if (from >= s->seg_p)
+        return UINT32_MAX;
+    uint32_t i = s->seg_p + from;
+    if (s->seg[i] >= need)
+        return from;
+    /* Climb while the rest of this subtree holds no such node, then go down. */
+    for (;;) {
+        while (i & 1u) { /* a right child: its parent's right part is done */
+            i /= 2;
+            if (i <= 1)
+                return UINT32_MAX;
+        }
+        i++; /* the right sibling */
+        if (s->seg[i] >= need)
+            break;
+    }
+    while (i < s->seg_p)
+        i = s->seg[2 * i] >= need ? 2 * i : 2 * i + 1;
+    return i - s->seg_p;
+}
+
 /* First fit of `reps` replicas of `gpr` GPUs each on the empty copy of the cluster
- * (nfree); taken only when all fit. */
+ * (nfree): the nodes in index order, as many replicas on each as it holds; taken only
+ * when all fit. The tree finds the next node with room in O(log nodes). */
 static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, uint64_t mask)
 {
     s->n_touched = 0;
@@ -719,8 +765,9 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
         return true;
     if ((uint64_t)reps * gpr > s->free_total)
         return false; /* cannot fit: spare the walk over the nodes */
-    uint32_t placed = 0, nt = 0;
-    for (uint32_t n = 0; n < v->n_nodes && n < s->n_nodes && placed < reps; n++) {
+    uint32_t placed = 0, nt = 0, lim = v->n_nodes < s->n_nodes ? v->n_nodes : s->n_nodes;
+    for (uint32_t n = seg_first(s, 0, gpr); n < lim && placed < reps;
+         n = seg_first(s, n + 1, gpr)) {
         if (mask && !((mask >> v->node_gpu_type[n]) & 1u))
             continue;
         uint32_t c = 0;
@@ -729,28 +776,33 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
             placed++;
             c++;
         }
-        if (c) {
-            s->touched[nt] = n;
-            s->taken[nt++] = c;
-        }
+        seg_set(s, n);
+        s->touched[nt] = n;
+        s->taken[nt++] = c;
     }
     if (placed == reps) {
         s->free_total -= (uint64_t)reps * gpr;
         s->n_touched = nt;
         return true;
     }
-    for (uint32_t i = 0; i < nt; i++)
+    for (uint32_t i = 0; i < nt; i++) {
         s->nfree[s->touched[i]] += s->taken[i] * gpr;
+        seg_set(s, s->touched[i]);
+    }
     return false;
 }
 
 static void empty_cluster(il_state *s, const sim_view *v)
 {
     s->free_total = 0;
-    for (uint32_t n = 0; n < v->n_nodes && n < s->n_nodes; n++) {
+    uint32_t lim = v->n_nodes < s->n_nodes ? v->n_nodes : s->n_nodes;
+    for (uint32_t n = 0; n < lim; n++) {
         s->nfree[n] = v->node_up[n] ? v->node_gpu_count[n] : 0;
         s->free_total += s->nfree[n];
+        s->seg[s->seg_p + n] = s->nfree[n];
     }
+    for (uint32_t i = s->seg_p - 1; i >= 1; i--)
+        s->seg[i] = s->seg[2 * i] > s->seg[2 * i + 1] ? s->seg[2 * i] : s->seg[2 * i + 1];
 }
 
 /* GPU types of the nodes that are up and have GPUs (bit t). */
@@ -1328,6 +1380,7 @@ static bool fit_beside(il_state *s, const sim_view *v)
             if (v->allocs[a].gpu == SIM_GPU_NONE || nd >= s->n_nodes || s->nfree[nd] == 0)
                 continue;
             s->nfree[nd]--;
+            seg_set(s, nd);
             s->free_total--;
         }
     }

@@ -29,6 +29,7 @@
  * rigid at max_replicas (at most what the offline nodes hold), in arrival order with
  * backfilling; nothing is taken back.
  */
+#include "policies/elastic.h"
 #include "policies/place.h"
 #include "sim/policy.h"
 
@@ -46,6 +47,12 @@ typedef struct adj {
 } adj;
 
 typedef enum mode { M_ELASTIC, M_RIGID_MIN, M_STATIC, M_OPTIMUS } mode;
+
+/* A pending job in line in a pass: its place in the pending list, and its id. */
+typedef struct shape_ent {
+    uint64_t seq;
+    sim_job_id id;
+} shape_ent;
 
 /* optimus: a job in a round's marginal-gain heap; idx is its place in the running list
  * followed by the pending list (ties go to the first). */
@@ -84,7 +91,9 @@ typedef struct elastic_state {
     uint64_t pass;          /* start_pending passes made */
     uint64_t *fail_pass;    /* per shape: the last pass in which a job of it found no room ... */
     uint32_t *fail_n;       /* ... for this many trainers */
-    uint32_t fail_cap;
+    shape_ent *line;        /* scratch: per shape, its next pending job */
+    uint32_t fail_cap;      /* shapes those have room for */
+    bool any_bounds;        /* a job with min_replicas or max_replicas has arrived */
 } elastic_state;
 
 static const policy_option elastic_opts[] = {
@@ -208,6 +217,7 @@ static void elastic_fini(void *st)
     sim_free(s->heap);
     sim_free(s->fail_pass);
     sim_free(s->fail_n);
+    sim_free(s->line);
     sim_free(s->svc_nodes);
     sim_free(s->off_nodes);
     place_ws_fini(&s->ws);
@@ -364,9 +374,82 @@ static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
 
 /* Start pending offline jobs in arrival order, skipping those that do not fit: elastic
  * ones at min_replicas (static: at max_replicas). */
-/* Offline pending jobs start in list order where they fit (backfilling). Within a pass
- * room is only taken, and jobs of one shape fit exactly where each other fit, so a job
- * of a shape that found no room for as many trainers earlier in the pass is not tried. */
+static bool by_shape = true;
+
+void elastic_shapes_enable(bool on)
+{
+    by_shape = on;
+}
+
+static void elastic_on_arrival(void *st, const sim_view *v, sim_job_id id)
+{
+    elastic_state *s = st;
+    const job_spec *j = &sim_view_job(v, id)->spec;
+    if (job_spec_has(j, SIM_ATTR_MIN_REPLICAS) || job_spec_has(j, SIM_ATTR_MAX_REPLICAS))
+        s->any_bounds = true;
+}
+
+/* Try offline pending job id (a service is left to serve()): start it if it fits;
+ * *failed when it did not, or a job of its shape found no room for as many trainers
+ * earlier in the pass (room is only taken within a pass, and a shape holds everything
+ * a placement reads). */
+static int try_pending(elastic_state *s, const sim_view *v, sim_job_id id, policy_decisions *out,
+                       bool *failed)
+{
+    const sim_job *j = sim_view_job(v, id);
+    *failed = false;
+    if (j->is_service)
+        return SIM_OK;
+    uint32_t lo, hi;
+    bounds(j, &lo, &hi);
+    sim_placement p;
+    uint32_t n = lo;
+    if (s->mode == M_STATIC) {
+        /* At max_replicas, or as many as the offline slice holds. */
+        uint64_t fit = j->gpus_per_replica ? s->off_gpus / j->gpus_per_replica : hi;
+        n = hi < fit ? hi : (uint32_t)fit;
+        if (n < lo)
+            n = lo;
+    }
+    if (j->shape < s->fail_cap && s->fail_pass[j->shape] == s->pass && s->fail_n[j->shape] == n) {
+        *failed = true;
+        return SIM_OK;
+    }
+    if (place_n(s, v, id, n, &p))
+        return sim_decide_start(out, id, &p);
+    *failed = true;
+    if (j->shape < s->fail_cap) {
+        s->fail_pass[j->shape] = s->pass;
+        s->fail_n[j->shape] = n;
+    }
+    return SIM_OK;
+}
+
+static void line_down(shape_ent *h, uint32_t n, uint32_t i)
+{
+    shape_ent x = h[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1].seq < h[c].seq)
+            c++;
+        if (h[c].seq >= x.seq)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+/*
+ * Offline pending jobs start in list order where they fit (backfilling). When no job
+ * of the run has replica bounds, every job starts with its trace's replicas, so the jobs
+ * of a shape ask for the same room: the shapes' lists of pending jobs are merged by
+ * enqueue order (the pending list's order) and a shape is dropped at its first job that
+ * does not fit, O((started + shapes) log shapes) a pass. Otherwise the pending list is
+ * walked, O(pending jobs).
+ */
 static int start_pending(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
     if (v->n_shapes > s->fail_cap) {
@@ -379,41 +462,46 @@ static int start_pending(elastic_state *s, const sim_view *v, policy_decisions *
         uint32_t *fn = sim_reallocarray(s->fail_n, cap, sizeof *fn);
         if (fn)
             s->fail_n = fn;
-        if (!fp || !fn)
+        shape_ent *l = sim_reallocarray(s->line, cap, sizeof *l);
+        if (l)
+            s->line = l;
+        if (!fp || !fn || !l)
             return SIM_ENOMEM;
         memset(s->fail_pass + s->fail_cap, 0, (cap - s->fail_cap) * sizeof *fp);
         s->fail_cap = cap;
     }
     s->pass++;
-    for (uint32_t id = v->pending_head; id != SIM_JOB_NONE;) {
-        uint32_t next = sim_view_next(v, id);
-        const sim_job *j = sim_view_job(v, id);
-        if (j->is_service) {
-            id = next;
-            continue;
-        }
-        uint32_t lo, hi;
-        bounds(j, &lo, &hi);
-        sim_placement p;
-        uint32_t n = lo;
-        if (s->mode == M_STATIC) {
-            /* At max_replicas, or as many as the offline slice holds. */
-            uint64_t fit = j->gpus_per_replica ? s->off_gpus / j->gpus_per_replica : hi;
-            n = hi < fit ? hi : (uint32_t)fit;
-            if (n < lo)
-                n = lo;
-        }
-        bool failed_before = j->shape < s->fail_cap && s->fail_pass[j->shape] == s->pass &&
-                             s->fail_n[j->shape] == n;
-        if (!failed_before && place_n(s, v, id, n, &p)) {
-            int rc = sim_decide_start(out, id, &p);
-            if (rc != SIM_OK)
+    int rc;
+    bool failed;
+    if (s->any_bounds || !by_shape) {
+        for (uint32_t id = v->pending_head; id != SIM_JOB_NONE;) {
+            uint32_t next = sim_view_next(v, id); /* before deciding: a start moves the job */
+            if ((rc = try_pending(s, v, id, out, &failed)) != SIM_OK)
                 return rc;
-        } else if (!failed_before && j->shape < s->fail_cap) {
-            s->fail_pass[j->shape] = s->pass;
-            s->fail_n[j->shape] = n;
+            id = next;
         }
-        id = next;
+        return SIM_OK;
+    }
+    uint32_t nl = 0;
+    for (uint32_t k = 0; k < v->n_active_shapes; k++) {
+        uint32_t sh = v->active_shapes[k];
+        sim_job_id id = v->shape_head[sh];
+        if (id != SIM_JOB_NONE)
+            s->line[nl++] = (shape_ent){sim_view_job(v, id)->enqueue_seq, id};
+    }
+    for (uint32_t i = nl / 2; i-- > 0;)
+        line_down(s->line, nl, i);
+    while (nl) {
+        sim_job_id id = s->line[0].id;
+        sim_job_id next = sim_view_job(v, id)->shape_next; /* before deciding */
+        if ((rc = try_pending(s, v, id, out, &failed)) != SIM_OK)
+            return rc;
+        if (!failed && next != SIM_JOB_NONE)
+            s->line[0] = (shape_ent){sim_view_job(v, next)->enqueue_seq, next};
+        else
+            s->line[0] = s->line[--nl];
+        if (nl)
+            line_down(s->line, nl, 0);
     }
     return SIM_OK;
 }
@@ -726,6 +814,7 @@ const policy_ops policy_elastic = {
     .options = elastic_opts,
     .init = elastic_init,
     .fini = elastic_fini,
+    .on_arrival = elastic_on_arrival,
     .schedule = elastic_schedule,
     .next_wakeup = elastic_next_wakeup,
     .elastic_outputs = true,
@@ -741,6 +830,7 @@ const policy_ops policy_optimus = {
     .options = optimus_opts,
     .init = optimus_init,
     .fini = elastic_fini,
+    .on_arrival = elastic_on_arrival,
     .schedule = elastic_schedule,
     .next_wakeup = elastic_next_wakeup,
     .elastic_outputs = true,
@@ -755,6 +845,7 @@ const policy_ops policy_static = {
     .options = rigid_opts,
     .init = static_init,
     .fini = elastic_fini,
+    .on_arrival = elastic_on_arrival,
     .schedule = elastic_schedule,
     .elastic_outputs = true,
 };
@@ -768,6 +859,7 @@ const policy_ops policy_rigid_min = {
     .options = rigid_opts,
     .init = rigid_init,
     .fini = elastic_fini,
+    .on_arrival = elastic_on_arrival,
     .schedule = elastic_schedule,
     .elastic_outputs = true,
 };

@@ -16,6 +16,7 @@
  */
 #include "models/catalog.h"
 #include "models/pollux.h"
+#include "policies/elastic.h"
 #include "policies/place.h"
 #include "sim/policy.h"
 #include "sim/engine.h"
@@ -531,6 +532,48 @@ static void test_random(void)
         }
         world_fini(&w);
     }
+    gsl_rng_free(rng);
+}
+
+/* Jobs without replica bounds start by shape (the pending jobs of each shape merged in
+ * arrival order, a shape dropped at its first job that does not fit): the same bytes as
+ * the walk of the pending list, on random traces that queue up on small clusters. */
+static void test_by_shape(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    const policy_ops *pols[3] = {&policy_elastic, &policy_rigid_min, &policy_static};
+    uint32_t compared = 0;
+    for (int it = 0; it < 12; it++) {
+        gsl_rng_set(rng, (unsigned long)it + 100);
+        world w;
+        world_init(&w, 1 + (uint32_t)gsl_rng_uniform_int(rng, 3), 4);
+        job_spec js[80];
+        size_t n = 30 + gsl_rng_uniform_int(rng, 50);
+        double t = 0;
+        for (size_t k = 0; k < n; k++) {
+            char id[32];
+            snprintf(id, sizeof id, "j%zu", k);
+            t += gsl_rng_uniform(rng) * 30;
+            js[k] = ejob(id, t, 50 + gsl_rng_uniform(rng) * 2000,
+                         1 + (uint32_t)gsl_rng_uniform_int(rng, 6), 0, 0);
+        }
+        for (int p = 0; p < 3; p++) {
+            run_out a = run(&w, js, n, pols[p], NULL, 0, 0);
+            elastic_shapes_enable(false);
+            run_out b = run(&w, js, n, pols[p], NULL, 0, 0);
+            elastic_shapes_enable(true);
+            CHECK_EQ_I64(a.status, SIM_OK);
+            CHECK_EQ_I64(b.status, SIM_OK);
+            CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
+            CHECK(a.summary_len == b.summary_len &&
+                  memcmp(a.summary, b.summary, a.summary_len) == 0);
+            compared += a.status == SIM_OK;
+            run_out_free(&a);
+            run_out_free(&b);
+        }
+        world_fini(&w);
+    }
+    CHECK_EQ_I64(compared, 36);
     gsl_rng_free(rng);
 }
 
@@ -1155,6 +1198,7 @@ int main(void)
     test_pollux_reader();
     test_schedules();
     test_random();
+    test_by_shape();
     test_services_rule();
     test_roles_reader();
     test_roles();

@@ -1,0 +1,16 @@
+/*
+ * elastic.h: the elastic-trainer policies of policies/elastic.c (elastic, optimus, static,
+ * rigid-min), their switch for tests and benchmarks.
+ */
+#ifndef POLICIES_ELASTIC_H
+#define POLICIES_ELASTIC_H
+
+#include <stdbool.h>
+
+/* Start pending jobs by a walk of the pending list (false), or, when no job of the run
+ * has replica bounds, by the lists per shape merged in the same order, each shape
+ * dropped at its first job that does not fit (true, the default), for every engine of
+ * the process: the two give the same schedule, which the tests compare. */
+void elastic_shapes_enable(bool on);
+
+#endif

@@ -251,11 +251,13 @@ static void reserve(elastic_state *s, const sim_view *v)
     }
 }
 
-/* Candidate nodes of a job: all (NULL) except under `static`. */
+/* Candidate nodes of a job: all (NULL) except under `static` (where an offline job with
+ * no node reserved for services may use all of them too: NULL lets the placement use
+ * the engine's block summaries instead of a scan of the list). */
 static const uint32_t *cands(const elastic_state *s, const sim_job *j, uint32_t *n)
 {
     *n = 0;
-    if (s->mode != M_STATIC)
+    if (s->mode != M_STATIC || (!j->is_service && s->n_svc_nodes == 0))
         return NULL;
     *n = j->is_service ? s->n_svc_nodes : s->n_off_nodes;
     return j->is_service ? s->svc_nodes : s->off_nodes;

@@ -44,6 +44,11 @@ typedef struct preempt_key {
  * preempts it, so it tracks the service without reading the job back. */
 typedef struct preempt_entry {
     preempt_key key;  /* pending: as queued; running: as of the last pass */
+    /* The fields a walk of the treap reads, together (one cache line or two). */
+    uint64_t need;   /* milli-GPUs it holds when running */
+    uint64_t tsum;   /* running: GPU requests summed over its subtree, milli-GPU */
+    uint32_t tl, tr; /* running: children in the treap (job ids), or UINT32_MAX */
+    uint32_t tprio;  /* treap priority, drawn from the arrival order */
     double a0;        /* attained GPU-seconds at t0 */
     double base;      /* policy's origin of service (las: service when last promoted) */
     double rate;      /* GPU-seconds per second while running, else 0 */
@@ -53,17 +58,13 @@ typedef struct preempt_entry {
     sim_time due;     /* pending: when its key changes on its own (SIM_TIME_NEVER: never) */
     sim_time pend_us; /* policy's pending-time account (las mode=tiresias) */
     uint64_t seq;     /* arrival order */
-    uint64_t need;    /* milli-GPUs it holds when running */
     uint64_t mask;    /* GPU types it accepts (0 = any) */
     uint64_t pos;     /* policy's position counter (las mode=tiresias) */
     sim_job_id id;
     uint32_t cls;    /* its class */
     uint32_t slot;   /* its slot in the class heap while pending, else UINT32_MAX */
     uint32_t dslot;  /* its slot in the heap of due times, or UINT32_MAX */
-    uint32_t tl, tr; /* running: children in the treap (job ids), or UINT32_MAX */
-    uint32_t tprio;  /* treap priority, drawn from the arrival order */
     uint32_t rslot;  /* running: slot in the heap of key changes, or UINT32_MAX */
-    uint64_t tsum;   /* running: GPU requests summed over its subtree, milli-GPU */
     sim_time rdue;   /* running: when its key changes (next_change) */
     uint32_t next;   /* next admitted pending job of the same shape in a pass */
     uint32_t queue;  /* policy's queue (las) */

@@ -48,12 +48,6 @@ typedef struct adj {
 
 typedef enum mode { M_ELASTIC, M_RIGID_MIN, M_STATIC, M_OPTIMUS } mode;
 
-/* A pending job in line in a pass: its place in the pending list, and its id. */
-typedef struct shape_ent {
-    uint64_t seq;
-    sim_job_id id;
-} shape_ent;
-
 /* optimus: a job in a round's marginal-gain heap; idx is its place in the running list
  * followed by the pending list (ties go to the first). */
 typedef struct gain_ent {
@@ -91,7 +85,6 @@ typedef struct elastic_state {
     uint64_t pass;          /* start_pending passes made */
     uint64_t *fail_pass;    /* per shape: the last pass in which a job of it found no room ... */
     uint32_t *fail_n;       /* ... for this many trainers */
-    shape_ent *line;        /* scratch: per shape, its next pending job */
     uint32_t fail_cap;      /* shapes those have room for */
     bool any_bounds;        /* a job with min_replicas or max_replicas has arrived */
 } elastic_state;
@@ -217,7 +210,6 @@ static void elastic_fini(void *st)
     sim_free(s->heap);
     sim_free(s->fail_pass);
     sim_free(s->fail_n);
-    sim_free(s->line);
     sim_free(s->svc_nodes);
     sim_free(s->off_nodes);
     place_ws_fini(&s->ws);
@@ -391,15 +383,12 @@ static void elastic_on_arrival(void *st, const sim_view *v, sim_job_id id)
         s->any_bounds = true;
 }
 
-/* Try offline pending job id (a service is left to serve()): start it if it fits;
- * *failed when it did not, or a job of its shape found no room for as many trainers
- * earlier in the pass (room is only taken within a pass, and a shape holds everything
- * a placement reads). */
-static int try_pending(elastic_state *s, const sim_view *v, sim_job_id id, policy_decisions *out,
-                       bool *failed)
+/* Try offline pending job id (a service is left to serve()): start it if it fits, unless
+ * a job of its shape found no room for as many trainers earlier in the pass (room is
+ * only taken within a pass, and a shape holds everything a placement reads). */
+static int try_pending(elastic_state *s, const sim_view *v, sim_job_id id, policy_decisions *out)
 {
     const sim_job *j = sim_view_job(v, id);
-    *failed = false;
     if (j->is_service)
         return SIM_OK;
     uint32_t lo, hi;
@@ -413,13 +402,10 @@ static int try_pending(elastic_state *s, const sim_view *v, sim_job_id id, polic
         if (n < lo)
             n = lo;
     }
-    if (j->shape < s->fail_cap && s->fail_pass[j->shape] == s->pass && s->fail_n[j->shape] == n) {
-        *failed = true;
+    if (j->shape < s->fail_cap && s->fail_pass[j->shape] == s->pass && s->fail_n[j->shape] == n)
         return SIM_OK;
-    }
     if (place_n(s, v, id, n, &p))
         return sim_decide_start(out, id, &p);
-    *failed = true;
     if (j->shape < s->fail_cap) {
         s->fail_pass[j->shape] = s->pass;
         s->fail_n[j->shape] = n;
@@ -427,33 +413,18 @@ static int try_pending(elastic_state *s, const sim_view *v, sim_job_id id, polic
     return SIM_OK;
 }
 
-static void line_down(shape_ent *h, uint32_t n, uint32_t i)
-{
-    shape_ent x = h[i];
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && h[c + 1].seq < h[c].seq)
-            c++;
-        if (h[c].seq >= x.seq)
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = x;
-}
-
 /*
- * Offline pending jobs start in list order where they fit (backfilling). When no job
- * of the run has replica bounds, every job starts with its trace's replicas, so the jobs
- * of a shape ask for the same room: the shapes' lists of pending jobs are merged by
- * enqueue order (the pending list's order) and a shape is dropped at its first job that
- * does not fit, O((started + shapes) log shapes) a pass. Otherwise the pending list is
- * walked, O(pending jobs).
+ * Offline pending jobs start in list order where they fit (backfilling). When the run
+ * has no services and no job with replica bounds, every job starts with its trace's
+ * replicas on any node, most allocated first: that is binpack's backfilling pass, which
+ * merges the shapes' lists by enqueue order and drops a shape at its first failure
+ * (place_pass_run). Otherwise the pending list is walked, O(pending jobs).
  */
 static int start_pending(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
+    if (by_shape && !s->any_bounds && v->n_services == 0)
+        return place_pass_run(&s->ws, v, out, 0, place_score_most_allocated, NULL,
+                              PLACE_GPU_MOST_USED, false);
     if (v->n_shapes > s->fail_cap) {
         uint32_t cap = s->fail_cap ? s->fail_cap : 64;
         while (cap < v->n_shapes)
@@ -464,46 +435,18 @@ static int start_pending(elastic_state *s, const sim_view *v, policy_decisions *
         uint32_t *fn = sim_reallocarray(s->fail_n, cap, sizeof *fn);
         if (fn)
             s->fail_n = fn;
-        shape_ent *l = sim_reallocarray(s->line, cap, sizeof *l);
-        if (l)
-            s->line = l;
-        if (!fp || !fn || !l)
+        if (!fp || !fn)
             return SIM_ENOMEM;
         memset(s->fail_pass + s->fail_cap, 0, (cap - s->fail_cap) * sizeof *fp);
         s->fail_cap = cap;
     }
     s->pass++;
-    int rc;
-    bool failed;
-    if (s->any_bounds || !by_shape) {
-        for (uint32_t id = v->pending_head; id != SIM_JOB_NONE;) {
-            uint32_t next = sim_view_next(v, id); /* before deciding: a start moves the job */
-            if ((rc = try_pending(s, v, id, out, &failed)) != SIM_OK)
-                return rc;
-            id = next;
-        }
-        return SIM_OK;
-    }
-    uint32_t nl = 0;
-    for (uint32_t k = 0; k < v->n_active_shapes; k++) {
-        uint32_t sh = v->active_shapes[k];
-        sim_job_id id = v->shape_head[sh];
-        if (id != SIM_JOB_NONE)
-            s->line[nl++] = (shape_ent){sim_view_job(v, id)->enqueue_seq, id};
-    }
-    for (uint32_t i = nl / 2; i-- > 0;)
-        line_down(s->line, nl, i);
-    while (nl) {
-        sim_job_id id = s->line[0].id;
-        sim_job_id next = sim_view_job(v, id)->shape_next; /* before deciding */
-        if ((rc = try_pending(s, v, id, out, &failed)) != SIM_OK)
+    for (uint32_t id = v->pending_head; id != SIM_JOB_NONE;) {
+        uint32_t next = sim_view_next(v, id); /* before deciding: a start moves the job */
+        int rc = try_pending(s, v, id, out);
+        if (rc != SIM_OK)
             return rc;
-        if (!failed && next != SIM_JOB_NONE)
-            s->line[0] = (shape_ent){sim_view_job(v, next)->enqueue_seq, next};
-        else
-            s->line[0] = s->line[--nl];
-        if (nl)
-            line_down(s->line, nl, 0);
+        id = next;
     }
     return SIM_OK;
 }
@@ -612,11 +555,6 @@ static double opt_gain(const sim_view *v, sim_job_id id, uint32_t n, uint32_t hi
     return s0 > 0 ? w * (1.0 / s0 - 1.0 / s1) : INFINITY;
 }
 
-/* Optimus (Peng et al., EuroSys'18) as Pollux's simulator runs it: every offline job
- * gets its min trainers while GPUs last (fewest first), then GPUs go one at a time to
- * the job whose remaining time one more trainer shortens most; jobs are then resized
- * to their allocation (shrinks first, a job left with none is preempted, both with a
- * checkpoint unless resize=lossy), growing and starting where the trainers fit. */
 static bool gain_before(const gain_ent *a, const gain_ent *b)
 {
     return a->gain > b->gain || (a->gain == b->gain && a->idx < b->idx);
@@ -639,6 +577,11 @@ static void gain_down(gain_ent *h, uint32_t n, uint32_t i)
     h[i] = x;
 }
 
+/* Optimus (Peng et al., EuroSys'18) as Pollux's simulator runs it: every offline job
+ * gets its min trainers while GPUs last (fewest first), then GPUs go one at a time to
+ * the job whose remaining time one more trainer shortens most; jobs are then resized
+ * to their allocation (shrinks first, a job left with none is preempted, both with a
+ * checkpoint unless resize=lossy), growing and starting where the trainers fit. */
 static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
     int64_t free_gpus = (int64_t)(s->total_milli / SIM_MILLI_GPU);

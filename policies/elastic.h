@@ -7,10 +7,11 @@
 
 #include <stdbool.h>
 
-/* Start pending jobs by a walk of the pending list (false), or, when no job of the run
- * has replica bounds, by the lists per shape merged in the same order, each shape
- * dropped at its first job that does not fit (true, the default), for every engine of
- * the process: the two give the same schedule, which the tests compare. */
+/* Start pending jobs by a walk of the pending list (false), or, when the run has no
+ * services and no job with replica bounds, by binpack's backfilling pass
+ * (place_pass_run: the lists per shape merged in the same order, each shape dropped at
+ * its first job that does not fit; true, the default), for every engine of the process:
+ * the two give the same schedule, which the tests compare. */
 void elastic_shapes_enable(bool on);
 
 #endif

@@ -391,14 +391,13 @@ static void max_free(antman_state *s, int cls)
             s->maxfree[cls] = s->nfree[cls][n];
 }
 
-/* Try pending job id as kind cls: start it if it fits (true), else note that its shape
- * found no GPUs in this pass; a job without GPUs is rejected. */
+/* Try pending job id as kind cls: start it if it fits, else note that its shape found
+ * no GPUs in this pass; a job without GPUs is rejected. */
 static int try_job(antman_state *s, const sim_view *v, sim_job_id id, int cls,
-                   policy_decisions *out, bool *started)
+                   policy_decisions *out)
 {
     const sim_job *j = sim_view_job(v, id);
     sim_placement pl;
-    *started = false;
     if (j->gpus_per_replica == 0) {
         unlink_job(s, v, id);
         return sim_decide_reject(out, id, "antman places GPU jobs only");
@@ -415,7 +414,6 @@ static int try_job(antman_state *s, const sim_view *v, sim_job_id id, int cls,
         rc = set_speed(v, id, 1.0, out);
     hold(s, v, id, cls, s->gpus, pl.replicas * j->gpus_per_replica);
     max_free(s, cls);
-    *started = true;
     return rc;
 }
 
@@ -434,10 +432,9 @@ static bool to_try(const antman_state *s, const sim_view *v, sim_job_id id, int 
 static int try_arrivals(antman_state *s, const sim_view *v, int cls, policy_decisions *out)
 {
     for (uint32_t i = 0; i < s->n_arr; i++) {
-        bool started;
         if (!to_try(s, v, s->arr[i], cls))
             continue;
-        int rc = try_job(s, v, s->arr[i], cls, out, &started);
+        int rc = try_job(s, v, s->arr[i], cls, out);
         if (rc != SIM_OK)
             return rc;
     }
@@ -484,9 +481,9 @@ static int try_shapes(antman_state *s, const sim_view *v, int cls, policy_decisi
         sim_job_id id = s->line[0].id;
         /* The next id is taken before deciding: a start takes the job off its lists. */
         sim_job_id nx = am_job(v, id)->lnext;
-        bool started = false, go = to_try(s, v, id, cls);
+        bool go = to_try(s, v, id, cls);
         if (go) {
-            int rc = try_job(s, v, id, cls, out, &started);
+            int rc = try_job(s, v, id, cls, out);
             if (rc != SIM_OK)
                 return rc;
         }
@@ -508,11 +505,10 @@ static int try_walk(antman_state *s, const sim_view *v, int cls, policy_decision
     for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE; id = nx) {
         nx = sim_view_next(v, id); /* before deciding: a start moves the job */
         const sim_job *j = sim_view_job(v, id);
-        bool started;
         if (am_job(v, id)->cls != cls ||
             (j->gpus_per_replica && j->gpus_per_replica > s->maxfree[cls]))
             continue;
-        int rc = try_job(s, v, id, cls, out, &started);
+        int rc = try_job(s, v, id, cls, out);
         if (rc != SIM_OK)
             return rc;
     }

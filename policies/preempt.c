@@ -416,6 +416,7 @@ int preempt_init(preempt_sched *s, const policy_config *cfg, const preempt_hooks
     s->root = NONE;
     s->now = SIM_TIME_NEVER;
     s->wake_at = SIM_TIME_NEVER;
+    s->cap_epoch = UINT64_MAX; /* no capacity summed yet */
     s->order = (place_order){.head = adm_head, .started = adm_started, .ctx = s};
     return place_ws_init(&s->ws, cfg, d);
 }
@@ -805,7 +806,7 @@ static void rekey_due(preempt_sched *s, const sim_view *v, sim_time now)
 static capacity up_capacity(preempt_sched *s, const sim_view *v)
 {
     capacity cap = {.types = 0};
-    if (s->cap_valid && s->cap_epoch == v->up_epoch) {
+    if (s->cap_epoch == v->up_epoch) {
         memcpy(cap.left, s->cap_left, sizeof cap.left);
         cap.types = s->cap_types;
         return cap;
@@ -820,7 +821,6 @@ static capacity up_capacity(preempt_sched *s, const sim_view *v)
     memcpy(s->cap_left, cap.left, sizeof cap.left);
     s->cap_types = cap.types;
     s->cap_epoch = v->up_epoch;
-    s->cap_valid = true;
     return cap;
 }
 
@@ -870,7 +870,7 @@ static void front_init(preempt_sched *s, const sim_view *v)
     }
 }
 
-/* The next pending job in line (its class in *c), or NULL when none is left. */
+/* The next pending job in line (its class in ->cls), or NULL when none is left. */
 static const preempt_front *front_top(preempt_sched *s)
 {
     while (s->n_front && s->cls[s->front[0].cls].dropped)

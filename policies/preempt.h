@@ -139,9 +139,8 @@ typedef struct preempt_sched {
     place_order order;
     sim_time now;     /* of the pass in progress, SIM_TIME_NEVER before any */
     sim_time wake_at; /* the earliest change after the last pass */
-    uint64_t cap_epoch; /* view's up_epoch when cap_left was summed */
+    uint64_t cap_epoch; /* view's up_epoch when cap_left was summed (UINT64_MAX: never) */
     uint64_t cap_left[SIM_MAX_GPU_TYPES], cap_types; /* the up GPUs (see up_capacity) */
-    bool cap_valid;
     bool oom;
 } preempt_sched;
 

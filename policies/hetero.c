@@ -82,7 +82,6 @@ typedef struct hetero_state {
     uint8_t *taken;
     uint32_t *node_order; /* the nodes with GPUs, in the order their free GPUs are taken */
     uint32_t n_order;
-    bool order_ready;
     sim_job_id batch[HG_MAX];
     uint32_t batch_gpu[HG_MAX];
     double cost[HG_MAX * HG_MAX];
@@ -566,15 +565,16 @@ static void order_nodes(hetero_state *s, const sim_view *v)
         sort_gpus(s, v, s->free_gpu, s->n_order);
     for (uint32_t i = 0; i < s->n_order; i++)
         s->node_order[i] = v->gpu_node[s->free_gpu[i]];
-    s->order_ready = true;
 }
 
 static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
     hetero_state *s = st;
     s->v = v;
-    if (!s->types_ready)
+    if (!s->types_ready) {
         resolve_types(s, v);
+        order_nodes(s, v); /* by compute capability, which resolve_types gave */
+    }
     int rc;
     for (uint32_t i = 0; i < s->hi_used; i++) {
         hgroup *gr = &s->g[i];
@@ -584,8 +584,6 @@ static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_dec
     }
     if (v->pending_head == SIM_JOB_NONE)
         return SIM_OK;
-    if (!s->order_ready)
-        order_nodes(s, v);
     /* The free GPUs in order: O(nodes + free GPUs), nodes with none skipped. */
     uint32_t n_free = 0;
     for (uint32_t i = 0; i < s->n_order; i++) {

@@ -719,16 +719,17 @@ static uint32_t prioritise(il_state *s, const sim_view *v)
 
 /* The tree over nfree: node n's leaf is seg[seg_p + n], each inner entry the max of its
  * two children. */
+static uint32_t seg_children(const il_state *s, uint32_t i)
+{
+    return s->seg[2 * i] > s->seg[2 * i + 1] ? s->seg[2 * i] : s->seg[2 * i + 1];
+}
+
 static void seg_set(il_state *s, uint32_t n)
 {
     uint32_t i = s->seg_p + n;
     s->seg[i] = s->nfree[n];
-    for (i /= 2; i >= 1; i /= 2) {
-        uint32_t m = s->seg[2 * i] > s->seg[2 * i + 1] ? s->seg[2 * i] : s->seg[2 * i + 1];
-        if (s->seg[i] == m)
-            break;
-        s->seg[i] = m;
-    }
+    for (i /= 2; i >= 1 && s->seg[i] != seg_children(s, i); i /= 2)
+        s->seg[i] = seg_children(s, i);
 }
 
 /* The first node at or after `from` with at least `need` GPUs free, or UINT32_MAX. */
@@ -802,7 +803,7 @@ static void empty_cluster(il_state *s, const sim_view *v)
         s->seg[s->seg_p + n] = s->nfree[n];
     }
     for (uint32_t i = s->seg_p - 1; i >= 1; i--)
-        s->seg[i] = s->seg[2 * i] > s->seg[2 * i + 1] ? s->seg[2 * i] : s->seg[2 * i + 1];
+        s->seg[i] = seg_children(s, i);
 }
 
 /* GPU types of the nodes that are up and have GPUs (bit t). */

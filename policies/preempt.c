@@ -2,8 +2,8 @@
  * preempt.c: the priority-ordered admission, preemption and placement pass shared by the
  * preemptive policies (see preempt.h). Invariants: every job in the system has a listed
  * entry in its policy state; a pending job is in exactly one class heap (except while a
- * pass holds it as admitted), a running one in the treap of running jobs (the key of a
- * job in the treap never changes: it is taken out, re-keyed and put back); a pending job
+ * pass holds it as admitted), a running one in the treap of its lane (the key of a job
+ * in a treap never changes: it is taken out, re-keyed and put back); a pending job
  * with a due time is in the heap of due times, a running one with a key change ahead in
  * the heap of key changes.
  */
@@ -255,13 +255,16 @@ static uint32_t join(const sim_view *v, uint32_t a, uint32_t b)
     return b;
 }
 
+/* Insert running x into the treap of its lane (x->lane). */
 static void tree_insert(preempt_sched *s, const sim_view *v, preempt_entry *x)
 {
+    preempt_lane *ln = &s->lane[x->lane];
     uint32_t l, r;
-    split(v, s->root, &x->key, &l, &r);
+    split(v, ln->root, &x->key, &l, &r);
     x->tl = x->tr = NONE;
     pull(v, x);
-    s->root = join(v, join(v, l, x->id), r);
+    ln->root = join(v, join(v, l, x->id), r);
+    ln->n++;
 }
 
 static uint32_t erase_rec(const sim_view *v, uint32_t t, const preempt_entry *x)
@@ -279,21 +282,24 @@ static uint32_t erase_rec(const sim_view *v, uint32_t t, const preempt_entry *x)
 
 static void tree_erase(preempt_sched *s, const sim_view *v, preempt_entry *x)
 {
-    s->root = erase_rec(v, s->root, x);
+    preempt_lane *ln = &s->lane[x->lane];
+    ln->root = erase_rec(v, ln->root, x);
+    ln->n--;
     x->tl = x->tr = NONE;
 }
 
-/* GPU requests of the running jobs before key k (all of them when k is NULL); the first
- * running job at or after k goes to *succ (NONE when there is none) if succ is given. */
-static uint64_t tree_prefix_succ(const preempt_sched *s, const sim_view *v,
-                                 const preempt_key *k, uint32_t *succ)
+/* GPU requests of the jobs of the treap at root before key k (all of them when k is
+ * NULL); the first job at or after k goes to *succ (NONE when there is none) if succ is
+ * given. */
+static uint64_t tree_prefix_succ(const sim_view *v, uint32_t root, const preempt_key *k,
+                                 uint32_t *succ)
 {
     uint32_t after = NONE;
     uint64_t sum = 0;
     if (!k) {
-        sum = tsum(v, s->root);
+        sum = tsum(v, root);
     } else {
-        for (uint32_t t = s->root; t != NONE;) {
+        for (uint32_t t = root; t != NONE;) {
             const preempt_entry *x = entry(v, t);
             if (preempt_before(&x->key, k)) {
                 sum += tsum(v, x->tl) + x->need;
@@ -309,51 +315,27 @@ static uint64_t tree_prefix_succ(const preempt_sched *s, const sim_view *v,
     return sum;
 }
 
-static uint64_t tree_prefix(const preempt_sched *s, const sim_view *v, const preempt_key *k)
-{
-    return tree_prefix_succ(s, v, k, NULL);
-}
-
-/* The first running job at which the requests summed in key order pass `target`. */
-static uint32_t tree_find_over(const preempt_sched *s, const sim_view *v, uint64_t target)
-{
-    uint64_t acc = 0;
-    for (uint32_t t = s->root; t != NONE;) {
-        const preempt_entry *x = entry(v, t);
-        uint64_t l = tsum(v, x->tl);
-        if (acc + l > target) {
-            t = x->tl;
-        } else if (acc + l + x->need > target) {
-            return t;
-        } else {
-            acc += l + x->need;
-            t = x->tr;
-        }
-    }
-    return NONE;
-}
-
-/* The first running job after key k (at or after it: or_equal) that requests GPUs. */
-static uint32_t next_need_rec(const sim_view *v, uint32_t t, const preempt_key *k, bool or_equal)
+/* The last job of the treap at t before key k (before every key when k is NULL: the
+ * last) that requests GPUs, or NONE. */
+static uint32_t prev_need_rec(const sim_view *v, uint32_t t, const preempt_key *k)
 {
     if (t == NONE || tsum(v, t) == 0)
         return NONE;
     const preempt_entry *x = entry(v, t);
-    bool after = or_equal ? !preempt_before(&x->key, k) : preempt_before(k, &x->key);
-    if (after) {
-        uint32_t l = next_need_rec(v, x->tl, k, or_equal);
-        if (l != NONE)
-            return l;
+    if (!k || preempt_before(&x->key, k)) {
+        uint32_t r = prev_need_rec(v, x->tr, k);
+        if (r != NONE)
+            return r;
         if (x->need)
             return t;
     }
-    return next_need_rec(v, x->tr, k, or_equal);
+    return prev_need_rec(v, x->tl, k);
 }
 
-/* In-order list of the subtree at t into s->sorted; returns the count. */
-static uint32_t tree_list(preempt_sched *s, const sim_view *v, uint32_t t)
+/* In-order list of the subtree at t into s->sorted from index n; returns the new count. */
+static uint32_t tree_list_at(preempt_sched *s, const sim_view *v, uint32_t t, uint32_t n)
 {
-    uint32_t n = 0, sp = 0;
+    uint32_t sp = 0;
     sim_job_id *stack = s->pre; /* free at this point of a pass */
     while (t != NONE || sp) {
         while (t != NONE) {
@@ -365,6 +347,11 @@ static uint32_t tree_list(preempt_sched *s, const sim_view *v, uint32_t t)
         t = entry(v, t)->tr;
     }
     return n;
+}
+
+static uint32_t tree_list(preempt_sched *s, const sim_view *v, uint32_t t)
+{
+    return tree_list_at(s, v, t, 0);
 }
 
 static void sums_rec(const sim_view *v, uint32_t t)
@@ -413,7 +400,11 @@ int preempt_init(preempt_sched *s, const policy_config *cfg, const preempt_hooks
     s->hooks = h;
     s->ctx = ctx;
     s->checkpoint = checkpoint;
-    s->root = NONE;
+    s->lane = sim_calloc(1, sizeof *s->lane);
+    if (!s->lane)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "preemptive policy: out of memory");
+    s->lane[0] = (preempt_lane){.rate = 0, .root = NONE, .succ = NONE};
+    s->n_lane = s->lane_cap = 1;
     s->now = SIM_TIME_NEVER;
     s->wake_at = SIM_TIME_NEVER;
     s->cap_epoch = UINT64_MAX; /* no capacity summed yet */
@@ -435,6 +426,9 @@ void preempt_fini(preempt_sched *s)
     sim_free(s->front);
     sim_free(s->dheap);
     sim_free(s->shape_first);
+    sim_free(s->lane);
+    sim_free(s->walk);
+    sim_free(s->walk2);
     place_ws_fini(&s->ws);
 }
 
@@ -467,6 +461,51 @@ static uint32_t class_of(preempt_sched *s, uint64_t need, uint64_t mask)
     return s->n_cls++;
 }
 
+/* The lane of drift `rate`: the one of that rate, else an empty one taken over, else a
+ * new one; NONE when the table cannot grow. Lanes in use are few (distinct drifts). */
+static uint32_t lane_of(preempt_sched *s, double rate)
+{
+    if (rate == 0)
+        return 0;
+    uint32_t empty = NONE;
+    for (uint32_t l = 1; l < s->n_lane; l++) {
+        if (s->lane[l].rate == rate)
+            return l;
+        if (empty == NONE && s->lane[l].n == 0)
+            empty = l;
+    }
+    if (empty == NONE) {
+        if (!reserve((void **)&s->lane, &s->lane_cap, s->n_lane + 1, sizeof *s->lane))
+            return NONE;
+        empty = s->n_lane++;
+    }
+    s->lane[empty] = (preempt_lane){.rate = rate, .root = NONE, .succ = NONE};
+    return empty;
+}
+
+/* k in the terms of lane l at the pass's time: in a lane with drift, (key + drift x
+ * time in seconds) x 1e6, computed as key x 1e6 + drift x time in microseconds: exact
+ * where keys and times are whole microseconds and drifts whole numbers, so that jobs
+ * whose keys tie keep their tie (broken by arrival) as when read afresh. */
+static preempt_key lane_key(const preempt_sched *s, uint32_t l, const preempt_key *k)
+{
+    preempt_key q = *k;
+    if (s->lane[l].rate != 0)
+        q.k0 = q.k0 * 1e6 + s->lane[l].rate * s->now_us;
+    return q;
+}
+
+/* Running x's key at the pass's time, x 1e6 (to order jobs of different lanes). */
+static preempt_key key_now(const preempt_sched *s, const preempt_entry *x)
+{
+    preempt_key q = x->key;
+    if (s->lane[x->lane].rate != 0)
+        q.k0 -= s->lane[x->lane].rate * s->now_us;
+    else
+        q.k0 *= 1e6;
+    return q;
+}
+
 /* A well-mixed 32-bit priority from the arrival order (splitmix64's finaliser). */
 static uint32_t mix(uint64_t z)
 {
@@ -492,6 +531,8 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
         !reserve((void **)&s->sorted, &s->sorted_cap, n, sizeof *s->sorted) ||
         !reserve((void **)&s->pre, &s->pre_cap, n, sizeof *s->pre) ||
         !reserve((void **)&s->adm, &s->adm_cap, n, sizeof *s->adm) ||
+        !reserve((void **)&s->walk, &s->walk_cap, n, sizeof *s->walk) ||
+        !reserve((void **)&s->walk2, &s->walk2_cap, n, sizeof *s->walk2) ||
         !reserve((void **)&s->dheap, &s->due_cap, n, sizeof *s->dheap) ||
         !reserve((void **)&s->front, &s->front_cap, 2 * n + s->n_cls, sizeof *s->front) ||
         !reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes, sizeof *s->shape_first)) {
@@ -599,14 +640,15 @@ static void sort_entries(preempt_entry **e, uint32_t n)
     }
 }
 
-/* Re-key every running job and rebuild the treap. O(R + moves). */
+/* Re-key every running job of lane 0 (all of them, for a policy without drift) and
+ * rebuild its treap. O(R + moves). */
 static void rekey_running_all(preempt_sched *s, const sim_view *v, sim_time now)
 {
-    uint32_t n = tree_list(s, v, s->root);
+    uint32_t n = tree_list(s, v, s->lane[0].root);
     for (uint32_t i = 0; i < n; i++)
         s->hooks->key(s->ctx, v, s->sorted[i], now);
     sort_entries(s->sorted, n);
-    s->root = tree_build(s, v, s->sorted, n);
+    s->lane[0].root = tree_build(s, v, s->sorted, n);
     if (s->hooks->next_change)
         for (uint32_t i = 0; i < n; i++)
             rdue_file(s, v, s->sorted[i], now);
@@ -656,11 +698,6 @@ static bool admit(capacity *c, uint64_t need, uint64_t mask)
     return true;
 }
 
-static const preempt_key *head_key(const preempt_sched *s, const sim_view *v, uint32_t c)
-{
-    return &entry(v, s->cls[c].heap[0])->key;
-}
-
 /* The admitted pending jobs in priority order, per shape, for the placement pass. */
 static sim_job_id adm_head(void *ctx, const sim_view *v, uint32_t shape, uint64_t *key,
                            uint64_t *key2)
@@ -687,6 +724,7 @@ static void adm_started(void *ctx, const sim_view *v, uint32_t shape, sim_job_id
     x->rate = (double)x->need / SIM_MILLI_GPU;
     x->running = x->started = true;
     due_remove(s, v, x);
+    x->lane = 0; /* with its pending key until its speed is known (refile_drifting) */
     tree_insert(s, v, x);
     s->n_run++;
     rdue_file(s, v, x, s->now);
@@ -694,9 +732,50 @@ static void adm_started(void *ctx, const sim_view *v, uint32_t shape, sim_job_id
         s->fresh[s->n_fresh++] = id;
 }
 
+/* File running x (in no treap) in the lane of its present drift, keyed at now. */
+static void file_drifting(preempt_sched *s, const sim_view *v, preempt_entry *x, sim_time now)
+{
+    s->hooks->key(s->ctx, v, x, now);
+    double rate = s->hooks->drift(s->ctx, v, x);
+    uint32_t l = lane_of(s, rate);
+    if (l == NONE) {
+        s->oom = true; /* the next pass fails; until then x keeps its present key */
+        l = 0;
+    }
+    x->lane = l;
+    x->key = lane_key(s, l, &x->key);
+    tree_insert(s, v, x);
+}
+
+/* File again the running jobs whose speed changed since the last pass (every running job
+ * when the engine's log has wrapped since). */
+static void refile_drifting(preempt_sched *s, const sim_view *v, sim_time now)
+{
+    uint64_t e = v->speed_epoch;
+    if (e - s->speed_seen > SIM_SPEED_RING) {
+        uint32_t n = 0;
+        for (uint32_t l = 0; l < s->n_lane; l++) {
+            n = tree_list_at(s, v, s->lane[l].root, n);
+            s->lane[l].root = NONE;
+            s->lane[l].n = 0;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            file_drifting(s, v, s->sorted[i], now);
+    } else {
+        for (uint64_t q = s->speed_seen + 1; q <= e; q++) {
+            preempt_entry *x = entry(v, v->speed_ring[q % SIM_SPEED_RING]);
+            if (!x->listed || !x->running)
+                continue;
+            tree_erase(s, v, x);
+            file_drifting(s, v, x, now);
+        }
+    }
+    s->speed_seen = e;
+}
+
 /* Bring the running jobs up to date at now: take back those a failure requeued, let the
- * policy renumber the last pass's fresh ones, and re-key those whose key changes now (or
- * all of them, for drifting keys). */
+ * policy renumber the last pass's fresh ones, re-key those whose key changes now, and
+ * file again those whose drift changed. */
 static void update_running(preempt_sched *s, const sim_view *v, sim_time now)
 {
     for (uint32_t i = 0; i < s->n_req; i++) {
@@ -731,61 +810,8 @@ static void update_running(preempt_sched *s, const sim_view *v, sim_time now)
         if (s->hooks->pass_begin)
             s->fresh[s->n_fresh++] = x->id;
     }
-}
-
-/* Whether every job in the system fits the capacity `left` at once: then every one is
- * admitted whatever the order of the running ones. O(classes). */
-static bool all_fit(const preempt_sched *s, const sim_view *v, uint64_t left)
-{
-    uint64_t need = tsum(v, s->root);
-    for (uint32_t c = 0; c < s->n_cls && need <= left; c++)
-        need += s->cls[c].need * s->cls[c].n;
-    return need <= left;
-}
-
-/* Whether some waiting job that requests GPUs may be admitted from a capacity `left`:
- * the running jobs before it by their keys as last read are among those before it now
- * (keys only fall while jobs run), so if it does not fit beside those, it does not fit
- * now, whatever the running jobs' present keys; and when no such job fits, every
- * running job stays. O(classes log n). */
-static bool any_may_fit(const preempt_sched *s, const sim_view *v, uint64_t left)
-{
-    for (uint32_t c = 0; c < s->n_cls; c++)
-        if (s->cls[c].n && s->cls[c].need &&
-            tree_prefix(s, v, head_key(s, v, c)) + s->cls[c].need <= left)
-            return true;
-    return false;
-}
-
-/* Drifting keys only fall while a job runs, so a running job whose key (as last read)
- * is before every pending job's is still before them all: where the capacity is one
- * number, its place among those makes no difference. Re-key the others only, unless
- * the jobs before every pending one no longer fit together (capacity lost to a
- * failure), when their order matters. O(K log n) for the K re-keyed. */
-static void rekey_drifting(preempt_sched *s, const sim_view *v, sim_time now, uint64_t left)
-{
-    const preempt_key *kmin = NULL;
-    for (uint32_t c = 0; c < s->n_cls; c++)
-        if (s->cls[c].n && (!kmin || preempt_before(head_key(s, v, c), kmin)))
-            kmin = head_key(s, v, c);
-    if (kmin && tree_prefix(s, v, kmin) <= left) {
-        uint32_t l, r;
-        split(v, s->root, kmin, &l, &r);
-        uint32_t n = tree_list(s, v, r);
-        for (uint32_t i = 0; i < n; i++)
-            s->hooks->key(s->ctx, v, s->sorted[i], now);
-        sort_entries(s->sorted, n);
-        s->root = l;
-        uint32_t i = 0;
-        for (; i < n && preempt_before(&s->sorted[i]->key, kmin); i++)
-            tree_insert(s, v, s->sorted[i]);
-        s->root = join(v, s->root, tree_build(s, v, s->sorted + i, n - i));
-        if (tree_prefix(s, v, kmin) <= left)
-            return;
-    } else if (!kmin && tsum(v, s->root) <= left) {
-        return; /* nothing waits: every running job stays */
-    }
-    rekey_running_all(s, v, now);
+    if (s->hooks->drift)
+        refile_drifting(s, v, now);
 }
 
 /* Re-key the pending jobs whose due time has come. */
@@ -893,19 +919,73 @@ static void front_done(preempt_sched *s, const sim_view *v, bool admitted, uint3
     front_push(s, v, f.cls, 2 * f.slot + 2);
 }
 
-/* Admission walking every running job in key order, merged with the heads of the class
- * heaps: admitted pending jobs leave their heap for s->adm, running jobs not admitted go
- * to s->pre. Returns the number admitted. O(R + (A + C) log C). */
+/* Sort w[0..n) by key, tmp as room: a natural merge sort, O(n log r) for r ascending
+ * runs (the lanes' orders, a few jobs out of place). */
+static void walk_sort(preempt_walk *w, preempt_walk *tmp, uint32_t n)
+{
+    uint32_t k = 1;
+    while (k < n && !preempt_before(&w[k].key, &w[k - 1].key))
+        k++;
+    if (k >= n)
+        return; /* one run: sorted */
+    for (;;) {
+        uint32_t runs = 0, o = 0;
+        for (uint32_t i = 0; i < n;) {
+            uint32_t m = i + 1;
+            while (m < n && !preempt_before(&w[m].key, &w[m - 1].key))
+                m++;
+            uint32_t e = m;
+            if (m < n) {
+                e = m + 1;
+                while (e < n && !preempt_before(&w[e].key, &w[e - 1].key))
+                    e++;
+            }
+            uint32_t a = i, b = m;
+            while (a < m && b < e)
+                tmp[o++] = preempt_before(&w[b].key, &w[a].key) ? w[b++] : w[a++];
+            while (a < m)
+                tmp[o++] = w[a++];
+            while (b < e)
+                tmp[o++] = w[b++];
+            runs++;
+            i = e;
+        }
+        memcpy(w, tmp, (size_t)n * sizeof *w);
+        if (runs <= 1)
+            return;
+    }
+}
+
+/* Admission walking every running job in key order (keys as of now), merged with the
+ * heads of the class heaps: admitted pending jobs leave their heap for s->adm, running
+ * jobs not admitted go to s->pre. Returns the number admitted. O(R log L + (A + C) log C). */
 static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, uint32_t *n_pre)
 {
-    uint32_t n_run = tree_list(s, v, s->root);
+    uint32_t n_run = 0;
+    for (uint32_t l = 0; l < s->n_lane; l++)
+        n_run = tree_list_at(s, v, s->lane[l].root, n_run);
+    /* Drifting keys are read afresh (the policy's own reading, not the lanes'), and
+     * the lanes' orders merged; without drift, the one lane's order is the keys'. */
+    bool fresh = s->hooks->drift != NULL;
+    if (fresh) {
+        for (uint32_t i = 0; i < n_run; i++) {
+            preempt_entry *x = s->sorted[i];
+            preempt_key filed = x->key;
+            s->hooks->key(s->ctx, v, x, s->now);
+            s->walk[i] = (preempt_walk){x->key, x};
+            x->key = filed;
+        }
+        walk_sort(s->walk, s->walk2, n_run);
+    }
     uint32_t n_adm = 0, ri = 0;
     *n_pre = 0;
     front_init(s, v);
     for (;;) {
         const preempt_front *f = front_top(s);
-        if (ri < n_run && (!f || preempt_before(&s->sorted[ri]->key, &f->key))) {
-            preempt_entry *x = s->sorted[ri++];
+        const preempt_key *kr = ri >= n_run ? NULL : fresh ? &s->walk[ri].key : &s->sorted[ri]->key;
+        if (kr && (!f || preempt_before(kr, &f->key))) {
+            preempt_entry *x = fresh ? s->walk[ri].x : s->sorted[ri];
+            ri++;
             if (!admit(cap, x->need, s->by_count ? 0 : x->mask))
                 s->pre[(*n_pre)++] = x->id;
             continue;
@@ -918,45 +998,111 @@ static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, u
     return n_adm;
 }
 
+/* Of the running jobs requesting GPUs after key kp (from the first when NULL) and before
+ * kh (to the last when NULL), `run` milli-GPUs in all, those in key order whose requests
+ * summed pass `left`: the one at which the sum passes it and every one after it. They
+ * are found from the last one back (the jobs before them are admitted by their sum), so
+ * the cost is theirs: O(E L log n) for E jobs. Their order goes to s->walk (last first);
+ * returns E. */
+static uint32_t walk_tail(preempt_sched *s, const sim_view *v, const preempt_key *kp,
+                          const preempt_key *kh, uint64_t run, uint64_t left)
+{
+    for (uint32_t l = 0; l < s->n_lane; l++) {
+        preempt_lane *ln = &s->lane[l];
+        ln->cur = NONE;
+        if (ln->root == NONE)
+            continue;
+        preempt_key q;
+        if (kh)
+            q = lane_key(s, l, kh);
+        ln->cur = prev_need_rec(v, ln->root, kh ? &q : NULL);
+        if (ln->cur != NONE && kp) {
+            q = lane_key(s, l, kp);
+            if (preempt_before(&entry(v, ln->cur)->key, &q))
+                ln->cur = NONE;
+        }
+    }
+    uint32_t n = 0;
+    for (uint64_t after = 0; after < run - left;) {
+        uint32_t best = NONE;
+        preempt_key kb = {0, 0, 0};
+        for (uint32_t l = 0; l < s->n_lane; l++) {
+            if (s->lane[l].cur == NONE)
+                continue;
+            preempt_key k = key_now(s, entry(v, s->lane[l].cur));
+            if (best == NONE || preempt_before(&kb, &k)) {
+                best = l;
+                kb = k;
+            }
+        }
+        if (best == NONE)
+            break; /* not reached: the range holds `run` */
+        preempt_lane *ln = &s->lane[best];
+        preempt_entry *x = entry(v, ln->cur);
+        s->walk[n++].x = x;
+        after += x->need;
+        ln->cur = prev_need_rec(v, ln->root, &x->key);
+        if (ln->cur != NONE && kp) {
+            preempt_key q = lane_key(s, best, kp);
+            if (preempt_before(&entry(v, ln->cur)->key, &q))
+                ln->cur = NONE;
+        }
+    }
+    return n;
+}
+
 /* The same admission when the capacity is one number, `left`: between two pending heads,
  * the running jobs are admitted by their sum when it fits; otherwise those before the
  * first one that does not fit are, and from there on each requesting job is visited.
- * O((A + C + K + V) log n), V the jobs still fitting behind the first that does not. */
+ * O((A + C + K + V) L log n), V the jobs still fitting behind the first that does not. */
 static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, uint32_t *n_pre)
 {
     uint32_t n_adm = 0;
-    uint64_t base = 0;   /* the requests of the running jobs before the last head ... */
-    uint32_t succ = NONE; /* ... and the first running job at or after it */
-    bool known = false;   /* base and succ are of a head */
+    uint64_t base = 0;  /* the requests of the running jobs before the last head ... */
+    bool known = false; /* ... (each lane's in its pre, its first job after it in succ) */
+    preempt_key kp = {0, 0, 0}; /* the last head */
     *n_pre = 0;
     front_init(s, v);
     for (;;) {
         const preempt_front *f = front_top(s);
         const preempt_key *kh = f ? &f->key : NULL;
-        /* No running job between the last head and this one: the same jobs are before. */
-        bool same = known && (succ == NONE || (kh && !preempt_before(&entry(v, succ)->key, kh)));
-        uint64_t upto = same ? base : tree_prefix_succ(s, v, kh, &succ);
+        /* A lane with no running job between the last head and this one has the same
+         * jobs before this one: its sum is looked up again only otherwise. */
+        uint64_t upto = 0;
+        for (uint32_t l = 0; l < s->n_lane; l++) {
+            preempt_lane *ln = &s->lane[l];
+            if (ln->root == NONE)
+                continue;
+            preempt_key q;
+            if (kh)
+                q = lane_key(s, l, kh);
+            if (!known ||
+                (ln->succ != NONE && (!kh || preempt_before(&entry(v, ln->succ)->key, &q))))
+                ln->pre = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
+            upto += ln->pre;
+        }
         uint64_t run = upto - base;
         if (run <= left) {
             left -= run;
         } else {
-            uint32_t t = tree_find_over(s, v, base + left);
-            left -= tree_prefix(s, v, &entry(v, t)->key) - base;
-            while (t != NONE) {
-                preempt_entry *x = entry(v, t);
-                if (kh && !preempt_before(&x->key, kh))
-                    break;
+            uint32_t n = walk_tail(s, v, known ? &kp : NULL, kh, run, left);
+            uint64_t tail = 0;
+            for (uint32_t i = 0; i < n; i++)
+                tail += s->walk[i].x->need;
+            left -= run - tail; /* the jobs before the tail fit */
+            for (uint32_t i = n; i-- > 0;) {
+                preempt_entry *x = s->walk[i].x;
                 if (x->need <= left)
                     left -= x->need;
                 else
-                    s->pre[(*n_pre)++] = t;
-                t = next_need_rec(v, s->root, &x->key, false);
+                    s->pre[(*n_pre)++] = x->id;
             }
         }
         if (!f)
             break;
         base = upto;
         known = true;
+        kp = *kh;
         uint64_t need = s->cls[f->cls].need;
         bool fits = need <= left;
         if (fits)
@@ -973,6 +1119,7 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         !reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes, sizeof *s->shape_first))
         return SIM_ENOMEM;
     s->now = now;
+    s->now_us = (double)now;
     update_running(s, v, now);
     rekey_due(s, v, now);
     capacity cap = up_capacity(s, v);
@@ -981,12 +1128,8 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         uint64_t left = 0;
         for (uint64_t m = cap.types; m; m &= m - 1)
             left += cap.left[__builtin_ctzll(m)];
-        if (s->hooks->drifting && !all_fit(s, v, left) && any_may_fit(s, v, left))
-            rekey_drifting(s, v, now, left);
         n_adm = admit_sums(s, v, left, &n_pre);
     } else {
-        if (s->hooks->drifting)
-            rekey_running_all(s, v, now);
         n_adm = admit_walk(s, v, &cap, &n_pre);
     }
     /* Preemptions first, so the jobs admitted in their place find the room. */

@@ -8,22 +8,29 @@
  *
  * Cost: pending jobs sit in one binary heap per class (same GPU request and accepted
  * types), keyed by a priority that does not change while they wait (a policy changes it
- * through the engine: a due time, preempt_rekey_all). Running jobs sit in a treap by key
+ * through the engine: a due time, preempt_rekey_all). Running jobs sit in treaps by key
  * with the GPU request summed over each subtree; a policy whose running keys change only
- * at known times (next_change: las, gittins) has them re-keyed then, one at a time, while
- * a policy whose running keys drift (srtf, srsf) has those at or after the first pending
- * key re-keyed at each pass (O(R) for R running jobs at worst). When every job accepts
+ * at known times (next_change: las, gittins) has them re-keyed then, one at a time. A
+ * policy whose running keys drift (srtf, srsf: the work left falls at the job's speed)
+ * names the drift, the rate at which a running job's key falls; running jobs with the
+ * same drift keep their order while they run, so they share a lane: a treap keyed by
+ * key + drift x time, which no pass re-keys. A job is filed again only when the engine
+ * logs a change of its speed (sim_view.speed_ring: when it starts, and under a rate
+ * model when its neighbours change). Admission reads the lanes together, each at the
+ * present time; its cost grows with the lanes in use (distinct drifts: GPU requests x
+ * speeds, a few on most clusters). When every job accepts
  * every GPU type, or admission counts
  * free GPUs whatever their type, the capacity is one number, and admission merges the
  * heads of the class heaps with whole runs of running jobs at once: a run that fits is
  * admitted by its sum, and only from the first running job that does not fit on are
  * jobs visited one by one (those preempted, and the few that still fit behind them). A
- * pass then costs O((A + C + K) log n): A admitted, C classes, K preempted; a class
+ * pass then costs O((A + C + K + V) L log n): A admitted, C classes, K preempted, V
+ * running jobs still fitting behind the first that does not, L lanes; a class
  * that does not fit is dropped for the rest of the pass, since capacity only shrinks.
  * Admission reads the class heaps in key order without taking jobs out (a frontier of
  * heap slots: a class's root, then the children of each slot admitted), so an admitted
  * job that finds no room costs O(log A), and only a job that starts leaves its heap.
- * With jobs tied to GPU types, admission walks every running job in key order (O(R)).
+ * With jobs tied to GPU types, admission walks every running job in key order (O(R log L)).
  */
 #ifndef POLICIES_PREEMPT_H
 #define POLICIES_PREEMPT_H
@@ -49,6 +56,7 @@ typedef struct preempt_entry {
     uint64_t tsum;   /* running: GPU requests summed over its subtree, milli-GPU */
     uint32_t tl, tr; /* running: children in the treap (job ids), or UINT32_MAX */
     uint32_t tprio;  /* treap priority, drawn from the arrival order */
+    uint32_t lane;   /* running: its lane (its drift; see preempt_lane) */
     double a0;        /* attained GPU-seconds at t0 */
     double base;      /* policy's origin of service (las: service when last promoted) */
     double rate;      /* GPU-seconds per second while running, else 0 */
@@ -81,8 +89,9 @@ typedef struct preempt_entry {
  * failure), is pending now (its key already computed; the hook may change it).
  * pass_begin (optional): called at the start of a pass with the running jobs that the
  * last pass started or re-keyed, in key order; it may change their keys. started
- * (optional): pending x starts at now, before the engine marks it running. drifting: the
- * running jobs' keys change with time (they are re-read at each pass). */
+ * (optional): pending x starts at now, before the engine marks it running. drift
+ * (optional): the rate (key units per second) at which running x's key k0 falls while
+ * its speed (sim_job.speed) stays as it is; NULL: running keys do not drift. */
 typedef struct preempt_hooks {
     void (*key)(void *ctx, const sim_view *v, preempt_entry *x, sim_time now);
     sim_time (*next_change)(const void *ctx, const preempt_entry *x, sim_time now);
@@ -90,8 +99,26 @@ typedef struct preempt_hooks {
     void (*preempted)(void *ctx, preempt_entry *x, uint32_t i, uint32_t k);
     void (*pass_begin)(void *ctx, const sim_view *v, preempt_entry *const *run, uint32_t n);
     void (*started)(void *ctx, preempt_entry *x, sim_time now);
-    bool drifting;
+    double (*drift)(const void *ctx, const sim_view *v, const preempt_entry *x);
 } preempt_hooks;
+
+/* Running jobs of one drift, in a treap keyed by (key + rate x time in seconds) x 1e6:
+ * the order of their present keys. Lane 0 has rate 0 (every running job of a policy without
+ * drift, and a drifting one until its speed is known). */
+typedef struct preempt_lane {
+    double rate;
+    uint32_t root; /* or UINT32_MAX */
+    uint32_t n;    /* its jobs */
+    uint64_t pre;  /* pass scratch: its jobs' GPU requests before the last pending head */
+    uint32_t succ; /* pass scratch: its first job at or after the last pending head */
+    uint32_t cur;  /* pass scratch: the next job of a walk back */
+} preempt_lane;
+
+/* A running job and its key at the time of a pass (scratch of the walk). */
+typedef struct preempt_walk {
+    preempt_key key;
+    preempt_entry *x;
+} preempt_walk;
 
 typedef struct preempt_class {
     uint64_t need, mask;
@@ -115,7 +142,13 @@ typedef struct preempt_sched {
     bool by_count;   /* admit by the count of free GPUs, whatever their type */
     preempt_class *cls;
     uint32_t n_cls, cls_cap;
-    uint32_t root;     /* treap of the running jobs, or UINT32_MAX */
+    preempt_lane *lane; /* the running jobs, by drift (lane 0: none) */
+    uint32_t n_lane, lane_cap;
+    uint64_t speed_seen; /* the view's speed_epoch as of the last pass */
+    double now_us;       /* the pass's time in microseconds */
+    preempt_walk *walk;  /* scratch: running jobs in the order of a walk ... */
+    preempt_walk *walk2; /* ... and room to sort them */
+    uint32_t walk_cap, walk2_cap;
     uint32_t n_run;    /* running jobs */
     sim_job_id *rheap; /* running jobs with a key change ahead, by its time */
     uint32_t n_rdue, rdue_cap;

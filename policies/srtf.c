@@ -7,8 +7,9 @@
  * shortest first, ties by arrival. At each arrival and departure the jobs are admitted
  * in that order while their GPU request fits, the others preempted (policies/preempt.c).
  * A running job's key only falls while it runs and a waiting one's stays, so the order
- * changes only at arrivals and departures: no other wakeups are needed. The running
- * jobs' keys drift, so each pass re-keys them all (O(running jobs)).
+ * changes only at arrivals and departures: no other wakeups are needed. A running job's
+ * key falls at its speed (times its GPUs for srsf): that drift keeps the jobs of equal
+ * drift in order, so no pass re-keys them (preempt.h, lanes).
  */
 #include "policies/preempt.h"
 
@@ -32,7 +33,15 @@ static void srtf_key(void *ctx, const sim_view *v, preempt_entry *x, sim_time no
     x->key = (preempt_key){left > 0 ? left : 0, 0, x->seq};
 }
 
-static const preempt_hooks srtf_hooks = {.key = srtf_key, .drifting = true};
+/* The work left falls at the job's speed (reference seconds per second). */
+static double srtf_drift(const void *ctx, const sim_view *v, const preempt_entry *x)
+{
+    const srtf_state *s = ctx;
+    double speed = sim_view_job(v, x->id)->speed;
+    return s->service ? speed * ((double)x->need / SIM_MILLI_GPU) : speed;
+}
+
+static const preempt_hooks srtf_hooks = {.key = srtf_key, .drift = srtf_drift};
 
 static int init_common(srtf_state *s, const policy_config *cfg, bool service, sim_diag *d)
 {

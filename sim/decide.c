@@ -60,6 +60,7 @@ void sim__set_speed(sim_engine *e, sim_job_id id, double speed)
     if (speed > 0)
         e->n_progressing++;
     j->speed = speed;
+    e->speed_ring[++e->v.speed_epoch % SIM_SPEED_RING] = id;
 }
 
 void sim__list_remove(sim_engine *e, sim_job_id id, bool running)

@@ -324,6 +324,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     }
     ALLOC_ARRAY(e->node_change_epoch, nn);
     ALLOC_ARRAY(e->change_ring, SIM_CHANGE_RING);
+    ALLOC_ARRAY(e->speed_ring, SIM_SPEED_RING);
     uint32_t g = 0;
     for (uint32_t i = 0; i < nn; i++) {
         const node_spec *ns = &cl->nodes[i];
@@ -418,6 +419,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     v->release_ring = e->release_ring;
     v->node_change_epoch = e->node_change_epoch;
     v->change_ring = e->change_ring;
+    v->speed_ring = e->speed_ring;
     v->tenant_name = view_tenant_name;
     v->gpu_type_name = view_gpu_type_name;
     v->n_gpu_types = sim_intern_count(world->gpu_types);
@@ -489,6 +491,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->node_release_epoch);
     sim_free(e->node_change_epoch);
     sim_free(e->change_ring);
+    sim_free(e->speed_ring);
     sim_free(e->node_sum);
     sim_free(e->node_outages);
     sim_free(e->node_frac);

@@ -189,6 +189,7 @@ struct sim_engine {
     /* Change log. */
     uint64_t *node_change_epoch;
     uint32_t *change_ring;
+    uint32_t *speed_ring; /* speed log (sim_view.speed_ring) */
 
     /* Decision state for the current schedule() call. */
     int dec_status;

@@ -136,6 +136,9 @@ typedef struct sim_node_sum {
 /* Entries of the change log (see sim_view.change_ring). */
 #define SIM_CHANGE_RING 65536u
 
+/* Entries of the speed log (see sim_view.speed_ring). */
+#define SIM_SPEED_RING 65536u
+
 /* The read-only view. Arrays are indexed by node id, global GPU index, or tenant id. */
 typedef struct sim_view {
     sim_time now;
@@ -210,6 +213,15 @@ typedef struct sim_view {
     uint64_t change_epoch;
     const uint64_t *node_change_epoch;
     const uint32_t *change_ring;
+    /*
+     * Speeds. Every time a job's speed (sim_job.speed) changes, speed_epoch is
+     * incremented and the job is logged: speed_ring[epoch % SIM_SPEED_RING] = job id. A
+     * policy whose order follows the running jobs' progress re-reads only the jobs logged
+     * since it last looked (all of them when more than SIM_SPEED_RING were logged). An
+     * entry may name a job that has left since.
+     */
+    uint64_t speed_epoch;
+    const uint32_t *speed_ring;
     /*
      * Shapes: pending jobs with identical requests (GPUs per replica, replicas, share,
      * GPU memory, CPU and memory per replica, GPU types, master and parameter servers)

@@ -485,7 +485,7 @@ static uint32_t lane_of(preempt_sched *s, double rate)
 
 /* k in the terms of lane l at the pass's time: in a lane with drift, (key + drift x
  * time in seconds) x 1e6, computed as key x 1e6 + drift x time in microseconds: exact
- * where keys and times are whole microseconds and drifts whole numbers, so that jobs
+ * where keys and times are whole microseconds and drifts dyadic (1, 2, 0.5 ...), so jobs
  * whose keys tie keep their tie (broken by arrival) as when read afresh. */
 static preempt_key lane_key(const preempt_sched *s, uint32_t l, const preempt_key *k)
 {

@@ -216,7 +216,8 @@ void preempt_on_requeue(void *st, const sim_view *v, sim_job_id id);
 int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out);
 sim_time preempt_next_wakeup(const void *st, const sim_view *v, sim_time now);
 
-/* Re-key every job (the policy's keys changed as a whole). O(P + R log R). */
+/* Re-key every job (the policy's keys changed as a whole), for a policy without drift.
+ * O(P + R log R). */
 void preempt_rekey_all(preempt_sched *s, const sim_view *v, sim_time now);
 
 #endif

@@ -31,6 +31,9 @@
 
 typedef struct themis_job {
     preempt_entry e;              /* first: the engine's entry */
+    sim_time submit_us;           /* fixed at arrival: submit time, */
+    double it_s, gpus;            /* iteration time (s), GPUs requested as a count (>= 1) */
+    double n_gpus;                /* and GPUs requested (0 for a CPU-only job) */
     double cum_iso;               /* I, the cumulative isolated time */
     double prev_left, prev_alloc; /* iterations left and a at the last point, 0 before */
     double ran_s;                 /* seconds run, as of last_us */
@@ -123,14 +126,6 @@ static double solve_rho(const themis_state *s, uint32_t k, double lo, double g)
     return rho;
 }
 
-static double iterations_left(const sim_view *v, const sim_job *j, sim_job_id id, double *it_s)
-{
-    *it_s = job_spec_has(&j->spec, SIM_ATTR_ITER_TIME_MS) && j->spec.attr[SIM_ATTR_ITER_TIME_MS] > 0
-                ? j->spec.attr[SIM_ATTR_ITER_TIME_MS] / 1000
-                : 1.0;
-    double left = sim_view_work_left(v, id);
-    return (left > 0 ? left : 0) / *it_s;
-}
 
 static int themis_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
@@ -138,6 +133,8 @@ static int themis_schedule(void *st, const sim_view *v, sim_time now, policy_dec
     uint32_t k = 0, total = v->n_pending + v->n_running;
     if (!grow(s, total))
         return SIM_ENOMEM;
+    /* In the engine's list order: the sums below depend on their order in the last
+     * bits, and the schedule on those where the GPUs bind. */
     for (int list = 0; list < 2; list++)
         for (uint32_t id = list ? v->running_head : v->pending_head; id != SIM_JOB_NONE;
              id = sim_view_next(v, id))
@@ -147,23 +144,22 @@ static int themis_schedule(void *st, const sim_view *v, sim_time now, policy_dec
     double share = k ? ceil(g / (double)k) : 0;
     for (uint32_t i = 0; i < k; i++) {
         themis_job *t = s->jobs[i];
-        const sim_job *j = sim_view_job(v, t->e.id);
         if (t->e.running)
             t->ran_s += (double)(now - t->last_us) / 1e6;
         t->last_us = now;
-        double it_s, left = iterations_left(v, j, t->e.id, &it_s);
-        double gpus = j->spec.num_gpus ? (double)j->spec.num_gpus : 1;
-        double alloc = fmin(1, share / gpus);
+        double w = sim_view_work_left(v, t->e.id);
+        double left = (w > 0 ? w : 0) / t->it_s; /* iterations left */
+        double alloc = share / t->gpus < 1 ? share / t->gpus : 1;
         if (t->prev_alloc > 0)
             t->cum_iso += (t->prev_left - left) / t->prev_alloc;
         t->prev_left = left;
         t->prev_alloc = alloc;
-        s->a[i] = (double)(now - j->spec.submit_us) / 1e6;
-        s->c[i] = left * it_s;
+        s->a[i] = (double)(now - t->submit_us) / 1e6;
+        s->c[i] = left * t->it_s;
         s->b[i] = t->cum_iso + left / alloc;
-        s->n[i] = (double)j->spec.num_gpus;
-        if (s->b[i] > 0)
-            lo = fmax(lo, (s->a[i] + s->c[i]) / s->b[i]);
+        s->n[i] = t->n_gpus;
+        if (s->b[i] > 0 && (s->a[i] + s->c[i]) / s->b[i] > lo)
+            lo = (s->a[i] + s->c[i]) / s->b[i];
     }
     double rho = solve_rho(s, k, lo, g);
     for (uint32_t i = 0; i < k; i++) {
@@ -183,7 +179,15 @@ static int themis_schedule(void *st, const sim_view *v, sim_time now, policy_dec
 static void themis_on_arrival(void *st, const sim_view *v, sim_job_id id)
 {
     preempt_on_arrival(st, v, id);
-    ((themis_job *)sim_view_job_state(v, id))->last_us = v->now;
+    themis_job *t = sim_view_job_state(v, id);
+    const job_spec *j = &sim_view_job(v, id)->spec;
+    t->last_us = v->now;
+    t->submit_us = j->submit_us;
+    t->it_s = job_spec_has(j, SIM_ATTR_ITER_TIME_MS) && j->attr[SIM_ATTR_ITER_TIME_MS] > 0
+                  ? j->attr[SIM_ATTR_ITER_TIME_MS] / 1000
+                  : 1.0;
+    t->gpus = j->num_gpus ? (double)j->num_gpus : 1;
+    t->n_gpus = (double)j->num_gpus;
 }
 
 static int themis_init(void *st, const policy_config *cfg, sim_diag *d)

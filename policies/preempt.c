@@ -400,11 +400,12 @@ int preempt_init(preempt_sched *s, const policy_config *cfg, const preempt_hooks
     s->hooks = h;
     s->ctx = ctx;
     s->checkpoint = checkpoint;
-    s->lane = sim_calloc(1, sizeof *s->lane);
-    if (!s->lane)
-        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "preemptive policy: out of memory");
-    s->lane[0] = (preempt_lane){.rate = 0, .root = NONE, .succ = NONE};
-    s->n_lane = s->lane_cap = 1;
+    if (h->drift && (h->next_change || h->pass_begin))
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                            "preemptive policy: drifting keys cannot also change on schedule");
+    for (uint32_t l = 0; l < PREEMPT_LANES; l++)
+        s->lane[l] = (preempt_lane){.rate = 0, .root = NONE, .succ = NONE, .cur = NONE};
+    s->n_lane = 1;
     s->now = SIM_TIME_NEVER;
     s->wake_at = SIM_TIME_NEVER;
     s->cap_epoch = UINT64_MAX; /* no capacity summed yet */
@@ -426,7 +427,6 @@ void preempt_fini(preempt_sched *s)
     sim_free(s->front);
     sim_free(s->dheap);
     sim_free(s->shape_first);
-    sim_free(s->lane);
     sim_free(s->walk);
     sim_free(s->walk2);
     place_ws_fini(&s->ws);
@@ -462,7 +462,7 @@ static uint32_t class_of(preempt_sched *s, uint64_t need, uint64_t mask)
 }
 
 /* The lane of drift `rate`: the one of that rate, else an empty one taken over, else a
- * new one; NONE when the table cannot grow. Lanes in use are few (distinct drifts). */
+ * new one; NONE when all PREEMPT_LANES are in use. */
 static uint32_t lane_of(preempt_sched *s, double rate)
 {
     if (rate == 0)
@@ -475,11 +475,11 @@ static uint32_t lane_of(preempt_sched *s, double rate)
             empty = l;
     }
     if (empty == NONE) {
-        if (!reserve((void **)&s->lane, &s->lane_cap, s->n_lane + 1, sizeof *s->lane))
+        if (s->n_lane == PREEMPT_LANES)
             return NONE;
         empty = s->n_lane++;
     }
-    s->lane[empty] = (preempt_lane){.rate = rate, .root = NONE, .succ = NONE};
+    s->lane[empty] = (preempt_lane){.rate = rate, .root = NONE, .succ = NONE, .cur = NONE};
     return empty;
 }
 
@@ -732,35 +732,114 @@ static void adm_started(void *ctx, const sim_view *v, uint32_t shape, sim_job_id
         s->fresh[s->n_fresh++] = id;
 }
 
+/* Sort w[0..n) by key, tmp as room: a natural merge sort, O(n log r) for r ascending
+ * runs (the lanes' orders, a few jobs out of place). */
+static void walk_sort(preempt_walk *w, preempt_walk *tmp, uint32_t n)
+{
+    uint32_t k = 1;
+    while (k < n && !preempt_before(&w[k].key, &w[k - 1].key))
+        k++;
+    if (k >= n)
+        return; /* one run: sorted */
+    for (;;) {
+        uint32_t runs = 0, o = 0;
+        for (uint32_t i = 0; i < n;) {
+            uint32_t m = i + 1;
+            while (m < n && !preempt_before(&w[m].key, &w[m - 1].key))
+                m++;
+            uint32_t e = m;
+            if (m < n) {
+                e = m + 1;
+                while (e < n && !preempt_before(&w[e].key, &w[e - 1].key))
+                    e++;
+            }
+            uint32_t a = i, b = m;
+            while (a < m && b < e)
+                tmp[o++] = preempt_before(&w[b].key, &w[a].key) ? w[b++] : w[a++];
+            while (a < m)
+                tmp[o++] = w[a++];
+            while (b < e)
+                tmp[o++] = w[b++];
+            runs++;
+            i = e;
+        }
+        memcpy(w, tmp, (size_t)n * sizeof *w);
+        if (runs <= 1)
+            return;
+    }
+}
+
+/* More drifts at once than lanes: every running job goes to lane 0 with its key read
+ * now, for the rest of the run (see preempt_lane). */
+static void to_legacy(preempt_sched *s, const sim_view *v, sim_time now)
+{
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < s->n_lane; l++) {
+        n = tree_list_at(s, v, s->lane[l].root, n);
+        s->lane[l].root = NONE;
+        s->lane[l].n = 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        preempt_entry *x = s->sorted[i];
+        s->hooks->key(s->ctx, v, x, now);
+        x->lane = 0;
+        s->walk[i] = (preempt_walk){x->key, x};
+    }
+    walk_sort(s->walk, s->walk2, n);
+    for (uint32_t i = 0; i < n; i++)
+        s->sorted[i] = s->walk[i].x;
+    s->lane[0].root = tree_build(s, v, s->sorted, n);
+    s->lane[0].n = n;
+    s->n_lane = 1;
+    s->legacy = true;
+}
+
 /* File running x (in no treap) in the lane of its present drift, keyed at now. */
 static void file_drifting(preempt_sched *s, const sim_view *v, preempt_entry *x, sim_time now)
 {
     s->hooks->key(s->ctx, v, x, now);
-    double rate = s->hooks->drift(s->ctx, v, x);
-    uint32_t l = lane_of(s, rate);
+    uint32_t l = s->legacy ? 0 : lane_of(s, s->hooks->drift(s->ctx, v, x));
     if (l == NONE) {
-        s->oom = true; /* the next pass fails; until then x keeps its present key */
+        to_legacy(s, v, now);
         l = 0;
     }
     x->lane = l;
-    x->key = lane_key(s, l, &x->key);
+    if (!s->legacy)
+        x->key = lane_key(s, l, &x->key);
     tree_insert(s, v, x);
 }
 
+/* Speed log on (the default) or off (every running job filed again at every pass, as
+ * when the log wraps): to test the two against each other. */
+static bool speed_log_on = true;
+
+void preempt_speed_log_enable(bool on)
+{
+    speed_log_on = on;
+}
+
 /* File again the running jobs whose speed changed since the last pass (every running job
- * when the engine's log has wrapped since). */
+ * when the engine's log has wrapped since), and those of the overflow lane, which may
+ * find a lane now. */
 static void refile_drifting(preempt_sched *s, const sim_view *v, sim_time now)
 {
     uint64_t e = v->speed_epoch;
-    if (e - s->speed_seen > SIM_SPEED_RING) {
+    if (s->legacy) { /* keys as last read: the passes re-read them */
+        s->speed_seen = e;
+        return;
+    }
+    if (e - s->speed_seen > SIM_SPEED_RING || !v->speed_ring || !speed_log_on) {
         uint32_t n = 0;
         for (uint32_t l = 0; l < s->n_lane; l++) {
             n = tree_list_at(s, v, s->lane[l].root, n);
             s->lane[l].root = NONE;
             s->lane[l].n = 0;
         }
+        /* Out of s->sorted, which to_legacy may reuse while they are filed. */
         for (uint32_t i = 0; i < n; i++)
-            file_drifting(s, v, s->sorted[i], now);
+            s->adm[i] = s->sorted[i]->id;
+        for (uint32_t i = 0; i < n; i++)
+            file_drifting(s, v, entry(v, s->adm[i]), now);
     } else {
         for (uint64_t q = s->speed_seen + 1; q <= e; q++) {
             preempt_entry *x = entry(v, v->speed_ring[q % SIM_SPEED_RING]);
@@ -812,6 +891,76 @@ static void update_running(preempt_sched *s, const sim_view *v, sim_time now)
     }
     if (s->hooks->drift)
         refile_drifting(s, v, now);
+}
+
+/* ---- Legacy mode (more drifts than lanes): every running job in lane 0, its key as
+ * last read, which is at or after its present key (keys only fall while jobs run). ---- */
+
+static const preempt_key *head_key(const preempt_sched *s, const sim_view *v, uint32_t c)
+{
+    return &entry(v, s->cls[c].heap[0])->key;
+}
+
+static uint64_t prefix0(const preempt_sched *s, const sim_view *v, const preempt_key *k)
+{
+    return tree_prefix_succ(v, s->lane[0].root, k, NULL);
+}
+
+/* Whether every job in the system fits the capacity `left` at once: then every one is
+ * admitted whatever the order of the running ones. O(classes). */
+static bool all_fit(const preempt_sched *s, const sim_view *v, uint64_t left)
+{
+    uint64_t need = tsum(v, s->lane[0].root);
+    for (uint32_t c = 0; c < s->n_cls && need <= left; c++)
+        need += s->cls[c].need * s->cls[c].n;
+    return need <= left;
+}
+
+/* Whether some waiting job that requests GPUs may be admitted from a capacity `left`:
+ * the running jobs before it by their keys as last read are among those before it now,
+ * so if it does not fit beside those, it does not fit now, whatever the running jobs'
+ * present keys; and when no such job fits, every running job stays. O(classes log n). */
+static bool any_may_fit(const preempt_sched *s, const sim_view *v, uint64_t left)
+{
+    for (uint32_t c = 0; c < s->n_cls; c++)
+        if (s->cls[c].n && s->cls[c].need &&
+            prefix0(s, v, head_key(s, v, c)) + s->cls[c].need <= left)
+            return true;
+    return false;
+}
+
+/* A running job whose key (as last read) is before every pending job's is still before
+ * them all: where the capacity is one number, its place among those makes no
+ * difference. Re-key the others only, unless the jobs before every pending one no longer
+ * fit together (capacity lost to a failure), when their order matters. O(K log n) for
+ * the K re-keyed. */
+static void rekey_legacy(preempt_sched *s, const sim_view *v, sim_time now, uint64_t left)
+{
+    preempt_lane *ln = &s->lane[0];
+    const preempt_key *kmin = NULL;
+    for (uint32_t c = 0; c < s->n_cls; c++)
+        if (s->cls[c].n && (!kmin || preempt_before(head_key(s, v, c), kmin)))
+            kmin = head_key(s, v, c);
+    if (kmin && prefix0(s, v, kmin) <= left) {
+        uint32_t l, r;
+        split(v, ln->root, kmin, &l, &r);
+        uint32_t n = tree_list(s, v, r);
+        for (uint32_t i = 0; i < n; i++)
+            s->hooks->key(s->ctx, v, s->sorted[i], now);
+        sort_entries(s->sorted, n);
+        ln->root = l;
+        ln->n -= n;
+        uint32_t i = 0;
+        for (; i < n && preempt_before(&s->sorted[i]->key, kmin); i++)
+            tree_insert(s, v, s->sorted[i]);
+        ln->root = join(v, ln->root, tree_build(s, v, s->sorted + i, n - i));
+        ln->n += n - i;
+        if (prefix0(s, v, kmin) <= left)
+            return;
+    } else if (!kmin && tsum(v, ln->root) <= left) {
+        return; /* nothing waits: every running job stays */
+    }
+    rekey_running_all(s, v, now);
 }
 
 /* Re-key the pending jobs whose due time has come. */
@@ -917,43 +1066,6 @@ static void front_done(preempt_sched *s, const sim_view *v, bool admitted, uint3
     s->adm[(*n_adm)++] = s->cls[f.cls].heap[f.slot];
     front_push(s, v, f.cls, 2 * f.slot + 1);
     front_push(s, v, f.cls, 2 * f.slot + 2);
-}
-
-/* Sort w[0..n) by key, tmp as room: a natural merge sort, O(n log r) for r ascending
- * runs (the lanes' orders, a few jobs out of place). */
-static void walk_sort(preempt_walk *w, preempt_walk *tmp, uint32_t n)
-{
-    uint32_t k = 1;
-    while (k < n && !preempt_before(&w[k].key, &w[k - 1].key))
-        k++;
-    if (k >= n)
-        return; /* one run: sorted */
-    for (;;) {
-        uint32_t runs = 0, o = 0;
-        for (uint32_t i = 0; i < n;) {
-            uint32_t m = i + 1;
-            while (m < n && !preempt_before(&w[m].key, &w[m - 1].key))
-                m++;
-            uint32_t e = m;
-            if (m < n) {
-                e = m + 1;
-                while (e < n && !preempt_before(&w[e].key, &w[e - 1].key))
-                    e++;
-            }
-            uint32_t a = i, b = m;
-            while (a < m && b < e)
-                tmp[o++] = preempt_before(&w[b].key, &w[a].key) ? w[b++] : w[a++];
-            while (a < m)
-                tmp[o++] = w[a++];
-            while (b < e)
-                tmp[o++] = w[b++];
-            runs++;
-            i = e;
-        }
-        memcpy(w, tmp, (size_t)n * sizeof *w);
-        if (runs <= 1)
-            return;
-    }
 }
 
 /* Admission walking every running job in key order (keys as of now), merged with the
@@ -1128,6 +1240,8 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         uint64_t left = 0;
         for (uint64_t m = cap.types; m; m &= m - 1)
             left += cap.left[__builtin_ctzll(m)];
+        if (s->legacy && !all_fit(s, v, left) && any_may_fit(s, v, left))
+            rekey_legacy(s, v, now, left);
         n_adm = admit_sums(s, v, left, &n_pre);
     } else {
         n_adm = admit_walk(s, v, &cap, &n_pre);

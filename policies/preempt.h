@@ -104,7 +104,12 @@ typedef struct preempt_hooks {
 
 /* Running jobs of one drift, in a treap keyed by (key + rate x time in seconds) x 1e6:
  * the order of their present keys. Lane 0 has rate 0 (every running job of a policy without
- * drift, and a drifting one until its speed is known). */
+ * drift, and a drifting one until its speed is known). At most PREEMPT_LANES lanes: a run
+ * whose running jobs come to have more drifts at once (speeds that differ job by job,
+ * under an interference model) puts them all in lane 0 with their keys as last read, for
+ * the rest of the run, and re-reads at each pass those whose place may have changed
+ * (`legacy`: the running jobs at or after the first pending key, O(those) a pass). */
+#define PREEMPT_LANES 16
 typedef struct preempt_lane {
     double rate;
     uint32_t root; /* or UINT32_MAX */
@@ -142,8 +147,9 @@ typedef struct preempt_sched {
     bool by_count;   /* admit by the count of free GPUs, whatever their type */
     preempt_class *cls;
     uint32_t n_cls, cls_cap;
-    preempt_lane *lane; /* the running jobs, by drift (lane 0: none) */
-    uint32_t n_lane, lane_cap;
+    preempt_lane lane[PREEMPT_LANES]; /* the running jobs, by drift (lane 0: none) */
+    uint32_t n_lane;                  /* lanes 0..n_lane-1 have a drift */
+    bool legacy; /* too many drifts: every running job in lane 0, keys as last read */
     uint64_t speed_seen; /* the view's speed_epoch as of the last pass */
     double now_us;       /* the pass's time in microseconds */
     preempt_walk *walk;  /* scratch: running jobs in the order of a walk ... */
@@ -207,6 +213,10 @@ static inline bool preempt_before(const preempt_key *a, const preempt_key *b)
  * not (true, the default), for every engine of the process: to compare the two in tests
  * and benchmarks. */
 void preempt_fast_enable(bool on);
+
+/* Read the engine's speed log (true, the default), or file every running job again at
+ * every pass (false), for every engine of the process: to test the two in tests. */
+void preempt_speed_log_enable(bool on);
 
 /* The policy_ops hooks, for a policy whose state starts with a preempt_sched. The tables
  * grow at new peaks only; a failure to grow ends the next pass with SIM_ENOMEM. */

@@ -321,12 +321,21 @@ static void test_properties(void)
 
 /* Speeds that differ by job (so srtf and srsf file running jobs in several lanes) and
  * change with a GPU's other residents (so the engine's speed log moves them between
- * lanes while they run). Dyadic factors keep the arithmetic of both readings exact. */
+ * lanes while they run); with fractional durations, keys tie only by chance. */
 static double eq_throughput(void *ctx, const job_spec *j, uint16_t t)
 {
     (void)ctx;
     (void)t;
     return 0.5 + 0.25 * (double)(j->num_gpus % 4);
+}
+
+/* Speeds of 64 values, by job: more drifts at once than preempt.h's lanes. */
+static double eq_many_speeds(void *ctx, const job_spec *j, uint16_t t)
+{
+    (void)ctx;
+    (void)t;
+    uint64_t h = j->submit_us * UINT64_C(0x9e3779b97f4a7c15);
+    return 0.5 + (double)(h >> 58) / 64.0;
 }
 
 static double eq_interference(void *ctx, const job_spec *self, uint32_t self_milli,
@@ -342,11 +351,15 @@ static double eq_interference(void *ctx, const job_spec *self, uint32_t self_mil
 
 /* Where every job accepts every GPU type, admission by sums over the treaps gives the
  * schedule of the walk over every running job (its keys read afresh), byte for byte;
- * with speeds that differ and change too (rounds 4 and 5). */
+ * with speeds that differ and change too (rounds 4 and 5: lanes, also without the
+ * engine's speed log, every running job filed again at each pass; rounds 6 and 7: more
+ * drifts than lanes). */
 static void test_fast_equivalence(void)
 {
     sim_rate_model rm = {
         .name = "test", .throughput = eq_throughput, .interference = eq_interference};
+    sim_rate_model many = {
+        .name = "many", .throughput = eq_many_speeds, .interference = eq_interference};
     const variant vs[] = {
         {&policy_las, NULL, NULL},     {&policy_las, "mode", "tiresias"},
         {&policy_gittins, NULL, NULL}, {&policy_gittins, "delta", "30"},
@@ -354,7 +367,7 @@ static void test_fast_equivalence(void)
     };
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     static job_spec jobs[900];
-    for (int round = 0; round < 6; round++) {
+    for (int round = 0; round < 8; round++) {
         gsl_rng_set(rng, 900 + (unsigned long)round);
         world w;
         world_init(&w, 2 + (uint32_t)round % 4, round % 2 ? 4 : 8);
@@ -370,8 +383,8 @@ static void test_fast_equivalence(void)
                           .seed = 3,
                           .opt_key = vs[p].key,
                           .opt_value = vs[p].value,
-                          .rate = round >= 4 ? &rm : NULL};
-            if (round == 3 || round == 5) {
+                          .rate = round >= 6 ? &many : round >= 4 ? &rm : NULL};
+            if (round % 2 && round >= 3) {
                 o.opt_key2 = "checkpoint";
                 o.opt_value2 = "false";
             }
@@ -380,7 +393,15 @@ static void test_fast_equivalence(void)
             run_out b = run(&w, jobs, n, &o);
             preempt_fast_enable(true);
             CHECK_EQ_I64(a.status, SIM_OK);
+            CHECK_EQ_I64(b.status, SIM_OK);
             CHECK_EQ_I64(a.sum.jobs_unfinished, 0);
+            if (round == 4 || round == 5) {
+                preempt_speed_log_enable(false);
+                run_out c = run(&w, jobs, n, &o);
+                preempt_speed_log_enable(true);
+                CHECK(a.jobs_len == c.jobs_len && memcmp(a.jobs, c.jobs, a.jobs_len) == 0);
+                run_out_free(&c);
+            }
             CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
             CHECK(a.summary_len == b.summary_len &&
                   memcmp(a.summary, b.summary, a.summary_len) == 0);

@@ -769,16 +769,26 @@ static void walk_sort(preempt_walk *w, preempt_walk *tmp, uint32_t n)
     }
 }
 
-/* More drifts at once than lanes: every running job goes to lane 0 with its key read
- * now, for the rest of the run (see preempt_lane). */
-static void to_legacy(preempt_sched *s, const sim_view *v, sim_time now)
+/* Every running job into s->sorted, lane by lane (each in key order); the lanes are
+ * emptied when `take`. Returns the count. */
+static uint32_t list_running(preempt_sched *s, const sim_view *v, bool take)
 {
     uint32_t n = 0;
     for (uint32_t l = 0; l < s->n_lane; l++) {
         n = tree_list_at(s, v, s->lane[l].root, n);
-        s->lane[l].root = NONE;
-        s->lane[l].n = 0;
+        if (take) {
+            s->lane[l].root = NONE;
+            s->lane[l].n = 0;
+        }
     }
+    return n;
+}
+
+/* More drifts at once than lanes: every running job goes to lane 0 with its key read
+ * now, for the rest of the run (see preempt_lane). */
+static void to_one_lane(preempt_sched *s, const sim_view *v, sim_time now)
+{
+    uint32_t n = list_running(s, v, true);
     for (uint32_t i = 0; i < n; i++) {
         preempt_entry *x = s->sorted[i];
         s->hooks->key(s->ctx, v, x, now);
@@ -791,20 +801,20 @@ static void to_legacy(preempt_sched *s, const sim_view *v, sim_time now)
     s->lane[0].root = tree_build(s, v, s->sorted, n);
     s->lane[0].n = n;
     s->n_lane = 1;
-    s->legacy = true;
+    s->one_lane = true;
 }
 
 /* File running x (in no treap) in the lane of its present drift, keyed at now. */
 static void file_drifting(preempt_sched *s, const sim_view *v, preempt_entry *x, sim_time now)
 {
     s->hooks->key(s->ctx, v, x, now);
-    uint32_t l = s->legacy ? 0 : lane_of(s, s->hooks->drift(s->ctx, v, x));
+    uint32_t l = s->one_lane ? 0 : lane_of(s, s->hooks->drift(s->ctx, v, x));
     if (l == NONE) {
-        to_legacy(s, v, now);
+        to_one_lane(s, v, now);
         l = 0;
     }
     x->lane = l;
-    if (!s->legacy)
+    if (!s->one_lane)
         x->key = lane_key(s, l, &x->key);
     tree_insert(s, v, x);
 }
@@ -819,23 +829,17 @@ void preempt_speed_log_enable(bool on)
 }
 
 /* File again the running jobs whose speed changed since the last pass (every running job
- * when the engine's log has wrapped since), and those of the overflow lane, which may
- * find a lane now. */
+ * when the engine's log has wrapped since). */
 static void refile_drifting(preempt_sched *s, const sim_view *v, sim_time now)
 {
     uint64_t e = v->speed_epoch;
-    if (s->legacy) { /* keys as last read: the passes re-read them */
+    if (s->one_lane) { /* keys as last read: the passes re-read them */
         s->speed_seen = e;
         return;
     }
     if (e - s->speed_seen > SIM_SPEED_RING || !v->speed_ring || !speed_log_on) {
-        uint32_t n = 0;
-        for (uint32_t l = 0; l < s->n_lane; l++) {
-            n = tree_list_at(s, v, s->lane[l].root, n);
-            s->lane[l].root = NONE;
-            s->lane[l].n = 0;
-        }
-        /* Out of s->sorted, which to_legacy may reuse while they are filed. */
+        uint32_t n = list_running(s, v, true);
+        /* Out of s->sorted, which to_one_lane may reuse while they are filed. */
         for (uint32_t i = 0; i < n; i++)
             s->adm[i] = s->sorted[i]->id;
         for (uint32_t i = 0; i < n; i++)
@@ -893,7 +897,7 @@ static void update_running(preempt_sched *s, const sim_view *v, sim_time now)
         refile_drifting(s, v, now);
 }
 
-/* ---- Legacy mode (more drifts than lanes): every running job in lane 0, its key as
+/* ---- One lane (more drifts than lanes): every running job in lane 0, its key as
  * last read, which is at or after its present key (keys only fall while jobs run). ---- */
 
 static const preempt_key *head_key(const preempt_sched *s, const sim_view *v, uint32_t c)
@@ -934,7 +938,7 @@ static bool any_may_fit(const preempt_sched *s, const sim_view *v, uint64_t left
  * difference. Re-key the others only, unless the jobs before every pending one no longer
  * fit together (capacity lost to a failure), when their order matters. O(K log n) for
  * the K re-keyed. */
-static void rekey_legacy(preempt_sched *s, const sim_view *v, sim_time now, uint64_t left)
+static void rekey_one_lane(preempt_sched *s, const sim_view *v, sim_time now, uint64_t left)
 {
     preempt_lane *ln = &s->lane[0];
     const preempt_key *kmin = NULL;
@@ -1073,9 +1077,7 @@ static void front_done(preempt_sched *s, const sim_view *v, bool admitted, uint3
  * jobs not admitted go to s->pre. Returns the number admitted. O(R log L + (A + C) log C). */
 static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, uint32_t *n_pre)
 {
-    uint32_t n_run = 0;
-    for (uint32_t l = 0; l < s->n_lane; l++)
-        n_run = tree_list_at(s, v, s->lane[l].root, n_run);
+    uint32_t n_run = list_running(s, v, false);
     /* Drifting keys are read afresh (the policy's own reading, not the lanes'), and
      * the lanes' orders merged; without drift, the one lane's order is the keys'. */
     bool fresh = s->hooks->drift != NULL;
@@ -1116,23 +1118,28 @@ static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, u
  * are found from the last one back (the jobs before them are admitted by their sum), so
  * the cost is theirs: O(E L log n) for E jobs. Their order goes to s->walk (last first);
  * returns E. */
+/* Lane l's last job requesting GPUs before k (lane terms; NULL: the last), or NONE when
+ * there is none at or after pending key kp (NULL: no bound). */
+static uint32_t lane_prev(const preempt_sched *s, const sim_view *v, uint32_t l,
+                          const preempt_key *k, const preempt_key *kp)
+{
+    uint32_t t = prev_need_rec(v, s->lane[l].root, k);
+    if (t != NONE && kp) {
+        preempt_key q = lane_key(s, l, kp);
+        if (preempt_before(&entry(v, t)->key, &q))
+            t = NONE;
+    }
+    return t;
+}
+
 static uint32_t walk_tail(preempt_sched *s, const sim_view *v, const preempt_key *kp,
                           const preempt_key *kh, uint64_t run, uint64_t left)
 {
     for (uint32_t l = 0; l < s->n_lane; l++) {
-        preempt_lane *ln = &s->lane[l];
-        ln->cur = NONE;
-        if (ln->root == NONE)
-            continue;
         preempt_key q;
         if (kh)
             q = lane_key(s, l, kh);
-        ln->cur = prev_need_rec(v, ln->root, kh ? &q : NULL);
-        if (ln->cur != NONE && kp) {
-            q = lane_key(s, l, kp);
-            if (preempt_before(&entry(v, ln->cur)->key, &q))
-                ln->cur = NONE;
-        }
+        s->lane[l].cur = lane_prev(s, v, l, kh ? &q : NULL, kp);
     }
     uint32_t n = 0;
     for (uint64_t after = 0; after < run - left;) {
@@ -1153,12 +1160,7 @@ static uint32_t walk_tail(preempt_sched *s, const sim_view *v, const preempt_key
         preempt_entry *x = entry(v, ln->cur);
         s->walk[n++].x = x;
         after += x->need;
-        ln->cur = prev_need_rec(v, ln->root, &x->key);
-        if (ln->cur != NONE && kp) {
-            preempt_key q = lane_key(s, best, kp);
-            if (preempt_before(&entry(v, ln->cur)->key, &q))
-                ln->cur = NONE;
-        }
+        ln->cur = lane_prev(s, v, best, &x->key, kp);
     }
     return n;
 }
@@ -1185,12 +1187,13 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
             preempt_lane *ln = &s->lane[l];
             if (ln->root == NONE)
                 continue;
-            preempt_key q;
-            if (kh)
-                q = lane_key(s, l, kh);
-            if (!known ||
-                (ln->succ != NONE && (!kh || preempt_before(&entry(v, ln->succ)->key, &q))))
-                ln->pre = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
+            if (!known || ln->succ != NONE) {
+                preempt_key q;
+                if (kh)
+                    q = lane_key(s, l, kh);
+                if (!known || !kh || preempt_before(&entry(v, ln->succ)->key, &q))
+                    ln->pre = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
+            }
             upto += ln->pre;
         }
         uint64_t run = upto - base;
@@ -1240,8 +1243,8 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         uint64_t left = 0;
         for (uint64_t m = cap.types; m; m &= m - 1)
             left += cap.left[__builtin_ctzll(m)];
-        if (s->legacy && !all_fit(s, v, left) && any_may_fit(s, v, left))
-            rekey_legacy(s, v, now, left);
+        if (s->one_lane && !all_fit(s, v, left) && any_may_fit(s, v, left))
+            rekey_one_lane(s, v, now, left);
         n_adm = admit_sums(s, v, left, &n_pre);
     } else {
         n_adm = admit_walk(s, v, &cap, &n_pre);

@@ -108,7 +108,7 @@ typedef struct preempt_hooks {
  * whose running jobs come to have more drifts at once (speeds that differ job by job,
  * under an interference model) puts them all in lane 0 with their keys as last read, for
  * the rest of the run, and re-reads at each pass those whose place may have changed
- * (`legacy`: the running jobs at or after the first pending key, O(those) a pass). */
+ * (`one_lane`: the running jobs at or after the first pending key, O(those) a pass). */
 #define PREEMPT_LANES 16
 typedef struct preempt_lane {
     double rate;
@@ -149,7 +149,7 @@ typedef struct preempt_sched {
     uint32_t n_cls, cls_cap;
     preempt_lane lane[PREEMPT_LANES]; /* the running jobs, by drift (lane 0: none) */
     uint32_t n_lane;                  /* lanes 0..n_lane-1 have a drift */
-    bool legacy; /* too many drifts: every running job in lane 0, keys as last read */
+    bool one_lane; /* too many drifts: every running job in lane 0, keys as last read */
     uint64_t speed_seen; /* the view's speed_epoch as of the last pass */
     double now_us;       /* the pass's time in microseconds */
     preempt_walk *walk;  /* scratch: running jobs in the order of a walk ... */

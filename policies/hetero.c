@@ -78,10 +78,16 @@ typedef struct hetero_state {
     uint32_t n_groups;
     uint32_t hi_used; /* the groups in use have indices below this */
     /* Scratch sized in init. */
-    uint32_t *free_gpu;
+    uint32_t *free_gpu; /* a pass's free GPUs in the order they are offered, gathered ... */
+    uint32_t n_free;    /* ... as far as a job asked (the first n_free) ... */
+    uint32_t scan;      /* ... from the nodes before position scan of node_order */
     uint8_t *taken;
     uint32_t *node_order; /* the nodes with GPUs, in the order their free GPUs are taken */
+    uint32_t *order_pos;  /* per node: its position in node_order, or UINT32_MAX */
     uint32_t n_order;
+    uint64_t *has_free; /* per node_order position: the node is up with a free GPU */
+    uint64_t synced;    /* the view's change_epoch has_free reflects */
+    bool free_built;
     sim_job_id batch[HG_MAX];
     uint32_t batch_gpu[HG_MAX];
     double cost[HG_MAX * HG_MAX];
@@ -114,6 +120,8 @@ static void hetero_fini(void *st)
     sim_free(s->free_gpu);
     sim_free(s->taken);
     sim_free(s->node_order);
+    sim_free(s->order_pos);
+    sim_free(s->has_free);
     hetero_ws_fini(&s->ws);
 }
 
@@ -152,8 +160,11 @@ static int init_mode(void *st, const policy_config *cfg, sim_diag *d, hmode mode
     s->g = sim_calloc(s->n_groups, sizeof *s->g);
     s->free_gpu = sim_calloc(ng, sizeof *s->free_gpu);
     s->taken = sim_calloc(ng, 1);
-    s->node_order = sim_calloc(cfg->n_nodes ? cfg->n_nodes : 1, sizeof *s->node_order);
-    if (!s->g || !s->free_gpu || !s->taken || !s->node_order ||
+    uint32_t nn = cfg->n_nodes ? cfg->n_nodes : 1;
+    s->node_order = sim_calloc(nn, sizeof *s->node_order);
+    s->order_pos = sim_calloc(nn, sizeof *s->order_pos);
+    s->has_free = sim_calloc((nn + 63) / 64, sizeof *s->has_free);
+    if (!s->g || !s->free_gpu || !s->taken || !s->node_order || !s->order_pos || !s->has_free ||
         hetero_ws_init(&s->ws, HG_MAX, HG_MAX)) {
         hetero_fini(s);
         memset(s, 0, sizeof *s);
@@ -478,18 +489,77 @@ static void group_costs(hgroup *gr, const sim_view *v)
         }
 }
 
+/* The f-th free GPU of the pass in the order they are offered, or SIM_GPU_NONE past the
+ * last; the nodes' free GPUs are gathered a node at a time, as far as asked. */
+static uint32_t free_at(hetero_state *s, const sim_view *v, uint32_t f)
+{
+    while (f >= s->n_free) {
+        uint32_t i = s->scan, w = i / 64;
+        if (i >= s->n_order)
+            return SIM_GPU_NONE;
+        uint64_t bits = s->has_free[w] & (~UINT64_C(0) << (i % 64));
+        while (!bits && ++w < (s->n_order + 63) / 64)
+            bits = s->has_free[w];
+        if (!bits) {
+            s->scan = s->n_order;
+            return SIM_GPU_NONE;
+        }
+        i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+        s->scan = i + 1;
+        uint32_t n = s->node_order[i];
+        for (uint32_t g = v->node_gpu_first[n]; g < v->node_gpu_first[n] + v->node_gpu_count[n]; g++)
+            if (v->gpu_nres[g] == 0) {
+                s->taken[s->n_free] = 0;
+                s->free_gpu[s->n_free++] = g;
+            }
+    }
+    return s->free_gpu[f];
+}
+
+static void set_has_free(hetero_state *s, const sim_view *v, uint32_t n)
+{
+    uint32_t i = s->order_pos[n];
+    if (i == UINT32_MAX)
+        return;
+    uint64_t bit = UINT64_C(1) << (i % 64);
+    if (v->node_up[n] && v->node_free_gpus[n])
+        s->has_free[i / 64] |= bit;
+    else
+        s->has_free[i / 64] &= ~bit;
+}
+
+/* has_free as of now: the nodes changed since the last pass are read again (all of
+ * them when the view's change log no longer holds those changes). */
+static void sync_free(hetero_state *s, const sim_view *v)
+{
+    uint64_t now = v->change_epoch;
+    if (!s->free_built || now - s->synced > SIM_CHANGE_RING) {
+        for (uint32_t i = 0; i < s->n_order; i++)
+            set_has_free(s, v, s->node_order[i]);
+        s->free_built = true;
+    } else {
+        for (uint64_t ep = s->synced + 1; ep <= now; ep++) {
+            uint32_t n = v->change_ring[ep % SIM_CHANGE_RING];
+            if (v->node_change_epoch[n] == ep) /* each node once: at its latest change */
+                set_has_free(s, v, n);
+        }
+    }
+    s->synced = now;
+}
+
 static int place_batch(hetero_state *s, const sim_view *v, sim_time now, uint32_t nb,
-                       uint32_t n_free, policy_decisions *out)
+                       policy_decisions *out)
 {
     if (s->mode == HM_HETERO)
         sort_jobs(v, s->batch, nb);
     uint32_t placed = 0;
     for (uint32_t b = 0; b < nb; b++) {
         s->batch_gpu[b] = SIM_GPU_NONE;
-        for (uint32_t f = 0; f < n_free; f++)
-            if (!s->taken[f] && job_fits_gpu(v, s->batch[b], s->free_gpu[f])) {
+        uint32_t g;
+        for (uint32_t f = 0; (g = free_at(s, v, f)) != SIM_GPU_NONE; f++)
+            if (!s->taken[f] && job_fits_gpu(v, s->batch[b], g)) {
                 s->taken[f] = 1;
-                s->batch_gpu[b] = s->free_gpu[f];
+                s->batch_gpu[b] = g;
                 placed++;
                 break;
             }
@@ -563,8 +633,12 @@ static void order_nodes(hetero_state *s, const sim_view *v)
             s->free_gpu[s->n_order++] = v->node_gpu_first[n];
     if (s->mode == HM_HETERO)
         sort_gpus(s, v, s->free_gpu, s->n_order);
-    for (uint32_t i = 0; i < s->n_order; i++)
+    for (uint32_t n = 0; n < v->n_nodes; n++)
+        s->order_pos[n] = UINT32_MAX;
+    for (uint32_t i = 0; i < s->n_order; i++) {
         s->node_order[i] = v->gpu_node[s->free_gpu[i]];
+        s->order_pos[s->node_order[i]] = i;
+    }
 }
 
 static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
@@ -584,17 +658,10 @@ static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_dec
     }
     if (v->pending_head == SIM_JOB_NONE)
         return SIM_OK;
-    /* The free GPUs in order: O(nodes + free GPUs), nodes with none skipped. */
-    uint32_t n_free = 0;
-    for (uint32_t i = 0; i < s->n_order; i++) {
-        uint32_t n = s->node_order[i];
-        if (!v->node_up[n] || v->node_free_gpus[n] == 0)
-            continue;
-        for (uint32_t g = v->node_gpu_first[n]; g < v->node_gpu_first[n] + v->node_gpu_count[n]; g++)
-            if (v->gpu_nres[g] == 0)
-                s->free_gpu[n_free++] = g;
-    }
-    memset(s->taken, 0, n_free);
+    /* The free GPUs in order, gathered as the jobs ask for them (free_at). */
+    sync_free(s, v);
+    s->n_free = 0;
+    s->scan = 0;
     sim_job_id j = v->pending_head;
     while (j != SIM_JOB_NONE) {
         const sim_job *jj = sim_view_job(v, j);
@@ -613,7 +680,7 @@ static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_dec
         } while (k != SIM_JOB_NONE && nb < HG_MAX && jj->spec.group[0] &&
                  strcmp(v->jobs[k].spec.group, jj->spec.group) == 0 &&
                  v->jobs[k].gpus_per_replica * v->jobs[k].nominal_replicas == 1);
-        if ((rc = place_batch(s, v, now, nb, n_free, out)))
+        if ((rc = place_batch(s, v, now, nb, out)))
             return rc;
         j = k;
     }

@@ -63,9 +63,36 @@ void sim__set_speed(sim_engine *e, sim_job_id id, double speed)
     e->speed_ring[++e->v.speed_epoch % SIM_SPEED_RING] = id;
 }
 
+/* Job j's part of the online figures (e->online) with r replicas and demand d, added
+ * (sign 1) or taken out (-1). */
+static void online_part(sim_engine *e, const sim_job *j, uint32_t r, uint32_t d, int64_t sign)
+{
+    if (j->is_service) {
+        int64_t g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+        e->online[0] += sign * (int64_t)d * g;
+        e->online[1] += sign * (int64_t)r * g;
+        if (d > r)
+            e->online[2] += sign * (int64_t)(d - r) * g;
+    } else if (job_spec_has(&j->spec, SIM_ATTR_MIN_REPLICAS) ||
+               job_spec_has(&j->spec, SIM_ATTR_MAX_REPLICAS)) {
+        e->online[3] += sign * (int64_t)r;
+    }
+}
+
+void sim__set_demand(sim_engine *e, sim_job *j, uint32_t d)
+{
+    if (j->listed) {
+        online_part(e, j, j->replicas, j->demand_replicas, -1);
+        online_part(e, j, j->replicas, d, 1);
+    }
+    j->demand_replicas = d;
+}
+
 void sim__list_remove(sim_engine *e, sim_job_id id, bool running)
 {
     sim_job *j = &e->jobs[id];
+    online_part(e, j, j->replicas, j->demand_replicas, -1);
+    j->listed = false;
     uint32_t *head = running ? &e->v.running_head : &e->v.pending_head;
     uint32_t *tail = running ? &e->running_tail : &e->pending_tail;
     if (j->list_prev != NIL)
@@ -89,6 +116,8 @@ void sim__list_append(sim_engine *e, sim_job_id id, bool running)
     sim_job *j = &e->jobs[id];
     uint32_t *head = running ? &e->v.running_head : &e->v.pending_head;
     uint32_t *tail = running ? &e->running_tail : &e->pending_tail;
+    online_part(e, j, j->replicas, j->demand_replicas, 1);
+    j->listed = true;
     j->list_next = NIL;
     j->list_prev = *tail;
     if (*tail != NIL)
@@ -277,6 +306,10 @@ static void release_one(sim_engine *e, const sim_job *j, uint32_t a)
 void sim__rep_account(sim_engine *e, sim_job *j, uint32_t next)
 {
     sim__svc_account(e, j);
+    if (j->listed) {
+        online_part(e, j, j->replicas, j->demand_replicas, -1);
+        online_part(e, j, next, j->demand_replicas, 1);
+    }
     j->rep_seconds += (double)j->replicas * (double)(e->now - j->rep_since_us) / 1e6;
     j->rep_since_us = e->now;
     if (next > 0) {

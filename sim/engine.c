@@ -1460,7 +1460,7 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
                     if (j->short_now)
                         e->sum.short_periods++;
                     j->short_now = false;
-                    j->demand_replicas = e->svc_demand[s];
+                    sim__set_demand(e, j, e->svc_demand[s]);
                     changed = true;
                 }
                 break;

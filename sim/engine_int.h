@@ -155,6 +155,9 @@ struct sim_engine {
     sim_hist *h_jct, *h_wait;
     uint64_t used_milli_total;  /* sum of all GPU shares held */
     uint64_t eff_milli_total;   /* sum of min(share, demand) over running jobs */
+    /* Over the jobs in the system: the GPUs the services want, hold and lack, and the
+     * trainers of offline elastic jobs (the timeseries' online columns). */
+    int64_t online[4];
     sim_time integ_last_us;
     bool integ_started;
     double *probe_vals, *probe_sums;
@@ -210,6 +213,8 @@ void sim__svc_account(sim_engine *e, sim_job *j);
 void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint);
 void sim__list_remove(sim_engine *e, sim_job_id id, bool running);
 void sim__list_append(sim_engine *e, sim_job_id id, bool running);
+/* A listed job's demand changes to d (its part of the online figures with it). */
+void sim__set_demand(sim_engine *e, sim_job *j, uint32_t d);
 void sim__node_refresh(sim_engine *e, uint32_t node);
 void sim__note_release(sim_engine *e, uint32_t node);
 

@@ -99,25 +99,11 @@ static bool elastic_columns(const sim_engine *e)
 }
 
 /* Sampled: GPUs the services want and hold, the shortfall, trainers of offline elastic
- * jobs. O(jobs in flight). */
+ * jobs, kept as the jobs enter, leave and change (sim__list_append and the others). */
 static void online_sample(const sim_engine *e, double out[4])
 {
-    memset(out, 0, 4 * sizeof *out);
-    for (int running = 0; running < 2; running++)
-        for (uint32_t id = running ? e->v.running_head : e->v.pending_head; id != NIL;
-             id = e->jobs[id].list_next) {
-            const sim_job *j = &e->jobs[id];
-            double g = j->gpus_per_replica ? (double)j->gpus_per_replica : 1.0;
-            if (j->is_service) {
-                out[0] += (double)j->demand_replicas * g;
-                out[1] += (double)j->replicas * g;
-                if (j->demand_replicas > j->replicas)
-                    out[2] += (double)(j->demand_replicas - j->replicas) * g;
-            } else if (job_spec_has(&j->spec, SIM_ATTR_MIN_REPLICAS) ||
-                       job_spec_has(&j->spec, SIM_ATTR_MAX_REPLICAS)) {
-                out[3] += (double)j->replicas;
-            }
-        }
+    for (int c = 0; c < 4; c++)
+        out[c] = (double)e->online[c];
 }
 
 int sim__write_headers(sim_engine *e)

@@ -89,6 +89,7 @@ typedef struct sim_job {
     uint32_t peak_replicas;  /* the most replicas its curve ever asks for */
     sim_time short_since_us; /* shortfall accounted up to here */
     bool short_now;          /* it was short during its current curve period */
+    bool listed;             /* in the pending or the running list */
     /* Parameter-server jobs (a trace column ps_replicas, ps_cpu_milli, ps_mem_mib,
      * master_cpu_milli or master_mem_mib given): n_roles = 1 master + ps_replicas
      * parameter servers, CPU-only roles placed with the trainers when the job starts and

@@ -481,6 +481,8 @@ static uint64_t trainer_milli(const sim_job *j)
 
 static int trigger(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
+    if (!s->any_bounds)
+        return SIM_OK; /* no job can be resized */
     uint32_t n = 0;
     uint64_t used = 0;
     for (uint32_t g = 0; g < v->n_nodes; g++)

@@ -65,6 +65,7 @@ typedef struct antman_state {
     uint32_t n_nodes;
     uint32_t *nfree[2];  /* per node: its GPUs hosting no job of each kind */
     uint32_t maxfree[2]; /* the most of those on any node */
+    uint32_t *with[2];   /* per count k: the nodes with k such GPUs (k <= the most GPUs of a node) */
     sim_job_id *arr;     /* jobs arrived since the last pass */
     uint32_t n_arr, arr_cap;
     uint64_t seen_release; /* the release epoch of the last pass */
@@ -324,6 +325,20 @@ static void mark(antman_state *s, const sim_view *v, sim_job_id id)
         s->overflow = true;
 }
 
+/* Node n has one GPU more (up) or fewer hosting no job of kind cls; the most on any
+ * node follows in O(1): it rises with n, or falls by one when n was its last. */
+static void nfree_step(antman_state *s, int cls, uint32_t n, bool up)
+{
+    uint32_t k = s->nfree[cls][n], k2 = up ? k + 1 : k - 1;
+    s->nfree[cls][n] = k2;
+    s->with[cls][k]--;
+    s->with[cls][k2]++;
+    if (k2 > s->maxfree[cls])
+        s->maxfree[cls] = k2;
+    else if (k == s->maxfree[cls] && s->with[cls][k] == 0)
+        s->maxfree[cls] = k2;
+}
+
 /* Record job id of kind cls on its GPUs gpus[0..k), and list its partners. */
 static void hold(antman_state *s, const sim_view *v, sim_job_id id, int cls, const uint32_t *gpus,
                  uint32_t k)
@@ -332,7 +347,7 @@ static void hold(antman_state *s, const sim_view *v, sim_job_id id, int cls, con
     x->first_gpu = UINT32_MAX;
     for (uint32_t i = k; i-- > 0;) {
         uint32_t g = gpus[i];
-        s->nfree[cls][v->gpu_node[g]]--;
+        nfree_step(s, cls, v->gpu_node[g], false);
         s->res[cls][g] = id;
         s->next[cls][g] = x->first_gpu;
         x->first_gpu = g;
@@ -351,7 +366,7 @@ static void release(antman_state *s, const sim_view *v, sim_job_id id)
     for (uint32_t g = x->first_gpu, n; g != UINT32_MAX; g = n) {
         n = s->next[cls][g];
         s->res[cls][g] = SIM_JOB_NONE;
-        s->nfree[cls][v->gpu_node[g]]++;
+        nfree_step(s, cls, v->gpu_node[g], true);
         if (cls == AM_GUARANTEED && hosts(s, g, 1))
             mark(s, v, s->res[1][g]);
     }
@@ -383,14 +398,6 @@ static int respeed(antman_state *s, const sim_view *v, sim_job_id id, policy_dec
     return set_speed(v, id, opportunistic_speed(s, v, id), out);
 }
 
-static void max_free(antman_state *s, int cls)
-{
-    s->maxfree[cls] = 0;
-    for (uint32_t n = 0; n < s->n_nodes; n++)
-        if (s->nfree[cls][n] > s->maxfree[cls])
-            s->maxfree[cls] = s->nfree[cls][n];
-}
-
 /* Try pending job id as kind cls: start it if it fits, else note that its shape found
  * no GPUs in this pass; a job without GPUs is rejected. */
 static int try_job(antman_state *s, const sim_view *v, sim_job_id id, int cls,
@@ -413,7 +420,6 @@ static int try_job(antman_state *s, const sim_view *v, sim_job_id id, int cls,
     if (rc == SIM_OK && cls == AM_GUARANTEED)
         rc = set_speed(v, id, 1.0, out);
     hold(s, v, id, cls, s->gpus, pl.replicas * j->gpus_per_replica);
-    max_free(s, cls);
     return rc;
 }
 
@@ -529,8 +535,21 @@ static int antman_schedule(void *st, const sim_view *v, sim_time now, policy_dec
     if (s->oom)
         return SIM_ENOMEM;
     if (!s->ready) {
-        for (uint32_t n = 0; n < s->n_nodes && n < v->n_nodes; n++)
+        uint32_t most = 0;
+        for (uint32_t n = 0; n < s->n_nodes && n < v->n_nodes; n++) {
             s->nfree[0][n] = s->nfree[1][n] = v->node_gpu_count[n];
+            if (v->node_gpu_count[n] > most)
+                most = v->node_gpu_count[n];
+        }
+        for (int c = 0; c < 2; c++) {
+            if (!(s->with[c] = sim_calloc(most + 1, sizeof *s->with[c]))) {
+                s->oom = true;
+                return SIM_ENOMEM;
+            }
+            for (uint32_t n = 0; n < s->n_nodes; n++)
+                s->with[c][s->nfree[c][n]]++;
+            s->maxfree[c] = most;
+        }
         s->ready = true;
     }
     /* A job that found no GPUs finds none until some are released: without a release,
@@ -543,7 +562,6 @@ static int antman_schedule(void *st, const sim_view *v, sim_time now, policy_dec
         return SIM_ENOMEM;
     s->pass++;
     for (int cls = 0; cls < 2; cls++) {
-        max_free(s, cls);
         int rc = !all      ? try_arrivals(s, v, cls, out)
                  : by_shape ? try_shapes(s, v, cls, out)
                             : try_walk(s, v, cls, out);
@@ -635,6 +653,8 @@ static void antman_fini(void *st)
     free(s->dirty);
     free(s->nfree[0]);
     free(s->nfree[1]);
+    sim_free(s->with[0]);
+    sim_free(s->with[1]);
     free(s->arr);
     free(s->failed);
     free(s->line);

@@ -56,6 +56,22 @@ typedef struct gain_ent {
     sim_job_id id;
 } gain_ent;
 
+/* optimus: a pending offline job as it entered the pending list (seq: its enqueue_seq;
+ * the entry is stale once the job left the list). */
+typedef struct opt_entry {
+    sim_job_id id;
+    uint64_t seq;
+} opt_entry;
+
+/* optimus: the pending offline jobs of one min trainers lo and GPUs per trainer g, in
+ * pending-list order: entries e[head..tail), stale ones dropped as rounds pass them. */
+typedef struct opt_list {
+    uint32_t lo, g;
+    opt_entry *e;
+    uint32_t head, tail, cap;
+    uint32_t cur; /* round scratch: the next entry to visit */
+} opt_list;
+
 /* optimus: per-job state of an allocation round. */
 typedef struct opt_job {
     uint32_t target; /* trainers allocated this round */
@@ -87,7 +103,15 @@ typedef struct elastic_state {
     uint32_t *fail_n;       /* ... for this many trainers */
     uint32_t fail_cap;      /* shapes those have room for */
     bool any_bounds;        /* a job with min_replicas or max_replicas has arrived */
+    opt_list *lists;        /* optimus: the pending offline jobs by (lo, g) */
+    uint32_t n_lists, lists_cap;
+    opt_entry *vis;         /* optimus scratch: the pending jobs given trainers in a round */
+    uint32_t vis_cap;
+    bool oom;
 } elastic_state;
+
+static int preempt_job(elastic_state *s, const sim_view *v, policy_decisions *out, sim_job_id id,
+                       bool checkpoint);
 
 static const policy_option elastic_opts[] = {
     {"period", "60", "trigger period, seconds"},
@@ -208,6 +232,10 @@ static void elastic_fini(void *st)
     sim_free(s->ord);
     sim_free(s->bucket);
     sim_free(s->heap);
+    for (uint32_t i = 0; i < s->n_lists; i++)
+        sim_free(s->lists[i].e);
+    sim_free(s->lists);
+    sim_free(s->vis);
     sim_free(s->fail_pass);
     sim_free(s->fail_n);
     sim_free(s->svc_nodes);
@@ -272,7 +300,7 @@ static bool place_n(elastic_state *s, const sim_view *v, sim_job_id id, uint32_t
 /* Free room for a service: the offline elastic job above its min with the highest
  * completion score loses a trainer; else the latest started offline job is preempted.
  * *took is false when nothing is left to take. */
-static int take_one(const elastic_state *s, const sim_view *v, policy_decisions *out, bool *took)
+static int take_one(elastic_state *s, const sim_view *v, policy_decisions *out, bool *took)
 {
     *took = false;
     sim_job_id best = SIM_JOB_NONE, last = SIM_JOB_NONE;
@@ -297,7 +325,7 @@ static int take_one(const elastic_state *s, const sim_view *v, policy_decisions 
     if (best != SIM_JOB_NONE)
         rc = scale_in(s, out, best, 1);
     else if (last != SIM_JOB_NONE)
-        rc = sim_decide_preempt(out, last, false);
+        rc = preempt_job(s, v, out, last, false);
     else
         return SIM_OK;
     *took = rc == SIM_OK;
@@ -369,6 +397,12 @@ static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
 /* Start pending offline jobs in arrival order, skipping those that do not fit: elastic
  * ones at min_replicas (static: at max_replicas). */
 static bool by_shape = true;
+static bool opt_lists = true;
+
+void optimus_lists_enable(bool on)
+{
+    opt_lists = on;
+}
 
 void elastic_shapes_enable(bool on)
 {
@@ -381,6 +415,73 @@ static void elastic_on_arrival(void *st, const sim_view *v, sim_job_id id)
     const job_spec *j = &sim_view_job(v, id)->spec;
     if (job_spec_has(j, SIM_ATTR_MIN_REPLICAS) || job_spec_has(j, SIM_ATTR_MAX_REPLICAS))
         s->any_bounds = true;
+}
+
+/* optimus: pending offline job id, just appended to the pending list, at the end of its
+ * (lo, g) list. */
+static void opt_push(elastic_state *s, const sim_view *v, sim_job_id id)
+{
+    const sim_job *j = sim_view_job(v, id);
+    if (j->is_service || s->oom)
+        return;
+    uint32_t lo, hi, g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+    bounds(j, &lo, &hi);
+    opt_list *l = NULL;
+    for (uint32_t i = 0; i < s->n_lists && !l; i++)
+        if (s->lists[i].lo == lo && s->lists[i].g == g)
+            l = &s->lists[i];
+    if (!l) {
+        if (s->n_lists == s->lists_cap) {
+            uint32_t cap = s->lists_cap ? 2 * s->lists_cap : 8;
+            opt_list *n = sim_reallocarray(s->lists, cap, sizeof *n);
+            if (!n) {
+                s->oom = true;
+                return;
+            }
+            s->lists = n;
+            s->lists_cap = cap;
+        }
+        l = &s->lists[s->n_lists++];
+        *l = (opt_list){.lo = lo, .g = g};
+    }
+    if (l->tail == l->cap) {
+        if (l->head >= l->cap / 2 && l->head > 0) {
+            memmove(l->e, l->e + l->head, (size_t)(l->tail - l->head) * sizeof *l->e);
+            l->tail -= l->head;
+            l->head = 0;
+        } else {
+            uint32_t cap = l->cap ? 2 * l->cap : 64;
+            opt_entry *n = sim_reallocarray(l->e, cap, sizeof *n);
+            if (!n) {
+                s->oom = true;
+                return;
+            }
+            l->e = n;
+            l->cap = cap;
+        }
+    }
+    l->e[l->tail++] = (opt_entry){id, j->enqueue_seq};
+}
+
+static void optimus_on_arrival(void *st, const sim_view *v, sim_job_id id)
+{
+    elastic_on_arrival(st, v, id);
+    opt_push(st, v, id);
+}
+
+static void optimus_on_requeue(void *st, const sim_view *v, sim_job_id id)
+{
+    opt_push(st, v, id);
+}
+
+/* Preempt job id; under optimus it joins its pending list. */
+static int preempt_job(elastic_state *s, const sim_view *v, policy_decisions *out, sim_job_id id,
+                       bool checkpoint)
+{
+    int rc = sim_decide_preempt(out, id, checkpoint);
+    if (rc == SIM_OK && s->mode == M_OPTIMUS)
+        opt_push(s, v, id);
+    return rc;
 }
 
 /* Try offline pending job id (a service is left to serve()): start it if it fits, unless
@@ -584,6 +685,71 @@ static void gain_down(gain_ent *h, uint32_t n, uint32_t i)
  * the job whose remaining time one more trainer shortens most; jobs are then resized
  * to their allocation (shrinks first, a job left with none is preempted, both with a
  * checkpoint unless resize=lossy), growing and starting where the trainers fit. */
+/* Whether entry x's job is still in the pending list as it entered it. */
+static bool opt_pending(const sim_view *v, const opt_entry *x)
+{
+    const sim_job *j = sim_view_job(v, x->id);
+    return j->state == SIM_JOB_PENDING && j->enqueue_seq == x->seq;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const opt_entry *)a)->seq, y = ((const opt_entry *)b)->seq;
+    return (x > y) - (x < y);
+}
+
+/* Room for n jobs in a round's order, bucket and heap arrays. */
+static int opt_reserve(elastic_state *s, uint32_t n)
+{
+    uint32_t cap = s->ord_cap ? s->ord_cap : 256;
+    while (cap < n)
+        cap *= 2;
+    sim_job_id *o = sim_reallocarray(s->ord, 2 * (size_t)cap, sizeof *o);
+    if (o) {
+        /* The second half (a round's running jobs) moves with the capacity. */
+        if (s->ord_cap)
+            memmove(o + cap, o + s->ord_cap, (size_t)s->ord_cap * sizeof *o);
+        s->ord = o;
+    }
+    uint8_t *b = sim_reallocarray(s->bucket, cap, 1);
+    if (b)
+        s->bucket = b;
+    gain_ent *h = sim_reallocarray(s->heap, cap, sizeof *h);
+    if (h)
+        s->heap = h;
+    if (!o || !b || !h)
+        return SIM_ENOMEM;
+    s->ord_cap = cap;
+    return SIM_OK;
+}
+
+static int opt_vis_grow(elastic_state *s)
+{
+    uint32_t cap = s->vis_cap ? 2 * s->vis_cap : 256;
+    opt_entry *n = sim_reallocarray(s->vis, cap, sizeof *n);
+    if (!n)
+        return SIM_ENOMEM;
+    s->vis = n;
+    s->vis_cap = cap;
+    return SIM_OK;
+}
+
+/* After a round: each list's entries passed in it that are still pending stay, moved up
+ * against the entries not reached (so the cost is the round's). */
+static void opt_compact(elastic_state *s, const sim_view *v)
+{
+    for (uint32_t i = 0; i < s->n_lists; i++) {
+        opt_list *l = &s->lists[i];
+        uint32_t w = l->cur;
+        for (uint32_t k = l->cur; k-- > l->head;)
+            if (opt_pending(v, &l->e[k]))
+                l->e[--w] = l->e[k];
+        l->head = w;
+        if (l->head == l->tail)
+            l->head = l->tail = 0;
+    }
+}
+
 static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
     int64_t free_gpus = (int64_t)(s->total_milli / SIM_MILLI_GPU);
@@ -592,41 +758,28 @@ static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *
         if (j->is_service)
             free_gpus -= (int64_t)j->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
     }
-    /* Mins, fewest first (ties: running before pending, then list order): the jobs
-     * bucketed by min (those above MAX_MIN_PASS in the last; a min of 0 takes no pass),
-     * in one walk and a stable scatter. */
-    uint32_t n_sys = v->n_running + v->n_pending;
-    if (n_sys > s->ord_cap) {
-        uint32_t cap = s->ord_cap ? s->ord_cap : 256;
-        while (cap < n_sys)
-            cap *= 2;
-        sim_job_id *o = sim_reallocarray(s->ord, 2 * (size_t)cap, sizeof *o);
-        if (o)
-            s->ord = o;
-        uint8_t *b = sim_reallocarray(s->bucket, cap, 1);
-        if (b)
-            s->bucket = b;
-        gain_ent *h = sim_reallocarray(s->heap, cap, sizeof *h);
-        if (h)
-            s->heap = h;
-        if (!o || !b || !h)
-            return SIM_ENOMEM;
-        s->ord_cap = cap;
-    }
-    sim_job_id *all = s->ord + s->ord_cap; /* running, then pending, non-services */
+    /* Mins, fewest first (ties: running before pending, then list order) while GPUs
+     * last: the running jobs bucketed by min (those above MAX_MIN_PASS in the last) in
+     * one walk and a stable scatter; the pending ones from their (lo, g) lists, merged
+     * by list order within a bucket, a list left once its min no longer fits (GPUs only
+     * go) and every list once none is left; the jobs not reached get none. */
+    if (s->oom)
+        return SIM_ENOMEM;
+    uint32_t n_run = v->n_running;
+    if (n_run > s->ord_cap && opt_reserve(s, n_run) != SIM_OK)
+        return SIM_ENOMEM;
+    sim_job_id *all = s->ord + s->ord_cap; /* running non-services, in list order */
     uint32_t n_all = 0, count[MAX_MIN_PASS + 1] = {0};
-    for (int running = 1; running >= 0; running--)
-        for (uint32_t id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;
-             id = sim_view_next(v, id)) {
-            const sim_job *j = sim_view_job(v, id);
-            if (j->is_service)
-                continue;
-            uint32_t lo, hi;
-            bounds(j, &lo, &hi);
-            s->bucket[n_all] = (uint8_t)(lo > MAX_MIN_PASS ? MAX_MIN_PASS : lo);
-            count[s->bucket[n_all]]++;
-            all[n_all++] = id;
-        }
+    for (uint32_t id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+        const sim_job *j = sim_view_job(v, id);
+        if (j->is_service)
+            continue;
+        uint32_t lo, hi;
+        bounds(j, &lo, &hi);
+        s->bucket[n_all] = (uint8_t)(lo > MAX_MIN_PASS ? MAX_MIN_PASS : lo);
+        count[s->bucket[n_all]]++;
+        all[n_all++] = id;
+    }
     uint32_t at[MAX_MIN_PASS + 1], sum = 0;
     for (uint32_t b = 0; b <= MAX_MIN_PASS; b++) {
         at[b] = sum;
@@ -634,25 +787,81 @@ static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *
     }
     for (uint32_t i = 0; i < n_all; i++)
         s->ord[at[s->bucket[i]]++] = all[i];
-    for (uint32_t i = count[0]; i < n_all; i++) {
-        sim_job_id id = s->ord[i];
-        const sim_job *j = sim_view_job(v, id);
-        uint32_t lo, hi;
-        bounds(j, &lo, &hi);
-        opt_job *o = sim_view_job_state(v, id);
-        uint32_t g = j->gpus_per_replica ? j->gpus_per_replica : 1;
-        o->target = (int64_t)lo * g <= free_gpus ? lo : 0;
-        free_gpus -= (int64_t)o->target * g;
-        o->gain = o->target ? opt_gain(v, id, o->target, hi) : 0;
+    for (uint32_t i = 0; i < s->n_lists; i++)
+        s->lists[i].cur = s->lists[i].head;
+    uint32_t n_vis = 0, r = 0;
+    for (uint32_t b = 1; b <= MAX_MIN_PASS; b++) {
+        for (; r < at[b]; r++) {
+            sim_job_id id = s->ord[r];
+            const sim_job *j = sim_view_job(v, id);
+            uint32_t lo, hi;
+            bounds(j, &lo, &hi);
+            opt_job *o = sim_view_job_state(v, id);
+            uint32_t g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+            o->target = (int64_t)lo * g <= free_gpus ? lo : 0;
+            free_gpus -= (int64_t)o->target * g;
+            o->gain = o->target ? opt_gain(v, id, o->target, hi) : 0;
+        }
+        if (!opt_lists) { /* every pending job of the bucket, in list order */
+            for (uint32_t id = v->pending_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+                const sim_job *j = sim_view_job(v, id);
+                uint32_t lo, hi, g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+                bounds(j, &lo, &hi);
+                if (j->is_service || (lo > MAX_MIN_PASS ? MAX_MIN_PASS : lo) != b ||
+                    (int64_t)lo * g > free_gpus)
+                    continue;
+                if (n_vis == s->vis_cap && opt_vis_grow(s) != SIM_OK)
+                    return SIM_ENOMEM;
+                s->vis[n_vis++] = (opt_entry){id, j->enqueue_seq};
+                opt_job *o = sim_view_job_state(v, id);
+                o->target = lo;
+                free_gpus -= (int64_t)lo * g;
+                o->gain = opt_gain(v, id, lo, hi);
+            }
+            continue;
+        }
+        while (free_gpus > 0) {
+            opt_list *best = NULL;
+            for (uint32_t i = 0; i < s->n_lists; i++) {
+                opt_list *l = &s->lists[i];
+                if ((l->lo > MAX_MIN_PASS ? MAX_MIN_PASS : l->lo) != b ||
+                    (int64_t)l->lo * l->g > free_gpus)
+                    continue;
+                while (l->cur < l->tail && !opt_pending(v, &l->e[l->cur]))
+                    l->cur++; /* stale: dropped when the round ends */
+                if (l->cur < l->tail && (!best || l->e[l->cur].seq < best->e[best->cur].seq))
+                    best = l;
+            }
+            if (!best)
+                break;
+            opt_entry x = best->e[best->cur++];
+            if (n_vis == s->vis_cap && opt_vis_grow(s) != SIM_OK)
+                return SIM_ENOMEM;
+            s->vis[n_vis++] = x;
+            const sim_job *j = sim_view_job(v, x.id);
+            uint32_t lo, hi;
+            bounds(j, &lo, &hi);
+            opt_job *o = sim_view_job_state(v, x.id);
+            o->target = lo;
+            free_gpus -= (int64_t)lo * best->g;
+            o->gain = opt_gain(v, x.id, lo, hi);
+        }
     }
+    /* The pending jobs reached, in list order (they come from the lists bucket by
+     * bucket). */
+    qsort(s->vis, n_vis, sizeof *s->vis, entry_cmp);
+    if (n_all + n_vis > s->ord_cap && opt_reserve(s, n_all + n_vis) != SIM_OK)
+        return SIM_ENOMEM;
     /* Then one GPU's worth of trainers at a time to the job with the highest marginal
      * gain whose replica still fits: a heap by gain, O((jobs + steps) log jobs). A job
      * whose replica does not fit now never will in this round (GPUs only go). */
     uint32_t nh = 0;
-    for (uint32_t i = 0; i < n_all; i++) {
-        const opt_job *o = sim_view_job_state(v, all[i]);
+    all = s->ord + s->ord_cap; /* (opt_reserve may have moved it) */
+    for (uint32_t i = 0; i < n_all + n_vis; i++) {
+        sim_job_id id = i < n_all ? all[i] : s->vis[i - n_all].id;
+        const opt_job *o = sim_view_job_state(v, id);
         if (o->gain > 0)
-            s->heap[nh++] = (gain_ent){o->gain, i, all[i]};
+            s->heap[nh++] = (gain_ent){o->gain, i, id};
     }
     for (uint32_t i = nh / 2; i-- > 0;)
         gain_down(s->heap, nh, i);
@@ -688,7 +897,7 @@ static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *
              * default): with the loss of a restart from the last periodic checkpoint
              * (resize=lossy), allocations that change every round can keep jobs from
              * ever finishing. */
-            rc = o->target == 0 ? sim_decide_preempt(out, id, s->resize_ckpt)
+            rc = o->target == 0 ? preempt_job(s, v, out, id, s->resize_ckpt)
                                 : scale_in(s, out, id, j->replicas - o->target);
             if (rc != SIM_OK)
                 return rc;
@@ -703,20 +912,20 @@ static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *
             if ((rc = sim_decide_grow(out, id, &p)) != SIM_OK)
                 return rc;
     }
-    for (uint32_t id = v->pending_head; id != SIM_JOB_NONE;) {
-        uint32_t next = sim_view_next(v, id);
+    for (uint32_t i = 0; i < n_vis; i++) {
+        sim_job_id id = s->vis[i].id;
         const sim_job *j = sim_view_job(v, id);
         const opt_job *o = sim_view_job_state(v, id);
         uint32_t lo, hi;
         bounds(j, &lo, &hi);
         uint32_t n = o->target;
         sim_placement p;
-        while (!j->is_service && n >= lo && n > 0 && !place_n(s, v, id, n, &p))
+        while (n >= lo && n > 0 && !place_n(s, v, id, n, &p))
             n--;
-        if (!j->is_service && n >= lo && n > 0 && (rc = sim_decide_start(out, id, &p)) != SIM_OK)
+        if (n >= lo && n > 0 && (rc = sim_decide_start(out, id, &p)) != SIM_OK)
             return rc;
-        id = next;
     }
+    opt_compact(s, v);
     return SIM_OK;
 }
 
@@ -777,7 +986,8 @@ const policy_ops policy_optimus = {
     .options = optimus_opts,
     .init = optimus_init,
     .fini = elastic_fini,
-    .on_arrival = elastic_on_arrival,
+    .on_arrival = optimus_on_arrival,
+    .on_requeue = optimus_on_requeue,
     .schedule = elastic_schedule,
     .next_wakeup = elastic_next_wakeup,
     .elastic_outputs = true,

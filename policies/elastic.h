@@ -14,4 +14,9 @@
  * the two give the same schedule, which the tests compare. */
 void elastic_shapes_enable(bool on);
 
+/* optimus: give the pending jobs their min trainers from lists kept per (min, GPUs per
+ * trainer) in pending-list order, left once the GPUs are gone (true, the default), or by
+ * a walk of the whole pending list per bucket of mins (false): the same schedule. */
+void optimus_lists_enable(bool on);
+
 #endif

@@ -577,6 +577,57 @@ static void test_by_shape(void)
     gsl_rng_free(rng);
 }
 
+/* optimus: the pending jobs' mins from the lists kept per (min, GPUs per trainer) give
+ * the same bytes as the walk of the whole pending list, on random traces of elastic and
+ * rigid jobs of 1 and 2 GPUs per trainer that queue up on small clusters (shrinks to
+ * nothing preempt jobs back into the lists). */
+static void test_optimus_lists(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    uint32_t compared = 0;
+    int64_t preempted = 0;
+    for (int it = 0; it < 16; it++) {
+        gsl_rng_set(rng, (unsigned long)it + 700);
+        world w;
+        world_init(&w, 1 + (uint32_t)gsl_rng_uniform_int(rng, 3), 4);
+        job_spec js[90];
+        size_t n = 30 + gsl_rng_uniform_int(rng, 60);
+        double t = 0;
+        for (size_t k = 0; k < n; k++) {
+            char id[32];
+            snprintf(id, sizeof id, "j%zu", k);
+            t += gsl_rng_uniform(rng) * 40;
+            uint32_t g = 1 + (uint32_t)gsl_rng_uniform_int(rng, 2);
+            uint32_t reps = 1 + (uint32_t)gsl_rng_uniform_int(rng, 2);
+            bool el = gsl_rng_uniform(rng) < 0.5;
+            js[k] = ejob(id, t, 50 + gsl_rng_uniform(rng) * 1500, reps, el ? reps : 0,
+                         reps + (uint32_t)gsl_rng_uniform_int(rng, 3));
+            js[k].num_gpus = g * reps;
+        }
+        g_opt_key = "resize";
+        g_opt_val = it % 2 ? "lossy" : "checkpoint";
+        /* (a horizon: a job lost from the lists would wait for ever) */
+        run_out a = run(&w, js, n, &policy_optimus, NULL, 1e6, 30);
+        optimus_lists_enable(false);
+        run_out b = run(&w, js, n, &policy_optimus, NULL, 1e6, 30);
+        optimus_lists_enable(true);
+        g_opt_key = NULL;
+        CHECK_EQ_I64(a.status, SIM_OK);
+        CHECK_EQ_I64(b.status, SIM_OK);
+        CHECK_EQ_I64(a.sum.jobs_done, (int64_t)n);
+        CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
+        CHECK(a.summary_len == b.summary_len && memcmp(a.summary, b.summary, a.summary_len) == 0);
+        compared += a.status == SIM_OK;
+        preempted += a.sum.preemptions;
+        run_out_free(&a);
+        run_out_free(&b);
+        world_fini(&w);
+    }
+    CHECK_EQ_I64(compared, 16);
+    CHECK(preempted > 0); /* the lists took jobs back in */
+    gsl_rng_free(rng);
+}
+
 /* Write text to a temporary file; its path in buf. */
 static bool temp_file(const char *text, char *buf)
 {
@@ -1199,6 +1250,7 @@ int main(void)
     test_schedules();
     test_random();
     test_by_shape();
+    test_optimus_lists();
     test_services_rule();
     test_roles_reader();
     test_roles();

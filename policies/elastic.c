@@ -752,12 +752,7 @@ static void opt_compact(elastic_state *s, const sim_view *v)
 
 static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
-    int64_t free_gpus = (int64_t)(s->total_milli / SIM_MILLI_GPU);
-    for (uint32_t id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
-        const sim_job *j = sim_view_job(v, id);
-        if (j->is_service)
-            free_gpus -= (int64_t)j->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
-    }
+    int64_t free_gpus = (int64_t)(s->total_milli / SIM_MILLI_GPU); /* less the services' */
     /* Mins, fewest first (ties: running before pending, then list order) while GPUs
      * last: the running jobs bucketed by min (those above MAX_MIN_PASS in the last) in
      * one walk and a stable scatter; the pending ones from their (lo, g) lists, merged
@@ -772,8 +767,10 @@ static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *
     uint32_t n_all = 0, count[MAX_MIN_PASS + 1] = {0};
     for (uint32_t id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
         const sim_job *j = sim_view_job(v, id);
-        if (j->is_service)
+        if (j->is_service) {
+            free_gpus -= (int64_t)j->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
             continue;
+        }
         uint32_t lo, hi;
         bounds(j, &lo, &hi);
         s->bucket[n_all] = (uint8_t)(lo > MAX_MIN_PASS ? MAX_MIN_PASS : lo);
@@ -886,13 +883,14 @@ static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *
         if (nh)
             gain_down(s->heap, nh, 0);
     }
-    /* Apply: shrink first, so the GPUs they free are there for the others. */
+    /* Apply: shrink first, so the GPUs they free are there for the others (the running
+     * jobs in list order: `all`; a job preempted here has no target to grow to). */
     int rc;
-    for (uint32_t id = v->running_head; id != SIM_JOB_NONE;) {
-        uint32_t next = sim_view_next(v, id);
+    for (uint32_t i = 0; i < n_all; i++) {
+        sim_job_id id = all[i];
         const sim_job *j = sim_view_job(v, id);
         const opt_job *o = sim_view_job_state(v, id);
-        if (!j->is_service && o->target < j->replicas) {
+        if (o->target < j->replicas) {
             /* Pollux's simulator checkpoints before a reallocation (progress kept, the
              * default): with the loss of a restart from the last periodic checkpoint
              * (resize=lossy), allocations that change every round can keep jobs from
@@ -902,13 +900,13 @@ static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *
             if (rc != SIM_OK)
                 return rc;
         }
-        id = next;
     }
-    for (uint32_t id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+    for (uint32_t i = 0; i < n_all; i++) {
+        sim_job_id id = all[i];
         const sim_job *j = sim_view_job(v, id);
         const opt_job *o = sim_view_job_state(v, id);
         sim_placement p;
-        while (!j->is_service && j->replicas < o->target && place_n(s, v, id, 1, &p))
+        while (j->replicas < o->target && place_n(s, v, id, 1, &p))
             if ((rc = sim_decide_grow(out, id, &p)) != SIM_OK)
                 return rc;
     }

@@ -68,7 +68,9 @@ typedef struct opt_entry {
 typedef struct opt_list {
     uint32_t lo, g;
     opt_entry *e;
-    uint32_t head, tail, cap;
+    uint32_t head; /* first live entry */
+    uint32_t tail; /* one past the last */
+    uint32_t cap;
     uint32_t cur; /* round scratch: the next entry to visit */
 } opt_list;
 
@@ -446,8 +448,11 @@ static void opt_push(elastic_state *s, const sim_view *v, sim_job_id id)
     }
     if (l->tail == l->cap) {
         if (l->head >= l->cap / 2 && l->head > 0) {
+            /* (a round's cursor moves with its entries: a preemption in the round
+             * pushes while the round's visited entries still await compaction) */
             memmove(l->e, l->e + l->head, (size_t)(l->tail - l->head) * sizeof *l->e);
             l->tail -= l->head;
+            l->cur -= l->head;
             l->head = 0;
         } else {
             uint32_t cap = l->cap ? 2 * l->cap : 64;
@@ -680,11 +685,6 @@ static void gain_down(gain_ent *h, uint32_t n, uint32_t i)
     h[i] = x;
 }
 
-/* Optimus (Peng et al., EuroSys'18) as Pollux's simulator runs it: every offline job
- * gets its min trainers while GPUs last (fewest first), then GPUs go one at a time to
- * the job whose remaining time one more trainer shortens most; jobs are then resized
- * to their allocation (shrinks first, a job left with none is preempted, both with a
- * checkpoint unless resize=lossy), growing and starting where the trainers fit. */
 /* Whether entry x's job is still in the pending list as it entered it. */
 static bool opt_pending(const sim_view *v, const opt_entry *x)
 {
@@ -750,6 +750,11 @@ static void opt_compact(elastic_state *s, const sim_view *v)
     }
 }
 
+/* Optimus (Peng et al., EuroSys'18) as Pollux's simulator runs it: every offline job
+ * gets its min trainers while GPUs last (fewest first), then GPUs go one at a time to
+ * the job whose remaining time one more trainer shortens most; jobs are then resized
+ * to their allocation (shrinks first, a job left with none is preempted, both with a
+ * checkpoint unless resize=lossy), growing and starting where the trainers fit. */
 static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
     int64_t free_gpus = (int64_t)(s->total_milli / SIM_MILLI_GPU); /* less the services' */

@@ -78,9 +78,11 @@ typedef struct hetero_state {
     uint32_t n_groups;
     uint32_t hi_used; /* the groups in use have indices below this */
     /* Scratch sized in init. */
-    uint32_t *free_gpu; /* a pass's free GPUs in the order they are offered, gathered ... */
-    uint32_t n_free;    /* ... as far as a job asked (the first n_free) ... */
-    uint32_t scan;      /* ... from the nodes before position scan of node_order */
+    /* A pass's free GPUs in the order they are offered, gathered as far as a job asked:
+     * free_gpu[0..n_free), from the nodes before position `scan` of node_order. */
+    uint32_t *free_gpu;
+    uint32_t n_free;
+    uint32_t scan;
     uint8_t *taken;
     uint32_t *node_order; /* the nodes with GPUs, in the order their free GPUs are taken */
     uint32_t *order_pos;  /* per node: its position in node_order, or UINT32_MAX */

@@ -628,6 +628,39 @@ static void test_optimus_lists(void)
     gsl_rng_free(rng);
 }
 
+/* optimus: a list whose entries are moved to its start (full, its first half passed)
+ * while a round preempts a job into it keeps the round's cursor with them: 64 jobs of 2
+ * trainers on 4 GPUs, two of them long, then four 1-GPU jobs that shrink those two to
+ * nothing. Every job finishes, as with the walk. */
+static void test_optimus_list_move(void)
+{
+    world w;
+    world_init(&w, 1, 4);
+    job_spec js[68];
+    size_t n = 0;
+    for (int k = 0; k < 64; k++) {
+        char id[32];
+        snprintf(id, sizeof id, "e%d", k);
+        js[n++] = ejob(id, 0, k == 34 || k == 35 ? 1000 : 30, 2, 2, 2);
+    }
+    for (int k = 0; k < 4; k++) {
+        char id[32];
+        snprintf(id, sizeof id, "r%d", k);
+        js[n++] = ejob(id, 1070, 1000, 1, 0, 0);
+    }
+    run_out a = run(&w, js, n, &policy_optimus, NULL, 1e6, 30);
+    optimus_lists_enable(false);
+    run_out b = run(&w, js, n, &policy_optimus, NULL, 1e6, 30);
+    optimus_lists_enable(true);
+    CHECK_EQ_I64(a.status, SIM_OK);
+    CHECK_EQ_I64(a.sum.jobs_done, (int64_t)n);
+    CHECK(a.sum.preemptions > 0);
+    CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
+    run_out_free(&a);
+    run_out_free(&b);
+    world_fini(&w);
+}
+
 /* Write text to a temporary file; its path in buf. */
 static bool temp_file(const char *text, char *buf)
 {
@@ -1251,6 +1284,7 @@ int main(void)
     test_random();
     test_by_shape();
     test_optimus_lists();
+    test_optimus_list_move();
     test_services_rule();
     test_roles_reader();
     test_roles();

@@ -70,6 +70,21 @@ void *sim_reallocarray(void *p, size_t n, size_t size)
     return q;
 }
 
+bool sim_reserve(void **p, uint32_t *cap, uint32_t n, size_t sz)
+{
+    if (n <= *cap)
+        return true;
+    uint32_t ncap = *cap ? *cap : 64;
+    while (ncap < n)
+        ncap *= 2;
+    void *np = sim_reallocarray(*p, ncap, sz);
+    if (!np)
+        return false;
+    *p = np;
+    *cap = ncap;
+    return true;
+}
+
 void sim_free(void *p)
 {
     if (p) {

@@ -7,6 +7,7 @@
 #ifndef BASE_ALLOC_H
 #define BASE_ALLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,9 @@ void *sim_calloc(size_t n, size_t size);
 /* Like realloc, but returns NULL (leaving p valid) when n*size overflows. */
 void *sim_reallocarray(void *p, size_t n, size_t size);
 void sim_free(void *p);
+/* Room for n elements of sz bytes in the array *p of capacity *cap (doubling, from 64);
+ * false, the array untouched, when out of memory. */
+bool sim_reserve(void **p, uint32_t *cap, uint32_t n, size_t sz);
 /* strdup through the hook. */
 char *sim_strdup(const char *s);
 

@@ -433,15 +433,9 @@ static void opt_push(elastic_state *s, const sim_view *v, sim_job_id id)
         if (s->lists[i].lo == lo && s->lists[i].g == g)
             l = &s->lists[i];
     if (!l) {
-        if (s->n_lists == s->lists_cap) {
-            uint32_t cap = s->lists_cap ? 2 * s->lists_cap : 8;
-            opt_list *n = sim_reallocarray(s->lists, cap, sizeof *n);
-            if (!n) {
-                s->oom = true;
-                return;
-            }
-            s->lists = n;
-            s->lists_cap = cap;
+        if (!sim_reserve((void **)&s->lists, &s->lists_cap, s->n_lists + 1, sizeof *s->lists)) {
+            s->oom = true;
+            return;
         }
         l = &s->lists[s->n_lists++];
         *l = (opt_list){.lo = lo, .g = g};
@@ -454,15 +448,9 @@ static void opt_push(elastic_state *s, const sim_view *v, sim_job_id id)
             l->tail -= l->head;
             l->cur -= l->head;
             l->head = 0;
-        } else {
-            uint32_t cap = l->cap ? 2 * l->cap : 64;
-            opt_entry *n = sim_reallocarray(l->e, cap, sizeof *n);
-            if (!n) {
-                s->oom = true;
-                return;
-            }
-            l->e = n;
-            l->cap = cap;
+        } else if (!sim_reserve((void **)&l->e, &l->cap, l->cap + 1, sizeof *l->e)) {
+            s->oom = true;
+            return;
         }
     }
     l->e[l->tail++] = (opt_entry){id, j->enqueue_seq};
@@ -723,14 +711,21 @@ static int opt_reserve(elastic_state *s, uint32_t n)
     return SIM_OK;
 }
 
-static int opt_vis_grow(elastic_state *s)
+/* Pending job id (its min lo, g GPUs per trainer) gets its min this round: it joins the
+ * round's reached jobs (entry x), and the GPUs left fall by lo x g. */
+static int opt_give_min(elastic_state *s, const sim_view *v, opt_entry x, uint32_t *n_vis,
+                        int64_t *free_gpus)
 {
-    uint32_t cap = s->vis_cap ? 2 * s->vis_cap : 256;
-    opt_entry *n = sim_reallocarray(s->vis, cap, sizeof *n);
-    if (!n)
+    if (!sim_reserve((void **)&s->vis, &s->vis_cap, *n_vis + 1, sizeof *s->vis))
         return SIM_ENOMEM;
-    s->vis = n;
-    s->vis_cap = cap;
+    s->vis[(*n_vis)++] = x;
+    const sim_job *j = sim_view_job(v, x.id);
+    uint32_t lo, hi, g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+    bounds(j, &lo, &hi);
+    opt_job *o = sim_view_job_state(v, x.id);
+    o->target = lo;
+    *free_gpus -= (int64_t)lo * g;
+    o->gain = opt_gain(v, x.id, lo, hi);
     return SIM_OK;
 }
 
@@ -812,13 +807,8 @@ static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *
                 if (j->is_service || (lo > MAX_MIN_PASS ? MAX_MIN_PASS : lo) != b ||
                     (int64_t)lo * g > free_gpus)
                     continue;
-                if (n_vis == s->vis_cap && opt_vis_grow(s) != SIM_OK)
+                if (opt_give_min(s, v, (opt_entry){id, j->enqueue_seq}, &n_vis, &free_gpus))
                     return SIM_ENOMEM;
-                s->vis[n_vis++] = (opt_entry){id, j->enqueue_seq};
-                opt_job *o = sim_view_job_state(v, id);
-                o->target = lo;
-                free_gpus -= (int64_t)lo * g;
-                o->gain = opt_gain(v, id, lo, hi);
             }
             continue;
         }
@@ -836,17 +826,8 @@ static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *
             }
             if (!best)
                 break;
-            opt_entry x = best->e[best->cur++];
-            if (n_vis == s->vis_cap && opt_vis_grow(s) != SIM_OK)
+            if (opt_give_min(s, v, best->e[best->cur++], &n_vis, &free_gpus))
                 return SIM_ENOMEM;
-            s->vis[n_vis++] = x;
-            const sim_job *j = sim_view_job(v, x.id);
-            uint32_t lo, hi;
-            bounds(j, &lo, &hi);
-            opt_job *o = sim_view_job_state(v, x.id);
-            o->target = lo;
-            free_gpus -= (int64_t)lo * best->g;
-            o->gain = opt_gain(v, x.id, lo, hi);
         }
     }
     /* The pending jobs reached, in list order (they come from the lists bucket by

@@ -433,21 +433,6 @@ void preempt_fini(preempt_sched *s)
 }
 
 /* Grow *p (elements of size sz, capacity *cap) to hold at least n. */
-static bool reserve(void **p, uint32_t *cap, uint32_t n, size_t sz)
-{
-    if (n <= *cap)
-        return true;
-    uint32_t ncap = *cap ? *cap : 64;
-    while (ncap < n)
-        ncap *= 2;
-    void *np = sim_reallocarray(*p, ncap, sz);
-    if (!np)
-        return false;
-    *p = np;
-    *cap = ncap;
-    return true;
-}
-
 /* The class of (need, mask), added if new; NONE when the table cannot grow. The classes
  * are few (distinct GPU requests), so a linear search serves. */
 static uint32_t class_of(preempt_sched *s, uint64_t need, uint64_t mask)
@@ -455,7 +440,7 @@ static uint32_t class_of(preempt_sched *s, uint64_t need, uint64_t mask)
     for (uint32_t c = 0; c < s->n_cls; c++)
         if (s->cls[c].need == need && s->cls[c].mask == mask)
             return c;
-    if (!reserve((void **)&s->cls, &s->cls_cap, s->n_cls + 1, sizeof *s->cls))
+    if (!sim_reserve((void **)&s->cls, &s->cls_cap, s->n_cls + 1, sizeof *s->cls))
         return NONE;
     s->cls[s->n_cls] = (preempt_class){.need = need, .mask = mask};
     return s->n_cls++;
@@ -523,19 +508,19 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
     uint32_t c = class_of(s, need, s->by_count ? 0 : j->spec.gpu_type_mask);
     uint32_t n = s->n_sys + 1;
     if (c == NONE ||
-        !reserve((void **)&s->cls[c].heap, &s->cls[c].cap, s->cls[c].members + 1,
+        !sim_reserve((void **)&s->cls[c].heap, &s->cls[c].cap, s->cls[c].members + 1,
                  sizeof(sim_job_id)) ||
-        !reserve((void **)&s->rheap, &s->rdue_cap, n, sizeof *s->rheap) ||
-        !reserve((void **)&s->fresh, &s->fresh_cap, n, sizeof *s->fresh) ||
-        !reserve((void **)&s->req, &s->req_cap, n, sizeof *s->req) ||
-        !reserve((void **)&s->sorted, &s->sorted_cap, n, sizeof *s->sorted) ||
-        !reserve((void **)&s->pre, &s->pre_cap, n, sizeof *s->pre) ||
-        !reserve((void **)&s->adm, &s->adm_cap, n, sizeof *s->adm) ||
-        !reserve((void **)&s->walk, &s->walk_cap, n, sizeof *s->walk) ||
-        !reserve((void **)&s->walk2, &s->walk2_cap, n, sizeof *s->walk2) ||
-        !reserve((void **)&s->dheap, &s->due_cap, n, sizeof *s->dheap) ||
-        !reserve((void **)&s->front, &s->front_cap, 2 * n + s->n_cls, sizeof *s->front) ||
-        !reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes, sizeof *s->shape_first)) {
+        !sim_reserve((void **)&s->rheap, &s->rdue_cap, n, sizeof *s->rheap) ||
+        !sim_reserve((void **)&s->fresh, &s->fresh_cap, n, sizeof *s->fresh) ||
+        !sim_reserve((void **)&s->req, &s->req_cap, n, sizeof *s->req) ||
+        !sim_reserve((void **)&s->sorted, &s->sorted_cap, n, sizeof *s->sorted) ||
+        !sim_reserve((void **)&s->pre, &s->pre_cap, n, sizeof *s->pre) ||
+        !sim_reserve((void **)&s->adm, &s->adm_cap, n, sizeof *s->adm) ||
+        !sim_reserve((void **)&s->walk, &s->walk_cap, n, sizeof *s->walk) ||
+        !sim_reserve((void **)&s->walk2, &s->walk2_cap, n, sizeof *s->walk2) ||
+        !sim_reserve((void **)&s->dheap, &s->due_cap, n, sizeof *s->dheap) ||
+        !sim_reserve((void **)&s->front, &s->front_cap, 2 * n + s->n_cls, sizeof *s->front) ||
+        !sim_reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes, sizeof *s->shape_first)) {
         s->oom = true;
         return;
     }
@@ -1231,7 +1216,7 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
 {
     preempt_sched *s = st;
     if (s->oom ||
-        !reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes, sizeof *s->shape_first))
+        !sim_reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes, sizeof *s->shape_first))
         return SIM_ENOMEM;
     s->now = now;
     s->now_us = (double)now;

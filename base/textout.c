@@ -5,9 +5,14 @@
 
 #include <string.h>
 
+bool sim_csv_needs_quotes(const char *s)
+{
+    return strpbrk(s, ",\"\r\n") != NULL;
+}
+
 void sim_csv_put_field(FILE *f, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
+    if (!sim_csv_needs_quotes(s)) {
         fputs(s, f);
         return;
     }

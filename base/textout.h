@@ -6,7 +6,11 @@
 #ifndef BASE_TEXTOUT_H
 #define BASE_TEXTOUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
+
+/* Whether s must be quoted as a CSV field: it holds a comma, a quote or a line break. */
+bool sim_csv_needs_quotes(const char *s);
 
 /* Write s as a CSV field: as is, or quoted with inner quotes doubled when it holds a
  * comma, a quote or a line break. */

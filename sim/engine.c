@@ -461,6 +461,7 @@ void sim_engine_destroy(sim_engine *e)
     if (e->pol && e->pol->fini && e->pst)
         e->pol->fini(e->pst);
     sim_free(e->pst);
+    sim_line_free(&e->line);
     sim_free(e->node_gpu_first);
     sim_free(e->node_gpu_count);
     sim_free(e->node_free_gpus);

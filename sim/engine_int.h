@@ -14,6 +14,7 @@
 #include "sim/engine.h"
 #include "sim/eventq.h"
 #include "base/hist.h"
+#include "base/line.h"
 
 #define NIL UINT32_MAX
 
@@ -198,6 +199,8 @@ struct sim_engine {
     int dec_status;
     sim_diag dec_diag;
     uint64_t decisions;
+
+    sim_line line; /* the output row being assembled (output.c) */
 };
 
 /* decide.c: accounting primitives used by the loop too. */

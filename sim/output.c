@@ -5,7 +5,7 @@
  * runs give identical bytes.
  */
 #include "sim/engine_int.h"
-#include "base/numfmt.h"
+#include "base/line.h"
 #include "base/textout.h"
 
 #include <math.h>
@@ -21,10 +21,12 @@ const char sim_jobs_csv_elastic[] = ",replicas_min,replicas_max,replicas_mean,sc
 static const char ts_header[] = "time_s,pending,running,alloc_gpus,alloc_ratio,effective_gpus,"
                                 "effective_ratio,cpu_alloc_ratio,nodes_down";
 
-static void put_time(FILE *f, sim_time us)
+/* us as seconds with 6 decimals. Exact: integer seconds and microseconds, no floating
+ * point. Formatted by hand: this is the most frequent number of every output. */
+static void put_time(sim_line *l, sim_time us)
 {
-    /* Exact: integer seconds and microseconds, no floating point. Formatted by hand:
-     * this is the most frequent number of every output. */
+    if (!sim_line_room(l, 32))
+        return;
     char buf[32];
     char *p = buf + sizeof buf;
     bool neg = us < 0;
@@ -41,55 +43,73 @@ static void put_time(FILE *f, sim_time us)
     } while (whole);
     if (neg)
         *--p = '-';
-    fwrite(p, 1, (size_t)(buf + sizeof buf - p), f);
+    size_t n = (size_t)(buf + sizeof buf - p);
+    memcpy(l->buf + l->len, p, n);
+    l->len += n;
 }
 
 /* x as printf("%.6f") writes it. When x * 1e6 rounds to an integer K below 2^43, the
  * exact product lies within 2^-11 of K, so printf would round it to K too: K is written
  * with integer arithmetic (the common case: durations of whole or decimal seconds). */
-static void put_fixed6(FILE *f, double x)
+static void put_fixed6(sim_line *l, double x)
 {
     double y = x * 1e6;
     if (y >= 0 && y < 8796093022208.0 && y == floor(y)) {
-        put_time(f, (sim_time)y);
+        put_time(l, (sim_time)y);
         return;
     }
-    sim_put_fixed(f, x, 6);
+    sim_line_fixed(l, x, 6);
 }
 
 /* ",QOS,PRIORITY,STATUS," of a job row. */
-static void put_class(FILE *f, const job_spec *s, const char *status)
+static void put_class(sim_line *l, const job_spec *s, const char *status)
 {
-    fputc(',', f);
-    fputs(sim_qos_name(s->qos), f);
-    fputc(',', f);
-    sim_put_i64(f, s->priority);
-    fputc(',', f);
-    fputs(status, f);
-    fputc(',', f);
+    sim_line_char(l, ',');
+    sim_line_str(l, sim_qos_name(s->qos));
+    sim_line_char(l, ',');
+    sim_line_i64(l, s->priority);
+    sim_line_char(l, ',');
+    sim_line_str(l, status);
+    sim_line_char(l, ',');
 }
 
 /* ",u" */
-static void put_cu(FILE *f, uint64_t u)
+static void put_cu(sim_line *l, uint64_t u)
 {
-    fputc(',', f);
-    sim_put_u64(f, u);
+    sim_line_char(l, ',');
+    sim_line_u64(l, u);
 }
 
-static void put_opt(FILE *f, double x)
+/* ",x" with the given decimals */
+static void put_cfixed(sim_line *l, double x, unsigned digits)
+{
+    sim_line_char(l, ',');
+    sim_line_fixed(l, x, digits);
+}
+
+static void put_opt(sim_line *l, double x)
 {
     if (isfinite(x))
-        put_fixed6(f, x);
+        put_fixed6(l, x);
 }
 
 /* The policy's own column, when it has one. */
-static void put_policy_column(const sim_engine *e, FILE *f, const job_spec *s)
+static void put_policy_column(const sim_engine *e, sim_line *l, const job_spec *s)
 {
     if (!e->pol->job_column || !e->pol->job_value)
         return;
     const char *v = e->pol->job_value(e->pst, s);
-    fputc(',', f);
-    sim_csv_put_field(f, v ? v : "");
+    sim_line_char(l, ',');
+    sim_line_csv(l, v ? v : "");
+}
+
+/* The trailing group column of jobs.csv, when the run has job groups. */
+static void put_group(const sim_engine *e, sim_line *l, const job_spec *s)
+{
+    if (!e->cfg.job_groups)
+        return;
+    sim_line_char(l, ',');
+    sim_line_csv(l, s->group);
 }
 
 /* The elastic and online-service figures are written only for runs that have them. */
@@ -133,88 +153,82 @@ int sim__write_headers(sim_engine *e)
     return SIM_OK;
 }
 
-/* The trailing group column of jobs.csv, when the run has job groups. */
-static void put_group(const sim_engine *e, FILE *f, const job_spec *s)
-{
-    if (!e->cfg.job_groups)
-        return;
-    fputc(',', f);
-    sim_csv_put_field(f, s->group);
-}
-
 int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, const char *reason)
 {
     FILE *f = e->cfg.jobs_csv;
     if (!f)
         return SIM_OK;
+    sim_line *l = &e->line;
     const job_spec *s = &j->spec;
     bool done = strcmp(status, "done") == 0;
     bool started = j->first_start_us != SIM_TIME_NEVER;
-    sim_csv_put_field(f, s->id);
-    fputc(',', f);
-    sim_csv_put_field(f, sim_intern_name(e->world.tenants, s->tenant));
-    put_class(f, s, status);
-    put_time(f, s->submit_us);
-    fputc(',', f);
+    sim_line_csv(l, s->id);
+    sim_line_char(l, ',');
+    sim_line_csv(l, sim_intern_name(e->world.tenants, s->tenant));
+    put_class(l, s, status);
+    put_time(l, s->submit_us);
+    sim_line_char(l, ',');
     if (started)
-        put_time(f, j->first_start_us);
-    fputc(',', f);
+        put_time(l, j->first_start_us);
+    sim_line_char(l, ',');
     if (done)
-        put_time(f, e->now);
-    fputc(',', f);
+        put_time(l, e->now);
+    sim_line_char(l, ',');
     if (started)
-        put_time(f, j->first_start_us - s->submit_us);
-    fputc(',', f);
+        put_time(l, j->first_start_us - s->submit_us);
+    sim_line_char(l, ',');
     if (done) {
-        put_time(f, e->now - s->submit_us - j->placed_us);
-        fputc(',', f);
-        put_time(f, e->now - s->submit_us);
+        put_time(l, e->now - s->submit_us - j->placed_us);
+        sim_line_char(l, ',');
+        put_time(l, e->now - s->submit_us);
     } else {
-        fputc(',', f);
+        sim_line_char(l, ',');
     }
     /* With a demand model, the true demand is the one on the GPU type the job ran on. */
     uint32_t truem = s->true_milli ? s->true_milli : s->gpu_milli;
     if (e->rate.demand && j->alloc_head != NIL && e->allocs[j->alloc_head].gpu != SIM_GPU_NONE)
         truem = sim__job_demand(e, j, e->allocs[j->alloc_head].node);
-    fputc(',', f);
-    put_time(f, j->placed_us);
-    fputc(',', f);
-    put_fixed6(f, s->work_s);
-    put_cu(f, s->num_gpus);
-    put_cu(f, j->nominal_replicas);
-    put_cu(f, s->gpu_milli);
-    put_cu(f, j->share_milli);
-    put_cu(f, truem);
-    fputc(',', f);
+    sim_line_char(l, ',');
+    put_time(l, j->placed_us);
+    sim_line_char(l, ',');
+    put_fixed6(l, s->work_s);
+    put_cu(l, s->num_gpus);
+    put_cu(l, j->nominal_replicas);
+    put_cu(l, s->gpu_milli);
+    put_cu(l, j->share_milli);
+    put_cu(l, truem);
+    sim_line_char(l, ',');
     /* The first allocation names the GPU type and node the job last ran on. */
     if (j->alloc_head != NIL) {
         const sim_alloc_rec *r = &e->allocs[j->alloc_head];
-        fputs(e->v.gpu_type_name(&e->v, e->node_gpu_type[r->node]), f);
-        fputc(',', f);
-        sim_csv_put_field(f, e->node_name[r->node]);
+        sim_line_str(l, e->v.gpu_type_name(&e->v, e->node_gpu_type[r->node]));
+        sim_line_char(l, ',');
+        sim_line_csv(l, e->node_name[r->node]);
     } else {
-        fputc(',', f);
+        sim_line_char(l, ',');
     }
-    put_cu(f, j->preemptions);
-    fputc(',', f);
-    put_fixed6(f, j->lost_work_s);
-    fputc(',', f);
-    put_opt(f, j->pred_duration_s);
-    fputc(',', f);
-    put_opt(f, j->pred_milli);
-    fputc(',', f);
-    sim_csv_put_field(f, reason);
+    put_cu(l, j->preemptions);
+    sim_line_char(l, ',');
+    put_fixed6(l, j->lost_work_s);
+    sim_line_char(l, ',');
+    put_opt(l, j->pred_duration_s);
+    sim_line_char(l, ',');
+    put_opt(l, j->pred_milli);
+    sim_line_char(l, ',');
+    sim_line_csv(l, reason);
     if (e->cfg.elastic_outputs) {
         /* Time-weighted mean over the time the job held resources. */
         double rs = j->rep_seconds + (double)j->replicas * (double)(e->now - j->rep_since_us) / 1e6;
-        fprintf(f, ",%u,%u,", j->rep_min, j->rep_max);
-        put_fixed6(f, j->placed_us > 0 ? rs / ((double)j->placed_us / 1e6) : 0.0);
-        fprintf(f, ",%u", j->scale_events);
+        put_cu(l, j->rep_min);
+        put_cu(l, j->rep_max);
+        sim_line_char(l, ',');
+        put_fixed6(l, j->placed_us > 0 ? rs / ((double)j->placed_us / 1e6) : 0.0);
+        put_cu(l, j->scale_events);
     }
-    put_policy_column(e, f, s);
-    put_group(e, f, s);
-    fputc('\n', f);
-    return ferror(f) ? SIM_EIO : SIM_OK;
+    put_policy_column(e, l, s);
+    put_group(e, l, s);
+    sim_line_char(l, '\n');
+    return sim_line_put(l, f);
 }
 
 int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas, const char *status,
@@ -223,20 +237,27 @@ int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas, con
     FILE *f = e->cfg.jobs_csv;
     if (!f)
         return SIM_OK;
-    sim_csv_put_field(f, s->id);
-    fputc(',', f);
-    sim_csv_put_field(f, sim_intern_name(e->world.tenants, s->tenant));
-    put_class(f, s, status);
-    put_time(f, s->submit_us);
-    fprintf(f, ",,,,,,0.000000,%.6f,%u,%u,%u,0,%u,,,0,0.000000,,,", s->work_s, s->num_gpus,
-            replicas, s->gpu_milli, s->true_milli ? s->true_milli : s->gpu_milli);
-    sim_csv_put_field(f, reason);
+    sim_line *l = &e->line;
+    sim_line_csv(l, s->id);
+    sim_line_char(l, ',');
+    sim_line_csv(l, sim_intern_name(e->world.tenants, s->tenant));
+    put_class(l, s, status);
+    put_time(l, s->submit_us);
+    sim_line_str(l, ",,,,,,0.000000");
+    put_cfixed(l, s->work_s, 6);
+    put_cu(l, s->num_gpus);
+    put_cu(l, replicas);
+    put_cu(l, s->gpu_milli);
+    sim_line_str(l, ",0");
+    put_cu(l, s->true_milli ? s->true_milli : s->gpu_milli);
+    sim_line_str(l, ",,,0,0.000000,,,");
+    sim_line_csv(l, reason);
     if (e->cfg.elastic_outputs)
-        fputs(",0,0,0.000000,0", f);
-    put_policy_column(e, f, s);
-    put_group(e, f, s);
-    fputc('\n', f);
-    return ferror(f) ? SIM_EIO : SIM_OK;
+        sim_line_str(l, ",0,0,0.000000,0");
+    put_policy_column(e, l, s);
+    put_group(e, l, s);
+    sim_line_char(l, '\n');
+    return sim_line_put(l, f);
 }
 
 int sim__write_sample(sim_engine *e)
@@ -255,30 +276,29 @@ int sim__write_sample(sim_engine *e)
         double gpus = (double)e->n_gpus;
         double alloc = (double)e->used_milli_total / 1000.0;
         double eff = (double)e->eff_milli_total / 1000.0;
-        put_time(f, e->now);
+        sim_line *l = &e->line;
+        put_time(l, e->now);
         const double cols[5] = {
             alloc, gpus ? alloc / gpus : 0, eff, gpus ? eff / gpus : 0,
             e->cpu_total_all ? (double)e->cpu_used_all / (double)e->cpu_total_all : 0};
         static const unsigned places[5] = {3, 6, 3, 6, 6};
-        put_cu(f, e->v.n_pending);
-        put_cu(f, e->v.n_running);
-        for (int c = 0; c < 5; c++) {
-            fputc(',', f);
-            sim_put_fixed(f, cols[c], places[c]);
-        }
-        put_cu(f, e->n_down);
-        for (uint32_t c = 0; c < e->n_probe_cols; c++) {
-            fputc(',', f);
-            sim_put_fixed(f, e->probe_vals[c], 6);
-        }
+        put_cu(l, e->v.n_pending);
+        put_cu(l, e->v.n_running);
+        for (int c = 0; c < 5; c++)
+            put_cfixed(l, cols[c], places[c]);
+        put_cu(l, e->n_down);
+        for (uint32_t c = 0; c < e->n_probe_cols; c++)
+            put_cfixed(l, e->probe_vals[c], 6);
         if (elastic_columns(e)) {
             double o[4];
             online_sample(e, o);
-            fprintf(f, ",%.3f,%.3f,%.3f,%.0f", o[0], o[1], o[2], o[3]);
+            for (int c = 0; c < 4; c++)
+                put_cfixed(l, o[c], c < 3 ? 3 : 0);
         }
-        fputc('\n', f);
-        if (ferror(f))
-            return SIM_EIO;
+        sim_line_char(l, '\n');
+        int st = sim_line_put(l, f);
+        if (st != SIM_OK)
+            return st;
     }
     FILE *t = e->cfg.tenants_csv;
     if (t) {
@@ -303,19 +323,19 @@ int sim__write_sample(sim_engine *e)
             } else if (!active) {
                 continue;
             }
-            put_time(t, e->now);
-            fputc(',', t);
-            sim_csv_put_field(t, sim_intern_name(e->world.tenants, k));
-            fputc(',', t);
-            sim_put_fixed(t, (double)e->tenant_used_milli[k] / 1000.0, 3);
-            put_cu(t, ts->running);
-            put_cu(t, ts->pending);
-            fputc(',', t);
-            sim_put_fixed(t, e->tenant_quota[k], 3);
-            fputc('\n', t);
+            sim_line *l = &e->line;
+            put_time(l, e->now);
+            sim_line_char(l, ',');
+            sim_line_csv(l, sim_intern_name(e->world.tenants, k));
+            put_cfixed(l, (double)e->tenant_used_milli[k] / 1000.0, 3);
+            put_cu(l, ts->running);
+            put_cu(l, ts->pending);
+            put_cfixed(l, e->tenant_quota[k], 3);
+            sim_line_char(l, '\n');
+            int st = sim_line_put(l, t);
+            if (st != SIM_OK)
+                return st;
         }
-        if (ferror(t))
-            return SIM_EIO;
     }
     return SIM_OK;
 }

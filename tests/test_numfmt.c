@@ -4,9 +4,12 @@
  * digits, decimals of 3 and 6 places and their neighbours one ulp away, integers,
  * zeros of both signs, subnormals) at every precision 0..9, and its refusal of what it
  * does not handle (not finite, too large), where sim_put_fixed falls back to printf;
- * sim_put_u64/sim_put_i64 against "%llu"/"%lld".
+ * sim_put_u64/sim_put_i64 against "%llu"/"%lld"; the row builder (base/line.h) against
+ * printf and sim_csv_put_field on random rows, growing from empty to long fields.
  */
+#include "base/line.h"
 #include "base/numfmt.h"
+#include "base/textout.h"
 
 #include "check.h"
 
@@ -119,6 +122,57 @@ int main(void)
         CHECK_STR(line, want);
         fclose(f);
     }
+    /* Rows built in memory against the same rows through stdio, over many rows so the
+     * buffer grows and is reused. */
+    FILE *want_f = tmpfile(), *got_f = tmpfile();
+    CHECK(want_f && got_f);
+    if (want_f && got_f) {
+        sim_line l = {0};
+        char field[600];
+        int put_st = SIM_OK;
+        for (int row = 0; row < 20000; row++) {
+            size_t len = gsl_rng_uniform_int(r, row % 100 == 0 ? sizeof field : 12);
+            for (size_t i = 0; i < len; i++)
+                field[i] = ",\"\nab c"[gsl_rng_uniform_int(r, 8)];
+            field[len] = '\0';
+            double x = pow(10.0, -8.0 + 30.0 * gsl_rng_uniform(r)) * (gsl_rng_uniform(r) - 0.5);
+            unsigned d = (unsigned)gsl_rng_uniform_int(r, 12);
+            uint64_t u = gsl_rng_get(r) * (uint64_t)gsl_rng_get(r);
+            int64_t i = (int64_t)u;
+            sim_csv_put_field(want_f, field);
+            fprintf(want_f, ",%.*f,%llu,%lld,%s\n", (int)d, x, (unsigned long long)u,
+                    (long long)i, field);
+            sim_line_csv(&l, field);
+            sim_line_char(&l, ',');
+            sim_line_fixed(&l, x, d);
+            sim_line_char(&l, ',');
+            sim_line_u64(&l, u);
+            sim_line_char(&l, ',');
+            sim_line_i64(&l, i);
+            sim_line_char(&l, ',');
+            sim_line_str(&l, field);
+            sim_line_char(&l, '\n');
+            if (put_st == SIM_OK)
+                put_st = sim_line_put(&l, got_f);
+        }
+        CHECK_EQ_I64(put_st, SIM_OK);
+        CHECK_EQ_I64(l.len, 0);
+        sim_line_free(&l);
+        CHECK(l.buf == NULL && l.cap == 0);
+        long wn = ftell(want_f), gn = ftell(got_f);
+        CHECK_EQ_I64(gn, wn);
+        rewind(want_f);
+        rewind(got_f);
+        long differ = -1;
+        for (long k = 0; k < wn && differ < 0; k++)
+            if (fgetc(want_f) != fgetc(got_f))
+                differ = k;
+        CHECK_EQ_I64(differ, -1);
+    }
+    if (want_f)
+        fclose(want_f);
+    if (got_f)
+        fclose(got_f);
     gsl_rng_free(r);
     return check_done();
 }

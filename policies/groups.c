@@ -183,34 +183,59 @@ static inline bool gpu_after(const uint64_t *a, const uint64_t *b)
     return false;
 }
 
-/* Node n's state as key words into g->scratch; returns its hash. */
+/* Node n's state as key words into g->scratch; returns its hash. Without tags, and
+ * when the node's GPUs have one memory size (the usual node), the size is written once
+ * and each GPU is one word, sorted; otherwise each GPU is GPU_WORDS words. A flag in the
+ * first word keeps the two layouts apart. */
 static uint64_t node_key(place_groups *g, const sim_view *v, uint32_t n)
 {
     uint64_t *k = g->scratch;
     uint32_t first = v->node_gpu_first[n], cnt = v->node_gpu_count[n];
     memset(k, 0, g->key_words * sizeof *k);
-    k[0] = (uint64_t)v->node_up[n] | (uint64_t)v->node_gpu_type[n] << 8 | (uint64_t)cnt << 24;
+    bool compact = !g->tag;
+    for (uint32_t i = 1; i < cnt && compact; i++)
+        compact = v->gpu_mem_total[first + i] == v->gpu_mem_total[first];
+    k[0] = (uint64_t)v->node_up[n] | (uint64_t)v->node_gpu_type[n] << 8 | (uint64_t)cnt << 24 |
+           (uint64_t)compact << 63;
     k[1] = v->node_cpu_total[n];
     k[2] = v->node_mem_total[n];
     k[3] = v->node_cpu_used[n];
     k[4] = v->node_mem_used[n];
     uint64_t *gw = k + HEAD_WORDS;
-    for (uint32_t i = 0; i < cnt; i++) {
-        uint32_t gi = first + i;
-        uint64_t w[GPU_WORDS] = {(uint64_t)v->gpu_used_milli[gi] |
-                                     (uint64_t)(v->gpu_nres[gi] > 0) << 11 |
-                                     v->gpu_used_mem[gi] << 12,
-                                 v->gpu_mem_total[gi], g->tag ? g->tag(g->tag_ctx, v, gi) : 0};
-        /* Insertion sort of the GPU records (a node has few GPUs). */
-        uint32_t j = i;
-        while (j > 0 && gpu_after(gw + (j - 1) * GPU_WORDS, w)) {
-            memcpy(gw + j * GPU_WORDS, gw + (j - 1) * GPU_WORDS, sizeof w);
-            j--;
+    uint32_t used;
+    if (compact && cnt) {
+        /* The memory size, then one word per GPU in ascending order. */
+        gw[0] = v->gpu_mem_total[first];
+        uint64_t *w1 = gw + 1;
+        for (uint32_t i = 0; i < cnt; i++) {
+            uint32_t gi = first + i;
+            uint64_t w = (uint64_t)v->gpu_used_milli[gi] | (uint64_t)(v->gpu_nres[gi] > 0) << 11 |
+                         v->gpu_used_mem[gi] << 12;
+            uint32_t j = i;
+            for (; j > 0 && w1[j - 1] > w; j--)
+                w1[j] = w1[j - 1];
+            w1[j] = w;
         }
-        memcpy(gw + j * GPU_WORDS, w, sizeof w);
+        used = HEAD_WORDS + 1 + cnt;
+    } else {
+        /* Also a node without GPUs: the head alone. */
+        for (uint32_t i = 0; i < cnt; i++) {
+            uint32_t gi = first + i;
+            uint64_t w[GPU_WORDS] = {(uint64_t)v->gpu_used_milli[gi] |
+                                         (uint64_t)(v->gpu_nres[gi] > 0) << 11 |
+                                         v->gpu_used_mem[gi] << 12,
+                                     v->gpu_mem_total[gi], g->tag ? g->tag(g->tag_ctx, v, gi) : 0};
+            /* Insertion sort of the GPU records (a node has few GPUs). */
+            uint32_t j = i;
+            while (j > 0 && gpu_after(gw + (j - 1) * GPU_WORDS, w)) {
+                memcpy(gw + j * GPU_WORDS, gw + (j - 1) * GPU_WORDS, sizeof w);
+                j--;
+            }
+            memcpy(gw + j * GPU_WORDS, w, sizeof w);
+        }
+        used = HEAD_WORDS + GPU_WORDS * cnt;
     }
     uint64_t h = 0x9e3779b97f4a7c15u;
-    uint32_t used = HEAD_WORDS + GPU_WORDS * cnt;
     for (uint32_t i = 0; i < used; i++)
         h = mix64(h ^ k[i]);
     return h;

@@ -317,6 +317,7 @@ static inline bool node_fits(const search *s, uint32_t n)
 static uint32_t search_most_allocated(const search *s)
 {
     const sim_view *v = s->v;
+    sim_view_sync_blocks(v);
     block_bound *order = s->w->block_order;
     uint32_t k = 0;
     bool whole = s->milli == SIM_MILLI_GPU;
@@ -374,6 +375,8 @@ static uint32_t search_scan(const search *s, place_node_score score, void *ctx,
     uint32_t best = UINT32_MAX, seen = 0;
     double best_score = 0;
     uint32_t count = cands ? n_cands : v->n_nodes;
+    if (!cands)
+        sim_view_sync_blocks(v);
     for (uint32_t c = 0; c < count; c++) {
         uint32_t n = cands ? cands[c] : c;
         if (!cands && n % SIM_NODE_BLOCK == 0 && !block_may_fit(v, n / SIM_NODE_BLOCK, s->j,

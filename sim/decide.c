@@ -190,6 +190,16 @@ static void block_refresh(sim_engine *e, uint32_t b)
     memcpy(e->block_frac_share + (size_t)b * SIM_FRAC_SHARE, fs, sizeof fs);
 }
 
+void sim__sync_blocks(const sim_view *v)
+{
+    sim_engine *e = (sim_engine *)v->internal; /* the view is the engine's own */
+    for (uint32_t i = 0; i < e->n_dirty_blocks; i++) {
+        block_refresh(e, e->dirty_blocks[i]);
+        e->block_dirty[e->dirty_blocks[i]] = 0;
+    }
+    e->n_dirty_blocks = 0;
+}
+
 void sim__node_refresh(sim_engine *e, uint32_t n)
 {
     uint32_t first = e->node_gpu_first[n], cnt = e->node_gpu_count[n];
@@ -213,7 +223,11 @@ void sim__node_refresh(sim_engine *e, uint32_t n)
     ns->gpu_type = (uint8_t)e->node_gpu_type[n];
     ns->up = e->node_up[n];
     e->node_frac[n] = cnt ? (double)ns->used_milli / (1000.0 * (double)cnt) : 0;
-    block_refresh(e, n / SIM_NODE_BLOCK);
+    uint32_t b = n / SIM_NODE_BLOCK;
+    if (!e->block_dirty[b]) {
+        e->block_dirty[b] = 1;
+        e->dirty_blocks[e->n_dirty_blocks++] = b;
+    }
     uint64_t ep = ++e->v.change_epoch;
     e->change_ring[ep % SIM_CHANGE_RING] = n;
     e->node_change_epoch[n] = ep;

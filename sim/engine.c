@@ -286,6 +286,8 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     ALLOC_ARRAY(e->node_outages, nn);
     ALLOC_ARRAY(e->node_frac, nn);
     e->n_blocks = (nn + SIM_NODE_BLOCK - 1) / SIM_NODE_BLOCK;
+    ALLOC_ARRAY(e->block_dirty, e->n_blocks);
+    ALLOC_ARRAY(e->dirty_blocks, e->n_blocks);
     ALLOC_ARRAY(e->block_max_free_gpus, e->n_blocks);
     ALLOC_ARRAY(e->block_max_free_milli, e->n_blocks);
     ALLOC_ARRAY(e->block_max_cpu_free, e->n_blocks);
@@ -408,6 +410,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     v->pending_head = v->running_head = SIM_JOB_NONE;
     v->node_release_epoch = e->node_release_epoch;
     v->node_sum = e->node_sum;
+    v->sync_blocks = sim__sync_blocks;
     v->n_blocks = e->n_blocks;
     v->block_max_free_gpus = e->block_max_free_gpus;
     v->block_max_free_milli = e->block_max_free_milli;
@@ -496,6 +499,8 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->node_sum);
     sim_free(e->node_outages);
     sim_free(e->node_frac);
+    sim_free(e->block_dirty);
+    sim_free(e->dirty_blocks);
     sim_free(e->block_max_free_gpus);
     sim_free(e->block_max_free_milli);
     sim_free(e->block_max_cpu_free);

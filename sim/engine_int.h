@@ -94,6 +94,9 @@ struct sim_engine {
     uint32_t *node_outages; /* outages covering the node now; down while > 0 */
     double *node_frac; /* allocated fraction of the node's GPU share */
     uint32_t n_blocks;
+    uint8_t *block_dirty;   /* a node of the block changed since its summary */
+    uint32_t *dirty_blocks; /* those blocks, n_dirty_blocks of them */
+    uint32_t n_dirty_blocks;
     uint32_t *block_max_free_gpus, *block_max_free_milli;
     uint64_t *block_max_cpu_free, *block_max_mem_free, *block_types;
     double *block_frac_whole, *block_frac_share;
@@ -219,6 +222,8 @@ void sim__list_append(sim_engine *e, sim_job_id id, bool running);
 /* A listed job's demand changes to d (its part of the online figures with it). */
 void sim__set_demand(sim_engine *e, sim_job *j, uint32_t d);
 void sim__node_refresh(sim_engine *e, uint32_t node);
+/* Recompute the summaries of the blocks with a node changed since (view.sync_blocks). */
+void sim__sync_blocks(const sim_view *v);
 void sim__note_release(sim_engine *e, uint32_t node);
 
 /* shapes.c */

@@ -166,8 +166,11 @@ typedef struct sim_view {
      * (used / (1000 x GPUs)) among the block's up nodes with at least k free GPUs is
      * block_frac_whole[b * SIM_FRAC_WHOLE + k - 1] (k = 1..8), and among those whose
      * freest GPU has at least max(1, 100 i) milli free, block_frac_share[b *
-     * SIM_FRAC_SHARE + i] (i = 0..9); -1 when no node qualifies.
+     * SIM_FRAC_SHARE + i] (i = 0..9); -1 when no node qualifies. The engine brings
+     * them up to date when asked (sim_view_sync_blocks), not at every node change: read
+     * them only after that call.
      */
+    void (*sync_blocks)(const struct sim_view *v);
     uint32_t n_blocks;
     const uint32_t *block_max_free_gpus, *block_max_free_milli;
     const uint64_t *block_max_cpu_free, *block_max_mem_free;
@@ -243,6 +246,13 @@ typedef struct sim_view {
     uint64_t services_peak_replicas;
     uint32_t n_services; /* the run's demand curves (0: no job is a service) */
 } sim_view;
+
+/* Bring the block summaries (sim_view.block_*) up to date: O(blocks changed since). */
+static inline void sim_view_sync_blocks(const sim_view *v)
+{
+    if (v->sync_blocks)
+        v->sync_blocks(v);
+}
 
 static inline const sim_job *sim_view_job(const sim_view *v, sim_job_id id)
 {

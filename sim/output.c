@@ -27,20 +27,34 @@ static void put_time(sim_line *l, sim_time us)
 {
     if (!sim_line_room(l, 32))
         return;
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                   "25262728293031323334353637383940414243444546474849"
+                                   "50515253545556575859606162636465666768697071727374"
+                                   "75767778798081828384858687888990919293949596979899";
     char buf[32];
     char *p = buf + sizeof buf;
     bool neg = us < 0;
     uint64_t u = neg ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
-    uint64_t frac = u % 1000000, whole = u / 1000000;
-    for (int i = 0; i < 6; i++) {
-        *--p = (char)('0' + frac % 10);
-        frac /= 10;
+    uint32_t frac = (uint32_t)(u % 1000000);
+    uint64_t whole = u / 1000000;
+    /* Two digits at a time. */
+    for (int i = 0; i < 3; i++) {
+        p -= 2;
+        memcpy(p, pairs + 2 * (frac % 100), 2);
+        frac /= 100;
     }
     *--p = '.';
-    do {
-        *--p = (char)('0' + whole % 10);
-        whole /= 10;
-    } while (whole);
+    while (whole >= 100) {
+        p -= 2;
+        memcpy(p, pairs + 2 * (whole % 100), 2);
+        whole /= 100;
+    }
+    if (whole >= 10) {
+        p -= 2;
+        memcpy(p, pairs + 2 * whole, 2);
+    } else {
+        *--p = (char)('0' + whole);
+    }
     if (neg)
         *--p = '-';
     size_t n = (size_t)(buf + sizeof buf - p);

@@ -90,6 +90,8 @@ typedef struct hetero_state {
     uint64_t *has_free; /* per node_order position: the node is up with a free GPU */
     uint64_t synced;    /* the view's change_epoch has_free reflects */
     bool free_built;
+    uint32_t n_taken;   /* of free_gpu[0..n_free), those a pass gave a job */
+    uint64_t n_bad;     /* pending jobs the next pass rejects (not one whole GPU) */
     sim_job_id batch[HG_MAX];
     uint32_t batch_gpu[HG_MAX];
     double cost[HG_MAX * HG_MAX];
@@ -549,6 +551,19 @@ static void sync_free(hetero_state *s, const sim_view *v)
     s->synced = now;
 }
 
+/* Whether the pass has given away every free GPU: every node was gathered and each of
+ * its free GPUs taken. No later job of the pass can start then. */
+static bool all_taken(const hetero_state *s)
+{
+    return s->scan >= s->n_order && s->n_taken == s->n_free;
+}
+
+/* The policies map one whole GPU per job; they reject any other request. */
+static bool one_whole_gpu(const sim_job *j)
+{
+    return j->gpus_per_replica * j->nominal_replicas == 1 && j->spec.gpu_milli != 0;
+}
+
 static int place_batch(hetero_state *s, const sim_view *v, sim_time now, uint32_t nb,
                        policy_decisions *out)
 {
@@ -561,6 +576,7 @@ static int place_batch(hetero_state *s, const sim_view *v, sim_time now, uint32_
         for (uint32_t f = 0; (g = free_at(s, v, f)) != SIM_GPU_NONE; f++)
             if (!s->taken[f] && job_fits_gpu(v, s->batch[b], g)) {
                 s->taken[f] = 1;
+                s->n_taken++;
                 s->batch_gpu[b] = g;
                 placed++;
                 break;
@@ -663,14 +679,21 @@ static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_dec
     /* The free GPUs in order, gathered as the jobs ask for them (free_at). */
     sync_free(s, v);
     s->n_free = 0;
+    s->n_taken = 0;
     s->scan = 0;
     sim_job_id j = v->pending_head;
     while (j != SIM_JOB_NONE) {
+        /* Once every free GPU is given away the rest of the walk starts nothing (a batch
+         * that places no job changes nothing): it goes on only to reject. */
+        if (!s->n_bad && all_taken(s))
+            break;
         const sim_job *jj = sim_view_job(v, j);
-        if (jj->gpus_per_replica * jj->nominal_replicas != 1 || jj->spec.gpu_milli == 0) {
+        if (!one_whole_gpu(jj)) {
             sim_job_id nx = sim_view_next(v, j);
             if ((rc = sim_decide_reject(out, j, "hetero policies map one whole GPU per job")))
                 return rc;
+            if (s->n_bad)
+                s->n_bad--;
             j = nx;
             continue;
         }
@@ -755,6 +778,13 @@ static void group_close(hetero_state *s, const sim_view *v, hgroup *gr)
         s->hi_used--;
 }
 
+static void hetero_on_arrival(void *st, const sim_view *v, sim_job_id id)
+{
+    hetero_state *s = st;
+    if (!one_whole_gpu(sim_view_job(v, id)))
+        s->n_bad++;
+}
+
 /* The core returned the job to the pending list (its node failed): its time on the GPU
  * ends here, and the group's swap rounds stop. */
 static void hetero_on_requeue(void *st, const sim_view *v, sim_job_id id)
@@ -796,6 +826,7 @@ static void hetero_on_finish(void *st, const sim_view *v, sim_job_id id)
         .options = hetero_options,                                                                 \
         .init = initf,                                                                             \
         .fini = hetero_fini,                                                                       \
+        .on_arrival = hetero_on_arrival,                                                           \
         .on_finish = hetero_on_finish,                                                             \
         .on_requeue = hetero_on_requeue,                                                           \
         .schedule = hetero_schedule,                                                               \

@@ -17,6 +17,8 @@
  *  - The group completion figures of jobs.csv, summary.json, run's line and compare's
  *    report against hand-computed values (fifo, hetero, a horizon), and no group output
  *    for a trace without a group column.
+ *  - Behind a backlog, jobs that are not one whole GPU are rejected as they arrive (a
+ *    pass stops walking the queue once no free GPU is left, but not before those).
  */
 #include "check.h"
 
@@ -511,6 +513,45 @@ static void test_group_figures(void)
     free(r);
 }
 
+/* A pass stops walking the pending list once every free GPU is given away, but not
+ * before rejecting what it must: a request of two GPUs and a CPU-only job that arrive
+ * behind a backlog (both GPUs busy, one job waiting) are rejected as they arrive, not
+ * when the cluster frees a GPU. */
+static void test_backlog_rejects(void)
+{
+    FILE *f = fopen(OUT "/backlog.csv", "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("job_id,submit_time,duration,num_gpus\n"
+          "a,0,100,1\nz,0,100,1\nb,1,100,1\nc,2,100,2\nd,3,100,0\ne,4,100,1\n",
+          f);
+    fclose(f);
+    const char *pol[3] = {"hetero", "static-order", "data-parallel"};
+    for (int i = 0; i < 3; i++) {
+        char args[512];
+        snprintf(args, sizeof args,
+                 "run --trace " OUT "/backlog.csv --cluster 1xV100M16:2 --policy %s --out " OUT
+                 "/backlog-%s",
+                 pol[i], pol[i]);
+        CHECK(run(args) == 0);
+        char path[256];
+        snprintf(path, sizeof path, OUT "/backlog-%s/jobs.csv", pol[i]);
+        char *t = check_slurp(path, NULL);
+        CHECK(t != NULL);
+        /* Rows in the order the jobs ended: c and d rejected by the policy at 2 and 3 s,
+         * then a (and z), b, e done at 100, 200, 200 s. */
+        const char *c = t ? strstr(t, "\nc,") : NULL, *d = t ? strstr(t, "\nd,") : NULL,
+                   *a = t ? strstr(t, "\na,") : NULL, *b = t ? strstr(t, "\nb,") : NULL,
+                   *e = t ? strstr(t, "\ne,") : NULL;
+        CHECK(c && d && a && b && e && c < d && d < a && a < b && b < e);
+        CHECK(c && strstr(c, ",rejected,") && strchr(c + 1, '\n') > strstr(c, ",rejected,"));
+        CHECK(c && strstr(c, "map one whole GPU per job") &&
+              strchr(c + 1, '\n') > strstr(c, "map one whole GPU per job"));
+        free(t);
+    }
+}
+
 int main(void)
 {
     CHECK(check_system("mkdir -p " OUT) == 0);
@@ -522,5 +563,6 @@ int main(void)
     test_bundled();
     test_gen_groups();
     test_group_figures();
+    test_backlog_rejects();
     return check_done();
 }

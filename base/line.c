@@ -34,7 +34,8 @@ bool sim_line_grow(sim_line *l, size_t n)
 
 static void put_bytes(sim_line *l, const char *s, size_t n)
 {
-    if (sim_line_room(l, n)) {
+    /* Nothing to copy: a fresh line has no buffer yet. */
+    if (n && sim_line_room(l, n)) {
         memcpy(l->buf + l->len, s, n);
         l->len += n;
     }

@@ -122,6 +122,12 @@ int main(void)
         CHECK_STR(line, want);
         fclose(f);
     }
+    /* Empty text into a line with no buffer yet: nothing is written or allocated. */
+    sim_line empty = {0};
+    sim_line_str(&empty, "");
+    sim_line_csv(&empty, "");
+    CHECK(empty.len == 0 && empty.buf == NULL && !empty.oom);
+    sim_line_free(&empty);
     /* Rows built in memory against the same rows through stdio, over many rows so the
      * buffer grows and is reused. */
     FILE *want_f = tmpfile(), *got_f = tmpfile();

@@ -436,6 +436,30 @@ static uint32_t search_groups(const search *s, place_node_score score, void *ctx
     return best;
 }
 
+/* The uniform draw of search_scan (no score, every node) by group: each group's first
+ * member says whether its members fit; the draw among their count is the same, and the
+ * node drawn is found by counting the fitting nodes in id order, one group look-up each
+ * (group fit flags in fit_nodes, by group slot). */
+static uint32_t search_groups_random(const search *s)
+{
+    const place_groups *g = &s->w->groups;
+    uint32_t *fits = s->w->fit_nodes;
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < g->n_live; i++) {
+        uint32_t slot = g->live[i];
+        fits[slot] = node_fits(s, place_groups_first(g, slot));
+        if (fits[slot])
+            seen += g->size[slot];
+    }
+    if (!seen)
+        return UINT32_MAX;
+    uint32_t k = (uint32_t)gsl_rng_uniform_int(s->v->rng, seen);
+    for (uint32_t n = 0; n < s->v->n_nodes; n++)
+        if (fits[g->node_group[n]] && k-- == 0)
+            return n;
+    return UINT32_MAX; /* not reached: the groups hold `seen` fitting nodes */
+}
+
 /* Whether the first replica of j may be searched by group: a scoring search whose
  * policy asked for groups, on a view with a change log. Binpack's own search visits
  * blocks of 32 nodes by their bound, which beats the groups unless the nodes are in far
@@ -443,7 +467,7 @@ static uint32_t search_groups(const search *s, place_node_score score, void *ctx
 static bool groups_apply(place_ws *w, const sim_view *v, const sim_job *j, uint32_t milli,
                          place_node_score score)
 {
-    if (!w->use_groups || !grouping_on || !score || !v->change_ring)
+    if (!w->use_groups || !grouping_on || !v->change_ring)
         return false;
     if (score == place_score_most_allocated && j->gpus_per_replica &&
         (w->groups.built ? w->groups.n_live * 2 > v->n_blocks : v->n_blocks < 64))
@@ -498,7 +522,11 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
         uint32_t best;
         /* A short list of candidates is cheaper to scan than the groups (whose count
          * may be stale here: either search chooses the same node). */
-        if (grouped && r == 0 && (!cands || n_cands > w->groups.n_live)) {
+        if (grouped && r == 0 && !score && !cands) {
+            /* The random draw among candidates goes in their order: they are scanned. */
+            place_groups_sync(&w->groups, v);
+            best = search_groups_random(&s);
+        } else if (grouped && r == 0 && score && (!cands || n_cands > w->groups.n_live)) {
             place_groups_sync(&w->groups, v);
             best = search_groups(&s, score, ctx);
         } else if (score == place_score_most_allocated && gpr && !cands)

@@ -12,7 +12,11 @@ typedef struct random_state {
 static int random_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     random_state *s = st;
-    return place_ws_init(&s->ws, cfg, d);
+    int rc = place_ws_init(&s->ws, cfg, d);
+    /* The draw counts the fitting nodes by group (same node, see search_groups_random). */
+    if (rc == SIM_OK && (rc = place_ws_set_groups(&s->ws, cfg, NULL, NULL, true, d)) != SIM_OK)
+        place_ws_fini(&s->ws);
+    return rc;
 }
 
 static void random_fini(void *st)

@@ -9,8 +9,9 @@
  *    is its least tie key (node id, or a random rank), and the groups are as many as the
  *    distinct states.
  * 2. The placements: fgd, bestfit, dotprod, gpupacking and gpuclustering, each with its
- *    own and the reference score, on random heterogeneous clusters (several nodes of
- *    each kind, so groups have members) and random jobs (fractional shares, several GPUs
+ *    own and the reference score, and random (its uniform draw), on random
+ *    heterogeneous clusters (several nodes of each kind, so groups have members) and
+ *    random jobs (fractional shares, several GPUs
  *    per replica, gangs, GPU memory, type constraints, CPU-only jobs, node failures),
  *    and binpack and fifo on 2,112 nodes (they use the groups on large clusters only):
  *    the state of every GPU and node after every scheduling pass is the same with the
@@ -407,8 +408,8 @@ static uint64_t run_one(const cluster_spec *cl, world *w, const char *policy, co
 
 static void test_placements(void)
 {
-    static const char *const policies[] = {"fgd", "bestfit", "dotprod", "gpupacking",
-                                           "gpuclustering"};
+    static const char *const policies[] = {"fgd",        "bestfit",       "dotprod",
+                                           "gpupacking", "gpuclustering", "random"};
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 4242);
     world w;
@@ -438,7 +439,9 @@ static void test_placements(void)
             CHECK(frag_workload_add(wl, &s, 1) == SIM_OK);
         }
         for (size_t p = 0; p < sizeof policies / sizeof *policies; p++) {
-            for (int ref = 0; ref < 2; ref++) {
+            /* random has no score to choose (its draw goes by group too). */
+            int scores = strcmp(policies[p], "random") ? 2 : 1;
+            for (int ref = 0; ref < scores; ref++) {
                 const char *score = ref ? "reference" : NULL;
                 bool fail = cluster % 2 == 1;
                 uint64_t a = run_one(&cl, &w, policies[p], score, jobs, NJ, wl, fail, false);
@@ -474,7 +477,7 @@ static void test_placements(void)
             max_saved = saved0;
     }
     CHECK_EQ_I64(differ, 0);
-    CHECK_EQ_I64(runs, 120);
+    CHECK_EQ_I64(runs, 132);
     /* The groups were in use, with several nodes per group. */
     CHECK(max_saved >= 8);
     sim_intern_destroy(w.types);

@@ -460,8 +460,8 @@ static uint32_t search_groups_random(const search *s)
     return UINT32_MAX; /* not reached: the groups hold `seen` fitting nodes */
 }
 
-/* Whether the first replica of j may be searched by group: a scoring search whose
- * policy asked for groups, on a view with a change log. Binpack's own search visits
+/* Whether the first replica of j may be searched by group: a scoring search or the
+ * random draw, whose policy asked for groups, on a view with a change log. Binpack's own search visits
  * blocks of 32 nodes by their bound, which beats the groups unless the nodes are in far
  * fewer states than there are blocks; both choose the same node. */
 static bool groups_apply(place_ws *w, const sim_view *v, const sim_job *j, uint32_t milli,

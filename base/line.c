@@ -71,13 +71,8 @@ void sim_line_csv(sim_line *l, const char *s)
 
 void sim_line_u64(sim_line *l, uint64_t u)
 {
-    char buf[24];
-    char *p = buf + sizeof buf;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    put_bytes(l, p, (size_t)(buf + sizeof buf - p));
+    if (sim_line_room(l, SIM_FMT_U64_MAX))
+        l->len += sim_fmt_u64(l->buf + l->len, u);
 }
 
 void sim_line_i64(sim_line *l, int64_t i)

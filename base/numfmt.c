@@ -73,15 +73,34 @@ void sim_put_fixed(FILE *f, double x, unsigned digits)
         fprintf(f, "%.*f", (int)digits, x);
 }
 
+size_t sim_fmt_u64(char buf[SIM_FMT_U64_MAX], uint64_t u)
+{
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                   "25262728293031323334353637383940414243444546474849"
+                                   "50515253545556575859606162636465666768697071727374"
+                                   "75767778798081828384858687888990919293949596979899";
+    char tmp[SIM_FMT_U64_MAX];
+    char *p = tmp + sizeof tmp;
+    while (u >= 100) {
+        p -= 2;
+        memcpy(p, pairs + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10) {
+        p -= 2;
+        memcpy(p, pairs + 2 * u, 2);
+    } else {
+        *--p = (char)('0' + u);
+    }
+    size_t n = (size_t)(tmp + sizeof tmp - p);
+    memcpy(buf, p, n);
+    return n;
+}
+
 void sim_put_u64(FILE *f, uint64_t u)
 {
-    char buf[24];
-    char *p = buf + sizeof buf;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    fwrite(p, 1, (size_t)(buf + sizeof buf - p), f);
+    char buf[SIM_FMT_U64_MAX];
+    fwrite(buf, 1, sim_fmt_u64(buf, u), f);
 }
 
 void sim_put_i64(FILE *f, int64_t i)

@@ -20,6 +20,13 @@
  * rounded half to even, as glibc rounds. O(digits of the result). */
 size_t sim_fmt_fixed(char buf[SIM_FMT_FIXED_MAX], double x, unsigned digits);
 
+/* Room sim_fmt_u64 needs: the 20 digits of 2^64 - 1. */
+#define SIM_FMT_U64_MAX 20
+
+/* Write u as printf("%llu") would into buf (not NUL-terminated) and return the length.
+ * Two digits at a time. */
+size_t sim_fmt_u64(char buf[SIM_FMT_U64_MAX], uint64_t u);
+
 /* sim_fmt_fixed into f, or fprintf("%.*f") when it returns 0. */
 void sim_put_fixed(FILE *f, double x, unsigned digits);
 

@@ -6,6 +6,7 @@
  */
 #include "sim/engine_int.h"
 #include "base/line.h"
+#include "base/numfmt.h"
 #include "base/textout.h"
 
 #include <math.h>
@@ -25,41 +26,19 @@ static const char ts_header[] = "time_s,pending,running,alloc_gpus,alloc_ratio,e
  * point. Formatted by hand: this is the most frequent number of every output. */
 static void put_time(sim_line *l, sim_time us)
 {
-    if (!sim_line_room(l, 32))
+    if (!sim_line_room(l, 2 * SIM_FMT_U64_MAX + 2))
         return;
-    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
-                                   "25262728293031323334353637383940414243444546474849"
-                                   "50515253545556575859606162636465666768697071727374"
-                                   "75767778798081828384858687888990919293949596979899";
-    char buf[32];
-    char *p = buf + sizeof buf;
-    bool neg = us < 0;
-    uint64_t u = neg ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
-    uint32_t frac = (uint32_t)(u % 1000000);
-    uint64_t whole = u / 1000000;
-    /* Two digits at a time. */
-    for (int i = 0; i < 3; i++) {
-        p -= 2;
-        memcpy(p, pairs + 2 * (frac % 100), 2);
-        frac /= 100;
-    }
-    *--p = '.';
-    while (whole >= 100) {
-        p -= 2;
-        memcpy(p, pairs + 2 * (whole % 100), 2);
-        whole /= 100;
-    }
-    if (whole >= 10) {
-        p -= 2;
-        memcpy(p, pairs + 2 * whole, 2);
-    } else {
-        *--p = (char)('0' + whole);
-    }
-    if (neg)
-        *--p = '-';
-    size_t n = (size_t)(buf + sizeof buf - p);
-    memcpy(l->buf + l->len, p, n);
-    l->len += n;
+    char *p = l->buf + l->len;
+    uint64_t u = us < 0 ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
+    if (us < 0)
+        *p++ = '-';
+    p += sim_fmt_u64(p, u / 1000000);
+    *p++ = '.';
+    /* The microseconds with their leading zeros: the digits of 10^6 + frac after its 1. */
+    char frac[SIM_FMT_U64_MAX];
+    sim_fmt_u64(frac, 1000000 + u % 1000000);
+    memcpy(p, frac + 1, 6);
+    l->len = (size_t)(p + 6 - l->buf);
 }
 
 /* x as printf("%.6f") writes it. When x * 1e6 rounds to an integer K below 2^43, the
@@ -75,9 +54,12 @@ static void put_fixed6(sim_line *l, double x)
     sim_line_fixed(l, x, 6);
 }
 
-/* ",QOS,PRIORITY,STATUS," of a job row. */
-static void put_class(sim_line *l, const job_spec *s, const char *status)
+/* "ID,TENANT,QOS,PRIORITY,STATUS,SUBMIT" of a job row. */
+static void put_head(const sim_engine *e, sim_line *l, const job_spec *s, const char *status)
 {
+    sim_line_csv(l, s->id);
+    sim_line_char(l, ',');
+    sim_line_csv(l, sim_intern_name(e->world.tenants, s->tenant));
     sim_line_char(l, ',');
     sim_line_str(l, sim_qos_name(s->qos));
     sim_line_char(l, ',');
@@ -85,6 +67,7 @@ static void put_class(sim_line *l, const job_spec *s, const char *status)
     sim_line_char(l, ',');
     sim_line_str(l, status);
     sim_line_char(l, ',');
+    put_time(l, s->submit_us);
 }
 
 /* ",u" */
@@ -107,23 +90,21 @@ static void put_opt(sim_line *l, double x)
         put_fixed6(l, x);
 }
 
-/* The policy's own column, when it has one. */
-static void put_policy_column(const sim_engine *e, sim_line *l, const job_spec *s)
+/* The end of a job row: the policy's own column and the group column, when the run has
+ * them; then the row goes to f. */
+static int put_tail(const sim_engine *e, sim_line *l, const job_spec *s, FILE *f)
 {
-    if (!e->pol->job_column || !e->pol->job_value)
-        return;
-    const char *v = e->pol->job_value(e->pst, s);
-    sim_line_char(l, ',');
-    sim_line_csv(l, v ? v : "");
-}
-
-/* The trailing group column of jobs.csv, when the run has job groups. */
-static void put_group(const sim_engine *e, sim_line *l, const job_spec *s)
-{
-    if (!e->cfg.job_groups)
-        return;
-    sim_line_char(l, ',');
-    sim_line_csv(l, s->group);
+    if (e->pol->job_column && e->pol->job_value) {
+        const char *v = e->pol->job_value(e->pst, s);
+        sim_line_char(l, ',');
+        sim_line_csv(l, v ? v : "");
+    }
+    if (e->cfg.job_groups) {
+        sim_line_char(l, ',');
+        sim_line_csv(l, s->group);
+    }
+    sim_line_char(l, '\n');
+    return sim_line_put(l, f);
 }
 
 /* The elastic and online-service figures are written only for runs that have them. */
@@ -176,11 +157,7 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     const job_spec *s = &j->spec;
     bool done = strcmp(status, "done") == 0;
     bool started = j->first_start_us != SIM_TIME_NEVER;
-    sim_line_csv(l, s->id);
-    sim_line_char(l, ',');
-    sim_line_csv(l, sim_intern_name(e->world.tenants, s->tenant));
-    put_class(l, s, status);
-    put_time(l, s->submit_us);
+    put_head(e, l, s, status);
     sim_line_char(l, ',');
     if (started)
         put_time(l, j->first_start_us);
@@ -239,10 +216,7 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
         put_fixed6(l, j->placed_us > 0 ? rs / ((double)j->placed_us / 1e6) : 0.0);
         put_cu(l, j->scale_events);
     }
-    put_policy_column(e, l, s);
-    put_group(e, l, s);
-    sim_line_char(l, '\n');
-    return sim_line_put(l, f);
+    return put_tail(e, l, s, f);
 }
 
 int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas, const char *status,
@@ -252,11 +226,7 @@ int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas, con
     if (!f)
         return SIM_OK;
     sim_line *l = &e->line;
-    sim_line_csv(l, s->id);
-    sim_line_char(l, ',');
-    sim_line_csv(l, sim_intern_name(e->world.tenants, s->tenant));
-    put_class(l, s, status);
-    put_time(l, s->submit_us);
+    put_head(e, l, s, status);
     sim_line_str(l, ",,,,,,0.000000");
     put_cfixed(l, s->work_s, 6);
     put_cu(l, s->num_gpus);
@@ -268,10 +238,7 @@ int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas, con
     sim_line_csv(l, reason);
     if (e->cfg.elastic_outputs)
         sim_line_str(l, ",0,0,0.000000,0");
-    put_policy_column(e, l, s);
-    put_group(e, l, s);
-    sim_line_char(l, '\n');
-    return sim_line_put(l, f);
+    return put_tail(e, l, s, f);
 }
 
 int sim__write_sample(sim_engine *e)

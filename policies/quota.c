@@ -8,7 +8,9 @@
  * Queues are ordered by aged predicted duration (models/duration.h: predicted when the
  * job becomes schedulable, learnt when it finishes, retrained on simulated time).
  * Invariant: the jobs a tenant started within quota never hold more than its quota.
- * Passes are incremental: with nothing released, only newly queued jobs are tried.
+ * Passes are incremental: with nothing released, only newly queued jobs are tried; the
+ * low-priority queues are split by shape (shapeq.h), so a pass passes over all the jobs
+ * of a shape that found no room at once instead of walking them.
  * After Kubernetes ElasticQuota, Philly's virtual clusters (Jeon et al., ATC'19) and
  * Helios' QSSF (Hu et al., SC'21). README "Multi-tenant quotas" has the full rules.
  */
@@ -16,6 +18,7 @@
 
 #include "models/duration.h"
 #include "policies/place.h"
+#include "policies/shapeq.h"
 #include "policies/tenantq.h"
 #include "base/alloc.h"
 
@@ -25,11 +28,11 @@
 #include <string.h>
 
 enum { PRIO_TRACE, PRIO_QOS, PRIO_HASH, PRIO_ALL };
-#define SHAPES 64
 #define NOJOB SIM_JOB_NONE
 
 typedef struct qjob {
-    tenantq_link link;    /* tenant queue (must stay first: offset 0) */
+    tenantq_link link;    /* high-priority queue (must stay first: offset 0) */
+    tenantq_link sub;     /* low-priority queue, by shape (shapeq) */
     model_dur_job feat;   /* the predictor's view of the job, fixed at arrival */
     double pred_s;        /* predicted duration, NaN until predicted */
     sim_time eligible_us; /* end of profiling */
@@ -53,9 +56,14 @@ typedef struct qstate {
     /* Predictor and placement. */
     model_duration *pred;
     place_ws ws;
-    tenantq q;
-    /* Per tenant (grown with the queues): pass cursors. */
+    tenantq q;   /* per tenant: its high-priority queue */
+    shapeq low;  /* per tenant and shape: its low-priority queue */
+    /* Per tenant (grown with the queues): the high queue's pass cursor; the low queue's
+     * candidate as found (lc_job) in pass lc_pass at version lc_ver of the tenant
+     * (tver: moved when a job of the tenant starts or its low queue changes). */
     uint32_t *cursor;
+    uint32_t *lc_job;
+    uint64_t *lc_pass, *lc_ver, *tver;
     uint32_t t_cap;
     /* Reclaim scratch, sized at init (per node, per GPU) and with the tenants. */
     double *node_cost;
@@ -78,11 +86,12 @@ typedef struct qstate {
     bool low_ran;        /* the low-priority pass ran at this epoch */
     uint64_t epoch;      /* release_epoch after the last pass */
     uint32_t fresh_head; /* jobs queued since the last pass */
-    /* Shapes that found no room in the current pass: resources only shrink during a
-     * pass (until a reclaim releases some), so a later job of the same shape would not
-     * fit either. Direct-mapped by a hash of the shape. */
-    uint64_t shape_key[SHAPES];
-    uint64_t shape_pass[SHAPES];
+    /* Shapes (sim_job.shape) that found no room in the current pass: resources only
+     * shrink during a pass (until a reclaim releases some), so a later job of the same
+     * shape would not fit either. Per shape id: the pass, and the id's generation. */
+    uint64_t *fail_pass;
+    uint32_t *fail_gen;
+    uint32_t fail_cap, fail_gen_cap; /* fail_cap: ids both arrays hold */
     uint64_t pass_id;
 } qstate;
 
@@ -173,6 +182,7 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->prof_head = s->prof_tail = s->rep_head = s->fresh_head = NOJOB;
     s->next_train_us = SIM_TIME_NEVER;
     tenantq_init(&s->q, offsetof(qjob, link));
+    shapeq_init(&s->low, offsetof(qjob, sub));
     model_dur_config mc;
     model_dur_config_default(&mc);
     mc.learner = lrn == 0 ? MODEL_DUR_GBT : MODEL_DUR_RIDGE;
@@ -212,7 +222,14 @@ static void quota_fini(void *st)
     model_duration_destroy(s->pred);
     place_ws_fini(&s->ws);
     tenantq_fini(&s->q);
+    shapeq_fini(&s->low);
     sim_free(s->cursor);
+    sim_free(s->lc_job);
+    sim_free(s->lc_pass);
+    sim_free(s->lc_ver);
+    sim_free(s->tver);
+    sim_free(s->fail_pass);
+    sim_free(s->fail_gen);
     sim_free(s->node_cost);
     sim_free(s->gpu_cost);
     sim_free(s->gpu_idx);
@@ -294,12 +311,29 @@ static double queue_key(const qstate *s, const sim_job *j, double pred_s)
     return (isnan(pred_s) ? 0 : pred_s) + s->aging * submit_s;
 }
 
+static bool queued(const qjob *q)
+{
+    return q->link.queued || q->sub.queued;
+}
+
+static double qkey(const qjob *q)
+{
+    return q->link.queued ? q->link.key : q->sub.key;
+}
+
 static void enqueue(qstate *s, const sim_view *v, sim_job_id id)
 {
     const sim_job *j = sim_view_job(v, id);
     qjob *q = qj(v, id);
-    uint32_t queue = 2 * j->spec.tenant + (q->high ? 0u : 1u);
-    tenantq_insert(&s->q, v, queue, id, queue_key(s, j, q->pred_s));
+    uint32_t t = j->spec.tenant;
+    double key = queue_key(s, j, q->pred_s);
+    if (q->high) {
+        tenantq_insert(&s->q, v, t, id, key);
+    } else if (shapeq_insert(&s->low, v, t, id, key) != SIM_OK) {
+        s->oom = true;
+        return;
+    }
+    s->tver[t]++;
     if (!q->fresh) {
         q->fresh = 1;
         q->fresh_next = s->fresh_head;
@@ -335,9 +369,22 @@ static void quota_arrival(void *st, const sim_view *v, sim_job_id id)
         uint32_t ncap = s->t_cap ? s->t_cap : 16;
         while (ncap <= t)
             ncap *= 2;
-        uint32_t *nc = sim_reallocarray(s->cursor, ncap, 2 * sizeof *nc);
+        uint32_t *nc = sim_reallocarray(s->cursor, ncap, sizeof *nc);
         if (nc)
             s->cursor = nc;
+        uint32_t *nj = sim_reallocarray(s->lc_job, ncap, sizeof *nj);
+        if (nj)
+            s->lc_job = nj;
+        bool grown = nc && nj;
+        uint64_t **per[] = {&s->lc_pass, &s->lc_ver, &s->tver};
+        for (size_t k = 0; k < sizeof per / sizeof *per && grown; k++) {
+            uint64_t *p = sim_reallocarray(*per[k], ncap, sizeof *p);
+            if (p) {
+                memset(p + s->t_cap, 0, (ncap - s->t_cap) * sizeof *p);
+                *per[k] = p;
+            }
+            grown = p != NULL;
+        }
         int64_t *ne = sim_reallocarray(s->excess, ncap, sizeof *ne);
         if (ne)
             s->excess = ne;
@@ -346,7 +393,7 @@ static void quota_arrival(void *st, const sim_view *v, sim_job_id id)
             memset(nm + s->t_cap, 0, (ncap - s->t_cap) * sizeof *nm);
             s->excess_mark = nm;
         }
-        if (!nc || !ne || !nm || tenantq_reserve(&s->q, 2 * ncap) != SIM_OK) {
+        if (!grown || !ne || !nm || tenantq_reserve(&s->q, ncap) != SIM_OK) {
             s->oom = true;
             return;
         }
@@ -390,7 +437,7 @@ static void quota_requeue(void *st, const sim_view *v, sim_job_id id)
     qstate *s = st;
     qjob *q = qj(v, id);
     q->borrower = 0;
-    if (!q->link.queued && !q->profiling)
+    if (!queued(q) && !q->profiling)
         enqueue(s, v, id);
 }
 
@@ -457,30 +504,23 @@ static bool place_interference(qstate *s, const sim_view *v, sim_job_id id, uint
 
 static bool place_shape(qstate *s, const sim_view *v, sim_job_id id, sim_placement *p);
 
-/* A hash of what decides whether a job fits (never 0). */
-static uint64_t shape_of(const sim_job *j)
+/* Whether pending job id's shape found no room in this pass. */
+static bool shape_failed(const qstate *s, const sim_view *v, sim_job_id id)
 {
-    uint64_t k[7] = {j->spec.num_gpus,     j->nominal_replicas, j->spec.gpu_milli,
-                     j->spec.gpu_mem_mib,  j->cpu_per_replica,  j->mem_per_replica,
-                     j->spec.gpu_type_mask};
-    uint64_t h = 1469598103934665603u;
-    for (int i = 0; i < 7; i++)
-        h = (h ^ k[i]) * 1099511628211u;
-    return h | 1u;
+    uint32_t sh = sim_view_job(v, id)->shape;
+    return sh < s->fail_cap && s->fail_pass[sh] == s->pass_id && s->fail_gen[sh] == v->shape_gen[sh];
 }
 
 /* Place a job, unless a job of the same shape found no room earlier in this pass. */
 static bool place_job(qstate *s, const sim_view *v, sim_job_id id, sim_placement *p)
 {
-    const sim_job *j = sim_view_job(v, id);
-    uint64_t key = shape_of(j);
-    uint32_t slot = (uint32_t)(key % SHAPES);
-    if (s->shape_key[slot] == key && s->shape_pass[slot] == s->pass_id)
+    if (shape_failed(s, v, id))
         return false;
     bool ok = place_shape(s, v, id, p);
-    if (!ok) {
-        s->shape_key[slot] = key;
-        s->shape_pass[slot] = s->pass_id;
+    uint32_t sh = sim_view_job(v, id)->shape;
+    if (!ok && sh < s->fail_cap) {
+        s->fail_pass[sh] = s->pass_id;
+        s->fail_gen[sh] = v->shape_gen[sh];
     }
     return ok;
 }
@@ -504,6 +544,8 @@ static int start_job(qstate *s, const sim_view *v, policy_decisions *out, sim_jo
     qjob *q = qj(v, id);
     q->borrower = !fits_quota(v, j);
     tenantq_remove(&s->q, v, id);
+    shapeq_remove(&s->low, v, id);
+    s->tver[j->spec.tenant]++;
     return sim_decide_start(out, id, p);
 }
 
@@ -654,7 +696,8 @@ static int preempt_victim(qstate *s, const sim_view *v, policy_decisions *out, s
     q->reclaims++;
     q->borrower = 0;
     int rc = sim_decide_preempt(out, vid, false);
-    if (rc == SIM_OK && !q->link.queued)
+    s->tver[sim_view_job(v, vid)->spec.tenant]++;
+    if (rc == SIM_OK && !queued(q))
         enqueue(s, v, vid);
     return rc;
 }
@@ -728,25 +771,21 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
 
 /* ---- Passes ------------------------------------------------------------------------- */
 
-enum { Q_HIGH, Q_OVER, Q_LOW }; /* high pass; low pass over the high and the low queue */
+enum { Q_HIGH, Q_OVER }; /* the high pass; the low pass over the high queue */
 
-/* Move tenant t's cursor in one queue to the next job the pass may start: in the high
- * pass, high-priority jobs that fit the quota left; in the low pass, low-priority jobs
- * (within quota unless borrowing) and, when borrowing, high-priority jobs that do not fit
- * their quota (they borrow like low-priority ones). Jobs that failed at this epoch are
- * passed over; in the high pass they count as waiting. */
+/* Move tenant t's high-queue cursor to the next job the pass may start: in the high
+ * pass, jobs that fit the quota left; in the low pass, when borrowing, jobs that do not
+ * fit their quota (they borrow like low-priority ones). Jobs that failed at this epoch
+ * are passed over; in the high pass they count as waiting. */
 static uint32_t advance(qstate *s, const sim_view *v, uint32_t t, int mode, bool *waiting)
 {
-    uint32_t *c = &s->cursor[2 * t + (mode == Q_LOW ? 1 : 0)];
+    uint32_t *c = &s->cursor[t];
     if (mode == Q_OVER && !s->borrow)
         return NOJOB;
     while (*c != NOJOB) {
-        const sim_job *j = sim_view_job(v, *c);
         const qjob *q = qj(v, *c);
-        bool in_quota = fits_quota(v, j);
-        bool skip = mode == Q_HIGH   ? !in_quota
-                    : mode == Q_OVER ? in_quota
-                                     : !s->borrow && !in_quota;
+        bool in_quota = fits_quota(v, sim_view_job(v, *c));
+        bool skip = mode == Q_HIGH ? !in_quota : in_quota;
         if (!skip && q->tried == v->release_epoch + 1) {
             if (mode == Q_HIGH)
                 *waiting = true;
@@ -761,33 +800,60 @@ static uint32_t advance(qstate *s, const sim_view *v, uint32_t t, int mode, bool
 
 static void reset_cursors(qstate *s, uint32_t T)
 {
-    for (uint32_t t = 0; t < T; t++) {
-        s->cursor[2 * t] = tenantq_head(&s->q, 2 * t);
-        s->cursor[2 * t + 1] = tenantq_head(&s->q, 2 * t + 1);
-    }
+    for (uint32_t t = 0; t < T; t++)
+        s->cursor[t] = tenantq_head(&s->q, t);
 }
 
 /* Whether job a goes before job b in a queue. */
-static bool key_before(const qstate *s, const sim_view *v, sim_job_id a, sim_job_id b)
+static bool key_before(const sim_view *v, sim_job_id a, sim_job_id b)
 {
-    double ka = tenantq_link_of(&s->q, v, a)->key, kb = tenantq_link_of(&s->q, v, b)->key;
+    double ka = qkey(qj(v, a)), kb = qkey(qj(v, b));
     return ka != kb ? ka < kb : sim_view_job(v, a)->seq < sim_view_job(v, b)->seq;
 }
 
-/* Tenant t's candidate in this pass (NOJOB when none); *cur: the cursor it came from. */
+/*
+ * Tenant t's first low-priority job the low pass may start: the first, in queue order,
+ * of the heads of its shape sublists, passing over shapes that failed in this pass, jobs
+ * beyond quota when not borrowing (a shape's jobs demand the same) and jobs that failed
+ * at this epoch. Both conditions on a shape hold to the end of the pass (usage only
+ * grows, the failed record only fills), and the jobs of the others before the pass's
+ * point have started, so this is the job a walk of the whole queue would reach. Kept
+ * until the pass, the tenant or a shape failure changes it.
+ */
+static sim_job_id low_candidate(qstate *s, const sim_view *v, uint32_t t)
+{
+    sim_job_id c = s->lc_job[t];
+    if (s->lc_pass[t] == s->pass_id && s->lc_ver[t] == s->tver[t] &&
+        (c == NOJOB || !shape_failed(s, v, c)))
+        return c;
+    c = NOJOB;
+    for (uint32_t b = shapeq_first(&s->low, t); b != SHAPEQ_NONE; b = shapeq_next(&s->low, b)) {
+        sim_job_id id = shapeq_head(&s->low, b);
+        if (shape_failed(s, v, id) || (!s->borrow && !fits_quota(v, sim_view_job(v, id))))
+            continue;
+        while (id != NOJOB && qj(v, id)->tried == v->release_epoch + 1)
+            id = qj(v, id)->sub.next;
+        if (id != NOJOB && (c == NOJOB || key_before(v, id, c)))
+            c = id;
+    }
+    s->lc_job[t] = c;
+    s->lc_pass[t] = s->pass_id;
+    s->lc_ver[t] = s->tver[t];
+    return c;
+}
+
+/* Tenant t's candidate in this pass (NOJOB when none); *cur: the high-queue cursor it
+ * came from, NULL for a low-priority job. */
 static sim_job_id candidate(qstate *s, const sim_view *v, uint32_t t, bool high, bool *waiting,
                             uint32_t **cur)
 {
-    if (high) {
-        *cur = &s->cursor[2 * t];
+    *cur = &s->cursor[t];
+    if (high)
         return advance(s, v, t, Q_HIGH, waiting);
-    }
-    sim_job_id over = advance(s, v, t, Q_OVER, waiting), low = advance(s, v, t, Q_LOW, waiting);
-    if (over != NOJOB && (low == NOJOB || key_before(s, v, over, low))) {
-        *cur = &s->cursor[2 * t];
+    sim_job_id over = advance(s, v, t, Q_OVER, waiting), low = low_candidate(s, v, t);
+    if (over != NOJOB && (low == NOJOB || key_before(v, over, low)))
         return over;
-    }
-    *cur = &s->cursor[2 * t + 1];
+    *cur = NULL;
     return low;
 }
 
@@ -800,41 +866,44 @@ static int pass(qstate *s, const sim_view *v, policy_decisions *out, bool high, 
     reset_cursors(s, T);
     /* The tenant whose job just failed with nothing started or released: every other
      * tenant's candidate and every usage are as they were, so it is chosen again while
-     * it has a candidate (this keeps a pass over a long queue at O(queue), not
-     * O(queue x tenants)). */
+     * it has a candidate (this keeps a pass over a long high queue at O(queue), not
+     * O(queue x tenants); the low queues are passed over a shape at a time). */
     uint32_t again = UINT32_MAX;
     for (;;) {
         uint32_t best = UINT32_MAX;
         double best_r = 0;
         uint32_t *cur = NULL;
+        sim_job_id id = NOJOB;
         bool scan = true;
-        if (again != UINT32_MAX && candidate(s, v, again, high, waiting, &cur) != NOJOB) {
+        if (again != UINT32_MAX && (id = candidate(s, v, again, high, waiting, &cur)) != NOJOB) {
             best = again;
             scan = false;
         }
         for (uint32_t t = 0; t < T && scan; t++) {
             uint32_t *ct;
-            if (candidate(s, v, t, high, waiting, &ct) == NOJOB)
+            sim_job_id ci = candidate(s, v, t, high, waiting, &ct);
+            if (ci == NOJOB)
                 continue;
             double r = usage_ratio(v, t);
             if (best == UINT32_MAX || r < best_r) {
                 best = t;
                 best_r = r;
                 cur = ct;
+                id = ci;
             }
         }
         again = UINT32_MAX;
         if (best == UINT32_MAX)
             return SIM_OK;
         uint32_t *c = cur;
-        sim_job_id id = *c;
-        uint32_t next = tenantq_next(&s->q, v, id);
+        uint32_t next = c ? tenantq_next(&s->q, v, id) : NOJOB;
         sim_placement p;
         if (place_job(s, v, id, &p)) {
             int rc = start_job(s, v, out, id, &p);
             if (rc != SIM_OK)
                 return rc;
-            *c = next;
+            if (c)
+                *c = next;
             continue;
         }
         if (high && s->borrow) {
@@ -857,7 +926,7 @@ static int pass(qstate *s, const sim_view *v, policy_decisions *out, bool high, 
         qj(v, id)->tried = v->release_epoch + 1;
         if (high)
             *waiting = true;
-        if (*c == id)
+        if (c && *c == id)
             *c = next;
         again = best;
     }
@@ -878,7 +947,7 @@ static int fresh_pass(qstate *s, const sim_view *v, policy_decisions *out, bool 
         for (sim_job_id id = s->fresh_head; id != NOJOB; id = qj(v, id)->fresh_next) {
             const qjob *q = qj(v, id);
             const sim_job *j = sim_view_job(v, id);
-            if (!q->fresh || !q->link.queued || q->tried == v->release_epoch + 1)
+            if (!q->fresh || !queued(q) || q->tried == v->release_epoch + 1)
                 continue;
             bool in_quota = fits_quota(v, j);
             bool ok =
@@ -889,13 +958,13 @@ static int fresh_pass(qstate *s, const sim_view *v, policy_decisions *out, bool 
             double r = usage_ratio(v, j->spec.tenant);
             uint32_t t = j->spec.tenant,
                      bt = best == NOJOB ? 0 : sim_view_job(v, best)->spec.tenant;
+            double k = qkey(q);
             if (best == NOJOB || r < best_r || (r == best_r && t < bt) ||
                 (r == best_r && t == bt &&
-                 (q->link.key < best_k ||
-                  (q->link.key == best_k && j->seq < sim_view_job(v, best)->seq)))) {
+                 (k < best_k || (k == best_k && j->seq < sim_view_job(v, best)->seq)))) {
                 best = id;
                 best_r = r;
-                best_k = q->link.key;
+                best_k = k;
             }
         }
         if (best == NOJOB)
@@ -928,7 +997,7 @@ static int fresh_pass(qstate *s, const sim_view *v, policy_decisions *out, bool 
 static bool still_waiting(const qstate *s, const sim_view *v)
 {
     for (uint32_t t = 0; t < s->t_cap; t++)
-        for (sim_job_id id = tenantq_head(&s->q, 2 * t); id != NOJOB;
+        for (sim_job_id id = tenantq_head(&s->q, t); id != NOJOB;
              id = tenantq_next(&s->q, v, id))
             if (qj(v, id)->tried == v->release_epoch + 1 && fits_quota(v, sim_view_job(v, id)))
                 return true;
@@ -946,11 +1015,24 @@ static void clear_fresh(qstate *s, const sim_view *v)
     s->fresh_head = NOJOB;
 }
 
+/* Room in the failed-shape record for every shape id in use (new ids start clear). */
+static bool reserve_shapes(qstate *s, uint32_t n)
+{
+    uint32_t had = s->fail_cap;
+    if (!sim_reserve((void **)&s->fail_pass, &s->fail_cap, n, sizeof *s->fail_pass) ||
+        !sim_reserve((void **)&s->fail_gen, &s->fail_gen_cap, n, sizeof *s->fail_gen))
+        return false;
+    if (s->fail_gen_cap < s->fail_cap)
+        s->fail_cap = s->fail_gen_cap;
+    memset(s->fail_pass + had, 0, (size_t)(s->fail_cap - had) * sizeof *s->fail_pass);
+    return true;
+}
+
 static int quota_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
     qstate *s = st;
     int rc;
-    if (s->oom)
+    if (s->oom || !reserve_shapes(s, v->n_shapes))
         return SIM_ENOMEM;
     if (now >= s->next_train_us) {
         if (model_duration_pending_rows(s->pred) >= s->min_new &&

@@ -447,17 +447,19 @@ static void quota_requeue(void *st, const sim_view *v, sim_job_id id)
  * One replica of a job that shares GPUs, placed by predicted interference: on each node
  * where it fits, its gpr GPUs of least interference cost (sim_view_interference_cost);
  * the node whose GPUs cost least wins; ties go to the most-allocated node (packing), then
- * the lowest id. O(GPUs x residents^2).
+ * the lowest id. Only the nodes in cands[0..n_cands) when cands is not NULL.
+ * O(GPUs x residents^2).
  */
 static bool place_interference(qstate *s, const sim_view *v, sim_job_id id, uint32_t m,
-                               sim_placement *p)
+                               const uint32_t *cands, uint32_t n_cands, sim_placement *p)
 {
     const sim_job *j = sim_view_job(v, id);
     uint32_t gpr = j->gpus_per_replica;
     uint64_t gm = j->spec.gpu_mem_mib;
     uint32_t best = UINT32_MAX;
     double best_cost = 0, best_pack = 0;
-    for (uint32_t n = 0; n < v->n_nodes; n++) {
+    for (uint32_t ci = 0; ci < (cands ? n_cands : v->n_nodes); ci++) {
+        uint32_t n = cands ? cands[ci] : ci;
         if (!place_fits(&s->ws, v, j, n, m, gm))
             continue;
         uint32_t first = v->node_gpu_first[n], k = 0;
@@ -484,7 +486,8 @@ static bool place_interference(qstate *s, const sim_view *v, sim_job_id id, uint
             cost += s->gpu_cost[i];
         }
         double pack = place_score_most_allocated(NULL, v, j, n);
-        if (best == UINT32_MAX || cost < best_cost || (cost == best_cost && pack > best_pack)) {
+        if (best == UINT32_MAX || cost < best_cost ||
+            (cost == best_cost && (pack > best_pack || (pack == best_pack && n < best)))) {
             best = n;
             best_cost = cost;
             best_pack = pack;
@@ -525,16 +528,31 @@ static bool place_job(qstate *s, const sim_view *v, sim_job_id id, sim_placement
     return ok;
 }
 
+/* A one-replica job without master or parameter servers that fitted nowhere at some
+ * release epoch fits only on the nodes released since (place_candidates). */
 static bool place_shape(qstate *s, const sim_view *v, sim_job_id id, sim_placement *p)
 {
     const sim_job *j = sim_view_job(v, id);
-    uint32_t m = place_milli(j, 0);
-    /* Multi-replica jobs are packed whatever their share: gang placement comes first. */
-    if (s->interference && j->gpus_per_replica && m < SIM_MILLI_GPU && j->nominal_replicas == 1 &&
-        j->gpus_per_replica <= s->ws.max_slots)
-        return place_interference(s, v, id, m, p);
-    return place_gang(&s->ws, v, id, 0, UINT64_MAX, place_score_most_allocated, NULL,
-                      PLACE_GPU_MOST_USED, NULL, 0, p);
+    uint32_t m = place_milli(j, 0), n_cands = 0;
+    bool single = j->nominal_replicas == 1 && !j->n_roles;
+    const uint32_t *cands = single ? place_candidates(&s->ws, v, j->shape, &n_cands) : NULL;
+    bool ok;
+    /* Multi-replica jobs are packed whatever their share: gang placement comes first.
+     * Without an interference model every cost is 0, and for one GPU the scan below
+     * picks what packing does (the most-allocated node, lowest id; its most used GPU,
+     * lowest index). */
+    if (cands && n_cands == 0)
+        ok = false;
+    else if (s->interference && j->gpus_per_replica && m < SIM_MILLI_GPU &&
+             j->nominal_replicas == 1 && j->gpus_per_replica <= s->ws.max_slots &&
+             (j->gpus_per_replica > 1 || sim_view_has_interference(v)))
+        ok = place_interference(s, v, id, m, cands, n_cands, p);
+    else
+        ok = place_gang(&s->ws, v, id, 0, UINT64_MAX, place_score_most_allocated, NULL,
+                        PLACE_GPU_MOST_USED, cands, n_cands, p);
+    if (!ok && single)
+        place_memo_fail(&s->ws, v, j->shape);
+    return ok;
 }
 
 static int start_job(qstate *s, const sim_view *v, policy_decisions *out, sim_job_id id,
@@ -1032,7 +1050,7 @@ static int quota_schedule(void *st, const sim_view *v, sim_time now, policy_deci
 {
     qstate *s = st;
     int rc;
-    if (s->oom || !reserve_shapes(s, v->n_shapes))
+    if (s->oom || !reserve_shapes(s, v->n_shapes) || place_memo_reserve(&s->ws, v) != SIM_OK)
         return SIM_ENOMEM;
     if (now >= s->next_train_us) {
         if (model_duration_pending_rows(s->pred) >= s->min_new &&

@@ -478,6 +478,12 @@ double sim_view_scaling(const sim_view *v, sim_job_id id, uint32_t n)
     return (double)n / (double)j->nominal_replicas;
 }
 
+bool sim_view_has_interference(const sim_view *v)
+{
+    const sim_engine *e = v->internal;
+    return e->rate.interference != NULL;
+}
+
 double sim_view_interference_cost(const sim_view *v, sim_job_id id, uint32_t g, uint32_t milli)
 {
     const sim_engine *e = v->internal;

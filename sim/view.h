@@ -321,6 +321,8 @@ bool sim_view_replica_fits(const sim_view *v, const sim_job *j, uint32_t n, uint
  * resident. O(residents^2) calls of the model; no allocation.
  */
 double sim_view_interference_cost(const sim_view *v, sim_job_id id, uint32_t g, uint32_t milli);
+/* Whether the run has an interference model (else every cost above is 0). */
+bool sim_view_has_interference(const sim_view *v);
 
 /* Speed of job id on one whole GPU of type t relative to its reference type, under the
  * run's rate model (its throughput term only; 1 when the run has none). > 0. O(1). */

@@ -352,7 +352,8 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
      * an arriving job is scheduled at once. */
     if (now < s->next_round_us && v->n_running > 0)
         return SIM_OK;
-    /* A job larger than every type it may use can never run. */
+    /* A job larger than every type it may use can never run; nor can a job without
+     * GPUs, which has no throughput on any type (Gavel schedules GPU time only). */
     for (uint32_t i = 0; i < s->n_jobs;) {
         sim_job_id id = s->jobs[i];
         const sim_job *j = sim_view_job(v, id);
@@ -360,12 +361,15 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
         for (uint32_t k = 0; k < s->n_types && !ok; k++)
             ok = sim_job_type_ok(j, s->type_of[k]) &&
                  j->gpus_per_replica * j->nominal_replicas <= (uint32_t)s->workers[k];
-        if (ok || j->state != SIM_JOB_PENDING) {
+        if ((ok && j->gpus_per_replica) || j->state != SIM_JOB_PENDING) {
             i++;
             continue;
         }
         forget(s, v, id);
-        if ((rc = sim_decide_reject(out, id, "needs more GPUs than any allowed type has")))
+        if ((rc = sim_decide_reject(out, id,
+                                    j->gpus_per_replica
+                                        ? "needs more GPUs than any allowed type has"
+                                        : "gavel schedules GPU jobs only; this one requests none")))
             return rc;
     }
     if (s->n_jobs == 0)

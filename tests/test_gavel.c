@@ -12,6 +12,9 @@
  *    most every 1920 s) still takes a GPU nobody else wants (C, D); ties of priority,
  *    deficit and X go by arrival order, so D keeps the GPU every round and E starts
  *    when D ends (1300), with no preemption.
+ *  - A job without GPUs is rejected with the reason (it has no throughput on any type),
+ *    and the run ends: it used to wait for a round that would never start it, and the
+ *    rounds went on forever.
  *  - End to end: the gavel policy replays a Gavel trace (shared data) on 36 V100 + 36
  *    P100 + 36 K80, finishing every job; skipped when the data is absent.
  */
@@ -110,6 +113,30 @@ static void test_rounds(void)
     free(s);
 }
 
+static void test_cpu_only(void)
+{
+    FILE *f = fopen("cpu_only.csv", "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("job_id,submit_time,duration,num_gpus,cpu_milli\nG,0,100,1,1000\nC,10,50,0,2000\n"
+          "H,20,100,1,1000\n",
+          f);
+    fclose(f);
+    CHECK(check_system("mkdir -p " OUT " && timeout 60 '" SIM_BINARY
+                       "' run --trace cpu_only.csv --cluster 1xV100M16:1 --policy gavel "
+                       "--throughput none --quiet --out " OUT "/cpu 2>/dev/null") == 0);
+    char *j = check_slurp(OUT "/cpu/jobs.csv", NULL);
+    CHECK(j && strstr(j, "\nC,") && strstr(j, "rejected") &&
+          strstr(j, "gavel schedules GPU jobs only"));
+    CHECK(j && strstr(j, "\nG,,,0,done,0.000000,0.000000,100.000000,"));
+    CHECK(j && strstr(j, "\nH,,,0,done,20.000000,100.000000,200.000000,"));
+    free(j);
+    char *s = check_slurp(OUT "/cpu/summary.json", NULL);
+    CHECK(s && strstr(s, "\"arrived\": 3, \"done\": 2, \"rejected\": 1, \"unfinished\": 0"));
+    free(s);
+}
+
 static void test_trace(void)
 {
     char path[1024];
@@ -132,6 +159,7 @@ int main(void)
     test_random();
     test_equal_share();
     test_rounds();
+    test_cpu_only();
     test_trace();
     return check_done();
 }

@@ -158,7 +158,7 @@ static int init_mode(void *st, const policy_config *cfg, sim_diag *d, hmode mode
     const char *cat = policy_config_get(cfg, hetero_options, "catalog");
     if ((rc = model_catalog_load(&s->cat, cat && *cat ? cat : model_catalog_default_path(), d)))
         return rc;
-    /* Each group in flight holds a GPU, or waits for one after a partial start. */
+    /* Room for a group in flight per GPU to start with (group_new grows it). */
     s->n_groups = cfg->n_gpus < 4096 ? cfg->n_gpus + 64 : 4160;
     uint32_t ng = cfg->n_gpus ? cfg->n_gpus : 1;
     s->g = sim_calloc(s->n_groups, sizeof *s->g);
@@ -334,17 +334,35 @@ static hgroup *group_find(hetero_state *s, const char *name)
     return NULL;
 }
 
+/* A free group record, the table doubled when every record is in use (a group stays
+ * open while any of its jobs waits, also after its started jobs ended, so open groups
+ * can outnumber the GPUs); NULL when out of memory. */
 static hgroup *group_new(hetero_state *s)
 {
-    for (uint32_t i = 0; i < s->n_groups; i++)
-        if (!s->g[i].used) {
-            memset(&s->g[i], 0, sizeof s->g[i]);
-            s->g[i].used = true;
-            if (i >= s->hi_used)
-                s->hi_used = i + 1;
-            return &s->g[i];
-        }
-    return NULL;
+    uint32_t i = 0;
+    while (i < s->n_groups && s->g[i].used)
+        i++;
+    if (i == s->n_groups) {
+        if (s->n_groups > UINT32_MAX / 4)
+            return NULL;
+        hgroup *g = sim_reallocarray(s->g, 2 * (size_t)s->n_groups, sizeof *g);
+        if (!g)
+            return NULL;
+        memset(g + s->n_groups, 0, s->n_groups * sizeof *g);
+        /* A record's swap state points into the record itself. */
+        for (uint32_t k = 0; k < s->n_groups; k++)
+            if (g[k].sw.cur) {
+                g[k].sw.cur = g[k].cur;
+                g[k].sw.best = g[k].best;
+            }
+        s->g = g;
+        s->n_groups *= 2;
+    }
+    memset(&s->g[i], 0, sizeof s->g[i]);
+    s->g[i].used = true;
+    if (i >= s->hi_used)
+        s->hi_used = i + 1;
+    return &s->g[i];
 }
 
 static int start_on(policy_decisions *out, const sim_view *v, sim_job_id id, uint32_t g)
@@ -590,7 +608,7 @@ static int place_batch(hetero_state *s, const sim_view *v, sim_time now, uint32_
         gr = group_find(s, j0->spec.group);
         if (!gr) {
             if (!(gr = group_new(s)))
-                return SIM_ELIMIT;
+                return SIM_ENOMEM;
             group_open(s, v, now, gr, nb, placed);
         }
     }

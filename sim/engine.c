@@ -464,6 +464,8 @@ void sim_engine_destroy(sim_engine *e)
     if (e->pol && e->pol->fini && e->pst)
         e->pol->fini(e->pst);
     sim_free(e->pst);
+    sim__rows_finish(e);
+    sim_free(e->big_rec);
     sim_line_free(&e->line);
     sim_free(e->node_gpu_first);
     sim_free(e->node_gpu_count);
@@ -1387,7 +1389,20 @@ static int write_not_arrived(sim_engine *e, sim_diag *d)
     return SIM_OK;
 }
 
+static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d);
+
 int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
+{
+    int st = run_loop(e, src, d);
+    /* Every jobs.csv row is written before the run returns. */
+    int wst = sim__rows_finish(e);
+    if (st == SIM_OK && wst != SIM_OK)
+        st = sim_diag_set(d, wst, NULL, 0, 0,
+                          wst == SIM_EIO ? "cannot write jobs.csv" : "out of memory");
+    return st;
+}
+
+static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
 {
     e->src = src;
     int st = sim__write_headers(e);

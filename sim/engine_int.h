@@ -204,6 +204,9 @@ struct sim_engine {
     uint64_t decisions;
 
     sim_line line; /* the output row being assembled (output.c) */
+    struct sim_rows *rows; /* the jobs.csv writer thread, from the first row (output.c) */
+    void *big_rec;         /* a jobs.csv record larger than the writer's blocks */
+    uint32_t big_cap;
 };
 
 /* decide.c: accounting primitives used by the loop too. */
@@ -247,5 +250,8 @@ int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas,
                         const char *status, const char *reason);
 int sim__write_sample(sim_engine *e);
 int sim__write_headers(sim_engine *e);
+/* Write every jobs.csv row handed over and stop the writer thread (nothing when none
+ * runs); returns its first error. */
+int sim__rows_finish(sim_engine *e);
 
 #endif

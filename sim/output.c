@@ -5,11 +5,13 @@
  * runs give identical bytes.
  */
 #include "sim/engine_int.h"
+#include "base/alloc.h"
 #include "base/line.h"
 #include "base/numfmt.h"
 #include "base/textout.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,59 +56,6 @@ static void put_fixed6(sim_line *l, double x)
     sim_line_fixed(l, x, 6);
 }
 
-/* "ID,TENANT,QOS,PRIORITY,STATUS,SUBMIT" of a job row. */
-static void put_head(const sim_engine *e, sim_line *l, const job_spec *s, const char *status)
-{
-    sim_line_csv(l, s->id);
-    sim_line_char(l, ',');
-    sim_line_csv(l, sim_intern_name(e->world.tenants, s->tenant));
-    sim_line_char(l, ',');
-    sim_line_str(l, sim_qos_name(s->qos));
-    sim_line_char(l, ',');
-    sim_line_i64(l, s->priority);
-    sim_line_char(l, ',');
-    sim_line_str(l, status);
-    sim_line_char(l, ',');
-    put_time(l, s->submit_us);
-}
-
-/* ",u" */
-static void put_cu(sim_line *l, uint64_t u)
-{
-    sim_line_char(l, ',');
-    sim_line_u64(l, u);
-}
-
-/* ",x" with the given decimals */
-static void put_cfixed(sim_line *l, double x, unsigned digits)
-{
-    sim_line_char(l, ',');
-    sim_line_fixed(l, x, digits);
-}
-
-static void put_opt(sim_line *l, double x)
-{
-    if (isfinite(x))
-        put_fixed6(l, x);
-}
-
-/* The end of a job row: the policy's own column and the group column, when the run has
- * them; then the row goes to f. */
-static int put_tail(const sim_engine *e, sim_line *l, const job_spec *s, FILE *f)
-{
-    if (e->pol->job_column && e->pol->job_value) {
-        const char *v = e->pol->job_value(e->pst, s);
-        sim_line_char(l, ',');
-        sim_line_csv(l, v ? v : "");
-    }
-    if (e->cfg.job_groups) {
-        sim_line_char(l, ',');
-        sim_line_csv(l, s->group);
-    }
-    sim_line_char(l, '\n');
-    return sim_line_put(l, f);
-}
-
 /* The elastic and online-service figures are written only for runs that have them. */
 static bool elastic_columns(const sim_engine *e)
 {
@@ -148,97 +97,420 @@ int sim__write_headers(sim_engine *e)
     return SIM_OK;
 }
 
+/*
+ * Job rows are formatted and written by a thread of their own: the simulating thread
+ * copies what a row needs into a record (numbers, and the strings that may not outlive
+ * the call: id, tenant, reason, the policy's column, group) and goes on; the writer
+ * formats the records in order with the functions below. Records fill blocks of a ring;
+ * a full block is handed over, and the simulating thread waits only when every block
+ * is still being written. Same bytes as formatting in place, in the same order.
+ */
+enum { ROW_STRS = 5, ROW_BLOCK = 1 << 18, ROW_BLOCKS = 4 };
+enum { S_ID, S_TENANT, S_REASON, S_POLICY, S_GROUP };
+
+typedef struct row_rec {
+    uint32_t size; /* bytes of the record with its strings, a multiple of 8 */
+    uint8_t spec;  /* a job that never entered the system: no run figures */
+    uint8_t qos, started, done, has_alloc, has_pol;
+    uint32_t len[ROW_STRS]; /* the strings' bytes, stored after the record in this order */
+    const char *status, *gpu_type, *node; /* literals and the run's fixed tables */
+    int64_t priority;
+    sim_time submit_us, first_start_us, now, placed_us;
+    double work_s, lost_work_s, pred_duration_s, pred_milli, rep_mean;
+    uint64_t num_gpus, replicas, gpu_milli, share_milli, truem, preemptions, rep_min, rep_max,
+        scale_events;
+} row_rec;
+
+typedef struct sim_rows sim_rows;
+
+struct sim_rows {
+    const sim_engine *e; /* read only for the run's fixed configuration */
+    FILE *f;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* a block was handed over, or taken back, or stop */
+    unsigned char *blk[ROW_BLOCKS];
+    size_t used[ROW_BLOCKS];
+    uint32_t first, filled; /* blocks handed over: first .. first + filled - 1 */
+    bool stop;
+    int err;      /* the writer's first error */
+    sim_line line; /* the writer's row */
+};
+
+static const char *row_str(const row_rec *r, int k)
+{
+    const char *p = (const char *)(r + 1);
+    for (int i = 0; i < k; i++)
+        p += r->len[i] + 1;
+    return p;
+}
+
+/* "ID,TENANT,QOS,PRIORITY,STATUS,SUBMIT" of a job row. */
+static void put_head(sim_line *l, const row_rec *r)
+{
+    sim_line_csv(l, row_str(r, S_ID));
+    sim_line_char(l, ',');
+    sim_line_csv(l, row_str(r, S_TENANT));
+    sim_line_char(l, ',');
+    sim_line_str(l, sim_qos_name((sim_qos)r->qos));
+    sim_line_char(l, ',');
+    sim_line_i64(l, r->priority);
+    sim_line_char(l, ',');
+    sim_line_str(l, r->status);
+    sim_line_char(l, ',');
+    put_time(l, r->submit_us);
+}
+
+/* ",u" */
+static void put_cu(sim_line *l, uint64_t u)
+{
+    sim_line_char(l, ',');
+    sim_line_u64(l, u);
+}
+
+/* ",x" with the given decimals */
+static void put_cfixed(sim_line *l, double x, unsigned digits)
+{
+    sim_line_char(l, ',');
+    sim_line_fixed(l, x, digits);
+}
+
+static void put_opt(sim_line *l, double x)
+{
+    if (isfinite(x))
+        put_fixed6(l, x);
+}
+
+/* The row of record r, from its first field to its newline. */
+static void format_row(const sim_engine *e, sim_line *l, const row_rec *r)
+{
+    put_head(l, r);
+    if (r->spec) {
+        sim_line_str(l, ",,,,,,0.000000");
+        put_cfixed(l, r->work_s, 6);
+        put_cu(l, r->num_gpus);
+        put_cu(l, r->replicas);
+        put_cu(l, r->gpu_milli);
+        sim_line_str(l, ",0");
+        put_cu(l, r->truem);
+        sim_line_str(l, ",,,0,0.000000,,,");
+        sim_line_csv(l, row_str(r, S_REASON));
+        if (e->cfg.elastic_outputs)
+            sim_line_str(l, ",0,0,0.000000,0");
+    } else {
+        sim_line_char(l, ',');
+        if (r->started)
+            put_time(l, r->first_start_us);
+        sim_line_char(l, ',');
+        if (r->done)
+            put_time(l, r->now);
+        sim_line_char(l, ',');
+        if (r->started)
+            put_time(l, r->first_start_us - r->submit_us);
+        sim_line_char(l, ',');
+        if (r->done) {
+            put_time(l, r->now - r->submit_us - r->placed_us);
+            sim_line_char(l, ',');
+            put_time(l, r->now - r->submit_us);
+        } else {
+            sim_line_char(l, ',');
+        }
+        sim_line_char(l, ',');
+        put_time(l, r->placed_us);
+        sim_line_char(l, ',');
+        put_fixed6(l, r->work_s);
+        put_cu(l, r->num_gpus);
+        put_cu(l, r->replicas);
+        put_cu(l, r->gpu_milli);
+        put_cu(l, r->share_milli);
+        put_cu(l, r->truem);
+        sim_line_char(l, ',');
+        if (r->has_alloc) {
+            sim_line_str(l, r->gpu_type);
+            sim_line_char(l, ',');
+            sim_line_csv(l, r->node);
+        } else {
+            sim_line_char(l, ',');
+        }
+        put_cu(l, r->preemptions);
+        sim_line_char(l, ',');
+        put_fixed6(l, r->lost_work_s);
+        sim_line_char(l, ',');
+        put_opt(l, r->pred_duration_s);
+        sim_line_char(l, ',');
+        put_opt(l, r->pred_milli);
+        sim_line_char(l, ',');
+        sim_line_csv(l, row_str(r, S_REASON));
+        if (e->cfg.elastic_outputs) {
+            put_cu(l, r->rep_min);
+            put_cu(l, r->rep_max);
+            sim_line_char(l, ',');
+            put_fixed6(l, r->rep_mean);
+            put_cu(l, r->scale_events);
+        }
+    }
+    /* The policy's own column and the group column, when the run has them. */
+    if (r->has_pol) {
+        sim_line_char(l, ',');
+        sim_line_csv(l, row_str(r, S_POLICY));
+    }
+    if (e->cfg.job_groups) {
+        sim_line_char(l, ',');
+        sim_line_csv(l, row_str(r, S_GROUP));
+    }
+    sim_line_char(l, '\n');
+}
+
+/* Format and write the records of a block; the first error stays in w->err. */
+static void write_block(sim_rows *w, const unsigned char *b, size_t used)
+{
+    for (size_t off = 0; off < used;) {
+        const row_rec *r = (const row_rec *)(const void *)(b + off);
+        format_row(w->e, &w->line, r);
+        int st = sim_line_put(&w->line, w->f);
+        if (st != SIM_OK && w->err == SIM_OK)
+            w->err = st;
+        off += r->size;
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    sim_rows *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->filled && !w->stop)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (!w->filled)
+            break;
+        uint32_t b = w->first;
+        pthread_mutex_unlock(&w->mu);
+        write_block(w, w->blk[b], w->used[b]);
+        pthread_mutex_lock(&w->mu);
+        w->first = (w->first + 1) % ROW_BLOCKS;
+        w->filled--;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* The block the simulating thread fills. */
+static uint32_t fill_block(const sim_rows *w)
+{
+    return (w->first + w->filled) % ROW_BLOCKS;
+}
+
+/* Hand the block being filled (if it holds records) to the writer and wait until `keep`
+ * blocks at most are still to be written; returns the writer's first error. */
+static int hand_over(sim_rows *w, uint32_t keep)
+{
+    pthread_mutex_lock(&w->mu);
+    if (w->used[fill_block(w)]) {
+        w->filled++;
+        pthread_cond_broadcast(&w->cv);
+    }
+    while (w->filled > keep)
+        pthread_cond_wait(&w->cv, &w->mu);
+    w->used[fill_block(w)] = 0;
+    int st = w->err;
+    pthread_mutex_unlock(&w->mu);
+    return st;
+}
+
+static void rows_free(sim_rows *w)
+{
+    for (int b = 0; b < ROW_BLOCKS; b++)
+        sim_free(w->blk[b]);
+    sim_line_free(&w->line);
+    sim_free(w);
+}
+
+/* The writer, started at the first row. NULL when out of memory or threads. */
+static sim_rows *rows_start(sim_engine *e)
+{
+    sim_rows *w = sim_calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->e = e;
+    w->f = e->cfg.jobs_csv;
+    bool ok = true;
+    for (int b = 0; b < ROW_BLOCKS; b++)
+        ok = ok && (w->blk[b] = sim_malloc(ROW_BLOCK)) != NULL;
+    if (ok && pthread_mutex_init(&w->mu, NULL) == 0) {
+        if (pthread_cond_init(&w->cv, NULL) == 0) {
+            if (pthread_create(&w->thread, NULL, writer_main, w) == 0)
+                return w;
+            pthread_cond_destroy(&w->cv);
+        }
+        pthread_mutex_destroy(&w->mu);
+    }
+    rows_free(w);
+    return NULL;
+}
+
+int sim__rows_finish(sim_engine *e)
+{
+    sim_rows *w = e->rows;
+    if (!w)
+        return SIM_OK;
+    pthread_mutex_lock(&w->mu);
+    if (w->used[fill_block(w)])
+        w->filled++;
+    w->stop = true;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    int st = w->err;
+    rows_free(w);
+    e->rows = NULL;
+    return st;
+}
+
+/* Room for a record of `size` bytes in the block being filled: NULL with *st set on an
+ * error, or with *st SIM_OK when the record is larger than a block (the writer is then
+ * idle, every record before written: the caller writes this row itself). */
+static row_rec *rec_alloc(sim_engine *e, size_t size, int *st)
+{
+    *st = SIM_OK;
+    if (!e->rows && !(e->rows = rows_start(e))) {
+        *st = SIM_ENOMEM;
+        return NULL;
+    }
+    sim_rows *w = e->rows;
+    if (size > ROW_BLOCK) {
+        *st = hand_over(w, 0);
+        return NULL;
+    }
+    if (w->used[fill_block(w)] + size > ROW_BLOCK && (*st = hand_over(w, ROW_BLOCKS - 1)))
+        return NULL;
+    uint32_t b = fill_block(w);
+    row_rec *r = (row_rec *)(void *)(w->blk[b] + w->used[b]);
+    w->used[b] += size;
+    memset(r, 0, sizeof *r);
+    r->size = (uint32_t)size;
+    return r;
+}
+
+/* A record for a row of job spec s: its strings copied after it, the rest filled by
+ * the caller. In *big, a record too large for a block, in e->line's room (NULL
+ * returned only on an error, *st set). */
+static row_rec *rec_new(sim_engine *e, const job_spec *s, const char *status, const char *reason,
+                        bool *big, int *st)
+{
+    const char *pol = NULL;
+    if (e->pol->job_column && e->pol->job_value) {
+        pol = e->pol->job_value(e->pst, s);
+        if (!pol)
+            pol = "";
+    }
+    const char *str[ROW_STRS] = {s->id, sim_intern_name(e->world.tenants, s->tenant), reason,
+                                 pol ? pol : "", e->cfg.job_groups ? s->group : ""};
+    size_t len[ROW_STRS], size = sizeof(row_rec);
+    for (int k = 0; k < ROW_STRS; k++)
+        size += (len[k] = strlen(str[k])) + 1;
+    size = (size + 7) & ~(size_t)7;
+    row_rec *r = rec_alloc(e, size, st);
+    *big = false;
+    if (!r) {
+        if (*st != SIM_OK)
+            return NULL;
+        if (size > UINT32_MAX || !sim_reserve(&e->big_rec, &e->big_cap, (uint32_t)size, 1)) {
+            *st = SIM_ENOMEM;
+            return NULL;
+        }
+        /* Larger than a block: built aside and written here, the writer being idle. */
+        r = e->big_rec;
+        memset(r, 0, sizeof *r);
+        r->size = (uint32_t)size;
+        *big = true;
+    }
+    char *p = (char *)(r + 1);
+    for (int k = 0; k < ROW_STRS; k++) {
+        r->len[k] = (uint32_t)len[k];
+        memcpy(p, str[k], len[k]);
+        p[len[k]] = '\0';
+        p += len[k] + 1;
+    }
+    r->has_pol = pol != NULL;
+    r->status = status;
+    r->qos = (uint8_t)s->qos;
+    r->priority = s->priority;
+    r->submit_us = s->submit_us;
+    r->work_s = s->work_s;
+    r->num_gpus = s->num_gpus;
+    r->gpu_milli = s->gpu_milli;
+    return r;
+}
+
+/* A record built aside (larger than a block) is written at once: the writer is idle. */
+static int rec_done(sim_engine *e, const row_rec *r, bool big)
+{
+    if (!big)
+        return SIM_OK;
+    format_row(e, &e->line, r);
+    return sim_line_put(&e->line, e->cfg.jobs_csv);
+}
+
 int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, const char *reason)
 {
-    FILE *f = e->cfg.jobs_csv;
-    if (!f)
+    if (!e->cfg.jobs_csv)
         return SIM_OK;
-    sim_line *l = &e->line;
     const job_spec *s = &j->spec;
-    bool done = strcmp(status, "done") == 0;
-    bool started = j->first_start_us != SIM_TIME_NEVER;
-    put_head(e, l, s, status);
-    sim_line_char(l, ',');
-    if (started)
-        put_time(l, j->first_start_us);
-    sim_line_char(l, ',');
-    if (done)
-        put_time(l, e->now);
-    sim_line_char(l, ',');
-    if (started)
-        put_time(l, j->first_start_us - s->submit_us);
-    sim_line_char(l, ',');
-    if (done) {
-        put_time(l, e->now - s->submit_us - j->placed_us);
-        sim_line_char(l, ',');
-        put_time(l, e->now - s->submit_us);
-    } else {
-        sim_line_char(l, ',');
-    }
+    bool big;
+    int st;
+    row_rec *r = rec_new(e, s, status, reason, &big, &st);
+    if (!r)
+        return st;
+    r->done = strcmp(status, "done") == 0;
+    r->started = j->first_start_us != SIM_TIME_NEVER;
+    r->first_start_us = j->first_start_us;
+    r->now = e->now;
+    r->placed_us = j->placed_us;
+    r->replicas = j->nominal_replicas;
+    r->share_milli = j->share_milli;
     /* With a demand model, the true demand is the one on the GPU type the job ran on. */
-    uint32_t truem = s->true_milli ? s->true_milli : s->gpu_milli;
+    r->truem = s->true_milli ? s->true_milli : s->gpu_milli;
     if (e->rate.demand && j->alloc_head != NIL && e->allocs[j->alloc_head].gpu != SIM_GPU_NONE)
-        truem = sim__job_demand(e, j, e->allocs[j->alloc_head].node);
-    sim_line_char(l, ',');
-    put_time(l, j->placed_us);
-    sim_line_char(l, ',');
-    put_fixed6(l, s->work_s);
-    put_cu(l, s->num_gpus);
-    put_cu(l, j->nominal_replicas);
-    put_cu(l, s->gpu_milli);
-    put_cu(l, j->share_milli);
-    put_cu(l, truem);
-    sim_line_char(l, ',');
+        r->truem = sim__job_demand(e, j, e->allocs[j->alloc_head].node);
     /* The first allocation names the GPU type and node the job last ran on. */
     if (j->alloc_head != NIL) {
-        const sim_alloc_rec *r = &e->allocs[j->alloc_head];
-        sim_line_str(l, e->v.gpu_type_name(&e->v, e->node_gpu_type[r->node]));
-        sim_line_char(l, ',');
-        sim_line_csv(l, e->node_name[r->node]);
-    } else {
-        sim_line_char(l, ',');
+        const sim_alloc_rec *a = &e->allocs[j->alloc_head];
+        r->has_alloc = 1;
+        r->gpu_type = e->v.gpu_type_name(&e->v, e->node_gpu_type[a->node]);
+        r->node = e->node_name[a->node];
     }
-    put_cu(l, j->preemptions);
-    sim_line_char(l, ',');
-    put_fixed6(l, j->lost_work_s);
-    sim_line_char(l, ',');
-    put_opt(l, j->pred_duration_s);
-    sim_line_char(l, ',');
-    put_opt(l, j->pred_milli);
-    sim_line_char(l, ',');
-    sim_line_csv(l, reason);
+    r->preemptions = j->preemptions;
+    r->lost_work_s = j->lost_work_s;
+    r->pred_duration_s = j->pred_duration_s;
+    r->pred_milli = j->pred_milli;
     if (e->cfg.elastic_outputs) {
         /* Time-weighted mean over the time the job held resources. */
         double rs = j->rep_seconds + (double)j->replicas * (double)(e->now - j->rep_since_us) / 1e6;
-        put_cu(l, j->rep_min);
-        put_cu(l, j->rep_max);
-        sim_line_char(l, ',');
-        put_fixed6(l, j->placed_us > 0 ? rs / ((double)j->placed_us / 1e6) : 0.0);
-        put_cu(l, j->scale_events);
+        r->rep_min = j->rep_min;
+        r->rep_max = j->rep_max;
+        r->rep_mean = j->placed_us > 0 ? rs / ((double)j->placed_us / 1e6) : 0.0;
+        r->scale_events = j->scale_events;
     }
-    return put_tail(e, l, s, f);
+    return rec_done(e, r, big);
 }
 
 int sim__write_spec_row(sim_engine *e, const job_spec *s, uint32_t replicas, const char *status,
                         const char *reason)
 {
-    FILE *f = e->cfg.jobs_csv;
-    if (!f)
+    if (!e->cfg.jobs_csv)
         return SIM_OK;
-    sim_line *l = &e->line;
-    put_head(e, l, s, status);
-    sim_line_str(l, ",,,,,,0.000000");
-    put_cfixed(l, s->work_s, 6);
-    put_cu(l, s->num_gpus);
-    put_cu(l, replicas);
-    put_cu(l, s->gpu_milli);
-    sim_line_str(l, ",0");
-    put_cu(l, s->true_milli ? s->true_milli : s->gpu_milli);
-    sim_line_str(l, ",,,0,0.000000,,,");
-    sim_line_csv(l, reason);
-    if (e->cfg.elastic_outputs)
-        sim_line_str(l, ",0,0,0.000000,0");
-    return put_tail(e, l, s, f);
+    bool big;
+    int st;
+    row_rec *r = rec_new(e, s, status, reason, &big, &st);
+    if (!r)
+        return st;
+    r->spec = 1;
+    r->replicas = replicas;
+    r->truem = s->true_milli ? s->true_milli : s->gpu_milli;
+    return rec_done(e, r, big);
 }
 
 int sim__write_sample(sim_engine *e)

@@ -799,6 +799,50 @@ static void test_create_alloc_failures(void)
     world_fini(&w);
 }
 
+/* jobs.csv is written by a thread of its own: a write error there still stops the run
+ * with SIM_EIO and says which file (/dev/full refuses every write) once stdio passes
+ * the rows on; rows still in stdio's buffer fail when the caller closes the file. */
+static void test_write_error(void)
+{
+    world w;
+    world_init(&w, 2, 4);
+    static job_spec jobs[20000];
+    for (size_t i = 0; i < sizeof jobs / sizeof *jobs; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "w%zu", i);
+        jobs[i] = job(id, (double)i, 5, 1, 1000);
+    }
+    const size_t sizes[2] = {3, sizeof jobs / sizeof *jobs};
+    for (int k = 0; k < 2; k++) {
+        FILE *fj = fopen("/dev/full", "w");
+        CHECK(fj != NULL);
+        if (!fj)
+            break;
+        sim_config cfg = {.seed = 1, .horizon_us = SIM_TIME_NEVER, .jobs_csv = fj};
+        sim_world sw = {.cluster = &w.cl,
+                        .gpu_types = w.types,
+                        .gpu_type_mem_mib = w.type_mem,
+                        .tenants = w.tenants};
+        policy_config pc = {.policy = "fifo"};
+        sim_engine *e;
+        sim_diag d = {0};
+        CHECK_EQ_I64(sim_engine_create(&e, &cfg, &sw, &policy_fifo, &pc, &d), SIM_OK);
+        array_source as = {.jobs = jobs, .n = sizes[k]};
+        sim_source src = {.ctx = &as, .next = array_next};
+        int st = sim_engine_run(e, &src, &d);
+        sim_engine_destroy(e);
+        int closed = fclose(fj);
+        if (k == 0) {
+            CHECK_EQ_I64(st, SIM_OK);
+            CHECK(closed == EOF);
+        } else {
+            CHECK_EQ_I64(st, SIM_EIO);
+            CHECK(strstr(d.msg, "jobs.csv") != NULL);
+        }
+    }
+    world_fini(&w);
+}
+
 int main(void)
 {
     test_sharing();
@@ -813,5 +857,6 @@ int main(void)
     test_number_format();
     test_horizon();
     test_create_alloc_failures();
+    test_write_error();
     return check_done();
 }

@@ -842,7 +842,7 @@ static sim_job_id low_candidate(qstate *s, const sim_view *v, uint32_t t)
 {
     sim_job_id c = s->lc_job[t];
     if (s->lc_pass[t] == s->pass_id && s->lc_ver[t] == s->tver[t] &&
-        (c == NOJOB || !shape_failed(s, v, c)))
+        (c == NOJOB || (!shape_failed(s, v, c) && qj(v, c)->tried != v->release_epoch + 1)))
         return c;
     c = NOJOB;
     for (uint32_t b = shapeq_first(&s->low, t); b != SHAPEQ_NONE; b = shapeq_next(&s->low, b)) {

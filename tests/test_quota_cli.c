@@ -5,6 +5,9 @@
  *  - A run with quotas writes the quota metrics (summary.json's quota_metrics, the
  *    timeseries columns) and lost_gpu_hours; --quota-share divides the cluster's GPUs in
  *    proportion to the weights (3:2:2:1 of 32 GPUs = 12, 8, 8, 4).
+ *  - A job whose master finds no CPU does not keep a job of the same trainer requests
+ *    but no master from starting in the same pass (j2 at 61 s, after profiling, not when
+ *    j0 ends at 10060 s): a failed shape includes the roles.
  *  - `model eval --kind duration` prints its table on a generated trace and on a run's
  *    jobs.csv; the Philly trace (shared data) runs under quota, quota borrow=false and
  *    fairshare with quotas proportional to the VC sizes.
@@ -63,9 +66,37 @@ static double json_number(const char *text, const char *key)
     return p ? atof(p + strlen(key)) : NAN;
 }
 
+static void test_roles_shape(void)
+{
+    FILE *f = fopen(OUT "/roles.csv", "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("job_id,submit_time,duration,num_gpus,gpu_milli,replicas,cpu_milli,mem_mib,tenant,"
+          "priority,master_cpu_milli\n"
+          "j0,0.0,10000,1,1000,1,14000,1024,t00,0,\n"
+          "j1,1.0,100,1,1000,1,1000,1024,t00,0,4000\n"
+          "j2,1.0,100,1,1000,1,1000,1024,t00,0,\n",
+          f);
+    fclose(f);
+    f = fopen(OUT "/roles_q.csv", "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("tenant,quota_gpus\nt00,4\n", f);
+    fclose(f);
+    CHECK(run("run --trace " OUT "/roles.csv --cluster 1xV100M16:8:cpu=16000:mem=65536 --quotas " OUT
+              "/roles_q.csv --policy quota --policy-opt order=submit --quiet --out " OUT
+              "/roles") == 0);
+    char *j = check_slurp(OUT "/roles/jobs.csv", NULL);
+    CHECK(j && strstr(j, "\nj2,t00,") && strstr(strstr(j, "\nj2,t00,"), ",done,1.000000,61.000000,"));
+    free(j);
+}
+
 int main(void)
 {
     CHECK(check_system("mkdir -p " OUT) == 0);
+    test_roles_shape();
     CHECK(run("trace gen --out " OUT "/gen.csv --jobs 800 --seed 4 --tenants 4 --rate 240 "
               "--frac-cpu 0") == 0);
     const char *base = "run --trace " OUT "/gen.csv --cluster 4xV100M16:8 --quiet --policy quota";

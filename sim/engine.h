@@ -52,7 +52,10 @@ typedef struct sim_config {
                                      without checkpoint loses the whole segment) */
     double restart_penalty_s;     /* reference work added to each restart */
     double mtbf_s, mttr_s;        /* per-node failure process (0 = no failures) */
-    FILE *jobs_csv;               /* one row per job (may be NULL) */
+    FILE *jobs_csv;               /* one row per job (may be NULL), written by a thread of
+                                     the engine's */
+    bool jobs_csv_inline;         /* write its rows on the simulating thread instead (the
+                                     same bytes) */
     FILE *timeseries_csv;         /* one row per sample (may be NULL) */
     FILE *tenants_csv;            /* one row per tenant per sample (may be NULL) */
     bool tenant_rows_changed;     /* tenants.csv: a tenant's row only when its figures changed

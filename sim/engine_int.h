@@ -205,6 +205,7 @@ struct sim_engine {
 
     sim_line line; /* the output row being assembled (output.c) */
     struct sim_rows *rows; /* the jobs.csv writer thread, from the first row (output.c) */
+    bool rows_inline;      /* it could not start: rows are written in place */
     void *big_rec;         /* a jobs.csv record larger than the writer's blocks */
     uint32_t big_cap;
 };

@@ -371,15 +371,16 @@ int sim__rows_finish(sim_engine *e)
 
 /* Room for a record of `size` bytes in the block being filled: NULL with *st set on an
  * error, or with *st SIM_OK when the record is larger than a block (the writer is then
- * idle, every record before written: the caller writes this row itself). */
+ * idle, every record before written) or when the writer could not start: the caller
+ * then writes this row itself. */
 static row_rec *rec_alloc(sim_engine *e, size_t size, int *st)
 {
     *st = SIM_OK;
-    if (!e->rows && !(e->rows = rows_start(e))) {
-        *st = SIM_ENOMEM;
-        return NULL;
-    }
+    if (!e->rows && !e->rows_inline && (e->cfg.jobs_csv_inline || !(e->rows = rows_start(e))))
+        e->rows_inline = true; /* no thread (or no memory for it): rows written in place */
     sim_rows *w = e->rows;
+    if (!w)
+        return NULL;
     if (size > ROW_BLOCK) {
         *st = hand_over(w, 0);
         return NULL;
@@ -421,7 +422,8 @@ static row_rec *rec_new(sim_engine *e, const job_spec *s, const char *status, co
             *st = SIM_ENOMEM;
             return NULL;
         }
-        /* Larger than a block: built aside and written here, the writer being idle. */
+        /* Built aside and written here: larger than a block, the writer being idle, or
+         * no writer. */
         r = e->big_rec;
         memset(r, 0, sizeof *r);
         r->size = (uint32_t)size;
@@ -445,7 +447,7 @@ static row_rec *rec_new(sim_engine *e, const job_spec *s, const char *status, co
     return r;
 }
 
-/* A record built aside (larger than a block) is written at once: the writer is idle. */
+/* A record built aside is written at once (the writer, if any, is idle). */
 static int rec_done(sim_engine *e, const row_rec *r, bool big)
 {
     if (!big)

@@ -98,6 +98,7 @@ typedef struct run_opts {
     const char *opt_key2, *opt_value2; /* a second one, or NULL */
     const char *opt_key3, *opt_value3; /* a third one, or NULL */
     sim_time horizon_us;             /* 0 = none */
+    bool inline_rows;                /* jobs.csv rows on the simulating thread */
 } run_opts;
 
 static run_out run(world *w, const job_spec *jobs, size_t n, const run_opts *o)
@@ -112,6 +113,7 @@ static run_out run(world *w, const job_spec *jobs, size_t n, const run_opts *o)
                       .checkpoint_interval_s = o->checkpoint_s,
                       .restart_penalty_s = o->restart_penalty_s,
                       .jobs_csv = fj,
+                      .jobs_csv_inline = o->inline_rows,
                       .timeseries_csv = ft,
                       .check_invariants = true};
     sim_world sw = {.cluster = &w->cl,

@@ -704,6 +704,14 @@ static void test_number_format(void)
     run_opts o = {.pol = &policy_binpack, .seed = 1};
     run_out r = run(&w, jobs, n, &o);
     CHECK_EQ_I64(r.status, SIM_OK);
+    /* The rows written on the simulating thread are the writer thread's bytes. */
+    run_opts oi = o;
+    oi.inline_rows = true;
+    run_out ri = run(&w, jobs, n, &oi);
+    CHECK_EQ_I64(ri.status, SIM_OK);
+    CHECK(r.jobs && ri.jobs && r.jobs_len == ri.jobs_len &&
+          memcmp(r.jobs, ri.jobs, r.jobs_len) == 0);
+    run_out_free(&ri);
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
         char want[64];
@@ -801,7 +809,8 @@ static void test_create_alloc_failures(void)
 
 /* jobs.csv is written by a thread of its own: a write error there still stops the run
  * with SIM_EIO and says which file (/dev/full refuses every write) once stdio passes
- * the rows on; rows still in stdio's buffer fail when the caller closes the file. */
+ * the rows on (also with the rows written on the simulating thread); rows still in
+ * stdio's buffer fail when the caller closes the file. */
 static void test_write_error(void)
 {
     world w;
@@ -812,13 +821,14 @@ static void test_write_error(void)
         snprintf(id, sizeof id, "w%zu", i);
         jobs[i] = job(id, (double)i, 5, 1, 1000);
     }
-    const size_t sizes[2] = {3, sizeof jobs / sizeof *jobs};
-    for (int k = 0; k < 2; k++) {
+    const size_t sizes[3] = {3, sizeof jobs / sizeof *jobs, sizeof jobs / sizeof *jobs};
+    for (int k = 0; k < 3; k++) {
         FILE *fj = fopen("/dev/full", "w");
         CHECK(fj != NULL);
         if (!fj)
             break;
-        sim_config cfg = {.seed = 1, .horizon_us = SIM_TIME_NEVER, .jobs_csv = fj};
+        sim_config cfg = {.seed = 1, .horizon_us = SIM_TIME_NEVER, .jobs_csv = fj,
+                          .jobs_csv_inline = k == 2};
         sim_world sw = {.cluster = &w.cl,
                         .gpu_types = w.types,
                         .gpu_type_mem_mib = w.type_mem,

@@ -130,11 +130,14 @@ struct sim_rows {
     pthread_mutex_t mu;
     pthread_cond_t cv; /* a block was handed over, or taken back, or stop */
     unsigned char *blk[ROW_BLOCKS];
-    size_t used[ROW_BLOCKS];
-    uint32_t first, filled; /* blocks handed over: first .. first + filled - 1 */
+    size_t used[ROW_BLOCKS]; /* bytes of records; a block's, set while it is filled */
+    /* Under mu: the blocks handed over, first .. first + filled - 1 (the writer moves
+     * first), whether to stop, and the writer's first error. */
+    uint32_t first, filled;
     bool stop;
-    int err;      /* the writer's first error */
-    sim_line line; /* the writer's row */
+    int err;
+    uint32_t fill;  /* the block being filled: the simulating thread's alone */
+    sim_line line;  /* the writer's row */
 };
 
 static const char *row_str(const row_rec *r, int k)
@@ -261,17 +264,19 @@ static void format_row(const sim_engine *e, sim_line *l, const row_rec *r)
     sim_line_char(l, '\n');
 }
 
-/* Format and write the records of a block; the first error stays in w->err. */
-static void write_block(sim_rows *w, const unsigned char *b, size_t used)
+/* Format and write the records of a block; returns the first error. */
+static int write_block(sim_rows *w, const unsigned char *b, size_t used)
 {
+    int err = SIM_OK;
     for (size_t off = 0; off < used;) {
         const row_rec *r = (const row_rec *)(const void *)(b + off);
         format_row(w->e, &w->line, r);
         int st = sim_line_put(&w->line, w->f);
-        if (st != SIM_OK && w->err == SIM_OK)
-            w->err = st;
+        if (st != SIM_OK && err == SIM_OK)
+            err = st;
         off += r->size;
     }
+    return err;
 }
 
 static void *writer_main(void *arg)
@@ -285,8 +290,10 @@ static void *writer_main(void *arg)
             break;
         uint32_t b = w->first;
         pthread_mutex_unlock(&w->mu);
-        write_block(w, w->blk[b], w->used[b]);
+        int st = write_block(w, w->blk[b], w->used[b]);
         pthread_mutex_lock(&w->mu);
+        if (st != SIM_OK && w->err == SIM_OK)
+            w->err = st;
         w->first = (w->first + 1) % ROW_BLOCKS;
         w->filled--;
         pthread_cond_broadcast(&w->cv);
@@ -295,26 +302,22 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-/* The block the simulating thread fills. */
-static uint32_t fill_block(const sim_rows *w)
-{
-    return (w->first + w->filled) % ROW_BLOCKS;
-}
-
 /* Hand the block being filled (if it holds records) to the writer and wait until `keep`
- * blocks at most are still to be written; returns the writer's first error. */
+ * (< ROW_BLOCKS) blocks at most are still to be written, so the next block is free;
+ * returns the writer's first error. */
 static int hand_over(sim_rows *w, uint32_t keep)
 {
     pthread_mutex_lock(&w->mu);
-    if (w->used[fill_block(w)]) {
+    if (w->used[w->fill]) {
         w->filled++;
+        w->fill = (w->fill + 1) % ROW_BLOCKS;
         pthread_cond_broadcast(&w->cv);
     }
     while (w->filled > keep)
         pthread_cond_wait(&w->cv, &w->mu);
-    w->used[fill_block(w)] = 0;
     int st = w->err;
     pthread_mutex_unlock(&w->mu);
+    w->used[w->fill] = 0;
     return st;
 }
 
@@ -355,7 +358,7 @@ int sim__rows_finish(sim_engine *e)
     if (!w)
         return SIM_OK;
     pthread_mutex_lock(&w->mu);
-    if (w->used[fill_block(w)])
+    if (w->used[w->fill])
         w->filled++;
     w->stop = true;
     pthread_cond_broadcast(&w->cv);
@@ -385,9 +388,9 @@ static row_rec *rec_alloc(sim_engine *e, size_t size, int *st)
         *st = hand_over(w, 0);
         return NULL;
     }
-    if (w->used[fill_block(w)] + size > ROW_BLOCK && (*st = hand_over(w, ROW_BLOCKS - 1)))
+    if (w->used[w->fill] + size > ROW_BLOCK && (*st = hand_over(w, ROW_BLOCKS - 1)))
         return NULL;
-    uint32_t b = fill_block(w);
+    uint32_t b = w->fill;
     row_rec *r = (row_rec *)(void *)(w->blk[b] + w->used[b]);
     w->used[b] += size;
     memset(r, 0, sizeof *r);

@@ -807,6 +807,35 @@ static void test_create_alloc_failures(void)
     world_fini(&w);
 }
 
+/* The jobs.csv writer's ring goes round more than once (2 MB of rows, blocks of 256
+ * KiB, four of them): the same bytes as the rows written on the simulating thread,
+ * every row once, in order. */
+static void test_writer_blocks(void)
+{
+    world w;
+    world_init(&w, 4, 4);
+    enum { N = 12000 };
+    static job_spec jobs[N];
+    for (size_t i = 0; i < N; i++) {
+        char id[64];
+        snprintf(id, sizeof id, "b%zu-with-a-long-id-to-fill-the-writer-blocks-sooner", i);
+        jobs[i] = job(id, (double)i * 0.5, 1 + (double)(i % 17), i % 3 ? 1 : 2, 1000);
+    }
+    run_opts o = {.pol = &policy_binpack, .seed = 1};
+    run_out r = run(&w, jobs, N, &o);
+    o.inline_rows = true;
+    run_out ri = run(&w, jobs, N, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(ri.status, SIM_OK);
+    CHECK_EQ_I64(count_lines(r.jobs), N + 1);
+    CHECK(r.jobs && ri.jobs && r.jobs_len == ri.jobs_len &&
+          memcmp(r.jobs, ri.jobs, r.jobs_len) == 0);
+    CHECK(r.jobs_len > 5 * 256 * 1024); /* more than the ring's four blocks */
+    run_out_free(&r);
+    run_out_free(&ri);
+    world_fini(&w);
+}
+
 /* jobs.csv is written by a thread of its own: a write error there still stops the run
  * with SIM_EIO and says which file (/dev/full refuses every write) once stdio passes
  * the rows on (also with the rows written on the simulating thread); rows still in
@@ -867,6 +896,7 @@ int main(void)
     test_number_format();
     test_horizon();
     test_create_alloc_failures();
+    test_writer_blocks();
     test_write_error();
     return check_done();
 }

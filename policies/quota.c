@@ -89,9 +89,11 @@ typedef struct qstate {
     /* Shapes (sim_job.shape) that found no room in the current pass: resources only
      * shrink during a pass (until a reclaim releases some), so a later job of the same
      * shape would not fit either. Per shape id: the pass, and the id's generation. */
-    uint64_t *fail_pass;
-    uint32_t *fail_gen;
-    uint32_t fail_cap, fail_gen_cap; /* fail_cap: ids both arrays hold */
+    struct qfail {
+        uint64_t pass;
+        uint32_t gen;
+    } *fail;
+    uint32_t fail_cap;
     uint64_t pass_id;
 } qstate;
 
@@ -228,8 +230,7 @@ static void quota_fini(void *st)
     sim_free(s->lc_pass);
     sim_free(s->lc_ver);
     sim_free(s->tver);
-    sim_free(s->fail_pass);
-    sim_free(s->fail_gen);
+    sim_free(s->fail);
     sim_free(s->node_cost);
     sim_free(s->gpu_cost);
     sim_free(s->gpu_idx);
@@ -511,7 +512,7 @@ static bool place_shape(qstate *s, const sim_view *v, sim_job_id id, sim_placeme
 static bool shape_failed(const qstate *s, const sim_view *v, sim_job_id id)
 {
     uint32_t sh = sim_view_job(v, id)->shape;
-    return sh < s->fail_cap && s->fail_pass[sh] == s->pass_id && s->fail_gen[sh] == v->shape_gen[sh];
+    return sh < s->fail_cap && s->fail[sh].pass == s->pass_id && s->fail[sh].gen == v->shape_gen[sh];
 }
 
 /* Place a job, unless a job of the same shape found no room earlier in this pass. */
@@ -521,10 +522,8 @@ static bool place_job(qstate *s, const sim_view *v, sim_job_id id, sim_placement
         return false;
     bool ok = place_shape(s, v, id, p);
     uint32_t sh = sim_view_job(v, id)->shape;
-    if (!ok && sh < s->fail_cap) {
-        s->fail_pass[sh] = s->pass_id;
-        s->fail_gen[sh] = v->shape_gen[sh];
-    }
+    if (!ok && sh < s->fail_cap)
+        s->fail[sh] = (struct qfail){s->pass_id, v->shape_gen[sh]};
     return ok;
 }
 
@@ -850,7 +849,7 @@ static sim_job_id low_candidate(qstate *s, const sim_view *v, uint32_t t)
         if (shape_failed(s, v, id) || (!s->borrow && !fits_quota(v, sim_view_job(v, id))))
             continue;
         while (id != NOJOB && qj(v, id)->tried == v->release_epoch + 1)
-            id = qj(v, id)->sub.next;
+            id = tenantq_next(&s->low.q, v, id);
         if (id != NOJOB && (c == NOJOB || key_before(v, id, c)))
             c = id;
     }
@@ -1037,12 +1036,9 @@ static void clear_fresh(qstate *s, const sim_view *v)
 static bool reserve_shapes(qstate *s, uint32_t n)
 {
     uint32_t had = s->fail_cap;
-    if (!sim_reserve((void **)&s->fail_pass, &s->fail_cap, n, sizeof *s->fail_pass) ||
-        !sim_reserve((void **)&s->fail_gen, &s->fail_gen_cap, n, sizeof *s->fail_gen))
+    if (!sim_reserve((void **)&s->fail, &s->fail_cap, n, sizeof *s->fail))
         return false;
-    if (s->fail_gen_cap < s->fail_cap)
-        s->fail_cap = s->fail_gen_cap;
-    memset(s->fail_pass + had, 0, (size_t)(s->fail_cap - had) * sizeof *s->fail_pass);
+    memset(s->fail + had, 0, (size_t)(s->fail_cap - had) * sizeof *s->fail);
     return true;
 }
 

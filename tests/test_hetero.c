@@ -524,6 +524,19 @@ static void test_group_figures(void)
  * before rejecting what it must: a request of two GPUs and a CPU-only job that arrive
  * behind a backlog (both GPUs busy, one job waiting) are rejected as they arrive, not
  * when the cluster frees a GPU. */
+static const char *const family[3] = {"hetero", "static-order", "data-parallel"};
+
+/* Run `pol` on "run ARGS" with outputs in OUT/NAME-POL; returns that folder's `file`. */
+static char *run_policy(const char *pol, const char *name, const char *args, const char *file)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "run %s --policy %s --out " OUT "/%s-%s", args, pol, name, pol);
+    CHECK(run(cmd) == 0);
+    char path[256];
+    snprintf(path, sizeof path, OUT "/%s-%s/%s", name, pol, file);
+    return check_slurp(path, NULL);
+}
+
 static void test_backlog_rejects(void)
 {
     FILE *f = fopen(OUT "/backlog.csv", "w");
@@ -534,17 +547,9 @@ static void test_backlog_rejects(void)
           "a,0,100,1\nz,0,100,1\nb,1,100,1\nc,2,100,2\nd,3,100,0\ne,4,100,1\n",
           f);
     fclose(f);
-    const char *pol[3] = {"hetero", "static-order", "data-parallel"};
     for (int i = 0; i < 3; i++) {
-        char args[512];
-        snprintf(args, sizeof args,
-                 "run --trace " OUT "/backlog.csv --cluster 1xV100M16:2 --policy %s --out " OUT
-                 "/backlog-%s",
-                 pol[i], pol[i]);
-        CHECK(run(args) == 0);
-        char path[256];
-        snprintf(path, sizeof path, OUT "/backlog-%s/jobs.csv", pol[i]);
-        char *t = check_slurp(path, NULL);
+        char *t = run_policy(family[i], "backlog",
+                             "--trace " OUT "/backlog.csv --cluster 1xV100M16:2", "jobs.csv");
         CHECK(t != NULL);
         /* Rows in the order the jobs ended: c and d rejected by the policy at 2 and 3 s,
          * then a (and z), b, e done at 100, 200, 200 s. */
@@ -569,32 +574,19 @@ static void test_many_groups(void)
     for (int k = 0; k < 80; k++)
         fprintf(f, "a%d,%d,5,1,,g%d\nb%d,%d,1,1,T4,g%d\n", k, 10 + 10 * k, k, k, 10 + 10 * k, k);
     fclose(f);
-    const char *pol[3] = {"hetero", "static-order", "data-parallel"};
     for (int i = 0; i < 3; i++) {
-        char args[512];
-        snprintf(args, sizeof args,
-                 "run --trace " OUT "/many.csv --cluster 1xV100M16:1,1xT4:1 --policy %s --out " OUT
-                 "/many-%s",
-                 pol[i], pol[i]);
-        CHECK(run(args) == 0);
-        char path[256];
-        snprintf(path, sizeof path, OUT "/many-%s/summary.json", pol[i]);
-        char *t = check_slurp(path, NULL);
+        char *t = run_policy(family[i], "many", "--trace " OUT "/many.csv --cluster 1xV100M16:1,1xT4:1",
+                             "summary.json");
         CHECK(t && strstr(t, "\"arrived\": 161, \"done\": 161, \"rejected\": 0"));
         free(t);
     }
     CHECK(run("trace gen --out " OUT "/failgroups.csv --jobs 2000 --seed 5 --rate 300 --groups 4") ==
           0);
     for (int i = 0; i < 3; i++) {
-        char args[512];
-        snprintf(args, sizeof args,
-                 "run --trace " OUT "/failgroups.csv --cluster 4xV100M32:8,4xT4:4 --policy %s "
-                 "--mtbf 20000 --mttr 2000 --horizon 4000000 --out " OUT "/failgroups-%s",
-                 pol[i], pol[i]);
-        CHECK(run(args) == 0);
-        char path[256];
-        snprintf(path, sizeof path, OUT "/failgroups-%s/summary.json", pol[i]);
-        char *t = check_slurp(path, NULL);
+        char *t = run_policy(family[i], "failgroups",
+                             "--trace " OUT "/failgroups.csv --cluster 4xV100M32:8,4xT4:4 "
+                             "--mtbf 20000 --mttr 2000 --horizon 4000000",
+                             "summary.json");
         CHECK(t && strstr(t, "\"arrived\": 2000,"));
         free(t);
     }

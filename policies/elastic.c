@@ -46,6 +46,10 @@ typedef struct adj {
     uint64_t seq;
 } adj;
 
+/* Mins are handed out in passes of equal min (1, 2, ...); the last pass takes every
+ * larger min. */
+#define MAX_MIN_PASS 64u
+
 typedef enum mode { M_ELASTIC, M_RIGID_MIN, M_STATIC, M_OPTIMUS } mode;
 
 /* optimus: a job in a round's marginal-gain heap; idx is its place in the running list
@@ -78,6 +82,8 @@ typedef struct opt_list {
 typedef struct opt_job {
     uint32_t target; /* trainers allocated this round */
     double gain;     /* remaining time saved by one more trainer (s) */
+    uint32_t fixed;  /* running without replica bounds: its GPUs in its bucket's sum, else 0 */
+    uint8_t bucket;  /* ... that bucket (its trainers, MAX_MIN_PASS and above in the last) */
 } opt_job;
 
 typedef struct elastic_state {
@@ -109,6 +115,10 @@ typedef struct elastic_state {
     uint32_t n_lists, lists_cap;
     opt_entry *vis;         /* optimus scratch: the pending jobs given trainers in a round */
     uint32_t vis_cap;
+    /* optimus: per bucket of mins, the GPUs of the running offline jobs without replica
+     * bounds, and how many such jobs run (see optimus_round). */
+    uint64_t fixed_gpus[MAX_MIN_PASS + 1];
+    uint32_t n_fixed;
     bool oom;
 } elastic_state;
 
@@ -151,10 +161,6 @@ static int scale_in(const elastic_state *s, policy_decisions *out, sim_job_id id
 {
     return s->resize_ckpt ? sim_decide_shrink(out, id, count) : sim_decide_scale_in(out, id, count);
 }
-
-/* Mins are handed out in passes of equal min (1, 2, ...); the last pass takes every
- * larger min. */
-#define MAX_MIN_PASS 64u
 
 static void bounds(const sim_job *j, uint32_t *lo, uint32_t *hi)
 {
@@ -400,10 +406,16 @@ static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
  * ones at min_replicas (static: at max_replicas). */
 static bool by_shape = true;
 static bool opt_lists = true;
+static bool opt_sums = true;
 
 void optimus_lists_enable(bool on)
 {
     opt_lists = on;
+}
+
+void optimus_sums_enable(bool on)
+{
+    opt_sums = on;
 }
 
 void elastic_shapes_enable(bool on)
@@ -462,9 +474,41 @@ static void optimus_on_arrival(void *st, const sim_view *v, sim_job_id id)
     opt_push(st, v, id);
 }
 
+/* optimus: job id starts with n trainers; one without replica bounds (not a service)
+ * enters its bucket's sum. */
+static void opt_started(elastic_state *s, const sim_view *v, sim_job_id id, uint32_t n)
+{
+    const sim_job *j = sim_view_job(v, id);
+    if (j->is_service || job_spec_has(&j->spec, SIM_ATTR_MIN_REPLICAS) ||
+        job_spec_has(&j->spec, SIM_ATTR_MAX_REPLICAS))
+        return;
+    opt_job *o = sim_view_job_state(v, id);
+    o->fixed = n * (j->gpus_per_replica ? j->gpus_per_replica : 1);
+    o->bucket = (uint8_t)(n > MAX_MIN_PASS ? MAX_MIN_PASS : n);
+    s->fixed_gpus[o->bucket] += o->fixed;
+    s->n_fixed++;
+}
+
+/* optimus: job id stops running (finished, preempted or requeued). */
+static void opt_stopped(elastic_state *s, const sim_view *v, sim_job_id id)
+{
+    opt_job *o = sim_view_job_state(v, id);
+    if (!o->fixed)
+        return;
+    s->fixed_gpus[o->bucket] -= o->fixed;
+    s->n_fixed--;
+    o->fixed = 0;
+}
+
 static void optimus_on_requeue(void *st, const sim_view *v, sim_job_id id)
 {
+    opt_stopped(st, v, id);
     opt_push(st, v, id);
+}
+
+static void optimus_on_finish(void *st, const sim_view *v, sim_job_id id)
+{
+    opt_stopped(st, v, id);
 }
 
 /* Preempt job id; under optimus it joins its pending list. */
@@ -472,8 +516,10 @@ static int preempt_job(elastic_state *s, const sim_view *v, policy_decisions *ou
                        bool checkpoint)
 {
     int rc = sim_decide_preempt(out, id, checkpoint);
-    if (rc == SIM_OK && s->mode == M_OPTIMUS)
+    if (rc == SIM_OK && s->mode == M_OPTIMUS) {
+        opt_stopped(s, v, id);
         opt_push(s, v, id);
+    }
     return rc;
 }
 
@@ -752,20 +798,28 @@ static void opt_compact(elastic_state *s, const sim_view *v)
  * checkpoint unless resize=lossy), growing and starting where the trainers fit. */
 static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
-    int64_t free_gpus = (int64_t)(s->total_milli / SIM_MILLI_GPU); /* less the services' */
     /* Mins, fewest first (ties: running before pending, then list order) while GPUs
      * last: the running jobs bucketed by min (those above MAX_MIN_PASS in the last) in
      * one walk and a stable scatter; the pending ones from their (lo, g) lists, merged
      * by list order within a bucket, a list left once its min no longer fits (GPUs only
-     * go) and every list once none is left; the jobs not reached get none. */
+     * go) and every list once none is left; the jobs not reached get none.
+     * When every running job is an offline one without replica bounds (they run at
+     * their min and get no more), a bucket whose running jobs fit together gives each
+     * its min whatever their order, and the round leaves them as they are: the bucket
+     * costs its sum, not a walk. Should a bucket's sum not fit, the round is made again
+     * with the walk. */
     if (s->oom)
         return SIM_ENOMEM;
-    uint32_t n_run = v->n_running;
+    bool by_sums = opt_sums && s->n_fixed == v->n_running;
+again:;
+    int64_t free_gpus = (int64_t)(s->total_milli / SIM_MILLI_GPU); /* less the services' */
+    uint32_t n_run = by_sums ? 0 : v->n_running;
     if (n_run > s->ord_cap && opt_reserve(s, n_run) != SIM_OK)
         return SIM_ENOMEM;
     sim_job_id *all = s->ord + s->ord_cap; /* running non-services, in list order */
     uint32_t n_all = 0, count[MAX_MIN_PASS + 1] = {0};
-    for (uint32_t id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+    for (uint32_t id = by_sums ? SIM_JOB_NONE : v->running_head; id != SIM_JOB_NONE;
+         id = sim_view_next(v, id)) {
         const sim_job *j = sim_view_job(v, id);
         if (j->is_service) {
             free_gpus -= (int64_t)j->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
@@ -788,6 +842,13 @@ static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *
         s->lists[i].cur = s->lists[i].head;
     uint32_t n_vis = 0, r = 0;
     for (uint32_t b = 1; b <= MAX_MIN_PASS; b++) {
+        if (by_sums) {
+            if ((int64_t)s->fixed_gpus[b] > free_gpus) {
+                by_sums = false;
+                goto again;
+            }
+            free_gpus -= (int64_t)s->fixed_gpus[b];
+        }
         for (; r < at[b]; r++) {
             sim_job_id id = s->ord[r];
             const sim_job *j = sim_view_job(v, id);
@@ -906,8 +967,11 @@ static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *
         sim_placement p;
         while (n >= lo && n > 0 && !place_n(s, v, id, n, &p))
             n--;
-        if (n >= lo && n > 0 && (rc = sim_decide_start(out, id, &p)) != SIM_OK)
-            return rc;
+        if (n >= lo && n > 0) {
+            if ((rc = sim_decide_start(out, id, &p)) != SIM_OK)
+                return rc;
+            opt_started(s, v, id, n);
+        }
     }
     opt_compact(s, v);
     return SIM_OK;
@@ -972,6 +1036,7 @@ const policy_ops policy_optimus = {
     .fini = elastic_fini,
     .on_arrival = optimus_on_arrival,
     .on_requeue = optimus_on_requeue,
+    .on_finish = optimus_on_finish,
     .schedule = elastic_schedule,
     .next_wakeup = elastic_next_wakeup,
     .elastic_outputs = true,

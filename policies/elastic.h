@@ -19,4 +19,9 @@ void elastic_shapes_enable(bool on);
  * a walk of the whole pending list per bucket of mins (false): the same schedule. */
 void optimus_lists_enable(bool on);
 
+/* optimus: while every running job is an offline one without replica bounds, count the
+ * running jobs of a bucket of mins by their GPUs' sum where it fits (true, the default),
+ * or walk them every round (false): the same schedule. */
+void optimus_sums_enable(bool on);
+
 #endif

@@ -628,6 +628,59 @@ static void test_optimus_lists(void)
     gsl_rng_free(rng);
 }
 
+/* optimus: the running jobs without replica bounds counted by their bucket's sum give
+ * the same bytes as the walk, on random traces of mostly rigid jobs of 1 to 4 trainers
+ * (a flood of small ones takes the GPUs of running larger ones: the sum does not fit and
+ * the round walks), with an elastic job now and then (the walk every round while it
+ * runs) and a node outage in half the runs (jobs requeued). */
+static void test_optimus_sums(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    uint32_t compared = 0;
+    int64_t preempted = 0;
+    for (int it = 0; it < 16; it++) {
+        gsl_rng_set(rng, (unsigned long)it + 900);
+        world w;
+        world_init(&w, 2 + (uint32_t)gsl_rng_uniform_int(rng, 2), 4);
+        job_spec js[120];
+        size_t n = 40 + gsl_rng_uniform_int(rng, 80);
+        double t = 0;
+        for (size_t k = 0; k < n; k++) {
+            char id[32];
+            snprintf(id, sizeof id, "j%zu", k);
+            t += gsl_rng_uniform(rng) * 30;
+            uint32_t reps = 1 + (uint32_t)gsl_rng_uniform_int(rng, 4);
+            bool el = gsl_rng_uniform(rng) < 0.1;
+            js[k] = ejob(id, t, 50 + gsl_rng_uniform(rng) * 1500, reps, el ? 1 : 0, reps + 1);
+        }
+        g_fail.on = it % 2;
+        g_fail.node = 1;
+        g_fail.down_us = 400000000;
+        g_fail.up_us = 900000000;
+        g_opt_key = "resize";
+        g_opt_val = it % 4 < 2 ? "lossy" : "checkpoint";
+        run_out a = run(&w, js, n, &policy_optimus, NULL, 1e6, 30);
+        optimus_sums_enable(false);
+        run_out b = run(&w, js, n, &policy_optimus, NULL, 1e6, 30);
+        optimus_sums_enable(true);
+        g_opt_key = NULL;
+        g_fail.on = false;
+        CHECK_EQ_I64(a.status, SIM_OK);
+        CHECK_EQ_I64(b.status, SIM_OK);
+        CHECK_EQ_I64(a.sum.jobs_done, (int64_t)n);
+        CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
+        CHECK(a.summary_len == b.summary_len && memcmp(a.summary, b.summary, a.summary_len) == 0);
+        compared += a.status == SIM_OK;
+        preempted += a.sum.preemptions;
+        run_out_free(&a);
+        run_out_free(&b);
+        world_fini(&w);
+    }
+    CHECK_EQ_I64(compared, 16);
+    CHECK(preempted > 0);
+    gsl_rng_free(rng);
+}
+
 /* optimus: a list whose entries are moved to its start (full, its first half passed)
  * while a round preempts a job into it keeps the round's cursor with them: 64 jobs of 2
  * trainers on 4 GPUs, two of them long, then four 1-GPU jobs that shrink those two to
@@ -1285,6 +1338,7 @@ int main(void)
     test_by_shape();
     test_optimus_lists();
     test_optimus_list_move();
+    test_optimus_sums();
     test_services_rule();
     test_roles_reader();
     test_roles();

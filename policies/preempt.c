@@ -24,60 +24,68 @@ static preempt_entry *entry(const sim_view *v, sim_job_id id)
     return preempt_entry_of(v, id);
 }
 
-/* ---- Class heaps: pending jobs by key, each entry knowing its slot. ---- */
+/* ---- Class heaps: pending jobs by key, each entry knowing its slot. A slot holds the
+ * job's key beside its id, so the heap's comparisons and the admission frontier read the
+ * heap's own array, not the jobs' states. ---- */
 
-static void cls_set(preempt_class *c, const sim_view *v, uint32_t i, sim_job_id id)
+static void cls_set(preempt_class *c, const sim_view *v, uint32_t i, preempt_slot e)
 {
-    c->heap[i] = id;
-    entry(v, id)->slot = i;
+    c->heap[i] = e;
+    entry(v, e.id)->slot = i;
 }
 
 static void cls_up(preempt_class *c, const sim_view *v, uint32_t i)
 {
-    sim_job_id id = c->heap[i];
-    const preempt_key *k = &entry(v, id)->key;
-    while (i > 0 && preempt_before(k, &entry(v, c->heap[(i - 1) / 2])->key)) {
+    preempt_slot e = c->heap[i];
+    while (i > 0 && preempt_before(&e.key, &c->heap[(i - 1) / 2].key)) {
         cls_set(c, v, i, c->heap[(i - 1) / 2]);
         i = (i - 1) / 2;
     }
-    cls_set(c, v, i, id);
+    cls_set(c, v, i, e);
 }
 
 static void cls_down(preempt_class *c, const sim_view *v, uint32_t i)
 {
-    sim_job_id id = c->heap[i];
-    const preempt_key *k = &entry(v, id)->key;
+    preempt_slot e = c->heap[i];
     for (;;) {
         uint32_t ch = 2 * i + 1;
         if (ch >= c->n)
             break;
-        if (ch + 1 < c->n &&
-            preempt_before(&entry(v, c->heap[ch + 1])->key, &entry(v, c->heap[ch])->key))
+        if (ch + 1 < c->n && preempt_before(&c->heap[ch + 1].key, &c->heap[ch].key))
             ch++;
-        if (!preempt_before(&entry(v, c->heap[ch])->key, k))
+        if (!preempt_before(&c->heap[ch].key, &e.key))
             break;
         cls_set(c, v, i, c->heap[ch]);
         i = ch;
     }
-    cls_set(c, v, i, id);
+    cls_set(c, v, i, e);
 }
 
-/* Room was reserved at arrival (a class heap holds at most the jobs in the system). */
-static void cls_push(preempt_class *c, const sim_view *v, sim_job_id id)
+/* Pending x in its class heap at its key. Room was reserved at arrival (a class heap
+ * holds at most the jobs in the system). */
+static void cls_push(preempt_class *c, const sim_view *v, const preempt_entry *x)
 {
-    c->heap[c->n++] = id;
+    c->heap[c->n++] = (preempt_slot){x->key, x->id};
     cls_up(c, v, c->n - 1);
+}
+
+/* The job at slot i has a new key (already in its state): move it to its place. */
+static void cls_rekey(preempt_class *c, const sim_view *v, uint32_t i)
+{
+    c->heap[i].key = entry(v, c->heap[i].id)->key;
+    cls_up(c, v, i);
+    cls_down(c, v, entry(v, c->heap[i].id)->slot);
 }
 
 static void cls_remove(preempt_class *c, const sim_view *v, uint32_t i)
 {
-    entry(v, c->heap[i])->slot = NONE;
+    entry(v, c->heap[i].id)->slot = NONE;
     if (--c->n == i)
         return;
-    sim_job_id moved = c->heap[c->n];
+    preempt_slot moved = c->heap[c->n];
     cls_set(c, v, i, moved);
     cls_down(c, v, i);
-    cls_up(c, v, entry(v, moved)->slot);
+    cls_up(c, v, entry(v, moved.id)->slot);
 }
 
 /* ---- Heaps of times: the pending jobs' due times and the running jobs' key changes.
@@ -509,7 +517,7 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
     uint32_t n = s->n_sys + 1;
     if (c == NONE ||
         !sim_reserve((void **)&s->cls[c].heap, &s->cls[c].cap, s->cls[c].members + 1,
-                 sizeof(sim_job_id)) ||
+                 sizeof(preempt_slot)) ||
         !sim_reserve((void **)&s->rheap, &s->rdue_cap, n, sizeof *s->rheap) ||
         !sim_reserve((void **)&s->fresh, &s->fresh_cap, n, sizeof *s->fresh) ||
         !sim_reserve((void **)&s->req, &s->req_cap, n, sizeof *s->req) ||
@@ -548,7 +556,7 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
     if (!s->by_count && x->mask)
         s->n_masked++;
     s->hooks->key(s->ctx, v, x, v->now);
-    cls_push(&s->cls[c], v, id);
+    cls_push(&s->cls[c], v, x);
     due_file(s, v, x, v->now);
 }
 
@@ -607,7 +615,7 @@ static void make_pending(preempt_sched *s, const sim_view *v, preempt_entry *x, 
     s->hooks->key(s->ctx, v, x, now);
     if (s->hooks->preempted)
         s->hooks->preempted(s->ctx, x, i, k);
-    cls_push(&s->cls[x->cls], v, x->id);
+    cls_push(&s->cls[x->cls], v, x);
     due_file(s, v, x, now);
 }
 
@@ -643,8 +651,11 @@ void preempt_rekey_all(preempt_sched *s, const sim_view *v, sim_time now)
 {
     for (uint32_t c = 0; c < s->n_cls; c++) {
         preempt_class *k = &s->cls[c];
-        for (uint32_t i = 0; i < k->n; i++)
-            s->hooks->key(s->ctx, v, entry(v, k->heap[i]), now);
+        for (uint32_t i = 0; i < k->n; i++) {
+            preempt_entry *x = entry(v, k->heap[i].id);
+            s->hooks->key(s->ctx, v, x, now);
+            k->heap[i].key = x->key;
+        }
         for (uint32_t i = k->n / 2; i-- > 0;)
             cls_down(k, v, i);
     }
@@ -885,9 +896,9 @@ static void update_running(preempt_sched *s, const sim_view *v, sim_time now)
 /* ---- One lane (more drifts than lanes): every running job in lane 0, its key as
  * last read, which is at or after its present key (keys only fall while jobs run). ---- */
 
-static const preempt_key *head_key(const preempt_sched *s, const sim_view *v, uint32_t c)
+static const preempt_key *head_key(const preempt_sched *s, uint32_t c)
 {
-    return &entry(v, s->cls[c].heap[0])->key;
+    return &s->cls[c].heap[0].key;
 }
 
 static uint64_t prefix0(const preempt_sched *s, const sim_view *v, const preempt_key *k)
@@ -913,7 +924,7 @@ static bool any_may_fit(const preempt_sched *s, const sim_view *v, uint64_t left
 {
     for (uint32_t c = 0; c < s->n_cls; c++)
         if (s->cls[c].n && s->cls[c].need &&
-            prefix0(s, v, head_key(s, v, c)) + s->cls[c].need <= left)
+            prefix0(s, v, head_key(s, c)) + s->cls[c].need <= left)
             return true;
     return false;
 }
@@ -928,8 +939,8 @@ static void rekey_one_lane(preempt_sched *s, const sim_view *v, sim_time now, ui
     preempt_lane *ln = &s->lane[0];
     const preempt_key *kmin = NULL;
     for (uint32_t c = 0; c < s->n_cls; c++)
-        if (s->cls[c].n && (!kmin || preempt_before(head_key(s, v, c), kmin)))
-            kmin = head_key(s, v, c);
+        if (s->cls[c].n && (!kmin || preempt_before(head_key(s, c), kmin)))
+            kmin = head_key(s, c);
     if (kmin && prefix0(s, v, kmin) <= left) {
         uint32_t l, r;
         split(v, ln->root, kmin, &l, &r);
@@ -960,8 +971,7 @@ static void rekey_due(preempt_sched *s, const sim_view *v, sim_time now)
         due_remove(s, v, x);
         preempt_class *c = &s->cls[x->cls];
         s->hooks->key(s->ctx, v, x, now);
-        cls_up(c, v, x->slot);
-        cls_down(c, v, x->slot);
+        cls_rekey(c, v, x->slot);
         due_file(s, v, x, now);
     }
 }
@@ -992,11 +1002,11 @@ static capacity up_capacity(preempt_sched *s, const sim_view *v)
  * class heaps are read, not emptied: the k first of a heap are its root and the children
  * of the slots taken before, so a frontier of slots finds them in O(k log k). ---- */
 
-static void front_push(preempt_sched *s, const sim_view *v, uint32_t c, uint32_t slot)
+static void front_push(preempt_sched *s, uint32_t c, uint32_t slot)
 {
     if (slot >= s->cls[c].n)
         return;
-    preempt_front f = {entry(v, s->cls[c].heap[slot])->key, c, slot};
+    preempt_front f = {s->cls[c].heap[slot].key, c, slot};
     uint32_t i = s->n_front++;
     while (i > 0 && preempt_before(&f.key, &s->front[(i - 1) / 2].key)) {
         s->front[i] = s->front[(i - 1) / 2];
@@ -1025,12 +1035,12 @@ static void front_pop(preempt_sched *s)
 }
 
 /* Every class with pending jobs enters the pass with its first. */
-static void front_init(preempt_sched *s, const sim_view *v)
+static void front_init(preempt_sched *s)
 {
     s->n_front = 0;
     for (uint32_t c = 0; c < s->n_cls; c++) {
         s->cls[c].dropped = false;
-        front_push(s, v, c, 0);
+        front_push(s, c, 0);
     }
 }
 
@@ -1044,7 +1054,7 @@ static const preempt_front *front_top(preempt_sched *s)
 
 /* The job in line is admitted (true), and the next of its class come in line; or its
  * class is dropped: it will not fit later in this pass. */
-static void front_done(preempt_sched *s, const sim_view *v, bool admitted, uint32_t *n_adm)
+static void front_done(preempt_sched *s, bool admitted, uint32_t *n_adm)
 {
     preempt_front f = s->front[0];
     front_pop(s);
@@ -1052,9 +1062,9 @@ static void front_done(preempt_sched *s, const sim_view *v, bool admitted, uint3
         s->cls[f.cls].dropped = true;
         return;
     }
-    s->adm[(*n_adm)++] = s->cls[f.cls].heap[f.slot];
-    front_push(s, v, f.cls, 2 * f.slot + 1);
-    front_push(s, v, f.cls, 2 * f.slot + 2);
+    s->adm[(*n_adm)++] = s->cls[f.cls].heap[f.slot].id;
+    front_push(s, f.cls, 2 * f.slot + 1);
+    front_push(s, f.cls, 2 * f.slot + 2);
 }
 
 /* Admission walking every running job in key order (keys as of now), merged with the
@@ -1078,7 +1088,7 @@ static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, u
     }
     uint32_t n_adm = 0, ri = 0;
     *n_pre = 0;
-    front_init(s, v);
+    front_init(s);
     for (;;) {
         const preempt_front *f = front_top(s);
         const preempt_key *kr = ri >= n_run ? NULL : fresh ? &s->walk[ri].key : &s->sorted[ri]->key;
@@ -1092,7 +1102,7 @@ static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, u
         if (!f)
             break;
         const preempt_class *c = &s->cls[f->cls];
-        front_done(s, v, admit(cap, c->need, c->mask), &n_adm);
+        front_done(s, admit(cap, c->need, c->mask), &n_adm);
     }
     return n_adm;
 }
@@ -1161,7 +1171,7 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
     bool known = false; /* ... (each lane's in its pre, its first job after it in succ) */
     preempt_key kp = {0, 0, 0}; /* the last head */
     *n_pre = 0;
-    front_init(s, v);
+    front_init(s);
     for (;;) {
         const preempt_front *f = front_top(s);
         const preempt_key *kh = f ? &f->key : NULL;
@@ -1207,7 +1217,7 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
         bool fits = need <= left;
         if (fits)
             left -= need;
-        front_done(s, v, fits, &n_adm);
+        front_done(s, fits, &n_adm);
     }
     return n_adm;
 }

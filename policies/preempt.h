@@ -125,9 +125,15 @@ typedef struct preempt_walk {
     preempt_entry *x;
 } preempt_walk;
 
+/* A pending job in its class heap: its key (as in its state) and id. */
+typedef struct preempt_slot {
+    preempt_key key;
+    sim_job_id id;
+} preempt_slot;
+
 typedef struct preempt_class {
     uint64_t need, mask;
-    sim_job_id *heap; /* pending jobs of the class, by key */
+    preempt_slot *heap; /* pending jobs of the class, by key */
     uint32_t n, cap;
     uint32_t members; /* jobs of the class in the system (the heap's room) */
     bool dropped;     /* pass scratch: no more of its jobs fit */

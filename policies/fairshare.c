@@ -117,6 +117,8 @@ static int fs_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
     /* Nothing was released and nobody joined a queue: every head still cannot start. */
     if (s->primed && !s->dirty && v->release_epoch == s->epoch)
         return SIM_OK;
+    if (place_memo_reserve(&s->ws, v) != SIM_OK)
+        return SIM_ENOMEM;
     uint32_t T = s->q.cap < s->blocked_cap ? s->q.cap : s->blocked_cap;
     if (s->blocked_cap)
         memset(s->blocked, 0, s->blocked_cap);
@@ -136,8 +138,8 @@ static int fs_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
             break;
         sim_job_id id = tenantq_head(&s->q, best);
         sim_placement p;
-        if (!place_gang(&s->ws, v, id, 0, UINT64_MAX, place_score_most_allocated, NULL,
-                        PLACE_GPU_MOST_USED, NULL, 0, &p)) {
+        if (!place_shape_try(&s->ws, v, id, 0, place_score_most_allocated, NULL,
+                             PLACE_GPU_MOST_USED, &p)) {
             s->blocked[best] = 1;
             continue;
         }

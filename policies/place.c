@@ -784,29 +784,33 @@ static uint32_t heap_pop(place_ws *w)
 }
 
 /* Try to start job id; on failure remember that its shape fits nowhere. */
-static int try_start(place_ws *w, const sim_view *v, policy_decisions *out, sim_job_id id,
-                     uint32_t milli, place_node_score score, void *ctx, place_gpu_order order,
-                     bool *started)
+bool place_shape_try(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli,
+                     place_node_score score, void *ctx, place_gpu_order order, sim_placement *p)
 {
     const sim_job *j = sim_view_job(v, id);
+    if (memo_valid(w, v, j->shape) && w->memo_epoch[j->shape] == v->release_epoch)
+        return false;
     uint32_t n_cands = 0;
     /* A gang that failed may have had room for some of its replicas on nodes released
      * since, so the candidate restriction holds only for one-replica jobs (without a
      * master and parameter servers, which may have been what did not fit). */
     const uint32_t *cands =
         j->nominal_replicas == 1 && !j->n_roles ? place_candidates(w, v, j->shape, &n_cands) : NULL;
+    if ((cands && n_cands == 0) ||
+        !place_gang(w, v, id, milli, UINT64_MAX, score, ctx, order, cands, n_cands, p)) {
+        place_memo_fail(w, v, j->shape);
+        return false;
+    }
+    return true;
+}
+
+static int try_start(place_ws *w, const sim_view *v, policy_decisions *out, sim_job_id id,
+                     uint32_t milli, place_node_score score, void *ctx, place_gpu_order order,
+                     bool *started)
+{
     sim_placement p;
-    *started = false;
-    if (cands && n_cands == 0) {
-        place_memo_fail(w, v, j->shape);
-        return SIM_OK;
-    }
-    if (!place_gang(w, v, id, milli, UINT64_MAX, score, ctx, order, cands, n_cands, &p)) {
-        place_memo_fail(w, v, j->shape);
-        return SIM_OK;
-    }
-    *started = true;
-    return sim_decide_start(out, id, &p);
+    *started = place_shape_try(w, v, id, milli, score, ctx, order, &p);
+    return *started ? sim_decide_start(out, id, &p) : SIM_OK;
 }
 
 /* Enqueue order: the engine's per-shape lists. */

@@ -234,6 +234,13 @@ int place_pass_run_ordered(place_ws *w, const sim_view *v, policy_decisions *out
  * E are returned in w->cand_nodes with their count in *n. (For a gang, a node not
  * released since E may still host some replicas, so gangs need every node.) */
 const uint32_t *place_candidates(place_ws *w, const sim_view *v, uint32_t shape, uint32_t *n);
+/* Place pending job id as place_gang over every node would (score, order, milli as
+ * there; its GPU memory its own), through the shape memo: false at once if its shape
+ * fitted nowhere and nothing was released since, a one-replica job tried only on the
+ * nodes released since its shape last fitted nowhere, and a failure recorded. The memo
+ * must have room for the view's shapes (place_memo_reserve). */
+bool place_shape_try(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli,
+                     place_node_score score, void *ctx, place_gpu_order order, sim_placement *p);
 /* Record that shape s fits nowhere now. */
 void place_memo_fail(place_ws *w, const sim_view *v, uint32_t shape);
 /* Size the per-shape memo to v->n_shapes (growing only). */

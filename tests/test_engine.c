@@ -472,6 +472,38 @@ static const policy_ops policy_exhaustive = {
     .schedule = ex_schedule,
 };
 
+/* The same walk with each job placed through the shape memo (place_shape_try): a job of
+ * a shape that fitted nowhere is not tried again until something is released, and then
+ * a one-replica one only on the nodes released since. */
+static int memo_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    (void)now;
+    exhaustive *s = st;
+    if (place_memo_reserve(&s->ws, v) != SIM_OK)
+        return SIM_ENOMEM;
+    for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE;) {
+        sim_job_id next = sim_view_next(v, id);
+        sim_placement p;
+        if (place_shape_try(&s->ws, v, id, 0, place_score_most_allocated, NULL,
+                            PLACE_GPU_MOST_USED, &p)) {
+            int rc = sim_decide_start(out, id, &p);
+            if (rc != SIM_OK)
+                return rc;
+        }
+        id = next;
+    }
+    return SIM_OK;
+}
+
+static const policy_ops policy_memo_walk = {
+    .abi_version = POLICY_ABI_VERSION,
+    .name = "binpack",
+    .state_size = sizeof(exhaustive),
+    .init = ex_init,
+    .fini = ex_fini,
+    .schedule = memo_schedule,
+};
+
 /* SJF the slow way: every pending job, sorted by (remaining work, arrival), tried on
  * every node. */
 static bool ex_strict;
@@ -648,17 +680,18 @@ static void test_pass_equivalence(void)
         size_t n = random_trace(rng, jobs, 1500);
         for (size_t i = 0; i < n; i++)
             jobs[i].submit_us /= 8;
-        /* binpack against the exhaustive scan; sjf, with and without backfilling, against
-         * the exhaustive sort. */
-        for (int k = 0; k < 3; k++) {
-            run_opts o = {.pol = k ? &policy_sjf : &policy_binpack, .seed = 3};
+        /* binpack and the walk through the shape memo against the exhaustive scan;
+         * sjf, with and without backfilling, against the exhaustive sort. */
+        for (int k = 0; k < 4; k++) {
+            run_opts o = {.pol = k == 3 ? &policy_memo_walk : k ? &policy_sjf : &policy_binpack,
+                          .seed = 3};
             ex_strict = k == 2;
             if (ex_strict) {
                 o.opt_key = "backfill";
                 o.opt_value = "false";
             }
             run_out a = run(&w, jobs, n, &o);
-            o.pol = k ? &policy_exhaustive_sjf : &policy_exhaustive;
+            o.pol = k == 1 || k == 2 ? &policy_exhaustive_sjf : &policy_exhaustive;
             o.opt_key = NULL;
             run_out b = run(&w, jobs, n, &o);
             CHECK_EQ_I64(a.status, SIM_OK);

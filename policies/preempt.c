@@ -65,7 +65,7 @@ static void cls_down(preempt_class *c, const sim_view *v, uint32_t i)
  * holds at most the jobs in the system). */
 static void cls_push(preempt_class *c, const sim_view *v, const preempt_entry *x)
 {
-    c->heap[c->n++] = (preempt_slot){x->key, x->id};
+    c->heap[c->n++] = (preempt_slot){x->key, x->id, sim_view_job(v, x->id)->shape};
     cls_up(c, v, c->n - 1);
 }
 
@@ -430,6 +430,7 @@ void preempt_fini(preempt_sched *s)
     sim_free(s->fresh);
     sim_free(s->req);
     sim_free(s->adm);
+    sim_free(s->adm_link);
     sim_free(s->pre);
     sim_free(s->sorted);
     sim_free(s->front);
@@ -524,6 +525,7 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
         !sim_reserve((void **)&s->sorted, &s->sorted_cap, n, sizeof *s->sorted) ||
         !sim_reserve((void **)&s->pre, &s->pre_cap, n, sizeof *s->pre) ||
         !sim_reserve((void **)&s->adm, &s->adm_cap, n, sizeof *s->adm) ||
+        !sim_reserve((void **)&s->adm_link, &s->adm_link_cap, n, sizeof *s->adm_link) ||
         !sim_reserve((void **)&s->walk, &s->walk_cap, n, sizeof *s->walk) ||
         !sim_reserve((void **)&s->walk2, &s->walk2_cap, n, sizeof *s->walk2) ||
         !sim_reserve((void **)&s->dheap, &s->due_cap, n, sizeof *s->dheap) ||
@@ -712,7 +714,7 @@ static void adm_started(void *ctx, const sim_view *v, uint32_t shape, sim_job_id
 {
     preempt_sched *s = ctx;
     preempt_entry *x = entry(v, id);
-    s->shape_first[shape] = x->next;
+    s->shape_first[shape] = s->adm_link[s->shape_first[shape]].next;
     cls_remove(&s->cls[x->cls], v, x->slot);
     if (s->hooks->started)
         s->hooks->started(s->ctx, x, s->now);
@@ -1007,6 +1009,8 @@ static void front_push(preempt_sched *s, uint32_t c, uint32_t slot)
     if (slot >= s->cls[c].n)
         return;
     preempt_front f = {s->cls[c].heap[slot].key, c, slot};
+    s->cls[c].in_front++;
+    s->n_live += !s->cls[c].dropped;
     uint32_t i = s->n_front++;
     while (i > 0 && preempt_before(&f.key, &s->front[(i - 1) / 2].key)) {
         s->front[i] = s->front[(i - 1) / 2];
@@ -1017,6 +1021,9 @@ static void front_push(preempt_sched *s, uint32_t c, uint32_t slot)
 
 static void front_pop(preempt_sched *s)
 {
+    preempt_class *c = &s->cls[s->front[0].cls];
+    c->in_front--;
+    s->n_live -= !c->dropped;
     preempt_front f = s->front[--s->n_front];
     uint32_t n = s->n_front, i = 0;
     for (;;) {
@@ -1038,18 +1045,23 @@ static void front_pop(preempt_sched *s)
 static void front_init(preempt_sched *s)
 {
     s->n_front = 0;
+    s->n_live = 0;
     for (uint32_t c = 0; c < s->n_cls; c++) {
         s->cls[c].dropped = false;
+        s->cls[c].in_front = 0;
         front_push(s, c, 0);
     }
 }
 
-/* The next pending job in line (its class in ->cls), or NULL when none is left. */
+/* The next pending job in line (its class in ->cls), or NULL when none is left. The
+ * entries of dropped classes are passed over; once only those are left, none is. */
 static const preempt_front *front_top(preempt_sched *s)
 {
-    while (s->n_front && s->cls[s->front[0].cls].dropped)
+    if (!s->n_live)
+        return NULL;
+    while (s->cls[s->front[0].cls].dropped)
         front_pop(s);
-    return s->n_front ? &s->front[0] : NULL;
+    return &s->front[0];
 }
 
 /* The job in line is admitted (true), and the next of its class come in line; or its
@@ -1060,9 +1072,12 @@ static void front_done(preempt_sched *s, bool admitted, uint32_t *n_adm)
     front_pop(s);
     if (!admitted) {
         s->cls[f.cls].dropped = true;
+        s->n_live -= s->cls[f.cls].in_front;
         return;
     }
-    s->adm[(*n_adm)++] = s->cls[f.cls].heap[f.slot].id;
+    const preempt_slot *e = &s->cls[f.cls].heap[f.slot];
+    s->adm_link[*n_adm].shape = e->shape;
+    s->adm[(*n_adm)++] = e->id;
     front_push(s, f.cls, 2 * f.slot + 1);
     front_push(s, f.cls, 2 * f.slot + 2);
 }
@@ -1170,10 +1185,25 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
     uint64_t base = 0;  /* the requests of the running jobs before the last head ... */
     bool known = false; /* ... (each lane's in its pre, its first job after it in succ) */
     preempt_key kp = {0, 0, 0}; /* the last head */
+    /* `room`: what the running jobs' whole request and the pending jobs admitted so far
+     * leave. A pending job that fits in it fits wherever the running jobs fall among
+     * the jobs before it (and every running job still fits after it), so it is admitted
+     * without looking up their sums; the next head looked up takes the running jobs in
+     * between as one run, which then fits. */
+    uint64_t run_all = 0;
+    for (uint32_t l = 0; l < s->n_lane; l++)
+        run_all += tsum(v, s->lane[l].root);
+    uint64_t room = left > run_all ? left - run_all : 0;
     *n_pre = 0;
     front_init(s);
     for (;;) {
         const preempt_front *f = front_top(s);
+        if (f && s->cls[f->cls].need <= room) {
+            room -= s->cls[f->cls].need;
+            left -= s->cls[f->cls].need;
+            front_done(s, true, &n_adm);
+            continue;
+        }
         const preempt_key *kh = f ? &f->key : NULL;
         /* A lane with no running job between the last head and this one has the same
          * jobs before this one: its sum is looked up again only otherwise. */
@@ -1215,8 +1245,10 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
         kp = *kh;
         uint64_t need = s->cls[f->cls].need;
         bool fits = need <= left;
-        if (fits)
+        if (fits) {
             left -= need;
+            room = room > need ? room - need : 0;
+        }
         front_done(s, fits, &n_adm);
     }
     return n_adm;
@@ -1258,13 +1290,12 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         if (v->active_shapes[k] < s->shape_cap)
             s->shape_first[v->active_shapes[k]] = NONE;
     for (uint32_t i = n_adm; i-- > 0;) {
-        preempt_entry *x = entry(v, s->adm[i]);
-        uint32_t shape = sim_view_job(v, x->id)->shape;
-        x->next = NONE;
-        if (shape >= s->shape_cap)
+        preempt_link *a = &s->adm_link[i];
+        a->next = NONE;
+        if (a->shape >= s->shape_cap)
             continue;
-        x->next = s->shape_first[shape];
-        s->shape_first[shape] = i;
+        a->next = s->shape_first[a->shape];
+        s->shape_first[a->shape] = i;
     }
     /* The admitted jobs that start leave their heaps; the others wait there still. */
     int rc = place_pass_run_ordered(&s->ws, v, out, 0, place_score_most_allocated, NULL,

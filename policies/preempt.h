@@ -74,7 +74,6 @@ typedef struct preempt_entry {
     uint32_t dslot;  /* its slot in the heap of due times, or UINT32_MAX */
     uint32_t rslot;  /* running: slot in the heap of key changes, or UINT32_MAX */
     sim_time rdue;   /* running: when its key changes (next_change) */
-    uint32_t next;   /* next admitted pending job of the same shape in a pass */
     uint32_t queue;  /* policy's queue (las) */
     uint8_t region;  /* policy's region in a queue (las mode=tiresias) */
     bool listed, running, started, requeued;
@@ -125,11 +124,19 @@ typedef struct preempt_walk {
     preempt_entry *x;
 } preempt_walk;
 
-/* A pending job in its class heap: its key (as in its state) and id. */
+/* A pending job in its class heap: its key (as in its state), id and engine shape
+ * (sim_job.shape, which stays while the job is pending). */
 typedef struct preempt_slot {
     preempt_key key;
     sim_job_id id;
+    uint32_t shape;
 } preempt_slot;
+
+/* An admitted pending job's engine shape and the next admitted one of that shape (an
+ * index into preempt_sched.adm, or UINT32_MAX). */
+typedef struct preempt_link {
+    uint32_t shape, next;
+} preempt_link;
 
 typedef struct preempt_class {
     uint64_t need, mask;
@@ -137,6 +144,7 @@ typedef struct preempt_class {
     uint32_t n, cap;
     uint32_t members; /* jobs of the class in the system (the heap's room) */
     bool dropped;     /* pass scratch: no more of its jobs fit */
+    uint32_t in_front; /* pass scratch: its entries in the frontier */
 } preempt_class;
 
 /* A pending job next in line in a pass: slot `slot` of class `cls`'s heap, and its key. */
@@ -169,13 +177,15 @@ typedef struct preempt_sched {
     sim_job_id *req; /* running jobs a failure requeued since the last pass */
     uint32_t n_req, req_cap;
     uint32_t n_masked; /* jobs in the system tied to GPU types */
-    sim_job_id *adm;   /* scratch: admitted pending jobs of a pass, in order */
+    sim_job_id *adm;   /* scratch: admitted pending jobs of a pass, in order ... */
+    preempt_link *adm_link; /* ... with their shapes, linked shape by shape */
     sim_job_id *pre;   /* scratch: running jobs to preempt, in order */
-    uint32_t adm_cap, pre_cap;
+    uint32_t adm_cap, adm_link_cap, pre_cap;
     preempt_entry **sorted; /* scratch: running entries in key order */
     uint32_t sorted_cap;
     preempt_front *front; /* scratch: heap of the pending jobs next in line, by key */
     uint32_t n_front, front_cap;
+    uint32_t n_live; /* the frontier's entries of classes not dropped */
     uint32_t n_sys;    /* jobs in the system */
     sim_job_id *dheap; /* pending jobs with a due time, by due time */
     uint32_t n_due, due_cap;

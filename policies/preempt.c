@@ -61,24 +61,73 @@ static void cls_down(preempt_class *c, const sim_view *v, uint32_t i)
     cls_set(c, v, i, e);
 }
 
+/* ---- A class's first jobs (preempt_class.first), kept beside its heap. ---- */
+
+/* The index in c->first of the first job at or after key k. */
+static uint32_t first_lower(const preempt_class *c, const preempt_key *k)
+{
+    uint32_t lo = 0, hi = c->n_first;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (preempt_before(&c->first[mid].key, k))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* e joined the class: it is among the first when it comes before the last of them (a
+ * full array loses its last, so it stays the smallest). */
+static void first_insert(preempt_class *c, preempt_slot e)
+{
+    if (!c->n_first || !preempt_before(&e.key, &c->first[c->n_first - 1].key))
+        return;
+    uint32_t i = first_lower(c, &e.key);
+    uint32_t n = c->n_first < c->first_cap ? c->n_first + 1 : c->n_first;
+    memmove(c->first + i + 1, c->first + i, (size_t)(n - 1 - i) * sizeof *c->first);
+    c->first[i] = e;
+    c->n_first = n;
+}
+
+/* e (its key as the class knew it) left the class. Keys are unique (arrival breaks
+ * ties), so a key up to the last of the first is one of them. */
+static void first_erase(preempt_class *c, const preempt_slot *e)
+{
+    if (!c->n_first || preempt_before(&c->first[c->n_first - 1].key, &e->key))
+        return;
+    uint32_t i = first_lower(c, &e->key);
+    if (i >= c->n_first || c->first[i].id != e->id) {
+        c->n_first = 0; /* not reached; empty is always right */
+        return;
+    }
+    memmove(c->first + i, c->first + i + 1, (size_t)(c->n_first - 1 - i) * sizeof *c->first);
+    c->n_first--;
+}
+
 /* Pending x in its class heap at its key. Room was reserved at arrival (a class heap
  * holds at most the jobs in the system). */
 static void cls_push(preempt_class *c, const sim_view *v, const preempt_entry *x)
 {
-    c->heap[c->n++] = (preempt_slot){x->key, x->id, sim_view_job(v, x->id)->shape};
+    preempt_slot e = {x->key, x->id, sim_view_job(v, x->id)->shape};
+    c->heap[c->n++] = e;
     cls_up(c, v, c->n - 1);
+    first_insert(c, e);
 }
 
 /* The job at slot i has a new key (already in its state): move it to its place. */
 static void cls_rekey(preempt_class *c, const sim_view *v, uint32_t i)
 {
+    first_erase(c, &c->heap[i]);
     c->heap[i].key = entry(v, c->heap[i].id)->key;
+    first_insert(c, c->heap[i]);
     cls_up(c, v, i);
     cls_down(c, v, entry(v, c->heap[i].id)->slot);
 }
 
 static void cls_remove(preempt_class *c, const sim_view *v, uint32_t i)
 {
+    first_erase(c, &c->heap[i]);
     entry(v, c->heap[i].id)->slot = NONE;
     if (--c->n == i)
         return;
@@ -423,8 +472,11 @@ int preempt_init(preempt_sched *s, const policy_config *cfg, const preempt_hooks
 
 void preempt_fini(preempt_sched *s)
 {
-    for (uint32_t c = 0; c < s->n_cls; c++)
+    for (uint32_t c = 0; c < s->n_cls; c++) {
         sim_free(s->cls[c].heap);
+        sim_free(s->cls[c].first);
+    }
+    sim_free(s->hread);
     sim_free(s->cls);
     sim_free(s->rheap);
     sim_free(s->fresh);
@@ -529,7 +581,7 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
         !sim_reserve((void **)&s->walk, &s->walk_cap, n, sizeof *s->walk) ||
         !sim_reserve((void **)&s->walk2, &s->walk2_cap, n, sizeof *s->walk2) ||
         !sim_reserve((void **)&s->dheap, &s->due_cap, n, sizeof *s->dheap) ||
-        !sim_reserve((void **)&s->front, &s->front_cap, 2 * n + s->n_cls, sizeof *s->front) ||
+        !sim_reserve((void **)&s->front, &s->front_cap, s->n_cls, sizeof *s->front) ||
         !sim_reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes, sizeof *s->shape_first)) {
         s->oom = true;
         return;
@@ -660,6 +712,7 @@ void preempt_rekey_all(preempt_sched *s, const sim_view *v, sim_time now)
         }
         for (uint32_t i = k->n / 2; i-- > 0;)
             cls_down(k, v, i);
+        k->n_first = 0;
     }
     rekey_running_all(s, v, now);
 }
@@ -1000,32 +1053,107 @@ static capacity up_capacity(preempt_sched *s, const sim_view *v)
     return cap;
 }
 
-/* ---- Admission order: the pending jobs of the classes still in the pass, by key. The
- * class heaps are read, not emptied: the k first of a heap are its root and the children
- * of the slots taken before, so a frontier of slots finds them in O(k log k). ---- */
+/* ---- Admission order: the pending jobs of the classes still in the pass, by key: each
+ * class's first jobs (its `first`) merged by a heap of the classes. A class read past
+ * its first gets longer ones, read in order from its heap (a frontier of heap slots:
+ * the root, then the children of each slot taken), about twice as many, so the reads
+ * are paid back by the passes that then need none. ---- */
 
-static void front_push(preempt_sched *s, uint32_t c, uint32_t slot)
+/* Make c's first its first `want` jobs (want <= c->n). false when the arrays cannot
+ * grow (s->oom set). O(want log want). */
+static bool first_fill(preempt_sched *s, preempt_class *c, uint32_t want)
 {
-    if (slot >= s->cls[c].n)
-        return;
-    preempt_front f = {s->cls[c].heap[slot].key, c, slot};
-    s->cls[c].in_front++;
-    s->n_live += !s->cls[c].dropped;
-    uint32_t i = s->n_front++;
-    while (i > 0 && preempt_before(&f.key, &s->front[(i - 1) / 2].key)) {
-        s->front[i] = s->front[(i - 1) / 2];
-        i = (i - 1) / 2;
+    if (!sim_reserve((void **)&c->first, &c->first_cap, want, sizeof *c->first) ||
+        !sim_reserve((void **)&s->hread, &s->hread_cap, want + 1, sizeof *s->hread)) {
+        s->oom = true;
+        return false;
     }
-    s->front[i] = f;
+    preempt_hslot *h = s->hread;
+    uint32_t nh = 1;
+    h[0] = (preempt_hslot){c->heap[0].key, 0};
+    for (uint32_t k = 0; k < want; k++) {
+        uint32_t slot = h[0].slot;
+        c->first[k] = c->heap[slot];
+        /* Take the root out (the last slot sifted down from it) ... */
+        preempt_hslot e = h[--nh];
+        uint32_t i = 0;
+        for (;;) {
+            uint32_t ch = 2 * i + 1;
+            if (ch >= nh)
+                break;
+            if (ch + 1 < nh && preempt_before(&h[ch + 1].key, &h[ch].key))
+                ch++;
+            if (!preempt_before(&h[ch].key, &e.key))
+                break;
+            h[i] = h[ch];
+            i = ch;
+        }
+        if (nh)
+            h[i] = e;
+        /* ... and put its children in. */
+        for (uint32_t kid = 2 * slot + 1; kid <= 2 * slot + 2 && kid < c->n; kid++) {
+            preempt_hslot f = {c->heap[kid].key, kid};
+            uint32_t j = nh++;
+            while (j > 0 && preempt_before(&f.key, &h[(j - 1) / 2].key)) {
+                h[j] = h[(j - 1) / 2];
+                j = (j - 1) / 2;
+            }
+            h[j] = f;
+        }
+    }
+    c->n_first = want;
+    return true;
 }
 
-static void front_pop(preempt_sched *s)
+static bool first_check;
+static uint64_t first_checked, first_errors;
+
+void preempt_first_check_enable(bool on)
 {
-    preempt_class *c = &s->cls[s->front[0].cls];
-    c->in_front--;
-    s->n_live -= !c->dropped;
-    preempt_front f = s->front[--s->n_front];
-    uint32_t n = s->n_front, i = 0;
+    first_check = on;
+}
+
+uint64_t preempt_first_checked(void)
+{
+    return first_checked;
+}
+
+uint64_t preempt_first_errors(void)
+{
+    return first_errors;
+}
+
+/* Read each class's first jobs afresh and count those that differ (see
+ * preempt_first_check_enable). */
+static void first_verify(preempt_sched *s)
+{
+    for (uint32_t c = 0; c < s->n_cls; c++) {
+        preempt_class *k = &s->cls[c];
+        uint32_t n = k->n_first;
+        if (!n)
+            continue;
+        preempt_slot *was = sim_reallocarray(NULL, n, sizeof *was);
+        if (!was) {
+            s->oom = true;
+            return;
+        }
+        memcpy(was, k->first, (size_t)n * sizeof *was);
+        bool ok = n <= k->n && first_fill(s, k, n);
+        for (uint32_t i = 0; ok && i < n; i++)
+            ok = was[i].id == k->first[i].id && was[i].shape == k->first[i].shape &&
+                 !preempt_before(&was[i].key, &k->first[i].key) &&
+                 !preempt_before(&k->first[i].key, &was[i].key);
+        first_checked++;
+        first_errors += !ok;
+        sim_free(was);
+    }
+}
+
+/* Sift the class at place i of the line down to its place. */
+static void front_down(preempt_sched *s, uint32_t i)
+{
+    preempt_front f = s->front[i];
+    uint32_t n = s->n_front;
     for (;;) {
         uint32_t ch = 2 * i + 1;
         if (ch >= n)
@@ -1037,49 +1165,52 @@ static void front_pop(preempt_sched *s)
         s->front[i] = s->front[ch];
         i = ch;
     }
-    if (n)
-        s->front[i] = f;
+    s->front[i] = f;
 }
 
-/* Every class with pending jobs enters the pass with its first. */
+/* Every class with pending jobs enters the pass with its first job. */
 static void front_init(preempt_sched *s)
 {
     s->n_front = 0;
-    s->n_live = 0;
     for (uint32_t c = 0; c < s->n_cls; c++) {
-        s->cls[c].dropped = false;
-        s->cls[c].in_front = 0;
-        front_push(s, c, 0);
+        preempt_class *k = &s->cls[c];
+        k->cur = 0;
+        if (!k->n || (!k->n_first && !first_fill(s, k, k->n < 8 ? k->n : 8)))
+            continue;
+        s->front[s->n_front++] = (preempt_front){k->first[0].key, c};
     }
+    for (uint32_t i = s->n_front / 2; i-- > 0;)
+        front_down(s, i);
 }
 
-/* The next pending job in line (its class in ->cls), or NULL when none is left. The
- * entries of dropped classes are passed over; once only those are left, none is. */
+/* The next pending job in line (its class in ->cls), or NULL when none is left. */
 static const preempt_front *front_top(preempt_sched *s)
 {
-    if (!s->n_live)
-        return NULL;
-    while (s->cls[s->front[0].cls].dropped)
-        front_pop(s);
-    return &s->front[0];
+    return s->n_front ? &s->front[0] : NULL;
 }
 
-/* The job in line is admitted (true), and the next of its class come in line; or its
- * class is dropped: it will not fit later in this pass. */
+/* The job in line is admitted (true), and the next of its class comes in line; or its
+ * class leaves the line: it will not fit later in this pass. */
 static void front_done(preempt_sched *s, bool admitted, uint32_t *n_adm)
 {
-    preempt_front f = s->front[0];
-    front_pop(s);
-    if (!admitted) {
-        s->cls[f.cls].dropped = true;
-        s->n_live -= s->cls[f.cls].in_front;
-        return;
+    preempt_class *c = &s->cls[s->front[0].cls];
+    if (admitted) {
+        const preempt_slot *e = &c->first[c->cur++];
+        s->adm_link[*n_adm].shape = e->shape;
+        s->adm[(*n_adm)++] = e->id;
+        if (c->cur == c->n_first && c->n_first < c->n) {
+            uint64_t want = 2 * (uint64_t)c->n_first + 8;
+            first_fill(s, c, want < c->n ? (uint32_t)want : c->n);
+        }
+        if (c->cur < c->n_first) {
+            s->front[0].key = c->first[c->cur].key;
+            front_down(s, 0);
+            return;
+        }
     }
-    const preempt_slot *e = &s->cls[f.cls].heap[f.slot];
-    s->adm_link[*n_adm].shape = e->shape;
-    s->adm[(*n_adm)++] = e->id;
-    front_push(s, f.cls, 2 * f.slot + 1);
-    front_push(s, f.cls, 2 * f.slot + 2);
+    s->front[0] = s->front[--s->n_front];
+    if (s->n_front)
+        front_down(s, 0);
 }
 
 /* Admission walking every running job in key order (keys as of now), merged with the
@@ -1265,6 +1396,8 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
     update_running(s, v, now);
     rekey_due(s, v, now);
     capacity cap = up_capacity(s, v);
+    if (first_check)
+        first_verify(s);
     uint32_t n_pre, n_adm;
     if (fast_on && (s->by_count || s->n_masked == 0)) {
         uint64_t left = 0;
@@ -1276,6 +1409,8 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
     } else {
         n_adm = admit_walk(s, v, &cap, &n_pre);
     }
+    if (s->oom)
+        return SIM_ENOMEM; /* a class's first jobs could not be read */
     /* Preemptions first, so the jobs admitted in their place find the room. */
     for (uint32_t i = 0; i < n_pre; i++) {
         preempt_entry *x = entry(v, s->pre[i]);

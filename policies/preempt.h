@@ -27,9 +27,11 @@
  * pass then costs O((A + C + K + V) L log n): A admitted, C classes, K preempted, V
  * running jobs still fitting behind the first that does not, L lanes; a class
  * that does not fit is dropped for the rest of the pass, since capacity only shrinks.
- * Admission reads the class heaps in key order without taking jobs out (a frontier of
- * heap slots: a class's root, then the children of each slot admitted), so an admitted
- * job that finds no room costs O(log A), and only a job that starts leaves its heap.
+ * Admission reads each class's first jobs in key order, kept in an array beside its heap
+ * (a job coming, going or re-keyed among them moves the array's tail), and merges the
+ * classes by a heap of one entry each; a class read past its array gets one about twice
+ * as long, read from its heap in order (a frontier of heap slots). So an admitted job
+ * that finds no room costs O(log C), and only a job that starts leaves its heap.
  * With jobs tied to GPU types, admission walks every running job in key order (O(R log L)).
  */
 #ifndef POLICIES_PREEMPT_H
@@ -143,15 +145,25 @@ typedef struct preempt_class {
     preempt_slot *heap; /* pending jobs of the class, by key */
     uint32_t n, cap;
     uint32_t members; /* jobs of the class in the system (the heap's room) */
-    bool dropped;     /* pass scratch: no more of its jobs fit */
-    uint32_t in_front; /* pass scratch: its entries in the frontier */
+    /* Its first pending jobs by key, in order: first[0..n_first) are its n_first
+     * smallest (kept as jobs come, go and are re-keyed; made longer when a pass reads
+     * past them). */
+    preempt_slot *first;
+    uint32_t n_first, first_cap;
+    uint32_t cur; /* pass scratch: the next of first[] in line */
 } preempt_class;
 
-/* A pending job next in line in a pass: slot `slot` of class `cls`'s heap, and its key. */
+/* A class in line in a pass: its next pending job's key. */
 typedef struct preempt_front {
     preempt_key key;
-    uint32_t cls, slot;
+    uint32_t cls;
 } preempt_front;
+
+/* A slot of a class heap and its key (scratch of an in-order read of the heap). */
+typedef struct preempt_hslot {
+    preempt_key key;
+    uint32_t slot;
+} preempt_hslot;
 
 typedef struct preempt_sched {
     place_ws ws;
@@ -183,9 +195,10 @@ typedef struct preempt_sched {
     uint32_t adm_cap, adm_link_cap, pre_cap;
     preempt_entry **sorted; /* scratch: running entries in key order */
     uint32_t sorted_cap;
-    preempt_front *front; /* scratch: heap of the pending jobs next in line, by key */
+    preempt_front *front; /* scratch: the classes in line in a pass, a heap by key */
     uint32_t n_front, front_cap;
-    uint32_t n_live; /* the frontier's entries of classes not dropped */
+    preempt_hslot *hread; /* scratch: frontier of an in-order read of a class heap */
+    uint32_t hread_cap;
     uint32_t n_sys;    /* jobs in the system */
     sim_job_id *dheap; /* pending jobs with a due time, by due time */
     uint32_t n_due, due_cap;
@@ -233,6 +246,14 @@ void preempt_fast_enable(bool on);
 /* Read the engine's speed log (true, the default), or file every running job again at
  * every pass (false), for every engine of the process: to test the two in tests. */
 void preempt_speed_log_enable(bool on);
+
+/* Check at every pass, for every engine of the process, that each class's first jobs
+ * (preempt_class.first) are its smallest in key order, as read afresh from its heap
+ * (true), or not (false, the default): for tests. preempt_first_checked counts the
+ * classes checked, preempt_first_errors those found wrong (then set right). */
+void preempt_first_check_enable(bool on);
+uint64_t preempt_first_checked(void);
+uint64_t preempt_first_errors(void);
 
 /* The policy_ops hooks, for a policy whose state starts with a preempt_sched. The tables
  * grow at new peaks only; a failure to grow ends the next pass with SIM_ENOMEM. */

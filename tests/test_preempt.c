@@ -367,6 +367,9 @@ static void test_fast_equivalence(void)
     };
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     static job_spec jobs[900];
+    /* Each class's first jobs are checked against its heap at every pass. */
+    preempt_first_check_enable(true);
+    uint64_t checked = preempt_first_checked(), errors = preempt_first_errors();
     for (int round = 0; round < 8; round++) {
         gsl_rng_set(rng, 900 + (unsigned long)round);
         world w;
@@ -413,6 +416,9 @@ static void test_fast_equivalence(void)
         }
         world_fini(&w);
     }
+    preempt_first_check_enable(false);
+    CHECK(preempt_first_checked() > checked + 10000);
+    CHECK_EQ_I64((int64_t)(preempt_first_errors() - errors), 0);
     gsl_rng_free(rng);
 }
 

@@ -1183,6 +1183,19 @@ static void front_init(preempt_sched *s)
         front_down(s, i);
 }
 
+/* After a pass: a class's first jobs are cut to about twice what the pass read when they
+ * are far more, so a job coming or going before their last moves no more than passes
+ * read. */
+static void first_trim(preempt_sched *s)
+{
+    for (uint32_t c = 0; c < s->n_cls; c++) {
+        preempt_class *k = &s->cls[c];
+        uint32_t keep = 2 * k->cur + 8;
+        if (k->n_first / 4 > keep)
+            k->n_first = keep;
+    }
+}
+
 /* The next pending job in line (its class in ->cls), or NULL when none is left. */
 static const preempt_front *front_top(preempt_sched *s)
 {
@@ -1411,6 +1424,7 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
     }
     if (s->oom)
         return SIM_ENOMEM; /* a class's first jobs could not be read */
+    first_trim(s);
     /* Preemptions first, so the jobs admitted in their place find the room. */
     for (uint32_t i = 0; i < n_pre; i++) {
         preempt_entry *x = entry(v, s->pre[i]);

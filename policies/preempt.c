@@ -312,15 +312,29 @@ static uint32_t join(const sim_view *v, uint32_t a, uint32_t b)
     return b;
 }
 
+/* x into the treap at t, returning its root: down the path of x's key to the first job
+ * of lower priority, where the subtree is split around x. */
+static uint32_t insert_rec(const sim_view *v, uint32_t t, preempt_entry *x)
+{
+    if (t == NONE || x->tprio > entry(v, t)->tprio) {
+        split(v, t, &x->key, &x->tl, &x->tr);
+        pull(v, x);
+        return x->id;
+    }
+    preempt_entry *y = entry(v, t);
+    if (preempt_before(&x->key, &y->key))
+        y->tl = insert_rec(v, y->tl, x);
+    else
+        y->tr = insert_rec(v, y->tr, x);
+    pull(v, y);
+    return t;
+}
+
 /* Insert running x into the treap of its lane (x->lane). */
 static void tree_insert(preempt_sched *s, const sim_view *v, preempt_entry *x)
 {
     preempt_lane *ln = &s->lane[x->lane];
-    uint32_t l, r;
-    split(v, ln->root, &x->key, &l, &r);
-    x->tl = x->tr = NONE;
-    pull(v, x);
-    ln->root = join(v, join(v, l, x->id), r);
+    ln->root = insert_rec(v, ln->root, x);
     ln->n++;
 }
 

@@ -893,7 +893,8 @@ again:;
     }
     /* The pending jobs reached, in list order (they come from the lists bucket by
      * bucket). */
-    qsort(s->vis, n_vis, sizeof *s->vis, entry_cmp);
+    if (n_vis)
+        qsort(s->vis, n_vis, sizeof *s->vis, entry_cmp);
     if (n_all + n_vis > s->ord_cap && opt_reserve(s, n_all + n_vis) != SIM_OK)
         return SIM_ENOMEM;
     /* Then one GPU's worth of trainers at a time to the job with the highest marginal

@@ -176,9 +176,16 @@ static sim_time las_due(const void *ctx, const preempt_entry *x, sim_time now)
         double t = (double)x->waiting + ceil(s->starve * e * 1e6 - (double)x->pend_us);
         return t <= (double)now ? now + 1 : t < 9e18 ? (sim_time)t : SIM_TIME_NEVER;
     }
-    /* In double: starve x run time can pass the range of sim_time. */
-    double t = (double)x->waiting + s->starve * (double)x->ran_us + 1;
-    return t > (double)now && t < 9e18 ? (sim_time)t : SIM_TIME_NEVER;
+    /* The first microsecond at which las_key's test, now - waiting > starve x ran_us,
+     * holds; once it held the job was promoted, and nothing is due until it runs again.
+     * In double: starve x run time can pass the range of sim_time. */
+    double lim = s->starve * (double)x->ran_us;
+    if (!(lim < 9e18))
+        return SIM_TIME_NEVER;
+    sim_time k = (sim_time)floor(lim) + 1;
+    if (k > SIM_TIME_NEVER - 1 - x->waiting)
+        return SIM_TIME_NEVER;
+    return x->waiting + k > now ? x->waiting + k : SIM_TIME_NEVER;
 }
 
 /* Tiresias mode: after the last pass, the running jobs of each queue stand ahead of its

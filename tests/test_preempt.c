@@ -209,6 +209,39 @@ static void test_las_tiresias_starve(void)
     world_fini(&w);
 }
 
+/* Default mode, threshold 10.0000005 GPU-s (crossed at the first microsecond past it),
+ * starve=1.5, one GPU: a (30 s) runs 0..10.000001 and drops to queue 1; b (100 s, at 5)
+ * runs until it drops too, at 20.000002, where a, first by arrival, takes the GPU. b has
+ * run 10,000,001 us, so it may wait 15,000,001.5 us: at 35.000004 it returns to the
+ * first queue and runs ahead of a until 45.000005; a ends at 50.000003, b at 130.000001.
+ * The limit's half microsecond once made its due time fall at the moment of promotion,
+ * and the run re-keyed b forever. */
+static void test_las_starve_fraction(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[2] = {job("a", 0, 30, 1, 1000), job("b", 5, 100, 1, 1000)};
+    run_opts o = {.pol = &policy_las,
+                  .seed = 1,
+                  .opt_key = "thresholds",
+                  .opt_value = "10.0000005",
+                  .opt_key2 = "starve",
+                  .opt_value2 = "1.5"};
+    run_out r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "a", F_END, "50.000003");
+    CHECK_FIELD(&r, "a", F_PREEMPT, "2");
+    CHECK_FIELD(&r, "b", F_END, "130.000001");
+    CHECK_FIELD(&r, "b", F_PREEMPT, "2");
+    run_out_free(&r);
+    o.opt_value2 = "0"; /* without the guard a runs on from 20.000002 and ends at 40.000002 */
+    r = run(&w, jobs, 2, &o);
+    CHECK_FIELD(&r, "a", F_END, "40.000002");
+    CHECK_FIELD(&r, "b", F_PREEMPT, "1");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* The thresholds of mode=tiresias default to the references' 3250,7200: a (4000 s) runs
  * ahead of b (50 s, at 100) in the first queue until it has 3250 GPU-s; b runs
  * 3250..3300 and a ends at 4050. The default mode's first threshold is 3600. */
@@ -432,6 +465,7 @@ int main(void)
     test_las_queues();
     test_las_tiresias_thresholds();
     test_las_tiresias_starve();
+    test_las_starve_fraction();
     test_properties();
     test_fast_equivalence();
     return check_done();

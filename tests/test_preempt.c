@@ -327,7 +327,7 @@ static void test_properties(void)
                           .n_failures = 2};
             if (vs[p].pol == &policy_las && round % 2) {
                 o.opt_key2 = "starve";
-                o.opt_value2 = "2";
+                o.opt_value2 = round == 1 ? "2" : "1.37"; /* a whole and a fractional limit */
             }
             run_out a = run(&w, jobs, n, &o);
             run_out b = run(&w, jobs, n, &o);

@@ -360,6 +360,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     for (uint32_t pt = 0; world->curves && pt < world->curves->n_pts; pt++)
         if (sim_eventq_push(&e->q, world->curves->pts[pt].t_us, EV_DEMAND, pt, 0) != SIM_OK)
             goto out_nomem;
+    e->q_compact_at = 2 * e->q.n > 4096 ? 2 * e->q.n : 4096;
     e->h_jct = sim_hist_create();
     e->h_wait = sim_hist_create();
     if (!e->h_jct || !e->h_wait)
@@ -1391,6 +1392,19 @@ static int write_not_arrived(sim_engine *e, sim_diag *d)
 
 static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d);
 
+/* Whether ev still stands: a job's finish and the policy's wakeup are superseded by a
+ * newer version (a change of speed, a preemption, a new wakeup time); once superseded,
+ * always (versions only grow), so the queue may drop such events early. */
+static bool event_live(void *ctx, const sim_event *ev)
+{
+    const sim_engine *e = ctx;
+    if (ev->kind == EV_FINISH)
+        return ev->version == e->job_version[ev->obj];
+    if (ev->kind == EV_WAKEUP)
+        return ev->version == e->wakeup_version;
+    return true;
+}
+
 int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
 {
     int st = run_loop(e, src, d);
@@ -1449,18 +1463,16 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
         bool changed = false, sample_due = false;
         sim_event ev;
         while (sim_eventq_top_time(&e->q) == now && sim_eventq_pop(&e->q, &ev)) {
+            if (!event_live(e, &ev))
+                continue;
             e->sum.events++;
             switch (ev.kind) {
             case EV_FINISH:
-                if (ev.version != e->job_version[ev.obj])
-                    break;
                 if ((st = finish_job(e, ev.obj)) != SIM_OK)
                     return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write jobs.csv");
                 changed = true;
                 break;
             case EV_WAKEUP:
-                if (ev.version != e->wakeup_version)
-                    break;
                 e->wakeup_at = SIM_TIME_NEVER;
                 changed = true;
                 break;
@@ -1524,6 +1536,10 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
                     sim_eventq_push(&e->q, w, EV_WAKEUP, 0, e->wakeup_version) != SIM_OK)
                     return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
             }
+        }
+        if (e->q.n >= e->q_compact_at) {
+            sim_eventq_compact(&e->q, event_live, e);
+            e->q_compact_at = 2 * e->q.n > 4096 ? 2 * e->q.n : 4096;
         }
         if (sample_due) {
             if ((st = sim__write_sample(e)) != SIM_OK)

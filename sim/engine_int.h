@@ -143,6 +143,7 @@ struct sim_engine {
 
     /* Time and events. */
     sim_eventq q;
+    size_t q_compact_at; /* queue size at which its stale events are dropped */
     sim_time now;
     uint32_t wakeup_version;
     sim_time wakeup_at;

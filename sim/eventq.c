@@ -50,13 +50,9 @@ int sim_eventq_push(sim_eventq *q, sim_time t, uint32_t kind, uint32_t obj, uint
     return SIM_OK;
 }
 
-bool sim_eventq_pop(sim_eventq *q, sim_event *out)
+/* Put x at hole i of the first n entries and sift it down to its place. */
+static void sift_down(sim_event *a, size_t n, size_t i, sim_event x)
 {
-    if (q->n == 0)
-        return false;
-    *out = q->a[0];
-    sim_event last = q->a[--q->n];
-    size_t n = q->n, i = 0;
     for (;;) {
         size_t c = 4 * i + 1;
         if (c >= n)
@@ -64,14 +60,36 @@ bool sim_eventq_pop(sim_eventq *q, sim_event *out)
         size_t best = c;
         size_t end = c + 4 < n ? c + 4 : n;
         for (size_t k = c + 1; k < end; k++)
-            if (less(&q->a[k], &q->a[best]))
+            if (less(&a[k], &a[best]))
                 best = k;
-        if (!less(&q->a[best], &last))
+        if (!less(&a[best], &x))
             break;
-        q->a[i] = q->a[best];
+        a[i] = a[best];
         i = best;
     }
-    if (n)
-        q->a[i] = last;
+    a[i] = x;
+}
+
+bool sim_eventq_pop(sim_eventq *q, sim_event *out)
+{
+    if (q->n == 0)
+        return false;
+    *out = q->a[0];
+    sim_event last = q->a[--q->n];
+    if (q->n)
+        sift_down(q->a, q->n, 0, last);
     return true;
+}
+
+void sim_eventq_compact(sim_eventq *q, bool (*keep)(void *ctx, const sim_event *ev), void *ctx)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < q->n; i++)
+        if (keep(ctx, &q->a[i]))
+            q->a[n++] = q->a[i];
+    q->n = n;
+    if (n < 2)
+        return;
+    for (size_t i = (n - 2) / 4 + 1; i-- > 0;)
+        sift_down(q->a, n, i, q->a[i]);
 }

@@ -3,7 +3,8 @@
  * seq is an insertion counter, so the order is total and every run is deterministic.
  * Entries carry their payload inline (no pointer per event); the array grows
  * geometrically, so pushes allocate only when the queue reaches a new peak size.
- * Stale entries are not deleted: their owner drops them by a version stamp on pop.
+ * Stale entries are not deleted one by one: their owner drops them by a version stamp
+ * on pop, or all at once with sim_eventq_compact.
  */
 #ifndef SIM_EVENTQ_H
 #define SIM_EVENTQ_H
@@ -33,6 +34,10 @@ int sim_eventq_push(sim_eventq *q, sim_time t, uint32_t kind, uint32_t obj, uint
 
 /* Remove the least (t, seq) event into *out; false when empty. O(log n). */
 bool sim_eventq_pop(sim_eventq *q, sim_event *out);
+
+/* Keep only the events for which keep(ctx, ev) is true and restore the heap: O(n). The
+ * events kept pop in the same order as before (the order is (t, seq), a total one). */
+void sim_eventq_compact(sim_eventq *q, bool (*keep)(void *ctx, const sim_event *ev), void *ctx);
 
 static inline bool sim_eventq_empty(const sim_eventq *q)
 {

@@ -54,6 +54,8 @@ void place_ws_fini(place_ws *w)
     sim_free(w->fit_nodes);
     sim_free(w->role_nodes);
     sim_free(w->memo_epoch);
+    sim_free(w->memo_q);
+    sim_free(w->memo_milli);
     sim_free(w->memo_gen);
     sim_free(w->memo_set);
     sim_free(w->heap_key);
@@ -199,18 +201,11 @@ bool place_pick_gpus(place_ws *w, const sim_view *v, const sim_job *j, uint32_t 
     return true;
 }
 
-/* A replica's request, for the compact check below. */
-typedef struct fitq {
-    uint64_t cpu, mem, mask;
-    uint32_t need, milli;
-    bool whole; /* whole GPUs, no GPU memory request */
-} fitq;
-
 /* Whether node summary ns can host the replica, ignoring tentative usage and GPU memory,
  * and (for fractional multi-GPU replicas) assuming the shares sit on enough GPUs: a
  * necessary condition, and an exact one for whole-GPU or one-GPU replicas without GPU
  * memory. Evaluated without short-circuits, so the scan has one branch per node. */
-static inline bool quick_fit(const sim_node_sum *ns, const fitq *q)
+static inline bool quick_fit(const sim_node_sum *ns, const place_fitq *q)
 {
     bool ok = ns->up & (ns->cpu_free >= q->cpu) & (ns->mem_free >= q->mem);
     if (!q->need)
@@ -297,11 +292,22 @@ typedef struct search {
     place_ws *w;
     const sim_view *v;
     const sim_job *j;
-    fitq q;
+    place_fitq q;
     uint32_t milli;
     uint64_t gmem;
     bool exact; /* quick_fit decides alone */
 } search;
+
+/* The request of one replica of j at share m and GPU memory gm (both 0 without GPUs). */
+static place_fitq replica_q(const sim_job *j, uint32_t m, uint64_t gm)
+{
+    return (place_fitq){.cpu = j->cpu_per_replica,
+                        .mem = j->mem_per_replica,
+                        .mask = j->spec.gpu_type_mask ? j->spec.gpu_type_mask : ~UINT64_C(0),
+                        .need = j->gpus_per_replica,
+                        .milli = m,
+                        .whole = m == SIM_MILLI_GPU && gm == 0};
+}
 
 static inline bool node_fits(const search *s, uint32_t n)
 {
@@ -514,17 +520,7 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
         m = 0, gm = 0;
     if ((uint64_t)R * (gpr ? gpr : 1) > w->max_slots || R > w->max_slots)
         return false;
-    search s = {.w = w,
-                .v = v,
-                .j = j,
-                .q = {.cpu = j->cpu_per_replica,
-                      .mem = j->mem_per_replica,
-                      .mask = j->spec.gpu_type_mask ? j->spec.gpu_type_mask : ~UINT64_C(0),
-                      .need = gpr,
-                      .milli = m,
-                      .whole = m == SIM_MILLI_GPU && gm == 0},
-                .milli = m,
-                .gmem = gm};
+    search s = {.w = w, .v = v, .j = j, .q = replica_q(j, m, gm), .milli = m, .gmem = gm};
     uint32_t placed = 0;
     bool ok = true;
     bool grouped = groups_apply(w, v, j, m, score);
@@ -694,6 +690,14 @@ int place_memo_reserve(place_ws *w, const sim_view *v)
     if (!ns)
         return SIM_ENOMEM;
     w->memo_set = ns;
+    place_fitq *nq = sim_reallocarray(w->memo_q, ncap, sizeof *nq);
+    if (!nq)
+        return SIM_ENOMEM;
+    w->memo_q = nq;
+    uint32_t *nm = sim_reallocarray(w->memo_milli, ncap, sizeof *nm);
+    if (!nm)
+        return SIM_ENOMEM;
+    w->memo_milli = nm;
     uint64_t *hk = sim_reallocarray(w->heap_key, ncap, sizeof *hk);
     if (!hk)
         return SIM_ENOMEM;
@@ -812,8 +816,31 @@ bool place_shape_try(place_ws *w, const sim_view *v, sim_job_id id, uint32_t mil
     if ((cands && n_cands == 0) ||
         !place_gang(w, v, id, milli, UINT64_MAX, score, ctx, order, cands, n_cands, p)) {
         place_memo_fail(w, v, j->shape);
+        if (j->nominal_replicas == 1 && !j->n_roles && j->shape < w->memo_cap) {
+            bool gpus = j->gpus_per_replica > 0;
+            w->memo_q[j->shape] = replica_q(j, gpus ? place_milli(j, milli) : 0,
+                                            gpus ? place_gmem(j, UINT64_MAX) : 0);
+            w->memo_milli[j->shape] = milli;
+            w->memo_set[j->shape] = 2;
+        }
         return false;
     }
+    return true;
+}
+
+/* Whether shape s, which fitted nowhere at its last try, fits none of the nodes released
+ * since either (quick_fit is a necessary condition); false when it cannot tell. */
+static bool released_no_fit(place_ws *w, const sim_view *v, uint32_t s, uint32_t milli)
+{
+    if (w->memo_set[s] != 2 || w->memo_milli[s] != milli)
+        return false;
+    uint32_t n;
+    const uint32_t *c = place_candidates(w, v, s, &n);
+    if (!c)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (quick_fit(&v->node_sum[c[i]], &w->memo_q[s]))
+            return false;
     return true;
 }
 
@@ -881,6 +908,12 @@ int place_pass_run_ordered(place_ws *w, const sim_view *v, policy_decisions *out
         if (memo_valid(w, v, s) && w->memo_epoch[s] == v->release_epoch) {
             if (strict && q->head(q->ctx, v, s, &k, &k2) != SIM_JOB_NONE)
                 heap_push(w, k, k2, s); /* it may still be the first: it blocks then */
+            continue;
+        }
+        /* Its try would fail (nothing released fits it): recorded as such, unread. No
+         * start in this pass releases anything, so it would fail at any point of it. */
+        if (!strict && memo_valid(w, v, s) && released_no_fit(w, v, s, milli)) {
+            w->memo_epoch[s] = v->release_epoch;
             continue;
         }
         if (q->head(q->ctx, v, s, &k, &k2) != SIM_JOB_NONE)

@@ -27,6 +27,13 @@ typedef struct place_ws place_ws;
 typedef bool (*place_gpu_pick)(void *ctx, place_ws *w, const sim_view *v, const sim_job *j,
                                uint32_t n, uint32_t milli, uint64_t gmem, uint32_t *out);
 
+/* A replica's request, as the compact feasibility check reads it. */
+typedef struct place_fitq {
+    uint64_t cpu, mem, mask;
+    uint32_t need, milli;
+    bool whole; /* whole GPUs, no GPU memory request */
+} place_fitq;
+
 struct place_ws {
     uint32_t n_nodes, n_gpus;
     uint64_t *t_cpu, *t_mem;   /* tentative CPU / memory per node */
@@ -44,8 +51,13 @@ struct place_ws {
      * the shape last fitted nowhere, valid while memo_gen matches the shape's gen. */
     uint64_t *memo_epoch;
     uint32_t *memo_gen;
-    uint8_t *memo_set;
+    uint8_t *memo_set; /* 0 none; 1 a failure; 2 a failure with its request in memo_q */
     uint32_t memo_cap;
+    /* Per shape, recorded by place_shape_try when a one-replica job without roles fitted
+     * nowhere: its replica's request and the share asked of the search, so a pass can
+     * tell that none of the nodes released since could host it without reading a job. */
+    place_fitq *memo_q;
+    uint32_t *memo_milli;
     /* Heap of shapes ordered by the enqueue order of their first pending job. */
     uint64_t *heap_key, *heap_key2;
     uint32_t *heap_shape;

@@ -923,7 +923,10 @@ int place_pass_run_ordered(place_ws *w, const sim_view *v, policy_decisions *out
         uint32_t s = heap_pop(w);
         sim_job_id id = q->head(q->ctx, v, s, &k, &k2);
         bool started = false;
-        if (!(memo_valid(w, v, s) && w->memo_epoch[s] == v->release_epoch)) {
+        if (!strict && memo_valid(w, v, s) && w->memo_epoch[s] != v->release_epoch &&
+            released_no_fit(w, v, s, milli)) {
+            w->memo_epoch[s] = v->release_epoch; /* the starts before it took the room */
+        } else if (!(memo_valid(w, v, s) && w->memo_epoch[s] == v->release_epoch)) {
             int st = try_start(w, v, out, id, milli, score, ctx, order, &started);
             if (st != SIM_OK)
                 return st;

@@ -17,6 +17,7 @@
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,8 +80,8 @@ struct model_duration {
     double *tc_topics;
     /* Training. */
     double *X, *y, *Xt, *yt;
-    model_ridge_ws *rws;
-    model_gbt_ws *gws;
+    model_ridge_ws *rws, *rws2; /* the second for the global model's fit, on a thread */
+    model_gbt_ws *gws, *gws2;
     fitted global;
     fitted *tm;
     uint32_t n_tm, n_tm_fitted;
@@ -149,10 +150,15 @@ int model_duration_create(model_duration **out, const model_dur_config *c, sim_d
         goto out_fail;
     for (uint32_t t = 0; t < c->max_tenants; t++)
         m->ten[t].model = -1;
-    if (c->learner == MODEL_DUR_RIDGE)
+    if (c->learner == MODEL_DUR_RIDGE) {
         st = model_ridge_ws_create(&m->rws, H, p);
-    else
+        if (st == SIM_OK)
+            st = model_ridge_ws_create(&m->rws2, H, p);
+    } else {
         st = model_gbt_ws_create(&m->gws, H, p, &c->gbt);
+        if (st == SIM_OK)
+            st = model_gbt_ws_create(&m->gws2, H, p, &c->gbt);
+    }
     if (st != SIM_OK)
         goto out_fail;
     if ((st = fitted_init(&m->global, p, c)) != SIM_OK)
@@ -214,7 +220,9 @@ void model_duration_destroy(model_duration *m)
             fitted_fini(&m->tm[i]);
     sim_free(m->tm);
     model_ridge_ws_destroy(m->rws);
+    model_ridge_ws_destroy(m->rws2);
     model_gbt_ws_destroy(m->gws);
+    model_gbt_ws_destroy(m->gws2);
     sim_free(m->uniq_hash);
     sim_free(m->uniq_row);
     sim_free(m->csr_ptr);
@@ -396,8 +404,12 @@ double model_duration_predict(model_duration *m, const model_dur_job *j, model_d
     return to_seconds(fitted_predict(m, f, m->xbuf));
 }
 
-static int fit_one(model_duration *m, fitted *f, const double *X, const double *y, size_t n)
+/* Fit f on n rows with workspace `second` (false: the first). */
+static int fit_one(model_duration *m, fitted *f, const double *X, const double *y, size_t n,
+                   bool second)
 {
+    model_ridge_ws *rws = second ? m->rws2 : m->rws;
+    model_gbt_ws *gws = second ? m->gws2 : m->gws;
     int st;
     f->y_lo = INFINITY;
     f->y_hi = -INFINITY;
@@ -408,13 +420,28 @@ static int fit_one(model_duration *m, fitted *f, const double *X, const double *
             f->y_hi = y[i];
     }
     if (m->c.learner == MODEL_DUR_RIDGE && m->c.ridge_lambda < 0)
-        st = model_ridge_fit_gcv(&f->ridge, m->rws, X, y, n, NULL);
+        st = model_ridge_fit_gcv(&f->ridge, rws, X, y, n, NULL);
     else if (m->c.learner == MODEL_DUR_RIDGE)
-        st = model_ridge_fit(&f->ridge, m->rws, X, y, n, m->c.ridge_lambda);
+        st = model_ridge_fit(&f->ridge, rws, X, y, n, m->c.ridge_lambda);
     else
-        st = model_gbt_fit(&f->gbt, m->gws, X, y, n);
+        st = model_gbt_fit(&f->gbt, gws, X, y, n);
     f->fitted = st == SIM_OK && n > 0;
     return st;
+}
+
+/* The global model's fit, run beside the tenants' (it reads X and y, writes only its
+ * model and the second workspace). */
+typedef struct global_fit {
+    model_duration *m;
+    size_t n;
+    int st;
+} global_fit;
+
+static void *global_fit_main(void *arg)
+{
+    global_fit *g = arg;
+    g->st = fit_one(g->m, &g->m->global, g->m->X, g->m->y, g->n, true);
+    return NULL;
 }
 
 /* Fit idf and NMF on the history's documents; sets text_ready. */
@@ -495,8 +522,18 @@ int model_duration_train(model_duration *m)
         features(m, &m->hist[i].job, m->X + (size_t)i * p);
         m->y[i] = m->hist[i].y;
     }
-    if ((st = fit_one(m, &m->global, m->X, m->y, n)) != SIM_OK)
-        goto out_drop;
+    /* The global model is fitted on a second thread while this one fits the tenants'
+     * (each fit is deterministic and owns its workspace, so the models are those of a
+     * fit one after the other); without a thread, first, as before. */
+    global_fit gf = {.m = m, .n = n, .st = SIM_OK};
+    pthread_t th;
+    bool threaded = pthread_create(&th, NULL, global_fit_main, &gf) == 0;
+    if (!threaded) {
+        global_fit_main(&gf);
+        if ((st = gf.st) != SIM_OK)
+            goto out_drop;
+    }
+    uint32_t n_tm_before = m->n_tm;
     for (uint32_t s = 0; s < m->c.max_tenants; s++)
         m->ten[s].rows = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -519,10 +556,22 @@ int model_duration_train(model_duration *m)
                 memcpy(m->Xt + k * p, m->X + (size_t)i * p, p * sizeof *m->X);
                 m->yt[k++] = m->y[i];
             }
-        if ((st = fit_one(m, f, m->Xt, m->yt, k)) != SIM_OK)
-            goto out_drop;
+        if ((st = fit_one(m, f, m->Xt, m->yt, k, false)) != SIM_OK)
+            break;
         m->n_tm_fitted += f->fitted;
     }
+    if (threaded)
+        pthread_join(th, NULL);
+    if (gf.st != SIM_OK) {
+        /* A failed global fit ends the training before any tenant gets a model. */
+        for (uint32_t s = 0; s < m->c.max_tenants; s++)
+            if (m->ten[s].model >= (int32_t)n_tm_before)
+                m->ten[s].model = -1;
+        m->n_tm = n_tm_before;
+        st = gf.st;
+    }
+    if (st != SIM_OK)
+        goto out_drop;
     return SIM_OK;
 out_drop:
     m->global.fitted = false;

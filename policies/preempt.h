@@ -209,6 +209,11 @@ typedef struct preempt_sched {
     sim_time wake_at; /* the earliest change after the last pass */
     uint64_t cap_epoch; /* view's up_epoch when cap_left was summed (UINT64_MAX: never) */
     uint64_t cap_left[SIM_MAX_GPU_TYPES], cap_types; /* the up GPUs (see up_capacity) */
+    /* The last pass decided nothing, and since it nothing has come, gone or changed a
+     * node (at change_epoch settled_change): see preempt_schedule. */
+    bool settled;
+    uint64_t settled_change;
+    uint32_t n_started; /* jobs the pass in progress started */
     bool oom;
 } preempt_sched;
 
@@ -242,6 +247,14 @@ static inline bool preempt_before(const preempt_key *a, const preempt_key *b)
  * not (true, the default), for every engine of the process: to compare the two in tests
  * and benchmarks. */
 void preempt_fast_enable(bool on);
+
+/* Skip the admission and placement of a pass that would decide what the last one did,
+ * nothing (true, the default), or make every pass (false), for every engine of the
+ * process: to test the two against each other. */
+void preempt_settled_enable(bool on);
+
+/* Passes skipped so, over the process (for tests). */
+uint64_t preempt_settled_skips(void);
 
 /* Read the engine's speed log (true, the default), or file every running job again at
  * every pass (false), for every engine of the process: to test the two in tests. */

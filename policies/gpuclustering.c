@@ -54,17 +54,23 @@ static double gpuclustering_ref_score(void *ctx, const sim_view *v, const sim_jo
     return (double)ref_gpuclustering_score(mask, bit, left);
 }
 
+/* The GPU request of the task holding allocation a: the share it holds, since this
+ * policy places every replica at its request (place_milli(j, 0)); read from the
+ * allocation, not from the job's record. */
+static uint32_t resident_request(const sim_view *v, uint32_t a)
+{
+    return v->allocs[a].milli;
+}
+
 /* Whether GPU g holds a task whose share per GPU is `req` (a replica of the job being
  * placed, held tentatively, counts). O(residents of g). */
 static bool gpu_holds_same(const place_ws *w, const sim_view *v, uint32_t g, uint32_t req)
 {
     if (w->t_node[v->gpu_node[g]] && w->t_milli[g])
         return true;
-    for (uint32_t a = v->gpu_first_res[g]; a != UINT32_MAX; a = v->allocs[a].next_on_gpu) {
-        const sim_job *o = sim_view_job(v, v->allocs[a].job);
-        if (o->spec.num_gpus && place_milli(o, 0) == req)
+    for (uint32_t a = v->gpu_first_res[g]; a != UINT32_MAX; a = v->allocs[a].next_on_gpu)
+        if (resident_request(v, a) == req)
             return true;
-    }
     return false;
 }
 
@@ -100,10 +106,7 @@ static uint64_t gpuclustering_tag(void *ctx, const sim_view *v, uint32_t g)
     (void)ctx;
     uint32_t req[5], n = 0;
     for (uint32_t a = v->gpu_first_res[g]; a != UINT32_MAX; a = v->allocs[a].next_on_gpu) {
-        const sim_job *o = sim_view_job(v, v->allocs[a].job);
-        if (!o->spec.num_gpus)
-            continue;
-        uint32_t r = place_milli(o, 0), k = 0;
+        uint32_t r = resident_request(v, a), k = 0;
         while (k < n && req[k] < r)
             k++;
         if (k < n && req[k] == r)

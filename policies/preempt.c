@@ -461,7 +461,7 @@ static uint32_t tree_build(preempt_sched *s, const sim_view *v, preempt_entry *c
 static bool fast_on = true;
 static bool settled_on = true;
 
-static uint64_t settled_skips;
+static uint64_t settled_skips; /* counted atomically: the runs of a sweep share it */
 
 void preempt_settled_enable(bool on)
 {
@@ -470,7 +470,7 @@ void preempt_settled_enable(bool on)
 
 uint64_t preempt_settled_skips(void)
 {
-    return settled_skips;
+    return __atomic_load_n(&settled_skips, __ATOMIC_RELAXED);
 }
 
 void preempt_fast_enable(bool on)
@@ -1471,7 +1471,7 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
     if (rekey_due(s, v, now))
         quiet = false;
     if (quiet) {
-        settled_skips++;
+        __atomic_fetch_add(&settled_skips, 1, __ATOMIC_RELAXED);
         s->wake_at = preempt_next_wakeup(s, v, SIM_TIME_NEVER);
         return SIM_OK;
     }

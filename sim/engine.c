@@ -1455,6 +1455,12 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
     sim_progress prog = {0};
     uint64_t next_progress = 65536;
     for (;;) {
+        /* Stale events are dropped before time moves: time stops only at events that
+         * stand, so the running sums (GPU-seconds and the like) are split at the same
+         * moments whenever the heap was last cleared of stale ones. */
+        sim_event stale;
+        while (e->q.n && !event_live(e, &e->q.a[0]))
+            sim_eventq_pop(&e->q, &stale);
         sim_time t_heap = sim_eventq_top_time(&e->q);
         sim_time t_arr = e->has_next ? e->next.submit_us : SIM_TIME_NEVER;
         sim_time now = t_heap < t_arr ? t_heap : t_arr;
@@ -1476,7 +1482,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
         sim_event ev;
         while (sim_eventq_top_time(&e->q) == now && sim_eventq_pop(&e->q, &ev)) {
             if (!event_live(e, &ev))
-                continue;
+                continue; /* made stale by an event of this same moment */
             e->sum.events++;
             switch (ev.kind) {
             case EV_FINISH:

@@ -86,6 +86,17 @@ static void run_out_free(run_out *o)
     free(o->summary);
 }
 
+/* Whether two runs wrote the same jobs.csv bytes; the same summary bytes. */
+static inline bool same_jobs(const run_out *a, const run_out *b)
+{
+    return a->jobs_len == b->jobs_len && memcmp(a->jobs, b->jobs, a->jobs_len) == 0;
+}
+
+static inline bool same_summary(const run_out *a, const run_out *b)
+{
+    return a->summary_len == b->summary_len && memcmp(a->summary, b->summary, a->summary_len) == 0;
+}
+
 typedef struct run_opts {
     const policy_ops *pol;
     uint64_t seed;

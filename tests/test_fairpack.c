@@ -184,17 +184,15 @@ static void test_properties(void)
             CHECK_EQ_I64(a.sum.jobs_arrived, n);
             CHECK_EQ_I64(a.sum.jobs_done + a.sum.jobs_rejected + a.sum.jobs_unfinished, n);
             CHECK_EQ_I64(count_lines(a.jobs), n + 1);
-            CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
-            CHECK(a.summary_len == b.summary_len &&
-                  memcmp(a.summary, b.summary, a.summary_len) == 0);
+            CHECK(same_jobs(&a, &b));
+            CHECK(same_summary(&a, &b));
             if (pols[p] == &policy_antman) {
                 antman_shapes_enable(false);
                 run_out c = run(&w, jobs, n, &o);
                 antman_shapes_enable(true);
                 CHECK_EQ_I64(c.status, SIM_OK);
-                CHECK(a.jobs_len == c.jobs_len && memcmp(a.jobs, c.jobs, a.jobs_len) == 0);
-                CHECK(a.summary_len == c.summary_len &&
-                      memcmp(a.summary, c.summary, a.summary_len) == 0);
+                CHECK(same_jobs(&a, &c));
+                CHECK(same_summary(&a, &c));
                 run_out_free(&c);
                 uint32_t checked = 0, bad = 0;
                 for (size_t i = 0; i < n; i++) {

@@ -338,10 +338,9 @@ static void test_properties(void)
             CHECK_EQ_I64(a.sum.jobs_done + a.sum.jobs_rejected + a.sum.jobs_unfinished, n);
             CHECK_EQ_I64(a.sum.jobs_unfinished, 0);
             CHECK_EQ_I64(count_lines(a.jobs), n + 1);
-            CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
-            CHECK(a.summary_len == b.summary_len &&
-                  memcmp(a.summary, b.summary, a.summary_len) == 0);
-            if (a.summary_len != b.summary_len || memcmp(a.summary, b.summary, a.summary_len) != 0)
+            CHECK(same_jobs(&a, &b));
+            CHECK(same_summary(&a, &b));
+            if (!same_summary(&a, &b))
                 fprintf(stderr, "%s %s: summaries differ\n%s\n%s\n", vs[p].pol->name,
                         vs[p].value ? vs[p].value : "", a.summary, b.summary);
             run_out_free(&a);
@@ -435,13 +434,12 @@ static void test_fast_equivalence(void)
                 preempt_speed_log_enable(false);
                 run_out c = run(&w, jobs, n, &o);
                 preempt_speed_log_enable(true);
-                CHECK(a.jobs_len == c.jobs_len && memcmp(a.jobs, c.jobs, a.jobs_len) == 0);
+                CHECK(same_jobs(&a, &c));
                 run_out_free(&c);
             }
-            CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
-            CHECK(a.summary_len == b.summary_len &&
-                  memcmp(a.summary, b.summary, a.summary_len) == 0);
-            if (a.jobs_len != b.jobs_len || memcmp(a.jobs, b.jobs, a.jobs_len) != 0)
+            CHECK(same_jobs(&a, &b));
+            CHECK(same_summary(&a, &b));
+            if (!same_jobs(&a, &b))
                 fprintf(stderr, "round %d, %s %s: the two admissions differ\n", round,
                         vs[p].pol->name, vs[p].value ? vs[p].value : "");
             run_out_free(&a);
@@ -492,10 +490,9 @@ static void test_settled_equivalence(void)
             preempt_settled_enable(true);
             CHECK_EQ_I64(a.status, SIM_OK);
             CHECK_EQ_I64(b.status, SIM_OK);
-            CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
-            CHECK(a.summary_len == b.summary_len &&
-                  memcmp(a.summary, b.summary, a.summary_len) == 0);
-            if (a.jobs_len != b.jobs_len || memcmp(a.jobs, b.jobs, a.jobs_len) != 0)
+            CHECK(same_jobs(&a, &b));
+            CHECK(same_summary(&a, &b));
+            if (!same_jobs(&a, &b))
                 fprintf(stderr, "round %d, %s %s: skipping settled passes changed the run\n",
                         round, vs[p].pol->name, vs[p].value ? vs[p].value : "");
             run_out_free(&a);

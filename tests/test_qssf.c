@@ -103,8 +103,8 @@ static void test_properties(void)
         CHECK_EQ_I64(a.sum.jobs_arrived, n);
         CHECK_EQ_I64(a.sum.jobs_done + a.sum.jobs_rejected + a.sum.jobs_unfinished, n);
         CHECK_EQ_I64(count_lines(a.jobs), n + 1);
-        CHECK(a.jobs_len == b.jobs_len && memcmp(a.jobs, b.jobs, a.jobs_len) == 0);
-        CHECK(a.summary_len == b.summary_len && memcmp(a.summary, b.summary, a.summary_len) == 0);
+        CHECK(same_jobs(&a, &b));
+        CHECK(same_summary(&a, &b));
         run_out_free(&a);
         run_out_free(&b);
         world_fini(&w);

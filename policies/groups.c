@@ -235,10 +235,12 @@ static uint64_t node_key(place_groups *g, const sim_view *v, uint32_t n)
         }
         used = HEAD_WORDS + GPU_WORDS * cnt;
     }
-    uint64_t h = 0x9e3779b97f4a7c15u;
-    for (uint32_t i = 0; i < used; i++)
-        h = mix64(h ^ k[i]);
-    return h;
+    /* Each word times its own odd multiplier, summed, then mixed once: the products are
+     * independent, unlike a chain of mixes (equal hashes are told apart by the key). */
+    uint64_t acc = used, m = UINT64_C(0x9e3779b97f4a7c15);
+    for (uint32_t i = 0; i < used; i++, m += UINT64_C(0x3c6ef372fe94f82a))
+        acc += k[i] * m;
+    return mix64(acc);
 }
 
 /* The table index holding group slot s, or of the first empty entry on key's probe path

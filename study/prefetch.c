@@ -174,6 +174,13 @@ int prefetch_next(void *ctx, job_spec *job, sim_diag *d)
     }
     *job = p->ring[p->cur % p->n].job;
     p->holding = true;
+    /* The next job was written on the reader's core: its lines are fetched now, while
+     * this one is simulated, instead of at the next call. */
+    if (p->cur + 1 < p->limit) {
+        const char *nx = (const char *)&p->ring[(p->cur + 1) % p->n].job;
+        for (size_t off = 0; off < sizeof(job_spec); off += 64)
+            __builtin_prefetch(nx + off);
+    }
     return 1;
 }
 

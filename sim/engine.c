@@ -937,12 +937,22 @@ static void free_job(sim_engine *e, sim_job_id id)
     e->jobs_in_flight--;
 }
 
+void sim__count_done(sim_engine *e, sim_time submit_us, sim_time start_us, sim_time end_us,
+                     sim_qos qos)
+{
+    double jct = (double)(end_us - submit_us) / 1e6;
+    sim_hist_add(e->h_jct, jct);
+    sim_hist_add(e->h_wait, (double)(start_us - submit_us) / 1e6);
+    sim_hist_add(e->qstats[qos].jct, jct);
+}
+
 static void account_done(sim_engine *e, const sim_job *j)
 {
     double jct = (double)(e->now - j->spec.submit_us) / 1e6;
     double wait = (double)(j->first_start_us - j->spec.submit_us) / 1e6;
-    sim_hist_add(e->h_jct, jct);
-    sim_hist_add(e->h_wait, wait);
+    /* With a jobs.csv the distributions are counted where the job's row is formatted. */
+    if (!e->cfg.jobs_csv)
+        sim__count_done(e, j->spec.submit_us, j->first_start_us, e->now, j->spec.qos);
     tenant_stats *ts = &e->tstats[j->spec.tenant];
     ts->done++;
     ts->jct_sum_s += jct;
@@ -952,7 +962,6 @@ static void account_done(sim_engine *e, const sim_job *j)
     qs->done++;
     qs->jct_sum_s += jct;
     qs->wait_sum_s += wait;
-    sim_hist_add(qs->jct, jct);
     if (job_spec_has(&j->spec, SIM_ATTR_SLO_S)) {
         e->sum.slo_jobs++;
         if (jct > j->spec.attr[SIM_ATTR_SLO_S])
@@ -1420,8 +1429,17 @@ static bool event_live(void *ctx, const sim_event *ev)
 int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
 {
     int st = run_loop(e, src, d);
-    /* Every jobs.csv row is written before the run returns. */
+    /* Every jobs.csv row is written before the run returns, and the distributions of
+     * the done jobs, counted as their rows were formatted, are complete only then. */
     int wst = sim__rows_finish(e);
+    e->sum.jct_mean_s = sim_hist_mean(e->h_jct);
+    e->sum.jct_median_s = sim_hist_quantile(e->h_jct, 0.5);
+    e->sum.jct_p95_s = sim_hist_quantile(e->h_jct, 0.95);
+    e->sum.jct_p99_s = sim_hist_quantile(e->h_jct, 0.99);
+    e->sum.wait_mean_s = sim_hist_mean(e->h_wait);
+    e->sum.wait_median_s = sim_hist_quantile(e->h_wait, 0.5);
+    e->sum.wait_p95_s = sim_hist_quantile(e->h_wait, 0.95);
+    e->sum.wait_p99_s = sim_hist_quantile(e->h_wait, 0.99);
     if (st == SIM_OK && wst != SIM_OK)
         st = sim_diag_set(d, wst, NULL, 0, 0,
                           wst == SIM_EIO ? "cannot write jobs.csv" : "out of memory");
@@ -1609,14 +1627,6 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
                       : (double)(e->sum.last_end_us - e->sum.first_submit_us) / 1e6;
     group_close(e);
     group_figures(e);
-    e->sum.jct_mean_s = sim_hist_mean(e->h_jct);
-    e->sum.jct_median_s = sim_hist_quantile(e->h_jct, 0.5);
-    e->sum.jct_p95_s = sim_hist_quantile(e->h_jct, 0.95);
-    e->sum.jct_p99_s = sim_hist_quantile(e->h_jct, 0.99);
-    e->sum.wait_mean_s = sim_hist_mean(e->h_wait);
-    e->sum.wait_median_s = sim_hist_quantile(e->h_wait, 0.5);
-    e->sum.wait_p95_s = sim_hist_quantile(e->h_wait, 0.95);
-    e->sum.wait_p99_s = sim_hist_quantile(e->h_wait, 0.99);
     if (span > 0 && e->n_gpus) {
         e->sum.gpu_alloc_avg = e->sum.gpu_seconds_alloc / span / (double)e->n_gpus;
         e->sum.gpu_effective_avg = e->sum.gpu_seconds_effective / span / (double)e->n_gpus;

@@ -255,5 +255,11 @@ int sim__write_headers(sim_engine *e);
 /* Write every jobs.csv row handed over and stop the writer thread (nothing when none
  * runs); returns its first error. */
 int sim__rows_finish(sim_engine *e);
+/* Count a done job in the distributions of completion and waiting times (h_jct, h_wait,
+ * its class's jct): from account_done without a jobs.csv, otherwise where its row is
+ * formatted (the writer's thread, in the rows' order; the simulating thread reads them
+ * only after sim__rows_finish). */
+void sim__count_done(sim_engine *e, sim_time submit_us, sim_time start_us, sim_time end_us,
+                     sim_qos qos);
 
 #endif

@@ -124,7 +124,9 @@ typedef struct row_rec {
 typedef struct sim_rows sim_rows;
 
 struct sim_rows {
-    const sim_engine *e; /* read only for the run's fixed configuration */
+    /* Read only for the run's fixed configuration; its distributions of done jobs
+     * (sim__count_done) are the writer's while it runs. */
+    sim_engine *e;
     FILE *f;
     pthread_t thread;
     pthread_mutex_t mu;
@@ -264,12 +266,20 @@ static void format_row(const sim_engine *e, sim_line *l, const row_rec *r)
     sim_line_char(l, '\n');
 }
 
+/* A done job's row counts it in the run's distributions (see sim__count_done). */
+static void count_row(sim_engine *e, const row_rec *r)
+{
+    if (r->done)
+        sim__count_done(e, r->submit_us, r->first_start_us, r->now, (sim_qos)r->qos);
+}
+
 /* Format and write the records of a block; returns the first error. */
 static int write_block(sim_rows *w, const unsigned char *b, size_t used)
 {
     int err = SIM_OK;
     for (size_t off = 0; off < used;) {
         const row_rec *r = (const row_rec *)(const void *)(b + off);
+        count_row(w->e, r);
         format_row(w->e, &w->line, r);
         int st = sim_line_put(&w->line, w->f);
         if (st != SIM_OK && err == SIM_OK)
@@ -455,6 +465,7 @@ static int rec_done(sim_engine *e, const row_rec *r, bool big)
 {
     if (!big)
         return SIM_OK;
+    count_row(e, r);
     format_row(e, &e->line, r);
     return sim_line_put(&e->line, e->cfg.jobs_csv);
 }

@@ -73,14 +73,33 @@ void sim_put_fixed(FILE *f, double x, unsigned digits)
         fprintf(f, "%.*f", (int)digits, x);
 }
 
+/* Decimal digits of u (at least 1). */
+static unsigned u64_digits(uint64_t u)
+{
+    unsigned n = 1;
+    for (;;) {
+        if (u < 10)
+            return n;
+        if (u < 100)
+            return n + 1;
+        if (u < 1000)
+            return n + 2;
+        if (u < 10000)
+            return n + 3;
+        u /= 10000;
+        n += 4;
+    }
+}
+
 size_t sim_fmt_u64(char buf[SIM_FMT_U64_MAX], uint64_t u)
 {
     static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
                                    "25262728293031323334353637383940414243444546474849"
                                    "50515253545556575859606162636465666768697071727374"
                                    "75767778798081828384858687888990919293949596979899";
-    char tmp[SIM_FMT_U64_MAX];
-    char *p = tmp + sizeof tmp;
+    /* Written in place from the last digit back: no scratch copy. */
+    size_t n = u64_digits(u);
+    char *p = buf + n;
     while (u >= 100) {
         p -= 2;
         memcpy(p, pairs + 2 * (u % 100), 2);
@@ -92,8 +111,6 @@ size_t sim_fmt_u64(char buf[SIM_FMT_U64_MAX], uint64_t u)
     } else {
         *--p = (char)('0' + u);
     }
-    size_t n = (size_t)(tmp + sizeof tmp - p);
-    memcpy(buf, p, n);
     return n;
 }
 

@@ -99,6 +99,23 @@ int main(void)
     cmp_all(18446744073.709551);
     CHECK_EQ_I64(mismatches, 0);
     CHECK(compared > 10000000);
+    /* sim_fmt_u64 at every change of digit count (10^k - 1, 10^k, 10^k + 1) and at the
+     * ends of the range: its digits are placed by their count. */
+    uint64_t pow10 = 1;
+    for (int k = 0; k <= 20; k++) {
+        uint64_t us[] = {pow10 - 1, pow10, pow10 + 1, UINT64_MAX, UINT64_MAX - 1};
+        for (size_t q = 0; q < sizeof us / sizeof *us; q++) {
+            char got[SIM_FMT_U64_MAX + 1], want[32];
+            size_t len = sim_fmt_u64(got, us[q]);
+            got[len] = '\0';
+            snprintf(want, sizeof want, "%llu", (unsigned long long)us[q]);
+            CHECK_STR(got, want);
+        }
+        if (k < 19)
+            pow10 *= 10;
+        else
+            pow10 = UINT64_MAX; /* 10^20 is past the range: its neighbours wrap */
+    }
     /* sim_put_fixed falls back to printf; the integer writers. */
     FILE *f = tmpfile();
     CHECK(f != NULL);

@@ -9,12 +9,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #define IN_CAP (64u * 1024u)
+#define AHEAD_BLOCKS 4u
+#define AHEAD_CAP (256u * 1024u)
 
 enum { MODE_UNKNOWN, MODE_PLAIN, MODE_GZIP };
 
@@ -32,7 +35,32 @@ struct sim_gzin {
     z_stream z;
     bool z_init;
     char msg[200];
+    struct ahead *ahead; /* inflating on a thread of its own (sim_gzin_ahead) */
 };
+
+/* Blocks of output filled in order by the thread and taken in order by the reader. The
+ * block that ends the input holds its status: 0 bytes at the end, or the error with its
+ * diagnostic, each after the bytes before it. */
+typedef struct ahead {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned char *blk[AHEAD_BLOCKS];
+    size_t len[AHEAD_BLOCKS];
+    /* Under mu: blocks filled (monotonic), taken (monotonic), whether to stop, and the
+     * final status (1 while the input goes on) with its diagnostic. */
+    uint64_t filled, taken;
+    bool stop;
+    int final;
+    sim_diag final_diag;
+    bool is_gzip;
+    /* The reader's own: the block it reads and its position in it, and whether the
+     * input is gzip (as the thread last said; g->mode is the thread's). */
+    size_t pos;
+    bool holding, reader_gzip;
+} ahead;
+
+static void ahead_stop(sim_gzin *g);
 
 int sim_gzin_open(sim_gzin **out, const char *path, sim_diag *d)
 {
@@ -65,6 +93,8 @@ void sim_gzin_close(sim_gzin *g)
 {
     if (!g)
         return;
+    if (g->ahead)
+        ahead_stop(g);
     if (g->z_init)
         inflateEnd(&g->z);
     if (g->fd > 0)
@@ -75,6 +105,8 @@ void sim_gzin_close(sim_gzin *g)
 
 bool sim_gzin_is_gzip(const sim_gzin *g)
 {
+    if (g->ahead)
+        return g->ahead->reader_gzip;
     return g->mode == MODE_GZIP;
 }
 
@@ -173,7 +205,7 @@ static long read_gzip(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
     return (long)(cap - g->z.avail_out);
 }
 
-long sim_gzin_read(sim_gzin *g, void *buf, size_t n, sim_diag *d)
+static long read_direct(sim_gzin *g, void *buf, size_t n, sim_diag *d)
 {
     if (g->err)
         return sim_diag_set(d, g->err, g->path, 0, 0, "%s", g->msg);
@@ -208,4 +240,122 @@ long sim_gzin_read(sim_gzin *g, void *buf, size_t n, sim_diag *d)
     memcpy(buf, g->in + g->in_pos, k);
     g->in_pos += k;
     return (long)k;
+}
+
+/* The thread: fill each free block to the full (or to the end), in order. */
+static void *ahead_main(void *arg)
+{
+    sim_gzin *g = arg;
+    ahead *a = g->ahead;
+    for (;;) {
+        pthread_mutex_lock(&a->mu);
+        while (a->filled - a->taken == AHEAD_BLOCKS && !a->stop)
+            pthread_cond_wait(&a->cv, &a->mu);
+        bool stop = a->stop;
+        pthread_mutex_unlock(&a->mu);
+        if (stop)
+            return NULL;
+        uint32_t b = (uint32_t)(a->filled % AHEAD_BLOCKS);
+        size_t got = 0;
+        long n = 1;
+        sim_diag d = {0};
+        while (got < AHEAD_CAP && (n = read_direct(g, a->blk[b] + got, AHEAD_CAP - got, &d)) > 0)
+            got += (size_t)n;
+        pthread_mutex_lock(&a->mu);
+        a->len[b] = got;
+        a->is_gzip = g->mode == MODE_GZIP;
+        if (n <= 0) {
+            a->final = (int)n;
+            a->final_diag = d;
+        }
+        a->filled++;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        if (n <= 0)
+            return NULL;
+    }
+}
+
+void sim_gzin_ahead(sim_gzin *g)
+{
+    if (g->ahead || g->mode != MODE_UNKNOWN)
+        return;
+    ahead *a = sim_calloc(1, sizeof *a);
+    if (!a)
+        return;
+    a->final = 1;
+    bool ok = true;
+    for (uint32_t b = 0; b < AHEAD_BLOCKS; b++)
+        ok = ok && (a->blk[b] = sim_malloc(AHEAD_CAP)) != NULL;
+    if (ok && pthread_mutex_init(&a->mu, NULL) == 0) {
+        if (pthread_cond_init(&a->cv, NULL) == 0) {
+            g->ahead = a;
+            if (pthread_create(&a->thread, NULL, ahead_main, g) == 0)
+                return;
+            g->ahead = NULL;
+            pthread_cond_destroy(&a->cv);
+        }
+        pthread_mutex_destroy(&a->mu);
+    }
+    /* No thread (or no memory for one): the input is read in place, as without. */
+    for (uint32_t b = 0; b < AHEAD_BLOCKS; b++)
+        sim_free(a->blk[b]);
+    sim_free(a);
+}
+
+static void ahead_stop(sim_gzin *g)
+{
+    ahead *a = g->ahead;
+    pthread_mutex_lock(&a->mu);
+    a->stop = true;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    pthread_join(a->thread, NULL);
+    pthread_cond_destroy(&a->cv);
+    pthread_mutex_destroy(&a->mu);
+    for (uint32_t b = 0; b < AHEAD_BLOCKS; b++)
+        sim_free(a->blk[b]);
+    sim_free(a);
+    g->ahead = NULL;
+}
+
+static long read_ahead(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
+{
+    ahead *a = g->ahead;
+    for (;;) {
+        uint32_t b = (uint32_t)(a->taken % AHEAD_BLOCKS);
+        if (a->holding && a->pos < a->len[b]) {
+            size_t k = a->len[b] - a->pos < n ? a->len[b] - a->pos : n;
+            memcpy(buf, a->blk[b] + a->pos, k);
+            a->pos += k;
+            return (long)k;
+        }
+        pthread_mutex_lock(&a->mu);
+        if (a->holding) {
+            /* The block is read through: the end of the input, or give it back. */
+            if (a->filled == a->taken + 1 && a->final != 1) {
+                int st = a->final;
+                if (st < 0 && d)
+                    *d = a->final_diag;
+                pthread_mutex_unlock(&a->mu);
+                return st;
+            }
+            a->taken++;
+            a->holding = false;
+            pthread_cond_broadcast(&a->cv);
+        }
+        while (a->filled == a->taken)
+            pthread_cond_wait(&a->cv, &a->mu);
+        a->reader_gzip = a->is_gzip;
+        a->holding = true;
+        a->pos = 0;
+        pthread_mutex_unlock(&a->mu);
+    }
+}
+
+long sim_gzin_read(sim_gzin *g, void *buf, size_t n, sim_diag *d)
+{
+    if (n == 0)
+        return 0;
+    return g->ahead ? read_ahead(g, buf, n, d) : read_direct(g, buf, n, d);
 }

@@ -24,6 +24,13 @@ int sim_gzin_open(sim_gzin **out, const char *path, sim_diag *d);
  */
 long sim_gzin_read(sim_gzin *g, void *buf, size_t n, sim_diag *d);
 
+/* Read and decompress ahead on a thread of its own, into a few blocks of 256 KiB that
+ * sim_gzin_read then copies from: for a caller with a core to spare (the parse of each
+ * block overlaps the inflating of the next). Reads, their results and their errors are
+ * the same. Before the first read; without a thread (or the memory for its blocks) the
+ * input is read in place. */
+void sim_gzin_ahead(sim_gzin *g);
+
 /* True when the input is gzip (known after the first read). */
 bool sim_gzin_is_gzip(const sim_gzin *g);
 

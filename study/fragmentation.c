@@ -66,10 +66,12 @@ int study_frag_scan(study_frag *f, const run_args *a, sim_intern *tenants, sim_i
     trace_gen *g = NULL;
     int st;
     if (a->trace) {
-        /* Only the requests matter here; the run's own read checks everything else. */
+        /* Only the requests matter here; the run's own read checks everything else.
+         * Nothing else runs yet: the other core inflates while this one parses. */
         trace_options topt = {.format = a->format,
                               .skip_bad_rows = a->skip_bad_rows,
                               .shapes_only = true,
+                              .read_ahead = true,
                               .tenants = tenants,
                               .models = models,
                               .gpu_types = gpu_types,

@@ -1,7 +1,8 @@
 /*
  * test_csvin.c: the CSV input layer — fields, quotes, embedded newlines and their line
  * numbers, CRLF, BOM, blank lines, a missing final newline; identical rows at every
- * chunk size, plain and gzip; a truncated gzip stream; bad bytes; the number parsers.
+ * chunk size, plain and gzip; a truncated gzip stream; bad bytes; the number parsers;
+ * decompression ahead on a thread against reading in place.
  */
 #include "base/alloc.h"
 #include "base/csvin.h"
@@ -278,6 +279,90 @@ static void test_gzip_damage(void)
     free(gz);
 }
 
+/* The rows, gzip flag and final status (with its message, asked twice: an error is
+ * final) of `path` read in place and decompressed ahead on a thread: all the same. */
+static int compare_ahead(const char *path, size_t chunk)
+{
+    csvin *a, *b;
+    sim_diag da, db;
+    if (csvin_open(&a, path, ',', &da) != SIM_OK || csvin_open(&b, path, ',', &db) != SIM_OK)
+        return -1;
+    csvin_read_ahead(b);
+    csvin_set_chunk(a, chunk);
+    csvin_set_chunk(b, chunk);
+    int diffs = 0, sa, sb, rows = 0;
+    csvin_row ra, rb;
+    do {
+        sa = csvin_next(a, &ra, &da);
+        sb = csvin_next(b, &rb, &db);
+        if (sa != sb) {
+            diffs++;
+            break;
+        }
+        if (sa != 1)
+            break;
+        rows++;
+        bool same = ra.line == rb.line && ra.n == rb.n;
+        for (uint32_t i = 0; same && i < ra.n; i++)
+            same = ra.len[i] == rb.len[i] && memcmp(ra.f[i], rb.f[i], ra.len[i] + 1) == 0;
+        diffs += !same;
+    } while (diffs == 0);
+    diffs += csvin_is_gzip(a) != csvin_is_gzip(b);
+    for (int again = 0; again < 2 && diffs == 0 && sa < 0; again++) {
+        char ma[512], mb[512];
+        sim_diag_format(&da, ma, sizeof ma);
+        sim_diag_format(&db, mb, sizeof mb);
+        diffs += strcmp(ma, mb) != 0;
+        diffs += csvin_next(a, &ra, &da) != sa;
+        diffs += csvin_next(b, &rb, &db) != sb;
+    }
+    csvin_close(a);
+    csvin_close(b);
+    if (diffs)
+        fprintf(stderr, "%s (chunk %zu): read ahead differs after %d rows\n", path, chunk, rows);
+    return diffs;
+}
+
+static void test_read_ahead(void)
+{
+    /* A trace of several blocks of the thread's output (256 KiB each), plain and gzip,
+     * then the damaged and odd files of the tests above; and a reader closed before
+     * the end, while the thread may still be filling blocks. */
+    size_t n = 3u << 20;
+    char *s = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        s[i] = (i % 37 == 36) ? '\n' : (i % 37) % 6 == 5 ? ',' : (char)('a' + (i * 7919) % 26);
+    write_file("csvin_big.csv", s, n, false);
+    write_file("csvin_big.csv.gz", s, n, true);
+    size_t len = 0;
+    char *gz = check_slurp("csvin_big.csv.gz", &len);
+    CHECK(gz != NULL);
+    if (gz) {
+        write_file("csvin_bigtrunc.csv.gz", gz, len / 2, false);
+        gz[len / 3] ^= 0x5a;
+        write_file("csvin_bigbad.csv.gz", gz, len, false);
+    }
+    free(gz);
+    free(s);
+    write_file("csvin_empty.csv", "", 0, false);
+    const char *paths[] = {"csvin_big.csv",      "csvin_big.csv.gz",  "csvin_bigtrunc.csv.gz",
+                           "csvin_bigbad.csv.gz", "csvin_plain.csv",  "csvin_gz.csv.gz",
+                           "csvin_two.csv.gz",   "csvin_junk.csv.gz", "csvin_junk1.csv.gz",
+                           "csvin_crc.csv.gz",   "csvin_trunc.csv.gz", "csvin_empty.csv"};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        CHECK_EQ_I64(compare_ahead(paths[i], 1u << 16), 0);
+        CHECK_EQ_I64(compare_ahead(paths[i], 1000), 0);
+    }
+    csvin *in;
+    sim_diag d;
+    CHECK(csvin_open(&in, "csvin_big.csv.gz", ',', &d) == SIM_OK);
+    csvin_read_ahead(in);
+    csvin_row row;
+    CHECK_EQ_I64(csvin_next(in, &row, &d), 1);
+    CHECK(csvin_is_gzip(in));
+    csvin_close(in);
+}
+
 static void test_header_and_fields(void)
 {
     const char *hdr = "Name, gpu ,x\nn1,12,2.5\nn1,\" 12\",\"2.5 \"\nn2,,-7\n";
@@ -443,6 +528,7 @@ int main(void)
     test_bad_bytes();
     test_truncated_gzip();
     test_gzip_damage();
+    test_read_ahead();
     test_header_and_fields();
     test_parsers();
     test_decimal_paths();

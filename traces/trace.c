@@ -135,6 +135,8 @@ int trace_reader_open(trace_reader **out, const char *path, const trace_options 
         r->col[i] = -1;
     r->id_col = r->submit_col = -1;
     int st = csvin_open(&r->in, path, fmt->delim, d);
+    if (st == SIM_OK && opt->read_ahead)
+        csvin_read_ahead(r->in);
     if (st == SIM_OK)
         st = fmt->open(r, d);
     if (st != SIM_OK) {

@@ -34,6 +34,8 @@ typedef struct trace_options {
     const char *const *opts;    /* format-specific "KEY=VALUE" options (borrowed), or NULL */
     uint32_t n_opts;            /* entries in opts */
     const char *data_dir;       /* root of shipped data tables (default tables), or NULL */
+    bool read_ahead;            /* decompress on a thread of its own (csvin_read_ahead):
+                                   for a caller with a core to spare */
 } trace_options;
 
 #define TRACE_MAX_OPTS 16 /* most format-specific options per reader */

@@ -24,6 +24,7 @@
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -132,20 +133,61 @@ static void quota_notes(run_result *res, const study_quotas *qs, const sim_inter
                  absent > 5 ? ", ..." : "");
 }
 
-static void write_input(FILE *f, const char *role, const char *path, bool *first)
-{
+/* An input's size and checksum for run.json. The trace's is taken on a thread of its
+ * own while the run goes on (read again at the end, a large trace would add its time
+ * to the run's); the other inputs are small and read when run.json is written. */
+typedef struct input_crc {
+    const char *path;
+    pthread_t th;
+    bool started, ok;
     uint32_t crc;
     uint64_t bytes;
+} input_crc;
+
+static void *input_crc_main(void *arg)
+{
+    input_crc *c = arg;
+    c->ok = study_file_crc(c->path, &c->crc, &c->bytes);
+    return NULL;
+}
+
+static void input_crc_start(input_crc *c, const char *path)
+{
+    c->path = path;
+    c->started = pthread_create(&c->th, NULL, input_crc_main, c) == 0;
+    if (!c->started)
+        input_crc_main(c);
+}
+
+/* The result: the thread's, once it is done (also when nothing asks for it). */
+static const input_crc *input_crc_finish(input_crc *c)
+{
+    if (c->started) {
+        pthread_join(c->th, NULL);
+        c->started = false;
+    }
+    return c;
+}
+
+static void write_input(FILE *f, const char *role, const char *path, const input_crc *pre,
+                        bool *first)
+{
+    input_crc c = {.path = path};
+    if (pre)
+        c = *pre;
+    else
+        input_crc_main(&c);
     fprintf(f, "%s\n    {\"role\": \"%s\", \"path\": ", *first ? "" : ",", role);
     sim_json_put_string(f, path);
-    if (study_file_crc(path, &crc, &bytes))
-        fprintf(f, ", \"bytes\": %llu, \"crc32\": \"%08x\"}", (unsigned long long)bytes, crc);
+    if (c.ok)
+        fprintf(f, ", \"bytes\": %llu, \"crc32\": \"%08x\"}", (unsigned long long)c.bytes,
+                c.crc);
     else
         fputs("}", f);
     *first = false;
 }
 
-static void write_run_json(FILE *f, const run_args *a, const run_result *r)
+static void write_run_json(FILE *f, const run_args *a, const run_result *r, input_crc *trace_crc)
 {
     fputs("{\n  \"command\": [", f);
     for (int i = 0; i < a->argc; i++) {
@@ -173,16 +215,17 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
     fputs("],\n  \"inputs\": [", f);
     bool first = true;
     if (a->trace)
-        write_input(f, "trace", a->trace, &first);
+        write_input(f, "trace", a->trace, input_crc_finish(trace_crc), &first);
     if (a->cluster && access(a->cluster, R_OK) == 0)
-        write_input(f, "cluster", a->cluster, &first);
-    write_input(f, "catalog", a->catalog ? a->catalog : model_catalog_default_path(), &first);
+        write_input(f, "cluster", a->cluster, NULL, &first);
+    write_input(f, "catalog", a->catalog ? a->catalog : model_catalog_default_path(), NULL,
+                &first);
     if (a->failures)
-        write_input(f, "failures", a->failures, &first);
+        write_input(f, "failures", a->failures, NULL, &first);
     if (a->demand)
-        write_input(f, "demand", a->demand, &first);
+        write_input(f, "demand", a->demand, NULL, &first);
     if (a->interference && access(a->interference, R_OK) == 0)
-        write_input(f, "interference", a->interference, &first);
+        write_input(f, "interference", a->interference, NULL, &first);
     /* The model tables the rate model read. */
     char path[1200];
     const char *tp = a->throughput;
@@ -190,20 +233,20 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
         static const char *const tables[] = {"gavel_steps.csv", "pollux_steps.csv"};
         for (size_t k = 0; k < 2; k++) {
             snprintf(path, sizeof path, "%s/models/data/%s", model_data_dir(), tables[k]);
-            write_input(f, "throughput", path, &first);
+            write_input(f, "throughput", path, NULL, &first);
         }
     } else if (strcmp(tp, "none") != 0) {
         for (const char *p = tp; *p;) {
             size_t len = strcspn(p, ",");
             snprintf(path, sizeof path, "%.*s", (int)len, p);
-            write_input(f, "throughput", path, &first);
+            write_input(f, "throughput", path, NULL, &first);
             p += len + (p[len] == ',');
         }
     }
     if (a->interference && (!strcmp(a->interference, "measured") ||
                             !strcmp(a->interference, "model"))) {
         snprintf(path, sizeof path, "%s/models/data/gavel_pairs.csv", model_data_dir());
-        write_input(f, "interference", path, &first);
+        write_input(f, "interference", path, NULL, &first);
     }
     /* Files a policy option names (given, or the shipped default of a model option). */
     const policy_ops *pol = policy_find(a->policy);
@@ -221,18 +264,18 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r)
         if (v && *v && access(v, R_OK) == 0) {
             char role[80];
             snprintf(role, sizeof role, "policy %s", o->name);
-            write_input(f, role, v, &first);
+            write_input(f, role, v, NULL, &first);
         }
     }
     if (a->quotas)
-        write_input(f, "quotas", a->quotas, &first);
+        write_input(f, "quotas", a->quotas, NULL, &first);
     if (a->quota_share) {
         /* FILE:COLUMN names the file without its column. */
         snprintf(path, sizeof path, "%s", a->quota_share);
         char *colon = strrchr(path, ':');
         if (colon && access(path, F_OK) != 0)
             *colon = '\0';
-        write_input(f, "quota_share", path, &first);
+        write_input(f, "quota_share", path, NULL, &first);
     }
     fputs("\n  ],\n  \"cluster\": ", f);
     sim_json_put_string(f, a->cluster ? a->cluster : "");
@@ -310,6 +353,7 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
     tenant_probe tprobe;
     char *extra = NULL;
     int st;
+    input_crc trace_crc = {0};
     study_tenant_probe_init(&tprobe);
 
     const policy_ops *pol = policy_find(a->policy);
@@ -448,6 +492,8 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
             goto out;
         }
     }
+    if (runj.f && a->trace)
+        input_crc_start(&trace_crc, a->trace);
     study_outfile *outs[] = {&jobs, &ts, &tn, &sum, &runj};
     progress_ctx pctx = {.t0 = t0};
     sim_probe probes[2];
@@ -577,8 +623,9 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         }
     }
     if (runj.f)
-        write_run_json(runj.f, a, res);
+        write_run_json(runj.f, a, res, &trace_crc);
 out:;
+    input_crc_finish(&trace_crc);
     bool commit = st == SIM_OK;
     /* Close every file, even after one fails. */
     bool ok = study_out_close(&jobs, commit);

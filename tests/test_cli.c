@@ -7,6 +7,8 @@
  */
 #include "check.h"
 
+#include <zlib.h>
+
 #include <dirent.h>
 #include <stdbool.h>
 #include <sys/stat.h>
@@ -285,6 +287,15 @@ static void test_outputs_and_determinism(void)
     char *runj = check_slurp("det0/run.json", NULL);
     CHECK(runj && strstr(runj, "\"crc32\"") && strstr(runj, "\"events_per_s\"") &&
           strstr(runj, "\"seed\": 9"));
+    /* The trace's size and checksum (taken beside the run) are the file's. */
+    size_t glen = 0;
+    char *gz = check_slurp("gen.csv.gz", &glen);
+    char want_in[160];
+    snprintf(want_in, sizeof want_in,
+             "{\"role\": \"trace\", \"path\": \"gen.csv.gz\", \"bytes\": %zu, \"crc32\": \"%08lx\"}",
+             glen, gz ? crc32(0L, (const Bytef *)gz, (uInt)glen) : 0UL);
+    CHECK(runj && gz && strstr(runj, want_in));
+    free(gz);
     /* The shipped model tables the rate model read are inputs too. */
     CHECK(runj && strstr(runj, "{\"role\": \"throughput\", \"path\": ") &&
           strstr(runj, "/models/data/gavel_steps.csv\", \"bytes\": "));

@@ -862,6 +862,8 @@ static sim_job_id enqueue_head(void *ctx, const sim_view *v, uint32_t shape, uin
     if (id != SIM_JOB_NONE) {
         *key = sim_view_job(v, id)->enqueue_seq;
         *key2 = 0;
+        /* The shape's next job is read if this one starts. */
+        sim_view_prefetch_job(v, sim_view_job(v, id)->shape_next);
     }
     return id;
 }
@@ -880,6 +882,8 @@ int place_pass_run(place_ws *w, const sim_view *v, policy_decisions *out, uint32
             uint32_t s = sim_view_job(v, id)->shape;
             if (memo_valid(w, v, s) && w->memo_epoch[s] == v->release_epoch)
                 break;
+            /* The next in line is read if this one starts. */
+            sim_view_prefetch_job(v, sim_view_next(v, id));
             bool started;
             int st = try_start(w, v, out, id, milli, score, ctx, order, &started);
             if (st != SIM_OK)

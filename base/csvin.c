@@ -144,9 +144,9 @@ bool csvin_is_gzip(const csvin *r)
     return r->gz && sim_gzin_is_gzip(r->gz);
 }
 
-void csvin_read_ahead(csvin *r)
+bool csvin_read_ahead(csvin *r)
 {
-    sim_gzin_ahead(r->gz);
+    return sim_gzin_ahead(r->gz);
 }
 
 void csvin_set_chunk(csvin *r, size_t bytes)

@@ -47,8 +47,9 @@ bool csvin_is_gzip(const csvin *r);
 /* Test hook: read the input in pieces of `bytes` (1..65536) instead of 64 KiB. */
 void csvin_set_chunk(csvin *r, size_t bytes);
 
-/* Decompress ahead on a thread of its own (sim_gzin_ahead); before the first row. */
-void csvin_read_ahead(csvin *r);
+/* From here on, decompress ahead on a thread of its own (sim_gzin_ahead): not for a
+ * stream. Returns whether the thread runs. */
+bool csvin_read_ahead(csvin *r);
 
 void csvin_close(csvin *r);
 

@@ -1,7 +1,10 @@
 /*
  * gzin.c: read(2) into a 64 KiB input buffer, then inflate (gzip members, one after the
  * other, as gzip(1) concatenates them) or copy. `in_off` is the file offset of in[0], so
- * every error names the byte offset where zlib stopped.
+ * every error names the byte offset where zlib stopped. The bytes inflated before an
+ * error are handed out first, and the error at the next read, so what a reader gets does
+ * not depend on the size of its reads. Optionally (sim_gzin_ahead) a thread of its own
+ * does the reading and inflating into a few blocks that sim_gzin_read copies from.
  */
 #include "base/gzin.h"
 
@@ -58,6 +61,7 @@ typedef struct ahead {
      * input is gzip (as the thread last said; g->mode is the thread's). */
     size_t pos;
     bool holding, reader_gzip;
+    int reader_final; /* the final status once handed out (final_diag is then fixed) */
 } ahead;
 
 static void ahead_stop(sim_gzin *g);
@@ -115,6 +119,13 @@ static int fail(sim_gzin *g, int st, sim_diag *d, const char *fmt, long long off
     g->err = st;
     snprintf(g->msg, sizeof g->msg, fmt, off, what);
     return sim_diag_set(d, st, g->path, 0, 0, "%s", g->msg);
+}
+
+static int fail_nomem(sim_gzin *g, sim_diag *d)
+{
+    g->err = SIM_ENOMEM;
+    snprintf(g->msg, sizeof g->msg, "out of memory");
+    return sim_diag_set(d, SIM_ENOMEM, g->path, 0, 0, "%s", g->msg);
 }
 
 /* Move the unread input to the front and read more after it, until at least `want`
@@ -194,12 +205,14 @@ static long read_gzip(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
         at = g->in_off + (long long)g->in_pos;
         if (zr == Z_STREAM_END) {
             g->member_done = true;
-        } else if (zr == Z_MEM_ERROR) {
-            g->err = SIM_ENOMEM;
-            return sim_diag_set(d, SIM_ENOMEM, g->path, 0, 0, "out of memory");
-        } else if (zr != Z_OK && zr != Z_BUF_ERROR) {
-            return fail(g, SIM_EIO, d, "corrupt gzip stream at byte offset %lld (%s)", at,
-                        g->z.msg ? g->z.msg : "invalid data");
+        } else if (zr == Z_MEM_ERROR || (zr != Z_OK && zr != Z_BUF_ERROR)) {
+            st = zr == Z_MEM_ERROR
+                     ? fail_nomem(g, d)
+                     : fail(g, SIM_EIO, d, "corrupt gzip stream at byte offset %lld (%s)", at,
+                            g->z.msg ? g->z.msg : "invalid data");
+            /* What was inflated before the damage comes first; the error, kept in g,
+             * at the next read. */
+            return cap > g->z.avail_out ? (long)(cap - g->z.avail_out) : st;
         }
     }
     return (long)(cap - g->z.avail_out);
@@ -217,10 +230,8 @@ static long read_direct(sim_gzin *g, void *buf, size_t n, sim_diag *d)
             return st;
         if (at_magic(g)) {
             memset(&g->z, 0, sizeof g->z);
-            if (inflateInit2(&g->z, 15 + 16) != Z_OK) {
-                g->err = SIM_ENOMEM;
-                return sim_diag_set(d, SIM_ENOMEM, g->path, 0, 0, "out of memory");
-            }
+            if (inflateInit2(&g->z, 15 + 16) != Z_OK)
+                return fail_nomem(g, d);
             g->z_init = true;
             g->mode = MODE_GZIP;
         } else {
@@ -276,14 +287,15 @@ static void *ahead_main(void *arg)
     }
 }
 
-void sim_gzin_ahead(sim_gzin *g)
+bool sim_gzin_ahead(sim_gzin *g)
 {
-    if (g->ahead || g->mode != MODE_UNKNOWN)
-        return;
+    if (g->ahead)
+        return true;
     ahead *a = sim_calloc(1, sizeof *a);
     if (!a)
-        return;
+        return false;
     a->final = 1;
+    a->reader_gzip = g->mode == MODE_GZIP;
     bool ok = true;
     for (uint32_t b = 0; b < AHEAD_BLOCKS; b++)
         ok = ok && (a->blk[b] = sim_malloc(AHEAD_CAP)) != NULL;
@@ -291,7 +303,7 @@ void sim_gzin_ahead(sim_gzin *g)
         if (pthread_cond_init(&a->cv, NULL) == 0) {
             g->ahead = a;
             if (pthread_create(&a->thread, NULL, ahead_main, g) == 0)
-                return;
+                return true;
             g->ahead = NULL;
             pthread_cond_destroy(&a->cv);
         }
@@ -301,6 +313,7 @@ void sim_gzin_ahead(sim_gzin *g)
     for (uint32_t b = 0; b < AHEAD_BLOCKS; b++)
         sim_free(a->blk[b]);
     sim_free(a);
+    return false;
 }
 
 static void ahead_stop(sim_gzin *g)
@@ -337,6 +350,7 @@ static long read_ahead(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
                 int st = a->final;
                 if (st < 0 && d)
                     *d = a->final_diag;
+                a->reader_final = st;
                 pthread_mutex_unlock(&a->mu);
                 return st;
             }
@@ -355,7 +369,14 @@ static long read_ahead(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
 
 long sim_gzin_read(sim_gzin *g, void *buf, size_t n, sim_diag *d)
 {
-    if (n == 0)
-        return 0;
-    return g->ahead ? read_ahead(g, buf, n, d) : read_direct(g, buf, n, d);
+    if (!g->ahead)
+        return read_direct(g, buf, n, d);
+    ahead *a = g->ahead;
+    if (n == 0) {
+        /* Nothing to read; an error already reached stays the answer. */
+        if (a->reader_final < 0 && d)
+            *d = a->final_diag;
+        return a->reader_final < 0 ? a->reader_final : 0;
+    }
+    return read_ahead(g, buf, n, d);
 }

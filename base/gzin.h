@@ -20,16 +20,18 @@ int sim_gzin_open(sim_gzin **out, const char *path, sim_diag *d);
  * Read up to n bytes of (decompressed) data into buf. Returns the count, 0 at the end, or
  * a negative SIM_E* code with d filled (the path, no line): SIM_EIO for a read error
  * ("cannot read: <strerror>"), a corrupt or truncated gzip stream ("... at byte offset N")
- * and junk after the gzip stream; SIM_ENOMEM. An error is final.
+ * and junk after the gzip stream; SIM_ENOMEM. An error is final, and comes after every
+ * byte inflated before it, whatever the sizes of the reads.
  */
 long sim_gzin_read(sim_gzin *g, void *buf, size_t n, sim_diag *d);
 
-/* Read and decompress ahead on a thread of its own, into a few blocks of 256 KiB that
- * sim_gzin_read then copies from: for a caller with a core to spare (the parse of each
- * block overlaps the inflating of the next). Reads, their results and their errors are
- * the same. Before the first read; without a thread (or the memory for its blocks) the
- * input is read in place. */
-void sim_gzin_ahead(sim_gzin *g);
+/* From here on, read and decompress ahead on a thread of its own, into a few blocks of
+ * 256 KiB that sim_gzin_read then copies from: for a caller with a core to spare (the
+ * parse of each block overlaps the inflating of the next). The bytes and the error a
+ * reader gets are the same. Not for a stream that may block (a pipe, a terminal):
+ * closing would wait for the thread's read. Returns whether the thread runs; without it
+ * (no thread or no memory) the input is read in place. */
+bool sim_gzin_ahead(sim_gzin *g);
 
 /* True when the input is gzip (known after the first read). */
 bool sim_gzin_is_gzip(const sim_gzin *g);

@@ -6,6 +6,7 @@
  */
 #include "base/alloc.h"
 #include "base/csvin.h"
+#include "base/gzin.h"
 
 #include "check.h"
 
@@ -280,19 +281,27 @@ static void test_gzip_damage(void)
 }
 
 /* The rows, gzip flag and final status (with its message, asked twice: an error is
- * final) of `path` read in place and decompressed ahead on a thread: all the same. */
-static int compare_ahead(const char *path, size_t chunk)
+ * final) of `path` read in place and decompressed ahead on a thread (started after
+ * `after` rows): all the same. */
+static int compare_ahead(const char *path, size_t chunk, int after)
 {
     csvin *a, *b;
     sim_diag da, db;
-    if (csvin_open(&a, path, ',', &da) != SIM_OK || csvin_open(&b, path, ',', &db) != SIM_OK)
+    if (csvin_open(&a, path, ',', &da) != SIM_OK)
         return -1;
-    csvin_read_ahead(b);
+    if (csvin_open(&b, path, ',', &db) != SIM_OK) {
+        csvin_close(a);
+        return -1;
+    }
     csvin_set_chunk(a, chunk);
     csvin_set_chunk(b, chunk);
     int diffs = 0, sa, sb, rows = 0;
     csvin_row ra, rb;
+    if (after == 0 && !csvin_read_ahead(b))
+        diffs++; /* the thread must run, or the comparison proves nothing */
     do {
+        if (rows == after && after > 0 && !csvin_read_ahead(b))
+            diffs++;
         sa = csvin_next(a, &ra, &da);
         sb = csvin_next(b, &rb, &db);
         if (sa != sb) {
@@ -350,13 +359,47 @@ static void test_read_ahead(void)
                            "csvin_two.csv.gz",   "csvin_junk.csv.gz", "csvin_junk1.csv.gz",
                            "csvin_crc.csv.gz",   "csvin_trunc.csv.gz", "csvin_empty.csv"};
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-        CHECK_EQ_I64(compare_ahead(paths[i], 1u << 16), 0);
-        CHECK_EQ_I64(compare_ahead(paths[i], 1000), 0);
+        CHECK_EQ_I64(compare_ahead(paths[i], 1u << 16, 0), 0);
+        CHECK_EQ_I64(compare_ahead(paths[i], 1000, 0), 0);
+        CHECK_EQ_I64(compare_ahead(paths[i], 1u << 16, 1), 0);
+    }
+    /* Damage at many places: what zlib inflated before it reaches the rows first, then
+     * the error, however large the reads (in place 64 KiB, the thread 256 KiB). */
+    gz = check_slurp("csvin_big.csv.gz", &len);
+    CHECK(gz != NULL);
+    int damaged_differ = 0;
+    for (int t = 0; gz && t < 40; t++) {
+        size_t at = 20 + (len - 40) * (size_t)t / 40 + (size_t)t * 7919 % 1000;
+        gz[at] ^= 0x5a;
+        gz[at + 1] ^= 0x33;
+        write_file("csvin_damaged.csv.gz", gz, len, false);
+        gz[at] ^= 0x5a;
+        gz[at + 1] ^= 0x33;
+        damaged_differ += compare_ahead("csvin_damaged.csv.gz", 1u << 16, 0) != 0;
+    }
+    CHECK_EQ_I64(damaged_differ, 0);
+    free(gz);
+    /* A read of no bytes after an error repeats it, in place and read ahead. */
+    for (int k = 0; k < 2; k++) {
+        sim_gzin *g;
+        sim_diag d0, d1;
+        CHECK(sim_gzin_open(&g, "csvin_bigbad.csv.gz", &d0) == SIM_OK);
+        if (k == 1)
+            CHECK(sim_gzin_ahead(g));
+        static char sink[1 << 16];
+        long got;
+        while ((got = sim_gzin_read(g, sink, sizeof sink, &d0)) > 0)
+            ;
+        CHECK(got < 0);
+        CHECK_EQ_I64(sim_gzin_read(g, sink, 0, &d1), got);
+        char m0[512], m1[512];
+        CHECK_STR(sim_diag_format(&d1, m1, sizeof m1), sim_diag_format(&d0, m0, sizeof m0));
+        sim_gzin_close(g);
     }
     csvin *in;
     sim_diag d;
     CHECK(csvin_open(&in, "csvin_big.csv.gz", ',', &d) == SIM_OK);
-    csvin_read_ahead(in);
+    CHECK(csvin_read_ahead(in));
     csvin_row row;
     CHECK_EQ_I64(csvin_next(in, &row, &d), 1);
     CHECK(csvin_is_gzip(in));

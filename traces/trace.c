@@ -135,10 +135,12 @@ int trace_reader_open(trace_reader **out, const char *path, const trace_options 
         r->col[i] = -1;
     r->id_col = r->submit_col = -1;
     int st = csvin_open(&r->in, path, fmt->delim, d);
-    if (st == SIM_OK && opt->read_ahead)
-        csvin_read_ahead(r->in);
     if (st == SIM_OK)
         st = fmt->open(r, d);
+    /* Only the CSV row loop reads r->in after the header (a format with its own `next`
+     * may read elsewhere), and a stream could leave the thread waiting in a read. */
+    if (st == SIM_OK && opt->read_ahead && !fmt->next && !trace_path_is_stream(path))
+        csvin_read_ahead(r->in);
     if (st != SIM_OK) {
         trace_reader_close(r);
         return st;

@@ -35,7 +35,8 @@ typedef struct trace_options {
     uint32_t n_opts;            /* entries in opts */
     const char *data_dir;       /* root of shipped data tables (default tables), or NULL */
     bool read_ahead;            /* decompress on a thread of its own (csvin_read_ahead):
-                                   for a caller with a core to spare */
+                                   for a caller with a core to spare; CSV formats read by
+                                   rows, and not for standard input or a FIFO */
 } trace_options;
 
 #define TRACE_MAX_OPTS 16 /* most format-specific options per reader */

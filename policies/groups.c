@@ -57,17 +57,26 @@ int place_groups_init(place_groups *g, uint32_t n_nodes, uint32_t max_gpus, cons
     g->sibling = sim_calloc(nn, sizeof *g->sibling);
     g->prev = sim_calloc(nn, sizeof *g->prev);
     g->scratch = sim_calloc(g->key_words, sizeof *g->scratch);
+    g->key_mul = sim_calloc(g->key_words, sizeof *g->key_mul);
     if (!g->keys || !g->hash || !g->root || !g->size || !g->live || !g->live_pos ||
         !g->free_slots || !g->table || !g->node_group || !g->child || !g->sibling || !g->prev ||
-        !g->scratch) {
+        !g->scratch || !g->key_mul) {
         place_groups_fini(g);
         return SIM_ENOMEM;
+    }
+    /* Unrelated odd multipliers (a fixed splitmix64 sequence), so that keys differing in
+     * a few words by related amounts do not sum to the same hash. */
+    uint64_t x = 0;
+    for (uint32_t i = 0; i < g->key_words; i++) {
+        x += UINT64_C(0x9e3779b97f4a7c15);
+        g->key_mul[i] = mix64(x) | 1;
     }
     return SIM_OK;
 }
 
 void place_groups_fini(place_groups *g)
 {
+    sim_free(g->key_mul);
     sim_free(g->keys);
     sim_free(g->hash);
     sim_free(g->root);
@@ -235,11 +244,11 @@ static uint64_t node_key(place_groups *g, const sim_view *v, uint32_t n)
         }
         used = HEAD_WORDS + GPU_WORDS * cnt;
     }
-    /* Each word times its own odd multiplier, summed, then mixed once: the products are
-     * independent, unlike a chain of mixes (equal hashes are told apart by the key). */
-    uint64_t acc = used, m = UINT64_C(0x9e3779b97f4a7c15);
-    for (uint32_t i = 0; i < used; i++, m += UINT64_C(0x3c6ef372fe94f82a))
-        acc += k[i] * m;
+    /* Each word times its own multiplier, summed, then mixed once: the products do not
+     * wait on each other (keys with equal hashes are told apart by their words). */
+    uint64_t acc = used;
+    for (uint32_t i = 0; i < used; i++)
+        acc += k[i] * g->key_mul[i];
     return mix64(acc);
 }
 

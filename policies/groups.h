@@ -44,6 +44,7 @@ typedef struct place_groups {
     uint32_t *child, *sibling, *prev; /* pairing-heap links per node (UINT32_MAX = none) */
     const uint32_t *tie;              /* tie key per node; NULL = the node id */
     uint64_t *scratch;                /* one key */
+    uint64_t *key_mul;                /* per key word: its odd multiplier in the hash */
     uint64_t synced;                  /* change epoch the groups reflect */
     bool built;
     place_gpu_tag tag;

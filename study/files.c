@@ -111,7 +111,7 @@ bool study_out_close(study_outfile *o, bool commit)
     return true;
 }
 
-bool study_file_crc(const char *path, uint32_t *crc, uint64_t *bytes)
+bool study_file_crc(const char *path, uint32_t *crc, uint64_t *bytes, const atomic_bool *stop)
 {
     /* A stream was read already, and opening a FIFO again would wait for a writer. */
     if (trace_path_is_stream(path))
@@ -123,11 +123,13 @@ bool study_file_crc(const char *path, uint32_t *crc, uint64_t *bytes)
     uLong c = crc32(0L, Z_NULL, 0);
     uint64_t n = 0;
     size_t k;
-    while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
+    bool stopped = false;
+    while (!(stopped = stop && atomic_load_explicit(stop, memory_order_relaxed)) &&
+           (k = fread(buf, 1, sizeof buf, f)) > 0) {
         c = crc32(c, buf, (uInt)k);
         n += k;
     }
-    bool ok = !ferror(f);
+    bool ok = !stopped && !ferror(f);
     fclose(f);
     *crc = (uint32_t)c;
     *bytes = n;

@@ -10,6 +10,7 @@
 #include "base/outfile.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,8 +34,9 @@ bool study_out_open_path(study_outfile *o, const char *path);
  * system's reason) on error. */
 bool study_out_close(study_outfile *o, bool commit);
 
-/* CRC-32 and size of a file, for run.json. false when it cannot be read. */
-bool study_file_crc(const char *path, uint32_t *crc, uint64_t *bytes);
+/* CRC-32 and size of a file, for run.json. false when it cannot be read, or when *stop
+ * (NULL: never) turns true before the end (checked between blocks of 64 KiB). */
+bool study_file_crc(const char *path, uint32_t *crc, uint64_t *bytes, const atomic_bool *stop);
 
 /* The path of this executable (to run it as a child process) into buf; false after
  * printing why when it cannot be found. */

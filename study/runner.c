@@ -140,6 +140,7 @@ typedef struct input_crc {
     const char *path;
     pthread_t th;
     bool started, ok;
+    atomic_bool stop; /* a failed run does not wait for the whole file */
     uint32_t crc;
     uint64_t bytes;
 } input_crc;
@@ -147,7 +148,7 @@ typedef struct input_crc {
 static void *input_crc_main(void *arg)
 {
     input_crc *c = arg;
-    c->ok = study_file_crc(c->path, &c->crc, &c->bytes);
+    c->ok = study_file_crc(c->path, &c->crc, &c->bytes, &c->stop);
     return NULL;
 }
 
@@ -172,16 +173,17 @@ static const input_crc *input_crc_finish(input_crc *c)
 static void write_input(FILE *f, const char *role, const char *path, const input_crc *pre,
                         bool *first)
 {
-    input_crc c = {.path = path};
-    if (pre)
-        c = *pre;
-    else
-        input_crc_main(&c);
+    uint32_t crc = 0;
+    uint64_t bytes = 0;
+    bool ok = pre ? pre->ok : study_file_crc(path, &crc, &bytes, NULL);
+    if (pre) {
+        crc = pre->crc;
+        bytes = pre->bytes;
+    }
     fprintf(f, "%s\n    {\"role\": \"%s\", \"path\": ", *first ? "" : ",", role);
     sim_json_put_string(f, path);
-    if (c.ok)
-        fprintf(f, ", \"bytes\": %llu, \"crc32\": \"%08x\"}", (unsigned long long)c.bytes,
-                c.crc);
+    if (ok)
+        fprintf(f, ", \"bytes\": %llu, \"crc32\": \"%08x\"}", (unsigned long long)bytes, crc);
     else
         fputs("}", f);
     *first = false;
@@ -625,6 +627,8 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
     if (runj.f)
         write_run_json(runj.f, a, res, &trace_crc);
 out:;
+    if (st != SIM_OK)
+        atomic_store(&trace_crc.stop, true);
     input_crc_finish(&trace_crc);
     bool commit = st == SIM_OK;
     /* Close every file, even after one fails. */

@@ -862,8 +862,6 @@ static sim_job_id enqueue_head(void *ctx, const sim_view *v, uint32_t shape, uin
     if (id != SIM_JOB_NONE) {
         *key = sim_view_job(v, id)->enqueue_seq;
         *key2 = 0;
-        /* The shape's next job is read if this one starts. */
-        sim_view_prefetch_job(v, sim_view_job(v, id)->shape_next);
     }
     return id;
 }
@@ -931,6 +929,9 @@ int place_pass_run_ordered(place_ws *w, const sim_view *v, policy_decisions *out
             released_no_fit(w, v, s, milli)) {
             w->memo_epoch[s] = v->release_epoch; /* the starts before it took the room */
         } else if (!(memo_valid(w, v, s) && w->memo_epoch[s] == v->release_epoch)) {
+            /* In enqueue order the shape's next job is read if this one starts. */
+            if (q->head == enqueue_head)
+                sim_view_prefetch_job(v, sim_view_job(v, id)->shape_next);
             int st = try_start(w, v, out, id, milli, score, ctx, order, &started);
             if (st != SIM_OK)
                 return st;

@@ -97,7 +97,7 @@ size_t sim_fmt_u64(char buf[SIM_FMT_U64_MAX], uint64_t u)
                                    "25262728293031323334353637383940414243444546474849"
                                    "50515253545556575859606162636465666768697071727374"
                                    "75767778798081828384858687888990919293949596979899";
-    /* Written in place from the last digit back: no scratch copy. */
+    /* Written in place, from the last digit back. */
     size_t n = u64_digits(u);
     char *p = buf + n;
     while (u >= 100) {

@@ -257,8 +257,9 @@ int sim__write_headers(sim_engine *e);
 int sim__rows_finish(sim_engine *e);
 /* Count a done job in the distributions of completion and waiting times (h_jct, h_wait,
  * its class's jct): from account_done without a jobs.csv, otherwise where its row is
- * formatted (the writer's thread, in the rows' order; the simulating thread reads them
- * only after sim__rows_finish). */
+ * formatted, in the rows' order (on the writer's thread, or on the simulating thread for
+ * a row written in place while the writer is idle or absent); the simulating thread
+ * reads them only after sim__rows_finish. */
 void sim__count_done(sim_engine *e, sim_time submit_us, sim_time start_us, sim_time end_us,
                      sim_qos qos);
 

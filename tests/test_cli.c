@@ -292,7 +292,8 @@ static void test_outputs_and_determinism(void)
     char *gz = check_slurp("gen.csv.gz", &glen);
     char want_in[160];
     snprintf(want_in, sizeof want_in,
-             "{\"role\": \"trace\", \"path\": \"gen.csv.gz\", \"bytes\": %zu, \"crc32\": \"%08lx\"}",
+             "{\"role\": \"trace\", \"path\": \"gen.csv.gz\", \"bytes\": %zu, "
+             "\"crc32\": \"%08lx\"}",
              glen, gz ? crc32(0L, (const Bytef *)gz, (uInt)glen) : 0UL);
     CHECK(runj && gz && strstr(runj, want_in));
     free(gz);

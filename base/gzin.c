@@ -39,6 +39,8 @@ struct sim_gzin {
     bool z_init;
     char msg[200];
     struct ahead *ahead; /* inflating on a thread of its own (sim_gzin_ahead) */
+    int told;            /* the error sim_gzin_read handed out (0: none yet) ... */
+    sim_diag told_diag;  /* ... and its diagnostic */
 };
 
 /* Blocks of output filled in order by the thread and taken in order by the reader. The
@@ -61,7 +63,6 @@ typedef struct ahead {
      * input is gzip (as the thread last said; g->mode is the thread's). */
     size_t pos;
     bool holding, reader_gzip;
-    int reader_final; /* the final status once handed out (final_diag is then fixed) */
 } ahead;
 
 static void ahead_stop(sim_gzin *g);
@@ -193,16 +194,19 @@ static long read_gzip(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
             break;
         if (g->in_pos == g->in_len && (st = refill(g, 1, d)) != SIM_OK)
             return st;
-        long long at = g->in_off + (long long)g->in_pos;
-        if (g->in_pos == g->in_len)
-            return fail(g, SIM_EIO, d,
-                        "truncated gzip stream: the file ends at byte offset %lld inside it%s", at,
-                        "");
+        /* No input left means the file ends inside the member; zlib may still hold
+         * output that needs none (the rest of a match), which comes first. */
+        bool ends = g->in_pos == g->in_len;
         g->z.next_in = g->in + g->in_pos;
         g->z.avail_in = (uInt)(g->in_len - g->in_pos);
         int zr = inflate(&g->z, Z_NO_FLUSH);
         g->in_pos = g->in_len - g->z.avail_in;
-        at = g->in_off + (long long)g->in_pos;
+        long long at = g->in_off + (long long)g->in_pos;
+        if (ends && zr != Z_STREAM_END && g->z.avail_out == cap &&
+            (zr == Z_OK || zr == Z_BUF_ERROR))
+            return fail(g, SIM_EIO, d,
+                        "truncated gzip stream: the file ends at byte offset %lld inside it%s", at,
+                        "");
         if (zr == Z_STREAM_END) {
             g->member_done = true;
         } else if (zr == Z_MEM_ERROR || (zr != Z_OK && zr != Z_BUF_ERROR)) {
@@ -222,8 +226,6 @@ static long read_direct(sim_gzin *g, void *buf, size_t n, sim_diag *d)
 {
     if (g->err)
         return sim_diag_set(d, g->err, g->path, 0, 0, "%s", g->msg);
-    if (n == 0)
-        return 0;
     if (g->mode == MODE_UNKNOWN) {
         int st = refill(g, 2, d);
         if (st != SIM_OK)
@@ -350,7 +352,6 @@ static long read_ahead(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
                 int st = a->final;
                 if (st < 0 && d)
                     *d = a->final_diag;
-                a->reader_final = st;
                 pthread_mutex_unlock(&a->mu);
                 return st;
             }
@@ -369,14 +370,17 @@ static long read_ahead(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
 
 long sim_gzin_read(sim_gzin *g, void *buf, size_t n, sim_diag *d)
 {
-    if (!g->ahead)
-        return read_direct(g, buf, n, d);
-    ahead *a = g->ahead;
     if (n == 0) {
-        /* Nothing to read; an error already reached stays the answer. */
-        if (a->reader_final < 0 && d)
-            *d = a->final_diag;
-        return a->reader_final < 0 ? a->reader_final : 0;
+        /* Nothing to read: 0, or the error once it was handed out (in either mode). */
+        if (g->told < 0 && d)
+            *d = g->told_diag;
+        return g->told;
     }
-    return read_ahead(g, buf, n, d);
+    long r = g->ahead ? read_ahead(g, buf, n, d) : read_direct(g, buf, n, d);
+    if (r < 0 && !g->told) {
+        g->told = (int)r;
+        if (d)
+            g->told_diag = *d;
+    }
+    return r;
 }

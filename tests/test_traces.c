@@ -371,6 +371,133 @@ static void test_sorting(void)
     remove("backwards_philly.csv");
 }
 
+/* Write a native trace of the given ids (one job each), one per line from line 2. */
+static void write_ids(const char *path, char **ids, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    fputs("job_id,submit_time,duration,num_gpus\n", f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s,0,10,1\n", ids[i]);
+    fclose(f);
+}
+
+/* The bytes the duplicate-id check of a native read of `path` held at its end, or
+ * SIZE_MAX when the read failed. */
+static size_t id_bytes_of(const char *path)
+{
+    sim_intern *tenants = sim_intern_create(false), *models = sim_intern_create(false);
+    trace_options o = {.format = "native", .tenants = tenants, .models = models,
+                       .gpu_types = model_catalog_names(cat)};
+    trace_reader *r = NULL;
+    sim_diag d = {0};
+    size_t bytes = SIZE_MAX;
+    if (trace_reader_open(&r, path, &o, &d) == SIM_OK) {
+        job_spec j;
+        int st;
+        while ((st = trace_reader_next(r, &j, &d)) == 1)
+            ;
+        if (st == 0)
+            bytes = trace_reader_id_bytes(r);
+    }
+    trace_reader_close(r);
+    sim_intern_destroy(tenants);
+    sim_intern_destroy(models);
+    return bytes;
+}
+
+/* Duplicate ids where ids end in digits (kept as bits of runs of numbers): ids that
+ * differ only in leading zeros, in the digits before the last 18 or across a run's
+ * edge are distinct; each repeated is found with its first line; random mixtures agree
+ * with a comparison of the strings; a trace numbered in order holds a few runs, not a
+ * table entry per job. */
+static void test_numbered_ids(void)
+{
+    static const char *near[] = {
+        "7", "07", "007", "x7", "x07", "7x", "x", "job-63", "job-64", "job-0", "job-00",
+        "999999999999999999", "1000000000000000000", "0999999999999999999",
+        "1234567890123456789", "01234567890123456789", "11234567890123456789",
+        "a18446744073709551615", "a18446744073709551616", "-1", "--1", "1-1", "job-1", "job1",
+    };
+    size_t n = sizeof near / sizeof near[0];
+    char *ids[64], diag[2048], want[2048];
+    for (size_t i = 0; i < n; i++)
+        ids[i] = (char *)near[i];
+    write_ids("ids.csv", ids, n);
+    uint64_t jobs = 0;
+    CHECK_EQ_I64(read_all("ids.csv", "native", NULL, 0, NULL, &jobs, diag, sizeof diag), SIM_OK);
+    CHECK_EQ_I64(jobs, (int64_t)n);
+    for (size_t i = 0; i < n; i++) {
+        ids[n] = (char *)near[i];
+        write_ids("ids.csv", ids, n + 1);
+        CHECK_EQ_I64(read_all("ids.csv", "native", NULL, 0, NULL, NULL, diag, sizeof diag),
+                     SIM_EPARSE);
+        snprintf(want, sizeof want, "ids.csv:%zu:1: error: duplicate job id '%s' (first seen on line %zu)",
+                 n + 2, near[i], i + 2);
+        CHECK_STR(diag, want);
+    }
+    /* Random ids from a few texts and widths, some repeated: the first repeat is the
+     * error, as a comparison of every pair of strings finds it. */
+    static const char *texts[] = {"", "job-", "a1b", "0"};
+    uint64_t z = 12345;
+    for (int round = 0; round < 40; round++) {
+        size_t m = 400;
+        char **rid = malloc(m * sizeof *rid);
+        for (size_t i = 0; i < m; i++) {
+            z = z * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+            char buf[64];
+            unsigned width = 1 + (unsigned)(z >> 60) % 20;
+            int len = snprintf(buf, sizeof buf, "%s", texts[(z >> 40) % 4]);
+            for (unsigned w = 0; w < width; w++) {
+                z = z * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+                /* Few distinct digits in the last places, so repeats happen. */
+                buf[len++] = (char)('0' + (w + 3 < width ? (z >> 33) % 10 : (z >> 33) % 3));
+            }
+            buf[len] = '\0';
+            rid[i] = strdup(buf);
+        }
+        size_t rep = 0, first = 0;
+        for (size_t i = 1; i < m && !rep; i++)
+            for (size_t k = 0; k < i; k++)
+                if (strcmp(rid[i], rid[k]) == 0) {
+                    rep = i;
+                    first = k;
+                    break;
+                }
+        write_ids("ids.csv", rid, m);
+        int st = read_all("ids.csv", "native", NULL, 0, NULL, &jobs, diag, sizeof diag);
+        if (rep) {
+            CHECK_EQ_I64(st, SIM_EPARSE);
+            snprintf(want, sizeof want, "ids.csv:%zu:1: error: duplicate job id '%s' (first seen on line %zu)",
+                     rep + 2, rid[rep], first + 2);
+            CHECK_STR(diag, want);
+        } else {
+            CHECK_EQ_I64(st, SIM_OK);
+            CHECK_EQ_I64(jobs, (int64_t)m);
+        }
+        for (size_t i = 0; i < m; i++)
+            free(rid[i]);
+        free(rid);
+    }
+    /* 10^5 jobs numbered in order: a few runs (one per 64 ids, 16 bytes each), where a
+     * hash per id took 2 MiB; then the first repeated far from it. */
+    size_t big = 100000;
+    FILE *f = fopen("ids.csv", "w");
+    fputs("job_id,submit_time,duration,num_gpus\n", f);
+    for (size_t i = 0; i < big; i++)
+        fprintf(f, "job-%07zu,0,10,1\n", i);
+    fclose(f);
+    size_t bytes = id_bytes_of("ids.csv");
+    CHECK(bytes <= 64 * 1024);
+    f = fopen("ids.csv", "a");
+    fputs("job-0000005,0,10,1\n", f);
+    fclose(f);
+    CHECK_EQ_I64(read_all("ids.csv", "native", NULL, 0, NULL, NULL, diag, sizeof diag), SIM_EPARSE);
+    snprintf(want, sizeof want, "ids.csv:%zu:1: error: duplicate job id 'job-0000005' (first seen on line 7)",
+             big + 2);
+    CHECK_STR(diag, want);
+    remove("ids.csv");
+}
+
 /* A line of 1 MiB and a truncated gzip stream, for every format. */
 static void test_generated(void)
 {
@@ -705,6 +832,7 @@ int main(void)
     test_chunk_invariance();
     test_bad_fixtures();
     test_sorting();
+    test_numbered_ids();
     test_generated();
     test_options();
     test_timestamps();

@@ -5,8 +5,12 @@
  * with skip_bad_rows, are skipped and counted.
  *
  * Duplicate detection keeps one 64-bit hash per job id (about 16 bytes per job at the
- * table's load factor); on a hash match the file is scanned again for the first line
- * with that id, so the message is exact and a hash collision is not an error.
+ * table's load factor), except for ids that end in digits: those are bits in runs of 64
+ * numbers (a 64-bit hash of the text before the number, the digit count and number / 64,
+ * beside a 64-bit mask), so a trace numbered in order (job-0000001, job-0000002, ...)
+ * costs about a bit per job and memory follows the jobs in flight, not the trace. On a
+ * match the file is scanned again for the first line with that id, so the message is
+ * exact and a hash collision is not an error.
  *
  * Formats marked in_memory are read whole, then sorted stably by (submit time, file
  * order) with qsort on an explicit sequence number; their duplicate ids are found by
@@ -157,6 +161,7 @@ void trace_reader_close(trace_reader *r)
         r->fmt->close(r);
     csvin_close(r->in);
     sim_free(r->ids);
+    sim_free(r->runs);
     sim_free(r->held);
     sim_free(r->arena);
     sim_free(r);
@@ -234,6 +239,94 @@ static int ids_insert(trace_reader *r, uint64_t h)
     return 1;
 }
 
+/* An id ending in digits, split into the text before its last (at most 18) digits, their
+ * count and their number: the split is one-to-one (the id is the text followed by the
+ * number written in that many digits), so two ids are equal exactly when the three are.
+ * *key: the run of 64 numbers it falls in, *bit: its place there. false: no digit at the
+ * end. */
+static bool id_numbered(const char *s, uint64_t *key, uint32_t *bit)
+{
+    size_t len = strlen(s), k = 0;
+    while (k < len && k < 18 && s[len - 1 - k] >= '0' && s[len - 1 - k] <= '9')
+        k++;
+    if (!k)
+        return false;
+    uint64_t num = 0, h = UINT64_C(1469598103934665603);
+    for (size_t i = len - k; i < len; i++)
+        num = num * 10 + (uint64_t)(s[i] - '0');
+    for (size_t i = 0; i < len - k; i++)
+        h = (h ^ (unsigned char)s[i]) * UINT64_C(1099511628211);
+    /* (count, run) in 59 bits (number < 10^18 < 2^60): under one text, distinct pairs
+     * give distinct keys (an odd multiplier and splitmix64's finaliser are one-to-one). */
+    uint64_t z = h ^ (((uint64_t)k << 54 | num >> 6) * UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    z ^= z >> 31;
+    *key = z ? z : 1; /* 0 marks an empty slot */
+    *bit = (uint32_t)(num & 63);
+    return true;
+}
+
+/* Set bit `bit` of run `key`; returns 1 when it was clear, 0 when set, negative on
+ * failure. The table is at most 3/4 full. */
+static int runs_insert(trace_reader *r, uint64_t key, uint32_t bit)
+{
+    if ((r->runs_n + 1) * 4 > r->runs_cap * 3) {
+        size_t ncap = r->runs_cap ? r->runs_cap * 2 : 256;
+        trace__id_run *n = sim_calloc(ncap, sizeof *n);
+        if (!n)
+            return SIM_ENOMEM;
+        for (size_t i = 0; i < r->runs_cap; i++) {
+            if (!r->runs[i].key)
+                continue;
+            size_t k = r->runs[i].key & (ncap - 1);
+            while (n[k].key)
+                k = (k + 1) & (ncap - 1);
+            n[k] = r->runs[i];
+        }
+        sim_free(r->runs);
+        r->runs = n;
+        r->runs_cap = ncap;
+    }
+    size_t k = key & (r->runs_cap - 1);
+    while (r->runs[k].key && r->runs[k].key != key)
+        k = (k + 1) & (r->runs_cap - 1);
+    trace__id_run *run = &r->runs[k];
+    if (!run->key) {
+        run->key = key;
+        r->runs_n++;
+    }
+    uint64_t m = UINT64_C(1) << bit;
+    if (run->seen & m)
+        return 0;
+    run->seen |= m;
+    return 1;
+}
+
+/* Record a job id; returns 1 when it is new, 0 when seen before (or its hash collides
+ * with one's), negative on failure. */
+static int id_insert(trace_reader *r, const char *id)
+{
+    uint64_t key;
+    uint32_t bit;
+    return id_numbered(id, &key, &bit) ? runs_insert(r, key, bit) : ids_insert(r, id_hash(id));
+}
+
+/* The id check's slot is a cache miss on a large trace: ask for it while the row is
+ * converted (a guess: the format may build the id otherwise). Numbered ids in order
+ * fall in a few runs that stay in the cache. */
+static void id_prefetch(const trace_reader *r, const char *id)
+{
+    size_t len = strlen(id);
+    if (r->ids_cap && (!len || id[len - 1] < '0' || id[len - 1] > '9'))
+        __builtin_prefetch(&r->ids[id_hash(id) & (r->ids_cap - 1)]);
+}
+
+size_t trace_reader_id_bytes(const trace_reader *r)
+{
+    return r->ids_cap * sizeof *r->ids + r->runs_cap * sizeof *r->runs;
+}
+
 int trace__group_new(trace_reader *r, const char *group)
 {
     /* Group ids share the id table under a different hash, so they never meet job ids
@@ -281,7 +374,7 @@ static int common_checks(trace_reader *r, const csvin_row *row, job_spec *job, s
                             job->id, (double)job->submit_us / 1e6, (double)r->last_submit_us / 1e6,
                             r->last_submit_line);
     /* A caller that uses only the requests needs no id check (nor its memory). */
-    int ins = r->opt.shapes_only ? 1 : ids_insert(r, id_hash(job->id));
+    int ins = r->opt.shapes_only ? 1 : id_insert(r, job->id);
     if (ins < 0)
         return sim_diag_set(d, SIM_ENOMEM, r->path, row->line, 0, "out of memory");
     if (ins == 0) {
@@ -339,10 +432,8 @@ static int raw_next(trace_reader *r, job_spec *job, sim_diag *d)
             return st;
         }
         r->rows++;
-        /* The id check's slot is a cache miss on a large trace: ask for it now, while
-         * the row is converted (a guess: the format may build the id otherwise). */
-        if (r->ids_cap && !r->opt.shapes_only && r->id_col >= 0 && (uint32_t)r->id_col < row.n)
-            __builtin_prefetch(&r->ids[id_hash(row.f[r->id_col]) & (r->ids_cap - 1)]);
+        if (!r->opt.shapes_only && r->id_col >= 0 && (uint32_t)r->id_col < row.n)
+            id_prefetch(r, row.f[r->id_col]);
         trace__job_defaults(job);
         st = csvin_row_width(r->in, &row, r->n_header, d);
         if (st == SIM_OK)
@@ -551,10 +642,8 @@ int trace_reader_next(trace_reader *r, job_spec *job, sim_diag *d)
             return st;
         }
         r->rows++;
-        /* The id check's slot is a cache miss on a large trace: ask for it now, while
-         * the row is converted (a guess: the format may build the id otherwise). */
-        if (r->ids_cap && !r->opt.shapes_only && r->id_col >= 0 && (uint32_t)r->id_col < row.n)
-            __builtin_prefetch(&r->ids[id_hash(row.f[r->id_col]) & (r->ids_cap - 1)]);
+        if (!r->opt.shapes_only && r->id_col >= 0 && (uint32_t)r->id_col < row.n)
+            id_prefetch(r, row.f[r->id_col]);
         trace__job_defaults(job);
         st = csvin_row_width(r->in, &row, r->n_header, d);
         if (st == SIM_OK)

@@ -64,6 +64,8 @@ int trace_reader_next(trace_reader *r, job_spec *job, sim_diag *d);
 uint64_t trace_reader_skipped(const trace_reader *r);
 /* Rows read so far, good and bad (the header excluded). */
 uint64_t trace_reader_rows(const trace_reader *r);
+/* Bytes the duplicate-id check holds now. */
+size_t trace_reader_id_bytes(const trace_reader *r);
 /* Well-formed records the format documents as not being jobs (for example PAI jobs
  * still running when the trace was cut, Philly jobs without any scheduling attempt),
  * left out and counted so far. */

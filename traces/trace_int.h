@@ -43,6 +43,12 @@ typedef struct trace__held {
     bool dropped;                 /* a skipped duplicate */
 } trace__held;
 
+/* 64 numbered ids sharing the text before their number and its digit count: a hash of
+ * (that text, the count, number / 64) and a bit per id seen (bit number % 64). */
+typedef struct trace__id_run {
+    uint64_t key, seen;
+} trace__id_run;
+
 struct trace_reader {
     const trace_format *fmt;
     csvin *in;
@@ -59,9 +65,12 @@ struct trace_reader {
     bool unknown[CSVIN_MAX_FIELDS]; /* header columns no name matched */
     uint32_t n_header;
     char ignored[512]; /* header columns the format does not use, comma-separated */
-    /* Duplicate-id detection: 64-bit hashes of every id seen (open addressing). */
+    /* Duplicate-id detection: 64-bit hashes of every id seen (open addressing), except
+     * ids ending in digits, which are bits of runs of 64 numbers (trace.c). */
     uint64_t *ids;
     size_t ids_cap, ids_n;
+    trace__id_run *runs;
+    size_t runs_cap, runs_n;
     void *state; /* format-specific */
     uint64_t n_ignored; /* records the format documents as not being jobs */
     /* The last row's job group (native `group`): its id and submit time. */

@@ -1,10 +1,12 @@
 /*
  * gzin.c: read(2) into a 64 KiB input buffer, then inflate (gzip members, one after the
  * other, as gzip(1) concatenates them) or copy. `in_off` is the file offset of in[0], so
- * every error names the byte offset where zlib stopped. The bytes inflated before an
- * error are handed out first, and the error at the next read, so what a reader gets does
- * not depend on the size of its reads. Optionally (sim_gzin_ahead) a thread of its own
- * does the reading and inflating into a few blocks that sim_gzin_read copies from.
+ * every error names the byte offset where the decompressor stopped. The bytes inflated
+ * before an error are handed out first, and the error at the next read, so what a reader
+ * gets does not depend on the size of its reads. Optionally (sim_gzin_ahead) a thread of
+ * its own does the reading and inflating into a few blocks that sim_gzin_read copies
+ * from. The decompressor is ISA-L's igzip where the build found it (SIM_HAVE_ISAL: about
+ * 2.5 times zlib's speed), else zlib; both check each member's CRC-32 and length.
  */
 #include "base/gzin.h"
 
@@ -16,7 +18,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef SIM_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#else
 #include <zlib.h>
+#endif
 
 #define IN_CAP (64u * 1024u)
 #define AHEAD_BLOCKS 4u
@@ -35,8 +41,12 @@ struct sim_gzin {
     bool member_done; /* the last gzip member ended; another may follow */
     bool done;
     int err; /* a final error, repeated by every later read */
+#ifdef SIM_HAVE_ISAL
+    struct inflate_state *z; /* NULL until the input shows a gzip member */
+#else
     z_stream z;
     bool z_init;
+#endif
     char msg[200];
     struct ahead *ahead; /* inflating on a thread of its own (sim_gzin_ahead) */
     int told;            /* the error sim_gzin_read handed out (0: none yet) ... */
@@ -100,8 +110,12 @@ void sim_gzin_close(sim_gzin *g)
         return;
     if (g->ahead)
         ahead_stop(g);
+#ifdef SIM_HAVE_ISAL
+    sim_free(g->z);
+#else
     if (g->z_init)
         inflateEnd(&g->z);
+#endif
     if (g->fd > 0)
         close(g->fd);
     sim_free(g->in);
@@ -155,6 +169,105 @@ static int refill(sim_gzin *g, size_t want, sim_diag *d)
     return SIM_OK;
 }
 
+/* ---- The decompressor: start, restart at a member, and one step. ---- */
+
+enum { INFL_MORE, INFL_END, INFL_BAD, INFL_NOMEM };
+
+#ifdef SIM_HAVE_ISAL
+static bool infl_start(sim_gzin *g)
+{
+    g->z = sim_malloc(sizeof *g->z);
+    if (!g->z)
+        return false;
+    isal_inflate_init(g->z);
+    g->z->crc_flag = ISAL_GZIP; /* parse the header, check the trailer */
+    return true;
+}
+
+static bool infl_restart(sim_gzin *g)
+{
+    isal_inflate_reset(g->z);
+    g->z->crc_flag = ISAL_GZIP;
+    return true;
+}
+
+/* Inflate from in[0..len) into out[0..cap): *used input bytes taken, *made output
+ * bytes written; INFL_END when the member ended (trailer checked), INFL_MORE when it
+ * wants more input or room, else an error with *why. */
+static int infl_step(sim_gzin *g, unsigned char *in, size_t len, unsigned char *out, size_t cap,
+                     size_t *used, size_t *made, const char **why)
+{
+    struct inflate_state *z = g->z;
+    z->next_in = in;
+    z->avail_in = (uint32_t)len;
+    z->next_out = out;
+    z->avail_out = (uint32_t)cap;
+    int r = isal_inflate(z);
+    *used = len - z->avail_in;
+    *made = cap - z->avail_out;
+    switch (r) {
+    case ISAL_DECOMP_OK:
+        return z->block_state == ISAL_BLOCK_FINISH ? INFL_END : INFL_MORE;
+    case ISAL_INVALID_BLOCK:
+        *why = "invalid block";
+        break;
+    case ISAL_INVALID_SYMBOL:
+        *why = "invalid code";
+        break;
+    case ISAL_INVALID_LOOKBACK:
+        *why = "invalid distance too far back";
+        break;
+    case ISAL_INVALID_WRAPPER:
+        *why = "invalid gzip header";
+        break;
+    case ISAL_UNSUPPORTED_METHOD:
+        *why = "unknown compression method";
+        break;
+    case ISAL_INCORRECT_CHECKSUM:
+        *why = "incorrect data check";
+        break;
+    default:
+        *why = "invalid data";
+        break;
+    }
+    return INFL_BAD;
+}
+#else
+static bool infl_start(sim_gzin *g)
+{
+    memset(&g->z, 0, sizeof g->z);
+    if (inflateInit2(&g->z, 15 + 16) != Z_OK)
+        return false;
+    g->z_init = true;
+    return true;
+}
+
+static bool infl_restart(sim_gzin *g)
+{
+    return inflateReset(&g->z) == Z_OK;
+}
+
+static int infl_step(sim_gzin *g, unsigned char *in, size_t len, unsigned char *out, size_t cap,
+                     size_t *used, size_t *made, const char **why)
+{
+    g->z.next_in = in;
+    g->z.avail_in = (uInt)len;
+    g->z.next_out = out;
+    g->z.avail_out = (uInt)cap;
+    int zr = inflate(&g->z, Z_NO_FLUSH);
+    *used = len - g->z.avail_in;
+    *made = cap - g->z.avail_out;
+    if (zr == Z_STREAM_END)
+        return INFL_END;
+    if (zr == Z_OK || zr == Z_BUF_ERROR)
+        return INFL_MORE;
+    if (zr == Z_MEM_ERROR)
+        return INFL_NOMEM;
+    *why = g->z.msg ? g->z.msg : "invalid data";
+    return INFL_BAD;
+}
+#endif
+
 static bool at_magic(const sim_gzin *g)
 {
     return g->in_len - g->in_pos >= 2 && g->in[g->in_pos] == 0x1f && g->in[g->in_pos + 1] == 0x8b;
@@ -174,7 +287,7 @@ static int next_member(sim_gzin *g, sim_diag *d)
     if (!at_magic(g))
         return fail(g, SIM_EIO, d, "junk after the gzip stream at byte offset %lld (%s)", off,
                     "bytes that do not start another gzip member");
-    if (inflateReset(&g->z) != Z_OK)
+    if (!infl_restart(g))
         return fail(g, SIM_EIO, d, "corrupt gzip stream at byte offset %lld (%s)", off,
                     "cannot restart the decompressor");
     g->member_done = false;
@@ -183,10 +296,8 @@ static int next_member(sim_gzin *g, sim_diag *d)
 
 static long read_gzip(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
 {
-    uInt cap = (uInt)(n > UINT32_MAX ? UINT32_MAX : n);
-    g->z.next_out = buf;
-    g->z.avail_out = cap;
-    while (g->z.avail_out == cap && !g->done) {
+    size_t cap = n > UINT32_MAX ? UINT32_MAX : n, made = 0;
+    while (made == 0 && !g->done) {
         int st;
         if (g->member_done && (st = next_member(g, d)) != SIM_OK)
             return st;
@@ -194,32 +305,31 @@ static long read_gzip(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
             break;
         if (g->in_pos == g->in_len && (st = refill(g, 1, d)) != SIM_OK)
             return st;
-        /* No input left means the file ends inside the member; zlib may still hold
-         * output that needs none (the rest of a match), which comes first. */
+        /* No input left means the file ends inside the member; the decompressor may
+         * still hold output that needs none (the rest of a match), which comes first. */
         bool ends = g->in_pos == g->in_len;
-        g->z.next_in = g->in + g->in_pos;
-        g->z.avail_in = (uInt)(g->in_len - g->in_pos);
-        int zr = inflate(&g->z, Z_NO_FLUSH);
-        g->in_pos = g->in_len - g->z.avail_in;
+        size_t used;
+        const char *why = NULL;
+        int r = infl_step(g, g->in + g->in_pos, g->in_len - g->in_pos, buf, cap, &used, &made,
+                          &why);
+        g->in_pos += used;
         long long at = g->in_off + (long long)g->in_pos;
-        if (ends && zr != Z_STREAM_END && g->z.avail_out == cap &&
-            (zr == Z_OK || zr == Z_BUF_ERROR))
+        if (ends && r == INFL_MORE && made == 0)
             return fail(g, SIM_EIO, d,
                         "truncated gzip stream: the file ends at byte offset %lld inside it%s", at,
                         "");
-        if (zr == Z_STREAM_END) {
+        if (r == INFL_END) {
             g->member_done = true;
-        } else if (zr == Z_MEM_ERROR || (zr != Z_OK && zr != Z_BUF_ERROR)) {
-            st = zr == Z_MEM_ERROR
+        } else if (r == INFL_BAD || r == INFL_NOMEM) {
+            st = r == INFL_NOMEM
                      ? fail_nomem(g, d)
-                     : fail(g, SIM_EIO, d, "corrupt gzip stream at byte offset %lld (%s)", at,
-                            g->z.msg ? g->z.msg : "invalid data");
+                     : fail(g, SIM_EIO, d, "corrupt gzip stream at byte offset %lld (%s)", at, why);
             /* What was inflated before the damage comes first; the error, kept in g,
              * at the next read. */
-            return cap > g->z.avail_out ? (long)(cap - g->z.avail_out) : st;
+            return made ? (long)made : st;
         }
     }
-    return (long)(cap - g->z.avail_out);
+    return (long)made;
 }
 
 static long read_direct(sim_gzin *g, void *buf, size_t n, sim_diag *d)
@@ -231,10 +341,8 @@ static long read_direct(sim_gzin *g, void *buf, size_t n, sim_diag *d)
         if (st != SIM_OK)
             return st;
         if (at_magic(g)) {
-            memset(&g->z, 0, sizeof g->z);
-            if (inflateInit2(&g->z, 15 + 16) != Z_OK)
+            if (!infl_start(g))
                 return fail_nomem(g, d);
-            g->z_init = true;
             g->mode = MODE_GZIP;
         } else {
             g->mode = MODE_PLAIN;

@@ -283,7 +283,9 @@ static void test_gzip_damage(void)
     two[len] = 0x1f;
     write_file("csvin_junk1.csv.gz", two, len + 1, false);
     CHECK_EQ_I64(read_all("csvin_junk1.csv.gz", &d, &rows), SIM_EIO);
-    /* A damaged CRC in the trailer: reported at the byte after it, not at line 1. */
+    /* A damaged CRC in the trailer: reported where the decompressor stopped, after the
+     * CRC (zlib) or the whole trailer (ISA-L, which reads the CRC and length together),
+     * not at line 1. */
     memcpy(two, gz, len);
     two[len - 8] ^= 0x55;
     write_file("csvin_crc.csv.gz", two, len, false);
@@ -291,7 +293,11 @@ static void test_gzip_damage(void)
     snprintf(want, sizeof want,
              "csvin_crc.csv.gz: error: corrupt gzip stream at byte offset %zu (incorrect data "
              "check)",
+#ifdef SIM_HAVE_ISAL
+             len);
+#else
              len - 4);
+#endif
     CHECK_STR(sim_diag_format(&d, buf, sizeof buf), want);
     free(two);
     free(gz);

@@ -73,6 +73,13 @@ void place_grouping_enable(bool on)
     grouping_on = on;
 }
 
+static bool cpu_blocks_on = true;
+
+void place_cpu_blocks_enable(bool on)
+{
+    cpu_blocks_on = on;
+}
+
 int place_ws_set_groups(place_ws *w, const policy_config *cfg, place_gpu_tag tag, void *ctx,
                         bool frac_gangs, sim_diag *d)
 {
@@ -320,12 +327,32 @@ static inline bool node_fits(const search *s, uint32_t n)
  * their nodes could offer this replica, stopping at the first block that cannot beat
  * the best node found. Exact: the same node as a scan of every node.
  */
+/* The allocated fraction of node n's CPU, as place_score_most_allocated scores a
+ * CPU-only replica. */
+static inline double cpu_frac(const sim_view *v, uint32_t n)
+{
+    return v->node_cpu_total[n] ? (double)v->node_cpu_used[n] / (double)v->node_cpu_total[n] : 0;
+}
+
+/* Whether node n is better than best (of fraction best_frac) for a CPU-only replica
+ * under binpack's score: a larger allocated fraction of CPU; ties go to the lower id. */
+static inline bool more_cpu_allocated(const sim_view *v, uint32_t n, uint32_t best,
+                                      double best_frac)
+{
+    double f = cpu_frac(v, n);
+    return best == UINT32_MAX || f > best_frac || (f == best_frac && n < best);
+}
+
+/* Binpack's search: blocks in order of the most allocated fraction their nodes may
+ * offer (of GPU share, or of CPU for a CPU-only replica), stopping when no later block
+ * can beat the best node found. */
 static uint32_t search_most_allocated(const search *s)
 {
     const sim_view *v = s->v;
     sim_view_sync_blocks(v);
     block_bound *order = s->w->block_order;
     uint32_t k = 0;
+    bool cpu = !s->j->gpus_per_replica;
     bool whole = s->milli == SIM_MILLI_GPU;
     uint32_t tier = whole ? (s->q.need < SIM_FRAC_WHOLE ? s->q.need : SIM_FRAC_WHOLE) - 1
                           : (s->milli / 100 < SIM_FRAC_SHARE ? s->milli / 100
@@ -333,8 +360,9 @@ static uint32_t search_most_allocated(const search *s)
     for (uint32_t b = 0; b < v->n_blocks; b++) {
         if (!block_may_fit(v, b, s->j, s->milli))
             continue;
-        double bound = whole ? v->block_frac_whole[(size_t)b * SIM_FRAC_WHOLE + tier]
-                             : v->block_frac_share[(size_t)b * SIM_FRAC_SHARE + tier];
+        double bound = cpu     ? v->block_max_cpu_frac[b]
+                       : whole ? v->block_frac_whole[(size_t)b * SIM_FRAC_WHOLE + tier]
+                               : v->block_frac_share[(size_t)b * SIM_FRAC_SHARE + tier];
         if (bound < 0)
             continue;
         order[k].bound = bound;
@@ -362,9 +390,11 @@ static uint32_t search_most_allocated(const search *s)
         uint32_t lo = order[i].block * SIM_NODE_BLOCK;
         uint32_t hi = lo + SIM_NODE_BLOCK < v->n_nodes ? lo + SIM_NODE_BLOCK : v->n_nodes;
         for (uint32_t n = lo; n < hi; n++) {
-            if (node_fits(s, n) && more_allocated(v, n, best)) {
+            if (!node_fits(s, n))
+                continue;
+            if (cpu ? more_cpu_allocated(v, n, best, best_frac) : more_allocated(v, n, best)) {
                 best = n;
-                best_frac = alloc_frac(v, n);
+                best_frac = cpu ? cpu_frac(v, n) : alloc_frac(v, n);
             }
         }
     }
@@ -538,7 +568,8 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
         } else if (grouped && r == 0 && score && (!cands || n_cands > w->groups.n_live)) {
             place_groups_sync(&w->groups, v);
             best = search_groups(&s, score, ctx);
-        } else if (score == place_score_most_allocated && gpr && !cands)
+        } else if (score == place_score_most_allocated && !cands &&
+                   (gpr || (cpu_blocks_on && !w->rank)))
             best = search_most_allocated(&s);
         else
             best = search_scan(&s, score, ctx, cands, n_cands);
@@ -670,7 +701,7 @@ double place_score_most_allocated(void *ctx, const sim_view *v, const sim_job *j
     (void)ctx;
     if (j->gpus_per_replica)
         return (double)v->node_used_milli[n] / (1000.0 * (double)v->node_gpu_count[n]);
-    return v->node_cpu_total[n] ? (double)v->node_cpu_used[n] / (double)v->node_cpu_total[n] : 0;
+    return cpu_frac(v, n);
 }
 
 int place_memo_reserve(place_ws *w, const sim_view *v)

@@ -99,6 +99,11 @@ int place_ws_set_groups(place_ws *w, const policy_config *cfg, place_gpu_tag tag
  * compare the two in tests and benchmarks. On by default. */
 void place_grouping_enable(bool on);
 
+/* Binpack's score finds a CPU-only replica's node through the blocks' CPU summaries
+ * (on, the default) or by scoring every node (off): the same node either way; the
+ * switch lets tests compare the two. */
+void place_cpu_blocks_enable(bool on);
+
 typedef enum place_gpu_order {
     PLACE_GPU_MOST_USED,  /* least free share first (packing); ties: lowest index */
     PLACE_GPU_LEAST_USED, /* most free share first (spreading) */

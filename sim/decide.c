@@ -141,6 +141,7 @@ static void block_refresh(sim_engine *e, uint32_t b)
         hi = e->n_nodes;
     uint32_t mg = 0, mm = 0;
     uint64_t mc = 0, mmem = 0, types = 0;
+    double mcf = -1;
     double fw[SIM_FRAC_WHOLE], fs[SIM_FRAC_SHARE];
     for (uint32_t k = 0; k < SIM_FRAC_WHOLE; k++)
         fw[k] = -1;
@@ -160,6 +161,8 @@ static void block_refresh(sim_engine *e, uint32_t b)
             mc = ns->cpu_free;
         if (ns->mem_free > mmem)
             mmem = ns->mem_free;
+        if (e->node_cpu_frac[n] > mcf)
+            mcf = e->node_cpu_frac[n];
         types |= UINT64_C(1) << (ns->gpu_count ? ns->gpu_type : 0);
         if (ns->gpu_count && fm) {
             /* Record the node at its highest tier only; the suffix maxima below make
@@ -185,6 +188,7 @@ static void block_refresh(sim_engine *e, uint32_t b)
     e->block_max_free_milli[b] = mm;
     e->block_max_cpu_free[b] = mc;
     e->block_max_mem_free[b] = mmem;
+    e->block_max_cpu_frac[b] = mcf;
     e->block_types[b] = types;
     memcpy(e->block_frac_whole + (size_t)b * SIM_FRAC_WHOLE, fw, sizeof fw);
     memcpy(e->block_frac_share + (size_t)b * SIM_FRAC_SHARE, fs, sizeof fs);
@@ -223,6 +227,9 @@ void sim__node_refresh(sim_engine *e, uint32_t n)
     ns->gpu_type = (uint8_t)e->node_gpu_type[n];
     ns->up = e->node_up[n];
     e->node_frac[n] = cnt ? (double)ns->used_milli / (1000.0 * (double)cnt) : 0;
+    /* As place_score_most_allocated scores a CPU-only replica. */
+    e->node_cpu_frac[n] =
+        e->node_cpu_total[n] ? (double)e->node_cpu_used[n] / (double)e->node_cpu_total[n] : 0;
     uint32_t b = n / SIM_NODE_BLOCK;
     if (!e->block_dirty[b]) {
         e->block_dirty[b] = 1;

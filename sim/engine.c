@@ -285,6 +285,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     ALLOC_ARRAY(e->node_sum, nn);
     ALLOC_ARRAY(e->node_outages, nn);
     ALLOC_ARRAY(e->node_frac, nn);
+    ALLOC_ARRAY(e->node_cpu_frac, nn);
     e->n_blocks = (nn + SIM_NODE_BLOCK - 1) / SIM_NODE_BLOCK;
     ALLOC_ARRAY(e->block_dirty, e->n_blocks);
     ALLOC_ARRAY(e->dirty_blocks, e->n_blocks);
@@ -295,6 +296,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     ALLOC_ARRAY(e->block_types, e->n_blocks);
     ALLOC_ARRAY(e->block_frac_whole, (size_t)e->n_blocks * SIM_FRAC_WHOLE);
     ALLOC_ARRAY(e->block_frac_share, (size_t)e->n_blocks * SIM_FRAC_SHARE);
+    ALLOC_ARRAY(e->block_max_cpu_frac, e->n_blocks);
     ALLOC_ARRAY(e->release_ring, SIM_RELEASE_RING);
     if (world->curves && world->curves->n) {
         const sim_curves *c = world->curves;
@@ -420,6 +422,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     v->block_types = e->block_types;
     v->block_frac_whole = e->block_frac_whole;
     v->block_frac_share = e->block_frac_share;
+    v->block_max_cpu_frac = e->block_max_cpu_frac;
     v->release_ring = e->release_ring;
     v->node_change_epoch = e->node_change_epoch;
     v->change_ring = e->change_ring;
@@ -502,6 +505,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->node_sum);
     sim_free(e->node_outages);
     sim_free(e->node_frac);
+    sim_free(e->node_cpu_frac);
     sim_free(e->block_dirty);
     sim_free(e->dirty_blocks);
     sim_free(e->block_max_free_gpus);
@@ -511,6 +515,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->block_types);
     sim_free(e->block_frac_whole);
     sim_free(e->block_frac_share);
+    sim_free(e->block_max_cpu_frac);
     sim_free(e->release_ring);
     sim_free(e->svc_job);
     sim_free(e->svc_demand);

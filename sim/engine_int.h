@@ -92,14 +92,15 @@ struct sim_engine {
     uint64_t cpu_total_all, cpu_used_all;
     sim_node_sum *node_sum;
     uint32_t *node_outages; /* outages covering the node now; down while > 0 */
-    double *node_frac; /* allocated fraction of the node's GPU share */
+    double *node_frac;     /* allocated fraction of the node's GPU share */
+    double *node_cpu_frac; /* allocated fraction of its CPU (0 without CPU) */
     uint32_t n_blocks;
     uint8_t *block_dirty;   /* a node of the block changed since its summary */
     uint32_t *dirty_blocks; /* those blocks, n_dirty_blocks of them */
     uint32_t n_dirty_blocks;
     uint32_t *block_max_free_gpus, *block_max_free_milli;
     uint64_t *block_max_cpu_free, *block_max_mem_free, *block_types;
-    double *block_frac_whole, *block_frac_share;
+    double *block_frac_whole, *block_frac_share, *block_max_cpu_frac;
     uint16_t max_gpus_per_node;
 
     /* GPUs (SoA). */

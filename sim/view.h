@@ -176,6 +176,10 @@ typedef struct sim_view {
     const uint64_t *block_max_cpu_free, *block_max_mem_free;
     const uint64_t *block_types;
     const double *block_frac_whole, *block_frac_share;
+    /* The highest allocated fraction of CPU (node_cpu_used / node_cpu_total, 0 for a
+     * node without CPU) among the block's up nodes; -1 when none is up. Synced as
+     * above. */
+    const double *block_max_cpu_frac;
     /* GPUs. */
     uint32_t n_gpus;
     const uint32_t *gpu_node;

@@ -485,6 +485,52 @@ static void test_placements(void)
     gsl_rng_free(r);
 }
 
+/* CPU-only replicas under binpack's score (sjf, las, binpack and fifo without groups):
+ * the search through the blocks' CPU summaries chooses what scoring every node does, on
+ * clusters of several blocks (with node failures in every other one). */
+static void test_cpu_blocks(void)
+{
+    static const char *const policies[] = {"sjf", "las", "binpack", "fifo", "srtf"};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 777);
+    world w;
+    w.types = sim_intern_create(true);
+    w.tenants = sim_intern_create(false);
+    sim_intern_add(w.types, "A", 1, 0);
+    sim_intern_add(w.types, "B", 1, 0);
+    sim_intern_add(w.types, "C", 1, 0);
+    for (int t = 0; t < 4; t++)
+        w.type_mem[t] = 16384;
+    enum { NJ = 800, NN_MAX = 200 };
+    static job_spec jobs[NJ];
+    static node_spec nodes[NN_MAX];
+    uint64_t differ = 0, runs = 0;
+    for (int cluster = 0; cluster < 6; cluster++) {
+        uint32_t nn = 40 + (uint32_t)gsl_rng_uniform_int(r, NN_MAX - 40);
+        random_cluster(r, nodes, nn);
+        cluster_spec cl = {.n_nodes = nn, .nodes = nodes};
+        random_jobs(r, jobs, NJ, 500.0 / nn);
+        for (size_t p = 0; p < sizeof policies / sizeof *policies; p++) {
+            bool fail = cluster % 2 == 1;
+            place_cpu_blocks_enable(false);
+            uint64_t a = run_one(&cl, &w, policies[p], NULL, jobs, NJ, NULL, fail, false);
+            place_cpu_blocks_enable(true);
+            uint64_t b = run_one(&cl, &w, policies[p], NULL, jobs, NJ, NULL, fail, false);
+            runs++;
+            if (a != b) {
+                differ++;
+                fprintf(stderr, "cluster %d (%u nodes), %s: CPU-only placements differ\n",
+                        cluster, nn, policies[p]);
+            }
+        }
+    }
+    CHECK_EQ_I64(differ, 0);
+    CHECK_EQ_I64(runs, 30);
+    sim_intern_destroy(w.types);
+    sim_intern_destroy(w.tenants);
+    gsl_rng_free(r);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -493,5 +539,6 @@ int main(void)
     test_index(false, true);
     test_index(true, true);
     test_placements();
+    test_cpu_blocks();
     return check_done();
 }

@@ -223,8 +223,8 @@ static int infl_step(sim_gzin *g, unsigned char *in, size_t len, unsigned char *
     case ISAL_UNSUPPORTED_METHOD:
         *why = "unknown compression method";
         break;
-    case ISAL_INCORRECT_CHECKSUM:
-        *why = "incorrect data check";
+    case ISAL_INCORRECT_CHECKSUM: /* the trailer's CRC-32 or length */
+        *why = "incorrect data or length check";
         break;
     default:
         *why = "invalid data";

@@ -290,12 +290,15 @@ static void test_gzip_damage(void)
     two[len - 8] ^= 0x55;
     write_file("csvin_crc.csv.gz", two, len, false);
     CHECK_EQ_I64(read_all("csvin_crc.csv.gz", &d, &rows), SIM_EIO);
+#ifdef SIM_HAVE_ISAL
+    snprintf(want, sizeof want,
+             "csvin_crc.csv.gz: error: corrupt gzip stream at byte offset %zu (incorrect data "
+             "or length check)",
+             len);
+#else
     snprintf(want, sizeof want,
              "csvin_crc.csv.gz: error: corrupt gzip stream at byte offset %zu (incorrect data "
              "check)",
-#ifdef SIM_HAVE_ISAL
-             len);
-#else
              len - 4);
 #endif
     CHECK_STR(sim_diag_format(&d, buf, sizeof buf), want);

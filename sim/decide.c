@@ -494,7 +494,7 @@ bool sim_view_has_interference(const sim_view *v)
 double sim_view_interference_cost(const sim_view *v, sim_job_id id, uint32_t g, uint32_t milli)
 {
     const sim_engine *e = v->internal;
-    if (!e->rate.interference || g >= e->n_gpus || id >= e->job_cap)
+    if (!e->rate.interference || g >= e->n_gpus || id >= e->job_fresh)
         return 0;
     uint16_t type = e->node_gpu_type[e->gpu_node[g]];
     const sim_job *j = &e->jobs[id];
@@ -543,8 +543,8 @@ static int fail(policy_decisions *out, sim_job_id id, const char *what, const ch
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    const char *jid = id < e->job_cap && e->jobs[id].state != SIM_JOB_FREE ? e->jobs[id].spec.id
-                                                                           : "?";
+    const char *jid = id < e->job_fresh && e->jobs[id].state != SIM_JOB_FREE ? e->jobs[id].spec.id
+                                                                             : "?";
     e->dec_status = SIM_EINVAL;
     sim_diag_set(&e->dec_diag, SIM_EINVAL, NULL, 0, 0,
                  "policy '%s': decision %s job '%s' (id %u) at t=%.6f s: %s", e->pol->name, what,
@@ -558,7 +558,7 @@ static sim_job *job_for(policy_decisions *out, sim_job_id id, const char *what)
     sim_engine *e = out->e;
     if (e->dec_status != SIM_OK)
         return NULL;
-    if (id >= e->job_cap || e->jobs[id].state == SIM_JOB_FREE) {
+    if (id >= e->job_fresh || e->jobs[id].state == SIM_JOB_FREE) {
         fail(out, id, what, "no job in flight has this id");
         return NULL;
     }

@@ -152,14 +152,9 @@ static int grow_jobs(sim_engine *e)
             return SIM_ENOMEM;
         e->job_group = ng;
     }
-    /* New slots join the free list in increasing id order. */
-    for (uint32_t i = ncap; i-- > e->job_cap;) {
-        e->jobs[i].list_next = e->job_free;
-        e->jobs[i].state = SIM_JOB_FREE;
-        e->job_version[i] = 0;
-        e->job_dirty[i] = 0;
-        e->job_free = i;
-    }
+    /* The new slots are handed out from job_fresh up, each set up when it is first
+     * taken: they are not written now, so a pool that doubles does not make its new
+     * half resident at once (the pages are touched as jobs arrive). */
     if (sim__shapes_grow(e, ncap) != SIM_OK)
         return SIM_ENOMEM;
     e->job_cap = ncap;
@@ -1178,11 +1173,20 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
             e->grp[grp].broken = true;
         return sim__write_spec_row(e, s, s->replicas, "rejected", why);
     }
-    if (e->job_free == NIL && (st = grow_jobs(e)) != SIM_OK)
+    if (e->job_free == NIL && e->job_fresh == e->job_cap && (st = grow_jobs(e)) != SIM_OK)
         return sim_diag_set(d, st, NULL, 0, 0,
                             st == SIM_ELIMIT ? "too many jobs in flight" : "out of memory");
+    /* A released slot first (the last released), else the lowest never used: the order
+     * a free list holding the never-used slots in increasing order behind the released
+     * ones would give. */
     sim_job_id id = e->job_free;
-    e->job_free = e->jobs[id].list_next;
+    if (id != NIL) {
+        e->job_free = e->jobs[id].list_next;
+    } else {
+        id = e->job_fresh++;
+        e->job_version[id] = 0;
+        e->job_dirty[id] = 0;
+    }
     e->jobs_in_flight++;
     sim_job *j = &e->jobs[id];
     memset(j, 0, sizeof *j);

@@ -120,7 +120,9 @@ struct sim_engine {
     unsigned char *jstate;
     uint32_t *job_version;
     uint8_t *job_dirty;
-    uint32_t job_cap, job_free, jobs_in_flight;
+    /* Job slots: job_cap allocated; the released ones in a free list from job_free; the
+     * slots from job_fresh up never used yet (not even initialised). */
+    uint32_t job_cap, job_free, job_fresh, jobs_in_flight;
     uint32_t *dirty;
     uint32_t n_dirty;
     uint32_t pending_tail, running_tail;

@@ -137,7 +137,8 @@ typedef struct act {
     double t_s;
     char what; /* p = preempt (arg 1 = checkpoint), s = set share, z = pause, r = resume,
                   f = speed factor (arg / 1000), x = reject, g = grow by one replica,
-                  k = shrink to arg replicas, q = record what the view reports */
+                  k = shrink to arg replicas, q = record what the view reports,
+                  P = preempt the job id arg itself (not an arrival's) */
     int job;   /* arrival index */
     uint32_t arg;
 } act;
@@ -198,6 +199,7 @@ static int sc_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
             break;
         }
         case 'k': rc = sim_decide_shrink(out, id, a->arg); break;
+        case 'P': rc = sim_decide_preempt(out, a->arg, false); break;
         case 'q':
             q_done = sim_view_work_done(v, id);
             q_left = sim_view_work_left(v, id);
@@ -333,6 +335,23 @@ static void test_scripted(void)
     CHECK_EQ_I64(r.status, SIM_EPOLICY);
     CHECK(strstr(r.d.msg, "decision RESUME job 'b'") && strstr(r.d.msg, "the job is pending"));
     run_out_free(&r);
+    /* Ids no job holds: one the pool has room for but never handed out, and one past
+     * the pool. */
+    static const uint32_t bad_ids[2] = {100, 5000};
+    for (int k = 0; k < 2; k++) {
+        act bad[1] = {{1, 'P', 0, bad_ids[k]}};
+        script = bad;
+        script_n = 1;
+        r = run(&w, jobs, 2, &o);
+        CHECK_EQ_I64(r.status, SIM_EPOLICY);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "policy 'scripted': decision PREEMPT job '?' (id %u) at t=1.000000 s: no job in "
+                 "flight has this id",
+                 bad_ids[k]);
+        CHECK_STR(r.d.msg, want);
+        run_out_free(&r);
+    }
     world_fini(&w);
 }
 

@@ -25,6 +25,7 @@
 #endif
 
 #define IN_CAP (64u * 1024u)
+#define STAGE_CAP (64u * 1024u)
 #define AHEAD_BLOCKS 4u
 #define AHEAD_CAP (256u * 1024u)
 
@@ -41,8 +42,13 @@ struct sim_gzin {
     bool member_done; /* the last gzip member ended; another may follow */
     bool done;
     int err; /* a final error, repeated by every later read */
+    /* Inflated bytes not yet handed out, when a read asked for fewer than STAGE_CAP:
+     * stage[stage_pos..stage_len). */
+    unsigned char *stage;
+    size_t stage_pos, stage_len;
 #ifdef SIM_HAVE_ISAL
     struct inflate_state *z; /* NULL until the input shows a gzip member */
+    int z_err;               /* the error met, while the output held before it drains */
 #else
     z_stream z;
     bool z_init;
@@ -118,6 +124,7 @@ void sim_gzin_close(sim_gzin *g)
 #endif
     if (g->fd > 0)
         close(g->fd);
+    sim_free(g->stage);
     sim_free(g->in);
     sim_free(g);
 }
@@ -191,13 +198,58 @@ static bool infl_restart(sim_gzin *g)
     return true;
 }
 
+/* The reason for ISA-L's error r. */
+static const char *isal_why(int r)
+{
+    switch (r) {
+    case ISAL_INVALID_BLOCK:
+        return "invalid block";
+    case ISAL_INVALID_SYMBOL:
+        return "invalid code";
+    case ISAL_INVALID_LOOKBACK:
+        return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER:
+        return "invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD:
+        return "unknown compression method";
+    case ISAL_INCORRECT_CHECKSUM: /* the trailer's CRC-32 or length */
+        return "incorrect data or length check";
+    default:
+        return "invalid data";
+    }
+}
+
+/* Hand out what ISA-L decoded ahead into its own buffer and still holds: up to cap
+ * bytes into out. */
+static size_t isal_drain(struct inflate_state *z, unsigned char *out, size_t cap)
+{
+    size_t left = z->tmp_out_valid > z->tmp_out_processed
+                      ? (size_t)(z->tmp_out_valid - z->tmp_out_processed)
+                      : 0;
+    size_t k = left < cap ? left : cap;
+    memcpy(out, z->tmp_out_buffer + z->tmp_out_processed, k);
+    z->tmp_out_processed += (int32_t)k;
+    return k;
+}
+
 /* Inflate from in[0..len) into out[0..cap): *used input bytes taken, *made output
  * bytes written; INFL_END when the member ended (trailer checked), INFL_MORE when it
- * wants more input or room, else an error with *why. */
+ * wants more input or room, else an error with *why. ISA-L decodes ahead into a buffer
+ * of its own and stops at damage with output still there: that output is handed out
+ * first (the error waits in z_err), so what comes before the error does not depend on
+ * the size of the reads. */
 static int infl_step(sim_gzin *g, unsigned char *in, size_t len, unsigned char *out, size_t cap,
                      size_t *used, size_t *made, const char **why)
 {
     struct inflate_state *z = g->z;
+    if (g->z_err) {
+        *used = 0;
+        *made = isal_drain(z, out, cap);
+        if (*made)
+            return INFL_MORE;
+        *why = isal_why(g->z_err);
+        return INFL_BAD;
+    }
     z->next_in = in;
     z->avail_in = (uint32_t)len;
     z->next_out = out;
@@ -205,31 +257,13 @@ static int infl_step(sim_gzin *g, unsigned char *in, size_t len, unsigned char *
     int r = isal_inflate(z);
     *used = len - z->avail_in;
     *made = cap - z->avail_out;
-    switch (r) {
-    case ISAL_DECOMP_OK:
+    if (r == ISAL_DECOMP_OK)
         return z->block_state == ISAL_BLOCK_FINISH ? INFL_END : INFL_MORE;
-    case ISAL_INVALID_BLOCK:
-        *why = "invalid block";
-        break;
-    case ISAL_INVALID_SYMBOL:
-        *why = "invalid code";
-        break;
-    case ISAL_INVALID_LOOKBACK:
-        *why = "invalid distance too far back";
-        break;
-    case ISAL_INVALID_WRAPPER:
-        *why = "invalid gzip header";
-        break;
-    case ISAL_UNSUPPORTED_METHOD:
-        *why = "unknown compression method";
-        break;
-    case ISAL_INCORRECT_CHECKSUM: /* the trailer's CRC-32 or length */
-        *why = "incorrect data or length check";
-        break;
-    default:
-        *why = "invalid data";
-        break;
-    }
+    g->z_err = r < 0 ? r : ISAL_INVALID_BLOCK;
+    *made += isal_drain(z, out + *made, cap - *made);
+    if (*made)
+        return INFL_MORE;
+    *why = isal_why(g->z_err);
     return INFL_BAD;
 }
 #else
@@ -294,9 +328,10 @@ static int next_member(sim_gzin *g, sim_diag *d)
     return SIM_OK;
 }
 
-static long read_gzip(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
+/* Inflate into buf[0..cap): the bytes made (0 at the end), or an error. */
+static long inflate_some(sim_gzin *g, unsigned char *buf, size_t cap, sim_diag *d)
 {
-    size_t cap = n > UINT32_MAX ? UINT32_MAX : n, made = 0;
+    size_t made = 0;
     while (made == 0 && !g->done) {
         int st;
         if (g->member_done && (st = next_member(g, d)) != SIM_OK)
@@ -332,8 +367,34 @@ static long read_gzip(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
     return (long)made;
 }
 
+static long take_stage(sim_gzin *g, unsigned char *buf, size_t n)
+{
+    size_t k = g->stage_len - g->stage_pos < n ? g->stage_len - g->stage_pos : n;
+    memcpy(buf, g->stage + g->stage_pos, k);
+    g->stage_pos += k;
+    return (long)k;
+}
+
+/* Every call of the decompressor gets STAGE_CAP bytes of room, in the reader's buffer
+ * when it has that much and in the stage otherwise, so the calls, and so where a
+ * decompressor that decodes ahead (ISA-L) stops at damage, do not depend on the size
+ * of the reads. */
+static long read_gzip(sim_gzin *g, unsigned char *buf, size_t n, sim_diag *d)
+{
+    if (n >= STAGE_CAP)
+        return inflate_some(g, buf, STAGE_CAP, d);
+    long r = inflate_some(g, g->stage, STAGE_CAP, d);
+    if (r <= 0)
+        return r;
+    g->stage_pos = 0;
+    g->stage_len = (size_t)r;
+    return take_stage(g, buf, n);
+}
+
 static long read_direct(sim_gzin *g, void *buf, size_t n, sim_diag *d)
 {
+    if (g->stage_pos < g->stage_len)
+        return take_stage(g, buf, n); /* before an error met after them */
     if (g->err)
         return sim_diag_set(d, g->err, g->path, 0, 0, "%s", g->msg);
     if (g->mode == MODE_UNKNOWN) {
@@ -341,7 +402,7 @@ static long read_direct(sim_gzin *g, void *buf, size_t n, sim_diag *d)
         if (st != SIM_OK)
             return st;
         if (at_magic(g)) {
-            if (!infl_start(g))
+            if (!(g->stage = sim_malloc(STAGE_CAP)) || !infl_start(g))
                 return fail_nomem(g, d);
             g->mode = MODE_GZIP;
         } else {

@@ -8,7 +8,7 @@
  * table's load factor), except for ids that end in digits: those are bits in runs of 64
  * numbers (a 64-bit hash of the text before the number, the digit count and number / 64,
  * beside a 64-bit mask), so a trace numbered in order (job-0000001, job-0000002, ...)
- * costs about a bit per job and memory follows the jobs in flight, not the trace. On a
+ * costs about a bit per job (ids numbered out of order, up to about twice a hash). On a
  * match the file is scanned again for the first line with that id, so the message is
  * exact and a hash collision is not an error.
  *

@@ -306,6 +306,22 @@ static void test_gzip_damage(void)
     free(gz);
 }
 
+/* Two readers of path, both reading `chunk` bytes at a time; false when either cannot
+ * open (nothing left open). */
+static bool open_pair(const char *path, size_t chunk, csvin **a, csvin **b, sim_diag *da,
+                      sim_diag *db)
+{
+    if (csvin_open(a, path, ',', da) != SIM_OK)
+        return false;
+    if (csvin_open(b, path, ',', db) != SIM_OK) {
+        csvin_close(*a);
+        return false;
+    }
+    csvin_set_chunk(*a, chunk);
+    csvin_set_chunk(*b, chunk);
+    return true;
+}
+
 /* The rows, gzip flag and final status (with its message, asked twice: an error is
  * final) of `path` read in place and decompressed ahead on a thread (started after
  * `after` rows): all the same. */
@@ -313,14 +329,8 @@ static int compare_ahead(const char *path, size_t chunk, int after)
 {
     csvin *a, *b;
     sim_diag da, db;
-    if (csvin_open(&a, path, ',', &da) != SIM_OK)
+    if (!open_pair(path, chunk, &a, &b, &da, &db))
         return -1;
-    if (csvin_open(&b, path, ',', &db) != SIM_OK) {
-        csvin_close(a);
-        return -1;
-    }
-    csvin_set_chunk(a, chunk);
-    csvin_set_chunk(b, chunk);
     int rows, sa;
     int diffs = read_in_step(a, b, &da, &db, after, &rows, &sa);
     diffs += csvin_is_gzip(a) != csvin_is_gzip(b);
@@ -348,14 +358,8 @@ static int compare_ahead_through(const char *path, size_t chunk)
 {
     csvin *a, *b;
     sim_diag da, db;
-    if (csvin_open(&a, path, ',', &da) != SIM_OK)
+    if (!open_pair(path, chunk, &a, &b, &da, &db))
         return -1;
-    if (csvin_open(&b, path, ',', &db) != SIM_OK) {
-        csvin_close(a);
-        return -1;
-    }
-    csvin_set_chunk(a, chunk);
-    csvin_set_chunk(b, chunk);
     int rows, sa, diffs = 0, after = 0, rounds = 0;
     do {
         diffs += read_in_step(a, b, &da, &db, after, &rows, &sa);

@@ -294,6 +294,24 @@ typedef struct world {
     uint64_t type_mem[4];
 } world;
 
+/* GPU types A, B and C (16 GiB each) and no tenants yet. */
+static void world_init(world *w)
+{
+    w->types = sim_intern_create(true);
+    w->tenants = sim_intern_create(false);
+    sim_intern_add(w->types, "A", 1, 0);
+    sim_intern_add(w->types, "B", 1, 0);
+    sim_intern_add(w->types, "C", 1, 0);
+    for (int t = 0; t < 4; t++)
+        w->type_mem[t] = 16384;
+}
+
+static void world_fini(world *w)
+{
+    sim_intern_destroy(w->types);
+    sim_intern_destroy(w->tenants);
+}
+
 static job_spec job(uint32_t i, sim_time at, uint32_t gpus, uint32_t milli, uint64_t cpu)
 {
     job_spec j;
@@ -413,13 +431,7 @@ static void test_placements(void)
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 4242);
     world w;
-    w.types = sim_intern_create(true);
-    w.tenants = sim_intern_create(false);
-    sim_intern_add(w.types, "A", 1, 0);
-    sim_intern_add(w.types, "B", 1, 0);
-    sim_intern_add(w.types, "C", 1, 0);
-    for (int t = 0; t < 4; t++)
-        w.type_mem[t] = 16384;
+    world_init(&w);
     enum { NJ = 500, NN_MAX = 48 };
     static job_spec jobs[NJ];
     static node_spec nodes[NN_MAX];
@@ -480,8 +492,7 @@ static void test_placements(void)
     CHECK_EQ_I64(runs, 132);
     /* The groups were in use, with several nodes per group. */
     CHECK(max_saved >= 8);
-    sim_intern_destroy(w.types);
-    sim_intern_destroy(w.tenants);
+    world_fini(&w);
     gsl_rng_free(r);
 }
 
@@ -494,13 +505,7 @@ static void test_cpu_blocks(void)
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 777);
     world w;
-    w.types = sim_intern_create(true);
-    w.tenants = sim_intern_create(false);
-    sim_intern_add(w.types, "A", 1, 0);
-    sim_intern_add(w.types, "B", 1, 0);
-    sim_intern_add(w.types, "C", 1, 0);
-    for (int t = 0; t < 4; t++)
-        w.type_mem[t] = 16384;
+    world_init(&w);
     enum { NJ = 800, NN_MAX = 200 };
     static job_spec jobs[NJ];
     static node_spec nodes[NN_MAX];
@@ -526,8 +531,7 @@ static void test_cpu_blocks(void)
     }
     CHECK_EQ_I64(differ, 0);
     CHECK_EQ_I64(runs, 30);
-    sim_intern_destroy(w.types);
-    sim_intern_destroy(w.tenants);
+    world_fini(&w);
     gsl_rng_free(r);
 }
 

@@ -450,12 +450,25 @@ static uint32_t search_groups(const search *s, place_node_score score, void *ctx
     const place_groups *g = &s->w->groups;
     const uint32_t *rank = s->w->rank;
     bool binpack = score == place_score_most_allocated && s->q.need;
-    uint32_t best = UINT32_MAX, best_tie = 0;
-    double best_score = 0;
+    /* The groups' first members that fit, gathered without a branch per group (whether
+     * one fits is as good as random to the branch predictor), then scored. */
+    uint32_t *fit = s->w->fit_nodes, m = 0;
     for (uint32_t i = 0; i < g->n_live; i++) {
         uint32_t n = place_groups_first(g, g->live[i]);
-        if (!node_fits(s, n))
-            continue;
+        fit[m] = n;
+        m += quick_fit(&s->v->node_sum[n], &s->q);
+    }
+    if (!s->exact) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < m; i++)
+            if (place_fits(s->w, s->v, s->j, fit[i], s->milli, s->gmem))
+                fit[k++] = fit[i];
+        m = k;
+    }
+    uint32_t best = UINT32_MAX, best_tie = 0;
+    double best_score = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t n = fit[i];
         if (binpack) {
             if (more_allocated(s->v, n, best))
                 best = n;
@@ -483,9 +496,11 @@ static uint32_t search_groups_random(const search *s)
     uint32_t seen = 0;
     for (uint32_t i = 0; i < g->n_live; i++) {
         uint32_t slot = g->live[i];
-        fits[slot] = node_fits(s, place_groups_first(g, slot));
-        if (fits[slot])
-            seen += g->size[slot];
+        uint32_t n = place_groups_first(g, slot);
+        /* Without a branch on the common exact check (see search_groups). */
+        uint32_t ok = s->exact ? quick_fit(&s->v->node_sum[n], &s->q) : node_fits(s, n);
+        fits[slot] = ok;
+        seen += g->size[slot] & (0u - ok);
     }
     if (!seen)
         return UINT32_MAX;

@@ -507,20 +507,40 @@ static uint32_t search_groups_random(const search *s)
     uint32_t k = (uint32_t)gsl_rng_uniform_int(s->v->rng, seen);
     /* The k-th fitting node in node order: whole runs of 32 nodes are counted without a
      * branch per node (whether a node fits is as good as random to the branch
-     * predictor), then the run that holds it is walked. */
+     * predictor), then the run that holds it is walked. From the nearer end: the
+     * (seen - 1 - k)-th from the last when k is in the upper half. */
     const uint32_t *ng = g->node_group;
-    uint32_t n = 0, n_nodes = s->v->n_nodes;
-    for (; n + 32 <= n_nodes; n += 32) {
-        uint32_t c = 0;
-        for (uint32_t i = 0; i < 32; i++)
-            c += fits[ng[n + i]];
-        if (k < c)
-            break;
-        k -= c;
+    uint32_t n_nodes = s->v->n_nodes;
+    if (k < seen - k) {
+        uint32_t n = 0;
+        for (; n + 32 <= n_nodes; n += 32) {
+            uint32_t c = 0;
+            for (uint32_t i = 0; i < 32; i++)
+                c += fits[ng[n + i]];
+            if (k < c)
+                break;
+            k -= c;
+        }
+        for (; n < n_nodes; n++)
+            if (fits[ng[n]] && k-- == 0)
+                return n;
+    } else {
+        uint32_t r = seen - 1 - k, n = n_nodes;
+        for (; n % 32; n--) /* the nodes after the last whole run */
+            if (fits[ng[n - 1]] && r-- == 0)
+                return n - 1;
+        for (; n >= 32; n -= 32) {
+            uint32_t c = 0;
+            for (uint32_t i = 0; i < 32; i++)
+                c += fits[ng[n - 32 + i]];
+            if (r < c)
+                break;
+            r -= c;
+        }
+        for (; n-- > 0;)
+            if (fits[ng[n]] && r-- == 0)
+                return n;
     }
-    for (; n < n_nodes; n++)
-        if (fits[ng[n]] && k-- == 0)
-            return n;
     return UINT32_MAX; /* not reached: the groups hold `seen` fitting nodes */
 }
 

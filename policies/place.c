@@ -485,6 +485,17 @@ static uint32_t search_groups(const search *s, place_node_score score, void *ctx
     return best;
 }
 
+/* The fitting nodes among nodes n..n+31, counted without a branch per node (whether a
+ * node fits is as good as random to the branch predictor): fits by group slot, ng the
+ * nodes' groups. */
+static uint32_t run_fits(const uint32_t *fits, const uint32_t *ng, uint32_t n)
+{
+    uint32_t c = 0;
+    for (uint32_t i = 0; i < 32; i++)
+        c += fits[ng[n + i]];
+    return c;
+}
+
 /* The uniform draw of search_scan (no score, every node) by group: each group's first
  * member says whether its members fit; the draw among their count is the same, and the
  * node drawn is found by counting the fitting nodes in id order, one group look-up each
@@ -505,18 +516,15 @@ static uint32_t search_groups_random(const search *s)
     if (!seen)
         return UINT32_MAX;
     uint32_t k = (uint32_t)gsl_rng_uniform_int(s->v->rng, seen);
-    /* The k-th fitting node in node order: whole runs of 32 nodes are counted without a
-     * branch per node (whether a node fits is as good as random to the branch
-     * predictor), then the run that holds it is walked. From the nearer end: the
+    /* The k-th fitting node in node order: whole runs of 32 nodes are counted
+     * (run_fits), then the run that holds it is walked. From the nearer end: the
      * (seen - 1 - k)-th from the last when k is in the upper half. */
     const uint32_t *ng = g->node_group;
     uint32_t n_nodes = s->v->n_nodes;
     if (k < seen - k) {
         uint32_t n = 0;
         for (; n + 32 <= n_nodes; n += 32) {
-            uint32_t c = 0;
-            for (uint32_t i = 0; i < 32; i++)
-                c += fits[ng[n + i]];
+            uint32_t c = run_fits(fits, ng, n);
             if (k < c)
                 break;
             k -= c;
@@ -530,9 +538,7 @@ static uint32_t search_groups_random(const search *s)
             if (fits[ng[n - 1]] && r-- == 0)
                 return n - 1;
         for (; n >= 32; n -= 32) {
-            uint32_t c = 0;
-            for (uint32_t i = 0; i < 32; i++)
-                c += fits[ng[n - 32 + i]];
+            uint32_t c = run_fits(fits, ng, n - 32);
             if (r < c)
                 break;
             r -= c;

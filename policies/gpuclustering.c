@@ -185,6 +185,8 @@ static int gpuclustering_init(void *st, const policy_config *cfg, sim_diag *d)
                                                                     : gpuclustering_tag,
                                   NULL, true, d)) != SIM_OK)
         place_ws_fini(&s->ws);
+    if (rc == SIM_OK && (rc = place_ws_set_score_memo(&s->ws, d)) != SIM_OK)
+        place_ws_fini(&s->ws);
     return rc;
 }
 

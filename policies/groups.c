@@ -48,6 +48,7 @@ int place_groups_init(place_groups *g, uint32_t n_nodes, uint32_t max_gpus, cons
     g->hash = sim_calloc(nn, sizeof *g->hash);
     g->root = sim_calloc(nn, sizeof *g->root);
     g->size = sim_calloc(nn, sizeof *g->size);
+    g->gen = sim_calloc(nn, sizeof *g->gen);
     g->live = sim_calloc(nn, sizeof *g->live);
     g->live_pos = sim_calloc(nn, sizeof *g->live_pos);
     g->free_slots = sim_calloc(nn, sizeof *g->free_slots);
@@ -58,7 +59,7 @@ int place_groups_init(place_groups *g, uint32_t n_nodes, uint32_t max_gpus, cons
     g->prev = sim_calloc(nn, sizeof *g->prev);
     g->scratch = sim_calloc(g->key_words, sizeof *g->scratch);
     g->key_mul = sim_calloc(g->key_words, sizeof *g->key_mul);
-    if (!g->keys || !g->hash || !g->root || !g->size || !g->live || !g->live_pos ||
+    if (!g->keys || !g->hash || !g->root || !g->size || !g->gen || !g->live || !g->live_pos ||
         !g->free_slots || !g->table || !g->node_group || !g->child || !g->sibling || !g->prev ||
         !g->scratch || !g->key_mul) {
         place_groups_fini(g);
@@ -81,6 +82,7 @@ void place_groups_fini(place_groups *g)
     sim_free(g->hash);
     sim_free(g->root);
     sim_free(g->size);
+    sim_free(g->gen);
     sim_free(g->live);
     sim_free(g->live_pos);
     sim_free(g->free_slots);
@@ -300,6 +302,7 @@ static uint32_t group_get(place_groups *g, uint64_t h)
     g->hash[s] = h;
     g->root[s] = NONE;
     g->size[s] = 0;
+    g->gen[s] = g->gen[s] + 1 ? g->gen[s] + 1 : 1;
     g->table[i] = s + 1;
     g->live_pos[s] = g->n_live;
     g->live[g->n_live++] = s;

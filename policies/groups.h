@@ -33,6 +33,7 @@ typedef struct place_groups {
     uint64_t *hash;     /* per group slot: hash of its key */
     uint32_t *root;     /* per group slot: its member of least tie key */
     uint32_t *size;     /* per group slot: members */
+    uint32_t *gen;      /* per group slot: changes whenever the slot takes a new key (never 0) */
     uint32_t *live;     /* groups with members, in no particular order ... */
     uint32_t *live_pos; /* ... and each group's position there */
     uint32_t n_live;
@@ -67,6 +68,13 @@ void place_groups_sync(place_groups *g, const sim_view *v);
 static inline uint32_t place_groups_first(const place_groups *g, uint32_t s)
 {
     return g->root[s];
+}
+
+/* The generation of group slot s: a slot that keeps its generation keeps its key (its
+ * state), so what a caller derived from that state stays true. */
+static inline uint32_t place_groups_gen(const place_groups *g, uint32_t s)
+{
+    return g->gen[s];
 }
 
 /* Whether the groups cover the nodes of view v (the same node count; nodes of no more

@@ -53,6 +53,10 @@ void place_ws_fini(place_ws *w)
     sim_free(w->block_order);
     sim_free(w->fit_nodes);
     sim_free(w->role_nodes);
+    sim_free(w->score_memo);
+    sim_free(w->score_gen);
+    sim_free(w->req_keys);
+    sim_free(w->req_table);
     sim_free(w->memo_epoch);
     sim_free(w->memo_q);
     sim_free(w->memo_milli);
@@ -85,6 +89,15 @@ int place_ws_set_groups(place_ws *w, const policy_config *cfg, place_gpu_tag tag
 {
     place_groups_fini(&w->groups);
     w->use_groups = false;
+    sim_free(w->score_memo); /* it knew the old groups' slots */
+    sim_free(w->score_gen);
+    sim_free(w->req_keys);
+    sim_free(w->req_table);
+    w->score_memo = NULL;
+    w->score_gen = NULL;
+    w->req_keys = NULL;
+    w->req_table = NULL;
+    w->req_n = 0;
     if (!cfg->max_gpus_per_node && cfg->n_gpus)
         return SIM_OK;
     if (place_groups_init(&w->groups, cfg->n_nodes, cfg->max_gpus_per_node, w->rank, tag, ctx) !=
@@ -92,6 +105,31 @@ int place_ws_set_groups(place_ws *w, const policy_config *cfg, place_gpu_tag tag
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     w->use_groups = true;
     w->group_frac_gangs = frac_gangs;
+    return SIM_OK;
+}
+
+int place_ws_set_score_memo(place_ws *w, sim_diag *d)
+{
+    if (!w->use_groups || w->score_memo)
+        return SIM_OK;
+    /* Slots are reused lowest first, so the pages of slots never live are not touched. */
+    uint32_t nn = w->n_nodes ? w->n_nodes : 1;
+    w->score_memo = sim_calloc((size_t)nn * PLACE_MEMO_WAYS, sizeof *w->score_memo);
+    w->score_gen = sim_calloc(nn, sizeof *w->score_gen);
+    w->req_keys = sim_calloc(PLACE_MEMO_REQUESTS, sizeof *w->req_keys);
+    w->req_table = sim_calloc(2 * PLACE_MEMO_REQUESTS, sizeof *w->req_table);
+    w->req_n = 0;
+    if (!w->score_memo || !w->score_gen || !w->req_keys || !w->req_table) {
+        sim_free(w->score_memo);
+        sim_free(w->score_gen);
+        sim_free(w->req_keys);
+        sim_free(w->req_table);
+        w->score_memo = NULL;
+        w->score_gen = NULL;
+        w->req_keys = NULL;
+        w->req_table = NULL;
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    }
     return SIM_OK;
 }
 
@@ -445,36 +483,96 @@ static uint32_t search_scan(const search *s, place_node_score score, void *ctx,
 /* The same search as search_scan over every node, one node per group: each group's
  * first member (least tie key) stands for the group, since its members fit and score
  * alike. */
+/* The number of j's replica request in the workspace's table, numbered at its first
+ * sight; PLACE_MEMO_NONE once the table is full. */
+static uint32_t request_number(place_ws *w, const sim_job *j)
+{
+    place_request r = {.cpu = j->cpu_per_replica,
+                       .mem = j->mem_per_replica,
+                       .gmem = j->spec.gpu_mem_mib,
+                       .mask = j->spec.gpu_type_mask,
+                       .gpus = j->gpus_per_replica,
+                       .milli = j->spec.gpu_milli};
+    uint64_t h = UINT64_C(1469598103934665603);
+    const uint64_t f[6] = {r.cpu, r.mem, r.gmem, r.mask, r.gpus, r.milli};
+    for (int i = 0; i < 6; i++)
+        h = (h ^ f[i]) * UINT64_C(1099511628211);
+    uint32_t mask = 2 * PLACE_MEMO_REQUESTS - 1;
+    for (uint32_t i = (uint32_t)(h ^ h >> 32) & mask;; i = (i + 1) & mask) {
+        uint32_t e = w->req_table[i];
+        if (!e) {
+            if (w->req_n == PLACE_MEMO_REQUESTS)
+                return PLACE_MEMO_NONE;
+            w->req_keys[w->req_n] = r;
+            w->req_table[i] = ++w->req_n;
+            return w->req_n - 1;
+        }
+        const place_request *k = &w->req_keys[e - 1];
+        if (k->cpu == r.cpu && k->mem == r.mem && k->gmem == r.gmem && k->mask == r.mask &&
+            k->gpus == r.gpus && k->milli == r.milli)
+            return e - 1;
+    }
+}
+
+/* The score of group slot `slot` (first member n) for the job of the search, whose
+ * request is number req: from the memo when it holds one for that request and the slot's
+ * present state. */
+static double group_score(const search *s, place_node_score score, void *ctx, uint32_t slot,
+                          uint32_t n, uint32_t req)
+{
+    place_ws *w = s->w;
+    if (req == PLACE_MEMO_NONE)
+        return score(ctx, s->v, s->j, n);
+    place_score_entry *e = w->score_memo + (size_t)slot * PLACE_MEMO_WAYS;
+    uint32_t gen = place_groups_gen(&w->groups, slot);
+    if (w->score_gen[slot] != gen) {
+        for (uint32_t i = 0; i < PLACE_MEMO_WAYS; i++)
+            e[i].req = PLACE_MEMO_NONE;
+        w->score_gen[slot] = gen;
+    }
+    e += req % PLACE_MEMO_WAYS;
+    if (e->req != req) {
+        e->req = req;
+        e->score = score(ctx, s->v, s->j, n);
+    } else {
+        w->score_hits++;
+    }
+    return e->score;
+}
+
 static uint32_t search_groups(const search *s, place_node_score score, void *ctx)
 {
     const place_groups *g = &s->w->groups;
     const uint32_t *rank = s->w->rank;
+    const sim_view *v = s->v;
+    const sim_job *j = s->j;
     bool binpack = score == place_score_most_allocated && s->q.need;
-    /* The groups' first members that fit, gathered without a branch per group (whether
-     * one fits is as good as random to the branch predictor), then scored. */
+    /* The groups that fit, gathered without a branch per group (whether one fits is as
+     * good as random to the branch predictor), then scored. */
     uint32_t *fit = s->w->fit_nodes, m = 0;
     for (uint32_t i = 0; i < g->n_live; i++) {
-        uint32_t n = place_groups_first(g, g->live[i]);
-        fit[m] = n;
-        m += quick_fit(&s->v->node_sum[n], &s->q);
+        uint32_t slot = g->live[i];
+        fit[m] = slot;
+        m += quick_fit(&v->node_sum[place_groups_first(g, slot)], &s->q);
     }
     if (!s->exact) {
         uint32_t k = 0;
         for (uint32_t i = 0; i < m; i++)
-            if (place_fits(s->w, s->v, s->j, fit[i], s->milli, s->gmem))
+            if (place_fits(s->w, v, j, place_groups_first(g, fit[i]), s->milli, s->gmem))
                 fit[k++] = fit[i];
         m = k;
     }
+    uint32_t req = s->w->score_memo && m ? request_number(s->w, j) : PLACE_MEMO_NONE;
     uint32_t best = UINT32_MAX, best_tie = 0;
     double best_score = 0;
     for (uint32_t i = 0; i < m; i++) {
-        uint32_t n = fit[i];
+        uint32_t n = place_groups_first(g, fit[i]);
         if (binpack) {
-            if (more_allocated(s->v, n, best))
+            if (more_allocated(v, n, best))
                 best = n;
             continue;
         }
-        double sc = score(ctx, s->v, s->j, n);
+        double sc = group_score(s, score, ctx, fit[i], n, req);
         uint32_t tie = rank ? rank[n] : n;
         if (best == UINT32_MAX || sc > best_score || (sc == best_score && tie < best_tie)) {
             best = n;

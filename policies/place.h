@@ -34,6 +34,23 @@ typedef struct place_fitq {
     bool whole; /* whole GPUs, no GPU memory request */
 } place_fitq;
 
+/* A remembered score: the request it was computed for (its number in the workspace's
+ * table of requests) and the score. */
+typedef struct place_score_entry {
+    uint32_t req; /* PLACE_MEMO_NONE when empty */
+    double score;
+} place_score_entry;
+
+/* A replica's request as a score reads it. */
+typedef struct place_request {
+    uint64_t cpu, mem, gmem, mask;
+    uint32_t gpus, milli;
+} place_request;
+
+#define PLACE_MEMO_WAYS 16u
+#define PLACE_MEMO_REQUESTS 4096u /* distinct requests numbered; later ones are not memoised */
+#define PLACE_MEMO_NONE UINT32_MAX
+
 struct place_ws {
     uint32_t n_nodes, n_gpus;
     uint64_t *t_cpu, *t_mem;   /* tentative CPU / memory per node */
@@ -70,6 +87,17 @@ struct place_ws {
     place_groups groups; /* nodes grouped by state (see place_ws_set_groups) */
     bool use_groups;
     bool group_frac_gangs; /* fractional replicas of several GPUs may use the groups */
+    /* Scores by group slot and request (see place_ws_set_score_memo): PLACE_MEMO_WAYS
+     * entries per slot, a request's way by its number; valid while the slot keeps the
+     * generation in score_gen. NULL when off. The requests are numbered in req_keys
+     * (req_n of them) through an open-addressing table of 2 x PLACE_MEMO_REQUESTS slots
+     * (number + 1, 0 = empty). */
+    place_score_entry *score_memo;
+    uint32_t *score_gen;
+    place_request *req_keys;
+    uint32_t *req_table;
+    uint32_t req_n;
+    uint64_t score_hits; /* scores read from the memo */
 };
 
 /* Size a workspace for the cluster described by cfg. Returns SIM_OK or SIM_ENOMEM. */
@@ -79,6 +107,16 @@ void place_ws_fini(place_ws *w);
 /* Make place_gang (and so place_pass_run) choose GPUs with pick(ctx, ...) instead of a
  * place_gpu_order. NULL restores the order. */
 void place_ws_set_pick(place_ws *w, place_gpu_pick pick, void *ctx);
+
+/*
+ * Remember the scores of the group search (place_ws_set_groups first): for a score that
+ * reads nothing but the node's state as the groups key it and the replica's request (GPUs,
+ * share and GPU memory per GPU, CPU and memory, GPU types: place_request), the score of a
+ * group for a request is computed once and read again for later jobs asking the same while
+ * the group keeps its state. The workspace must then be used with that one score function.
+ * The choice is the same (the same score, bit for bit). SIM_OK, or SIM_ENOMEM (diag set).
+ */
+int place_ws_set_score_memo(place_ws *w, sim_diag *d);
 
 /*
  * Make place_gang score each distinct node state once (policies/groups.h) instead of

@@ -24,7 +24,8 @@ int scored_init(scored_policy *s, const policy_config *cfg, const policy_option 
         return rc;
     if ((s->score == PLACE_SCORE_REFERENCE &&
          (rc = place_ws_set_random_ties(&s->ws, cfg->seed, d)) != SIM_OK) ||
-        (rc = place_ws_set_groups(&s->ws, cfg, NULL, NULL, true, d)) != SIM_OK) {
+        (rc = place_ws_set_groups(&s->ws, cfg, NULL, NULL, true, d)) != SIM_OK ||
+        (rc = place_ws_set_score_memo(&s->ws, d)) != SIM_OK) {
         place_ws_fini(&s->ws);
         return rc;
     }

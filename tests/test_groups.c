@@ -15,7 +15,8 @@
  *    per replica, gangs, GPU memory, type constraints, CPU-only jobs, node failures),
  *    and binpack and fifo on 2,112 nodes (they use the groups on large clusters only):
  *    the state of every GPU and node after every scheduling pass is the same with the
- *    groups as with the search over every node.
+ *    groups (and, for all but fgd and random, their scores remembered by request) as with
+ *    the search over every node.
  */
 #include "policies/frag.h"
 #include "policies/registry.h"
@@ -262,7 +263,7 @@ static void test_index(bool ranked, bool mixed_mem)
 /* The policy under test, wrapped: after each scheduling pass the state of every GPU and
  * node is folded into a hash. */
 static const policy_ops *inner;
-static uint64_t pass_hash, passes, max_saved;
+static uint64_t pass_hash, passes, max_saved, memo_hits;
 
 static uint64_t mix(uint64_t h, uint64_t x)
 {
@@ -285,6 +286,8 @@ static int wrapped_schedule(void *st, const sim_view *v, sim_time now, policy_de
     const place_ws *w = st;
     if (w->use_groups && w->groups.built && w->groups.n_nodes - w->groups.n_live > max_saved)
         max_saved = w->groups.n_nodes - w->groups.n_live;
+    if (w->score_hits > memo_hits)
+        memo_hits = w->score_hits;
     return rc;
 }
 
@@ -384,6 +387,7 @@ static uint64_t run_one(const cluster_spec *cl, world *w, const char *policy, co
     ops.schedule = wrapped_schedule;
     pass_hash = 0;
     passes = 0;
+    memo_hits = 0;
     place_grouping_enable(grouped);
     sim_config cfg = {.seed = 3, .horizon_us = SIM_TIME_NEVER, .check_invariants = true};
     if (failures) {
@@ -459,6 +463,11 @@ static void test_placements(void)
                 uint64_t a = run_one(&cl, &w, policies[p], score, jobs, NJ, wl, fail, false);
                 uint64_t b = run_one(&cl, &w, policies[p], score, jobs, NJ, wl, fail, true);
                 runs++;
+                /* Every scored policy but fgd (whose workload may change) remembers
+                 * the groups' scores; the runs read them again. */
+                bool memo = strcmp(policies[p], "fgd") && strcmp(policies[p], "random");
+                CHECK(!memo || memo_hits > 0);
+                CHECK(memo || memo_hits == 0);
                 if (a != b) {
                     differ++;
                     fprintf(stderr, "cluster %d (%u nodes), %s score=%s: placements differ\n",

@@ -196,16 +196,15 @@ static void gpuclustering_fini(void *st)
     place_ws_fini(&s->ws);
 }
 
-static int gpuclustering_schedule(void *st, const sim_view *v, sim_time now,
-                                  policy_decisions *out)
+static int gpuclustering_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
     (void)now;
     gpuclustering_state *s = st;
     if (s->score == PLACE_SCORE_REFERENCE)
         return place_pass_run(&s->ws, v, out, 0, gpuclustering_ref_score, &s->ws,
                               PLACE_GPU_MOST_USED, false);
-    return place_pass_run(&s->ws, v, out, 0, gpuclustering_score, &s->ws,
-                          PLACE_GPU_MOST_USED, false);
+    return place_pass_run(&s->ws, v, out, 0, gpuclustering_score, &s->ws, PLACE_GPU_MOST_USED,
+                          false);
 }
 
 const policy_ops policy_gpuclustering = {

@@ -49,6 +49,7 @@ int place_groups_init(place_groups *g, uint32_t n_nodes, uint32_t max_gpus, cons
     g->root = sim_calloc(nn, sizeof *g->root);
     g->size = sim_calloc(nn, sizeof *g->size);
     g->gen = sim_calloc(nn, sizeof *g->gen);
+    g->sum = sim_calloc(nn, sizeof *g->sum);
     g->live = sim_calloc(nn, sizeof *g->live);
     g->live_pos = sim_calloc(nn, sizeof *g->live_pos);
     g->free_slots = sim_calloc(nn, sizeof *g->free_slots);
@@ -59,9 +60,9 @@ int place_groups_init(place_groups *g, uint32_t n_nodes, uint32_t max_gpus, cons
     g->prev = sim_calloc(nn, sizeof *g->prev);
     g->scratch = sim_calloc(g->key_words, sizeof *g->scratch);
     g->key_mul = sim_calloc(g->key_words, sizeof *g->key_mul);
-    if (!g->keys || !g->hash || !g->root || !g->size || !g->gen || !g->live || !g->live_pos ||
-        !g->free_slots || !g->table || !g->node_group || !g->child || !g->sibling || !g->prev ||
-        !g->scratch || !g->key_mul) {
+    if (!g->keys || !g->hash || !g->root || !g->size || !g->gen || !g->sum || !g->live ||
+        !g->live_pos || !g->free_slots || !g->table || !g->node_group || !g->child || !g->sibling ||
+        !g->prev || !g->scratch || !g->key_mul) {
         place_groups_fini(g);
         return SIM_ENOMEM;
     }
@@ -83,6 +84,7 @@ void place_groups_fini(place_groups *g)
     sim_free(g->root);
     sim_free(g->size);
     sim_free(g->gen);
+    sim_free(g->sum);
     sim_free(g->live);
     sim_free(g->live_pos);
     sim_free(g->free_slots);
@@ -290,8 +292,9 @@ static void table_delete(place_groups *g, uint32_t i)
     }
 }
 
-/* The group with the key in g->scratch (hash h), created when none has it. */
-static uint32_t group_get(place_groups *g, uint64_t h)
+/* The group with the key in g->scratch (hash h), created when none has it; ns is the
+ * summary of a node with that key. */
+static uint32_t group_get(place_groups *g, uint64_t h, const sim_node_sum *ns)
 {
     bool found;
     uint32_t i = table_find(g, g->scratch, h, &found);
@@ -303,6 +306,7 @@ static uint32_t group_get(place_groups *g, uint64_t h)
     g->root[s] = NONE;
     g->size[s] = 0;
     g->gen[s] = g->gen[s] + 1 ? g->gen[s] + 1 : 1;
+    g->sum[s] = *ns;
     g->table[i] = s + 1;
     g->live_pos[s] = g->n_live;
     g->live[g->n_live++] = s;
@@ -323,7 +327,7 @@ static void group_drop(place_groups *g, uint32_t s)
 static void node_file(place_groups *g, const sim_view *v, uint32_t n)
 {
     uint64_t h = node_key(g, v, n);
-    uint32_t s = group_get(g, h);
+    uint32_t s = group_get(g, h, &v->node_sum[n]);
     g->size[s]++;
     heap_insert(g, s, n);
     g->node_group[n] = s;
@@ -339,7 +343,7 @@ static void node_refile(place_groups *g, const sim_view *v, uint32_t n)
     heap_remove(g, s, n);
     if (--g->size[s] == 0)
         group_drop(g, s);
-    s = group_get(g, h);
+    s = group_get(g, h, &v->node_sum[n]);
     g->size[s]++;
     heap_insert(g, s, n);
     g->node_group[n] = s;

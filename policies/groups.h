@@ -34,6 +34,7 @@ typedef struct place_groups {
     uint32_t *root;     /* per group slot: its member of least tie key */
     uint32_t *size;     /* per group slot: members */
     uint32_t *gen;      /* per group slot: changes whenever the slot takes a new key (never 0) */
+    sim_node_sum *sum;  /* per group slot: its members' summary (the key decides it) */
     uint32_t *live;     /* groups with members, in no particular order ... */
     uint32_t *live_pos; /* ... and each group's position there */
     uint32_t n_live;
@@ -68,6 +69,13 @@ void place_groups_sync(place_groups *g, const sim_view *v);
 static inline uint32_t place_groups_first(const place_groups *g, uint32_t s)
 {
     return g->root[s];
+}
+
+/* The summary (sim_view.node_sum) of every member of group slot s, kept beside the
+ * group so that a search reads the groups' summaries in one dense array. */
+static inline const sim_node_sum *place_groups_sum(const place_groups *g, uint32_t s)
+{
+    return &g->sum[s];
 }
 
 /* The generation of group slot s: a slot that keeps its generation keeps its key (its

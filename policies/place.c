@@ -10,6 +10,20 @@
 #include <gsl/gsl_rng.h>
 #include <string.h>
 
+static void score_memo_free(place_ws *w)
+{
+    if (w->score_rows)
+        for (uint32_t r = 0; r < w->req_n; r++)
+            sim_free(w->score_rows[r]);
+    sim_free(w->score_rows);
+    sim_free(w->req_keys);
+    sim_free(w->req_table);
+    w->score_rows = NULL;
+    w->req_keys = NULL;
+    w->req_table = NULL;
+    w->req_n = 0;
+}
+
 int place_ws_init(place_ws *w, const policy_config *cfg, sim_diag *d)
 {
     memset(w, 0, sizeof *w);
@@ -53,10 +67,7 @@ void place_ws_fini(place_ws *w)
     sim_free(w->block_order);
     sim_free(w->fit_nodes);
     sim_free(w->role_nodes);
-    sim_free(w->score_memo);
-    sim_free(w->score_gen);
-    sim_free(w->req_keys);
-    sim_free(w->req_table);
+    score_memo_free(w);
     sim_free(w->memo_epoch);
     sim_free(w->memo_q);
     sim_free(w->memo_milli);
@@ -89,15 +100,7 @@ int place_ws_set_groups(place_ws *w, const policy_config *cfg, place_gpu_tag tag
 {
     place_groups_fini(&w->groups);
     w->use_groups = false;
-    sim_free(w->score_memo); /* it knew the old groups' slots */
-    sim_free(w->score_gen);
-    sim_free(w->req_keys);
-    sim_free(w->req_table);
-    w->score_memo = NULL;
-    w->score_gen = NULL;
-    w->req_keys = NULL;
-    w->req_table = NULL;
-    w->req_n = 0;
+    score_memo_free(w); /* it knew the old groups' slots */
     if (!cfg->max_gpus_per_node && cfg->n_gpus)
         return SIM_OK;
     if (place_groups_init(&w->groups, cfg->n_nodes, cfg->max_gpus_per_node, w->rank, tag, ctx) !=
@@ -110,24 +113,14 @@ int place_ws_set_groups(place_ws *w, const policy_config *cfg, place_gpu_tag tag
 
 int place_ws_set_score_memo(place_ws *w, sim_diag *d)
 {
-    if (!w->use_groups || w->score_memo)
+    if (!w->use_groups || w->score_rows)
         return SIM_OK;
-    /* Slots are reused lowest first, so the pages of slots never live are not touched. */
-    uint32_t nn = w->n_nodes ? w->n_nodes : 1;
-    w->score_memo = sim_calloc((size_t)nn * PLACE_MEMO_WAYS, sizeof *w->score_memo);
-    w->score_gen = sim_calloc(nn, sizeof *w->score_gen);
+    w->score_rows = sim_calloc(PLACE_MEMO_REQUESTS, sizeof *w->score_rows);
     w->req_keys = sim_calloc(PLACE_MEMO_REQUESTS, sizeof *w->req_keys);
     w->req_table = sim_calloc(2 * PLACE_MEMO_REQUESTS, sizeof *w->req_table);
     w->req_n = 0;
-    if (!w->score_memo || !w->score_gen || !w->req_keys || !w->req_table) {
-        sim_free(w->score_memo);
-        sim_free(w->score_gen);
-        sim_free(w->req_keys);
-        sim_free(w->req_table);
-        w->score_memo = NULL;
-        w->score_gen = NULL;
-        w->req_keys = NULL;
-        w->req_table = NULL;
+    if (!w->score_rows || !w->req_keys || !w->req_table) {
+        score_memo_free(w);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     }
     return SIM_OK;
@@ -161,8 +154,7 @@ static inline bool gpu_fits(const place_ws *w, const sim_view *v, uint32_t g, ui
     return used + milli <= SIM_MILLI_GPU && umem + gmem <= v->gpu_mem_total[g];
 }
 
-bool place_gpu_fits(const place_ws *w, const sim_view *v, uint32_t g, uint32_t milli,
-                    uint64_t gmem)
+bool place_gpu_fits(const place_ws *w, const sim_view *v, uint32_t g, uint32_t milli, uint64_t gmem)
 {
     return gpu_fits(w, v, g, milli, gmem, w->t_node[v->gpu_node[g]]);
 }
@@ -178,8 +170,8 @@ uint64_t place_node_used_milli(const place_ws *w, const sim_view *v, uint32_t n)
     return used;
 }
 
-bool place_fits(const place_ws *w, const sim_view *v, const sim_job *j, uint32_t n,
-                uint32_t milli, uint64_t gmem)
+bool place_fits(const place_ws *w, const sim_view *v, const sim_job *j, uint32_t n, uint32_t milli,
+                uint64_t gmem)
 {
     const sim_node_sum *ns = &v->node_sum[n];
     if (!ns->up)
@@ -206,8 +198,8 @@ bool place_fits(const place_ws *w, const sim_view *v, const sim_job *j, uint32_t
     return ok >= need;
 }
 
-bool place_pick_gpus(place_ws *w, const sim_view *v, const sim_job *j, uint32_t n,
-                     uint32_t milli, uint64_t gmem, place_gpu_order order, uint32_t *out)
+bool place_pick_gpus(place_ws *w, const sim_view *v, const sim_job *j, uint32_t n, uint32_t milli,
+                     uint64_t gmem, place_gpu_order order, uint32_t *out)
 {
     uint32_t need = j->gpus_per_replica;
     bool tent = w->t_node[n];
@@ -231,8 +223,8 @@ bool place_pick_gpus(place_ws *w, const sim_view *v, const sim_job *j, uint32_t 
             uint32_t best = i;
             for (uint32_t c = i + 1; c < k; c++) {
                 uint32_t uc = v->gpu_used_milli[w->cand[c]] + (tent ? w->t_milli[w->cand[c]] : 0);
-                uint32_t ub = v->gpu_used_milli[w->cand[best]] +
-                              (tent ? w->t_milli[w->cand[best]] : 0);
+                uint32_t ub =
+                    v->gpu_used_milli[w->cand[best]] + (tent ? w->t_milli[w->cand[best]] : 0);
                 bool better = order == PLACE_GPU_MOST_USED ? uc > ub : uc < ub;
                 if (better || (uc == ub && w->cand[c] < w->cand[best]))
                     best = c;
@@ -393,8 +385,7 @@ static uint32_t search_most_allocated(const search *s)
     bool cpu = !s->j->gpus_per_replica;
     bool whole = s->milli == SIM_MILLI_GPU;
     uint32_t tier = whole ? (s->q.need < SIM_FRAC_WHOLE ? s->q.need : SIM_FRAC_WHOLE) - 1
-                          : (s->milli / 100 < SIM_FRAC_SHARE ? s->milli / 100
-                                                             : SIM_FRAC_SHARE - 1);
+                          : (s->milli / 100 < SIM_FRAC_SHARE ? s->milli / 100 : SIM_FRAC_SHARE - 1);
     for (uint32_t b = 0; b < v->n_blocks; b++) {
         if (!block_may_fit(v, b, s->j, s->milli))
             continue;
@@ -453,8 +444,8 @@ static uint32_t search_scan(const search *s, place_node_score score, void *ctx,
         sim_view_sync_blocks(v);
     for (uint32_t c = 0; c < count; c++) {
         uint32_t n = cands ? cands[c] : c;
-        if (!cands && n % SIM_NODE_BLOCK == 0 && !block_may_fit(v, n / SIM_NODE_BLOCK, s->j,
-                                                                s->milli)) {
+        if (!cands && n % SIM_NODE_BLOCK == 0 &&
+            !block_may_fit(v, n / SIM_NODE_BLOCK, s->j, s->milli)) {
             c += SIM_NODE_BLOCK - 1;
             continue;
         }
@@ -514,28 +505,30 @@ static uint32_t request_number(place_ws *w, const sim_job *j)
     }
 }
 
-/* The score of group slot `slot` (first member n) for the job of the search, whose
- * request is number req: from the memo when it holds one for that request and the slot's
- * present state. */
-static double group_score(const search *s, place_node_score score, void *ctx, uint32_t slot,
-                          uint32_t n, uint32_t req)
+/* The scores of request `req` by group slot, allocated at its first use (one entry per
+ * slot; slots are reused lowest first, so the pages of slots never live stay untouched);
+ * NULL when out of memory. */
+static place_score_entry *score_row(place_ws *w, uint32_t req)
 {
-    place_ws *w = s->w;
-    if (req == PLACE_MEMO_NONE)
+    if (!w->score_rows[req])
+        w->score_rows[req] = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof **w->score_rows);
+    return w->score_rows[req];
+}
+
+/* The score of group slot `slot` (first member n) for the job of the search: from the
+ * request's row when it was computed there for the slot's present state. */
+static double group_score(const search *s, place_node_score score, void *ctx,
+                          place_score_entry *row, uint32_t slot, uint32_t n)
+{
+    if (!row)
         return score(ctx, s->v, s->j, n);
-    place_score_entry *e = w->score_memo + (size_t)slot * PLACE_MEMO_WAYS;
-    uint32_t gen = place_groups_gen(&w->groups, slot);
-    if (w->score_gen[slot] != gen) {
-        for (uint32_t i = 0; i < PLACE_MEMO_WAYS; i++)
-            e[i].req = PLACE_MEMO_NONE;
-        w->score_gen[slot] = gen;
-    }
-    e += req % PLACE_MEMO_WAYS;
-    if (e->req != req) {
-        e->req = req;
+    place_score_entry *e = &row[slot];
+    uint32_t gen = place_groups_gen(&s->w->groups, slot);
+    if (e->gen != gen) {
+        e->gen = gen;
         e->score = score(ctx, s->v, s->j, n);
     } else {
-        w->score_hits++;
+        s->w->score_hits++;
     }
     return e->score;
 }
@@ -553,7 +546,7 @@ static uint32_t search_groups(const search *s, place_node_score score, void *ctx
     for (uint32_t i = 0; i < g->n_live; i++) {
         uint32_t slot = g->live[i];
         fit[m] = slot;
-        m += quick_fit(&v->node_sum[place_groups_first(g, slot)], &s->q);
+        m += quick_fit(place_groups_sum(g, slot), &s->q);
     }
     if (!s->exact) {
         uint32_t k = 0;
@@ -562,7 +555,12 @@ static uint32_t search_groups(const search *s, place_node_score score, void *ctx
                 fit[k++] = fit[i];
         m = k;
     }
-    uint32_t req = s->w->score_memo && m ? request_number(s->w, j) : PLACE_MEMO_NONE;
+    place_score_entry *row = NULL;
+    if (s->w->score_rows && m) {
+        uint32_t req = request_number(s->w, j);
+        if (req != PLACE_MEMO_NONE)
+            row = score_row(s->w, req);
+    }
     uint32_t best = UINT32_MAX, best_tie = 0;
     double best_score = 0;
     for (uint32_t i = 0; i < m; i++) {
@@ -572,7 +570,7 @@ static uint32_t search_groups(const search *s, place_node_score score, void *ctx
                 best = n;
             continue;
         }
-        double sc = group_score(s, score, ctx, fit[i], n, req);
+        double sc = group_score(s, score, ctx, row, fit[i], n);
         uint32_t tie = rank ? rank[n] : n;
         if (best == UINT32_MAX || sc > best_score || (sc == best_score && tie < best_tie)) {
             best = n;
@@ -607,7 +605,7 @@ static uint32_t search_groups_random(const search *s)
         uint32_t slot = g->live[i];
         uint32_t n = place_groups_first(g, slot);
         /* Without a branch on the common exact check (see search_groups). */
-        uint32_t ok = s->exact ? quick_fit(&s->v->node_sum[n], &s->q) : node_fits(s, n);
+        uint32_t ok = s->exact ? quick_fit(place_groups_sum(g, slot), &s->q) : node_fits(s, n);
         fits[slot] = ok;
         seen += g->size[slot] & (0u - ok);
     }
@@ -649,8 +647,8 @@ static uint32_t search_groups_random(const search *s)
 }
 
 /* Whether the first replica of j may be searched by group: a scoring search or the
- * random draw, whose policy asked for groups, on a view with a change log. Binpack's own search visits
- * blocks of 32 nodes by their bound, which beats the groups unless the nodes are in far
+ * random draw, whose policy asked for groups, on a view with a change log. Binpack's own search
+ * visits blocks of 32 nodes by their bound, which beats the groups unless the nodes are in far
  * fewer states than there are blocks; both choose the same node. */
 static bool groups_apply(place_ws *w, const sim_view *v, const sim_job *j, uint32_t milli,
                          place_node_score score)
@@ -670,8 +668,8 @@ static bool groups_apply(place_ws *w, const sim_view *v, const sim_job *j, uint3
 }
 
 bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, uint64_t gmem,
-                place_node_score score, void *ctx, place_gpu_order order,
-                const uint32_t *cands, uint32_t n_cands, sim_placement *out)
+                place_node_score score, void *ctx, place_gpu_order order, const uint32_t *cands,
+                uint32_t n_cands, sim_placement *out)
 {
     return place_gang_n(w, v, id, sim_view_job(v, id)->nominal_replicas, milli, gmem, score, ctx,
                         order, cands, n_cands, out);
@@ -1064,9 +1062,9 @@ int place_pass_run(place_ws *w, const sim_view *v, policy_decisions *out, uint32
     return place_pass_run_ordered(w, v, out, milli, score, ctx, order, false, &enqueue_order);
 }
 
-int place_pass_run_ordered(place_ws *w, const sim_view *v, policy_decisions *out,
-                           uint32_t milli, place_node_score score, void *ctx,
-                           place_gpu_order order, bool strict, const place_order *q)
+int place_pass_run_ordered(place_ws *w, const sim_view *v, policy_decisions *out, uint32_t milli,
+                           place_node_score score, void *ctx, place_gpu_order order, bool strict,
+                           const place_order *q)
 {
     if (place_memo_reserve(w, v) != SIM_OK)
         return SIM_ENOMEM;

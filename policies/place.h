@@ -34,10 +34,10 @@ typedef struct place_fitq {
     bool whole; /* whole GPUs, no GPU memory request */
 } place_fitq;
 
-/* A remembered score: the request it was computed for (its number in the workspace's
- * table of requests) and the score. */
+/* A remembered score: the generation of the group slot it was computed for (0: none),
+ * and the score. */
 typedef struct place_score_entry {
-    uint32_t req; /* PLACE_MEMO_NONE when empty */
+    uint32_t gen;
     double score;
 } place_score_entry;
 
@@ -47,23 +47,22 @@ typedef struct place_request {
     uint32_t gpus, milli;
 } place_request;
 
-#define PLACE_MEMO_WAYS 16u
-#define PLACE_MEMO_REQUESTS 4096u /* distinct requests numbered; later ones are not memoised */
+#define PLACE_MEMO_REQUESTS 256u /* distinct requests remembered; later ones are not */
 #define PLACE_MEMO_NONE UINT32_MAX
 
 struct place_ws {
     uint32_t n_nodes, n_gpus;
-    uint64_t *t_cpu, *t_mem;   /* tentative CPU / memory per node */
-    uint32_t *t_milli;         /* tentative share per GPU */
-    uint64_t *t_gmem;          /* tentative GPU memory per GPU */
-    uint8_t *t_node;           /* node has tentative usage */
-    uint32_t *nodes;           /* result: node per replica */
-    uint32_t *gpus;            /* result: GPUs, grouped by replica */
-    uint32_t *cand;            /* scratch: candidate GPUs of one node */
-    uint32_t max_slots;        /* capacity of nodes[] and gpus[] */
-    uint32_t *cand_nodes;      /* scratch: candidate nodes (released since a failure) */
-    block_bound *block_order;  /* scratch: blocks ordered by a packing bound */
-    uint32_t *fit_nodes;       /* scratch: nodes that fit (random choice) */
+    uint64_t *t_cpu, *t_mem;  /* tentative CPU / memory per node */
+    uint32_t *t_milli;        /* tentative share per GPU */
+    uint64_t *t_gmem;         /* tentative GPU memory per GPU */
+    uint8_t *t_node;          /* node has tentative usage */
+    uint32_t *nodes;          /* result: node per replica */
+    uint32_t *gpus;           /* result: GPUs, grouped by replica */
+    uint32_t *cand;           /* scratch: candidate GPUs of one node */
+    uint32_t max_slots;       /* capacity of nodes[] and gpus[] */
+    uint32_t *cand_nodes;     /* scratch: candidate nodes (released since a failure) */
+    block_bound *block_order; /* scratch: blocks ordered by a packing bound */
+    uint32_t *fit_nodes;      /* scratch: nodes that fit (random choice) */
     /* Per shape id (grown with the engine's shape capacity): the release epoch at which
      * the shape last fitted nowhere, valid while memo_gen matches the shape's gen. */
     uint64_t *memo_epoch;
@@ -79,21 +78,19 @@ struct place_ws {
     uint64_t *heap_key, *heap_key2;
     uint32_t *heap_shape;
     uint32_t heap_n;
-    uint32_t *rank;            /* when set, node ties go to the lowest rank (not node id) */
-    place_gpu_pick pick;       /* when set, place_gang chooses GPUs with it */
+    uint32_t *rank;      /* when set, node ties go to the lowest rank (not node id) */
+    place_gpu_pick pick; /* when set, place_gang chooses GPUs with it */
     void *pick_ctx;
     uint32_t *role_nodes; /* result: node per role of a job (master, servers) */
     uint32_t role_cap;    /* capacity of role_nodes[]: max_slots + 1 */
-    place_groups groups; /* nodes grouped by state (see place_ws_set_groups) */
+    place_groups groups;  /* nodes grouped by state (see place_ws_set_groups) */
     bool use_groups;
     bool group_frac_gangs; /* fractional replicas of several GPUs may use the groups */
-    /* Scores by group slot and request (see place_ws_set_score_memo): PLACE_MEMO_WAYS
-     * entries per slot, a request's way by its number; valid while the slot keeps the
-     * generation in score_gen. NULL when off. The requests are numbered in req_keys
-     * (req_n of them) through an open-addressing table of 2 x PLACE_MEMO_REQUESTS slots
-     * (number + 1, 0 = empty). */
-    place_score_entry *score_memo;
-    uint32_t *score_gen;
+    /* Scores by request and group slot (see place_ws_set_score_memo): the requests are
+     * numbered in req_keys (req_n of them) through an open-addressing table of
+     * 2 x PLACE_MEMO_REQUESTS entries (number + 1, 0 = empty); score_rows[r] (allocated
+     * at request r's first search) holds an entry per group slot. NULL when off. */
+    place_score_entry **score_rows;
     place_request *req_keys;
     uint32_t *req_table;
     uint32_t req_n;
@@ -185,13 +182,13 @@ bool place_gpu_fits(const place_ws *w, const sim_view *v, uint32_t g, uint32_t m
 
 /* Whether one more replica of j fits node n (tentative usage included, as in
  * place_gpu_fits). O(GPUs of n). */
-bool place_fits(const place_ws *w, const sim_view *v, const sim_job *j, uint32_t n,
-                uint32_t milli, uint64_t gmem);
+bool place_fits(const place_ws *w, const sim_view *v, const sim_job *j, uint32_t n, uint32_t milli,
+                uint64_t gmem);
 
 /* Choose j->gpus_per_replica GPUs of node n that fit, in the given order, into out.
  * Returns false when fewer fit. */
-bool place_pick_gpus(place_ws *w, const sim_view *v, const sim_job *j, uint32_t n,
-                     uint32_t milli, uint64_t gmem, place_gpu_order order, uint32_t *out);
+bool place_pick_gpus(place_ws *w, const sim_view *v, const sim_job *j, uint32_t n, uint32_t milli,
+                     uint64_t gmem, place_gpu_order order, uint32_t *out);
 
 /*
  * Place every replica of job id (its nominal count): each on the best-scoring node that
@@ -203,8 +200,8 @@ bool place_pick_gpus(place_ws *w, const sim_view *v, const sim_job *j, uint32_t 
  * O(candidate nodes x replicas).
  */
 bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, uint64_t gmem,
-                place_node_score score, void *ctx, place_gpu_order order,
-                const uint32_t *cands, uint32_t n_cands, sim_placement *out);
+                place_node_score score, void *ctx, place_gpu_order order, const uint32_t *cands,
+                uint32_t n_cands, sim_placement *out);
 
 /* place_gang for R replicas instead of the nominal count (elastic jobs: a start at
  * min_replicas, or R more replicas for sim_decide_grow). Both place a pending job's
@@ -251,7 +248,6 @@ enum { PLACE_SCORE_OWN = 0, PLACE_SCORE_REFERENCE = 1 };
  * jobs). */
 double place_score_most_allocated(void *ctx, const sim_view *v, const sim_job *j, uint32_t n);
 
-
 /*
  * An in-order pass over the pending jobs: in enqueue order, each job is placed with
  * place_gang(score, order) and started. strict: stop at the first job that does not fit
@@ -259,9 +255,10 @@ double place_score_most_allocated(void *ctx, const sim_view *v, const sim_job *j
  * every pending job in order, but cheaper: jobs of one shape fit exactly where each
  * other fit, so once a job fails, the rest of its shape is skipped, until something is
  * released; and a one-replica shape that failed at release epoch E is retried only on
- * nodes released since E (every other node only filled up). A pass costs O(shapes + tried jobs x candidate nodes), not
- * O(queue x nodes). (Gangs of several replicas are retried on every node.) The per-shape arrays grow with the engine's shape capacity (at new
- * peaks only); SIM_ENOMEM if that fails.
+ * nodes released since E (every other node only filled up). A pass costs O(shapes + tried jobs x
+ * candidate nodes), not O(queue x nodes). (Gangs of several replicas are retried on every node.)
+ * The per-shape arrays grow with the engine's shape capacity (at new peaks only); SIM_ENOMEM if
+ * that fails.
  */
 int place_pass_run(place_ws *w, const sim_view *v, policy_decisions *out, uint32_t milli,
                    place_node_score score, void *ctx, place_gpu_order order, bool strict);
@@ -270,8 +267,7 @@ int place_pass_run(place_ws *w, const sim_view *v, policy_decisions *out, uint32
  * shape s (SIM_JOB_NONE when none) and its key (key, key2), smaller first and unique
  * across shapes; started() (optional) is told when that job was started. */
 typedef struct place_order {
-    sim_job_id (*head)(void *ctx, const sim_view *v, uint32_t shape, uint64_t *key,
-                       uint64_t *key2);
+    sim_job_id (*head)(void *ctx, const sim_view *v, uint32_t shape, uint64_t *key, uint64_t *key2);
     void (*started)(void *ctx, const sim_view *v, uint32_t shape, sim_job_id id);
     void *ctx;
 } place_order;
@@ -280,9 +276,9 @@ typedef struct place_order {
  * each shape's next job after the last one started, a shape dropped at its first
  * failure (strict: the pass stops there). O(shapes log shapes + tried jobs x candidate
  * nodes). */
-int place_pass_run_ordered(place_ws *w, const sim_view *v, policy_decisions *out,
-                           uint32_t milli, place_node_score score, void *ctx,
-                           place_gpu_order order, bool strict, const place_order *q);
+int place_pass_run_ordered(place_ws *w, const sim_view *v, policy_decisions *out, uint32_t milli,
+                           place_node_score score, void *ctx, place_gpu_order order, bool strict,
+                           const place_order *q);
 
 /* Candidate nodes for a one-replica job of shape s: NULL (every node) unless the shape
  * is known to have fitted nowhere at an epoch E, in which case the nodes released since

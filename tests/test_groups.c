@@ -6,8 +6,8 @@
  *    (allocations, releases, failures), logged as the engine logs them, its GPUs of one
  *    memory size, or of two (per node, and mixed on some nodes); after every sync
  *    each node's group holds exactly the nodes of equal state, each group's first member
- *    is its least tie key (node id, or a random rank), and the groups are as many as the
- *    distinct states.
+ *    is its least tie key (node id, or a random rank), its copy of the node summary is
+ *    every member's, and the groups are as many as the distinct states.
  * 2. The placements: fgd, bestfit, dotprod, gpupacking and gpuclustering, each with its
  *    own and the reference score, and random (its uniform draw), on random
  *    heterogeneous clusters (several nodes of each kind, so groups have members) and
@@ -44,11 +44,32 @@ typedef struct fake {
     uint32_t used_milli[FN * FG_MAX], nres[FN * FG_MAX];
     uint64_t used_mem[FN * FG_MAX], mem_gpu[FN * FG_MAX];
     uint64_t change_epoch[FN];
+    sim_node_sum sum[FN];
     uint32_t ring[SIM_CHANGE_RING];
 } fake;
 
+/* Node n's summary, as the engine keeps it. */
+static void fake_sum(fake *f, uint32_t n)
+{
+    sim_node_sum *ns = &f->sum[n];
+    memset(ns, 0, sizeof *ns);
+    ns->cpu_free = f->cpu_total[n] - f->cpu_used[n];
+    ns->mem_free = f->mem_total[n] - f->mem_used[n];
+    ns->gpu_count = (uint16_t)f->gpu_count[n];
+    ns->gpu_type = (uint8_t)f->gpu_type[n];
+    ns->up = f->up[n];
+    for (uint32_t k = 0; k < f->gpu_count[n]; k++) {
+        uint32_t g = f->gpu_first[n] + k, free = SIM_MILLI_GPU - f->used_milli[g];
+        ns->used_milli += f->used_milli[g];
+        ns->free_gpus += f->nres[g] == 0;
+        if (free > ns->max_free_milli)
+            ns->max_free_milli = (uint16_t)free;
+    }
+}
+
 static void fake_log(fake *f, uint32_t n)
 {
+    fake_sum(f, n);
     uint64_t ep = ++f->v.change_epoch;
     f->ring[ep % SIM_CHANGE_RING] = n;
     f->change_epoch[n] = ep;
@@ -91,6 +112,9 @@ static void fake_init(fake *f, gsl_rng *r, bool mixed_mem)
     v->gpu_mem_total = f->mem_gpu;
     v->node_change_epoch = f->change_epoch;
     v->change_ring = f->ring;
+    v->node_sum = f->sum;
+    for (uint32_t n = 0; n < FN; n++)
+        fake_sum(f, n);
 }
 
 /* One random change of a random node (small steps, so states recur). */
@@ -191,6 +215,13 @@ static void check_groups(const fake *f, const place_groups *g, const uint32_t *r
             cnt++;
             if (least == UINT32_MAX || (rank ? rank[n] < rank[least] : n < least))
                 least = n;
+            /* The group's copy of the summary is every member's. */
+            const sim_node_sum *a = place_groups_sum(g, s), *b = &f->sum[n];
+            if (a->cpu_free != b->cpu_free || a->mem_free != b->mem_free ||
+                a->used_milli != b->used_milli || a->gpu_count != b->gpu_count ||
+                a->free_gpus != b->free_gpus || a->max_free_milli != b->max_free_milli ||
+                a->gpu_type != b->gpu_type || a->up != b->up)
+                (*bad)++;
         }
         if (first != least || cnt != g->size[s])
             (*bad)++;
@@ -533,8 +564,8 @@ static void test_cpu_blocks(void)
             runs++;
             if (a != b) {
                 differ++;
-                fprintf(stderr, "cluster %d (%u nodes), %s: CPU-only placements differ\n",
-                        cluster, nn, policies[p]);
+                fprintf(stderr, "cluster %d (%u nodes), %s: CPU-only placements differ\n", cluster,
+                        nn, policies[p]);
             }
         }
     }

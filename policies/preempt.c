@@ -597,7 +597,7 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
     uint32_t n = s->n_sys + 1;
     if (c == NONE ||
         !sim_reserve((void **)&s->cls[c].heap, &s->cls[c].cap, s->cls[c].members + 1,
-                 sizeof(preempt_slot)) ||
+                     sizeof(preempt_slot)) ||
         !sim_reserve((void **)&s->rheap, &s->rdue_cap, n, sizeof *s->rheap) ||
         !sim_reserve((void **)&s->fresh, &s->fresh_cap, n, sizeof *s->fresh) ||
         !sim_reserve((void **)&s->req, &s->req_cap, n, sizeof *s->req) ||
@@ -609,7 +609,8 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
         !sim_reserve((void **)&s->walk2, &s->walk2_cap, n, sizeof *s->walk2) ||
         !sim_reserve((void **)&s->dheap, &s->due_cap, n, sizeof *s->dheap) ||
         !sim_reserve((void **)&s->front, &s->front_cap, s->n_cls, sizeof *s->front) ||
-        !sim_reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes, sizeof *s->shape_first)) {
+        !sim_reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes,
+                     sizeof *s->shape_first)) {
         s->oom = true;
         return;
     }
@@ -1024,8 +1025,7 @@ static bool all_fit(const preempt_sched *s, const sim_view *v, uint64_t left)
 static bool any_may_fit(const preempt_sched *s, const sim_view *v, uint64_t left)
 {
     for (uint32_t c = 0; c < s->n_cls; c++)
-        if (s->cls[c].n && s->cls[c].need &&
-            prefix0(s, v, head_key(s, c)) + s->cls[c].need <= left)
+        if (s->cls[c].n && s->cls[c].need && prefix0(s, v, head_key(s, c)) + s->cls[c].need <= left)
             return true;
     return false;
 }
@@ -1080,26 +1080,22 @@ static bool rekey_due(preempt_sched *s, const sim_view *v, sim_time now)
     return any;
 }
 
-/* The up GPUs' capacity, summed again only after a node went down or came back. */
-static capacity up_capacity(preempt_sched *s, const sim_view *v)
+/* The up GPUs' capacity (s->cap_left, cap_types), summed again only after a node went
+ * down or came back. */
+static void up_capacity(preempt_sched *s, const sim_view *v)
 {
-    capacity cap = {.types = 0};
-    if (s->cap_epoch == v->up_epoch) {
-        memcpy(cap.left, s->cap_left, sizeof cap.left);
-        cap.types = s->cap_types;
-        return cap;
-    }
+    if (s->cap_epoch == v->up_epoch)
+        return;
+    memset(s->cap_left, 0, sizeof s->cap_left);
+    s->cap_types = 0;
     for (uint32_t nd = 0; nd < v->n_nodes; nd++)
         if (v->node_up[nd] && v->node_gpu_count[nd] && v->node_gpu_type[nd] > 0 &&
             v->node_gpu_type[nd] < SIM_MAX_GPU_TYPES) {
             uint32_t t = s->by_count ? 0 : v->node_gpu_type[nd];
-            cap.left[t] += (uint64_t)v->node_gpu_count[nd] * SIM_MILLI_GPU;
-            cap.types |= UINT64_C(1) << t;
+            s->cap_left[t] += (uint64_t)v->node_gpu_count[nd] * SIM_MILLI_GPU;
+            s->cap_types |= UINT64_C(1) << t;
         }
-    memcpy(s->cap_left, cap.left, sizeof cap.left);
-    s->cap_types = cap.types;
     s->cap_epoch = v->up_epoch;
-    return cap;
 }
 
 /* ---- Admission order: the pending jobs of the classes still in the pass, by key: each
@@ -1277,6 +1273,45 @@ static void front_done(preempt_sched *s, bool admitted, uint32_t *n_adm)
         front_down(s, 0);
 }
 
+/* The job in line and the jobs of its class right behind it (those before every other
+ * class's next job) are admitted while each needs no more than *room, as that many calls
+ * of front_done(s, true, ...) would admit them, with one step of the line for the run.
+ * *room and *left lose what they take. The top of the line must fit *room. */
+static void front_run(preempt_sched *s, uint64_t *room, uint64_t *left, uint32_t *n_adm)
+{
+    uint32_t ci = s->front[0].cls;
+    preempt_class *c = &s->cls[ci];
+    uint64_t need = c->need;
+    /* The next job of any other class: the smaller of the line's second and third. */
+    const preempt_key *bound = NULL;
+    if (s->n_front > 1) {
+        bound = &s->front[1].key;
+        if (s->n_front > 2 && preempt_before(&s->front[2].key, bound))
+            bound = &s->front[2].key;
+    }
+    for (;;) {
+        const preempt_slot *e = &c->first[c->cur++];
+        s->adm_link[*n_adm].shape = e->shape;
+        s->adm[(*n_adm)++] = e->id;
+        *room -= need;
+        *left -= need;
+        if (c->cur == c->n_first && c->n_first < c->n) {
+            uint64_t want = 2 * (uint64_t)c->n_first + 8;
+            first_fill(s, c, want < c->n ? (uint32_t)want : c->n);
+        }
+        if (c->cur >= c->n_first)
+            break;
+        if (need > *room || (bound && !preempt_before(&c->first[c->cur].key, bound))) {
+            s->front[0].key = c->first[c->cur].key;
+            front_down(s, 0);
+            return;
+        }
+    }
+    s->front[0] = s->front[--s->n_front];
+    if (s->n_front)
+        front_down(s, 0);
+}
+
 /* Admission walking every running job in key order (keys as of now), merged with the
  * heads of the class heaps: admitted pending jobs leave their heap for s->adm, running
  * jobs not admitted go to s->pre. Returns the number admitted. O(R log L + (A + C) log C). */
@@ -1377,8 +1412,8 @@ static uint32_t walk_tail(preempt_sched *s, const sim_view *v, const preempt_key
 static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, uint32_t *n_pre)
 {
     uint32_t n_adm = 0;
-    uint64_t base = 0;  /* the requests of the running jobs before the last head ... */
-    bool known = false; /* ... (each lane's in its pre, its first job after it in succ) */
+    uint64_t base = 0;          /* the requests of the running jobs before the last head ... */
+    bool known = false;         /* ... (each lane's in its pre, its first job after it in succ) */
     preempt_key kp = {0, 0, 0}; /* the last head */
     /* `room`: what the running jobs' whole request and the pending jobs admitted so far
      * leave. A pending job that fits in it fits wherever the running jobs fall among
@@ -1394,9 +1429,7 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
     for (;;) {
         const preempt_front *f = front_top(s);
         if (f && s->cls[f->cls].need <= room) {
-            room -= s->cls[f->cls].need;
-            left -= s->cls[f->cls].need;
-            front_done(s, true, &n_adm);
+            front_run(s, &room, &left, &n_adm);
             continue;
         }
         const preempt_key *kh = f ? &f->key : NULL;
@@ -1476,18 +1509,20 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         return SIM_OK;
     }
     s->n_started = 0;
-    capacity cap = up_capacity(s, v);
+    up_capacity(s, v);
     if (first_check)
         first_verify(s);
     uint32_t n_pre, n_adm;
     if (fast_on && (s->by_count || s->n_masked == 0)) {
         uint64_t left = 0;
-        for (uint64_t m = cap.types; m; m &= m - 1)
-            left += cap.left[__builtin_ctzll(m)];
+        for (uint64_t m = s->cap_types; m; m &= m - 1)
+            left += s->cap_left[__builtin_ctzll(m)];
         if (s->one_lane && !all_fit(s, v, left) && any_may_fit(s, v, left))
             rekey_one_lane(s, v, now, left);
         n_adm = admit_sums(s, v, left, &n_pre);
     } else {
+        capacity cap = {.types = s->cap_types};
+        memcpy(cap.left, s->cap_left, sizeof cap.left);
         n_adm = admit_walk(s, v, &cap, &n_pre);
     }
     if (s->oom)

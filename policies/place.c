@@ -471,9 +471,6 @@ static uint32_t search_scan(const search *s, place_node_score score, void *ctx,
     return best;
 }
 
-/* The same search as search_scan over every node, one node per group: each group's
- * first member (least tie key) stands for the group, since its members fit and score
- * alike. */
 /* The number of j's replica request in the workspace's table, numbered at its first
  * sight; PLACE_MEMO_NONE once the table is full. */
 static uint32_t request_number(place_ws *w, const sim_job *j)
@@ -533,6 +530,9 @@ static double group_score(const search *s, place_node_score score, void *ctx,
     return e->score;
 }
 
+/* The same search as search_scan over every node, one node per group: each group's
+ * first member (least tie key) stands for the group, since its members fit and score
+ * alike (and a remembered score is the one it would compute). */
 static uint32_t search_groups(const search *s, place_node_score score, void *ctx)
 {
     const place_groups *g = &s->w->groups;

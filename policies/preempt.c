@@ -1249,20 +1249,27 @@ static const preempt_front *front_top(preempt_sched *s)
     return s->n_front ? &s->front[0] : NULL;
 }
 
+/* Class c's next job in key order is admitted (to s->adm); c's first jobs are read further
+ * when the pass reached their end. Whether c has a next job after it. */
+static bool take_next(preempt_sched *s, preempt_class *c, uint32_t *n_adm)
+{
+    const preempt_slot *e = &c->first[c->cur++];
+    s->adm_link[*n_adm].shape = e->shape;
+    s->adm[(*n_adm)++] = e->id;
+    if (c->cur == c->n_first && c->n_first < c->n) {
+        uint64_t want = 2 * (uint64_t)c->n_first + 8;
+        first_fill(s, c, want < c->n ? (uint32_t)want : c->n);
+    }
+    return c->cur < c->n_first;
+}
+
 /* The job in line is admitted (true), and the next of its class comes in line; or its
  * class leaves the line: it will not fit later in this pass. */
 static void front_done(preempt_sched *s, bool admitted, uint32_t *n_adm)
 {
     preempt_class *c = &s->cls[s->front[0].cls];
     if (admitted) {
-        const preempt_slot *e = &c->first[c->cur++];
-        s->adm_link[*n_adm].shape = e->shape;
-        s->adm[(*n_adm)++] = e->id;
-        if (c->cur == c->n_first && c->n_first < c->n) {
-            uint64_t want = 2 * (uint64_t)c->n_first + 8;
-            first_fill(s, c, want < c->n ? (uint32_t)want : c->n);
-        }
-        if (c->cur < c->n_first) {
+        if (take_next(s, c, n_adm)) {
             s->front[0].key = c->first[c->cur].key;
             front_down(s, 0);
             return;
@@ -1279,8 +1286,7 @@ static void front_done(preempt_sched *s, bool admitted, uint32_t *n_adm)
  * *room and *left lose what they take. The top of the line must fit *room. */
 static void front_run(preempt_sched *s, uint64_t *room, uint64_t *left, uint32_t *n_adm)
 {
-    uint32_t ci = s->front[0].cls;
-    preempt_class *c = &s->cls[ci];
+    preempt_class *c = &s->cls[s->front[0].cls];
     uint64_t need = c->need;
     /* The next job of any other class: the smaller of the line's second and third. */
     const preempt_key *bound = NULL;
@@ -1290,16 +1296,9 @@ static void front_run(preempt_sched *s, uint64_t *room, uint64_t *left, uint32_t
             bound = &s->front[2].key;
     }
     for (;;) {
-        const preempt_slot *e = &c->first[c->cur++];
-        s->adm_link[*n_adm].shape = e->shape;
-        s->adm[(*n_adm)++] = e->id;
         *room -= need;
         *left -= need;
-        if (c->cur == c->n_first && c->n_first < c->n) {
-            uint64_t want = 2 * (uint64_t)c->n_first + 8;
-            first_fill(s, c, want < c->n ? (uint32_t)want : c->n);
-        }
-        if (c->cur >= c->n_first)
+        if (!take_next(s, c, n_adm))
             break;
         if (need > *room || (bound && !preempt_before(&c->first[c->cur].key, bound))) {
             s->front[0].key = c->first[c->cur].key;

@@ -1,9 +1,11 @@
 /*
- * gbt.c: histogram-based gradient boosting with squared loss (see gbt.h). Per tree,
- * rows carry the index of the node they reached; each level accumulates, per node,
- * feature and bin, the sum of residuals and the row count, then every node takes the
- * split with the largest decrease of squared error, S_L^2/n_L + S_R^2/n_R - S^2/n.
- * Ties keep the first candidate in (feature, bin) order, so fits are deterministic.
+ * gbt.c: histogram-based gradient boosting with squared loss (see gbt.h). Per tree, the
+ * row ids are kept grouped by the node they reached (each group in increasing order, so
+ * every sum adds its rows in the order of one pass over them); each level accumulates,
+ * per node, feature and bin, the sum of residuals and the row count, then every node
+ * takes the split with the largest decrease of squared error, S_L^2/n_L + S_R^2/n_R -
+ * S^2/n, and its group is split by the bins of the split feature. Ties keep the first
+ * candidate in (feature, bin) order, so fits are deterministic.
  */
 #include "models/gbt.h"
 
@@ -13,28 +15,28 @@
 #include <math.h>
 #include <string.h>
 
-/* One histogram cell: residual sum and row count side by side (one cache line). */
-typedef struct hbin {
-    double sum;
-    uint32_t cnt;
-} hbin;
+/* One histogram cell: the residual sum and the row count, added as one vector (the
+ * count is a double: integers below 2^53 are exact, so the sums and the gains are those
+ * of an integer count). */
+typedef double hbin __attribute__((vector_size(16), aligned(8)));
 
 struct model_gbt_ws {
     uint32_t max_rows, p, depth, bins;
-    uint8_t *bin;     /* max_rows x p: bin of each value */
+    uint8_t *bin;     /* max_rows x n_active: bin of each active feature's value */
     double *cuts;     /* p x (bins - 1): thresholds, increasing */
     uint32_t *n_cuts; /* p */
     double *col;      /* max_rows: one column, sorted */
     double *resid;    /* max_rows: y - current prediction */
-    uint32_t *node;   /* max_rows: node reached in the current tree */
-    hbin *hist;       /* 2^(depth-1) x p x bins: the current level */
+    uint32_t *rows;   /* max_rows: row ids grouped by the node they reached, each group in */
+    uint32_t *rows2;  /* ... increasing order; rows2 receives the next level's */
+    uint32_t *start;  /* 2^depth + 1: where each node's group begins in rows */
+    hbin *hist;       /* 2^(depth-1) x n_active x bins: the current level */
     hbin *prev;       /* same: the parent level (histogram subtraction) */
-    uint32_t *n_node; /* 2^depth: rows reaching each node of the next level */
-    uint8_t *small;   /* 2^(depth-1): node is the smaller child of its parent */
+    int32_t *go_a;    /* 2^(depth-1): active feature of each node's split, -1 = none */
+    uint32_t *go_s;   /* 2^(depth-1): its cut (rows with a larger bin go right) */
+    uint32_t *go_nl;  /* 2^(depth-1): rows going left */
     uint32_t *active; /* features with at least one cut */
     uint32_t n_active;
-    double *leaf_sum; /* 2^depth */
-    uint32_t *leaf_cnt;
 };
 
 void model_gbt_params_default(model_gbt_params *prm)
@@ -94,21 +96,23 @@ int model_gbt_ws_create(model_gbt_ws **out, uint32_t max_rows, uint32_t p,
     w->p = p;
     w->depth = prm->depth;
     w->bins = prm->bins;
+    size_t half = (size_t)1 << (prm->depth - 1);
     w->bin = sim_calloc(np, sizeof *w->bin);
     w->cuts = sim_calloc((size_t)p * (prm->bins - 1), sizeof *w->cuts);
     w->n_cuts = sim_calloc(p, sizeof *w->n_cuts);
     w->col = sim_calloc(max_rows, sizeof *w->col);
     w->resid = sim_calloc(max_rows, sizeof *w->resid);
-    w->node = sim_calloc(max_rows, sizeof *w->node);
+    w->rows = sim_calloc(max_rows, sizeof *w->rows);
+    w->rows2 = sim_calloc(max_rows, sizeof *w->rows2);
+    w->start = sim_calloc(2 * half + 1, sizeof *w->start);
     w->hist = sim_calloc(hist, sizeof *w->hist);
     w->prev = sim_calloc(hist, sizeof *w->prev);
-    w->n_node = sim_calloc((size_t)1 << prm->depth, sizeof *w->n_node);
-    w->small = sim_calloc((size_t)1 << (prm->depth - 1), sizeof *w->small);
+    w->go_a = sim_calloc(half, sizeof *w->go_a);
+    w->go_s = sim_calloc(half, sizeof *w->go_s);
+    w->go_nl = sim_calloc(half, sizeof *w->go_nl);
     w->active = sim_calloc(p, sizeof *w->active);
-    w->leaf_sum = sim_calloc((size_t)1 << prm->depth, sizeof *w->leaf_sum);
-    w->leaf_cnt = sim_calloc((size_t)1 << prm->depth, sizeof *w->leaf_cnt);
-    if (!w->bin || !w->cuts || !w->n_cuts || !w->col || !w->resid || !w->node || !w->hist ||
-        !w->prev || !w->n_node || !w->small || !w->active || !w->leaf_sum || !w->leaf_cnt) {
+    if (!w->bin || !w->cuts || !w->n_cuts || !w->col || !w->resid || !w->rows || !w->rows2 ||
+        !w->start || !w->hist || !w->prev || !w->go_a || !w->go_s || !w->go_nl || !w->active) {
         model_gbt_ws_destroy(w);
         return SIM_ENOMEM;
     }
@@ -125,21 +129,74 @@ void model_gbt_ws_destroy(model_gbt_ws *w)
     sim_free(w->n_cuts);
     sim_free(w->col);
     sim_free(w->resid);
-    sim_free(w->node);
+    sim_free(w->rows);
+    sim_free(w->rows2);
+    sim_free(w->start);
     sim_free(w->hist);
     sim_free(w->prev);
-    sim_free(w->n_node);
-    sim_free(w->small);
+    sim_free(w->go_a);
+    sim_free(w->go_s);
+    sim_free(w->go_nl);
     sim_free(w->active);
-    sim_free(w->leaf_sum);
-    sim_free(w->leaf_cnt);
     sim_free(w);
+}
+
+static void swap_d(double *a, size_t i, size_t j)
+{
+    double t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+}
+
+/* Leaves at each place want[0..nw) (increasing, within [lo, hi)) of a the value that
+ * place holds once a[lo..hi) is sorted: quickselect for many places at once, with a
+ * three-way partition (columns often hold few distinct values), O(n log nw) expected;
+ * past `depth` partitions the rest is sorted by GSL (heapsort, O(n log n) always). */
+static void select_places(double *a, size_t lo, size_t hi, const size_t *want, size_t nw,
+                          unsigned depth)
+{
+    while (nw && hi - lo > 16) {
+        if (!depth--) {
+            gsl_sort(a + lo, 1, hi - lo);
+            return;
+        }
+        double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1];
+        double p = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+        size_t lt = lo, i = lo, gt = hi; /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */
+        while (i < gt) {
+            if (a[i] < p)
+                swap_d(a, lt++, i++);
+            else if (a[i] > p)
+                swap_d(a, i, --gt);
+            else
+                i++;
+        }
+        size_t left = 0;
+        while (left < nw && want[left] < lt)
+            left++;
+        select_places(a, lo, lt, want, left, depth);
+        size_t mid = left;
+        while (mid < nw && want[mid] < gt)
+            mid++; /* places holding p: done */
+        want += mid;
+        nw -= mid;
+        lo = gt;
+    }
+    if (!nw)
+        return;
+    for (size_t i = lo + 1; i < hi; i++) {
+        double v = a[i];
+        size_t k = i;
+        for (; k > lo && a[k - 1] > v; k--)
+            a[k] = a[k - 1];
+        a[k] = v;
+    }
 }
 
 /* Thresholds of feature j: distinct quantiles of the column, below its maximum (a cut at
  * the maximum would leave the right side empty). Long columns are subsampled at a fixed
- * stride (at most CUT_SAMPLE values) before sorting: cuts need only approximate
- * quantiles, and the split search still scores every row. */
+ * stride (at most CUT_SAMPLE values) before the quantiles are selected: cuts need only
+ * approximate quantiles, and the split search still scores every row. */
 #define CUT_SAMPLE 2048u
 static void make_cuts(model_gbt_ws *w, const double *X, size_t n, uint32_t j)
 {
@@ -156,16 +213,18 @@ static void make_cuts(model_gbt_ws *w, const double *X, size_t n, uint32_t j)
     size_t stride = n > CUT_SAMPLE ? (n + CUT_SAMPLE - 1) / CUT_SAMPLE : 1, m_n = 0;
     for (size_t i = 0; i < n; i += stride)
         w->col[m_n++] = X[i * p + j];
-    gsl_sort(w->col, 1, m_n);
+    /* The b/B quantile: the cut leaves ceil(b n / B) values (of distinct ones) left. */
+    size_t pos[256];
+    for (uint32_t b = 1; b < B; b++) {
+        size_t q = (size_t)ceil((double)b * (double)m_n / (double)B);
+        q = q ? q - 1 : 0;
+        pos[b - 1] = q < m_n ? q : m_n - 1;
+    }
+    select_places(w->col, 0, m_n, pos, B - 1, 64);
     double *cuts = w->cuts + (size_t)j * (B - 1);
     uint32_t m = 0;
     for (uint32_t b = 1; b < B; b++) {
-        /* The b/B quantile: the cut leaves ceil(b n / B) values (of distinct ones) left. */
-        size_t pos = (size_t)ceil((double)b * (double)m_n / (double)B);
-        pos = pos ? pos - 1 : 0;
-        if (pos >= m_n)
-            pos = m_n - 1;
-        double v = w->col[pos];
+        double v = w->col[pos[b - 1]];
         if (v < hi && (m == 0 || v > cuts[m - 1]))
             cuts[m++] = v;
     }
@@ -175,19 +234,108 @@ static void make_cuts(model_gbt_ws *w, const double *X, size_t n, uint32_t j)
     w->n_cuts[j] = m;
 }
 
-/* Bin of x for feature j: the number of thresholds strictly below x. */
+/* Bin of x for feature j: the number of thresholds strictly below x (a search without
+ * branches on the comparisons: their outcomes are as good as random). */
 static uint8_t bin_of(const model_gbt_ws *w, uint32_t j, double x)
 {
-    const double *cuts = w->cuts + (size_t)j * (w->bins - 1);
-    uint32_t lo = 0, hi = w->n_cuts[j];
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (cuts[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
+    const double *c = w->cuts + (size_t)j * (w->bins - 1);
+    uint32_t n = w->n_cuts[j], lo = 0;
+    if (!n)
+        return 0;
+    while (n > 1) {
+        uint32_t half = n / 2;
+        lo = c[lo + half] < x ? lo + half : lo;
+        n -= half;
     }
-    return (uint8_t)lo;
+    return (uint8_t)(lo + (c[lo] < x));
+}
+
+/* Sum node k's rows into its histogram h (n_active x bins cells, zeroed). */
+static void accumulate(const model_gbt_ws *w, uint32_t k, hbin *h)
+{
+    uint32_t na = w->n_active, B = w->bins;
+    for (uint32_t x = w->start[k]; x < w->start[k + 1]; x++) {
+        uint32_t i = w->rows[x];
+        const uint8_t *bi = w->bin + (size_t)i * na;
+        hbin r = {w->resid[i], 1.0};
+        hbin *c = h;
+        for (uint32_t a = 0; a < na; a++, c += B)
+            c[bi[a]] += r;
+    }
+}
+
+/* The best split of node k (histogram h) into go_a, go_s and go_nl; the tree's feat and
+ * thr at node nd. Ties keep the first candidate in (feature, cut) order. */
+static void best_split(model_gbt_ws *w, const model_gbt *g, const hbin *h, uint32_t k,
+                       uint16_t *feat, double *thr, uint32_t nd)
+{
+    uint32_t na = w->n_active, B = w->bins;
+    double min_leaf = g->prm.min_leaf;
+    /* Node totals from the first active feature's histogram (every row is in one of its
+     * bins); a node without active features does not split. */
+    double S = 0, N = 0;
+    for (uint32_t b = 0; b < B && na; b++) {
+        S += h[b][0];
+        N += h[b][1];
+    }
+    double best_gain = 1e-12, parent = N > 0 ? S * S / N : 0, best_nl = 0;
+    int32_t best_a = -1;
+    uint32_t best_s = 0;
+    for (uint32_t a = 0; a < na; a++) {
+        const hbin *c = h + (size_t)a * B;
+        uint32_t cuts = w->n_cuts[w->active[a]];
+        double SL = 0, NL = 0;
+        for (uint32_t s = 0; s < cuts; s++) {
+            SL += c[s][0];
+            NL += c[s][1];
+            double NR = N - NL;
+            if (NL < min_leaf || NR < min_leaf)
+                continue;
+            double SR = S - SL;
+            double gain = SL * SL / NL + SR * SR / NR - parent;
+            if (gain > best_gain) {
+                best_gain = gain;
+                best_a = (int32_t)a;
+                best_s = s;
+                best_nl = NL;
+            }
+        }
+    }
+    w->go_a[k] = best_a;
+    w->go_s[k] = best_s;
+    w->go_nl[k] = best_a < 0 ? w->start[k + 1] - w->start[k] : (uint32_t)best_nl;
+    if (best_a < 0) {
+        feat[nd] = 0;
+        thr[nd] = INFINITY;
+    } else {
+        uint32_t j = w->active[best_a];
+        feat[nd] = (uint16_t)j;
+        thr[nd] = w->cuts[(size_t)j * (B - 1) + best_s];
+    }
+}
+
+/* Node k's rows into its children's groups in rows2, each in increasing order: a row goes
+ * right when its bin of the split feature is above the split's cut, which is x > thr (the
+ * cuts increase strictly, so bin > s exactly when cuts[s] < x). */
+static void partition(model_gbt_ws *w, uint32_t k, uint32_t *child_start)
+{
+    uint32_t lo = w->start[k], hi = w->start[k + 1], na = w->n_active;
+    uint32_t l = lo, r = lo + w->go_nl[k];
+    child_start[2 * k] = lo;
+    child_start[2 * k + 1] = r;
+    if (w->go_a[k] < 0) {
+        memcpy(w->rows2 + lo, w->rows + lo, (size_t)(hi - lo) * sizeof *w->rows);
+        return;
+    }
+    const uint8_t *col = w->bin + w->go_a[k];
+    uint32_t s = w->go_s[k];
+    for (uint32_t x = lo; x < hi; x++) {
+        uint32_t i = w->rows[x];
+        uint32_t right = col[(size_t)i * na] > s;
+        w->rows2[right ? r : l] = i;
+        r += right;
+        l += 1 - right;
+    }
 }
 
 int model_gbt_fit(model_gbt *g, model_gbt_ws *w, const double *X, const double *y, size_t n)
@@ -215,118 +363,69 @@ int model_gbt_fit(model_gbt *g, model_gbt_ws *w, const double *X, const double *
         if (w->n_cuts[j])
             w->active[w->n_active++] = j;
     }
+    uint32_t na = w->n_active;
     for (size_t i = 0; i < n; i++) {
-        for (uint32_t j = 0; j < p; j++)
-            w->bin[i * p + j] = bin_of(w, j, X[i * p + j]);
+        for (uint32_t a = 0; a < na; a++)
+            w->bin[i * na + a] = bin_of(w, w->active[a], X[i * p + w->active[a]]);
         w->resid[i] = y[i] - g->base;
     }
-    size_t internal = ((size_t)1 << D) - 1, leaves = (size_t)1 << D;
-    uint32_t min_leaf = g->prm.min_leaf;
+    size_t internal = ((size_t)1 << D) - 1, leaves = (size_t)1 << D, cells = (size_t)na * B;
+    uint32_t next[257]; /* the next level's group starts (2^depth + 1 <= 257) */
     for (uint32_t t = 0; t < g->prm.trees; t++) {
         uint16_t *feat = g->feat + t * internal;
         double *thr = g->thr + t * internal;
         double *leaf = g->leaf + t * leaves;
-        memset(w->node, 0, n * sizeof *w->node);
+        for (uint32_t i = 0; i < n; i++)
+            w->rows[i] = i;
+        w->start[0] = 0;
+        w->start[1] = (uint32_t)n;
         for (uint32_t level = 0; level < D; level++) {
             uint32_t first = (1u << level) - 1, count = 1u << level;
-            size_t hsize = (size_t)count * p * B;
+            memset(w->hist, 0, count * cells * sizeof *w->hist);
             /* Histogram subtraction: below the root, accumulate only the smaller child
              * of each pair and obtain its sibling as parent minus child. */
-            for (uint32_t k = 0; k < count; k++)
-                w->small[k] = level == 0 || (k % 2 == 0 ? w->n_node[k] <= w->n_node[k + 1]
-                                                        : w->n_node[k] < w->n_node[k - 1]);
-            memset(w->hist, 0, hsize * sizeof *w->hist);
-            for (size_t i = 0; i < n; i++) {
-                uint32_t k = w->node[i] - first;
-                if (!w->small[k])
-                    continue;
-                hbin *h = w->hist + (size_t)k * p * B;
-                const uint8_t *bi = w->bin + i * p;
-                double r = w->resid[i];
-                for (uint32_t a = 0; a < w->n_active; a++) {
-                    uint32_t j = w->active[a];
-                    hbin *c = h + (size_t)j * B + bi[j];
-                    c->sum += r;
-                    c->cnt++;
-                }
+            for (uint32_t k = 0; k < count; k++) {
+                uint32_t nk = w->start[k + 1] - w->start[k];
+                uint32_t ns = level == 0 ? 0 : w->start[(k ^ 1u) + 1] - w->start[k ^ 1u];
+                bool small = level == 0 || (k % 2 == 0 ? nk <= ns : nk < ns);
+                if (small)
+                    accumulate(w, k, w->hist + k * cells);
             }
             for (uint32_t k = 0; k < count && level > 0; k++) {
-                if (w->small[k])
+                uint32_t nk = w->start[k + 1] - w->start[k];
+                uint32_t ns = w->start[(k ^ 1u) + 1] - w->start[k ^ 1u];
+                if (k % 2 == 0 ? nk <= ns : nk < ns)
                     continue;
-                hbin *h = w->hist + (size_t)k * p * B;
-                const hbin *sib = w->hist + (size_t)(k ^ 1u) * p * B;
-                const hbin *par = w->prev + (size_t)(k / 2) * p * B;
-                for (uint32_t a = 0; a < w->n_active; a++) {
-                    size_t o = (size_t)w->active[a] * B;
-                    for (uint32_t b = 0; b < B; b++) {
-                        h[o + b].sum = par[o + b].sum - sib[o + b].sum;
-                        h[o + b].cnt = par[o + b].cnt - sib[o + b].cnt;
-                    }
-                }
+                hbin *h = w->hist + k * cells;
+                const hbin *sib = w->hist + (k ^ 1u) * cells;
+                const hbin *par = w->prev + (k / 2) * cells;
+                for (size_t c = 0; c < cells; c++)
+                    h[c] = par[c] - sib[c];
             }
-            for (uint32_t k = 0; k < count; k++) {
-                const hbin *h = w->hist + (size_t)k * p * B;
-                /* Node totals from one active feature's histogram (every row is in one
-                 * of its bins); a node without active features does not split. */
-                double S = 0;
-                uint32_t N = 0;
-                for (uint32_t b = 0; b < B && w->n_active; b++) {
-                    S += h[(size_t)w->active[0] * B + b].sum;
-                    N += h[(size_t)w->active[0] * B + b].cnt;
-                }
-                double best_gain = 1e-12, parent = N ? S * S / N : 0;
-                int best_j = -1;
-                uint32_t best_s = 0;
-                for (uint32_t a = 0; a < w->n_active; a++) {
-                    uint32_t j = w->active[a];
-                    double SL = 0;
-                    uint32_t NL = 0;
-                    for (uint32_t s = 0; s < w->n_cuts[j]; s++) {
-                        SL += h[(size_t)j * B + s].sum;
-                        NL += h[(size_t)j * B + s].cnt;
-                        uint32_t NR = N - NL;
-                        if (NL < min_leaf || NR < min_leaf)
-                            continue;
-                        double SR = S - SL;
-                        double gain = SL * SL / NL + SR * SR / NR - parent;
-                        if (gain > best_gain) {
-                            best_gain = gain;
-                            best_j = (int)j;
-                            best_s = s;
-                        }
-                    }
-                }
-                uint32_t nd = first + k;
-                if (best_j < 0) {
-                    feat[nd] = 0;
-                    thr[nd] = INFINITY;
-                } else {
-                    feat[nd] = (uint16_t)best_j;
-                    thr[nd] = w->cuts[(size_t)best_j * (B - 1) + best_s];
-                }
-            }
-            memset(w->n_node, 0, 2 * (size_t)count * sizeof *w->n_node);
-            for (size_t i = 0; i < n; i++) {
-                uint32_t nd = w->node[i];
-                bool right = X[i * p + feat[nd]] > thr[nd];
-                w->node[i] = 2 * nd + 1 + (right ? 1u : 0u);
-                w->n_node[w->node[i] - (2 * first + 1)]++;
-            }
-            hbin *t2 = w->prev;
+            for (uint32_t k = 0; k < count; k++)
+                best_split(w, g, w->hist + k * cells, k, feat, thr, first + k);
+            for (uint32_t k = 0; k < count; k++)
+                partition(w, k, next);
+            next[2 * count] = (uint32_t)n;
+            memcpy(w->start, next, (2 * (size_t)count + 1) * sizeof *next);
+            uint32_t *t2 = w->rows;
+            w->rows = w->rows2;
+            w->rows2 = t2;
+            hbin *h2 = w->prev;
             w->prev = w->hist;
-            w->hist = t2;
+            w->hist = h2;
         }
-        memset(w->leaf_sum, 0, leaves * sizeof *w->leaf_sum);
-        memset(w->leaf_cnt, 0, leaves * sizeof *w->leaf_cnt);
-        for (size_t i = 0; i < n; i++) {
-            uint32_t l = w->node[i] - (uint32_t)internal;
-            w->leaf_sum[l] += w->resid[i];
-            w->leaf_cnt[l]++;
+        /* Leaves: each group's rows in increasing order, as one pass over the rows
+         * would add them. */
+        for (size_t l = 0; l < leaves; l++) {
+            double sum = 0;
+            uint32_t lo = w->start[l], hi = w->start[l + 1];
+            for (uint32_t x = lo; x < hi; x++)
+                sum += w->resid[w->rows[x]];
+            leaf[l] = hi > lo ? g->prm.rate * sum / (hi - lo) : 0;
+            for (uint32_t x = lo; x < hi; x++)
+                w->resid[w->rows[x]] -= leaf[l];
         }
-        for (size_t l = 0; l < leaves; l++)
-            leaf[l] = w->leaf_cnt[l] ? g->prm.rate * w->leaf_sum[l] / w->leaf_cnt[l] : 0;
-        for (size_t i = 0; i < n; i++)
-            w->resid[i] -= leaf[w->node[i] - internal];
         g->trees = t + 1;
     }
     return SIM_OK;

@@ -15,6 +15,9 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static double sse(const model_gbt *g, const double *X, const double *y, int n, int p)
 {
@@ -24,6 +27,176 @@ static double sse(const model_gbt *g, const double *X, const double *y, int n, i
         s += e * e;
     }
     return s;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The fit written plainly, to compare with: every feature's cuts from a sorted sample,
+ * bins by counting, and at each level a pass over every row in order (the smaller child
+ * of each pair summed, its sibling as parent minus child, as the fast fit does), rows sent
+ * right by x > thr. Fills feat, thr and leaf as model_gbt_fit does; returns the base. */
+enum { RP = 8, RB = 32, RD = 3, RT = 30, RCELLS = RP * RB };
+static double plain_fit(const double *X, const double *y, int n, int p, uint16_t *feat, double *thr,
+                        double *leaf)
+{
+    static double cuts[RP][RB - 1], col[4096], hs[4][RCELLS], hn[4][RCELLS], ps[4][RCELLS],
+        pn[4][RCELLS], resid[4096];
+    static int ncut[RP], bin[4096][RP], node[4096], nnode[8];
+    double base = 0;
+    for (int i = 0; i < n; i++)
+        base += y[i];
+    base /= n;
+    for (int j = 0; j < p; j++) {
+        double lo = X[j], hi = X[j];
+        for (int i = 0; i < n; i++) {
+            lo = X[i * p + j] < lo ? X[i * p + j] : lo;
+            hi = X[i * p + j] > hi ? X[i * p + j] : hi;
+        }
+        ncut[j] = 0;
+        if (!(hi > lo))
+            continue;
+        int stride = n > 2048 ? (n + 2047) / 2048 : 1, m = 0;
+        for (int i = 0; i < n; i += stride)
+            col[m++] = X[i * p + j];
+        qsort(col, (size_t)m, sizeof *col, cmp_double);
+        for (int b = 1; b < RB; b++) {
+            long q = (long)ceil((double)b * m / RB);
+            q = q ? q - 1 : 0;
+            double v = col[q < m ? q : m - 1];
+            if (v < hi && (ncut[j] == 0 || v > cuts[j][ncut[j] - 1]))
+                cuts[j][ncut[j]++] = v;
+        }
+        if (ncut[j] == 0)
+            cuts[j][ncut[j]++] = lo;
+    }
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < p; j++) {
+            bin[i][j] = 0;
+            while (bin[i][j] < ncut[j] && cuts[j][bin[i][j]] < X[i * p + j])
+                bin[i][j]++;
+        }
+        resid[i] = y[i] - base;
+    }
+    for (int t = 0; t < RT; t++) {
+        memset(node, 0, sizeof node);
+        for (int level = 0; level < RD; level++) {
+            int first = (1 << level) - 1, count = 1 << level;
+            int small[4];
+            for (int k = 0; k < count; k++)
+                small[k] =
+                    level == 0 || (k % 2 == 0 ? nnode[k] <= nnode[k + 1] : nnode[k] < nnode[k - 1]);
+            memset(hs, 0, sizeof hs);
+            memset(hn, 0, sizeof hn);
+            for (int i = 0; i < n; i++) {
+                int k = node[i] - first;
+                if (!small[k])
+                    continue;
+                for (int j = 0; j < p; j++) {
+                    if (!ncut[j])
+                        continue;
+                    hs[k][j * RB + bin[i][j]] += resid[i];
+                    hn[k][j * RB + bin[i][j]] += 1;
+                }
+            }
+            for (int k = 0; k < count; k++)
+                for (int c = 0; c < RCELLS && !small[k]; c++) {
+                    hs[k][c] = ps[k / 2][c] - hs[k ^ 1][c];
+                    hn[k][c] = pn[k / 2][c] - hn[k ^ 1][c];
+                }
+            for (int k = 0; k < count; k++) {
+                int j0 = 0;
+                while (j0 < p && !ncut[j0])
+                    j0++;
+                double S = 0, N = 0;
+                for (int b = 0; b < RB && j0 < p; b++) {
+                    S += hs[k][j0 * RB + b];
+                    N += hn[k][j0 * RB + b];
+                }
+                double best = 1e-12, parent = N ? S * S / N : 0;
+                int bj = -1, bs = 0;
+                for (int j = 0; j < p; j++) {
+                    double SL = 0, NL = 0;
+                    for (int s = 0; s < ncut[j]; s++) {
+                        SL += hs[k][j * RB + s];
+                        NL += hn[k][j * RB + s];
+                        if (NL < 8 || N - NL < 8)
+                            continue;
+                        double gain = SL * SL / NL + (S - SL) * (S - SL) / (N - NL) - parent;
+                        if (gain > best) {
+                            best = gain;
+                            bj = j;
+                            bs = s;
+                        }
+                    }
+                }
+                feat[t * 7 + first + k] = (uint16_t)(bj < 0 ? 0 : bj);
+                thr[t * 7 + first + k] = bj < 0 ? INFINITY : cuts[bj][bs];
+            }
+            memset(nnode, 0, sizeof nnode);
+            for (int i = 0; i < n; i++) {
+                int nd = node[i];
+                node[i] = 2 * nd + 1 + (X[i * p + feat[t * 7 + nd]] > thr[t * 7 + nd]);
+                nnode[node[i] - (2 * first + 1)]++;
+            }
+            memcpy(ps, hs, sizeof ps);
+            memcpy(pn, hn, sizeof pn);
+        }
+        double lsum[8] = {0}, lcnt[8] = {0};
+        for (int i = 0; i < n; i++) {
+            lsum[node[i] - 7] += resid[i];
+            lcnt[node[i] - 7]++;
+        }
+        for (int l = 0; l < 8; l++)
+            leaf[t * 8 + l] = lcnt[l] ? 0.1 * lsum[l] / lcnt[l] : 0;
+        for (int i = 0; i < n; i++)
+            resid[i] -= leaf[t * 8 + node[i] - 7];
+    }
+    return base;
+}
+
+/* Fits of the default parameters on random data (n rows, p features, kinds by column:
+ * continuous, a few integers, binary, constant) equal the plain fit's, bit for bit.
+ * Returns the number of fits that differ. */
+static int compare_plain(uint64_t seed, int n, int p, bool all_constant)
+{
+    static double X[4096 * RP], y[4096];
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, seed);
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < p; j++) {
+            double u = gsl_rng_uniform(rng);
+            X[i * p + j] = all_constant || j % 4 == 3 ? 1.5
+                           : j % 4 == 0               ? u * u * 100
+                           : j % 4 == 1               ? floor(u * 5)
+                                                      : (double)(u > 0.7);
+        }
+        y[i] = log1p(3 * X[i * p] + (p > 1 ? X[i * p + 1] : 0)) + gsl_ran_gaussian(rng, 0.5);
+    }
+    gsl_rng_free(rng);
+    model_gbt_params prm;
+    model_gbt_params_default(&prm);
+    model_gbt g;
+    model_gbt_ws *w;
+    static uint16_t feat[RT * 7];
+    static double thr[RT * 7], leaf[RT * 8];
+    int differ = 1;
+    if (model_gbt_init(&g, (uint32_t)p, &prm) == SIM_OK &&
+        model_gbt_ws_create(&w, (uint32_t)n, (uint32_t)p, &prm) == SIM_OK) {
+        if (model_gbt_fit(&g, w, X, y, (size_t)n) == SIM_OK) {
+            double base = plain_fit(X, y, n, p, feat, thr, leaf);
+            differ = base != g.base || g.trees != RT || memcmp(feat, g.feat, sizeof feat) ||
+                     memcmp(leaf, g.leaf, sizeof leaf);
+            for (int k = 0; k < RT * 7; k++)
+                differ |= thr[k] != g.thr[k];
+        }
+        model_gbt_ws_destroy(w);
+    }
+    model_gbt_fini(&g);
+    return differ;
 }
 
 int main(void)
@@ -118,6 +291,15 @@ int main(void)
     model_gbt_fini(&g2);
     model_gbt_ws_destroy(w);
     model_gbt_fini(&g);
+
+    /* The fast fit against the plain one, on row counts that leave every kind of node
+     * (empty, below min_leaf, unsplittable) somewhere. */
+    int differ_plain = 0;
+    for (uint64_t s = 1; s <= 12; s++)
+        differ_plain +=
+            compare_plain(s, (int)(s % 3 == 0 ? 4096 : 30 + s * 97), (int)(1 + s % RP), false);
+    differ_plain += compare_plain(99, 500, 5, true);
+    CHECK_EQ_I64(differ_plain, 0);
 
     /* Parameters and allocation failures. */
     prm.depth = 9;

@@ -65,6 +65,7 @@ struct model_duration {
     text_rec *text;
     /* Text: idf, topics, unique documents, topic cache. */
     model_tfidf tfidf;
+    model_doc_memo *docs; /* the documents of texts met recently */
     model_nmf *nmf;
     bool text_ready;
     bool weekday_off; /* the training rows miss a weekday: the weekday features are 0 */
@@ -140,13 +141,15 @@ int model_duration_create(model_duration **out, const model_dur_config *c, sim_d
     m->hist = sim_calloc(H, sizeof *m->hist);
     m->ten = sim_calloc(c->max_tenants, sizeof *m->ten);
     m->text = sim_calloc(TEXT_TABLE, sizeof *m->text);
+    m->docs = sim_calloc(1, sizeof *m->docs);
     m->X = sim_calloc((size_t)H * p, sizeof *m->X);
     m->Xt = sim_calloc((size_t)H * p, sizeof *m->Xt);
     m->y = sim_calloc(H, sizeof *m->y);
     m->yt = sim_calloc(H, sizeof *m->yt);
     m->xbuf = sim_calloc(p, sizeof *m->xbuf);
     m->tm = sim_calloc(c->max_tenant_models ? c->max_tenant_models : 1, sizeof *m->tm);
-    if (!m->hist || !m->ten || !m->text || !m->X || !m->Xt || !m->y || !m->yt || !m->xbuf || !m->tm)
+    if (!m->hist || !m->ten || !m->text || !m->docs || !m->X || !m->Xt || !m->y || !m->yt ||
+        !m->xbuf || !m->tm)
         goto out_fail;
     for (uint32_t t = 0; t < c->max_tenants; t++)
         m->ten[t].model = -1;
@@ -209,6 +212,7 @@ void model_duration_destroy(model_duration *m)
     sim_free(m->hist);
     sim_free(m->ten);
     sim_free(m->text);
+    sim_free(m->docs);
     sim_free(m->X);
     sim_free(m->Xt);
     sim_free(m->y);
@@ -268,10 +272,10 @@ static double recent_sd(const tenant_rec *t)
     return sqrt(ss / (double)k);
 }
 
-void model_duration_arrive(const model_duration *m, const model_dur_input *in, model_dur_job *out)
+void model_duration_arrive(model_duration *m, const model_dur_input *in, model_dur_job *out)
 {
     memset(out, 0, sizeof *out);
-    model_doc_tokenise(&out->doc, in->name, in->command);
+    model_doc_tokenise_memo(m->docs, &out->doc, in->name, in->command);
     out->slot = slot_of(m, in->tenant);
     const tenant_rec *t = &m->ten[out->slot];
     double g = global_mean(m);

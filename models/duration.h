@@ -86,8 +86,9 @@ typedef struct model_duration model_duration;
 int model_duration_create(model_duration **out, const model_dur_config *c, sim_diag *d);
 void model_duration_destroy(model_duration *m);
 
-/* The job's features from its input and the history so far. O(text length). */
-void model_duration_arrive(const model_duration *m, const model_dur_input *in, model_dur_job *out);
+/* The job's features from its input and the history so far (a text met recently is
+ * tokenised once: see model_doc_tokenise_memo). O(text length). */
+void model_duration_arrive(model_duration *m, const model_dur_input *in, model_dur_job *out);
 
 /*
  * Predicted duration in seconds (>= 1), or NaN when `mode` has nothing to predict

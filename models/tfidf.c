@@ -79,6 +79,50 @@ void model_doc_tokenise(model_doc *d, const char *name, const char *command)
     d->hash = h ? h : 1;
 }
 
+/* A hash of the n bytes at s, eight at a time, continuing from h. */
+static uint64_t text_hash(uint64_t h, const char *s, size_t n)
+{
+    for (; n >= 8; n -= 8, s += 8) {
+        uint64_t x;
+        memcpy(&x, s, 8);
+        h = (h ^ x) * 0x9E3779B97F4A7C15u;
+        h ^= h >> 29;
+    }
+    uint64_t x = 0;
+    memcpy(&x, s, n);
+    h = (h ^ x ^ ((uint64_t)n << 59)) * 0x9E3779B97F4A7C15u;
+    return h ^ (h >> 32);
+}
+
+void model_doc_tokenise_memo(model_doc_memo *memo, model_doc *d, const char *name,
+                             const char *command)
+{
+    /* NULL tokenises as "" does. */
+    name = name ? name : "";
+    command = command ? command : "";
+    size_t ln = strlen(name), lc = strlen(command);
+    if (ln + lc > MODEL_DOC_MEMO_TEXT) {
+        model_doc_tokenise(d, name, command);
+        return;
+    }
+    uint64_t key = text_hash(text_hash(ln, name, ln), command, lc) | 1u;
+    model_doc_memo_entry *e = &memo->e[(key >> 40) % MODEL_DOC_MEMO];
+    if (e->key == key && e->name_len == ln && e->command_len == lc && !memcmp(e->text, name, ln) &&
+        !memcmp(e->text + ln, command, lc)) {
+        *d = e->doc;
+        memo->hits++;
+        return;
+    }
+    model_doc_tokenise(d, name, command);
+    memo->misses++;
+    e->key = key;
+    e->name_len = (uint8_t)ln;
+    e->command_len = (uint8_t)lc;
+    memcpy(e->text, name, ln);
+    memcpy(e->text + ln, command, lc);
+    e->doc = *d;
+}
+
 void model_tfidf_init(model_tfidf *t)
 {
     t->n_docs = 0;

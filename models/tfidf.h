@@ -38,6 +38,31 @@ uint32_t model_text_bucket(const char *s, size_t len);
  */
 void model_doc_tokenise(model_doc *d, const char *name, const char *command);
 
+/*
+ * Documents remembered by their text: a job's name and command repeat across a trace
+ * (the same script, the same flags), so the tokenising of a text already seen is a
+ * lookup. Direct-mapped by a hash of the text, each entry keeping the text itself, so a
+ * hit is exact; texts longer than MODEL_DOC_MEMO_TEXT bytes are tokenised every time.
+ */
+#define MODEL_DOC_MEMO 256u
+#define MODEL_DOC_MEMO_TEXT 118u
+typedef struct model_doc_memo_entry {
+    uint64_t key; /* hash of the text; 0 = empty entry */
+    uint8_t name_len, command_len;
+    char text[MODEL_DOC_MEMO_TEXT]; /* name then command, without terminators */
+    model_doc doc;
+} model_doc_memo_entry;
+
+typedef struct model_doc_memo {
+    model_doc_memo_entry e[MODEL_DOC_MEMO];
+    uint64_t hits, misses;
+} model_doc_memo;
+
+/* What model_doc_tokenise(d, name, command) gives, through memo (zeroed before its first
+ * use). O(length of the text). */
+void model_doc_tokenise_memo(model_doc_memo *memo, model_doc *d, const char *name,
+                             const char *command);
+
 /* Inverse document frequencies over a corpus. */
 typedef struct model_tfidf {
     uint32_t n_docs;                /* documents the idf was fitted on */

@@ -1,11 +1,15 @@
 /*
  * test_tfidf.c: the tokeniser (case folding, separators, counts, the token cap, order
  * independence) and smooth-idf TF-IDF on a three-document corpus against hand-computed
- * weights: idf(a) = ln(4/4) + 1 = 1, idf(b) = idf(c) = idf(d) = ln(4/2) + 1.
+ * weights: idf(a) = ln(4/4) + 1 = 1, idf(b) = idf(c) = idf(d) = ln(4/2) + 1. The memo of
+ * documents by text against the tokeniser on random texts.
  */
 #include "models/tfidf.h"
 
 #include "check.h"
+
+#include <stdio.h>
+#include <string.h>
 
 /* Weight of the token `tok` in d (0 when absent). */
 static double weight_of(const model_tfidf *t, const model_doc *d, const char *tok)
@@ -26,6 +30,38 @@ static int count_of(const model_doc *d, const char *tok)
         if (d->bucket[i] == b)
             return d->count[i];
     return 0;
+}
+
+/* Texts drawn from a few words, some longer than the memo keeps, some NULL: the memo's
+ * documents equal the tokeniser's, and repeated texts hit it. Returns the documents
+ * that differ. */
+static int compare_memo(uint64_t *hits)
+{
+    static model_doc_memo memo; /* zeroed */
+    static const char *words[] = {"python", "train.py", "--model",  "bert", "resnet50", "--batch",
+                                  "32",     "256",      "T03-dlrm", "x",    "",         "--lr=0.1"};
+    uint64_t r = 88172645463325252u;
+    int differ = 0;
+    for (int k = 0; k < 20000; k++) {
+        char text[2][200];
+        for (int s = 0; s < 2; s++) {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+            int nw = (int)(r % 4 == 0 ? r % 23 : r % 5), len = 0;
+            text[s][0] = 0;
+            for (int i = 0; i < nw && len < 180; i++)
+                len += snprintf(text[s] + len, sizeof text[s] - (size_t)len, "%s%s", i ? " " : "",
+                                words[(r >> (8 + 3 * i % 40)) % 12]);
+        }
+        const char *name = r % 17 == 0 ? NULL : text[0];
+        const char *command = r % 19 == 0 ? NULL : text[1];
+        model_doc a, b;
+        model_doc_tokenise(&a, name, command);
+        memset(&b, 0xA5, sizeof b);
+        model_doc_tokenise_memo(&memo, &b, name, command);
+        differ += memcmp(&a, &b, sizeof a) != 0;
+    }
+    *hits = memo.hits;
+    return differ + (memo.hits + memo.misses > 20000);
 }
 
 int main(void)
@@ -93,5 +129,8 @@ int main(void)
     model_doc empty;
     model_doc_tokenise(&empty, NULL, NULL);
     CHECK_EQ_I64(model_tfidf_apply(&t, &empty, w), 0);
+    uint64_t hits;
+    CHECK_EQ_I64(compare_memo(&hits), 0);
+    CHECK(hits > 1000);
     return check_done();
 }

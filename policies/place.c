@@ -316,14 +316,6 @@ static inline double alloc_frac(const sim_view *v, uint32_t n)
     return (double)ns->used_milli / (1000.0 * (double)ns->gpu_count);
 }
 
-static int cmp_bound(const void *pa, const void *pb)
-{
-    const block_bound *a = pa, *b = pb;
-    if (a->bound != b->bound)
-        return a->bound > b->bound ? -1 : 1;
-    return a->block < b->block ? -1 : a->block > b->block;
-}
-
 /* The node search of one replica. */
 typedef struct search {
     place_ws *w;
@@ -400,23 +392,26 @@ static uint32_t search_most_allocated(const search *s)
     }
     uint32_t best = UINT32_MAX;
     double best_frac = -1;
-    for (uint32_t i = 0; i < k; i++) {
-        /* Selection: bring the next block in (bound descending, block ascending) order to
-         * position i. The search usually stops after a block or two, so this beats a
-         * full sort. */
-        uint32_t top = i;
-        for (uint32_t c = i + 1; c < k; c++)
-            if (cmp_bound(&order[c], &order[top]) < 0)
-                top = c;
-        block_bound t = order[i];
-        order[i] = order[top];
-        order[top] = t;
+    for (;;) {
+        /* The next block in (bound descending, block ascending) order: the first of the
+         * largest bound among those not visited yet (order[] is in block order, and a
+         * visited block's bound is set to -1), found by selections rather than by a
+         * branch per block. The search usually stops after a block or two. */
+        uint32_t top = UINT32_MAX;
+        double tb = -1;
+        for (uint32_t c = 0; c < k; c++) {
+            bool gt = order[c].bound > tb;
+            tb = gt ? order[c].bound : tb;
+            top = gt ? c : top;
+        }
+        if (top == UINT32_MAX)
+            break;
         /* Later blocks offer at most this bound; on a tie their nodes have higher ids. */
         if (best != UINT32_MAX &&
-            (order[i].bound < best_frac ||
-             (order[i].bound == best_frac && order[i].block * SIM_NODE_BLOCK > best)))
+            (tb < best_frac || (tb == best_frac && order[top].block * SIM_NODE_BLOCK > best)))
             break;
-        uint32_t lo = order[i].block * SIM_NODE_BLOCK;
+        order[top].bound = -1;
+        uint32_t lo = order[top].block * SIM_NODE_BLOCK;
         uint32_t hi = lo + SIM_NODE_BLOCK < v->n_nodes ? lo + SIM_NODE_BLOCK : v->n_nodes;
         for (uint32_t n = lo; n < hi; n++) {
             if (!node_fits(s, n))

@@ -326,7 +326,7 @@ static uint32_t insert_rec(const sim_view *v, uint32_t t, preempt_entry *x)
         y->tl = insert_rec(v, y->tl, x);
     else
         y->tr = insert_rec(v, y->tr, x);
-    pull(v, y);
+    y->tsum += x->need; /* what pull() would find, without reading the other child */
     return t;
 }
 
@@ -347,7 +347,7 @@ static uint32_t erase_rec(const sim_view *v, uint32_t t, const preempt_entry *x)
         y->tl = erase_rec(v, y->tl, x);
     else
         y->tr = erase_rec(v, y->tr, x);
-    pull(v, y);
+    y->tsum -= x->need; /* what pull() would find, without reading the other child */
     return t;
 }
 

@@ -121,11 +121,11 @@ static int read_in_step(csvin *a, csvin *b, sim_diag *da, sim_diag *db, int afte
 /* Rows and the final status (with its message) of one read of `path` in lockstep with
  * another at chunk size 1: there a line is never whole in the buffer, so every row goes
  * through libcsv, while at the full chunk size plain lines take the fast path. */
-static int compare_paths(const char *path)
+static int compare_paths(const char *path, char delim)
 {
     csvin *a, *b;
     sim_diag da, db;
-    if (csvin_open(&a, path, ',', &da) != SIM_OK || csvin_open(&b, path, ',', &db) != SIM_OK)
+    if (csvin_open(&a, path, delim, &da) != SIM_OK || csvin_open(&b, path, delim, &db) != SIM_OK)
         return -1;
     csvin_set_chunk(b, 1);
     int rows, sa;
@@ -136,33 +136,40 @@ static int compare_paths(const char *path)
 }
 
 /* Random lines, mostly plain but with spaces, tabs, quotes, CR, blank lines, high and
- * control bytes in any place: the fast path must give what libcsv gives, rows and
- * errors alike. */
+ * control bytes in any place (or plain but for one such byte), comma- and
+ * tab-delimited, short and longer than the sixteen bytes the fast path takes at a time:
+ * the fast path must give what libcsv gives, rows and errors alike. */
 static void test_fast_path(void)
 {
-    static const char alpha[] = "aaaab1.-_ ,,,\t\"\r\n\x80\x01";
+    static const char alpha[] = "aaaab1.-_ ,,,\t\t\"\r\n\x80\x01\x7f";
     srand(7);
     int bad = 0;
-    for (int file = 0; file < 400; file++) {
-        char data[4096];
+    for (int file = 0; file < 800; file++) {
+        char delim = file % 2 ? '\t' : ',';
+        char data[8192];
         size_t n = 0;
         int lines = 1 + rand() % 20;
         for (int l = 0; l < lines; l++) {
             bool plain = rand() % 3 != 0;
-            int len = rand() % 40;
+            int len = rand() % (file % 4 < 2 ? 40 : 120);
             for (int k = 0; k < len; k++) {
                 char c = alpha[rand() % (int)(sizeof alpha - 1)];
-                if (plain && (c == '"' || c == '\r' || c == '\n' || (unsigned char)c >= 0x80 ||
-                              c == 1 || c == '\t'))
+                if (plain && c != delim &&
+                    (c == '"' || c == '\r' || c == '\n' || (unsigned char)c >= 0x80 || c == 1 ||
+                     c == 0x7f || c == '\t'))
                     c = 'a';
                 data[n++] = c;
             }
+            /* A plain line but for one byte libcsv must see, at any place. */
+            static const char one[] = "\"\r\x80\x01\x7f\t";
+            if (plain && len > 0 && rand() % 3 == 0)
+                data[n - 1 - (size_t)(rand() % len)] = one[rand() % (int)(sizeof one - 1)];
             data[n++] = '\n';
         }
         if (rand() % 4 == 0 && n > 0)
             n--; /* no final newline */
         write_file("csvin_fast.csv", data, n, false);
-        int d = compare_paths("csvin_fast.csv");
+        int d = compare_paths("csvin_fast.csv", delim);
         if (d != 0) {
             bad++;
             fprintf(stderr, "file %d: fast path differs (%d)\n", file, d);
@@ -193,7 +200,8 @@ static void test_bad_bytes(void)
     expect_error("a,b\nx,\xff\n", 8,
                  "csvin_bad.csv:2:2: error: invalid UTF-8 at byte 1 of the field");
     /* An overlong encoding of '/' is invalid too. */
-    expect_error("a\n\xc0\xaf\n", 5, "csvin_bad.csv:2:1: error: invalid UTF-8 at byte 1 of the field");
+    expect_error("a\n\xc0\xaf\n", 5,
+                 "csvin_bad.csv:2:1: error: invalid UTF-8 at byte 1 of the field");
     expect_error("a,b\n\"x\n", 7,
                  "csvin_bad.csv:2:1: error: unterminated quoted field at the end of the file");
     size_t big = 70000;
@@ -394,10 +402,10 @@ static void test_read_ahead(void)
     free(gz);
     free(s);
     write_file("csvin_empty.csv", "", 0, false);
-    const char *paths[] = {"csvin_big.csv",      "csvin_big.csv.gz",  "csvin_bigtrunc.csv.gz",
-                           "csvin_bigbad.csv.gz", "csvin_plain.csv",  "csvin_gz.csv.gz",
-                           "csvin_two.csv.gz",   "csvin_junk.csv.gz", "csvin_junk1.csv.gz",
-                           "csvin_crc.csv.gz",   "csvin_trunc.csv.gz", "csvin_empty.csv"};
+    const char *paths[] = {"csvin_big.csv",       "csvin_big.csv.gz",   "csvin_bigtrunc.csv.gz",
+                           "csvin_bigbad.csv.gz", "csvin_plain.csv",    "csvin_gz.csv.gz",
+                           "csvin_two.csv.gz",    "csvin_junk.csv.gz",  "csvin_junk1.csv.gz",
+                           "csvin_crc.csv.gz",    "csvin_trunc.csv.gz", "csvin_empty.csv"};
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         CHECK_EQ_I64(compare_ahead(paths[i], 1u << 16, 0), 0);
         CHECK_EQ_I64(compare_ahead(paths[i], 1000, 0), 0);

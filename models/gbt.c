@@ -25,7 +25,7 @@ struct model_gbt_ws {
     uint8_t *bin;     /* max_rows x n_active: bin of each active feature's value */
     double *cuts;     /* p x (bins - 1): thresholds, increasing */
     uint32_t *n_cuts; /* p */
-    double *col;      /* max_rows: one column, sorted */
+    double *col;      /* max_rows: one column's sample, its quantiles selected in place */
     double *resid;    /* max_rows: y - current prediction */
     uint32_t *rows;   /* max_rows: row ids grouped by the node they reached, each group in */
     uint32_t *rows2;  /* ... increasing order; rows2 receives the next level's */

@@ -142,10 +142,11 @@ static void block_refresh(sim_engine *e, uint32_t b)
     uint32_t mg = 0, mm = 0;
     uint64_t mc = 0, mmem = 0, types = 0;
     double mcf = -1;
-    double fw[SIM_FRAC_WHOLE], fs[SIM_FRAC_SHARE];
-    for (uint32_t k = 0; k < SIM_FRAC_WHOLE; k++)
+    /* One spare slot each, where the nodes without a tier are recorded unread. */
+    double fw[SIM_FRAC_WHOLE + 1], fs[SIM_FRAC_SHARE + 1];
+    for (uint32_t k = 0; k <= SIM_FRAC_WHOLE; k++)
         fw[k] = -1;
-    for (uint32_t k = 0; k < SIM_FRAC_SHARE; k++)
+    for (uint32_t k = 0; k <= SIM_FRAC_SHARE; k++)
         fs[k] = -1;
     /* Reads the compact per-node records only: this runs at every start and end. */
     for (uint32_t n = lo; n < hi; n++) {
@@ -164,19 +165,12 @@ static void block_refresh(sim_engine *e, uint32_t b)
         if (e->node_cpu_frac[n] > mcf)
             mcf = e->node_cpu_frac[n];
         types |= UINT64_C(1) << (ns->gpu_count ? ns->gpu_type : 0);
-        if (ns->gpu_count && fm) {
-            /* Record the node at its highest tier only; the suffix maxima below make
-             * each tier cover every node that qualifies for it. */
-            double f = e->node_frac[n];
-            if (fg) {
-                uint32_t k = (fg < SIM_FRAC_WHOLE ? fg : SIM_FRAC_WHOLE) - 1;
-                if (f > fw[k])
-                    fw[k] = f;
-            }
-            uint32_t i = fm / 100 < SIM_FRAC_SHARE ? fm / 100 : SIM_FRAC_SHARE - 1;
-            if (f > fs[i])
-                fs[i] = f;
-        }
+        /* Record the node at its highest tier only; the suffix maxima below make each
+         * tier cover every node that qualifies for it. */
+        double f = e->node_frac[n];
+        uint32_t k = e->node_tier_whole[n], i = e->node_tier_share[n];
+        fw[k] = f > fw[k] ? f : fw[k];
+        fs[i] = f > fs[i] ? f : fs[i];
     }
     for (uint32_t k = SIM_FRAC_WHOLE - 1; k-- > 0;)
         if (fw[k + 1] > fw[k])
@@ -190,8 +184,8 @@ static void block_refresh(sim_engine *e, uint32_t b)
     e->block_max_mem_free[b] = mmem;
     e->block_max_cpu_frac[b] = mcf;
     e->block_types[b] = types;
-    memcpy(e->block_frac_whole + (size_t)b * SIM_FRAC_WHOLE, fw, sizeof fw);
-    memcpy(e->block_frac_share + (size_t)b * SIM_FRAC_SHARE, fs, sizeof fs);
+    memcpy(e->block_frac_whole + (size_t)b * SIM_FRAC_WHOLE, fw, SIM_FRAC_WHOLE * sizeof *fw);
+    memcpy(e->block_frac_share + (size_t)b * SIM_FRAC_SHARE, fs, SIM_FRAC_SHARE * sizeof *fs);
 }
 
 void sim__sync_blocks(const sim_view *v)
@@ -227,6 +221,14 @@ void sim__node_refresh(sim_engine *e, uint32_t n)
     ns->gpu_type = (uint8_t)e->node_gpu_type[n];
     ns->up = e->node_up[n];
     e->node_frac[n] = cnt ? (double)ns->used_milli / (1000.0 * (double)cnt) : 0;
+    bool tiered = cnt && max_free;
+    e->node_tier_whole[n] =
+        (uint8_t)(tiered && free_gpus
+                      ? (free_gpus < SIM_FRAC_WHOLE ? free_gpus : SIM_FRAC_WHOLE) - 1
+                      : SIM_FRAC_WHOLE);
+    e->node_tier_share[n] = (uint8_t)(!tiered                           ? SIM_FRAC_SHARE
+                                      : max_free / 100 < SIM_FRAC_SHARE ? max_free / 100
+                                                                        : SIM_FRAC_SHARE - 1);
     /* As place_score_most_allocated scores a CPU-only replica. */
     e->node_cpu_frac[n] =
         e->node_cpu_total[n] ? (double)e->node_cpu_used[n] / (double)e->node_cpu_total[n] : 0;

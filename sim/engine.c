@@ -281,6 +281,8 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     ALLOC_ARRAY(e->node_outages, nn);
     ALLOC_ARRAY(e->node_frac, nn);
     ALLOC_ARRAY(e->node_cpu_frac, nn);
+    ALLOC_ARRAY(e->node_tier_whole, nn);
+    ALLOC_ARRAY(e->node_tier_share, nn);
     e->n_blocks = (nn + SIM_NODE_BLOCK - 1) / SIM_NODE_BLOCK;
     ALLOC_ARRAY(e->block_dirty, e->n_blocks);
     ALLOC_ARRAY(e->dirty_blocks, e->n_blocks);
@@ -501,6 +503,8 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->node_outages);
     sim_free(e->node_frac);
     sim_free(e->node_cpu_frac);
+    sim_free(e->node_tier_whole);
+    sim_free(e->node_tier_share);
     sim_free(e->block_dirty);
     sim_free(e->dirty_blocks);
     sim_free(e->block_max_free_gpus);

@@ -94,6 +94,10 @@ struct sim_engine {
     uint32_t *node_outages; /* outages covering the node now; down while > 0 */
     double *node_frac;     /* allocated fraction of the node's GPU share */
     double *node_cpu_frac; /* allocated fraction of its CPU (0 without CPU) */
+    /* Each node's tiers for the block summaries, read there 32 times as often as they
+     * change: its free whole GPUs (1..8) less 1, or SIM_FRAC_WHOLE when it has none (or
+     * no free share); its largest free share in tenths, 0..9, or SIM_FRAC_SHARE when none. */
+    uint8_t *node_tier_whole, *node_tier_share;
     uint32_t n_blocks;
     uint8_t *block_dirty;   /* a node of the block changed since its summary */
     uint32_t *dirty_blocks; /* those blocks, n_dirty_blocks of them */

@@ -76,19 +76,19 @@ void sim_put_fixed(FILE *f, double x, unsigned digits)
 /* Decimal digits of u (at least 1). */
 static unsigned u64_digits(uint64_t u)
 {
-    unsigned n = 1;
-    for (;;) {
-        if (u < 10)
-            return n;
-        if (u < 100)
-            return n + 1;
-        if (u < 1000)
-            return n + 2;
-        if (u < 10000)
-            return n + 3;
-        u /= 10000;
-        n += 4;
-    }
+    /* From the bit length (1233 / 4096 approximates log10 2) and one comparison with a
+     * power of ten: no branch on the value, whose length varies from one call to the
+     * next. */
+    /* clang-format off */
+    static const uint64_t pow10[20] = {
+        1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
+        10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+        1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+        10000000000000000000u};
+    /* clang-format on */
+    unsigned bits = 64u - (unsigned)__builtin_clzll(u | 1u);
+    unsigned t = (bits * 1233u) >> 12;     /* floor(log10 2^bits) */
+    return t + (u >= pow10[t]) + (u == 0); /* "0" has a digit */
 }
 
 size_t sim_fmt_u64(char buf[SIM_FMT_U64_MAX], uint64_t u)

@@ -9,6 +9,7 @@
  */
 #include "sim/policy.h"
 #include "sim/engine.h"
+#include "bench_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,13 +18,6 @@
 #include <time.h>
 
 extern const policy_ops policy_elastic;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 typedef struct src {
     uint32_t n, next;
@@ -77,9 +71,9 @@ static double one_run(uint32_t n, uint64_t *triggers)
     if (sim_engine_create(&e, &cfg, &w, &policy_elastic, &pc, &d) == SIM_OK) {
         src s = {.n = n};
         sim_source so = {.ctx = &s, .next = next_job};
-        double t0 = now_s();
+        double t0 = bench_now_s();
         if (sim_engine_run(e, &so, &d) == SIM_OK)
-            t = now_s() - t0;
+            t = bench_now_s() - t0;
         *triggers = (uint64_t)periods;
         sim_engine_destroy(e);
     }

@@ -8,6 +8,7 @@
  * usage: bench_gbt [REPEATS]   (default 15)
  */
 #include "models/gbt.h"
+#include "bench_util.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -18,27 +19,6 @@
 enum { P = 22, MAX_ROWS = 65536 };
 
 static uint64_t rng = 0x243F6A8885A308D3ull;
-
-static double uniform(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {
@@ -54,10 +34,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < MAX_ROWS; i++) {
         double *x = X + (size_t)i * P;
         for (int j = 0; j < P; j++) {
-            double u = uniform();
+            double u = bench_uniform(&rng);
             x[j] = j % 5 == 0 ? floor(u * 4) : j % 7 == 1 ? (u > 0.5) : j == 21 ? 1 : u * u * 100;
         }
-        y[i] = log1p(3 * x[0] + x[2] + 5 * x[1] * (x[3] > 50)) + 0.3 * uniform();
+        y[i] = log1p(3 * x[0] + x[2] + 5 * x[1] * (x[3] > 50)) + 0.3 * bench_uniform(&rng);
     }
     model_gbt_params prm;
     model_gbt_params_default(&prm);
@@ -69,10 +49,10 @@ int main(int argc, char **argv)
     printf("rows     median_ms  min_ms   train_r2\n");
     for (int n = 1024; n <= MAX_ROWS; n *= 4) {
         for (int r = 0; r < reps; r++) {
-            double t0 = now_s();
+            double t0 = bench_now_s();
             if (model_gbt_fit(&g, w, X, y, (size_t)n) != 0)
                 return 2;
-            t[r] = (now_s() - t0) * 1e3;
+            t[r] = (bench_now_s() - t0) * 1e3;
         }
         double mean = 0, sst = 0, sse = 0;
         for (int i = 0; i < n; i++)
@@ -82,7 +62,7 @@ int main(int argc, char **argv)
             sse += e * e;
             sst += (y[i] - mean) * (y[i] - mean);
         }
-        qsort(t, (size_t)reps, sizeof *t, cmp_double);
+        qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
         double r2 = 1 - sse / sst;
         bad |= !(r2 > 0);
         printf("%-8d %9.2f %7.2f %10.3f\n", n, t[reps / 2], t[0], r2);

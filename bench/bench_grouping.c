@@ -14,6 +14,7 @@
 #include "policies/blossom.h"
 #include "policies/classmatch.h"
 #include "policies/interleave.h"
+#include "bench_util.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -22,27 +23,6 @@
 #include <time.h>
 
 static uint64_t rng = 0x243F6A8885A308D3ull;
-
-static double uniform(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -57,7 +37,7 @@ int main(int argc, char **argv)
         {0, 711, 110, 0}, {0, 30, 95, 140}, {0, 250, 40, 35},  {0, 12, 60, 4}};
     static uint32_t cl[MAXN];
     for (int i = 0; i < MAXN; i++) {
-        cl[i] = (uint32_t)(uniform() * 8);
+        cl[i] = (uint32_t)(bench_uniform(&rng) * 8);
         for (int r = 0; r < IL_RESOURCES; r++)
             st[i][r] = cls[cl[i]][r];
     }
@@ -80,7 +60,7 @@ int main(int argc, char **argv)
         uint32_t n = sizes[si];
         int64_t total = 0;
         for (int rep = 0; rep < repeats; rep++) {
-            double t0 = now_s();
+            double t0 = bench_now_s();
             blossom_reset(b, n);
             for (uint32_t u = 0; u < n; u++)
                 for (uint32_t v = u + 1; v < n; v++) {
@@ -94,11 +74,11 @@ int main(int argc, char **argv)
                     blossom_set(b, u, v, llround(w * 1e6));
                 }
             total = blossom_solve(b, mate);
-            t[rep] = (now_s() - t0) * 1e3;
+            t[rep] = (bench_now_s() - t0) * 1e3;
         }
         int64_t ctotal = 0;
         for (int rep = 0; rep < repeats; rep++) {
-            double t0 = now_s();
+            double t0 = bench_now_s();
             for (uint32_t c = 0; c < 8; c++)
                 count[c] = 0;
             for (uint32_t u = 0; u < n; u++)
@@ -115,10 +95,10 @@ int main(int argc, char **argv)
                     cw[a * 8 + c] = cw[c * 8 + a] = llround(w * 1e6);
                 }
             ctotal = cmatch_solve(cm, 8, count, cw, pairs);
-            tc[rep] = (now_s() - t0) * 1e3;
+            tc[rep] = (bench_now_s() - t0) * 1e3;
         }
-        qsort(t, (size_t)repeats, sizeof t[0], cmp_double);
-        qsort(tc, (size_t)repeats, sizeof tc[0], cmp_double);
+        qsort(t, (size_t)repeats, sizeof t[0], bench_cmp_double);
+        qsort(tc, (size_t)repeats, sizeof tc[0], bench_cmp_double);
         printf("%5u  %17.3f  %14.3f  %17.3f  %14.3f  %14lld  %14lld\n", n, t[repeats / 2], t[0],
                tc[repeats / 2], tc[0], (long long)total, (long long)ctotal);
         if (total != ctotal)

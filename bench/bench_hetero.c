@@ -9,6 +9,7 @@
  */
 #include "policies/gavel_lp.h"
 #include "policies/hetero_assign.h"
+#include "bench_util.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -16,24 +17,11 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 #define INSTANCES 21
 
 static double median5(double *t)
 {
-    qsort(t, 5, sizeof *t, cmp);
+    qsort(t, 5, sizeof *t, bench_cmp_double);
     return t[2];
 }
 
@@ -62,16 +50,16 @@ int main(void)
                 /* An instance's time: the fastest of 3 batches of reps solves. */
                 double best = INFINITY;
                 for (int k = 0; k < 3; k++) {
-                    double t0 = now_s();
+                    double t0 = bench_now_s();
                     for (int i = 0; i < reps; i++)
                         hetero_bottleneck(&w, cost, n, m, assign);
-                    double t = (now_s() - t0) / reps;
+                    double t = (bench_now_s() - t0) / reps;
                     if (t < best)
                         best = t;
                 }
                 per[inst] = best;
             }
-            qsort(per, INSTANCES, sizeof *per, cmp);
+            qsort(per, INSTANCES, sizeof *per, bench_cmp_double);
             printf("%6u %6u %12.2f %12.2f\n", n, m, per[INSTANCES / 2] * 1e6,
                    per[INSTANCES - 1] * 1e6);
         }
@@ -84,10 +72,10 @@ int main(void)
             for (int inst = 0; inst < 5; inst++) {
                 for (uint32_t x = 0; x < n * m; x++)
                     cost[x] = 100.0 + 900.0 * gsl_rng_uniform(r);
-                double t0 = now_s();
+                double t0 = bench_now_s();
                 if (!(hetero_preemptive_bound(cost, n, m) > 0))
                     return 1;
-                per[inst] = now_s() - t0;
+                per[inst] = bench_now_s() - t0;
             }
             printf("%6u %6u %12.1f\n", n, m, median5(per) * 1e6);
         }
@@ -122,11 +110,11 @@ int main(void)
                 int reps = n >= 256 ? 1 : 5;
                 double t[5];
                 for (int k = 0; k < 5; k++) {
-                    double t0 = now_s();
+                    double t0 = bench_now_s();
                     for (int i = 0; i < reps; i++)
                         if (gavel_allocation(n, m, tput, scale, prio, workers, work, x))
                             return 1;
-                    t[k] = (now_s() - t0) / reps;
+                    t[k] = (bench_now_s() - t0) / reps;
                 }
                 printf("%6u %6u %8.0f %12.3f\n", n, m, gs[c], median5(t) * 1e3);
                 free(tput);

@@ -15,6 +15,8 @@
 /* wait4() reports each child's own peak memory; it is a BSD/GNU interface. */
 #define _DEFAULT_SOURCE 1
 
+#include "bench_util.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,19 +37,12 @@ typedef struct sample {
     unsigned long long events, jobs;
 } sample;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Run argv as a child with its output appended to `log`; fill wall time, user time and
  * peak RSS. Returns the exit status. */
 static int spawn(char *const argv[], const char *log, sample *s)
 {
     fflush(stdout);
-    double t0 = now_s();
+    double t0 = bench_now_s();
     pid_t pid = fork();
     if (pid < 0)
         return -1;
@@ -61,7 +56,7 @@ static int spawn(char *const argv[], const char *log, sample *s)
     struct rusage ru;
     if (wait4(pid, &status, 0, &ru) < 0)
         return -1;
-    s->wall_s = now_s() - t0;
+    s->wall_s = bench_now_s() - t0;
     s->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
     s->maxrss_kb = ru.ru_maxrss;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128;

@@ -6,17 +6,11 @@
  * ../shared/data. Usage: bench_study_run [TRACE FORMAT CLUSTER [POLICY]].
  */
 #include "study/study.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int cmp(const void *a, const void *b)
 {
@@ -45,13 +39,13 @@ int main(int argc, char **argv)
             a.frag_probe = probe;
             run_result r;
             sim_diag d = {0};
-            double t0 = now_s();
+            double t0 = bench_now_s();
             if (study_run(&a, &r, &d) != SIM_OK) {
                 char buf[2048];
                 fprintf(stderr, "bench_study_run: %s\n", sim_diag_format(&d, buf, sizeof buf));
                 return 1;
             }
-            t[probe][k] = now_s() - t0;
+            t[probe][k] = bench_now_s() - t0;
             jobs = r.sum.jobs_arrived;
             passes[probe] = r.trace_passes;
         }

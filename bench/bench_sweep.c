@@ -15,6 +15,8 @@
  *
  * usage: bench_sweep [N] [R]   (default 200 cells, 3 repeats)
  */
+#include "bench_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,12 +49,6 @@ static int run(char *const argv[])
     if (waitpid(pid, &st, 0) < 0)
         return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)
@@ -119,7 +115,7 @@ int main(int argc, char **argv)
         best_sweep = sweep < best_sweep ? sweep : best_sweep;
         best_resume = resume < best_resume ? resume : best_resume;
     }
-    qsort(d_wall, (size_t)reps, sizeof *d_wall, cmp_double);
+    qsort(d_wall, (size_t)reps, sizeof *d_wall, bench_cmp_double);
     printf("cells: %d trivial run cells, --jobs 1, %d repeats\n", n, reps);
     printf("direct runs (min):        %8.3f s  (%.2f ms per run)\n", best_direct,
            1e3 * best_direct / n);

@@ -5,17 +5,11 @@
  */
 #include "models/catalog.h"
 #include "traces/trace.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int cmp(const void *a, const void *b)
 {
@@ -45,7 +39,7 @@ int main(int argc, char **argv)
                            .opts = opts,
                            .n_opts = opts[0] ? 1 : 0};
         trace_reader *r;
-        double t0 = now_s();
+        double t0 = bench_now_s();
         if (trace_reader_open(&r, path, &o, &d) != SIM_OK) {
             char buf[2048];
             fprintf(stderr, "bench_trace_read: %s\n", sim_diag_format(&d, buf, sizeof buf));
@@ -56,7 +50,7 @@ int main(int argc, char **argv)
         jobs = 0;
         while ((st = trace_reader_next(r, &j, &d)) == 1)
             jobs++;
-        t[k] = now_s() - t0;
+        t[k] = bench_now_s() - t0;
         trace_reader_close(r);
         sim_intern_destroy(tenants);
         sim_intern_destroy(models);

@@ -355,6 +355,21 @@ static void finish_row(csvin *r, csvin_row *row)
     row->line = r->row_line;
 }
 
+/* The field from *start ends at the delimiter at `at` of line b: it becomes field *nf
+ * (NUL-terminated in place). false when the row has too many fields or the field is too
+ * long for the fast path. */
+static inline bool cut_field(csvin *r, unsigned char *b, uint32_t at, uint32_t *start, uint32_t *nf)
+{
+    if (*nf == r->nf_cap || at - *start > CSVIN_MAX_FIELD)
+        return false;
+    b[at] = '\0';
+    r->off[*nf] = *start;
+    r->lens[*nf] = at - *start;
+    (*nf)++;
+    *start = at + 1;
+    return true;
+}
+
 /* The fast path for the common line: complete in the chunk, not empty, free of quotes,
  * control and non-ASCII bytes (what needs checking), with no space at either end of a
  * field (what libcsv trims). Its fields are the pieces between delimiters, exactly as
@@ -408,16 +423,9 @@ static bool fast_row(csvin *r, csvin_row *row)
             if (sp & (first | last))
                 return false;
         }
-        for (; dm; dm &= dm - 1) {
-            uint32_t at = i + (uint32_t)__builtin_ctz(dm);
-            if (nf == r->nf_cap || at - start > CSVIN_MAX_FIELD)
+        for (; dm; dm &= dm - 1)
+            if (!cut_field(r, b, i + (uint32_t)__builtin_ctz(dm), &start, &nf))
                 return false;
-            b[at] = '\0';
-            r->off[nf] = start;
-            r->lens[nf] = at - start;
-            nf++;
-            start = at + 1;
-        }
     }
 #endif
     for (; i <= len; i++) {
@@ -429,13 +437,8 @@ static bool fast_row(csvin *r, csvin_row *row)
                 return false;
             continue;
         }
-        if (k != 1 || nf == r->nf_cap || i - start > CSVIN_MAX_FIELD)
+        if (k != 1 || !cut_field(r, b, i, &start, &nf))
             return false;
-        b[i] = '\0';
-        r->off[nf] = start;
-        r->lens[nf] = i - start;
-        nf++;
-        start = i + 1;
     }
     r->nf = nf;
     r->buf_len = len + 1;

@@ -1265,19 +1265,23 @@ static bool take_next(preempt_sched *s, preempt_class *c, uint32_t *n_adm)
 
 /* The job in line is admitted (true), and the next of its class comes in line; or its
  * class leaves the line: it will not fit later in this pass. */
+/* The class at the top of the line steps on: its next job comes in line (more), or it
+ * leaves the line. */
+static void front_step(preempt_sched *s, const preempt_class *c, bool more)
+{
+    if (more)
+        s->front[0].key = c->first[c->cur].key;
+    else if (--s->n_front)
+        s->front[0] = s->front[s->n_front];
+    else
+        return;
+    front_down(s, 0);
+}
+
 static void front_done(preempt_sched *s, bool admitted, uint32_t *n_adm)
 {
     preempt_class *c = &s->cls[s->front[0].cls];
-    if (admitted) {
-        if (take_next(s, c, n_adm)) {
-            s->front[0].key = c->first[c->cur].key;
-            front_down(s, 0);
-            return;
-        }
-    }
-    s->front[0] = s->front[--s->n_front];
-    if (s->n_front)
-        front_down(s, 0);
+    front_step(s, c, admitted && take_next(s, c, n_adm));
 }
 
 /* The job in line and the jobs of its class right behind it (those before every other
@@ -1295,20 +1299,13 @@ static void front_run(preempt_sched *s, uint64_t *room, uint64_t *left, uint32_t
         if (s->n_front > 2 && preempt_before(&s->front[2].key, bound))
             bound = &s->front[2].key;
     }
-    for (;;) {
+    bool more;
+    do {
         *room -= need;
         *left -= need;
-        if (!take_next(s, c, n_adm))
-            break;
-        if (need > *room || (bound && !preempt_before(&c->first[c->cur].key, bound))) {
-            s->front[0].key = c->first[c->cur].key;
-            front_down(s, 0);
-            return;
-        }
-    }
-    s->front[0] = s->front[--s->n_front];
-    if (s->n_front)
-        front_down(s, 0);
+        more = take_next(s, c, n_adm);
+    } while (more && need <= *room && (!bound || preempt_before(&c->first[c->cur].key, bound)));
+    front_step(s, c, more);
 }
 
 /* Admission walking every running job in key order (keys as of now), merged with the

@@ -378,13 +378,14 @@ static uint32_t search_most_allocated(const search *s)
     bool whole = s->milli == SIM_MILLI_GPU;
     uint32_t tier = whole ? (s->q.need < SIM_FRAC_WHOLE ? s->q.need : SIM_FRAC_WHOLE) - 1
                           : (s->milli / 100 < SIM_FRAC_SHARE ? s->milli / 100 : SIM_FRAC_SHARE - 1);
+    /* Block b's bound is bounds[b * stride]. */
+    const double *bounds = cpu     ? v->block_max_cpu_frac
+                           : whole ? v->block_frac_whole + tier
+                                   : v->block_frac_share + tier;
+    size_t stride = cpu ? 1 : whole ? SIM_FRAC_WHOLE : SIM_FRAC_SHARE;
     for (uint32_t b = 0; b < v->n_blocks; b++) {
-        if (!block_may_fit(v, b, s->j, s->milli))
-            continue;
-        double bound = cpu     ? v->block_max_cpu_frac[b]
-                       : whole ? v->block_frac_whole[(size_t)b * SIM_FRAC_WHOLE + tier]
-                               : v->block_frac_share[(size_t)b * SIM_FRAC_SHARE + tier];
-        if (bound < 0)
+        double bound = bounds[b * stride];
+        if (bound < 0 || !block_may_fit(v, b, s->j, s->milli))
             continue;
         order[k].bound = bound;
         order[k].block = b;
@@ -411,14 +412,23 @@ static uint32_t search_most_allocated(const search *s)
             (tb < best_frac || (tb == best_frac && order[top].block * SIM_NODE_BLOCK > best)))
             break;
         order[top].bound = -1;
-        uint32_t lo = order[top].block * SIM_NODE_BLOCK;
-        uint32_t hi = lo + SIM_NODE_BLOCK < v->n_nodes ? lo + SIM_NODE_BLOCK : v->n_nodes;
-        for (uint32_t n = lo; n < hi; n++) {
-            if (!node_fits(s, n))
+        /* The block's quarters the same way: a quarter whose bound cannot beat the best
+         * node found is not scanned. */
+        const sim_quarter_sum *qs = v->block_quarter + 4 * (size_t)order[top].block;
+        for (uint32_t q = 0; q < 4; q++) {
+            uint32_t lo = order[top].block * SIM_NODE_BLOCK + q * SIM_NODE_QUARTER;
+            uint32_t hi = lo + SIM_NODE_QUARTER < v->n_nodes ? lo + SIM_NODE_QUARTER : v->n_nodes;
+            double qb = cpu ? qs[q].max_cpu_frac : qs[q].frac[whole ? tier : SIM_FRAC_WHOLE + tier];
+            if (qb < 0 ||
+                (best != UINT32_MAX && (qb < best_frac || (qb == best_frac && lo > best))))
                 continue;
-            if (cpu ? more_cpu_allocated(v, n, best, best_frac) : more_allocated(v, n, best)) {
-                best = n;
-                best_frac = cpu ? cpu_frac(v, n) : alloc_frac(v, n);
+            for (uint32_t n = lo; n < hi; n++) {
+                if (!node_fits(s, n))
+                    continue;
+                if (cpu ? more_cpu_allocated(v, n, best, best_frac) : more_allocated(v, n, best)) {
+                    best = n;
+                    best_frac = cpu ? cpu_frac(v, n) : alloc_frac(v, n);
+                }
             }
         }
     }

@@ -17,6 +17,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* ---- Accounting primitives --------------------------------------------------------- */
 
 double sim__job_gpus_held(const sim_engine *e, const sim_job *j)
@@ -134,20 +138,21 @@ void sim__list_append(sim_engine *e, sim_job_id id, bool running)
     }
 }
 
-static void block_refresh(sim_engine *e, uint32_t b)
+/* Sum quarter q of the nodes (nodes q * SIM_NODE_QUARTER onwards) from its nodes. */
+static void quarter_refresh(sim_engine *e, uint32_t q)
 {
-    uint32_t lo = b * SIM_NODE_BLOCK, hi = lo + SIM_NODE_BLOCK;
+    uint32_t lo = q * SIM_NODE_QUARTER, hi = lo + SIM_NODE_QUARTER;
     if (hi > e->n_nodes)
         hi = e->n_nodes;
     uint32_t mg = 0, mm = 0;
     uint64_t mc = 0, mmem = 0, types = 0;
     double mcf = -1;
-    /* One spare slot each, where the nodes without a tier are recorded unread. */
-    double fw[SIM_FRAC_WHOLE + 1], fs[SIM_FRAC_SHARE + 1];
-    for (uint32_t k = 0; k <= SIM_FRAC_WHOLE; k++)
-        fw[k] = -1;
-    for (uint32_t k = 0; k <= SIM_FRAC_SHARE; k++)
-        fs[k] = -1;
+    /* One spare slot after each part, where the nodes without a tier are recorded
+     * unread. */
+    double fr[SIM_FRAC_WHOLE + 1 + SIM_FRAC_SHARE + 1];
+    double *fw = fr, *fs = fr + SIM_FRAC_WHOLE + 1;
+    for (uint32_t k = 0; k < sizeof fr / sizeof *fr; k++)
+        fr[k] = -1;
     /* Reads the compact per-node records only: this runs at every start and end. */
     for (uint32_t n = lo; n < hi; n++) {
         const sim_node_sum *ns = &e->node_sum[n];
@@ -178,22 +183,76 @@ static void block_refresh(sim_engine *e, uint32_t b)
     for (uint32_t i = SIM_FRAC_SHARE - 1; i-- > 0;)
         if (fs[i + 1] > fs[i])
             fs[i] = fs[i + 1];
+    sim_quarter_sum *qs = &e->quarter[q];
+    memcpy(qs->frac, fw, SIM_FRAC_WHOLE * sizeof *fw);
+    memcpy(qs->frac + SIM_FRAC_WHOLE, fs, SIM_FRAC_SHARE * sizeof *fs);
+    qs->max_cpu_frac = mcf;
+    qs->max_cpu_free = mc;
+    qs->max_mem_free = mmem;
+    qs->types = types;
+    qs->max_free_gpus = mg;
+    qs->max_free_milli = mm;
+}
+
+static inline uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Sum block b again: its quarters in `dirty` (bit q: quarter q of the block) from their
+ * nodes, then the block from its four quarters (maxima of maxima: the same figures as
+ * from the nodes). */
+static void block_refresh(sim_engine *e, uint32_t b, uint32_t dirty)
+{
+    for (uint32_t q = 0; q < 4; q++)
+        if ((dirty >> q) & 1u)
+            quarter_refresh(e, 4 * b + q);
+    const sim_quarter_sum *qs = &e->quarter[4 * b];
+    double fr[SIM_FRAC_WHOLE + SIM_FRAC_SHARE];
+#if defined(__SSE2__)
+    /* maxpd is a > b ? a : b, exactly (no fraction is NaN). */
+    for (uint32_t k = 0; k < SIM_FRAC_WHOLE + SIM_FRAC_SHARE; k += 2) {
+        __m128d m01 = _mm_max_pd(_mm_loadu_pd(qs[1].frac + k), _mm_loadu_pd(qs[0].frac + k));
+        __m128d m23 = _mm_max_pd(_mm_loadu_pd(qs[3].frac + k), _mm_loadu_pd(qs[2].frac + k));
+        _mm_storeu_pd(fr + k, _mm_max_pd(m23, m01));
+    }
+#else
+    for (uint32_t k = 0; k < SIM_FRAC_WHOLE + SIM_FRAC_SHARE; k++) {
+        double m = qs[0].frac[k];
+        for (uint32_t q = 1; q < 4; q++)
+            m = qs[q].frac[k] > m ? qs[q].frac[k] : m;
+        fr[k] = m;
+    }
+#endif
+    uint32_t mg = qs[0].max_free_gpus, mm = qs[0].max_free_milli;
+    uint64_t mc = qs[0].max_cpu_free, mmem = qs[0].max_mem_free, types = qs[0].types;
+    double mcf = qs[0].max_cpu_frac;
+    for (uint32_t q = 1; q < 4; q++) {
+        mg = qs[q].max_free_gpus > mg ? qs[q].max_free_gpus : mg;
+        mm = qs[q].max_free_milli > mm ? qs[q].max_free_milli : mm;
+        mc = max_u64(qs[q].max_cpu_free, mc);
+        mmem = max_u64(qs[q].max_mem_free, mmem);
+        mcf = qs[q].max_cpu_frac > mcf ? qs[q].max_cpu_frac : mcf;
+        types |= qs[q].types;
+    }
     e->block_max_free_gpus[b] = mg;
     e->block_max_free_milli[b] = mm;
     e->block_max_cpu_free[b] = mc;
     e->block_max_mem_free[b] = mmem;
     e->block_max_cpu_frac[b] = mcf;
     e->block_types[b] = types;
-    memcpy(e->block_frac_whole + (size_t)b * SIM_FRAC_WHOLE, fw, SIM_FRAC_WHOLE * sizeof *fw);
-    memcpy(e->block_frac_share + (size_t)b * SIM_FRAC_SHARE, fs, SIM_FRAC_SHARE * sizeof *fs);
+    memcpy(e->block_frac_whole + (size_t)b * SIM_FRAC_WHOLE, fr, SIM_FRAC_WHOLE * sizeof *fr);
+    memcpy(e->block_frac_share + (size_t)b * SIM_FRAC_SHARE, fr + SIM_FRAC_WHOLE,
+           SIM_FRAC_SHARE * sizeof *fr);
 }
 
 void sim__sync_blocks(const sim_view *v)
 {
     sim_engine *e = (sim_engine *)v->internal; /* the view is the engine's own */
     for (uint32_t i = 0; i < e->n_dirty_blocks; i++) {
-        block_refresh(e, e->dirty_blocks[i]);
-        e->block_dirty[e->dirty_blocks[i]] = 0;
+        uint32_t b = e->dirty_blocks[i];
+        block_refresh(e, b, e->block_dirty[b]);
+        e->block_dirty[b] = 0;
     }
     e->n_dirty_blocks = 0;
 }
@@ -233,10 +292,9 @@ void sim__node_refresh(sim_engine *e, uint32_t n)
     e->node_cpu_frac[n] =
         e->node_cpu_total[n] ? (double)e->node_cpu_used[n] / (double)e->node_cpu_total[n] : 0;
     uint32_t b = n / SIM_NODE_BLOCK;
-    if (!e->block_dirty[b]) {
-        e->block_dirty[b] = 1;
+    if (!e->block_dirty[b])
         e->dirty_blocks[e->n_dirty_blocks++] = b;
-    }
+    e->block_dirty[b] |= (uint8_t)(1u << (n % SIM_NODE_BLOCK / SIM_NODE_QUARTER));
     uint64_t ep = ++e->v.change_epoch;
     e->change_ring[ep % SIM_CHANGE_RING] = n;
     e->node_change_epoch[n] = ep;
@@ -1142,8 +1200,94 @@ int sim_decide_reject(policy_decisions *out, sim_job_id id, const char *reason)
 
 /* ---- Invariants ----------------------------------------------------------------------- */
 
+/* Quarter q's summary computed from its nodes afresh, as sim_view.block_* defines it. */
+static sim_quarter_sum quarter_from_nodes(const sim_engine *e, uint32_t q)
+{
+    sim_quarter_sum s = {.max_cpu_frac = -1};
+    for (uint32_t k = 0; k < SIM_FRAC_WHOLE + SIM_FRAC_SHARE; k++)
+        s.frac[k] = -1;
+    for (uint32_t n = q * SIM_NODE_QUARTER; n < (q + 1) * SIM_NODE_QUARTER && n < e->n_nodes; n++) {
+        if (!e->node_up[n])
+            continue;
+        uint32_t cnt = e->node_gpu_count[n], fg = 0, fm = 0, used = 0;
+        for (uint32_t g = e->node_gpu_first[n]; g < e->node_gpu_first[n] + cnt; g++) {
+            fg += e->gpu_nres[g] == 0;
+            fm = SIM_MILLI_GPU - e->gpu_used_milli[g] > fm ? SIM_MILLI_GPU - e->gpu_used_milli[g]
+                                                           : fm;
+            used += e->gpu_used_milli[g];
+        }
+        uint64_t cpu = e->node_cpu_total[n] - e->node_cpu_used[n];
+        uint64_t mem = e->node_mem_total[n] - e->node_mem_used[n];
+        double cf =
+            e->node_cpu_total[n] ? (double)e->node_cpu_used[n] / (double)e->node_cpu_total[n] : 0;
+        double f = cnt ? (double)used / (1000.0 * (double)cnt) : 0;
+        s.max_free_gpus = fg > s.max_free_gpus ? fg : s.max_free_gpus;
+        s.max_free_milli = fm > s.max_free_milli ? fm : s.max_free_milli;
+        s.max_cpu_free = cpu > s.max_cpu_free ? cpu : s.max_cpu_free;
+        s.max_mem_free = mem > s.max_mem_free ? mem : s.max_mem_free;
+        s.max_cpu_frac = cf > s.max_cpu_frac ? cf : s.max_cpu_frac;
+        s.types |= UINT64_C(1) << (cnt ? e->node_gpu_type[n] : 0);
+        for (uint32_t k = 0; k < SIM_FRAC_WHOLE; k++)
+            if (cnt && fg >= k + 1 && f > s.frac[k])
+                s.frac[k] = f;
+        for (uint32_t i = 0; i < SIM_FRAC_SHARE; i++)
+            if (cnt && fm >= (i ? 100 * i : 1) && f > s.frac[SIM_FRAC_WHOLE + i])
+                s.frac[SIM_FRAC_WHOLE + i] = f;
+    }
+    return s;
+}
+
+/* The block summaries, brought up to date, against their nodes. */
+static int check_blocks(const sim_engine *e, sim_diag *d)
+{
+    sim__sync_blocks(&e->v);
+    for (uint32_t b = 0; b < e->n_blocks; b++) {
+        sim_quarter_sum bs = quarter_from_nodes(e, 4 * b);
+        for (uint32_t q = 0; q < 4; q++) {
+            sim_quarter_sum x = quarter_from_nodes(e, 4 * b + q);
+            const sim_quarter_sum *y = &e->quarter[4 * b + q];
+            bool same = x.max_free_gpus == y->max_free_gpus &&
+                        x.max_free_milli == y->max_free_milli &&
+                        x.max_cpu_free == y->max_cpu_free && x.max_mem_free == y->max_mem_free &&
+                        x.max_cpu_frac == y->max_cpu_frac && x.types == y->types;
+            for (uint32_t k = 0; k < SIM_FRAC_WHOLE + SIM_FRAC_SHARE; k++) {
+                same = same && x.frac[k] == y->frac[k];
+                bs.frac[k] = x.frac[k] > bs.frac[k] ? x.frac[k] : bs.frac[k];
+            }
+            if (!same)
+                return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                                    "the summary of nodes %u.. is not their nodes'",
+                                    (4 * b + q) * SIM_NODE_QUARTER);
+            bs.max_free_gpus =
+                x.max_free_gpus > bs.max_free_gpus ? x.max_free_gpus : bs.max_free_gpus;
+            bs.max_free_milli =
+                x.max_free_milli > bs.max_free_milli ? x.max_free_milli : bs.max_free_milli;
+            bs.max_cpu_free = x.max_cpu_free > bs.max_cpu_free ? x.max_cpu_free : bs.max_cpu_free;
+            bs.max_mem_free = x.max_mem_free > bs.max_mem_free ? x.max_mem_free : bs.max_mem_free;
+            bs.max_cpu_frac = x.max_cpu_frac > bs.max_cpu_frac ? x.max_cpu_frac : bs.max_cpu_frac;
+            bs.types |= x.types;
+        }
+        bool same = bs.max_free_gpus == e->block_max_free_gpus[b] &&
+                    bs.max_free_milli == e->block_max_free_milli[b] &&
+                    bs.max_cpu_free == e->block_max_cpu_free[b] &&
+                    bs.max_mem_free == e->block_max_mem_free[b] &&
+                    bs.max_cpu_frac == e->block_max_cpu_frac[b] && bs.types == e->block_types[b];
+        for (uint32_t k = 0; k < SIM_FRAC_WHOLE; k++)
+            same = same && bs.frac[k] == e->block_frac_whole[(size_t)b * SIM_FRAC_WHOLE + k];
+        for (uint32_t i = 0; i < SIM_FRAC_SHARE; i++)
+            same = same && bs.frac[SIM_FRAC_WHOLE + i] ==
+                               e->block_frac_share[(size_t)b * SIM_FRAC_SHARE + i];
+        if (!same)
+            return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                                "the summary of block %u is not its nodes'", b);
+    }
+    return SIM_OK;
+}
+
 int sim_engine_check(const sim_engine *e, sim_diag *d)
 {
+    if (check_blocks(e, d) != SIM_OK)
+        return SIM_EINVAL;
     uint64_t total = 0;
     for (uint32_t g = 0; g < e->n_gpus; g++) {
         uint64_t milli = 0, mem = 0;

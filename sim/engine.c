@@ -294,6 +294,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     ALLOC_ARRAY(e->block_frac_whole, (size_t)e->n_blocks * SIM_FRAC_WHOLE);
     ALLOC_ARRAY(e->block_frac_share, (size_t)e->n_blocks * SIM_FRAC_SHARE);
     ALLOC_ARRAY(e->block_max_cpu_frac, e->n_blocks);
+    ALLOC_ARRAY(e->quarter, (size_t)e->n_blocks * 4);
     ALLOC_ARRAY(e->release_ring, SIM_RELEASE_RING);
     if (world->curves && world->curves->n) {
         const sim_curves *c = world->curves;
@@ -353,6 +354,8 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     }
     for (uint32_t i = 0; i < nn; i++)
         sim__node_refresh(e, i);
+    /* Every block is listed now; its quarters past the last node are summed (empty) too. */
+    memset(e->block_dirty, 0xf, e->n_blocks);
     if (sim_eventq_init(&e->q, 1024) != SIM_OK)
         goto out_nomem;
     /* The services' demand changes are known from the start: one event per point. */
@@ -420,6 +423,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     v->block_frac_whole = e->block_frac_whole;
     v->block_frac_share = e->block_frac_share;
     v->block_max_cpu_frac = e->block_max_cpu_frac;
+    v->block_quarter = e->quarter;
     v->release_ring = e->release_ring;
     v->node_change_epoch = e->node_change_epoch;
     v->change_ring = e->change_ring;
@@ -515,6 +519,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->block_frac_whole);
     sim_free(e->block_frac_share);
     sim_free(e->block_max_cpu_frac);
+    sim_free(e->quarter);
     sim_free(e->release_ring);
     sim_free(e->svc_job);
     sim_free(e->svc_demand);

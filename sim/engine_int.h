@@ -99,12 +99,18 @@ struct sim_engine {
      * no free share); its largest free share in tenths, 0..9, or SIM_FRAC_SHARE when none. */
     uint8_t *node_tier_whole, *node_tier_share;
     uint32_t n_blocks;
-    uint8_t *block_dirty;   /* a node of the block changed since its summary */
+    /* Per block: bit q set when a node of its q-th quarter (SIM_NODE_QUARTER nodes)
+     * changed since the block's summary. */
+    uint8_t *block_dirty;
     uint32_t *dirty_blocks; /* those blocks, n_dirty_blocks of them */
     uint32_t n_dirty_blocks;
     uint32_t *block_max_free_gpus, *block_max_free_milli;
     uint64_t *block_max_cpu_free, *block_max_mem_free, *block_types;
     double *block_frac_whole, *block_frac_share, *block_max_cpu_frac;
+    /* The summary of each quarter of a block (sim_view.block_quarter): a block's
+     * summary is summed again from its four quarters, of which only those with a
+     * changed node are summed again from their nodes. */
+    sim_quarter_sum *quarter;
     uint16_t max_gpus_per_node;
 
     /* GPUs (SoA). */

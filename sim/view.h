@@ -131,6 +131,19 @@ typedef struct sim_node_sum {
 #define SIM_FRAC_WHOLE 8u
 #define SIM_FRAC_SHARE 10u
 
+/* Nodes per quarter of a block (see sim_view.block_quarter). */
+#define SIM_NODE_QUARTER (SIM_NODE_BLOCK / 4)
+
+/* A block summary (sim_view.block_*) over a quarter of a block's nodes:
+ * frac[0 .. SIM_FRAC_WHOLE - 1] as block_frac_whole, the rest as block_frac_share. A
+ * block's summary is the maximum of its quarters', field by field. */
+typedef struct sim_quarter_sum {
+    double frac[SIM_FRAC_WHOLE + SIM_FRAC_SHARE];
+    double max_cpu_frac;
+    uint64_t max_cpu_free, max_mem_free, types;
+    uint32_t max_free_gpus, max_free_milli;
+} sim_quarter_sum;
+
 /* Entries of the release log (see sim_view.release_ring). */
 #define SIM_RELEASE_RING 65536u
 
@@ -180,6 +193,10 @@ typedef struct sim_view {
      * node without CPU) among the block's up nodes; -1 when none is up. Synced as
      * above. */
     const double *block_max_cpu_frac;
+    /* The same summaries for each quarter of a block: block_quarter[4 * b + q] covers
+     * nodes b * SIM_NODE_BLOCK + q * SIM_NODE_QUARTER onwards (a quarter past the last
+     * node: empty, no node up). Synced as above. */
+    const sim_quarter_sum *block_quarter;
     /* GPUs. */
     uint32_t n_gpus;
     const uint32_t *gpu_node;

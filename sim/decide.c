@@ -194,11 +194,6 @@ static void quarter_refresh(sim_engine *e, uint32_t q)
     qs->max_free_milli = mm;
 }
 
-static inline uint64_t max_u64(uint64_t a, uint64_t b)
-{
-    return a > b ? a : b;
-}
-
 /* Sum block b again: its quarters in `dirty` (bit q: quarter q of the block) from their
  * nodes, then the block from its four quarters (maxima of maxima: the same figures as
  * from the nodes). */
@@ -230,8 +225,8 @@ static void block_refresh(sim_engine *e, uint32_t b, uint32_t dirty)
     for (uint32_t q = 1; q < 4; q++) {
         mg = qs[q].max_free_gpus > mg ? qs[q].max_free_gpus : mg;
         mm = qs[q].max_free_milli > mm ? qs[q].max_free_milli : mm;
-        mc = max_u64(qs[q].max_cpu_free, mc);
-        mmem = max_u64(qs[q].max_mem_free, mmem);
+        mc = qs[q].max_cpu_free > mc ? qs[q].max_cpu_free : mc;
+        mmem = qs[q].max_mem_free > mmem ? qs[q].max_mem_free : mmem;
         mcf = qs[q].max_cpu_frac > mcf ? qs[q].max_cpu_frac : mcf;
         types |= qs[q].types;
     }

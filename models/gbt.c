@@ -264,6 +264,18 @@ static void accumulate(const model_gbt_ws *w, uint32_t k, hbin *h)
     }
 }
 
+/* Whether node k of a level gets its histogram from its rows: the root, and the smaller
+ * group of each pair of siblings (the left one on a tie); the other is its parent's
+ * minus it. */
+static bool summed_from_rows(const model_gbt_ws *w, uint32_t level, uint32_t k)
+{
+    if (level == 0)
+        return true;
+    uint32_t nk = w->start[k + 1] - w->start[k];
+    uint32_t ns = w->start[(k ^ 1u) + 1] - w->start[k ^ 1u];
+    return k % 2 == 0 ? nk <= ns : nk < ns;
+}
+
 /* The best split of node k (histogram h) into go_a, go_s and go_nl; the tree's feat and
  * thr at node nd. Ties keep the first candidate in (feature, cut) order. */
 static void best_split(model_gbt_ws *w, const model_gbt *g, const hbin *h, uint32_t k,
@@ -384,17 +396,11 @@ int model_gbt_fit(model_gbt *g, model_gbt_ws *w, const double *X, const double *
             memset(w->hist, 0, count * cells * sizeof *w->hist);
             /* Histogram subtraction: below the root, accumulate only the smaller child
              * of each pair and obtain its sibling as parent minus child. */
-            for (uint32_t k = 0; k < count; k++) {
-                uint32_t nk = w->start[k + 1] - w->start[k];
-                uint32_t ns = level == 0 ? 0 : w->start[(k ^ 1u) + 1] - w->start[k ^ 1u];
-                bool small = level == 0 || (k % 2 == 0 ? nk <= ns : nk < ns);
-                if (small)
+            for (uint32_t k = 0; k < count; k++)
+                if (summed_from_rows(w, level, k))
                     accumulate(w, k, w->hist + k * cells);
-            }
-            for (uint32_t k = 0; k < count && level > 0; k++) {
-                uint32_t nk = w->start[k + 1] - w->start[k];
-                uint32_t ns = w->start[(k ^ 1u) + 1] - w->start[k ^ 1u];
-                if (k % 2 == 0 ? nk <= ns : nk < ns)
+            for (uint32_t k = 0; k < count; k++) {
+                if (summed_from_rows(w, level, k))
                     continue;
                 hbin *h = w->hist + k * cells;
                 const hbin *sib = w->hist + (k ^ 1u) * cells;

@@ -520,7 +520,6 @@ void preempt_fini(preempt_sched *s)
     place_ws_fini(&s->ws);
 }
 
-/* Grow *p (elements of size sz, capacity *cap) to hold at least n. */
 /* The class of (need, mask), added if new; NONE when the table cannot grow. The classes
  * are few (distinct GPU requests), so a linear search serves. */
 static uint32_t class_of(preempt_sched *s, uint64_t need, uint64_t mask)
@@ -1263,8 +1262,6 @@ static bool take_next(preempt_sched *s, preempt_class *c, uint32_t *n_adm)
     return c->cur < c->n_first;
 }
 
-/* The job in line is admitted (true), and the next of its class comes in line; or its
- * class leaves the line: it will not fit later in this pass. */
 /* The class at the top of the line steps on: its next job comes in line (more), or it
  * leaves the line. */
 static void front_step(preempt_sched *s, const preempt_class *c, bool more)
@@ -1278,6 +1275,8 @@ static void front_step(preempt_sched *s, const preempt_class *c, bool more)
     front_down(s, 0);
 }
 
+/* The job in line is admitted (true), and the next of its class comes in line; or its
+ * class leaves the line: it will not fit later in this pass. */
 static void front_done(preempt_sched *s, bool admitted, uint32_t *n_adm)
 {
     preempt_class *c = &s->cls[s->front[0].cls];
@@ -1348,12 +1347,6 @@ static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, u
     return n_adm;
 }
 
-/* Of the running jobs requesting GPUs after key kp (from the first when NULL) and before
- * kh (to the last when NULL), `run` milli-GPUs in all, those in key order whose requests
- * summed pass `left`: the one at which the sum passes it and every one after it. They
- * are found from the last one back (the jobs before them are admitted by their sum), so
- * the cost is theirs: O(E L log n) for E jobs. Their order goes to s->walk (last first);
- * returns E. */
 /* Lane l's last job requesting GPUs before k (lane terms; NULL: the last), or NONE when
  * there is none at or after pending key kp (NULL: no bound). */
 static uint32_t lane_prev(const preempt_sched *s, const sim_view *v, uint32_t l,
@@ -1368,6 +1361,12 @@ static uint32_t lane_prev(const preempt_sched *s, const sim_view *v, uint32_t l,
     return t;
 }
 
+/* Of the running jobs requesting GPUs after key kp (from the first when NULL) and before
+ * kh (to the last when NULL), `run` milli-GPUs in all, those in key order whose requests
+ * summed pass `left`: the one at which the sum passes it and every one after it. They
+ * are found from the last one back (the jobs before them are admitted by their sum), so
+ * the cost is theirs: O(E L log n) for E jobs. Their order goes to s->walk (last first);
+ * returns E. */
 static uint32_t walk_tail(preempt_sched *s, const sim_view *v, const preempt_key *kp,
                           const preempt_key *kh, uint64_t run, uint64_t left)
 {

@@ -194,6 +194,27 @@ static void quarter_refresh(sim_engine *e, uint32_t q)
     qs->max_free_milli = mm;
 }
 
+/* a becomes the field-by-field maximum of a and b (the union of their types). */
+static void sum_max(sim_quarter_sum *a, const sim_quarter_sum *b)
+{
+#if defined(__SSE2__)
+    /* Two at a time: maxpd is x > y ? x : y, exactly (no fraction is NaN). */
+    for (uint32_t k = 0; k < SIM_FRAC_WHOLE + SIM_FRAC_SHARE; k += 2)
+        _mm_storeu_pd(a->frac + k,
+                      _mm_max_pd(_mm_loadu_pd(b->frac + k), _mm_loadu_pd(a->frac + k)));
+#else
+    for (uint32_t k = 0; k < SIM_FRAC_WHOLE + SIM_FRAC_SHARE; k++)
+        a->frac[k] = b->frac[k] > a->frac[k] ? b->frac[k] : a->frac[k];
+#endif
+    a->max_cpu_frac = b->max_cpu_frac > a->max_cpu_frac ? b->max_cpu_frac : a->max_cpu_frac;
+    a->max_cpu_free = b->max_cpu_free > a->max_cpu_free ? b->max_cpu_free : a->max_cpu_free;
+    a->max_mem_free = b->max_mem_free > a->max_mem_free ? b->max_mem_free : a->max_mem_free;
+    a->types |= b->types;
+    a->max_free_gpus = b->max_free_gpus > a->max_free_gpus ? b->max_free_gpus : a->max_free_gpus;
+    a->max_free_milli =
+        b->max_free_milli > a->max_free_milli ? b->max_free_milli : a->max_free_milli;
+}
+
 /* Sum block b again: its quarters in `dirty` (bit q: quarter q of the block) from their
  * nodes, then the block from its four quarters (maxima of maxima: the same figures as
  * from the nodes). */
@@ -202,43 +223,19 @@ static void block_refresh(sim_engine *e, uint32_t b, uint32_t dirty)
     for (uint32_t q = 0; q < 4; q++)
         if ((dirty >> q) & 1u)
             quarter_refresh(e, 4 * b + q);
-    const sim_quarter_sum *qs = &e->quarter[4 * b];
-    double fr[SIM_FRAC_WHOLE + SIM_FRAC_SHARE];
-#if defined(__SSE2__)
-    /* maxpd is a > b ? a : b, exactly (no fraction is NaN). */
-    for (uint32_t k = 0; k < SIM_FRAC_WHOLE + SIM_FRAC_SHARE; k += 2) {
-        __m128d m01 = _mm_max_pd(_mm_loadu_pd(qs[1].frac + k), _mm_loadu_pd(qs[0].frac + k));
-        __m128d m23 = _mm_max_pd(_mm_loadu_pd(qs[3].frac + k), _mm_loadu_pd(qs[2].frac + k));
-        _mm_storeu_pd(fr + k, _mm_max_pd(m23, m01));
-    }
-#else
-    for (uint32_t k = 0; k < SIM_FRAC_WHOLE + SIM_FRAC_SHARE; k++) {
-        double m = qs[0].frac[k];
-        for (uint32_t q = 1; q < 4; q++)
-            m = qs[q].frac[k] > m ? qs[q].frac[k] : m;
-        fr[k] = m;
-    }
-#endif
-    uint32_t mg = qs[0].max_free_gpus, mm = qs[0].max_free_milli;
-    uint64_t mc = qs[0].max_cpu_free, mmem = qs[0].max_mem_free, types = qs[0].types;
-    double mcf = qs[0].max_cpu_frac;
-    for (uint32_t q = 1; q < 4; q++) {
-        mg = qs[q].max_free_gpus > mg ? qs[q].max_free_gpus : mg;
-        mm = qs[q].max_free_milli > mm ? qs[q].max_free_milli : mm;
-        mc = qs[q].max_cpu_free > mc ? qs[q].max_cpu_free : mc;
-        mmem = qs[q].max_mem_free > mmem ? qs[q].max_mem_free : mmem;
-        mcf = qs[q].max_cpu_frac > mcf ? qs[q].max_cpu_frac : mcf;
-        types |= qs[q].types;
-    }
-    e->block_max_free_gpus[b] = mg;
-    e->block_max_free_milli[b] = mm;
-    e->block_max_cpu_free[b] = mc;
-    e->block_max_mem_free[b] = mmem;
-    e->block_max_cpu_frac[b] = mcf;
-    e->block_types[b] = types;
-    memcpy(e->block_frac_whole + (size_t)b * SIM_FRAC_WHOLE, fr, SIM_FRAC_WHOLE * sizeof *fr);
-    memcpy(e->block_frac_share + (size_t)b * SIM_FRAC_SHARE, fr + SIM_FRAC_WHOLE,
-           SIM_FRAC_SHARE * sizeof *fr);
+    sim_quarter_sum s = e->quarter[4 * b];
+    for (uint32_t q = 1; q < 4; q++)
+        sum_max(&s, &e->quarter[4 * b + q]);
+    e->block_max_free_gpus[b] = s.max_free_gpus;
+    e->block_max_free_milli[b] = s.max_free_milli;
+    e->block_max_cpu_free[b] = s.max_cpu_free;
+    e->block_max_mem_free[b] = s.max_mem_free;
+    e->block_max_cpu_frac[b] = s.max_cpu_frac;
+    e->block_types[b] = s.types;
+    memcpy(e->block_frac_whole + (size_t)b * SIM_FRAC_WHOLE, s.frac,
+           SIM_FRAC_WHOLE * sizeof *s.frac);
+    memcpy(e->block_frac_share + (size_t)b * SIM_FRAC_SHARE, s.frac + SIM_FRAC_WHOLE,
+           SIM_FRAC_SHARE * sizeof *s.frac);
 }
 
 void sim__sync_blocks(const sim_view *v)
@@ -1232,6 +1229,32 @@ static sim_quarter_sum quarter_from_nodes(const sim_engine *e, uint32_t q)
     return s;
 }
 
+static bool same_sum(const sim_quarter_sum *a, const sim_quarter_sum *b)
+{
+    bool same = a->max_free_gpus == b->max_free_gpus && a->max_free_milli == b->max_free_milli &&
+                a->max_cpu_free == b->max_cpu_free && a->max_mem_free == b->max_mem_free &&
+                a->max_cpu_frac == b->max_cpu_frac && a->types == b->types;
+    for (uint32_t k = 0; k < SIM_FRAC_WHOLE + SIM_FRAC_SHARE; k++)
+        same = same && a->frac[k] == b->frac[k];
+    return same;
+}
+
+/* Block b's summary as the view shows it. */
+static sim_quarter_sum block_sum(const sim_engine *e, uint32_t b)
+{
+    sim_quarter_sum s = {.max_free_gpus = e->block_max_free_gpus[b],
+                         .max_free_milli = e->block_max_free_milli[b],
+                         .max_cpu_free = e->block_max_cpu_free[b],
+                         .max_mem_free = e->block_max_mem_free[b],
+                         .max_cpu_frac = e->block_max_cpu_frac[b],
+                         .types = e->block_types[b]};
+    memcpy(s.frac, e->block_frac_whole + (size_t)b * SIM_FRAC_WHOLE,
+           SIM_FRAC_WHOLE * sizeof *s.frac);
+    memcpy(s.frac + SIM_FRAC_WHOLE, e->block_frac_share + (size_t)b * SIM_FRAC_SHARE,
+           SIM_FRAC_SHARE * sizeof *s.frac);
+    return s;
+}
+
 /* The block summaries, brought up to date, against their nodes. */
 static int check_blocks(const sim_engine *e, sim_diag *d)
 {
@@ -1240,39 +1263,14 @@ static int check_blocks(const sim_engine *e, sim_diag *d)
         sim_quarter_sum bs = quarter_from_nodes(e, 4 * b);
         for (uint32_t q = 0; q < 4; q++) {
             sim_quarter_sum x = quarter_from_nodes(e, 4 * b + q);
-            const sim_quarter_sum *y = &e->quarter[4 * b + q];
-            bool same = x.max_free_gpus == y->max_free_gpus &&
-                        x.max_free_milli == y->max_free_milli &&
-                        x.max_cpu_free == y->max_cpu_free && x.max_mem_free == y->max_mem_free &&
-                        x.max_cpu_frac == y->max_cpu_frac && x.types == y->types;
-            for (uint32_t k = 0; k < SIM_FRAC_WHOLE + SIM_FRAC_SHARE; k++) {
-                same = same && x.frac[k] == y->frac[k];
-                bs.frac[k] = x.frac[k] > bs.frac[k] ? x.frac[k] : bs.frac[k];
-            }
-            if (!same)
+            if (!same_sum(&x, &e->quarter[4 * b + q]))
                 return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
                                     "the summary of nodes %u.. is not their nodes'",
                                     (4 * b + q) * SIM_NODE_QUARTER);
-            bs.max_free_gpus =
-                x.max_free_gpus > bs.max_free_gpus ? x.max_free_gpus : bs.max_free_gpus;
-            bs.max_free_milli =
-                x.max_free_milli > bs.max_free_milli ? x.max_free_milli : bs.max_free_milli;
-            bs.max_cpu_free = x.max_cpu_free > bs.max_cpu_free ? x.max_cpu_free : bs.max_cpu_free;
-            bs.max_mem_free = x.max_mem_free > bs.max_mem_free ? x.max_mem_free : bs.max_mem_free;
-            bs.max_cpu_frac = x.max_cpu_frac > bs.max_cpu_frac ? x.max_cpu_frac : bs.max_cpu_frac;
-            bs.types |= x.types;
+            sum_max(&bs, &x);
         }
-        bool same = bs.max_free_gpus == e->block_max_free_gpus[b] &&
-                    bs.max_free_milli == e->block_max_free_milli[b] &&
-                    bs.max_cpu_free == e->block_max_cpu_free[b] &&
-                    bs.max_mem_free == e->block_max_mem_free[b] &&
-                    bs.max_cpu_frac == e->block_max_cpu_frac[b] && bs.types == e->block_types[b];
-        for (uint32_t k = 0; k < SIM_FRAC_WHOLE; k++)
-            same = same && bs.frac[k] == e->block_frac_whole[(size_t)b * SIM_FRAC_WHOLE + k];
-        for (uint32_t i = 0; i < SIM_FRAC_SHARE; i++)
-            same = same && bs.frac[SIM_FRAC_WHOLE + i] ==
-                               e->block_frac_share[(size_t)b * SIM_FRAC_SHARE + i];
-        if (!same)
+        sim_quarter_sum shown = block_sum(e, b);
+        if (!same_sum(&bs, &shown))
             return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
                                 "the summary of block %u is not its nodes'", b);
     }

@@ -493,6 +493,7 @@ int preempt_init(preempt_sched *s, const policy_config *cfg, const preempt_hooks
     s->now = SIM_TIME_NEVER;
     s->wake_at = SIM_TIME_NEVER;
     s->cap_epoch = UINT64_MAX; /* no capacity summed yet */
+    s->n_miss = UINT32_MAX;    /* no pass yet */
     s->order = (place_order){.head = adm_head, .started = adm_started, .ctx = s};
     return place_ws_init(&s->ws, cfg, d);
 }
@@ -511,8 +512,10 @@ void preempt_fini(preempt_sched *s)
     sim_free(s->adm);
     sim_free(s->adm_link);
     sim_free(s->pre);
+    sim_free(s->pre_short);
     sim_free(s->sorted);
     sim_free(s->front);
+    sim_free(s->miss);
     sim_free(s->dheap);
     sim_free(s->shape_first);
     sim_free(s->walk);
@@ -602,12 +605,14 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
         !sim_reserve((void **)&s->req, &s->req_cap, n, sizeof *s->req) ||
         !sim_reserve((void **)&s->sorted, &s->sorted_cap, n, sizeof *s->sorted) ||
         !sim_reserve((void **)&s->pre, &s->pre_cap, n, sizeof *s->pre) ||
+        !sim_reserve((void **)&s->pre_short, &s->pre_short_cap, n, sizeof *s->pre_short) ||
         !sim_reserve((void **)&s->adm, &s->adm_cap, n, sizeof *s->adm) ||
         !sim_reserve((void **)&s->adm_link, &s->adm_link_cap, n, sizeof *s->adm_link) ||
         !sim_reserve((void **)&s->walk, &s->walk_cap, n, sizeof *s->walk) ||
         !sim_reserve((void **)&s->walk2, &s->walk2_cap, n, sizeof *s->walk2) ||
         !sim_reserve((void **)&s->dheap, &s->due_cap, n, sizeof *s->dheap) ||
         !sim_reserve((void **)&s->front, &s->front_cap, s->n_cls, sizeof *s->front) ||
+        !sim_reserve((void **)&s->miss, &s->miss_cap, s->n_cls, sizeof *s->miss) ||
         !sim_reserve((void **)&s->shape_first, &s->shape_cap, v->n_shapes,
                      sizeof *s->shape_first)) {
         s->oom = true;
@@ -745,6 +750,7 @@ void preempt_rekey_all(preempt_sched *s, const sim_view *v, sim_time now)
         k->n_first = 0;
     }
     rekey_running_all(s, v, now);
+    s->settled = false;
 }
 
 /* ---- The pass. ---- */
@@ -952,8 +958,36 @@ static bool before_pending(const preempt_sched *s, const preempt_key *k)
     return true;
 }
 
-/* *quiet: cleared when a running job's new key does not come before every pending
- * job's. */
+/* Whether, after a pass that decided nothing with one capacity number, running x
+ * re-keyed from `was` to its present key leaves that pass's decisions as they were; if
+ * so, the shortfalls of the pending jobs it passed (s->miss) become those of a pass now.
+ * Every running job was admitted. Moved earlier, x takes its request from what each job
+ * it now passes found, and each of those admitted had room for it as well (x fitted
+ * after them), while those turned away lack still more: the same jobs are admitted.
+ * Moved later, x leaves its request to the jobs it passes: those admitted are still, and
+ * so is x, last; a class turned away there is still when it lacked more than x's
+ * request. */
+static bool rekey_keeps(preempt_sched *s, const preempt_entry *x, const preempt_key *was)
+{
+    bool later = preempt_before(was, &x->key);
+    const preempt_key *lo = later ? was : &x->key, *hi = later ? &x->key : was;
+    if (s->n_miss == UINT32_MAX)
+        return !later || before_pending(s, &x->key);
+    for (uint32_t i = 0; later && i < s->n_miss; i++) {
+        const preempt_miss *m = &s->miss[i];
+        if (preempt_before(lo, &m->key) && preempt_before(&m->key, hi) && m->short_by <= x->need)
+            return false;
+    }
+    for (uint32_t i = 0; i < s->n_miss; i++) {
+        preempt_miss *m = &s->miss[i];
+        if (preempt_before(lo, &m->key) && preempt_before(&m->key, hi))
+            m->short_by = later ? m->short_by - x->need : m->short_by + x->need;
+    }
+    return true;
+}
+
+/* *quiet: cleared when a running job's new key may change what the last pass decided
+ * (rekey_keeps). */
 static void update_running(preempt_sched *s, const sim_view *v, sim_time now, bool *quiet)
 {
     for (uint32_t i = 0; i < s->n_req; i++) {
@@ -982,10 +1016,11 @@ static void update_running(preempt_sched *s, const sim_view *v, sim_time now, bo
     while (s->n_rdue && entry(v, s->rheap[0])->rdue <= now) {
         preempt_entry *x = entry(v, s->rheap[0]);
         tree_erase(s, v, x);
+        preempt_key was = x->key;
         s->hooks->key(s->ctx, v, x, now);
         tree_insert(s, v, x);
         rdue_file(s, v, x, now);
-        if (*quiet && !before_pending(s, &x->key))
+        if (*quiet && !rekey_keeps(s, x, &was))
             *quiet = false;
         if (s->hooks->pass_begin)
             s->fresh[s->n_fresh++] = x->id;
@@ -1328,6 +1363,7 @@ static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, u
     }
     uint32_t n_adm = 0, ri = 0;
     *n_pre = 0;
+    s->n_miss = UINT32_MAX;
     front_init(s);
     for (;;) {
         const preempt_front *f = front_top(s);
@@ -1420,6 +1456,7 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
         run_all += tsum(v, s->lane[l].root);
     uint64_t room = left > run_all ? left - run_all : 0;
     *n_pre = 0;
+    s->n_miss = 0;
     front_init(s);
     for (;;) {
         const preempt_front *f = front_top(s);
@@ -1455,10 +1492,12 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
             left -= run - tail; /* the jobs before the tail fit */
             for (uint32_t i = n; i-- > 0;) {
                 preempt_entry *x = s->walk[i].x;
-                if (x->need <= left)
+                if (x->need <= left) {
                     left -= x->need;
-                else
+                } else {
+                    s->pre_short[*n_pre] = x->need - left;
                     s->pre[(*n_pre)++] = x->id;
+                }
             }
         }
         if (!f)
@@ -1471,10 +1510,33 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
         if (fits) {
             left -= need;
             room = room > need ? room - need : 0;
+        } else {
+            s->miss[s->n_miss++] = (preempt_miss){*kh, need - left, f->cls};
         }
         front_done(s, fits, &n_adm);
     }
     return n_adm;
+}
+
+/* Whether x, the i-th job preempted by the pass, waits with the key it was weighed by
+ * (`was`): then a pass now would turn it away where the pass just made did (it did not
+ * fit there), as a waiting job of its class, which leaves the line there unless it left
+ * before; s->miss becomes that pass's. */
+static bool preempted_keeps(preempt_sched *s, const preempt_entry *x, const preempt_key *was,
+                            uint32_t i)
+{
+    if (preempt_before(&x->key, was) || preempt_before(was, &x->key))
+        return false;
+    if (s->n_miss == UINT32_MAX)
+        return true;
+    uint32_t k = 0;
+    while (k < s->n_miss && s->miss[k].cls != x->cls)
+        k++;
+    if (k < s->n_miss && preempt_before(&s->miss[k].key, &x->key))
+        return true;
+    s->miss[k] = (preempt_miss){x->key, s->pre_short[i], x->cls};
+    s->n_miss += k == s->n_miss;
+    return true;
 }
 
 int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
@@ -1485,14 +1547,15 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         return SIM_ENOMEM;
     s->now = now;
     s->now_us = (double)now;
-    /* A pass that would decide what the last one did, nothing: the last pass admitted
-     * every running job and started none of the admitted waiting ones; since then no
-     * job came or went, no node changed (so no shape that failed can fit) and no
-     * waiting job's key changed; the running jobs whose key changed still come before
-     * every waiting job, where they were (their order among themselves cannot matter:
-     * all of them fit, and the capacity is one number). Then the same jobs are
-     * admitted, and each admitted waiting job's shape fails again. Keys that drift with
-     * time and policies renumbering at each pass are left to the full pass. */
+    /* A pass that would decide nothing: a pass made right after the last one would
+     * have decided nothing (the last one admitted every running job, or the jobs it
+     * preempted wait with the keys they were weighed by, and the jobs it started run
+     * with theirs: the same jobs would be admitted, and each admitted waiting job's
+     * shape failed after the last release); since then no job came or went, no node
+     * changed (so no shape that failed can fit) and no waiting job's key changed; each
+     * running job whose key changed moved where it changes no admission (rekey_keeps).
+     * Keys that drift with time and policies renumbering at each pass are left to the
+     * full pass. */
     bool quiet = settled_on && s->settled && v->change_epoch == s->settled_change &&
                  !s->hooks->drift && !s->hooks->pass_begin && (s->by_count || s->n_masked == 0);
     update_running(s, v, now, &quiet);
@@ -1524,12 +1587,16 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         return SIM_ENOMEM; /* a class's first jobs could not be read */
     first_trim(s);
     /* Preemptions first, so the jobs admitted in their place find the room. */
+    bool same = !s->hooks->preempted;
     for (uint32_t i = 0; i < n_pre; i++) {
         preempt_entry *x = entry(v, s->pre[i]);
         int rc = sim_decide_preempt(out, x->id, s->checkpoint);
         if (rc != SIM_OK)
             return rc;
+        preempt_key was = x->key;
         make_pending(s, v, x, preempt_attained(x, now), now, i, n_pre);
+        if (same)
+            same = preempted_keeps(s, x, &was, i);
     }
     /* Start the admitted pending jobs in priority order: the shared pass tries one job
      * per shape at a time and drops a shape at its first failure. */
@@ -1548,7 +1615,11 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
     int rc = place_pass_run_ordered(&s->ws, v, out, 0, place_score_most_allocated, NULL,
                                     PLACE_GPU_MOST_USED, false, &s->order);
     s->wake_at = preempt_next_wakeup(s, v, SIM_TIME_NEVER);
-    s->settled = rc == SIM_OK && n_pre == 0 && s->n_started == 0;
+    /* Settled also after starts: they run with the keys they were admitted by, so a
+     * pass now would admit the same jobs, and each admitted job left waiting has a
+     * shape that failed after the last release (the starts release nothing). Not after
+     * a preemption: the job taken off would be weighed as a waiting one. */
+    s->settled = rc == SIM_OK && same && (s->n_started == 0 || !s->hooks->started);
     s->settled_change = v->change_epoch;
     return rc;
 }

@@ -165,6 +165,13 @@ typedef struct preempt_hslot {
     uint32_t slot;
 } preempt_hslot;
 
+/* A pending job that found no room in a pass: its key and the milli-GPUs it lacked. */
+typedef struct preempt_miss {
+    preempt_key key;
+    uint64_t short_by;
+    uint32_t cls;
+} preempt_miss;
+
 typedef struct preempt_sched {
     place_ws ws;
     const preempt_hooks *hooks;
@@ -191,8 +198,9 @@ typedef struct preempt_sched {
     uint32_t n_masked; /* jobs in the system tied to GPU types */
     sim_job_id *adm;   /* scratch: admitted pending jobs of a pass, in order ... */
     preempt_link *adm_link; /* ... with their shapes, linked shape by shape */
-    sim_job_id *pre;   /* scratch: running jobs to preempt, in order */
-    uint32_t adm_cap, adm_link_cap, pre_cap;
+    sim_job_id *pre;        /* scratch: running jobs to preempt, in order ... */
+    uint64_t *pre_short;    /* ... and the milli-GPUs each lacked (admit_sums only) */
+    uint32_t adm_cap, adm_link_cap, pre_cap, pre_short_cap;
     preempt_entry **sorted; /* scratch: running entries in key order */
     uint32_t sorted_cap;
     preempt_front *front; /* scratch: the classes in line in a pass, a heap by key */
@@ -209,10 +217,15 @@ typedef struct preempt_sched {
     sim_time wake_at; /* the earliest change after the last pass */
     uint64_t cap_epoch; /* view's up_epoch when cap_left was summed (UINT64_MAX: never) */
     uint64_t cap_left[SIM_MAX_GPU_TYPES], cap_types; /* the up GPUs (see up_capacity) */
-    /* The last pass decided nothing, and since it nothing has come, gone or changed a
-     * node (at change_epoch settled_change): see preempt_schedule. */
+    /* A pass made right after the last one would decide nothing, and since it nothing
+     * has come, gone or changed a node (at change_epoch settled_change): see
+     * preempt_schedule. */
     bool settled;
     uint64_t settled_change;
+    /* The classes the last full pass found no room for, each at its first job that did
+     * not fit, with the milli-GPUs it lacked (n_miss = UINT32_MAX: not recorded). */
+    preempt_miss *miss;
+    uint32_t n_miss, miss_cap;
     uint32_t n_started; /* jobs the pass in progress started */
     bool oom;
 } preempt_sched;
@@ -248,9 +261,9 @@ static inline bool preempt_before(const preempt_key *a, const preempt_key *b)
  * and benchmarks. */
 void preempt_fast_enable(bool on);
 
-/* Skip the admission and placement of a pass that would decide what the last one did,
- * nothing (true, the default), or make every pass (false), for every engine of the
- * process: to test the two against each other. */
+/* Skip the admission and placement of a pass that would decide nothing (true, the
+ * default), or make every pass (false), for every engine of the process: to test the
+ * two against each other. */
 void preempt_settled_enable(bool on);
 
 /* Passes skipped so, over the process (for tests). */

@@ -453,7 +453,8 @@ static void test_fast_equivalence(void)
     gsl_rng_free(rng);
 }
 
-/* A pass that would decide what the last one did is skipped (preempt_settled_enable):
+/* A pass that would decide nothing is skipped (preempt_settled_enable), after passes
+ * that started or preempted jobs too, and whichever way the running jobs' keys moved:
  * the same schedule as making every pass, on random traces with node failures, typed
  * requests, starvation limits, thresholds crossed often and gittins' indices. */
 static void test_settled_equivalence(void)

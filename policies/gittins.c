@@ -24,6 +24,14 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* A job's entry, with where its last key was read in the table: at service `at`, the
+ * first sample above it was data[at_i] (in the table of build `at_build`). */
+typedef struct gittins_job {
+    preempt_entry e; /* first: the engine's entry */
+    double at;
+    uint32_t at_i, at_build;
+} gittins_job;
+
 typedef struct gittins_state {
     preempt_sched sched; /* first: the engine's hooks take the state */
     double delta;        /* GPU-seconds */
@@ -33,6 +41,7 @@ typedef struct gittins_state {
     double *sum;  /* sum[i] = data[0] + ... + data[i-1] */
     double *g;    /* index at each sample point; g[m] = 0 */
     uint32_t m, table_cap;
+    uint32_t build; /* tables built so far */
 } gittins_state;
 
 static const policy_option gittins_options[] = {
@@ -104,15 +113,32 @@ static int rebuild(gittins_state *s)
         s->g[i] = policy_gittins_index(s->data, s->sum, m, s->delta, s->data[i] - 1);
     s->g[m] = 0;
     s->m = m;
+    s->build++;
     return SIM_OK;
+}
+
+/* The first sample above service a, read again from x's last key when that was read at
+ * a in this table. */
+static uint32_t upper_at(const gittins_state *s, const gittins_job *x, double a)
+{
+    if (x->at_build == s->build && x->at == a)
+        return x->at_i;
+    return upper(s->data, s->m, a);
 }
 
 static void gittins_key(void *ctx, const sim_view *v, preempt_entry *x, sim_time now)
 {
     (void)v;
     const gittins_state *s = ctx;
+    gittins_job *j = (gittins_job *)x;
     double a = preempt_attained(x, now);
-    double g = s->m && a <= s->data[s->m - 1] ? s->g[upper(s->data, s->m, a)] : 0;
+    double g = 0;
+    if (s->m && a <= s->data[s->m - 1]) {
+        j->at_i = upper_at(s, j, a);
+        j->at = a;
+        j->at_build = s->build;
+        g = s->g[j->at_i];
+    }
     x->key = (preempt_key){-g, 0, x->seq};
 }
 
@@ -124,7 +150,7 @@ static sim_time gittins_next_change(const void *ctx, const preempt_entry *x, sim
     double a = preempt_attained(x, now);
     if (!(x->rate > 0) || s->m == 0 || a >= s->data[s->m - 1])
         return SIM_TIME_NEVER;
-    double at = s->data[upper(s->data, s->m, a)];
+    double at = s->data[upper_at(s, (const gittins_job *)x, a)];
     double quantum = (floor(a / s->delta) + 1) * s->delta;
     if (quantum > at)
         at = quantum;
@@ -176,6 +202,7 @@ static void gittins_arrival(void *st, const sim_view *v, sim_job_id id)
     double gpus =
         (double)j->nominal_replicas * j->gpus_per_replica * j->spec.gpu_milli / SIM_MILLI_GPU;
     s->samples[s->n_samples++] = j->work_total_s * gpus;
+    ((gittins_job *)sim_view_job_state(v, id))->at_build = UINT32_MAX; /* none read yet */
     preempt_on_arrival(st, v, id);
 }
 
@@ -196,7 +223,7 @@ const policy_ops policy_gittins = {
     .summary = "preemptive Gittins index over the GPU-service distribution of the jobs "
                "arrived so far (Tiresias' computation), admission by GPU request",
     .state_size = sizeof(gittins_state),
-    .job_state_size = sizeof(preempt_entry),
+    .job_state_size = sizeof(gittins_job),
     .options = gittins_options,
     .init = gittins_init,
     .fini = gittins_fini,

@@ -958,30 +958,31 @@ static bool before_pending(const preempt_sched *s, const preempt_key *k)
     return true;
 }
 
-/* Whether, after a pass that decided nothing with one capacity number, running x
- * re-keyed from `was` to its present key leaves that pass's decisions as they were; if
- * so, the shortfalls of the pending jobs it passed (s->miss) become those of a pass now.
- * Every running job was admitted. Moved earlier, x takes its request from what each job
- * it now passes found, and each of those admitted had room for it as well (x fitted
- * after them), while those turned away lack still more: the same jobs are admitted.
- * Moved later, x leaves its request to the jobs it passes: those admitted are still, and
- * so is x, last; a class turned away there is still when it lacked more than x's
- * request. */
+/* Whether, where a pass now would decide nothing and the capacity is one number,
+ * running x re-keyed from `was` to its present key leaves that so; if it does, the
+ * shortfalls of the classes turned away where it passed (s->miss) become a pass's now
+ * (when it does not, the pass to come records them afresh). Every running job is
+ * admitted. Moved earlier, x takes its request from what each job it now passes finds,
+ * and each of those admitted has room for it as well (x fitted after them), while those
+ * turned away lack still more: the same jobs are admitted. Moved later, x leaves its
+ * request to the jobs it passes: those admitted are still, and so is x, last; a class
+ * turned away there is still when it lacked more than x's request. */
 static bool rekey_keeps(preempt_sched *s, const preempt_entry *x, const preempt_key *was)
 {
     bool later = preempt_before(was, &x->key);
-    const preempt_key *lo = later ? was : &x->key, *hi = later ? &x->key : was;
     if (s->n_miss == UINT32_MAX)
         return !later || before_pending(s, &x->key);
-    for (uint32_t i = 0; later && i < s->n_miss; i++) {
-        const preempt_miss *m = &s->miss[i];
-        if (preempt_before(lo, &m->key) && preempt_before(&m->key, hi) && m->short_by <= x->need)
-            return false;
-    }
+    const preempt_key *lo = later ? was : &x->key, *hi = later ? &x->key : was;
     for (uint32_t i = 0; i < s->n_miss; i++) {
         preempt_miss *m = &s->miss[i];
-        if (preempt_before(lo, &m->key) && preempt_before(&m->key, hi))
-            m->short_by = later ? m->short_by - x->need : m->short_by + x->need;
+        if (!preempt_before(lo, &m->key) || !preempt_before(&m->key, hi))
+            continue;
+        if (!later)
+            m->short_by += x->need;
+        else if (m->short_by > x->need)
+            m->short_by -= x->need;
+        else
+            return false;
     }
     return true;
 }
@@ -1615,10 +1616,10 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
     int rc = place_pass_run_ordered(&s->ws, v, out, 0, place_score_most_allocated, NULL,
                                     PLACE_GPU_MOST_USED, false, &s->order);
     s->wake_at = preempt_next_wakeup(s, v, SIM_TIME_NEVER);
-    /* Settled also after starts: they run with the keys they were admitted by, so a
-     * pass now would admit the same jobs, and each admitted job left waiting has a
-     * shape that failed after the last release (the starts release nothing). Not after
-     * a preemption: the job taken off would be weighed as a waiting one. */
+    /* Settled also after starts and preemptions, when the jobs started run with the
+     * keys they were admitted by and those preempted wait with theirs (preempted_keeps):
+     * a pass now would admit the same jobs, and each admitted job left waiting has a
+     * shape that failed after the last release (the starts release nothing). */
     s->settled = rc == SIM_OK && same && (s->n_started == 0 || !s->hooks->started);
     s->settled_change = v->change_epoch;
     return rc;

@@ -647,12 +647,33 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
     s->settled = false;
 }
 
+/* Whether running x finishing, where a pass now would decide nothing and the capacity
+ * is one number, leaves that pass's admissions as they were (then the shortfalls of the
+ * classes turned away after it become a pass's now): it leaves its request to every job
+ * after it, so those admitted are still, and a class turned away there is still when it
+ * lacked more than x's request. Its GPUs, released, may fit an admitted job now. */
+static bool finish_keeps(preempt_sched *s, const preempt_entry *x)
+{
+    if (s->n_miss == UINT32_MAX)
+        return false;
+    for (uint32_t i = 0; i < s->n_miss; i++) {
+        preempt_miss *m = &s->miss[i];
+        if (!preempt_before(&x->key, &m->key))
+            continue;
+        if (m->short_by <= x->need)
+            return false;
+        m->short_by -= x->need;
+    }
+    return true;
+}
+
 void preempt_on_finish(void *st, const sim_view *v, sim_job_id id)
 {
     preempt_sched *s = st;
     preempt_entry *x = entry(v, id);
     if (!x->listed)
         return;
+    bool keeps = x->running && s->settled && finish_keeps(s, x);
     if (x->running) {
         tree_erase(s, v, x);
         rdue_remove(s, v, x);
@@ -666,7 +687,8 @@ void preempt_on_finish(void *st, const sim_view *v, sim_job_id id)
     s->cls[x->cls].members--;
     s->n_sys--;
     x->listed = false;
-    s->settled = false;
+    s->settled = keeps;
+    s->place_only |= keeps;
 }
 
 /* A failed node sent the job back to the queue: the next pass takes it back. */
@@ -1540,6 +1562,22 @@ static bool preempted_keeps(preempt_sched *s, const preempt_entry *x, const pree
     return true;
 }
 
+/* Start the admitted jobs (s->adm, linked shape by shape) that find a node; `same`: the
+ * jobs preempted before wait with the keys they were weighed by (preempted_keeps). The
+ * admitted jobs that start leave their heaps; the others wait there still. A pass now
+ * would then decide nothing (settled) when the jobs started run with the keys they were
+ * admitted by: it would admit the same jobs, and each admitted job left waiting has a
+ * shape that failed after the last release (the starts release nothing). */
+static int place_admitted(preempt_sched *s, const sim_view *v, policy_decisions *out, bool same)
+{
+    int rc = place_pass_run_ordered(&s->ws, v, out, 0, place_score_most_allocated, NULL,
+                                    PLACE_GPU_MOST_USED, false, &s->order);
+    s->wake_at = preempt_next_wakeup(s, v, SIM_TIME_NEVER);
+    s->settled = rc == SIM_OK && same && (s->n_started == 0 || !s->hooks->started);
+    s->settled_change = v->change_epoch;
+    return rc;
+}
+
 int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
     preempt_sched *s = st;
@@ -1557,17 +1595,25 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
      * running job whose key changed moved where it changes no admission (rekey_keeps).
      * Keys that drift with time and policies renumbering at each pass are left to the
      * full pass. */
-    bool quiet = settled_on && s->settled && v->change_epoch == s->settled_change &&
-                 !s->hooks->drift && !s->hooks->pass_begin && (s->by_count || s->n_masked == 0);
+    bool quiet = settled_on && s->settled && !s->hooks->drift && !s->hooks->pass_begin &&
+                 (s->by_count || s->n_masked == 0);
+    /* Only finishes that change no admission since (finish_keeps), and no node went
+     * down or came back: the last pass's admitted jobs, left waiting, are admitted
+     * again, and only their placement is left to do. */
+    bool place_only = quiet && s->place_only && v->up_epoch == s->cap_epoch;
+    s->place_only = false;
+    quiet = quiet && (place_only || v->change_epoch == s->settled_change);
     update_running(s, v, now, &quiet);
     if (rekey_due(s, v, now))
         quiet = false;
+    s->n_started = 0;
+    if (quiet && place_only)
+        return place_admitted(s, v, out, true);
     if (quiet) {
         __atomic_fetch_add(&settled_skips, 1, __ATOMIC_RELAXED);
         s->wake_at = preempt_next_wakeup(s, v, SIM_TIME_NEVER);
         return SIM_OK;
     }
-    s->n_started = 0;
     up_capacity(s, v);
     if (first_check)
         first_verify(s);
@@ -1612,17 +1658,7 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         a->next = s->shape_first[a->shape];
         s->shape_first[a->shape] = i;
     }
-    /* The admitted jobs that start leave their heaps; the others wait there still. */
-    int rc = place_pass_run_ordered(&s->ws, v, out, 0, place_score_most_allocated, NULL,
-                                    PLACE_GPU_MOST_USED, false, &s->order);
-    s->wake_at = preempt_next_wakeup(s, v, SIM_TIME_NEVER);
-    /* Settled also after starts and preemptions, when the jobs started run with the
-     * keys they were admitted by and those preempted wait with theirs (preempted_keeps):
-     * a pass now would admit the same jobs, and each admitted job left waiting has a
-     * shape that failed after the last release (the starts release nothing). */
-    s->settled = rc == SIM_OK && same && (s->n_started == 0 || !s->hooks->started);
-    s->settled_change = v->change_epoch;
-    return rc;
+    return place_admitted(s, v, out, same);
 }
 
 /* The next moment a key changes on its own: a running job's (next_change) or a pending

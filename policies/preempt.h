@@ -222,6 +222,7 @@ typedef struct preempt_sched {
      * preempt_schedule. */
     bool settled;
     uint64_t settled_change;
+    bool place_only; /* jobs finished since, none changing the admissions (finish_keeps) */
     /* The classes the last full pass found no room for, each at its first job that did
      * not fit, with the milli-GPUs it lacked (n_miss = UINT32_MAX: not recorded). */
     preempt_miss *miss;

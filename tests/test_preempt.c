@@ -506,6 +506,29 @@ static void test_settled_equivalence(void)
     gsl_rng_free(rng);
 }
 
+/* A job finishing at the moment a node comes back: the pass admits afresh (the finish
+ * alone would change no admission, the capacity does). Two nodes of 4 GPUs, n1 down
+ * from 0.5 s to 100 s; a (1 GPU, 100 s) and c (3 GPUs, 1000 s) fill n0; b (4 GPUs)
+ * waits from 1 s, 4 GPUs short. At 100 a ends and n1 is back: b fits the 8 GPUs beside
+ * c and starts on n1 then, not when c ends. */
+static void test_finish_with_node_back(void)
+{
+    world w;
+    world_init(&w, 2, 4);
+    job_spec jobs[3] = {job("a", 0, 100, 1, 1000), job("c", 0, 1000, 3, 1000),
+                        job("b", 1, 50, 4, 1000)};
+    const sim_time fail[1][3] = {{1, 500000, 100000000}};
+    run_opts o = {.pol = &policy_las, .seed = 1, .failures = fail, .n_failures = 1};
+    run_out r = run(&w, jobs, 3, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "a", F_END, "100.000000");
+    CHECK_FIELD(&r, "b", F_START, "100.000000");
+    CHECK_FIELD(&r, "b", F_END, "150.000000");
+    CHECK_FIELD(&r, "c", F_END, "1000.000000");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 int main(void)
 {
     test_srtf();
@@ -520,5 +543,6 @@ int main(void)
     test_properties();
     test_fast_equivalence();
     test_settled_equivalence();
+    test_finish_with_node_back();
     return check_done();
 }

@@ -1424,16 +1424,16 @@ static uint32_t lane_prev(const preempt_sched *s, const sim_view *v, uint32_t l,
  * kh (to the last when NULL), `run` milli-GPUs in all, those in key order whose requests
  * summed pass `left`: the one at which the sum passes it and every one after it. They
  * are found from the last one back (the jobs before them are admitted by their sum), so
- * the cost is theirs: O(E L log n) for E jobs. Their order goes to s->walk (last first);
- * returns E. */
+ * the cost is theirs: O(E L log n) for E jobs. Only the lanes of `lanes` (a bit each)
+ * hold jobs in the range. Their order goes to s->walk (last first); returns E. */
 static uint32_t walk_tail(preempt_sched *s, const sim_view *v, const preempt_key *kp,
-                          const preempt_key *kh, uint64_t run, uint64_t left)
+                          const preempt_key *kh, uint64_t run, uint64_t left, uint32_t lanes)
 {
     for (uint32_t l = 0; l < s->n_lane; l++) {
         preempt_key q;
         if (kh)
             q = lane_key(s, l, kh);
-        s->lane[l].cur = lane_prev(s, v, l, kh ? &q : NULL, kp);
+        s->lane[l].cur = (lanes >> l) & 1 ? lane_prev(s, v, l, kh ? &q : NULL, kp) : NONE;
     }
     uint32_t n = 0;
     for (uint64_t after = 0; after < run - left;) {
@@ -1491,6 +1491,7 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
         /* A lane with no running job between the last head and this one has the same
          * jobs before this one: its sum is looked up again only otherwise. */
         uint64_t upto = 0;
+        uint32_t lanes = 0; /* those with running jobs between the two heads */
         for (uint32_t l = 0; l < s->n_lane; l++) {
             preempt_lane *ln = &s->lane[l];
             if (ln->root == NONE)
@@ -1499,8 +1500,10 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
                 preempt_key q;
                 if (kh)
                     q = lane_key(s, l, kh);
-                if (!known || !kh || preempt_before(&entry(v, ln->succ)->key, &q))
+                if (!known || !kh || preempt_before(&entry(v, ln->succ)->key, &q)) {
                     ln->pre = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
+                    lanes |= UINT32_C(1) << l;
+                }
             }
             upto += ln->pre;
         }
@@ -1508,7 +1511,7 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
         if (run <= left) {
             left -= run;
         } else {
-            uint32_t n = walk_tail(s, v, known ? &kp : NULL, kh, run, left);
+            uint32_t n = walk_tail(s, v, known ? &kp : NULL, kh, run, left, lanes);
             uint64_t tail = 0;
             for (uint32_t i = 0; i < n; i++)
                 tail += s->walk[i].x->need;

@@ -33,6 +33,10 @@
  * as long, read from its heap in order (a frontier of heap slots). So an admitted job
  * that finds no room costs O(log C), and only a job that starts leaves its heap.
  * With jobs tied to GPU types, admission walks every running job in key order (O(R log L)).
+ * Where the capacity is one number and keys do not drift, a pass that would decide
+ * nothing is skipped, and after a finish that changes no admission only the last pass's
+ * admitted jobs are placed: each pass records, per class it turned away, where and by
+ * how much (see preempt_schedule).
  */
 #ifndef POLICIES_PREEMPT_H
 #define POLICIES_PREEMPT_H

@@ -647,6 +647,26 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
     s->settled = false;
 }
 
+/* The classes turned away after key lo and before hi (NULL: to the last) find `need`
+ * milli-GPUs more (more_room) or less: their shortfalls change by it. false, with the
+ * shortfalls partly changed, when one of them would then fit. */
+static bool misses_shift(preempt_sched *s, const preempt_key *lo, const preempt_key *hi,
+                         uint64_t need, bool more_room)
+{
+    for (uint32_t i = 0; i < s->n_miss; i++) {
+        preempt_miss *m = &s->miss[i];
+        if (!preempt_before(lo, &m->key) || (hi && !preempt_before(&m->key, hi)))
+            continue;
+        if (!more_room)
+            m->short_by += need;
+        else if (m->short_by > need)
+            m->short_by -= need;
+        else
+            return false;
+    }
+    return true;
+}
+
 /* Whether running x finishing, where a pass now would decide nothing and the capacity
  * is one number, leaves that pass's admissions as they were (then the shortfalls of the
  * classes turned away after it become a pass's now): it leaves its request to every job
@@ -654,17 +674,7 @@ void preempt_on_arrival(void *st, const sim_view *v, sim_job_id id)
  * lacked more than x's request. Its GPUs, released, may fit an admitted job now. */
 static bool finish_keeps(preempt_sched *s, const preempt_entry *x)
 {
-    if (s->n_miss == UINT32_MAX)
-        return false;
-    for (uint32_t i = 0; i < s->n_miss; i++) {
-        preempt_miss *m = &s->miss[i];
-        if (!preempt_before(&x->key, &m->key))
-            continue;
-        if (m->short_by <= x->need)
-            return false;
-        m->short_by -= x->need;
-    }
-    return true;
+    return s->n_miss != UINT32_MAX && misses_shift(s, &x->key, NULL, x->need, true);
 }
 
 void preempt_on_finish(void *st, const sim_view *v, sim_job_id id)
@@ -994,19 +1004,8 @@ static bool rekey_keeps(preempt_sched *s, const preempt_entry *x, const preempt_
     bool later = preempt_before(was, &x->key);
     if (s->n_miss == UINT32_MAX)
         return !later || before_pending(s, &x->key);
-    const preempt_key *lo = later ? was : &x->key, *hi = later ? &x->key : was;
-    for (uint32_t i = 0; i < s->n_miss; i++) {
-        preempt_miss *m = &s->miss[i];
-        if (!preempt_before(lo, &m->key) || !preempt_before(&m->key, hi))
-            continue;
-        if (!later)
-            m->short_by += x->need;
-        else if (m->short_by > x->need)
-            m->short_by -= x->need;
-        else
-            return false;
-    }
-    return true;
+    return later ? misses_shift(s, was, &x->key, x->need, true)
+                 : misses_shift(s, &x->key, was, x->need, false);
 }
 
 /* *quiet: cleared when a running job's new key may change what the last pass decided

@@ -844,7 +844,12 @@ static void adm_started(void *ctx, const sim_view *v, uint32_t shape, sim_job_id
     x->rate = (double)x->need / SIM_MILLI_GPU;
     x->running = x->started = true;
     due_remove(s, v, x);
-    x->lane = 0; /* with its pending key until its speed is known (refile_drifting) */
+    /* With its pending key until its speed is known (refile_drifting), except in one
+     * lane, where keys are kept as last read and only fall while jobs run: its key is
+     * read now, after the engine added any restart penalty to its work. */
+    x->lane = 0;
+    if (s->one_lane)
+        s->hooks->key(s->ctx, v, x, s->now);
     tree_insert(s, v, x);
     s->n_run++;
     rdue_file(s, v, x, s->now);

@@ -381,6 +381,51 @@ static double eq_interference(void *ctx, const job_spec *self, uint32_t self_mil
     return n == 1 ? 0.75 : 0.5;
 }
 
+/* A job restarting under a restart penalty has more work left than when it waited, so
+ * its key (srtf: the work left; srsf: times its GPUs) rises as it starts. With more
+ * drifts than lanes (every running job in one lane, keys as last read, which only fall
+ * while jobs run), the key it is filed with must be read after the penalty: admission
+ * by sums then gives the walk's schedule. 3 nodes of 4 GPUs, two node failures, speeds
+ * that differ by job. */
+static void test_fast_restart_penalty(void)
+{
+    sim_rate_model many = {
+        .name = "many", .throughput = eq_many_speeds, .interference = eq_interference};
+    static job_spec jobs[200];
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 900399);
+    world w;
+    world_init(&w, 3, 4);
+    size_t n = random_trace(rng, jobs, 200);
+    for (size_t i = 0; i < n; i++) {
+        jobs[i].gpu_type_mask = 0;
+        jobs[i].work_s += gsl_rng_uniform_pos(rng);
+    }
+    const sim_time fail[2][3] = {{1, 3147000000, 3884000000}, {2, 1933000000, 2853000000}};
+    const policy_ops *pols[2] = {&policy_srtf, &policy_srsf};
+    for (int p = 0; p < 2; p++) {
+        run_opts o = {.pol = pols[p],
+                      .seed = 222,
+                      .rate = &many,
+                      .restart_penalty_s = 30,
+                      .failures = fail,
+                      .n_failures = 2};
+        run_out a = run(&w, jobs, n, &o);
+        preempt_fast_enable(false);
+        run_out b = run(&w, jobs, n, &o);
+        preempt_fast_enable(true);
+        CHECK_EQ_I64(a.status, SIM_OK);
+        CHECK_EQ_I64(b.status, SIM_OK);
+        CHECK(a.sum.preemptions > 0);
+        CHECK(same_jobs(&a, &b));
+        CHECK(same_summary(&a, &b));
+        run_out_free(&a);
+        run_out_free(&b);
+    }
+    world_fini(&w);
+    gsl_rng_free(rng);
+}
+
 /* Where every job accepts every GPU type, admission by sums over the treaps gives the
  * schedule of the walk over every running job (its keys read afresh), byte for byte;
  * with speeds that differ and change too (rounds 4 and 5: lanes, also without the
@@ -542,6 +587,7 @@ int main(void)
     test_las_starve_fraction();
     test_properties();
     test_fast_equivalence();
+    test_fast_restart_penalty();
     test_settled_equivalence();
     test_finish_with_node_back();
     return check_done();

@@ -233,6 +233,7 @@ typedef struct il_state {
     bool checkpoint;
     il_entry *e;
     uint32_t n, cap;
+    uint32_t n_gpuless; /* arrived jobs that request no GPU, not yet rejected */
     /* Scratch, sized with e (cap). */
     uint32_t *order; /* entry indices in priority order */
     il_pack *pk, *pk2;
@@ -650,6 +651,7 @@ static void il_arrival(void *st, const sim_view *v, sim_job_id id)
     x->reps = j->nominal_replicas;
     x->gpr = j->gpus_per_replica;
     x->gpus = j->nominal_replicas * j->gpus_per_replica;
+    s->n_gpuless += x->gpus == 0;
     il_job *pj = job_of(v, id);
     pj->listed = j->seq + 1;
     pj->tag = 0;
@@ -1500,6 +1502,18 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
     if (s->oom)
         return SIM_ENOMEM;
     s->last_pass = now;
+    /* Muri packs GPU jobs: a job that requests none is rejected, with the reason. */
+    for (uint32_t i = 0; s->n_gpuless && i < s->n; i++) {
+        il_entry *x = &s->e[i];
+        if (x->gpus || job_of(v, x->id)->listed != x->seq + 1)
+            continue;
+        job_of(v, x->id)->listed = 0;
+        s->n_gpuless--;
+        int rc =
+            sim_decide_reject(out, x->id, "interleave packs GPU jobs only; this one requests none");
+        if (rc != SIM_OK)
+            return rc;
+    }
     uint32_t n = prioritise(s, v);
     /* Groups by shape, in order of first appearance; entries linked in order. */
     s->n_grp = 0;

@@ -12,6 +12,7 @@
  *    packed (end times by hand), jobs.csv's profile_source column, bad tables refused;
  *  - on two GPU types, packs placed on the type where they run fastest (end times by
  *    hand), falling back to a type that fits, within the allowed types;
+ *  - a job that requests no GPU rejected with the reason, the others run as without it;
  *  - a slice of the Muri trace (shared data) through the command line with
  *    --check-invariants: every job done.
  */
@@ -587,6 +588,30 @@ static void test_profile_table(void)
     }
 }
 
+/* A job that requests no GPU is rejected with the reason (Muri packs GPU jobs); the
+ * others run as without it: on one GPU, G 0-101.5 s and H, arrived at 20 s, after it
+ * (one job alone runs at 1.015 x its solo time). */
+static void test_gpuless(void)
+{
+    put_file("il_cpu.csv", "job_id,submit_time,duration,num_gpus,cpu_milli\n"
+                           "G,0,100,1,1000\nC,10,50,0,2000\nH,20,100,1,1000\n");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "'%s' run --trace il_cpu.csv --cluster 1xV100M16:1 --policy interleave "
+             "--check-invariants --quiet --out il_cpu_out >/dev/null",
+             SIM_BINARY);
+    CHECK_EQ_I64(check_system(cmd), 0);
+    char *csv = check_slurp("il_cpu_out/jobs.csv", NULL);
+    CHECK(csv && strstr(csv, "\nC,") && strstr(csv, "rejected") &&
+          strstr(csv, "interleave packs GPU jobs only"));
+    CHECK_NEAR(end_of(csv, "G"), 101.5, 1e-9);
+    CHECK_NEAR(end_of(csv, "H"), 203.0, 1e-9);
+    free(csv);
+    char *sum = check_slurp("il_cpu_out/summary.json", NULL);
+    CHECK(sum && strstr(sum, "\"arrived\": 3, \"done\": 2, \"rejected\": 1, \"unfinished\": 0"));
+    free(sum);
+}
+
 static void test_muri_slice(void)
 {
     char trace[1024], cluster[1024];
@@ -626,6 +651,7 @@ int main(void)
     test_threshold_wakeup();
     test_profile_table();
     test_hetero_type();
+    test_gpuless();
     test_muri_slice();
     return check_done();
 }

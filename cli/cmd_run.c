@@ -27,6 +27,8 @@ static const char usage[] =
     "  --horizon T           stop the simulation at time T\n"
     "  --checkpoint-interval T  periodic checkpoints (default 0: a failure loses the segment)\n"
     "  --restart-penalty T   reference work added to each restart (default 0)\n"
+    "  --stall-limit N       stop when N preemptions in a row lose their work with no job\n"
+    "                        finishing, after the last arrival (default 1000000; 0: never)\n"
     "  --failures FILE       node failures: CSV node,down_s,up_s\n"
     "  --quotas FILE         tenant quotas: CSV tenant,quota_gpus\n"
     "  --quota-share FILE[:COLUMN]  quotas dividing the cluster's GPUs in proportion to a\n"
@@ -165,6 +167,9 @@ int cmd_run(int argc, char **argv)
                 return 2;
         } else if (OPT("--restart-penalty")) {
             if (m < 0 || !cli_seconds("--restart-penalty", v, &a.restart_penalty_s))
+                return 2;
+        } else if (OPT("--stall-limit")) {
+            if (m < 0 || !cli_u64("--stall-limit", v, 0, UINT64_MAX, &a.stall_limit))
                 return 2;
         } else if (OPT("--tenant-rows")) {
             if (m < 0)
@@ -308,6 +313,13 @@ int cmd_run(int argc, char **argv)
     else if (s->groups_arrived)
         fprintf(stderr, "clustersim: %s: %llu job groups, none done\n", a.policy,
                 (unsigned long long)s->groups_arrived);
+    if (s->stalled)
+        fprintf(stderr,
+                "clustersim: note: stopped at %.6f s: the last %llu preemptions lost their "
+                "work and no job finished (each run segment is cut before its job ends; a "
+                "checkpoint keeps the work); the %llu jobs left are unfinished\n",
+                (double)s->stalled_at_us / 1e6, (unsigned long long)a.stall_limit,
+                (unsigned long long)s->jobs_unfinished);
     if (s->jobs_not_arrived)
         fprintf(stderr,
                 "clustersim: note: %llu job%s submitted after the horizon (unfinished, not "

@@ -424,14 +424,17 @@ void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint)
 {
     sim_job *j = &e->jobs[id];
     sim__job_touch(e, id);
+    bool kept = checkpoint;
     if (!checkpoint) {
         /* Work since the last periodic checkpoint is lost; with no checkpointing the
          * whole segment since the last start is. */
         double seg = (double)(e->now - j->last_start_us) / 1e6;
         double since = seg;
         double iv = e->cfg.checkpoint_interval_s;
-        if (iv > 0)
+        if (iv > 0) {
             since = fmod(seg, iv);
+            kept = seg >= iv; /* a checkpoint of this segment holds */
+        }
         double lost = since * j->speed;
         if (lost > j->work_done_s)
             lost = j->work_done_s;
@@ -450,6 +453,7 @@ void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint)
     j->queued_since_us = e->now;
     j->preemptions++;
     e->sum.preemptions++;
+    e->lost_streak = kept ? 0 : e->lost_streak + 1;
     e->tstats[j->spec.tenant].running--;
     e->tstats[j->spec.tenant].pending++;
     sim__list_append(e, id, false);

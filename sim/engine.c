@@ -988,6 +988,7 @@ static int finish_job(sim_engine *e, sim_job_id id)
 {
     sim_job *j = &e->jobs[id];
     sim__job_touch(e, id);
+    e->lost_streak = 0;
     j->work_done_s = j->work_total_s;
     sim__set_speed(e, id, 0);
     account_done(e, j);
@@ -1126,6 +1127,7 @@ static const char *roles_misfit(const sim_engine *e, const job_spec *s, uint32_t
 static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
 {
     e->sum.jobs_arrived++;
+    e->lost_streak = 0;
     if (e->sum.first_submit_us == SIM_TIME_NEVER)
         e->sum.first_submit_us = s->submit_us;
     int st = grow_tenants(e, s->tenant + 1);
@@ -1372,9 +1374,11 @@ static int call_schedule(sim_engine *e, sim_diag *d)
 }
 
 /* Write the jobs still in the system when the run ends. `horizon`: the run stopped at
- * the horizon; otherwise nothing could change any more. */
+ * the horizon; otherwise it stalled (sim_summary.stalled), or nothing could change any
+ * more. */
 static void write_unfinished(sim_engine *e, bool horizon)
 {
+    bool stalled = e->sum.stalled;
     for (int running = 0; running < 2; running++) {
         sim_job_id id = running ? e->v.running_head : e->v.pending_head;
         while (id != SIM_JOB_NONE) {
@@ -1382,8 +1386,12 @@ static void write_unfinished(sim_engine *e, bool horizon)
             sim__job_touch(e, id);
             e->sum.jobs_unfinished++;
             const char *reason =
-                horizon ? (running ? "still running at the horizon"
-                                   : "still waiting at the horizon")
+                horizon
+                    ? (running ? "still running at the horizon" : "still waiting at the horizon")
+                : stalled ? (running ? "still running when the run stalled: preemptions in a row "
+                                       "lost their work and no job finished"
+                                     : "still waiting when the run stalled: preemptions in a row "
+                                       "lost their work and no job finished")
                 : running ? "placed but not progressing (paused, or no speed) when nothing "
                             "else could change"
                 : j->first_start_us != SIM_TIME_NEVER
@@ -1613,6 +1621,15 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
             prog.pending = e->v.n_pending;
             prog.running = e->v.n_running;
             e->cfg.progress(e->cfg.progress_ctx, &prog);
+        }
+        /* Every job arrived, and the last stall_limit preemptions lost their work with
+         * no job finishing: the policy cuts every run segment before its job ends (a
+         * livelock). The jobs left are reported as unfinished. */
+        if (e->cfg.stall_limit && e->lost_streak >= e->cfg.stall_limit && !e->has_next) {
+            e->sum.stalled = true;
+            e->sum.stalled_at_us = now;
+            ended_early = true;
+            break;
         }
         /* Nothing can change any more: no arrival, no progressing job, no policy timer,
          * every node up. The jobs left are reported as unfinished. */

@@ -51,6 +51,10 @@ typedef struct sim_config {
     double checkpoint_interval_s; /* periodic checkpoints (0 = none: a preemption
                                      without checkpoint loses the whole segment) */
     double restart_penalty_s;     /* reference work added to each restart */
+    /* Stop once this many preemptions or failures in a row lost their work with no job
+     * finishing or arriving in between, after the last arrival (0 = never): a policy
+     * that cuts every run segment before its job ends would otherwise run forever. */
+    uint64_t stall_limit;
     double mtbf_s, mttr_s;        /* per-node failure process (0 = no failures) */
     FILE *jobs_csv;               /* one row per job (may be NULL), written by a thread of
                                      the engine's */
@@ -147,6 +151,10 @@ typedef struct sim_summary {
      * time in milli-core-seconds, and the time-averaged allocated fraction, 0..1. */
     double cpu_milli_seconds_alloc;
     double cpu_alloc_avg;
+    /* The run stopped at stalled_at_us because sim_config.stall_limit preemptions in a
+     * row lost their work (the jobs left are unfinished). */
+    bool stalled;
+    sim_time stalled_at_us;
 } sim_summary;
 
 /*

@@ -137,6 +137,8 @@ struct sim_engine {
     uint32_t n_dirty;
     uint32_t pending_tail, running_tail;
     uint32_t n_progressing; /* running (not paused) jobs with speed > 0 */
+    uint64_t lost_streak;   /* preemptions that lost their work since a job last finished
+                               or arrived, or a preemption kept its work */
     uint64_t enqueue_count; /* stamps sim_job.enqueue_seq */
 
     /* Tenants. */

@@ -440,6 +440,7 @@ static const known_opt run_opts[] = {
     {"catalog", false},
     {"checkpoint-interval", false},
     {"restart-penalty", false},
+    {"stall-limit", false},
     {"failures", false},
     {"mtbf", false},
     {"mttr", false},

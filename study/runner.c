@@ -38,6 +38,7 @@ void run_args_default(run_args *a)
     a->prefetch = true;
     a->frag_probe = true;
     a->sample_interval_s = 600;
+    a->stall_limit = 1000000;
     a->zoo_over = 1.5;
     a->zoo_slo = 2;
     a->amdahl = NAN;
@@ -505,6 +506,7 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         .horizon_us = a->horizon_s > 0 ? (sim_time)llround(a->horizon_s * 1e6) : SIM_TIME_NEVER,
         .checkpoint_interval_s = a->checkpoint_s,
         .restart_penalty_s = a->restart_penalty_s,
+        .stall_limit = a->stall_limit,
         .mtbf_s = a->mtbf_s,
         .mttr_s = a->mttr_s,
         .jobs_csv = jobs.f,
@@ -601,6 +603,8 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         goto out;
     }
     fprintf(xf, "\"rows_skipped\": %llu", (unsigned long long)res->rows_skipped);
+    if (res->sum.stalled)
+        fprintf(xf, ",\n  \"stalled_at_s\": %.6f", (double)res->sum.stalled_at_us / 1e6);
     if (quotas.n) {
         fputs(",\n  ", xf);
         study_tenant_probe_json(&tprobe, sim_engine_view(e), xf);

@@ -41,6 +41,7 @@ typedef struct run_args {
     double sample_interval_s;
     double horizon_s; /* 0 = none */
     double checkpoint_s, restart_penalty_s, mtbf_s, mttr_s;
+    uint64_t stall_limit;    /* sim_config.stall_limit (run_args_default: 1,000,000) */
     const char *failures;    /* CSV node,down_s,up_s */
     const char *quotas;      /* CSV tenant,quota_gpus (NULL = none) */
     const char *quota_share; /* FILE[:COLUMN]: quotas in proportion to a weight column */

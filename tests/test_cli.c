@@ -3,7 +3,8 @@
  * its one-line error and a non-zero status; the demo and the policy list work; a run
  * writes its five outputs; two runs with the same seed write identical bytes; and the
  * Alibaba openb trace replays under binpack with every pod in jobs.csv exactly once and
- * the cluster's accounting verified after every event.
+ * the cluster's accounting verified after every event; a run whose preemptions lose
+ * every segment stops at --stall-limit.
  */
 #include "check.h"
 
@@ -449,6 +450,69 @@ static void test_tenant_rows(void)
     free(e);
 }
 
+/* A policy that cuts every run segment before its job ends (Tiresias' queues with the
+ * starvation guard and no checkpoint) would run forever: on one GPU, a (1000 s) runs
+ * from 0 and b (1000 s) comes at 1; at 10 GPU-s a moves down and b takes the GPU, a's
+ * 10 s lost; a has waited as long as it ran by 20 s, goes back to the first queue and
+ * takes the GPU as b moves down, and so on. --stall-limit ends the run after that many
+ * preemptions in a row that lost their work, with both jobs unfinished and why; with
+ * checkpoints the same jobs end; a bad limit is refused. */
+static void test_stall_limit(void)
+{
+    FILE *f = fopen("stall.csv", "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("job_id,submit_time,duration,num_gpus\na,0,1000,1\nb,1,1000,1\n", f);
+    fclose(f);
+    const char *las = "run --trace stall.csv --cluster 1xV100M16:1 --policy las --policy-opt "
+                      "mode=tiresias --policy-opt thresholds=10 --policy-opt starve=1 ";
+    char args[1024];
+    /* (The horizon ends the run should the limit not.) */
+    snprintf(args, sizeof args,
+             "%s --policy-opt checkpoint=false --stall-limit 50 --horizon 100000 --out st_a", las);
+    CHECK_EQ_I64(run(args), 0);
+    char *err = check_slurp("err.txt", NULL);
+    CHECK(err && strstr(err, "clustersim: note: stopped at ") &&
+          strstr(err, "the last 50 preemptions lost their work and no job finished") &&
+          strstr(err, "the 2 jobs left are unfinished"));
+    free(err);
+    char *jobs = check_slurp("st_a/jobs.csv", NULL);
+    CHECK(jobs && strstr(jobs, "\na,") && strstr(jobs, "\nb,") &&
+          strstr(jobs, "still running when the run stalled: preemptions in a row lost their "
+                       "work and no job finished") &&
+          strstr(jobs, "still waiting when the run stalled"));
+    free(jobs);
+    char *sum = check_slurp("st_a/summary.json", NULL);
+    CHECK(sum && strstr(sum, "\"done\": 0, \"rejected\": 0, \"unfinished\": 2") &&
+          strstr(sum, "\"stalled_at_s\": "));
+    CHECK(sum && strstr(sum, "\"preemptions\": 50,"));
+    free(sum);
+    /* Without the limit the run goes on to the horizon. */
+    snprintf(args, sizeof args,
+             "%s --policy-opt checkpoint=false --stall-limit 0 --horizon 2000 --out st_b", las);
+    CHECK_EQ_I64(run(args), 0);
+    sum = check_slurp("st_b/summary.json", NULL);
+    CHECK(sum && strstr(sum, "\"unfinished\": 2") && !strstr(sum, "stalled_at_s"));
+    free(sum);
+    jobs = check_slurp("st_b/jobs.csv", NULL);
+    CHECK(jobs && strstr(jobs, "at the horizon"));
+    free(jobs);
+    /* With checkpoints every segment counts: both jobs end. */
+    snprintf(args, sizeof args, "%s --stall-limit 50 --out st_c", las);
+    CHECK_EQ_I64(run(args), 0);
+    sum = check_slurp("st_c/summary.json", NULL);
+    CHECK(sum && strstr(sum, "\"done\": 2, \"rejected\": 0, \"unfinished\": 0") &&
+          !strstr(sum, "stalled_at_s"));
+    free(sum);
+    expect("run --trace stall.csv --cluster 1xT4:1 --stall-limit -1", 2,
+           "clustersim: error: option --stall-limit: expected an integer 0..18446744073709551615, "
+           "got \"-1\"");
+    expect("run --trace stall.csv --cluster 1xT4:1 --stall-limit many", 2,
+           "clustersim: error: option --stall-limit: expected an integer 0..18446744073709551615, "
+           "got \"many\"");
+}
+
 int main(void)
 {
     test_errors();
@@ -457,5 +521,6 @@ int main(void)
     test_openb();
     test_services_and_servers();
     test_tenant_rows();
+    test_stall_limit();
     return check_done();
 }

@@ -1324,7 +1324,8 @@ static int cmp_pack_gpus(const void *pa, const void *pb)
  * kept, in that order, in s->pk. */
 static void place_plan(il_state *s, const sim_view *v)
 {
-    qsort(s->pk, s->n_pk, sizeof *s->pk, cmp_pack_gpus);
+    if (s->n_pk > 1)
+        qsort(s->pk, s->n_pk, sizeof *s->pk, cmp_pack_gpus);
     empty_cluster(s, v);
     uint32_t n = 0, used = 0;
     for (uint32_t i = 0; i < s->n_pk; i++) {
@@ -1591,7 +1592,8 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
             }
         }
     }
-    qsort(s->pk2, np, sizeof *s->pk2, cmp_pack);
+    if (np > 1)
+        qsort(s->pk2, np, sizeof *s->pk2, cmp_pack);
     /* The plan: packs that fit the empty cluster in that order. */
     empty_cluster(s, v);
     s->n_pk = 0;

@@ -612,6 +612,25 @@ static void test_gpuless(void)
     free(sum);
 }
 
+/* A scheduling point with no job in the system (a node failing and coming back before
+ * the first arrival) plans nothing: the job that comes later runs alone. Under the
+ * sanitizers this sorted an empty, unallocated array. */
+static void test_empty_point(void)
+{
+    put_file("il_empty.csv", "job_id,submit_time,duration,num_gpus\nj1,50,100,1\n");
+    put_file("il_empty_fail.csv", "node,down_s,up_s\nnode-0000,10,20\n");
+    char cmd[4096];
+    snprintf(
+        cmd, sizeof cmd,
+        "'%s' run --trace il_empty.csv --cluster 1xV100M16:1 --policy interleave "
+        "--failures il_empty_fail.csv --check-invariants --quiet --out il_empty_out >/dev/null",
+        SIM_BINARY);
+    CHECK_EQ_I64(check_system(cmd), 0);
+    char *csv = check_slurp("il_empty_out/jobs.csv", NULL);
+    CHECK_NEAR(end_of(csv, "j1"), 151.5, 1e-9);
+    free(csv);
+}
+
 static void test_muri_slice(void)
 {
     char trace[1024], cluster[1024];
@@ -652,6 +671,7 @@ int main(void)
     test_profile_table();
     test_hetero_type();
     test_gpuless();
+    test_empty_point();
     test_muri_slice();
     return check_done();
 }

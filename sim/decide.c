@@ -424,17 +424,14 @@ void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint)
 {
     sim_job *j = &e->jobs[id];
     sim__job_touch(e, id);
-    bool kept = checkpoint;
     if (!checkpoint) {
         /* Work since the last periodic checkpoint is lost; with no checkpointing the
          * whole segment since the last start is. */
         double seg = (double)(e->now - j->last_start_us) / 1e6;
         double since = seg;
         double iv = e->cfg.checkpoint_interval_s;
-        if (iv > 0) {
+        if (iv > 0)
             since = fmod(seg, iv);
-            kept = seg >= iv; /* a checkpoint of this segment holds */
-        }
         double lost = since * j->speed;
         if (lost > j->work_done_s)
             lost = j->work_done_s;
@@ -453,10 +450,21 @@ void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint)
     j->queued_since_us = e->now;
     j->preemptions++;
     e->sum.preemptions++;
-    e->lost_streak = kept ? 0 : e->lost_streak + 1;
+    sim__note_loss(e, j);
     e->tstats[j->spec.tenant].running--;
     e->tstats[j->spec.tenant].pending++;
     sim__list_append(e, id, false);
+}
+
+void sim__note_loss(sim_engine *e, sim_job *j)
+{
+    double left = j->work_total_s - j->work_done_s;
+    if (left < j->least_left_s) {
+        j->least_left_s = left;
+        e->stall = 0;
+    } else {
+        e->stall++;
+    }
 }
 
 /* ---- View helpers ------------------------------------------------------------------ */
@@ -1081,6 +1089,7 @@ static int shrink(policy_decisions *out, sim_job_id id, uint32_t count, bool res
         j->lost_work_s += lost;
         e->sum.scale_lost_work_s += lost;
         j->last_start_us = e->now;
+        sim__note_loss(e, j);
     }
     uint32_t keep = j->replicas - count;
     sim__rep_account(e, j, keep);

@@ -988,7 +988,7 @@ static int finish_job(sim_engine *e, sim_job_id id)
 {
     sim_job *j = &e->jobs[id];
     sim__job_touch(e, id);
-    e->lost_streak = 0;
+    e->stall = 0;
     j->work_done_s = j->work_total_s;
     sim__set_speed(e, id, 0);
     account_done(e, j);
@@ -1127,7 +1127,7 @@ static const char *roles_misfit(const sim_engine *e, const job_spec *s, uint32_t
 static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
 {
     e->sum.jobs_arrived++;
-    e->lost_streak = 0;
+    e->stall = 0;
     if (e->sum.first_submit_us == SIM_TIME_NEVER)
         e->sum.first_submit_us = s->submit_us;
     int st = grow_tenants(e, s->tenant + 1);
@@ -1226,6 +1226,7 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
     j->queued_since_us = e->now;
     j->last_update_us = e->now;
     j->work_total_s = s->work_s;
+    j->least_left_s = INFINITY;
     j->speed_factor = 1.0;
     j->pred_duration_s = NAN;
     j->pred_milli = NAN;
@@ -1388,10 +1389,10 @@ static void write_unfinished(sim_engine *e, bool horizon)
             const char *reason =
                 horizon
                     ? (running ? "still running at the horizon" : "still waiting at the horizon")
-                : stalled ? (running ? "still running when the run stalled: preemptions in a row "
-                                       "lost their work and no job finished"
-                                     : "still waiting when the run stalled: preemptions in a row "
-                                       "lost their work and no job finished")
+                : stalled ? (running ? "still running when the run stalled: no job finished or "
+                                       "was left nearer its end for the stall limit"
+                                     : "still waiting when the run stalled: no job finished or "
+                                       "was left nearer its end for the stall limit")
                 : running ? "placed but not progressing (paused, or no speed) when nothing "
                             "else could change"
                 : j->first_start_us != SIM_TIME_NEVER
@@ -1622,10 +1623,13 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
             prog.running = e->v.n_running;
             e->cfg.progress(e->cfg.progress_ctx, &prog);
         }
-        /* Every job arrived, and the last stall_limit preemptions lost their work with
-         * no job finishing: the policy cuts every run segment before its job ends (a
-         * livelock). The jobs left are reported as unfinished. */
-        if (e->cfg.stall_limit && e->lost_streak >= e->cfg.stall_limit && !e->has_next) {
+        /* Every job arrived, and over the last stall_limit losses and scheduling points
+         * no job finished or was left nearer its end, or nothing ran: the policy cuts
+         * every run segment before it gains more than it loses, or leaves idle GPUs to
+         * jobs it never starts (a livelock). The jobs left are reported as unfinished. */
+        if (e->n_progressing == 0 && e->jobs_in_flight > 0)
+            e->stall++;
+        if (e->cfg.stall_limit && e->stall >= e->cfg.stall_limit && !e->has_next) {
             e->sum.stalled = true;
             e->sum.stalled_at_us = now;
             ended_early = true;

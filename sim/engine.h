@@ -51,9 +51,11 @@ typedef struct sim_config {
     double checkpoint_interval_s; /* periodic checkpoints (0 = none: a preemption
                                      without checkpoint loses the whole segment) */
     double restart_penalty_s;     /* reference work added to each restart */
-    /* Stop once this many preemptions or failures in a row lost their work with no job
-     * finishing or arriving in between, after the last arrival (0 = never): a policy
-     * that cuts every run segment before its job ends would otherwise run forever. */
+    /* Stop once, after the last arrival, this many losses (preemptions, failures,
+     * shrinks that restart) and scheduling points with no job progressing in a row left
+     * no job finished or nearer its end than after its earlier losses (0 = never): a
+     * policy that cuts every run segment before it gains more than it loses, or never
+     * starts the waiting jobs while its timer runs, would otherwise run forever. */
     uint64_t stall_limit;
     double mtbf_s, mttr_s;        /* per-node failure process (0 = no failures) */
     FILE *jobs_csv;               /* one row per job (may be NULL), written by a thread of
@@ -151,8 +153,8 @@ typedef struct sim_summary {
      * time in milli-core-seconds, and the time-averaged allocated fraction, 0..1. */
     double cpu_milli_seconds_alloc;
     double cpu_alloc_avg;
-    /* The run stopped at stalled_at_us because sim_config.stall_limit preemptions in a
-     * row lost their work (the jobs left are unfinished). */
+    /* The run stopped at stalled_at_us at sim_config.stall_limit (the jobs left are
+     * unfinished). */
     bool stalled;
     sim_time stalled_at_us;
 } sim_summary;

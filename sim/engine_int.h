@@ -137,8 +137,11 @@ struct sim_engine {
     uint32_t n_dirty;
     uint32_t pending_tail, running_tail;
     uint32_t n_progressing; /* running (not paused) jobs with speed > 0 */
-    uint64_t lost_streak;   /* preemptions that lost their work since a job last finished
-                               or arrived, or a preemption kept its work */
+    /* Losses (preemptions, failures, shrinks that restart) that left their job no
+     * nearer its end than an earlier loss did, and scheduling points after which no job
+     * progressed, since a job last arrived, finished or was left nearer its end by a
+     * loss (sim_config.stall_limit). */
+    uint64_t stall;
     uint64_t enqueue_count; /* stamps sim_job.enqueue_seq */
 
     /* Tenants. */
@@ -237,6 +240,9 @@ void sim__rep_account(sim_engine *e, sim_job *j, uint32_t next);
 /* A service's shortfall (demand above its replicas, in GPUs) up to now. */
 void sim__svc_account(sim_engine *e, sim_job *j);
 void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint);
+/* Job j (its work up to date) has just lost work, or been preempted: the run progresses
+ * if j is left nearer its end than after any loss before (e->stall). */
+void sim__note_loss(sim_engine *e, sim_job *j);
 void sim__list_remove(sim_engine *e, sim_job_id id, bool running);
 void sim__list_append(sim_engine *e, sim_job_id id, bool running);
 /* A listed job's demand changes to d (its part of the online figures with it). */

@@ -68,6 +68,8 @@ typedef struct sim_job {
     double attained_gpu_s;    /* GPU-seconds of service received so far (while running) */
     sim_time placed_us;       /* time spent holding resources (running or paused) */
     double lost_work_s;       /* work lost to preemptions without checkpoint */
+    double least_left_s;      /* engine: the least work left after a loss so far (a
+                                 preemption, failure or shrink that restarts) */
     uint32_t preemptions;     /* times preempted or failed */
     double pred_duration_s;   /* policy's prediction (NaN = none) */
     double pred_milli;        /* policy's predicted share (NaN = none) */

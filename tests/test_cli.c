@@ -455,8 +455,10 @@ static void test_tenant_rows(void)
  * from 0 and b (1000 s) comes at 1; at 10 GPU-s a moves down and b takes the GPU, a's
  * 10 s lost; a has waited as long as it ran by 20 s, goes back to the first queue and
  * takes the GPU as b moves down, and so on. --stall-limit ends the run after that many
- * preemptions in a row that lost their work, with both jobs unfinished and why; with
- * checkpoints the same jobs end; a bad limit is refused. */
+ * preemptions in a row that left their job no nearer its end, with both jobs unfinished
+ * and why; with checkpoints the same jobs end. So do a restart penalty longer than a
+ * reallocation round, and a job a policy never starts while its timer runs. A bad limit
+ * is refused. */
 static void test_stall_limit(void)
 {
     FILE *f = fopen("stall.csv", "w");
@@ -474,19 +476,21 @@ static void test_stall_limit(void)
     CHECK_EQ_I64(run(args), 0);
     char *err = check_slurp("err.txt", NULL);
     CHECK(err && strstr(err, "clustersim: note: stopped at ") &&
-          strstr(err, "the last 50 preemptions lost their work and no job finished") &&
+          strstr(err, "over the last 50 preemptions and idle scheduling points no job "
+                      "finished or was left nearer its end") &&
           strstr(err, "the 2 jobs left are unfinished"));
     free(err);
     char *jobs = check_slurp("st_a/jobs.csv", NULL);
     CHECK(jobs && strstr(jobs, "\na,") && strstr(jobs, "\nb,") &&
-          strstr(jobs, "still running when the run stalled: preemptions in a row lost their "
-                       "work and no job finished") &&
+          strstr(jobs, "still running when the run stalled: no job finished or was left "
+                       "nearer its end for the stall limit") &&
           strstr(jobs, "still waiting when the run stalled"));
     free(jobs);
     char *sum = check_slurp("st_a/summary.json", NULL);
     CHECK(sum && strstr(sum, "\"done\": 0, \"rejected\": 0, \"unfinished\": 2") &&
           strstr(sum, "\"stalled_at_s\": "));
-    CHECK(sum && strstr(sum, "\"preemptions\": 50,"));
+    /* Each job's first loss leaves it nearer its end than none before: 2 + 50. */
+    CHECK(sum && strstr(sum, "\"preemptions\": 52,"));
     free(sum);
     /* Without the limit the run goes on to the horizon. */
     snprintf(args, sizeof args,
@@ -505,6 +509,32 @@ static void test_stall_limit(void)
     CHECK(sum && strstr(sum, "\"done\": 2, \"rejected\": 0, \"unfinished\": 0") &&
           !strstr(sum, "stalled_at_s"));
     free(sum);
+    /* A restart penalty longer than what a round lets a job run: gavel's rounds of 1 s
+     * restart both jobs, each paying 30 s, so neither gets nearer its end. */
+    CHECK_EQ_I64(run("run --trace stall.csv --cluster 1xV100M16:1 --policy gavel --policy-opt "
+                     "round=1 --restart-penalty 30 --stall-limit 100 --horizon 100000 "
+                     "--out st_d"),
+                 0);
+    sum = check_slurp("st_d/summary.json", NULL);
+    CHECK(sum && strstr(sum, "\"unfinished\": 2") && strstr(sum, "\"stalled_at_s\": "));
+    free(sum);
+    /* A job gavel never starts (its two replicas would share the one node) while its
+     * round timer runs: 100 idle scheduling points end the run. */
+    f = fopen("stall2.csv", "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("job_id,submit_time,duration,num_gpus,replicas\nj1,0,100,2,2\n", f);
+    fclose(f);
+    CHECK_EQ_I64(run("run --trace stall2.csv --cluster 1xV100M16:2 --policy gavel --stall-limit "
+                     "100 --horizon 10000000 --out st_e"),
+                 0);
+    sum = check_slurp("st_e/summary.json", NULL);
+    CHECK(sum && strstr(sum, "\"unfinished\": 1") && strstr(sum, "\"stalled_at_s\": "));
+    free(sum);
+    jobs = check_slurp("st_e/jobs.csv", NULL);
+    CHECK(jobs && strstr(jobs, "still waiting when the run stalled"));
+    free(jobs);
     expect("run --trace stall.csv --cluster 1xT4:1 --stall-limit -1", 2,
            "clustersim: error: option --stall-limit: expected an integer 0..18446744073709551615, "
            "got \"-1\"");

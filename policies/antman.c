@@ -679,4 +679,5 @@ const policy_ops policy_antman = {
     .on_finish = antman_on_finish,
     .on_requeue = antman_on_requeue,
     .schedule = antman_schedule,
+    .no_roles = true,
 };

@@ -465,4 +465,5 @@ const policy_ops policy_gavel = {
     .on_finish = gavel_on_finish,
     .schedule = gavel_schedule,
     .next_wakeup = gavel_next_wakeup,
+    .no_roles = true,
 };

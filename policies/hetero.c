@@ -849,6 +849,7 @@ static void hetero_on_finish(void *st, const sim_view *v, sim_job_id id)
         .on_requeue = hetero_on_requeue,                                                           \
         .schedule = hetero_schedule,                                                               \
         .next_wakeup = hetero_next_wakeup,                                                         \
+        .no_roles = true,                                                                          \
     }
 
 HETERO_OPS(policy_hetero, "hetero",

@@ -1725,4 +1725,5 @@ const policy_ops policy_interleave = {
     .next_wakeup = il_wakeup,
     .job_column = "profile_source",
     .job_value = il_job_value,
+    .no_roles = true,
 };

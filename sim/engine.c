@@ -1175,6 +1175,12 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
             why = reason;
         }
     }
+    if (!why && job_spec_has_roles(s) && e->pol->no_roles) {
+        snprintf(reason, sizeof reason,
+                 "policy '%s' places no master or parameter servers; this job has them",
+                 e->pol->name);
+        why = reason;
+    }
     if (!why && job_spec_has_roles(s))
         why = roles_misfit(e, s, f->replicas_out, reason, sizeof reason);
     if (why) {

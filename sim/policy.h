@@ -81,6 +81,9 @@ typedef struct policy_ops {
     /* The policy scales elastic jobs: the run's outputs carry the replica columns and
      * the elastic figures (sim_config.elastic_outputs). */
     bool elastic_outputs;
+    /* The policy places no master or parameter servers (sim_job.n_roles): the core
+     * rejects the jobs that have them as they arrive, with the reason. */
+    bool no_roles;
 } policy_ops;
 
 /* Option lookup: the value given for key, else the declared default (NULL when the

@@ -4,7 +4,8 @@
  * writes its five outputs; two runs with the same seed write identical bytes; and the
  * Alibaba openb trace replays under binpack with every pod in jobs.csv exactly once and
  * the cluster's accounting verified after every event; a run whose preemptions lose
- * every segment stops at --stall-limit.
+ * every segment stops at --stall-limit; every policy runs or rejects a job with a master
+ * and a parameter server.
  */
 #include "check.h"
 
@@ -12,6 +13,7 @@
 
 #include <dirent.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -543,6 +545,54 @@ static void test_stall_limit(void)
            "got \"many\"");
 }
 
+/* Every policy either runs a job with a master and a parameter server or rejects it with
+ * the reason, and the run ends normally (the policies that place no such roles used to
+ * start the job without them, which the core refused, ending the run). */
+static void test_roles_every_policy(void)
+{
+    FILE *f = fopen("ps.csv", "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("job_id,submit_time,duration,num_gpus,ps_replicas,ps_cpu_milli,master_cpu_milli\n"
+          "j1,0,100,1,1,1000,1000\n",
+          f);
+    fclose(f);
+    CHECK_EQ_I64(run("policies"), 0);
+    char *list = check_slurp("out.txt", NULL);
+    uint32_t n = 0, rejected = 0;
+    for (const char *l = list; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+        if (*l < 'a' || *l > 'z')
+            continue;
+        char name[64];
+        size_t len = strcspn(l, " \n");
+        if (len == 0 || len >= sizeof name)
+            continue;
+        memcpy(name, l, len);
+        name[len] = '\0';
+        char args[512];
+        snprintf(args, sizeof args,
+                 "run --trace ps.csv --cluster 1xV100M16:4 --policy %s --check-invariants "
+                 "--horizon 100000 --out ps_%s --quiet",
+                 name, name);
+        int rc = run(args);
+        CHECK_EQ_I64(rc, 0);
+        snprintf(args, sizeof args, "ps_%s/summary.json", name);
+        char *sum = check_slurp(args, NULL);
+        bool done = sum && strstr(sum, "\"done\": 1, \"rejected\": 0, \"unfinished\": 0");
+        bool rej = sum && strstr(sum, "\"done\": 0, \"rejected\": 1, \"unfinished\": 0");
+        CHECK(done || rej);
+        if (rc != 0 || !(done || rej))
+            fprintf(stderr, "policy %s: the job with roles was neither run nor rejected\n", name);
+        rejected += rej;
+        n++;
+        free(sum);
+    }
+    free(list);
+    CHECK_EQ_I64(n, 28);
+    CHECK(rejected >= 6 && rejected < n);
+}
+
 int main(void)
 {
     test_errors();
@@ -552,5 +602,6 @@ int main(void)
     test_services_and_servers();
     test_tenant_rows();
     test_stall_limit();
+    test_roles_every_policy();
     return check_done();
 }

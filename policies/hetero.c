@@ -228,15 +228,30 @@ static uint64_t mem_need(const sim_job *j)
     return 0;
 }
 
-/* Whether job id could run alone on GPU g (type, memory, the node's CPU and memory). */
-static bool job_fits_gpu(const sim_view *v, sim_job_id id, uint32_t g)
+/* Whether job id could run on GPU g (type, memory, the node's CPU and memory) beside
+ * `cpu` milli-cores and `mem` MiB more taken on that node. */
+static bool job_fits_gpu(const sim_view *v, sim_job_id id, uint32_t g, uint64_t cpu, uint64_t mem)
 {
     const sim_job *j = sim_view_job(v, id);
     uint32_t n = v->gpu_node[g];
     return v->node_up[n] && sim_job_type_ok(j, gpu_type(v, g)) &&
            mem_need(j) <= v->gpu_mem_total[g] &&
-           v->node_cpu_total[n] - v->node_cpu_used[n] >= j->cpu_per_replica &&
-           v->node_mem_total[n] - v->node_mem_used[n] >= j->mem_per_replica;
+           v->node_cpu_total[n] - v->node_cpu_used[n] >= cpu + j->cpu_per_replica &&
+           v->node_mem_total[n] - v->node_mem_used[n] >= mem + j->mem_per_replica;
+}
+
+/* The CPU and memory that the batch's jobs before b were given on node n (they start
+ * together after the batch is mapped). */
+static void batch_taken(const hetero_state *s, const sim_view *v, uint32_t b, uint32_t n,
+                        uint64_t *cpu, uint64_t *mem)
+{
+    *cpu = *mem = 0;
+    for (uint32_t k = 0; k < b; k++)
+        if (s->batch_gpu[k] != SIM_GPU_NONE && v->gpu_node[s->batch_gpu[k]] == n) {
+            const sim_job *o = sim_view_job(v, s->batch[k]);
+            *cpu += o->cpu_per_replica;
+            *mem += o->mem_per_replica;
+        }
 }
 
 /* Solo time of the whole job on one GPU of type t, seconds. */
@@ -410,11 +425,28 @@ typedef struct swap_ctx {
     const hgroup *gr;
 } swap_ctx;
 
+/* Whether jobs a and b of the group may trade GPUs: each runs on the other's GPU type
+ * and memory, and each node keeps room for the CPU and memory of the job it gets in
+ * place of the one it lets go. */
 static bool swappable(void *ctx, uint32_t a, uint32_t b)
 {
     const swap_ctx *c = ctx;
     const hgroup *gr = c->gr;
-    return isfinite(gr->full_s[a][gr->cur[b]]) && isfinite(gr->full_s[b][gr->cur[a]]);
+    const sim_view *v = c->v;
+    if (!isfinite(gr->full_s[a][gr->cur[b]]) || !isfinite(gr->full_s[b][gr->cur[a]]))
+        return false;
+    uint32_t na = v->gpu_node[gr->gset[gr->cur[a]]], nb = v->gpu_node[gr->gset[gr->cur[b]]];
+    if (na == nb)
+        return true;
+    const sim_job *ja = sim_view_job(v, gr->job[a]), *jb = sim_view_job(v, gr->job[b]);
+    return v->node_cpu_total[na] - v->node_cpu_used[na] + ja->cpu_per_replica >=
+               jb->cpu_per_replica &&
+           v->node_mem_total[na] - v->node_mem_used[na] + ja->mem_per_replica >=
+               jb->mem_per_replica &&
+           v->node_cpu_total[nb] - v->node_cpu_used[nb] + jb->cpu_per_replica >=
+               ja->cpu_per_replica &&
+           v->node_mem_total[nb] - v->node_mem_used[nb] + jb->mem_per_replica >=
+               ja->mem_per_replica;
 }
 
 /* One round of the swap phase of group gr. */
@@ -591,14 +623,19 @@ static int place_batch(hetero_state *s, const sim_view *v, sim_time now, uint32_
     for (uint32_t b = 0; b < nb; b++) {
         s->batch_gpu[b] = SIM_GPU_NONE;
         uint32_t g;
-        for (uint32_t f = 0; (g = free_at(s, v, f)) != SIM_GPU_NONE; f++)
-            if (!s->taken[f] && job_fits_gpu(v, s->batch[b], g)) {
+        for (uint32_t f = 0; (g = free_at(s, v, f)) != SIM_GPU_NONE; f++) {
+            if (s->taken[f])
+                continue;
+            uint64_t cpu, mem;
+            batch_taken(s, v, b, v->gpu_node[g], &cpu, &mem);
+            if (job_fits_gpu(v, s->batch[b], g, cpu, mem)) {
                 s->taken[f] = 1;
                 s->n_taken++;
                 s->batch_gpu[b] = g;
                 placed++;
                 break;
             }
+        }
     }
     if (!placed)
         return SIM_OK;

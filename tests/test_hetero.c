@@ -300,6 +300,43 @@ static void test_cold_start(void)
     free(g);
 }
 
+/* The jobs of a batch mapped to one node need its CPU and memory together: two 1-GPU
+ * jobs of a group, 4000 milli-CPU each, on a node of 2 GPUs and 4000 milli-CPU run one
+ * after the other (each 100 s), under each policy of the family; with the same room on
+ * a second node they run side by side. The core refused the second start before. */
+static void test_node_cpu_mem(void)
+{
+    FILE *f = fopen(OUT "/cpu.csv", "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("job_id,submit_time,duration,num_gpus,cpu_milli,mem_mib,group\n"
+          "j1,0,100,1,4000,4000,g1\nj2,0,100,1,4000,4000,g1\n",
+          f);
+    fclose(f);
+    static const char *const pols[] = {"hetero", "static-order", "data-parallel"};
+    static const char *const clusters[] = {"1xT4:2:cpu=4000", "1xT4:2:mem=4000",
+                                           "1xT4:2:cpu=4000,1xT4:2:cpu=8000"};
+    for (int p = 0; p < 3; p++)
+        for (int c = 0; c < 3; c++) {
+            char args[1024];
+            snprintf(args, sizeof args,
+                     "run --trace " OUT "/cpu.csv --cluster %s --policy %s --check-invariants "
+                     "--out " OUT "/cpu_%d_%d",
+                     clusters[c], pols[p], p, c);
+            CHECK_EQ_I64(run(args), 0);
+            snprintf(args, sizeof args, OUT "/cpu_%d_%d/summary.json", p, c);
+            char *sum = check_slurp(args, NULL);
+            CHECK(sum && strstr(sum, "\"done\": 2, \"rejected\": 0"));
+            free(sum);
+            snprintf(args, sizeof args, OUT "/cpu_%d_%d/jobs.csv", p, c);
+            char *jobs = check_slurp(args, NULL);
+            /* Side by side only where the second node has the room. */
+            CHECK(jobs && (strstr(jobs, ",200.000000,") != NULL) == (c < 2));
+            free(jobs);
+        }
+}
+
 /* Every group row of a groups CSV: the mapping never beats the optimum; returns rows. */
 static int check_groups(const char *path, bool migrates)
 {
@@ -600,6 +637,7 @@ int main(void)
     test_preemptive();
     test_swaps();
     test_cold_start();
+    test_node_cpu_mem();
     test_bundled();
     test_gen_groups();
     test_group_figures();

@@ -234,6 +234,7 @@ typedef struct il_state {
     il_entry *e;
     uint32_t n, cap;
     uint32_t n_gpuless; /* arrived jobs that request no GPU, not yet rejected */
+    uint64_t max_cpu, max_mem; /* the largest node's CPU (milli) and memory (MiB); 0: unread */
     /* Scratch, sized with e (cap). */
     uint32_t *order; /* entry indices in priority order */
     il_pack *pk, *pk2;
@@ -1497,6 +1498,27 @@ static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisio
     return SIM_OK;
 }
 
+/* Whether some node could hold one replica of each member of p beside each other: their
+ * CPU and memory per replica summed within the largest node's. A pack that fails this
+ * would wait for ever (its members share GPUs, so they share nodes). */
+static bool pack_host_fits(il_state *s, const sim_view *v, const il_pack *p)
+{
+    if (!s->max_cpu && !s->max_mem)
+        for (uint32_t n = 0; n < v->n_nodes; n++) {
+            if (v->node_cpu_total[n] > s->max_cpu)
+                s->max_cpu = v->node_cpu_total[n];
+            if (v->node_mem_total[n] > s->max_mem)
+                s->max_mem = v->node_mem_total[n];
+        }
+    uint64_t cpu = 0, mem = 0;
+    for (uint32_t q = 0; q < p->k; q++) {
+        const sim_job *j = sim_view_job(v, s->e[p->m[q]].id);
+        cpu += j->cpu_per_replica;
+        mem += j->mem_per_replica;
+    }
+    return cpu <= s->max_cpu && mem <= s->max_mem;
+}
+
 static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
     il_state *s = st;
@@ -1564,12 +1586,13 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
     /* Grouping. */
     for (uint32_t r = 0; r < s->max_pack && s->max_pack > 1 && required > cluster; r++)
         match_round(s, &required, cluster);
-    /* Split packs slower than their jobs alone; order the packs by their best member. */
+    /* Split packs slower than their jobs alone, and packs whose members' CPU or memory
+     * per replica no node holds together; order the packs by their best member. */
     uint32_t np = 0;
     for (uint32_t i = 0; i < s->n_pk; i++) {
         il_pack p = s->pk[i];
         p.iter = pack_iter(s, p.m, p.k);
-        if (p.k > 1 && p.iter > pack_solo_sum(s, &p)) {
+        if (p.k > 1 && (p.iter > pack_solo_sum(s, &p) || !pack_host_fits(s, v, &p))) {
             for (uint32_t q = 0; q < p.k; q++) {
                 il_pack one = {.m = {p.m[q]}, .k = 1, .group = p.group};
                 one.iter = pack_iter(s, one.m, 1);

@@ -612,6 +612,33 @@ static void test_gpuless(void)
     free(sum);
 }
 
+/* A pack whose members' CPU no node holds together is split: two vgg16 jobs of 4000
+ * milli-CPU on a node of 6000 run one after the other, each alone (1000 x 1.015 s);
+ * on a node of 8000 they share the GPU, both ending at the pack's time. */
+static void test_pack_cpu(void)
+{
+    put_file("il_pcpu.csv", "job_id,submit_time,duration,num_gpus,cpu_milli,model\n"
+                            "j1,0,1000,1,4000,vgg16\nj2,0,1000,1,4000,vgg16\n");
+    for (int k = 0; k < 2; k++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd,
+                 "'%s' run --trace il_pcpu.csv --cluster 1xT4:1:cpu=%d --policy interleave "
+                 "--check-invariants --quiet --out il_pcpu_out%d >/dev/null",
+                 SIM_BINARY, k ? 8000 : 6000, k);
+        CHECK_EQ_I64(check_system(cmd), 0);
+        snprintf(cmd, sizeof cmd, "il_pcpu_out%d/jobs.csv", k);
+        char *csv = check_slurp(cmd, NULL);
+        if (k == 0) {
+            CHECK_NEAR(end_of(csv, "j1"), 1015.0, 1e-9);
+            CHECK_NEAR(end_of(csv, "j2"), 2030.0, 1e-9);
+        } else {
+            CHECK(end_of(csv, "j1") > 1015.0 && end_of(csv, "j1") < 2030.0);
+            CHECK_NEAR(end_of(csv, "j2"), end_of(csv, "j1"), 1e-9);
+        }
+        free(csv);
+    }
+}
+
 /* A scheduling point with no job in the system (a node failing and coming back before
  * the first arrival) plans nothing: the job that comes later runs alone. Under the
  * sanitizers this sorted an empty, unallocated array. */
@@ -672,6 +699,7 @@ int main(void)
     test_hetero_type();
     test_gpuless();
     test_empty_point();
+    test_pack_cpu();
     test_muri_slice();
     return check_done();
 }

@@ -234,7 +234,8 @@ typedef struct il_state {
     il_entry *e;
     uint32_t n, cap;
     uint32_t n_gpuless; /* arrived jobs that request no GPU, not yet rejected */
-    uint64_t max_cpu, max_mem; /* the largest node's CPU (milli) and memory (MiB); 0: unread */
+    uint64_t max_cpu, max_mem; /* the largest node's CPU (milli) and memory (MiB) */
+    bool max_read;             /* max_cpu and max_mem are set */
     /* Scratch, sized with e (cap). */
     uint32_t *order; /* entry indices in priority order */
     il_pack *pk, *pk2;
@@ -1503,13 +1504,13 @@ static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisio
  * would wait for ever (its members share GPUs, so they share nodes). */
 static bool pack_host_fits(il_state *s, const sim_view *v, const il_pack *p)
 {
-    if (!s->max_cpu && !s->max_mem)
-        for (uint32_t n = 0; n < v->n_nodes; n++) {
-            if (v->node_cpu_total[n] > s->max_cpu)
-                s->max_cpu = v->node_cpu_total[n];
-            if (v->node_mem_total[n] > s->max_mem)
-                s->max_mem = v->node_mem_total[n];
-        }
+    for (uint32_t n = 0; !s->max_read && n < v->n_nodes; n++) {
+        if (v->node_cpu_total[n] > s->max_cpu)
+            s->max_cpu = v->node_cpu_total[n];
+        if (v->node_mem_total[n] > s->max_mem)
+            s->max_mem = v->node_mem_total[n];
+    }
+    s->max_read = true;
     uint64_t cpu = 0, mem = 0;
     for (uint32_t q = 0; q < p->k; q++) {
         const sim_job *j = sim_view_job(v, s->e[p->m[q]].id);

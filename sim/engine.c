@@ -1380,31 +1380,35 @@ static int call_schedule(sim_engine *e, sim_diag *d)
     return SIM_OK;
 }
 
-/* Write the jobs still in the system when the run ends. `horizon`: the run stopped at
- * the horizon; otherwise it stalled (sim_summary.stalled), or nothing could change any
- * more. */
+/* Why job j (running or waiting) is left unfinished. `horizon`: the run stopped at the
+ * horizon; otherwise it stalled (sim_summary.stalled), or nothing could change any more. */
+static const char *unfinished_reason(const sim_engine *e, const sim_job *j, bool running,
+                                     bool horizon)
+{
+    if (horizon)
+        return running ? "still running at the horizon" : "still waiting at the horizon";
+    if (e->sum.stalled)
+        return running ? "still running when the run stalled: no job finished or was left "
+                         "nearer its end for the stall limit"
+                       : "still waiting when the run stalled: no job finished or was left "
+                         "nearer its end for the stall limit";
+    if (running)
+        return "placed but not progressing (paused, or no speed) when nothing else could change";
+    return j->first_start_us != SIM_TIME_NEVER
+               ? "preempted and never restarted: nothing else could change"
+               : "never scheduled: the policy left it waiting and nothing else could change";
+}
+
+/* Write the jobs still in the system when the run ends (see unfinished_reason). */
 static void write_unfinished(sim_engine *e, bool horizon)
 {
-    bool stalled = e->sum.stalled;
     for (int running = 0; running < 2; running++) {
         sim_job_id id = running ? e->v.running_head : e->v.pending_head;
         while (id != SIM_JOB_NONE) {
             sim_job *j = &e->jobs[id];
             sim__job_touch(e, id);
             e->sum.jobs_unfinished++;
-            const char *reason =
-                horizon
-                    ? (running ? "still running at the horizon" : "still waiting at the horizon")
-                : stalled ? (running ? "still running when the run stalled: no job finished or "
-                                       "was left nearer its end for the stall limit"
-                                     : "still waiting when the run stalled: no job finished or "
-                                       "was left nearer its end for the stall limit")
-                : running ? "placed but not progressing (paused, or no speed) when nothing "
-                            "else could change"
-                : j->first_start_us != SIM_TIME_NEVER
-                    ? "preempted and never restarted: nothing else could change"
-                    : "never scheduled: the policy left it waiting and nothing else could "
-                      "change";
+            const char *reason = unfinished_reason(e, j, running, horizon);
             sim__write_job_row(e, j, "unfinished", reason);
             svc_leave(e, j);
             id = j->list_next;

@@ -122,6 +122,17 @@ static inline const char *check_shared(const char *rel, char *buf, size_t size)
     return NULL;
 }
 
+/* Write text to path (a test's input file); a file that cannot be opened fails a check. */
+static inline void check_put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
 /* Read a whole file into a malloc'd NUL-terminated buffer (NULL on failure). */
 static inline char *check_slurp(const char *path, size_t *len)
 {

@@ -372,25 +372,15 @@ static void test_openb(void)
 /* Online services and parameter-server jobs as users give them: an LS row without a
  * demand curve, a curve naming no row, and servers without trainers stop the run with
  * a file:line error and status 2. */
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 static void test_services_and_servers(void)
 {
-    write_text("svc_t.csv", "job_id,submit_time,duration,num_gpus,qos,min_replicas,max_replicas\n"
-                            "svc,0,100,1,LS,1,4\n"
-                            "a,0,100,1,,1,4\n"
-                            "b,0,100,1,LS,1,4\n");
-    write_text("svc_d.csv", "service,time,replicas\nsvc,0,2\nsvc,50,3\n");
-    write_text("svc_d2.csv", "service,time,replicas\nsvc,0,2\nb,0,1\nzz,5,1\n");
-    write_text("svc_d3.csv", "service,time,replicas\nsvc,0,2\nb,0,1\n");
+    check_put("svc_t.csv", "job_id,submit_time,duration,num_gpus,qos,min_replicas,max_replicas\n"
+                           "svc,0,100,1,LS,1,4\n"
+                           "a,0,100,1,,1,4\n"
+                           "b,0,100,1,LS,1,4\n");
+    check_put("svc_d.csv", "service,time,replicas\nsvc,0,2\nsvc,50,3\n");
+    check_put("svc_d2.csv", "service,time,replicas\nsvc,0,2\nb,0,1\nzz,5,1\n");
+    check_put("svc_d3.csv", "service,time,replicas\nsvc,0,2\nb,0,1\n");
     expect("run --trace svc_t.csv --cluster 2xT4:4 --policy elastic --demand svc_d.csv", 2,
            "clustersim: svc_t.csv:4: error: job 'b' has qos LS, an online service, but no demand "
            "curve in svc_d.csv (services are the LS rows; give it a curve or another qos)");
@@ -400,10 +390,10 @@ static void test_services_and_servers(void)
     CHECK_EQ_I64(run("run --trace svc_t.csv --cluster 2xT4:4 --policy elastic --demand "
                      "svc_d3.csv --out svc_out"),
                  0);
-    write_text("ps_t.csv", "job_id,submit_time,duration,num_gpus,min_replicas,max_replicas,"
-                           "ps_replicas,ps_cpu_milli,master_cpu_milli\n"
-                           "a,0,100,1,1,2,2,4000,2000\n"
-                           "b,0,100,1,1,0,2,4000,2000\n");
+    check_put("ps_t.csv", "job_id,submit_time,duration,num_gpus,min_replicas,max_replicas,"
+                          "ps_replicas,ps_cpu_milli,master_cpu_milli\n"
+                          "a,0,100,1,1,2,2,4000,2000\n"
+                          "b,0,100,1,1,0,2,4000,2000\n");
     expect("run --trace ps_t.csv --cluster 2xT4:4 --policy elastic", 2,
            "clustersim: ps_t.csv:3:6: error: field 'max_replicas': expected at least 1 trainer "
            "(the job has a master and parameter servers, which need trainers), got \"0\"");
@@ -463,12 +453,7 @@ static void test_tenant_rows(void)
  * is refused. */
 static void test_stall_limit(void)
 {
-    FILE *f = fopen("stall.csv", "w");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fputs("job_id,submit_time,duration,num_gpus\na,0,1000,1\nb,1,1000,1\n", f);
-    fclose(f);
+    check_put("stall.csv", "job_id,submit_time,duration,num_gpus\na,0,1000,1\nb,1,1000,1\n");
     const char *las = "run --trace stall.csv --cluster 1xV100M16:1 --policy las --policy-opt "
                       "mode=tiresias --policy-opt thresholds=10 --policy-opt starve=1 ";
     char args[1024];
@@ -522,12 +507,7 @@ static void test_stall_limit(void)
     free(sum);
     /* A job gavel never starts (its two replicas would share the one node) while its
      * round timer runs: 100 idle scheduling points end the run. */
-    f = fopen("stall2.csv", "w");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fputs("job_id,submit_time,duration,num_gpus,replicas\nj1,0,100,2,2\n", f);
-    fclose(f);
+    check_put("stall2.csv", "job_id,submit_time,duration,num_gpus,replicas\nj1,0,100,2,2\n");
     CHECK_EQ_I64(run("run --trace stall2.csv --cluster 1xV100M16:2 --policy gavel --stall-limit "
                      "100 --horizon 10000000 --out st_e"),
                  0);
@@ -550,14 +530,8 @@ static void test_stall_limit(void)
  * start the job without them, which the core refused, ending the run). */
 static void test_roles_every_policy(void)
 {
-    FILE *f = fopen("ps.csv", "w");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fputs("job_id,submit_time,duration,num_gpus,ps_replicas,ps_cpu_milli,master_cpu_milli\n"
-          "j1,0,100,1,1,1000,1000\n",
-          f);
-    fclose(f);
+    check_put("ps.csv", "job_id,submit_time,duration,num_gpus,ps_replicas,ps_cpu_milli,"
+                        "master_cpu_milli\nj1,0,100,1,1,1000,1000\n");
     CHECK_EQ_I64(run("policies"), 0);
     char *list = check_slurp("out.txt", NULL);
     uint32_t n = 0, rejected = 0;

@@ -19,13 +19,6 @@ static int load(const char *src, cluster_spec **c, char *msg, size_t size)
     return st;
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-}
-
 int main(void)
 {
     sim_diag d;
@@ -46,9 +39,9 @@ int main(void)
     CHECK(c->nodes[3].cpu_milli > (UINT64_C(1) << 40)); /* unlimited unless given */
     cluster_spec_destroy(c);
 
-    write_text("cluster_ok.csv", "sn,cpu_milli,memory_mib,gpu,model,count\n"
-                            "cpu-a,32000,65536,0,nan,\n"
-                            "g,96000,393216,8,v100,3\n");
+    check_put("cluster_ok.csv", "sn,cpu_milli,memory_mib,gpu,model,count\n"
+                                "cpu-a,32000,65536,0,nan,\n"
+                                "g,96000,393216,8,v100,3\n");
     CHECK(load("cluster_ok.csv", &c, msg, sizeof msg) == SIM_OK);
     CHECK_EQ_I64(c->n_nodes, 4);
     CHECK_EQ_I64(c->nodes[0].num_gpus, 0);
@@ -82,32 +75,32 @@ int main(void)
                     bad[i].want);
         }
     }
-    write_text("cluster_bad.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1000,2,Z80\n");
+    check_put("cluster_bad.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1000,2,Z80\n");
     CHECK(load("cluster_bad.csv", &c, msg, sizeof msg) == SIM_EPARSE);
     CHECK(strncmp(msg, "cluster_bad.csv:2:5: error: field 'model': expected a known GPU type "
                        "(K80, P100,", 73) == 0);
-    write_text("cluster_bad2.csv", "sn,cpu_milli,gpu,model\nn1,1000,2,T4\n");
+    check_put("cluster_bad2.csv", "sn,cpu_milli,gpu,model\nn1,1000,2,T4\n");
     CHECK(load("cluster_bad2.csv", &c, msg, sizeof msg) == SIM_EPARSE);
     CHECK_STR(msg, "cluster_bad2.csv:1: error: header lacks column 'memory_mib'; expected "
                    "sn,cpu_milli,memory_mib,gpu,model (optional: gpu_mem_mib,net_gbps,count)");
-    write_text("cluster_bad3.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,-4,1000,2,T4\n");
+    check_put("cluster_bad3.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,-4,1000,2,T4\n");
     CHECK(load("cluster_bad3.csv", &c, msg, sizeof msg) == SIM_EPARSE);
     CHECK_STR(msg, "cluster_bad3.csv:2:2: error: field 'cpu_milli': expected an integer "
                    "0..1099511627776, got \"-4\"");
-    write_text("cluster_wide.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
-                                   "n1,1000,1000,1,T4,extra,more\n");
+    check_put("cluster_wide.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                                  "n1,1000,1000,1,T4,extra,more\n");
     CHECK(load("cluster_wide.csv", &c, msg, sizeof msg) == SIM_EPARSE);
     CHECK_STR(msg, "cluster_wide.csv:2:6: error: expected 5 fields, as in the header, got 7");
-    write_text("cluster_dup.csv", "sn,cpu_milli,memory_mib,gpu,model,count\n"
-                                  "a,1000,1000,1,T4,\nb,1000,1000,1,T4,2\na,1000,1000,2,T4,\n");
+    check_put("cluster_dup.csv", "sn,cpu_milli,memory_mib,gpu,model,count\n"
+                                 "a,1000,1000,1,T4,\nb,1000,1000,1,T4,2\na,1000,1000,2,T4,\n");
     CHECK(load("cluster_dup.csv", &c, msg, sizeof msg) == SIM_EPARSE);
     CHECK_STR(msg, "cluster_dup.csv:4:1: error: node name 'a' is given twice (first on line 2)");
-    write_text("cluster_dup2.csv", "sn,cpu_milli,memory_mib,gpu,model,count\n"
-                                   "b,1000,1000,1,T4,2\nb-1,1000,1000,2,T4,\n");
+    check_put("cluster_dup2.csv", "sn,cpu_milli,memory_mib,gpu,model,count\n"
+                                  "b,1000,1000,1,T4,2\nb-1,1000,1000,2,T4,\n");
     CHECK(load("cluster_dup2.csv", &c, msg, sizeof msg) == SIM_EPARSE);
     CHECK_STR(msg, "cluster_dup2.csv:3:1: error: node name 'b-1' is given twice (first on line "
                    "2)");
-    write_text("cluster_dup3.csv", "m1,V100M16,96,512,8\nm2,T4,96,512,2\nm1,T4,96,512,2\n");
+    check_put("cluster_dup3.csv", "m1,V100M16,96,512,8\nm2,T4,96,512,2\nm1,T4,96,512,2\n");
     CHECK(load("cluster_dup3.csv", &c, msg, sizeof msg) == SIM_EPARSE);
     CHECK_STR(msg, "cluster_dup3.csv:3:1: error: node name 'm1' is given twice (first on line 1)");
 

@@ -10,13 +10,6 @@
 #include <string.h>
 #include <zlib.h>
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-}
-
 static void roundtrip(void)
 {
     model_sample a;
@@ -69,7 +62,7 @@ static void roundtrip(void)
 
 static void expect_error(const char *name, const char *text, const char *want)
 {
-    write_text(name, text);
+    check_put(name, text);
     model_dataset ds;
     sim_diag d = {0};
     CHECK(model_dataset_load(&ds, name, &d) == SIM_EPARSE);

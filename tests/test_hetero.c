@@ -306,14 +306,8 @@ static void test_cold_start(void)
  * a second node they run side by side. The core refused the second start before. */
 static void test_node_cpu_mem(void)
 {
-    FILE *f = fopen(OUT "/cpu.csv", "w");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fputs("job_id,submit_time,duration,num_gpus,cpu_milli,mem_mib,group\n"
-          "j1,0,100,1,4000,4000,g1\nj2,0,100,1,4000,4000,g1\n",
-          f);
-    fclose(f);
+    check_put(OUT "/cpu.csv", "job_id,submit_time,duration,num_gpus,cpu_milli,mem_mib,group\n"
+                              "j1,0,100,1,4000,4000,g1\nj2,0,100,1,4000,4000,g1\n");
     static const char *const pols[] = {"hetero", "static-order", "data-parallel"};
     static const char *const clusters[] = {"1xT4:2:cpu=4000", "1xT4:2:mem=4000",
                                            "1xT4:2:cpu=4000,1xT4:2:cpu=8000"};

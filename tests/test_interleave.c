@@ -462,16 +462,6 @@ static void test_hetero_type(void)
 }
 
 /* Write text to a file in the test's directory. */
-static void put_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 /* The profile_source column of job `id` (the 26th) in a jobs.csv text, into buf. */
 static const char *source_of(const char *csv, const char *id, char *buf, size_t size)
 {
@@ -504,14 +494,15 @@ static const char *source_of(const char *csv, const char *id, char *buf, size_t 
  * profiles=none, M1 and M2 run alone too (101.5 s, 203 s). */
 static void test_profile_table(void)
 {
-    put_file("il_prof.csv", "model,stage_storage_ms,stage_cpu_ms,stage_gpu_ms,stage_net_ms\n"
-                            "mx,0,10,10,0\n");
-    put_file("il_jobs.csv", "job_id,submit_time,duration,num_gpus,model,stage_cpu_ms,stage_gpu_ms\n"
-                            "M1,0,100,1,mx,,\n"
-                            "M2,0,100,1,mx,,\n"
-                            "T1,1000,100,1,my,30,5\n"
-                            "N1,2000,100,1,my,,\n"
-                            "N2,2000,100,1,my,,\n");
+    check_put("il_prof.csv", "model,stage_storage_ms,stage_cpu_ms,stage_gpu_ms,stage_net_ms\n"
+                             "mx,0,10,10,0\n");
+    check_put("il_jobs.csv",
+              "job_id,submit_time,duration,num_gpus,model,stage_cpu_ms,stage_gpu_ms\n"
+              "M1,0,100,1,mx,,\n"
+              "M2,0,100,1,mx,,\n"
+              "T1,1000,100,1,my,30,5\n"
+              "N1,2000,100,1,my,,\n"
+              "N2,2000,100,1,my,,\n");
     for (int off = 0; off < 2; off++) {
         char cmd[4096];
         snprintf(cmd, sizeof cmd,
@@ -542,8 +533,8 @@ static void test_profile_table(void)
         free(csv);
     }
     /* The shipped table is found and read (the Tiresias model names it lists). */
-    put_file("il_jobs2.csv", "job_id,submit_time,duration,num_gpus,model\n"
-                             "A,0,100,1,vgg16\nB,0,100,1,alexnet\n");
+    check_put("il_jobs2.csv", "job_id,submit_time,duration,num_gpus,model\n"
+                              "A,0,100,1,vgg16\nB,0,100,1,alexnet\n");
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
              "'%s' run --trace il_jobs2.csv --cluster 1xV100M16:1 --policy interleave --quiet "
@@ -574,7 +565,7 @@ static void test_profile_table(void)
          "il_bad.csv:1: error: missing column 'stage_storage_ms'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        put_file("il_bad.csv", bad[i].text);
+        check_put("il_bad.csv", bad[i].text);
         snprintf(cmd, sizeof cmd,
                  "'%s' run --trace il_jobs.csv --cluster 1xV100M16:1 --policy interleave "
                  "--policy-opt profiles=il_bad.csv --quiet >/dev/null 2>il_bad.err",
@@ -593,8 +584,8 @@ static void test_profile_table(void)
  * (one job alone runs at 1.015 x its solo time). */
 static void test_gpuless(void)
 {
-    put_file("il_cpu.csv", "job_id,submit_time,duration,num_gpus,cpu_milli\n"
-                           "G,0,100,1,1000\nC,10,50,0,2000\nH,20,100,1,1000\n");
+    check_put("il_cpu.csv", "job_id,submit_time,duration,num_gpus,cpu_milli\n"
+                            "G,0,100,1,1000\nC,10,50,0,2000\nH,20,100,1,1000\n");
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
              "'%s' run --trace il_cpu.csv --cluster 1xV100M16:1 --policy interleave "
@@ -617,8 +608,8 @@ static void test_gpuless(void)
  * on a node of 8000 they share the GPU, both ending at the pack's time. */
 static void test_pack_cpu(void)
 {
-    put_file("il_pcpu.csv", "job_id,submit_time,duration,num_gpus,cpu_milli,model\n"
-                            "j1,0,1000,1,4000,vgg16\nj2,0,1000,1,4000,vgg16\n");
+    check_put("il_pcpu.csv", "job_id,submit_time,duration,num_gpus,cpu_milli,model\n"
+                             "j1,0,1000,1,4000,vgg16\nj2,0,1000,1,4000,vgg16\n");
     for (int k = 0; k < 2; k++) {
         char cmd[4096];
         snprintf(cmd, sizeof cmd,
@@ -644,8 +635,8 @@ static void test_pack_cpu(void)
  * sanitizers this sorted an empty, unallocated array. */
 static void test_empty_point(void)
 {
-    put_file("il_empty.csv", "job_id,submit_time,duration,num_gpus\nj1,50,100,1\n");
-    put_file("il_empty_fail.csv", "node,down_s,up_s\nnode-0000,10,20\n");
+    check_put("il_empty.csv", "job_id,submit_time,duration,num_gpus\nj1,50,100,1\n");
+    check_put("il_empty_fail.csv", "node,down_s,up_s\nnode-0000,10,20\n");
     char cmd[4096];
     snprintf(
         cmd, sizeof cmd,

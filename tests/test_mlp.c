@@ -152,16 +152,9 @@ static void learns(void)
     model_mlp_destroy(other);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-}
-
 static void expect_load_error(const char *name, const char *text, const char *want)
 {
-    write_file(name, text);
+    check_put(name, text);
     model_mlp *m = NULL;
     sim_diag d = {0};
     int st = model_mlp_load(&m, name, &d);
@@ -178,7 +171,7 @@ static void bad_files(void)
 {
     /* A well-formed file with no hidden layer: y = 1 + 2 * (0.5 a + 0.25 (log1p(b) - 0.5) / 2 +
      * 0.125). */
-    write_file("mlp_good.mlp", HEAD TARGET "layers 1\nlayer 1 2\nw 0.5 0.25\nb 0.125\nend\n");
+    check_put("mlp_good.mlp", HEAD TARGET "layers 1\nlayer 1 2\nw 0.5 0.25\nb 0.125\nend\n");
     model_mlp *m = NULL;
     sim_diag d = {0};
     CHECK(model_mlp_load(&m, "mlp_good.mlp", &d) == SIM_OK);

@@ -381,6 +381,16 @@ static double eq_interference(void *ctx, const job_spec *self, uint32_t self_mil
     return n == 1 ? 0.75 : 0.5;
 }
 
+/* Run o with the admission by sums (*a) and with the walk over every running job (*b). */
+static void run_both_admissions(world *w, const job_spec *jobs, size_t n, const run_opts *o,
+                                run_out *a, run_out *b)
+{
+    *a = run(w, jobs, n, o);
+    preempt_fast_enable(false);
+    *b = run(w, jobs, n, o);
+    preempt_fast_enable(true);
+}
+
 /* A job restarting under a restart penalty has more work left than when it waited, so
  * its key (srtf: the work left; srsf: times its GPUs) rises as it starts. With more
  * drifts than lanes (every running job in one lane, keys as last read, which only fall
@@ -410,10 +420,8 @@ static void test_fast_restart_penalty(void)
                       .restart_penalty_s = 30,
                       .failures = fail,
                       .n_failures = 2};
-        run_out a = run(&w, jobs, n, &o);
-        preempt_fast_enable(false);
-        run_out b = run(&w, jobs, n, &o);
-        preempt_fast_enable(true);
+        run_out a, b;
+        run_both_admissions(&w, jobs, n, &o, &a, &b);
         CHECK_EQ_I64(a.status, SIM_OK);
         CHECK_EQ_I64(b.status, SIM_OK);
         CHECK(a.sum.preemptions > 0);
@@ -468,10 +476,8 @@ static void test_fast_equivalence(void)
                 o.opt_key2 = "checkpoint";
                 o.opt_value2 = "false";
             }
-            run_out a = run(&w, jobs, n, &o);
-            preempt_fast_enable(false);
-            run_out b = run(&w, jobs, n, &o);
-            preempt_fast_enable(true);
+            run_out a, b;
+            run_both_admissions(&w, jobs, n, &o, &a, &b);
             CHECK_EQ_I64(a.status, SIM_OK);
             CHECK_EQ_I64(b.status, SIM_OK);
             CHECK_EQ_I64(a.sum.jobs_unfinished, 0);

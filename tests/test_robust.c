@@ -45,21 +45,12 @@ static void expect_err(const char *args, int status, const char *want, int line)
 }
 #define EXPECT_ERR(args, status, want) expect_err(args, status, want, __LINE__)
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 /* One 3,600 s job on one GPU with --horizon 100: it ran 100 s, 100 GPU-seconds, on a
  * fully used GPU; the job submitted after the horizon is listed, not dropped. */
 static void test_horizon(void)
 {
-    write_text("rb_horizon.csv", "job_id,submit_time,duration,num_gpus\n"
-                                 "long,0,3600,1\nlate,200,10,1\n");
+    check_put("rb_horizon.csv", "job_id,submit_time,duration,num_gpus\n"
+                                "long,0,3600,1\nlate,200,10,1\n");
     CHECK_EQ_I64(run("run --trace rb_horizon.csv --cluster 1xT4:1 --horizon 100 --out "
                      "rb_horizon_out --quiet"),
                  0);
@@ -77,7 +68,7 @@ static void test_horizon(void)
 
 static void test_policy_options(void)
 {
-    write_text("rb_one.csv", "job_id,submit_time,duration,num_gpus\nj,0,10,1\n");
+    check_put("rb_one.csv", "job_id,submit_time,duration,num_gpus\nj,0,10,1\n");
     EXPECT_ERR("run --trace rb_one.csv --cluster 1xT4:1 --policy las --policy-opt thresholds=", 2,
                "clustersim: error: policy 'las': option 'thresholds': empty value (leave the "
                "option out to use its default, \"3600,36000\")");
@@ -121,7 +112,7 @@ static void test_special_outputs(void)
 {
     check_system("rm -rf rb_out && mkdir rb_out");
     /* A symlink: the target gets the trace, the link stays a link. */
-    write_text("rb_out/target.csv", "old\n");
+    check_put("rb_out/target.csv", "old\n");
     CHECK(symlink("target.csv", "rb_out/link.csv") == 0);
     CHECK_EQ_I64(run(GEN "--out rb_out/link.csv"), 0);
     CHECK(is_link("rb_out/link.csv"));
@@ -152,7 +143,7 @@ static void test_special_outputs(void)
     CHECK(lstat("rb_out/fifo", &ff) == 0 && S_ISFIFO(ff.st_mode));
     CHECK(file_size("rb_out/from_fifo.csv") > 1000);
     /* run's outputs: jobs.csv as a symlink into another directory. */
-    write_text("rb_one.csv", "job_id,submit_time,duration,num_gpus\nj,0,10,1\n");
+    check_put("rb_one.csv", "job_id,submit_time,duration,num_gpus\nj,0,10,1\n");
     check_system("rm -rf rb_run rb_keep && mkdir rb_run rb_keep");
     CHECK(symlink("../rb_keep/jobs.csv", "rb_run/jobs.csv") == 0);
     CHECK_EQ_I64(run("run --trace rb_one.csv --cluster 1xT4:1 --out rb_run --quiet"), 0);
@@ -193,7 +184,7 @@ static void test_plot_outputs(void)
     CHECK_EQ_I64(run(GEN "--out rb_plot_trace.csv"), 0);
     CHECK_EQ_I64(run("run --trace rb_plot_trace.csv --cluster 4xT4:8 --out rb_plot --quiet"), 0);
     check_system("mkdir -p rb_plot/figures/data");
-    write_text("rb_plot_keep/j.png", "old\n");
+    check_put("rb_plot_keep/j.png", "old\n");
     CHECK(symlink("../../rb_plot_keep/j.png", "rb_plot/figures/jct_cdf.png") == 0);
     CHECK(symlink("../../rb_plot_keep/w.svg", "rb_plot/figures/wait_cdf.svg") == 0);
     CHECK(symlink("../../../rb_plot_keep/j.dat", "rb_plot/figures/data/jct_cdf.dat") == 0);

@@ -38,6 +38,7 @@ typedef struct gjob {
     double time_so_far[GV_MAXT]; /* seconds received per type since the last reset */
     double deficit[GV_MAXT];     /* seconds owed per type */
     sim_time acct_us;            /* running time accounted up to here */
+    uint8_t fits;                /* type slots whose nodes, all free, could hold the job */
     uint8_t chosen;              /* type slot + 1 chosen this round, 0 = none */
 } gjob;
 
@@ -167,12 +168,47 @@ static int resolve_types(gavel_state *s, const sim_view *v)
     return SIM_OK;
 }
 
+/*
+ * The type slots whose nodes, all free, could hold job j: each replica's GPUs (with the
+ * memory it asks) on one node, and as many replicas on a node as its GPUs, CPU and
+ * memory allow (Gavel fills one server's workers before it takes the next). Gavel's own
+ * test, the scale factor against the type's GPUs, is this test for jobs of one GPU per
+ * replica on nodes without CPU or memory limits. O(nodes).
+ */
+static uint8_t fitting_types(const gavel_state *s, const sim_view *v, const sim_job *j)
+{
+    uint32_t gpr = j->gpus_per_replica;
+    uint64_t room[GV_MAXT] = {0};
+    if (gpr == 0)
+        return 0;
+    for (uint32_t n = 0; n < v->n_nodes; n++) {
+        uint16_t t = v->node_gpu_type[n];
+        int k = t < SIM_MAX_GPU_TYPES ? s->slot_of[t] : -1;
+        if (k < 0 || v->gpu_mem_total[v->node_gpu_first[n]] < j->spec.gpu_mem_mib)
+            continue;
+        uint64_t r = v->node_gpu_count[n] / gpr;
+        if (j->cpu_per_replica && v->node_cpu_total[n] / j->cpu_per_replica < r)
+            r = v->node_cpu_total[n] / j->cpu_per_replica;
+        if (j->mem_per_replica && v->node_mem_total[n] / j->mem_per_replica < r)
+            r = v->node_mem_total[n] / j->mem_per_replica;
+        room[k] += r;
+    }
+    uint8_t mask = 0;
+    for (uint32_t k = 0; k < s->n_types; k++)
+        if (sim_job_type_ok(j, s->type_of[k]) && room[k] >= j->nominal_replicas)
+            mask |= (uint8_t)(1u << k);
+    return mask;
+}
+
 static void gavel_on_arrival(void *st, const sim_view *v, sim_job_id id)
 {
     gavel_state *s = st;
     gjob *g = sim_view_job_state(v, id);
     if (grow(s, s->n_jobs + 1) != SIM_OK)
         return; /* schedule() reports the shortage */
+    if (!s->types_ready && resolve_types(s, v) != SIM_OK)
+        return; /* schedule() reports the cluster's types */
+    g->fits = fitting_types(s, v, sim_view_job(v, id));
     g->pos = s->n_jobs;
     s->jobs[s->n_jobs++] = id;
     for (uint32_t k = 0; k < GV_MAXT; k++)
@@ -237,12 +273,10 @@ static int recompute(gavel_state *s, const sim_view *v, sim_time now)
     for (uint32_t i = 0; i < n; i++) {
         sim_job_id id = s->jobs[i];
         const sim_job *j = sim_view_job(v, id);
+        const gjob *g = sim_view_job_state(v, id);
         for (uint32_t k = 0; k < m; k++)
             s->tput[(size_t)i * m + k] =
-                sim_job_type_ok(j, s->type_of[k]) &&
-                        j->gpus_per_replica * j->nominal_replicas <= (uint32_t)s->workers[k]
-                    ? sim_view_type_speed(v, id, s->type_of[k])
-                    : 0.0;
+                (g->fits >> k) & 1 ? sim_view_type_speed(v, id, s->type_of[k]) : 0.0;
         s->scale[i] = (double)(j->gpus_per_replica * j->nominal_replicas);
         if (s->scale[i] < 1)
             s->scale[i] = 1;
@@ -301,7 +335,9 @@ static void sort_entries(gentry *a, uint32_t n)
     }
 }
 
-/* Start job id on free GPUs of view type t: replicas first fit over nodes. */
+/* Start job id on free GPUs of view type t: node by node, as many replicas on each as its
+ * free GPUs, CPU and memory hold (Gavel assigns a server's free workers before the next
+ * server's). */
 static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint16_t t,
                          policy_decisions *out)
 {
@@ -310,18 +346,23 @@ static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint1
     if (gpr == 0 || (size_t)gpr * reps > s->place_cap)
         return SIM_OK;
     for (uint32_t n = 0; n < v->n_nodes && r < reps; n++) {
-        if (v->node_gpu_type[n] != t || !v->node_up[n] ||
-            v->node_cpu_total[n] - v->node_cpu_used[n] < j->cpu_per_replica ||
-            v->node_mem_total[n] - v->node_mem_used[n] < j->mem_per_replica)
+        if (v->node_gpu_type[n] != t || !v->node_up[n])
             continue;
-        uint32_t got = 0, first = v->node_gpu_first[n];
-        for (uint32_t g = first; g < first + v->node_gpu_count[n] && got < gpr; g++)
-            if (v->gpu_nres[g] == 0 && !s->gpu_taken[g] &&
-                v->gpu_mem_total[g] >= j->spec.gpu_mem_mib)
-                s->place_gpus[r * gpr + got++] = g;
-        if (got < gpr)
-            continue;
-        s->place_nodes[r++] = n;
+        uint64_t cpu = v->node_cpu_total[n] - v->node_cpu_used[n];
+        uint64_t mem = v->node_mem_total[n] - v->node_mem_used[n];
+        uint32_t g = v->node_gpu_first[n], end = g + v->node_gpu_count[n];
+        while (r < reps && cpu >= j->cpu_per_replica && mem >= j->mem_per_replica) {
+            uint32_t got = 0;
+            for (; g < end && got < gpr; g++)
+                if (v->gpu_nres[g] == 0 && !s->gpu_taken[g] &&
+                    v->gpu_mem_total[g] >= j->spec.gpu_mem_mib)
+                    s->place_gpus[r * gpr + got++] = g;
+            if (got < gpr)
+                break;
+            s->place_nodes[r++] = n;
+            cpu -= j->cpu_per_replica;
+            mem -= j->mem_per_replica;
+        }
     }
     if (r < reps)
         return SIM_OK; /* fragmented: the job waits for the next round */
@@ -333,6 +374,18 @@ static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint1
                        .milli = SIM_MILLI_GPU,
                        .gpu_mem_mib = UINT64_MAX};
     return sim_decide_start(out, id, &p);
+}
+
+/* Why job j, which fits no type, can never run. */
+static const char *reject_reason(const gavel_state *s, const sim_job *j)
+{
+    if (!j->gpus_per_replica)
+        return "gavel schedules GPU jobs only; this one requests none";
+    for (uint32_t k = 0; k < s->n_types; k++)
+        if (sim_job_type_ok(j, s->type_of[k]) &&
+            j->gpus_per_replica * j->nominal_replicas <= (uint32_t)s->workers[k])
+            return "no GPU type it may use has nodes that could hold all its replicas";
+    return "needs more GPUs than any allowed type has";
 }
 
 static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
@@ -352,24 +405,18 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
      * an arriving job is scheduled at once. */
     if (now < s->next_round_us && v->n_running > 0)
         return SIM_OK;
-    /* A job larger than every type it may use can never run; nor can a job without
-     * GPUs, which has no throughput on any type (Gavel schedules GPU time only). */
+    /* A job no type it may use can hold can never run; nor can a job without GPUs,
+     * which has no throughput on any type (Gavel schedules GPU time only). */
     for (uint32_t i = 0; i < s->n_jobs;) {
         sim_job_id id = s->jobs[i];
         const sim_job *j = sim_view_job(v, id);
-        bool ok = false;
-        for (uint32_t k = 0; k < s->n_types && !ok; k++)
-            ok = sim_job_type_ok(j, s->type_of[k]) &&
-                 j->gpus_per_replica * j->nominal_replicas <= (uint32_t)s->workers[k];
-        if ((ok && j->gpus_per_replica) || j->state != SIM_JOB_PENDING) {
+        const gjob *g = sim_view_job_state(v, id);
+        if (g->fits || j->state != SIM_JOB_PENDING) {
             i++;
             continue;
         }
         forget(s, v, id);
-        if ((rc = sim_decide_reject(out, id,
-                                    j->gpus_per_replica
-                                        ? "needs more GPUs than any allowed type has"
-                                        : "gavel schedules GPU jobs only; this one requests none")))
+        if ((rc = sim_decide_reject(out, id, reject_reason(s, j))))
             return rc;
     }
     if (s->n_jobs == 0)
@@ -393,7 +440,7 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
             gjob *g = sim_view_job_state(v, id);
             const sim_job *j = sim_view_job(v, id);
             double x = g->has_alloc ? g->x[k] : 0.0, p = 0.0;
-            bool ok = sim_job_type_ok(j, s->type_of[k]);
+            bool ok = (g->fits >> k) & 1;
             if (x > 0 && ok) {
                 double frac = s->worker_time[k] > 0 ? g->time_so_far[k] / s->worker_time[k] : 0;
                 p = frac > 0 ? x / frac : x * 1e9;

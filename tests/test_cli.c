@@ -505,11 +505,12 @@ static void test_stall_limit(void)
     sum = check_slurp("st_d/summary.json", NULL);
     CHECK(sum && strstr(sum, "\"unfinished\": 2") && strstr(sum, "\"stalled_at_s\": "));
     free(sum);
-    /* A job gavel never starts (its two replicas would share the one node) while its
+    /* A job waiting for the one node, down until long after the horizon, while gavel's
      * round timer runs: 100 idle scheduling points end the run. */
-    check_put("stall2.csv", "job_id,submit_time,duration,num_gpus,replicas\nj1,0,100,2,2\n");
-    CHECK_EQ_I64(run("run --trace stall2.csv --cluster 1xV100M16:2 --policy gavel --stall-limit "
-                     "100 --horizon 10000000 --out st_e"),
+    check_put("stall2.csv", "job_id,submit_time,duration,num_gpus\nj1,0,100,1\n");
+    check_put("stall2_down.csv", "node,down_s,up_s\nnode-0000,0,10000000000\n");
+    CHECK_EQ_I64(run("run --trace stall2.csv --cluster 1xV100M16:1 --policy gavel --failures "
+                     "stall2_down.csv --stall-limit 100 --horizon 10000000 --out st_e"),
                  0);
     sum = check_slurp("st_e/summary.json", NULL);
     CHECK(sum && strstr(sum, "\"unfinished\": 1") && strstr(sum, "\"stalled_at_s\": "));

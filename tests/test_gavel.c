@@ -137,6 +137,57 @@ static void test_cpu_only(void)
     free(s);
 }
 
+/* Job `row` (native columns job_id,submit_time,duration,num_gpus,replicas,cpu_milli)
+ * alone on `cluster` under gavel; its jobs.csv row, or NULL. */
+static char *place_one(const char *row, const char *cluster)
+{
+    char trace[256], cmd[1024];
+    snprintf(trace, sizeof trace, "job_id,submit_time,duration,num_gpus,replicas,cpu_milli\n%s\n",
+             row);
+    check_put("gv_place.csv", trace);
+    snprintf(cmd, sizeof cmd,
+             "rm -rf " OUT "/place && mkdir -p " OUT " && timeout 60 '" SIM_BINARY
+             "' run --trace gv_place.csv --cluster %s --policy gavel --throughput none "
+             "--quiet --out " OUT "/place 2>/dev/null",
+             cluster);
+    CHECK(check_system(cmd) == 0);
+    char *j = check_slurp(OUT "/place/jobs.csv", NULL), *nl = j ? strchr(j, '\n') : NULL;
+    if (!nl) {
+        free(j);
+        return NULL;
+    }
+    memmove(j, nl + 1, strlen(nl + 1) + 1);
+    return j;
+}
+
+/* Replicas share a node where its GPUs, CPU and memory allow; a job runs on a type whose
+ * nodes can hold it, and one that no type can hold is rejected. Each of the first three
+ * used to wait forever: the job was chosen for a type it could not be placed on. */
+static void test_placement(void)
+{
+    char *j = place_one("R2,0,100,2,2,0", "1xV100M16:2");
+    CHECK(j && strstr(j, "R2,,,0,done,0.000000,0.000000,100.000000,") == j &&
+          strstr(j, ",V100M16,node-0000,"));
+    free(j);
+    /* 4000 milli-CPU per replica: one replica per node. */
+    j = place_one("C2,0,100,2,2,8000", "2xP100:2:cpu=6000");
+    CHECK(j && strstr(j, "C2,,,0,done,0.000000,0.000000,100.000000,") == j);
+    free(j);
+    j = place_one("W8,0,100,8,1,0", "4xK80:4,1xT4:8");
+    CHECK(j && strstr(j, "W8,,,0,done,0.000000,0.000000,100.000000,") == j &&
+          strstr(j, ",T4,node-0004,"));
+    free(j);
+    /* 8 GPUs of each type, but only one node of either holds a replica of 4. */
+    j = place_one("N8,0,100,8,2,0", "2xK80:2,1xK80:4,1xT4:4,1xT4:2,1xT4:2");
+    CHECK(j && strstr(j, "N8,,,0,rejected,") == j &&
+          strstr(j, "no GPU type it may use has nodes that could hold all its replicas"));
+    free(j);
+    j = place_one("N8,0,100,8,2,0", "2xK80:2,2xK80:4,1xT4:4");
+    CHECK(j && strstr(j, "N8,,,0,done,0.000000,0.000000,100.000000,") == j &&
+          strstr(j, ",K80,node-0002,"));
+    free(j);
+}
+
 static void test_trace(void)
 {
     char path[1024];
@@ -160,6 +211,7 @@ int main(void)
     test_equal_share();
     test_rounds();
     test_cpu_only();
+    test_placement();
     test_trace();
     return check_done();
 }

@@ -45,8 +45,8 @@ int trace_failures_load(const char *path, const cluster_spec *cl, trace_failure_
             goto out;
         }
         sim_time down, up;
-        if ((st = csvin_seconds(in, &row, ix[1], "down_s", 0, 9e12, &down, d)) ||
-            (st = csvin_seconds(in, &row, ix[2], "up_s", 0, 9e12, &up, d)))
+        if ((st = csvin_seconds(in, &row, ix[1], "down_s", 0, SIM_TIME_LIMIT_S, &down, d)) ||
+            (st = csvin_seconds(in, &row, ix[2], "up_s", 0, SIM_TIME_LIMIT_S, &up, d)))
             goto out;
         if (up <= down) {
             st = csvin_field_error(in, &row, ix[2], "up_s", "a time after down_s", d);

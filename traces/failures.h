@@ -16,7 +16,7 @@ typedef int (*trace_failure_fn)(void *ctx, uint32_t node, sim_time down_us, sim_
 /*
  * Read the failure list at `path` for cluster `cl`, calling add() per outage. Errors:
  * SIM_EIO, SIM_ENOMEM, SIM_EPARSE (file:line:column: an empty file, a missing column,
- * a node the cluster lacks, a time that is not a number of seconds in [0, 9e12], an
+ * a node the cluster lacks, a time that is not a number of seconds in [0, SIM_TIME_LIMIT_S], an
  * up_s not after down_s), or what add() returned.
  */
 int trace_failures_load(const char *path, const cluster_spec *cl, trace_failure_fn add, void *ctx,

@@ -5,7 +5,8 @@
  * antman_calc_iter_time; switch.py antman_alloc_res). Each job is resource-guaranteed
  * or opportunistic (the trace's priority: 0 guaranteed, otherwise opportunistic; or, with
  * priority=random, a fair coin from the run's RNG, as the simulator draws it when the
- * trace has none). A GPU hosts at most one job of each kind, so at most two jobs.
+ * trace has none). A GPU hosts at most one job of each kind, so at most two jobs, and
+ * only while its memory holds what they ask (gpu_mem_mib; the simulator has no memory).
  *
  * At every scheduling point the pending jobs are tried in the simulator's order
  * (guaranteed before opportunistic, then by arrival), each on its own (a job that does
@@ -173,8 +174,9 @@ static bool idle(const antman_state *s, uint32_t g)
     return !hosts(s, g, 0) && !hosts(s, g, 1);
 }
 
-/* Up to k GPUs of node n usable by kind cls (idle ones only when idle_only), lowest
- * first, into s->pick, minus those already picked for this job (stamp `mine`). */
+/* Up to k GPUs of node n usable by kind cls (idle ones only when idle_only) with the GPU
+ * memory j asks free, lowest first, into s->pick, minus those already picked for this
+ * job (stamp `mine`). */
 static uint32_t gather(antman_state *s, const sim_view *v, const sim_job *j, uint32_t n, int cls,
                        bool idle_only, uint32_t k, const uint32_t *mine, uint32_t n_mine)
 {
@@ -186,7 +188,8 @@ static uint32_t gather(antman_state *s, const sim_view *v, const sim_job *j, uin
         bool used = false;
         for (uint32_t i = 0; i < n_mine && !used; i++)
             used = mine[i] == g;
-        if (used || hosts(s, g, cls) || (idle_only && !idle(s, g)))
+        if (used || hosts(s, g, cls) || (idle_only && !idle(s, g)) ||
+            sim_view_gpu_free_mem(v, g) < j->spec.gpu_mem_mib)
             continue;
         s->pick[c++] = g;
     }

@@ -148,6 +148,32 @@ static void test_antman_order(void)
     world_fini(&w);
 }
 
+/* One GPU of 16 GiB. Guaranteed g (0, 100 s) asks 10000 MiB, so opportunistic o (0, 60
+ * s, 10000 MiB) cannot join it and waits: alone 100..160. o2 (1, 20 s, 4000 MiB) fits
+ * beside g at half speed: 1..41. (Placing o beside g used to end the run with an
+ * invalid decision.) */
+static void test_antman_gpu_mem(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[3] = {prio_job("g", 0, 100, 1, 0), prio_job("o", 0, 60, 1, 1),
+                        prio_job("o2", 1, 20, 1, 1)};
+    jobs[0].gpu_mem_mib = 10000;
+    jobs[1].gpu_mem_mib = 10000;
+    jobs[2].gpu_mem_mib = 4000;
+    run_opts o = {.pol = &policy_antman, .seed = 1};
+    run_out r = run(&w, jobs, 3, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "g", F_END, "100.000000");
+    CHECK_FIELD(&r, "o2", F_START, "1.000000");
+    CHECK_FIELD(&r, "o2", F_END, "41.000000");
+    CHECK_FIELD(&r, "o", F_START, "100.000000");
+    CHECK_FIELD(&r, "o", F_END, "160.000000");
+    CHECK_EQ_I64(r.sum.jobs_done, 3);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* Random traces with node failures: invariants after every event (the core's), every job
  * accounted for, identical bytes for identical seeds; antman: every GPU job held half of
  * each GPU, so no GPU hosted more than two jobs. */
@@ -226,6 +252,7 @@ int main(void)
     test_antman_half();
     test_antman_stages();
     test_antman_order();
+    test_antman_gpu_mem();
     test_properties();
     return check_done();
 }

@@ -235,7 +235,8 @@ typedef struct il_state {
     uint32_t n, cap;
     uint32_t n_gpuless; /* arrived jobs that request no GPU, not yet rejected */
     uint64_t max_cpu, max_mem; /* the largest node's CPU (milli) and memory (MiB) */
-    bool max_read;             /* max_cpu and max_mem are set */
+    uint64_t max_gmem;         /* the largest GPU's memory (MiB) */
+    bool max_read;             /* max_cpu, max_mem and max_gmem are set */
     /* Scratch, sized with e (cap). */
     uint32_t *order; /* entry indices in priority order */
     il_pack *pk, *pk2;
@@ -1500,24 +1501,30 @@ static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisio
 }
 
 /* Whether some node could hold one replica of each member of p beside each other: their
- * CPU and memory per replica summed within the largest node's. A pack that fails this
- * would wait for ever (its members share GPUs, so they share nodes). */
-static bool pack_host_fits(il_state *s, const sim_view *v, const il_pack *p)
+ * CPU and memory per replica summed within the largest node's, and the GPU memory they
+ * ask summed within the largest GPU's. A pack that fails this would wait for ever (its
+ * members share GPUs, so they share nodes). */
+static bool pack_fits(il_state *s, const sim_view *v, const il_pack *p)
 {
     for (uint32_t n = 0; !s->max_read && n < v->n_nodes; n++) {
         if (v->node_cpu_total[n] > s->max_cpu)
             s->max_cpu = v->node_cpu_total[n];
         if (v->node_mem_total[n] > s->max_mem)
             s->max_mem = v->node_mem_total[n];
+        uint32_t g = v->node_gpu_first[n];
+        for (uint32_t k = 0; k < v->node_gpu_count[n]; k++)
+            if (v->gpu_mem_total[g + k] > s->max_gmem)
+                s->max_gmem = v->gpu_mem_total[g + k];
     }
     s->max_read = true;
-    uint64_t cpu = 0, mem = 0;
+    uint64_t cpu = 0, mem = 0, gmem = 0;
     for (uint32_t q = 0; q < p->k; q++) {
         const sim_job *j = sim_view_job(v, s->e[p->m[q]].id);
         cpu += j->cpu_per_replica;
         mem += j->mem_per_replica;
+        gmem += j->spec.gpu_mem_mib;
     }
-    return cpu <= s->max_cpu && mem <= s->max_mem;
+    return cpu <= s->max_cpu && mem <= s->max_mem && gmem <= s->max_gmem;
 }
 
 static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
@@ -1588,12 +1595,13 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
     for (uint32_t r = 0; r < s->max_pack && s->max_pack > 1 && required > cluster; r++)
         match_round(s, &required, cluster);
     /* Split packs slower than their jobs alone, and packs whose members' CPU or memory
-     * per replica no node holds together; order the packs by their best member. */
+     * per replica no node holds together, or whose GPU memory no GPU holds; order the
+     * packs by their best member. */
     uint32_t np = 0;
     for (uint32_t i = 0; i < s->n_pk; i++) {
         il_pack p = s->pk[i];
         p.iter = pack_iter(s, p.m, p.k);
-        if (p.k > 1 && (p.iter > pack_solo_sum(s, &p) || !pack_host_fits(s, v, &p))) {
+        if (p.k > 1 && (p.iter > pack_solo_sum(s, &p) || !pack_fits(s, v, &p))) {
             for (uint32_t q = 0; q < p.k; q++) {
                 il_pack one = {.m = {p.m[q]}, .k = 1, .group = p.group};
                 one.iter = pack_iter(s, one.m, 1);

@@ -630,6 +630,34 @@ static void test_pack_cpu(void)
     }
 }
 
+/* A pack whose members' GPU memory no GPU holds is split: two jobs of 9000 MiB on a T4
+ * (16 GiB) run one after the other, each alone; on a 32 GiB V100 they share the GPU. They
+ * used to be packed on the T4 and wait for ever. */
+static void test_pack_gmem(void)
+{
+    check_put("il_gmem.csv", "job_id,submit_time,duration,num_gpus,gpu_mem_mib,model\n"
+                             "i1,0,100,1,9000,bert\ni2,0,100,1,9000,dqn\n");
+    for (int k = 0; k < 2; k++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd,
+                 "'%s' run --trace il_gmem.csv --cluster %s --policy interleave "
+                 "--check-invariants --quiet --out il_gmem_out%d >/dev/null",
+                 SIM_BINARY, k ? "1xV100M32:1" : "1xT4:1", k);
+        CHECK_EQ_I64(check_system(cmd), 0);
+        snprintf(cmd, sizeof cmd, "il_gmem_out%d/jobs.csv", k);
+        char *csv = check_slurp(cmd, NULL);
+        if (k == 0) {
+            CHECK_NEAR(end_of(csv, "i1"), 101.5, 1e-9);
+            CHECK_NEAR(end_of(csv, "i2"), 203.0, 1e-9);
+        } else {
+            CHECK(csv && !strstr(csv, "unfinished"));
+            CHECK(end_of(csv, "i1") > 100.0 && end_of(csv, "i1") < 203.0);
+            CHECK(end_of(csv, "i2") > 100.0 && end_of(csv, "i2") < 203.0);
+        }
+        free(csv);
+    }
+}
+
 /* A scheduling point with no job in the system (a node failing and coming back before
  * the first arrival) plans nothing: the job that comes later runs alone. Under the
  * sanitizers this sorted an empty, unallocated array. */
@@ -691,6 +719,7 @@ int main(void)
     test_gpuless();
     test_empty_point();
     test_pack_cpu();
+    test_pack_gmem();
     test_muri_slice();
     return check_done();
 }

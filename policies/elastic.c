@@ -82,8 +82,9 @@ typedef struct opt_list {
 typedef struct opt_job {
     uint32_t target; /* trainers allocated this round */
     double gain;     /* remaining time saved by one more trainer (s) */
-    uint32_t fixed;  /* running without replica bounds: its GPUs in its bucket's sum, else 0 */
+    uint32_t fixed;  /* running without replica bounds: its GPUs in its bucket's sum */
     uint8_t bucket;  /* ... that bucket (its trainers, MAX_MIN_PASS and above in the last) */
+    bool in_sums;    /* counted in n_fixed and its bucket's sum (fixed is 0 for CPU jobs) */
 } opt_job;
 
 typedef struct elastic_state {
@@ -438,7 +439,7 @@ static void opt_push(elastic_state *s, const sim_view *v, sim_job_id id)
     const sim_job *j = sim_view_job(v, id);
     if (j->is_service || s->oom)
         return;
-    uint32_t lo, hi, g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+    uint32_t lo, hi, g = j->gpus_per_replica;
     bounds(j, &lo, &hi);
     opt_list *l = NULL;
     for (uint32_t i = 0; i < s->n_lists && !l; i++)
@@ -483,21 +484,23 @@ static void opt_started(elastic_state *s, const sim_view *v, sim_job_id id, uint
         job_spec_has(&j->spec, SIM_ATTR_MAX_REPLICAS))
         return;
     opt_job *o = sim_view_job_state(v, id);
-    o->fixed = n * (j->gpus_per_replica ? j->gpus_per_replica : 1);
+    o->fixed = n * j->gpus_per_replica;
     o->bucket = (uint8_t)(n > MAX_MIN_PASS ? MAX_MIN_PASS : n);
     s->fixed_gpus[o->bucket] += o->fixed;
     s->n_fixed++;
+    o->in_sums = true;
 }
 
 /* optimus: job id stops running (finished, preempted or requeued). */
 static void opt_stopped(elastic_state *s, const sim_view *v, sim_job_id id)
 {
     opt_job *o = sim_view_job_state(v, id);
-    if (!o->fixed)
+    if (!o->in_sums)
         return;
     s->fixed_gpus[o->bucket] -= o->fixed;
     s->n_fixed--;
     o->fixed = 0;
+    o->in_sums = false;
 }
 
 static void optimus_on_requeue(void *st, const sim_view *v, sim_job_id id)
@@ -766,7 +769,7 @@ static int opt_give_min(elastic_state *s, const sim_view *v, opt_entry x, uint32
         return SIM_ENOMEM;
     s->vis[(*n_vis)++] = x;
     const sim_job *j = sim_view_job(v, x.id);
-    uint32_t lo, hi, g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+    uint32_t lo, hi, g = j->gpus_per_replica;
     bounds(j, &lo, &hi);
     opt_job *o = sim_view_job_state(v, x.id);
     o->target = lo;
@@ -822,7 +825,7 @@ again:;
          id = sim_view_next(v, id)) {
         const sim_job *j = sim_view_job(v, id);
         if (j->is_service) {
-            free_gpus -= (int64_t)j->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
+            free_gpus -= (int64_t)j->replicas * j->gpus_per_replica;
             continue;
         }
         uint32_t lo, hi;
@@ -831,6 +834,8 @@ again:;
         count[s->bucket[n_all]]++;
         all[n_all++] = id;
     }
+    if (free_gpus < 0)
+        free_gpus = 0; /* shared service GPUs counted whole: a CPU-only job still fits */
     uint32_t at[MAX_MIN_PASS + 1], sum = 0;
     for (uint32_t b = 0; b <= MAX_MIN_PASS; b++) {
         at[b] = sum;
@@ -838,8 +843,11 @@ again:;
     }
     for (uint32_t i = 0; i < n_all; i++)
         s->ord[at[s->bucket[i]]++] = all[i];
-    for (uint32_t i = 0; i < s->n_lists; i++)
+    bool cpu_lists = false; /* a list of CPU-only jobs, which need no GPU left */
+    for (uint32_t i = 0; i < s->n_lists; i++) {
         s->lists[i].cur = s->lists[i].head;
+        cpu_lists = cpu_lists || (s->lists[i].g == 0 && s->lists[i].head < s->lists[i].tail);
+    }
     uint32_t n_vis = 0, r = 0;
     for (uint32_t b = 1; b <= MAX_MIN_PASS; b++) {
         if (by_sums) {
@@ -855,7 +863,7 @@ again:;
             uint32_t lo, hi;
             bounds(j, &lo, &hi);
             opt_job *o = sim_view_job_state(v, id);
-            uint32_t g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+            uint32_t g = j->gpus_per_replica;
             o->target = (int64_t)lo * g <= free_gpus ? lo : 0;
             free_gpus -= (int64_t)o->target * g;
             o->gain = o->target ? opt_gain(v, id, o->target, hi) : 0;
@@ -863,7 +871,7 @@ again:;
         if (!opt_lists) { /* every pending job of the bucket, in list order */
             for (uint32_t id = v->pending_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
                 const sim_job *j = sim_view_job(v, id);
-                uint32_t lo, hi, g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+                uint32_t lo, hi, g = j->gpus_per_replica;
                 bounds(j, &lo, &hi);
                 if (j->is_service || (lo > MAX_MIN_PASS ? MAX_MIN_PASS : lo) != b ||
                     (int64_t)lo * g > free_gpus)
@@ -873,7 +881,7 @@ again:;
             }
             continue;
         }
-        while (free_gpus > 0) {
+        while (free_gpus > 0 || cpu_lists) {
             opt_list *best = NULL;
             for (uint32_t i = 0; i < s->n_lists; i++) {
                 opt_list *l = &s->lists[i];
@@ -905,7 +913,7 @@ again:;
     for (uint32_t i = 0; i < n_all + n_vis; i++) {
         sim_job_id id = i < n_all ? all[i] : s->vis[i - n_all].id;
         const opt_job *o = sim_view_job_state(v, id);
-        if (o->gain > 0)
+        if (o->gain > 0 && sim_view_job(v, id)->gpus_per_replica)
             s->heap[nh++] = (gain_ent){o->gain, i, id};
     }
     for (uint32_t i = nh / 2; i-- > 0;)
@@ -913,7 +921,7 @@ again:;
     while (nh) {
         sim_job_id best = s->heap[0].id;
         const sim_job *j = sim_view_job(v, best);
-        uint32_t g = j->gpus_per_replica ? j->gpus_per_replica : 1;
+        uint32_t g = j->gpus_per_replica;
         opt_job *o = sim_view_job_state(v, best);
         if ((int64_t)g > free_gpus) {
             s->heap[0] = s->heap[--nh];

@@ -480,6 +480,27 @@ static void test_optimus(void)
     world_fini(&w);
 }
 
+/* optimus: a job without GPUs takes none of the GPU budget. One GPU: CPU job c (1000 s)
+ * and GPU job g (100 s) both start at 0 (g used to wait for c, which was counted as a
+ * GPU); a second CPU job d, arriving at 10, starts at the next round (60) beside them. */
+static void test_optimus_cpu(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec js[3] = {ejob("c", 0, 1000, 0, 0, 0), ejob("g", 0, 100, 1, 0, 0),
+                      ejob("d", 10, 50, 0, 0, 0)};
+    js[0].cpu_milli = js[2].cpu_milli = 1000;
+    run_out r = run(&w, js, 3, &policy_optimus, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "c", F_END, "1000.000000");
+    CHECK_F(&r, "g", F_END, "100.000000");
+    CHECK_F(&r, "d", F_START, "60.000000");
+    CHECK_F(&r, "d", F_END, "110.000000");
+    CHECK_EQ_I64(r.sum.jobs_done, 3);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* Random elastic traces: invariants after every event (check_invariants), every job
  * accounted for, identical bytes for the same input. */
 static void test_random(void)
@@ -652,6 +673,10 @@ static void test_optimus_sums(void)
             uint32_t reps = 1 + (uint32_t)gsl_rng_uniform_int(rng, 4);
             bool el = gsl_rng_uniform(rng) < 0.1;
             js[k] = ejob(id, t, 50 + gsl_rng_uniform(rng) * 1500, reps, el ? 1 : 0, reps + 1);
+            if (gsl_rng_uniform(rng) < 0.1) { /* a CPU-only job */
+                js[k] = ejob(id, t, 50 + gsl_rng_uniform(rng) * 1500, 0, 0, 0);
+                js[k].cpu_milli = 1000;
+            }
         }
         g_fail.on = it % 2;
         g_fail.node = 1;
@@ -1329,6 +1354,7 @@ int main(void)
 {
     test_curves();
     test_optimus();
+    test_optimus_cpu();
     test_services();
     test_services_random();
     test_pollux_model();

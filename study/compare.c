@@ -157,20 +157,24 @@ int study_compare(const compare_config *cfg)
 
     /* Inputs and run options are checked once, before any run: a missing file or a bad
      * option is a usage error (status 2), not one failed run per policy and seed. The
-     * policies' own options are checked by each run. */
+     * policies' own options are checked by each run. `--check` goes before the options
+     * passed on, which end the argv as in the runs: one given last without its value
+     * is reported as missing, not given `--check` as its value. */
     {
         char **c = sim_calloc(argv_len + 2, sizeof *c);
         if (!c)
             goto out;
         size_t o = 0;
-        for (size_t q = 0; args[q]; q++) {
+        c[o++] = args[0];
+        c[o++] = args[1];
+        c[o++] = "--check";
+        for (size_t q = 2; args[q]; q++) {
             if (!strcmp(args[q], "--policy-opt") || !strcmp(args[q], "--out")) {
                 q++;
                 continue;
             }
             c[o++] = args[q];
         }
-        c[o++] = "--check";
         c[o] = NULL;
         study_proc check = {.argv = c, .log_path = logs[0]};
         if (study_procs_run(&check, 1, 1, NULL, NULL) != 0 || check.exit_status != 0) {

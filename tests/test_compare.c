@@ -576,6 +576,17 @@ static void test_usage(void)
         {"--policies fifo --out x stray",
          "clustersim: error: unexpected argument 'stray' for 'clustersim compare' (see "
          "clustersim compare --help)\n"},
+        /* A run option given last without its value is reported as `run` reports it. */
+        {"--policies fifo --out " OUT "/valueless --horizon",
+         "clustersim: error: option --horizon needs a value\n"},
+        {"--policies fifo --out " OUT "/valueless --tenant-rows",
+         "clustersim: error: option --tenant-rows needs a value\n"},
+        {"--policies fifo --out " OUT "/valueless --trace-opt",
+         "clustersim: error: option --trace-opt needs a value\n"},
+        {"--policies fifo --out " OUT "/valueless --failures",
+         "clustersim: error: option --failures needs a value\n"},
+        {"--policies fifo --out " OUT "/valueless --sample-interval --quiet",
+         "clustersim: error: option --sample-interval needs a value\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CHECK_EQ_I64(sh("%s compare --trace %s --cluster 2xT4:1 %s", SIM_BINARY, fixture_trace,

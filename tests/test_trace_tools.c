@@ -306,6 +306,9 @@ static void test_gen(void)
     CHECK((s2.fields >> TRACE_F_GPU_TYPE) & 1u);
     trace_stats_fini(&s2);
     remove("gen1.csv");
+    CHECK_EQ_I64(run(BIN " trace gen --duration-median 0 --out x.csv"), 2);
+    CHECK(err_has("clustersim: error: option --duration-median: expected a duration above 0 "
+                  "and at most 1e10 s, got 0\n"));
     CHECK(no_file_like("x.csv"));
 }
 

@@ -140,15 +140,35 @@ static void next_arrival(trace_gen *g)
     }
 }
 
+/* A parameter outside its range: named by the `trace gen` option that sets it. */
+static int bad_param(sim_diag *d, const char *opt, const char *range, double got)
+{
+    return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "option %s: expected %s, got %g", opt, range,
+                        got);
+}
+
 int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *tenants,
                      sim_intern *models, const sim_intern *gpu_types, sim_diag *d)
 {
     *out = NULL;
-    if (c->tenants < 1 || c->tenants > 100000 || !(c->arrival_rate_h > 0) ||
-        !(c->duration_median_s > 0) || c->duration_sigma < 0 || c->over_request < 1 ||
-        c->diurnal_amplitude < 0 || c->diurnal_amplitude > 1 || c->duration_pareto < 0 ||
-        c->like_rate_h < 0)
-        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "invalid generator parameters");
+    if (c->tenants < 1 || c->tenants > 100000)
+        return bad_param(d, "--tenants", "an integer 1..100000", c->tenants);
+    if (!(c->arrival_rate_h > 0))
+        return bad_param(d, "--rate", "a number of jobs per hour above 0", c->arrival_rate_h);
+    if (c->like_rate_h < 0)
+        return bad_param(d, "--rate", "a number of jobs per hour above 0", c->like_rate_h);
+    if (!(c->duration_median_s > 0) || c->duration_median_s > SIM_TIME_LIMIT_S)
+        return bad_param(d, "--duration-median", "a duration above 0 and at most 1e10 s",
+                         c->duration_median_s);
+    if (!(c->duration_sigma >= 0))
+        return bad_param(d, "--duration-sigma", "a number at least 0", c->duration_sigma);
+    if (!(c->duration_pareto >= 0))
+        return bad_param(d, "--duration-pareto", "a shape above 0 (0: lognormal durations)",
+                         c->duration_pareto);
+    if (!(c->over_request >= 1))
+        return bad_param(d, "--over-request", "a number at least 1", c->over_request);
+    if (!(c->diurnal_amplitude >= 0 && c->diurnal_amplitude <= 1))
+        return bad_param(d, "--diurnal", "a number in [0, 1]", c->diurnal_amplitude);
     if (c->like && (c->like->jobs < 2 || c->like->last_submit_us <= c->like->first_submit_us ||
                     c->like->n_tenants == 0 || !c->like_tenants))
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,

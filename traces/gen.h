@@ -58,7 +58,8 @@ void trace_gen_config_default(trace_gen_config *c);
 typedef struct trace_gen trace_gen;
 
 /* Create a generator; tenant names "t00".. are interned into `tenants`, GPU type names
- * resolved in `gpu_types` (needed only when c->gpu_types is set). */
+ * resolved in `gpu_types` (needed only when c->gpu_types is set). A parameter outside its
+ * range is SIM_EINVAL, its message naming the `trace gen` option that sets it. */
 int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *tenants,
                      sim_intern *models, const sim_intern *gpu_types, sim_diag *d);
 /* 1 with *job filled, 0 after the last job. job->name/command stay valid until the

@@ -152,7 +152,8 @@ int cli_trace_gen(int argc, char **argv)
             zoo_ref = v;
             zoo_opt = true;
         } else if (OPT("--zoo-slo")) {
-            if (m < 0 || !cli_double("--zoo-slo", v, 0, 1e6, &zoo_slo))
+            /* At most 1e5 x a duration of at most 1e10 s: slo_s within the readers' 1e15. */
+            if (m < 0 || !cli_double("--zoo-slo", v, 0, 1e5, &zoo_slo))
                 return 2;
             zoo_opt = true;
         } else {
@@ -228,9 +229,12 @@ int cli_trace_gen(int argc, char **argv)
     if (st == SIM_OK)
         trace_writer_set_groups(w, c.group_max >= 2);
     job_spec j;
-    while (st == SIM_OK && trace_gen_next(g, &j) == 1)
+    int more = 1;
+    while (st == SIM_OK && (more = trace_gen_next(g, &j, &d)) == 1)
         if ((st = trace_writer_put(w, &j)) != SIM_OK)
             sim_diag_set(&d, st, out, 0, 0, "cannot write");
+    if (more < 0)
+        st = more;
     if (w) {
         int cst = trace_writer_close(w, st == SIM_OK, &d);
         if (st == SIM_OK)

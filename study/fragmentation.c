@@ -85,7 +85,7 @@ int study_frag_scan(study_frag *f, const run_args *a, sim_intern *tenants, sim_i
     if (st != SIM_OK)
         return st;
     job_spec j;
-    while ((st = r ? trace_reader_next(r, &j, d) : trace_gen_next(g, &j)) == 1)
+    while ((st = r ? trace_reader_next(r, &j, d) : trace_gen_next(g, &j, d)) == 1)
         if ((st = study_frag_add_job(f, &j, d)) != SIM_OK)
             break;
     trace_reader_close(r);

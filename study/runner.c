@@ -57,7 +57,7 @@ typedef struct source_ctx {
 static int raw_next(void *ctx, job_spec *job, sim_diag *d)
 {
     source_ctx *s = ctx;
-    return s->reader ? trace_reader_next(s->reader, job, d) : trace_gen_next(s->gen, job);
+    return s->reader ? trace_reader_next(s->reader, job, d) : trace_gen_next(s->gen, job, d);
 }
 
 static int source_next(void *ctx, job_spec *job, sim_diag *d)

@@ -152,7 +152,7 @@ static void check_causality(void)
     sim_diag d;
     CHECK(trace_gen_create(&g, &gc, tenants, models, NULL, &d) == SIM_OK);
     job_spec s;
-    for (int i = 0; i < N && trace_gen_next(g, &s) == 1; i++) {
+    for (int i = 0; i < N && trace_gen_next(g, &s, &d) == 1; i++) {
         snprintf(names[i], sizeof names[i], "%s", s.name);
         snprintf(cmds[i], sizeof cmds[i], "%s", s.command);
         a[i].in = (model_dur_input){.tenant = s.tenant,

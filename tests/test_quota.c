@@ -327,7 +327,7 @@ static size_t gen_jobs(job_spec *out, char (*names)[64], char (*cmds)[128], size
     size_t k = 0;
     job_spec j;
     sim_time last = 0;
-    while (k < n && trace_gen_next(g, &j) == 1) {
+    while (k < n && trace_gen_next(g, &j, &d) == 1) {
         /* Whole seconds, so every event falls on a sample. */
         j.submit_us = (j.submit_us / SIM_US_PER_S) * SIM_US_PER_S;
         if (j.submit_us < last)

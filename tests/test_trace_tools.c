@@ -306,6 +306,22 @@ static void test_gen(void)
     CHECK((s2.fields >> TRACE_F_GPU_TYPE) & 1u);
     trace_stats_fini(&s2);
     remove("gen1.csv");
+    /* The generator writes nothing its reader refuses: durations drawn beyond the 1e10 s
+     * limit are written at it, and a submit time beyond it is an error. */
+    CHECK_EQ_I64(run(BIN " trace gen --jobs 20 --duration-median 1e10 --out gen1.csv"), 0);
+    CHECK(stats_of("gen1.csv", "native", NULL, &s2, NULL));
+    CHECK_EQ_I64(s2.jobs, 20);
+    CHECK(s2.dur_max == SIM_TIME_LIMIT_S);
+    trace_stats_fini(&s2);
+    remove("gen1.csv");
+    CHECK_EQ_I64(run(BIN " trace gen --jobs 20 --rate 1e-6 --out x.csv"), 2);
+    CHECK(err_has("clustersim: error: job 3 would be submitted at 1.10458e+10 s, beyond the "
+                  "1e10 s the trace readers accept: raise --rate or lower --jobs\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --jobs 20 --rate 1e-6 --groups 4 --out x.csv"), 2);
+    CHECK(err_has("raise --rate or lower --jobs\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --zoo --zoo-slo 1e6 --out x.csv"), 2);
+    CHECK(err_has("clustersim: error: option --zoo-slo: expected a number in [0, 100000], got "
+                  "\"1e6\"\n"));
     CHECK_EQ_I64(run(BIN " trace gen --duration-median 0 --out x.csv"), 2);
     CHECK(err_has("clustersim: error: option --duration-median: expected a duration above 0 "
                   "and at most 1e10 s, got 0\n"));

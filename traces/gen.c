@@ -140,6 +140,19 @@ static void next_arrival(trace_gen *g)
     }
 }
 
+/* The next arrival, for job g->emitted; SIM_ELIMIT past the time limit of the trace
+ * readers, which would refuse the trace written. */
+static int arrive(trace_gen *g, sim_diag *d)
+{
+    next_arrival(g);
+    if (g->t_s <= SIM_TIME_LIMIT_S)
+        return SIM_OK;
+    return sim_diag_set(d, SIM_ELIMIT, NULL, 0, 0,
+                        "job %llu would be submitted at %.6g s, beyond the 1e10 s the trace "
+                        "readers accept: raise --rate or lower --jobs",
+                        (unsigned long long)g->emitted + 1, g->t_s);
+}
+
 /* A parameter outside its range: named by the `trace gen` option that sets it. */
 static int bad_param(sim_diag *d, const char *opt, const char *range, double got)
 {
@@ -259,16 +272,18 @@ void trace_gen_destroy(trace_gen *g)
     sim_free(g);
 }
 
-int trace_gen_next(trace_gen *g, job_spec *j)
+int trace_gen_next(trace_gen *g, job_spec *j, sim_diag *d)
 {
     if (g->emitted >= g->c.jobs)
         return 0;
     gsl_rng *r = g->rng;
+    int st;
     memset(j, 0, sizeof *j);
     j->ref_gpu_type = SIM_GPU_TYPE_NONE;
     if (g->c.group_max >= 2) {
         if (g->group_left == 0) {
-            next_arrival(g);
+            if ((st = arrive(g, d)) != SIM_OK)
+                return st;
             g->group_submit_us = (sim_time)llround(g->t_s * 1e6);
             g->group_left = 2 + (uint32_t)gsl_rng_uniform_int(r, g->c.group_max - 1);
             g->group_no++;
@@ -278,7 +293,8 @@ int trace_gen_next(trace_gen *g, job_spec *j)
         snprintf(j->group, sizeof j->group, "grp-%06llu",
                  (unsigned long long)(g->group_no - 1));
     } else {
-        next_arrival(g);
+        if ((st = arrive(g, d)) != SIM_OK)
+            return st;
         j->submit_us = (sim_time)llround(g->t_s * 1e6);
     }
     snprintf(j->id, sizeof j->id, "job-%07llu", (unsigned long long)g->emitted);
@@ -299,6 +315,9 @@ int trace_gen_next(trace_gen *g, job_spec *j)
     else
         dur = g->c.duration_median_s * tenant_scale *
               exp(gsl_ran_gaussian(r, g->c.duration_sigma));
+    /* A draw from the tail beyond the readers' limit is written at the limit. */
+    if (dur > SIM_TIME_LIMIT_S)
+        dur = SIM_TIME_LIMIT_S;
     j->work_s = g->c.like ? dur : round(dur < 1 ? 1 : dur);
     double kind = gsl_rng_uniform(r);
     if (g->c.like) {

@@ -63,8 +63,9 @@ typedef struct trace_gen trace_gen;
 int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *tenants,
                      sim_intern *models, const sim_intern *gpu_types, sim_diag *d);
 /* 1 with *job filled, 0 after the last job. job->name/command stay valid until the
- * next call. */
-int trace_gen_next(trace_gen *g, job_spec *job);
+ * next call. A duration drawn beyond SIM_TIME_LIMIT_S is SIM_TIME_LIMIT_S; a submit time
+ * beyond it is SIM_ELIMIT (d says which job), as the trace readers would refuse it. */
+int trace_gen_next(trace_gen *g, job_spec *job, sim_diag *d);
 void trace_gen_destroy(trace_gen *g);
 
 #endif

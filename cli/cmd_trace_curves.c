@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 #include "cli/trace_cmds.h"
+#include "base/csvin.h"
 #include "study/files.h"
 #include "traces/curves.h"
 
@@ -73,6 +74,15 @@ int cli_trace_curves(int argc, char **argv)
         } else if (OPT("--prefix")) {
             if (m < 0)
                 return 2;
+            /* The names are written unquoted and read back by --demand as job ids: no
+             * delimiter, quote or line break, and room for an index of 5 digits. */
+            if (strpbrk(v, ",\"\r\n") || strlen(v) > SIM_ID_MAX - 6) {
+                char q[128];
+                csvin_quote(v, strlen(v), q, sizeof q);
+                return cli_usage_error("option --prefix: expected a name of at most %d bytes "
+                                       "without a comma, quote or line break, got %s",
+                                       SIM_ID_MAX - 6, q);
+            }
             p.prefix = v;
         } else {
             return cli_usage_error("unknown option '%s' for 'clustersim trace curves'", argv[i]);

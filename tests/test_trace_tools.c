@@ -4,6 +4,7 @@
  * binpack. Statistics of files are recomputed here with the traces library.
  */
 #include "models/catalog.h"
+#include "traces/curves.h"
 #include "traces/stats.h"
 #include "traces/trace.h"
 
@@ -511,6 +512,43 @@ static void test_replays(void)
     CHECK(err_has("fifo: 2 jobs (2 done"));
 }
 
+/* trace curves writes service names unquoted: a --prefix the --demand reader would split
+ * or refuse is refused; one of 58 bytes, the longest, is read back. */
+static void test_curves_prefix(void)
+{
+    static const char *const bad[][2] = {{"'a,b'", "\"a,b\""},
+                                         {"'a\"b'", "\"a\\\"b\""},
+                                         {"\"$(printf 'a\\nb')\"", "\"a\\x0Ab\""},
+                                         {"\"$(printf 'a\\rb')\"", "\"a\\x0Db\""}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char cmd[1024], want[256];
+        snprintf(cmd, sizeof cmd, BIN " trace curves --prefix %s --out curves.csv", bad[k][0]);
+        CHECK_EQ_I64(run(cmd), 2);
+        snprintf(want, sizeof want,
+                 "clustersim: error: option --prefix: expected a name of at most 58 bytes "
+                 "without a comma, quote or line break, got %s\n",
+                 bad[k][1]);
+        CHECK(err_has(want));
+        CHECK(no_file_like("curves.csv"));
+    }
+    char name[60];
+    memset(name, 'x', 58);
+    name[58] = '\0';
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, BIN " trace curves --services 12 --prefix %s --out curves.csv", name);
+    CHECK_EQ_I64(run(cmd), 0);
+    sim_curves c;
+    sim_diag d;
+    CHECK_EQ_I64(trace_curves_load(&c, "curves.csv", &d), SIM_OK);
+    CHECK_EQ_I64(c.n, 12);
+    trace_curves_free(&c);
+    strcat(name, "x");
+    snprintf(cmd, sizeof cmd, BIN " trace curves --prefix %s --out curves.csv", name);
+    CHECK_EQ_I64(run(cmd), 2);
+    CHECK(err_has("option --prefix: expected a name of at most 58 bytes"));
+    remove("curves.csv");
+}
+
 int main(void)
 {
     sim_diag d;
@@ -523,6 +561,7 @@ int main(void)
     test_gen_zoo_rows();
     test_like();
     test_replays();
+    test_curves_prefix();
     model_catalog_destroy(cat);
     remove("tool.out");
     remove("tool.err");

@@ -64,6 +64,13 @@ int main(void)
         {"1xT4:1,", "error: --cluster '1xT4:1,': an empty group (expected a cluster file, or "
                     "groups like 4xV100M32:8,16xT4:2 separated by single commas)"},
         {"1xT4:1,,2xT4:1", "error: --cluster '1xT4:1,,2xT4:1': an empty group"},
+        {"1xT4:4:cpu=1000:cpu=4000", "error: --cluster '1xT4:4:cpu=1000:cpu=4000': group "
+                                     "'1xT4:4:cpu=1000:cpu=4000': option cpu is given twice "
+                                     "(1000, then 4000): give it once"},
+        {"2xT4:2,1xT4:1:mem=8:gpumem=4:mem=8", "error: --cluster "
+                                               "'2xT4:2,1xT4:1:mem=8:gpumem=4:mem=8': group "
+                                               "'1xT4:1:mem=8:gpumem=4:mem=8': option mem is "
+                                               "given twice (8, then 8): give it once"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         c = NULL;

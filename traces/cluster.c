@@ -377,6 +377,9 @@ static int load_compact(builder *b, const char *src, const sim_intern *types, si
             gpus > 1024)
             return compact_error(src, group, "GPUs per node is not an integer 0..1024", d);
         uint64_t cpu = UNLIMITED, mem = UNLIMITED, gmem = 0;
+        static const char *const keys[3] = {"cpu", "mem", "gpumem"};
+        uint64_t *vals[3] = {&cpu, &mem, &gmem};
+        bool seen[3] = {false, false, false};
         while (next) {
             char *kv = next + 1;
             next = strchr(kv, ':');
@@ -385,15 +388,20 @@ static int load_compact(builder *b, const char *src, const sim_intern *types, si
             uint64_t val;
             if (!eq || !csvin_parse_u64(eq + 1, len - (size_t)(eq + 1 - kv), &val))
                 return compact_error(src, group, "an option is not key=integer", d);
-            size_t klen = (size_t)(eq - kv);
-            if (klen == 3 && !strncmp(kv, "cpu", 3))
-                cpu = val;
-            else if (klen == 3 && !strncmp(kv, "mem", 3))
-                mem = val;
-            else if (klen == 6 && !strncmp(kv, "gpumem", 6))
-                gmem = val;
-            else
+            size_t klen = (size_t)(eq - kv), k = 0;
+            while (k < 3 && (strlen(keys[k]) != klen || strncmp(kv, keys[k], klen) != 0))
+                k++;
+            if (k == 3)
                 return compact_error(src, group, "unknown option (cpu, mem, gpumem)", d);
+            /* A second value would silently replace the first: one of them is a mistake. */
+            if (seen[k])
+                return sim_diag_set(d, SIM_EPARSE, NULL, 0, 0,
+                                    "--cluster '%s': group '%s': option %s is given twice "
+                                    "(%llu, then %llu): give it once",
+                                    src, group, keys[k], (unsigned long long)*vals[k],
+                                    (unsigned long long)val);
+            seen[k] = true;
+            *vals[k] = val;
         }
         if (b->c->n_nodes + count > MAX_NODES)
             return sim_diag_set(d, SIM_ELIMIT, NULL, 0, 0, "more than %u nodes", MAX_NODES);

@@ -1087,7 +1087,12 @@ static int shrink(policy_decisions *out, sim_job_id id, uint32_t count, bool res
             lost = j->work_done_s;
         j->work_done_s -= lost;
         j->lost_work_s += lost;
+        /* Part of the run's lost work (the sum of the jobs' column), and reported on its
+         * own as the scale-in loss. */
+        e->sum.lost_work_s += lost;
         e->sum.scale_lost_work_s += lost;
+        if (j->speed > 0)
+            e->sum.lost_gpu_seconds += lost / j->speed * sim__job_gpus_held(e, j);
         j->last_start_us = e->now;
         sim__note_loss(e, j);
     }

@@ -120,6 +120,8 @@ typedef struct sim_summary {
      * so arrived + not_arrived = done + rejected + unfinished = the source's jobs. */
     uint64_t jobs_not_arrived;
     uint64_t events, preemptions, failures;
+    /* Reference work lost to preemptions without checkpoint, failures and scale-ins: the
+     * sum of the jobs' lost_work_s (scale_lost_work_s is the scale-in part). */
     double lost_work_s;
     double lost_gpu_seconds; /* GPU time of the lost work: its run time x GPUs held */
     sim_time first_submit_us, last_end_us; /* makespan = last_end - first_submit */
@@ -138,7 +140,8 @@ typedef struct sim_summary {
      * (exact; NaN when none is done). */
     uint64_t groups_arrived, groups_done;
     double group_mean_s, group_median_s, group_p99_s, group_max_s;
-    /* Elastic jobs: grow and shrink decisions, and the work lost to scale-in. */
+    /* Elastic jobs: grow and shrink decisions, and the work lost to scale-in (included
+     * in lost_work_s). */
     uint64_t scale_events;
     double scale_lost_work_s;
     /* Online services: arrived, GPU-seconds wanted and missing (demand above replicas),

@@ -67,7 +67,8 @@ typedef struct sim_job {
     double speed_factor;      /* policy-set multiplier (1 by default) */
     double attained_gpu_s;    /* GPU-seconds of service received so far (while running) */
     sim_time placed_us;       /* time spent holding resources (running or paused) */
-    double lost_work_s;       /* work lost to preemptions without checkpoint */
+    double lost_work_s;       /* reference work lost: preemptions without checkpoint,
+                                 failures, scale-ins */
     double least_left_s;      /* engine: the least work left after a loss so far (a
                                  preemption, failure or shrink that restarts) */
     uint32_t preemptions;     /* times preempted or failed */
@@ -404,8 +405,8 @@ int sim_decide_grow(policy_decisions *out, sim_job_id job, const sim_placement *
 int sim_decide_shrink(policy_decisions *out, sim_job_id job, uint32_t count);
 /* Scale in: remove the job's last `count` replicas (keeping at least min_replicas) and
  * restart it from its last periodic checkpoint, as a parameter-server job re-partitions
- * its trainers: the work since that checkpoint is lost (counted in lost_work_s and in
- * the summary's scale-in loss). */
+ * its trainers: the work since that checkpoint is lost (counted in the job's and the
+ * summary's lost_work_s, and in the summary's scale-in loss). */
 int sim_decide_scale_in(policy_decisions *out, sim_job_id job, uint32_t count);
 /* Suspend progress while holding resources, and resume it. */
 int sim_decide_pause(policy_decisions *out, sim_job_id job);

@@ -5,7 +5,7 @@
  * Alibaba openb trace replays under binpack with every pod in jobs.csv exactly once and
  * the cluster's accounting verified after every event; a run whose preemptions lose
  * every segment stops at --stall-limit; every policy runs or rejects a job with a master
- * and a parameter server.
+ * and a parameter server; the summary's lost work is the sum of jobs.csv's column.
  */
 #include "check.h"
 
@@ -568,6 +568,66 @@ static void test_roles_every_policy(void)
     CHECK(rejected >= 6 && rejected < n);
 }
 
+/* The summary's lost work is every loss of jobs.csv's lost_work_s, scale-ins included:
+ * elastic services take trainers back from lossy elastic jobs (60 s checkpoints), and
+ * the summary's total equals the column's sum, 380 reference seconds, of which the
+ * scale-ins lose 330. */
+static void test_lost_work_total(void)
+{
+    check_put("lw_t.csv", "job_id,submit_time,duration,num_gpus,gpu_milli,qos,min_replicas,"
+                          "max_replicas,replicas,cpu_milli,mem_mib,model,tenant\n"
+                          "svc0,0,5000,1,1000,LS,1,6,1,,,resnet50,s\n"
+                          "e1,0,3000,2,1000,BE,1,8,2,,,resnet50,a\n"
+                          "e2,10,2000,1,1000,BE,1,4,1,,,bert,b\n"
+                          "r1,20,1000,2,1000,BE,,,,,,vgg16,a\n"
+                          "e3,30,500,4,500,BE,2,8,4,,,resnet50,b\n"
+                          "svc1,40,3000,2,1000,LS,1,3,1,4000,1000,bert,s\n");
+    check_put("lw_d.csv", "service,time,replicas\nsvc0,0,2\nsvc0,100,6\nsvc0,500,0\n"
+                          "svc0,1000,3\nsvc1,40,3\nsvc1,600,1\n");
+    CHECK_EQ_I64(run("run --trace lw_t.csv --cluster 2xT4:4,1xV100M16:4 --policy elastic "
+                     "--demand lw_d.csv --checkpoint-interval 60 --out lw_out --quiet"),
+                 0);
+    char *sum = check_slurp("lw_out/summary.json", NULL);
+    char *jobs = check_slurp("lw_out/jobs.csv", NULL);
+    CHECK(sum && jobs);
+    if (!sum || !jobs) {
+        free(sum);
+        free(jobs);
+        return;
+    }
+    const char *p = strstr(sum, "\"lost_work_s\": ");
+    const char *q = strstr(sum, "\"scale_in_lost_work_s\": ");
+    CHECK(p && q);
+    double total = p ? strtod(p + strlen("\"lost_work_s\": "), NULL) : -1;
+    double scale_in = q ? strtod(q + strlen("\"scale_in_lost_work_s\": "), NULL) : -1;
+    /* The column's index in the header, then its sum over the rows (no field of this
+     * run's rows holds a comma). */
+    int col = -1, k = 0;
+    const char *line = jobs;
+    for (const char *f = line; *f && *f != '\n'; k++) {
+        size_t len = strcspn(f, ",\n");
+        if (len == strlen("lost_work_s") && strncmp(f, "lost_work_s", len) == 0)
+            col = k;
+        f += len + (f[len] == ',');
+    }
+    CHECK(col >= 0);
+    double rows = 0;
+    int n = 0;
+    for (line = strchr(jobs, '\n'); col >= 0 && line && line[1]; line = strchr(line + 1, '\n')) {
+        const char *f = line + 1;
+        for (int c = 0; c < col; c++)
+            f += strcspn(f, ",\n") + 1;
+        rows += strtod(f, NULL);
+        n++;
+    }
+    CHECK_EQ_I64(n, 6);
+    CHECK_NEAR(rows, 380, 1e-9);
+    CHECK_NEAR(total, rows, 1e-9);
+    CHECK_NEAR(scale_in, 330, 1e-9);
+    free(sum);
+    free(jobs);
+}
+
 int main(void)
 {
     test_errors();
@@ -578,5 +638,6 @@ int main(void)
     test_tenant_rows();
     test_stall_limit();
     test_roles_every_policy();
+    test_lost_work_total();
     return check_done();
 }

@@ -398,6 +398,9 @@ static void test_schedules(void)
     /* Scale-in without checkpoints loses a's whole segment: 60 s at speed 7. */
     CHECK_NEAR(r.sum.scale_lost_work_s, 420, 1e-12);
     CHECK_F(&r, "a", F_LOST, "420.000000");
+    /* The run's lost work includes it, and its GPU time: 60 s on 7 GPUs. */
+    CHECK_NEAR(r.sum.lost_work_s, 420, 1e-12);
+    CHECK_NEAR(r.sum.lost_gpu_seconds, 420, 1e-12);
     run_out_free(&r);
     /* resize=checkpoint: the same scaling, nothing lost. */
     g_opt_key = "resize";
@@ -470,6 +473,7 @@ static void test_optimus(void)
     CHECK_F(&r, "a", F_END, "340.000000");
     CHECK_F(&r, "a", F_LOST, "240.000000");
     CHECK_NEAR(r.sum.scale_lost_work_s, 240, 1e-12);
+    CHECK_NEAR(r.sum.lost_work_s, 240, 1e-12);
     run_out_free(&r);
     g_opt_val = "sometimes";
     r = run(&w, js, 2, &policy_optimus, NULL, 0, 0);

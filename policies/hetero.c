@@ -111,6 +111,9 @@ static const policy_option hetero_options[] = {
     {NULL, NULL, NULL},
 };
 
+/* The options naming files the policy writes (policy_ops.output_options). */
+static const char *const hetero_outputs[] = {"trail", "groups", NULL};
+
 static void hetero_fini(void *st)
 {
     hetero_state *s = st;
@@ -887,6 +890,7 @@ static void hetero_on_finish(void *st, const sim_view *v, sim_job_id id)
         .schedule = hetero_schedule,                                                               \
         .next_wakeup = hetero_next_wakeup,                                                         \
         .no_roles = true,                                                                          \
+        .output_options = hetero_outputs,                                                          \
     }
 
 HETERO_OPS(policy_hetero, "hetero",

@@ -84,6 +84,11 @@ typedef struct policy_ops {
     /* The policy places no master or parameter servers (sim_job.n_roles): the core
      * rejects the jobs that have them as they arrive, with the reason. */
     bool no_roles;
+    /* Names of the options whose value is a file the policy writes (NULL-terminated, or
+     * NULL for none). The run refuses one that names an input of the run or another of
+     * its outputs, before anything is written; every other option whose value names an
+     * existing file is one of the run's inputs. */
+    const char *const *output_options;
 } policy_ops;
 
 /* Option lookup: the value given for key, else the declared default (NULL when the

@@ -7,6 +7,7 @@
 #include "study/fragmentation.h"
 #include "policies/registry.h"
 
+#include "study/paths.h"
 #include "study/prefetch.h"
 #include "study/quotas.h"
 #include "models/catalog.h"
@@ -190,6 +191,131 @@ static void write_input(FILE *f, const char *role, const char *path, const input
     *first = false;
 }
 
+/* One file the run reads: its role in run.json, its path, what it is and how the user
+ * named it (for messages). */
+typedef void (*input_fn)(void *ctx, const char *role, const char *path, const char *noun,
+                         const char *what);
+
+/* How a given option named an input ("--trace t.csv"), or where the shipped one is. */
+static const char *named(char *buf, size_t size, const char *opt, const char *given,
+                         const char *path)
+{
+    if (given)
+        snprintf(buf, size, "%s %s", opt, given);
+    else
+        snprintf(buf, size, "the shipped %s", path ? path : "file");
+    return buf;
+}
+
+/* Every file the run reads, in run.json's order: the trace, the cluster file, the
+ * catalog, failures, demand curves, the GPU model tables, the files the policy's
+ * options name (given, or the shipped default of a model option; not those it writes,
+ * policy_ops.output_options), quotas. */
+static void each_input(const run_args *a, input_fn fn, void *ctx)
+{
+    char what[1300], path[1200];
+    if (a->trace)
+        fn(ctx, "trace", a->trace, "the trace",
+           named(what, sizeof what, "--trace", a->trace, NULL));
+    if (a->cluster && access(a->cluster, R_OK) == 0)
+        fn(ctx, "cluster", a->cluster, "the cluster file",
+           named(what, sizeof what, "--cluster", a->cluster, NULL));
+    const char *cat = a->catalog ? a->catalog : model_catalog_default_path();
+    fn(ctx, "catalog", cat, "the GPU catalog",
+       named(what, sizeof what, "--catalog", a->catalog, cat));
+    if (a->failures)
+        fn(ctx, "failures", a->failures, "the failures file",
+           named(what, sizeof what, "--failures", a->failures, NULL));
+    if (a->demand)
+        fn(ctx, "demand", a->demand, "the demand curves",
+           named(what, sizeof what, "--demand", a->demand, NULL));
+    if (a->interference && access(a->interference, R_OK) == 0)
+        fn(ctx, "interference", a->interference, "the interference table",
+           named(what, sizeof what, "--interference", a->interference, NULL));
+    /* The model tables the rate model read. */
+    const char *tp = a->throughput;
+    if (!tp || strcmp(tp, "measured") == 0) {
+        static const char *const tables[] = {"gavel_steps.csv", "pollux_steps.csv"};
+        for (size_t k = 0; k < 2; k++) {
+            snprintf(path, sizeof path, "%s/models/data/%s", model_data_dir(), tables[k]);
+            fn(ctx, "throughput", path, "a throughput table",
+               named(what, sizeof what, NULL, NULL, path));
+        }
+    } else if (strcmp(tp, "none") != 0) {
+        for (const char *p = tp; *p;) {
+            size_t len = strcspn(p, ",");
+            snprintf(path, sizeof path, "%.*s", (int)len, p);
+            fn(ctx, "throughput", path, "a throughput table",
+               named(what, sizeof what, "--throughput", tp, NULL));
+            p += len + (p[len] == ',');
+        }
+    }
+    if (a->interference && (!strcmp(a->interference, "measured") ||
+                            !strcmp(a->interference, "model"))) {
+        snprintf(path, sizeof path, "%s/models/data/gavel_pairs.csv", model_data_dir());
+        fn(ctx, "interference", path, "the interference table",
+           named(what, sizeof what, NULL, NULL, path));
+    }
+    /* Files a policy option names (given, or the shipped default of a model option). */
+    const policy_ops *pol = policy_find(a->policy);
+    for (const policy_option *o = pol ? pol->options : NULL; o && o->name; o++) {
+        bool writes = false;
+        for (const char *const *w = pol->output_options; w && *w && !writes; w++)
+            writes = strcmp(*w, o->name) == 0;
+        if (writes)
+            continue;
+        const char *v = policy_config_get(&a->pcfg, pol->options, o->name);
+        bool given = v && *v;
+        model_kind k;
+        char kind[32];
+        size_t klen = strlen(o->name);
+        if (!given && klen > 6 && klen < sizeof kind && strcmp(o->name + klen - 6, "_model") == 0) {
+            snprintf(kind, sizeof kind, "%.*s", (int)(klen - 6), o->name);
+            if (model_kind_parse(kind, &k))
+                v = model_kind_default_path(k);
+        }
+        if (v && *v && access(v, R_OK) == 0) {
+            char role[80], noun[120];
+            snprintf(role, sizeof role, "policy %s", o->name);
+            snprintf(noun, sizeof noun, "the file of policy option '%s'", o->name);
+            if (given)
+                snprintf(what, sizeof what, "--policy-opt %s=%s", o->name, v);
+            else
+                named(what, sizeof what, NULL, NULL, v);
+            fn(ctx, role, v, noun, what);
+        }
+    }
+    if (a->quotas)
+        fn(ctx, "quotas", a->quotas, "the quotas file",
+           named(what, sizeof what, "--quotas", a->quotas, NULL));
+    if (a->quota_share) {
+        /* FILE:COLUMN names the file without its column. */
+        snprintf(path, sizeof path, "%s", a->quota_share);
+        char *colon = strrchr(path, ':');
+        if (colon && access(path, F_OK) != 0)
+            *colon = '\0';
+        fn(ctx, "quota_share", path, "the quota-share file",
+           named(what, sizeof what, "--quota-share", a->quota_share, NULL));
+    }
+}
+
+/* run.json's inputs, each with its size and checksum. */
+typedef struct run_json_inputs {
+    FILE *f;
+    bool first;
+    input_crc *trace_crc; /* the trace's, taken during the run */
+} run_json_inputs;
+
+static void put_input(void *ctx, const char *role, const char *path, const char *noun,
+                      const char *what)
+{
+    (void)noun;
+    (void)what;
+    run_json_inputs *ri = ctx;
+    bool trace = strcmp(role, "trace") == 0;
+    write_input(ri->f, role, path, trace ? input_crc_finish(ri->trace_crc) : NULL, &ri->first);
+}
+
 static void write_run_json(FILE *f, const run_args *a, const run_result *r, input_crc *trace_crc)
 {
     fputs("{\n  \"command\": [", f);
@@ -216,70 +342,8 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r, inpu
         sim_json_put_string(f, a->trace_opts[i]);
     }
     fputs("],\n  \"inputs\": [", f);
-    bool first = true;
-    if (a->trace)
-        write_input(f, "trace", a->trace, input_crc_finish(trace_crc), &first);
-    if (a->cluster && access(a->cluster, R_OK) == 0)
-        write_input(f, "cluster", a->cluster, NULL, &first);
-    write_input(f, "catalog", a->catalog ? a->catalog : model_catalog_default_path(), NULL,
-                &first);
-    if (a->failures)
-        write_input(f, "failures", a->failures, NULL, &first);
-    if (a->demand)
-        write_input(f, "demand", a->demand, NULL, &first);
-    if (a->interference && access(a->interference, R_OK) == 0)
-        write_input(f, "interference", a->interference, NULL, &first);
-    /* The model tables the rate model read. */
-    char path[1200];
-    const char *tp = a->throughput;
-    if (!tp || strcmp(tp, "measured") == 0) {
-        static const char *const tables[] = {"gavel_steps.csv", "pollux_steps.csv"};
-        for (size_t k = 0; k < 2; k++) {
-            snprintf(path, sizeof path, "%s/models/data/%s", model_data_dir(), tables[k]);
-            write_input(f, "throughput", path, NULL, &first);
-        }
-    } else if (strcmp(tp, "none") != 0) {
-        for (const char *p = tp; *p;) {
-            size_t len = strcspn(p, ",");
-            snprintf(path, sizeof path, "%.*s", (int)len, p);
-            write_input(f, "throughput", path, NULL, &first);
-            p += len + (p[len] == ',');
-        }
-    }
-    if (a->interference && (!strcmp(a->interference, "measured") ||
-                            !strcmp(a->interference, "model"))) {
-        snprintf(path, sizeof path, "%s/models/data/gavel_pairs.csv", model_data_dir());
-        write_input(f, "interference", path, NULL, &first);
-    }
-    /* Files a policy option names (given, or the shipped default of a model option). */
-    const policy_ops *pol = policy_find(a->policy);
-    for (const policy_option *o = pol ? pol->options : NULL; o && o->name; o++) {
-        const char *v = policy_config_get(&a->pcfg, pol->options, o->name);
-        model_kind k;
-        char kind[32];
-        size_t klen = strlen(o->name);
-        if ((!v || !*v) && klen > 6 && klen < sizeof kind &&
-            strcmp(o->name + klen - 6, "_model") == 0) {
-            snprintf(kind, sizeof kind, "%.*s", (int)(klen - 6), o->name);
-            if (model_kind_parse(kind, &k))
-                v = model_kind_default_path(k);
-        }
-        if (v && *v && access(v, R_OK) == 0) {
-            char role[80];
-            snprintf(role, sizeof role, "policy %s", o->name);
-            write_input(f, role, v, NULL, &first);
-        }
-    }
-    if (a->quotas)
-        write_input(f, "quotas", a->quotas, NULL, &first);
-    if (a->quota_share) {
-        /* FILE:COLUMN names the file without its column. */
-        snprintf(path, sizeof path, "%s", a->quota_share);
-        char *colon = strrchr(path, ':');
-        if (colon && access(path, F_OK) != 0)
-            *colon = '\0';
-        write_input(f, "quota_share", path, NULL, &first);
-    }
+    run_json_inputs ri = {.f = f, .first = true, .trace_crc = trace_crc};
+    each_input(a, put_input, &ri);
     fputs("\n  ],\n  \"cluster\": ", f);
     sim_json_put_string(f, a->cluster ? a->cluster : "");
     if (a->gen)
@@ -290,6 +354,53 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r, inpu
                "  \"jobs_per_s\": %.0f\n}\n",
             r->wall_s, (unsigned long long)r->sum.events, eps,
             r->wall_s > 0 ? (double)r->sum.jobs_arrived / r->wall_s : 0);
+}
+
+static void paths_input(void *ctx, const char *role, const char *path, const char *noun,
+                        const char *what)
+{
+    (void)role;
+    study_paths_input(ctx, noun, what, path); /* out of memory: study_paths_check says so */
+}
+
+/* Refuse, before anything is written, an output that is one of the run's inputs or
+ * another of its outputs: the five files under --out and the files the policy's output
+ * options name (written by rename, each would replace what is at its path). */
+static int check_paths(const run_args *a, const policy_ops *pol, sim_diag *d)
+{
+    study_paths *p = study_paths_create();
+    if (!p)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    char what[1300], path[1100];
+    each_input(a, paths_input, p);
+    /* Files the trace format's options name (a task table, a steps table). */
+    for (uint32_t i = 0; i < a->n_trace_opts; i++) {
+        const char *eq = strchr(a->trace_opts[i], '=');
+        if (!eq)
+            continue;
+        snprintf(what, sizeof what, "--trace-opt %s", a->trace_opts[i]);
+        char noun[120];
+        snprintf(noun, sizeof noun, "the file of trace option '%.*s'", (int)(eq - a->trace_opts[i]),
+                 a->trace_opts[i]);
+        study_paths_input(p, noun, what, eq + 1);
+    }
+    static const char *const run_outputs[] = {"jobs.csv", "timeseries.csv", "tenants.csv",
+                                              "summary.json", "run.json"};
+    snprintf(what, sizeof what, "--out %s", a->out_dir ? a->out_dir : "");
+    for (size_t k = 0; a->out_dir && k < sizeof run_outputs / sizeof *run_outputs; k++) {
+        size_t len = strlen(a->out_dir);
+        snprintf(path, sizeof path, "%s%s%s", a->out_dir,
+                 len && a->out_dir[len - 1] == '/' ? "" : "/", run_outputs[k]);
+        study_paths_output(p, what, path);
+    }
+    for (const char *const *o = pol->output_options; o && *o; o++) {
+        const char *v = policy_config_get(&a->pcfg, pol->options, *o);
+        snprintf(what, sizeof what, "--policy-opt %s=%s", *o, v ? v : "");
+        study_paths_output(p, what, v);
+    }
+    int st = study_paths_check(p, d);
+    study_paths_destroy(p);
+    return st;
 }
 
 /* The scaling curve of elastic jobs: with the pollux format (its profiles) or --amdahl,
@@ -366,6 +477,8 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "unknown policy '%s' (known: %s)",
                             a->policy, known);
     }
+    if ((st = check_paths(a, pol, d)) != SIM_OK)
+        goto out;
     if ((st = model_catalog_load(&cat, a->catalog ? a->catalog : model_catalog_default_path(),
                                  d)) != SIM_OK)
         goto out;

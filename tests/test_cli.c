@@ -47,6 +47,8 @@ static void expect(const char *args, int status, const char *err)
     free(line);
 }
 
+static bool same_file(const char *a, const char *b);
+
 static void test_errors(void)
 {
     expect("frobnicate", 2, "clustersim: error: unknown command 'frobnicate'");
@@ -130,6 +132,24 @@ static void test_errors(void)
     char *all = check_slurp("err.txt", NULL);
     CHECK(all && strchr(all, '\n') == all + strlen(all) - 1); /* one line, not two */
     free(all);
+    /* An output may not replace an input: a trace read from the output directory, and a
+     * cluster file that is one of its files, stop the run before anything is written. */
+    CHECK(check_system("rm -rf clob && mkdir clob") == 0);
+    snprintf(args, sizeof args, "cp %s clob/jobs.csv", fx);
+    CHECK(check_system(args) == 0);
+    expect("run --trace clob/jobs.csv --cluster 1xT4:8 --out clob --quiet", 2,
+           "clustersim: error: --out clob would write 'clob/jobs.csv', which is the trace "
+           "(--trace clob/jobs.csv): an output may not replace an input; name another output "
+           "path");
+    CHECK(same_file("clob/jobs.csv", fx));
+    CHECK(access("clob/summary.json", F_OK) != 0);
+    check_put("clob/summary.json", "node_id,gpus,gpu_type\nn0,4,T4\n");
+    snprintf(args, sizeof args, "run --trace %s --cluster ./clob/summary.json --out clob/ --quiet",
+             fx);
+    expect(args, 2,
+           "clustersim: error: --out clob/ would write 'clob/summary.json', which is the "
+           "cluster file (--cluster ./clob/summary.json): an output may not replace an input; "
+           "name another output path");
     mkdir("ro_dir", 0555);
     snprintf(args, sizeof args, "run --trace %s --cluster 1xT4:1 --out ro_dir --quiet", fx);
     rc = run(args);

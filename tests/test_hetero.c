@@ -12,6 +12,8 @@
  *    mapping never changes after the freeze; hetero's mapping never beats the exact
  *    optimum and equals it on a small hand case; static-order and data-parallel never beat
  *    it either; every job of the bundled workload finishes under each policy.
+ *  - The files trail and groups name may not be the trace, a file of --out or each
+ *    other: status 2 before anything is written, the trace intact.
  *  - `trace gen --groups` writes contiguous groups with one submit time each; the run
  *    counts each of them once (also for 241 groups, beyond the engine's first pools).
  *  - The group completion figures of jobs.csv, summary.json, run's line and compare's
@@ -33,6 +35,7 @@
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <unistd.h>
 
 #define OUT "hetero_out"
 #define FIX SIM_SOURCE_DIR "/tests/fixtures/"
@@ -304,6 +307,83 @@ static void test_cold_start(void)
  * jobs of a group, 4000 milli-CPU each, on a node of 2 GPUs and 4000 milli-CPU run one
  * after the other (each 100 s), under each policy of the family; with the same room on
  * a second node they run side by side. The core refused the second start before. */
+/* The first line of err.txt is `err`, the status 2, and the file named keeps its bytes
+ * (its copy `orig`); nothing was written under the run's --out (OUT/clob). */
+static void expect_refused(const char *args, const char *err, const char *file, const char *orig)
+{
+    check_system("rm -rf " OUT "/clob");
+    int rc = run(args);
+    char *e = check_slurp(OUT "/err.txt", NULL);
+    if (e)
+        e[strcspn(e, "\n")] = '\0';
+    bool ok = rc == 2 && e && strcmp(e, err) == 0;
+    CHECK(ok);
+    if (!ok)
+        fprintf(stderr, "clustersim %s\n  status %d\n  got:      %s\n  expected: %s\n", args, rc,
+                e ? e : "(none)", err);
+    free(e);
+    if (file) {
+        size_t la = 0, lb = 0;
+        char *a = check_slurp(file, &la), *b = check_slurp(orig, &lb);
+        CHECK(a && b && la == lb && memcmp(a, b, la) == 0);
+        free(a);
+        free(b);
+    }
+    CHECK(access(OUT "/clob", F_OK) != 0);
+}
+
+/* The files the policy writes (trail, groups) may not be the trace, one of the run's
+ * outputs under --out, or each other: the run stops before writing anything, with
+ * status 2 and a message naming both options. */
+static void test_output_clobber(void)
+{
+    const char *cl = "--cluster 2xV100M16:4,2xK80:4,1xA100:2 --policy hetero --quiet ";
+    char args[2048];
+    CHECK(check_system("rm -f " OUT "/tg.csv && cp " FIX "hetero_group.csv " OUT "/g.csv") == 0);
+    snprintf(args, sizeof args,
+             "run --trace " OUT "/g.csv %s--policy-opt groups=" OUT "/g.csv --out " OUT "/clob",
+             cl);
+    expect_refused(args,
+                   "clustersim: error: --policy-opt groups=" OUT "/g.csv would write '" OUT
+                   "/g.csv', which is the trace (--trace " OUT "/g.csv): an output may not "
+                   "replace an input; name another output path",
+                   OUT "/g.csv", FIX "hetero_group.csv");
+    snprintf(args, sizeof args,
+             "run --trace " FIX "hetero_group.csv %s--policy-opt trail=" OUT
+             "/clob/jobs.csv --out " OUT "/clob",
+             cl);
+    expect_refused(args,
+                   "clustersim: error: --policy-opt trail=" OUT "/clob/jobs.csv would write '" OUT
+                   "/clob/jobs.csv', which --out " OUT "/clob writes too: two outputs may not "
+                   "share a file; give each its own path",
+                   NULL, NULL);
+    snprintf(args, sizeof args,
+             "run --trace " FIX "hetero_group.csv %s--policy-opt groups=" OUT
+             "/clob/../clob/summary.json --out " OUT "/clob",
+             cl);
+    expect_refused(args,
+                   "clustersim: error: --policy-opt groups=" OUT "/clob/../clob/summary.json "
+                   "would write '" OUT "/clob/../clob/summary.json', which --out " OUT
+                   "/clob writes too: two outputs may not share a file; give each its own path",
+                   NULL, NULL);
+    snprintf(args, sizeof args,
+             "run --trace " FIX "hetero_group.csv %s--policy-opt trail=" OUT
+             "/tg.csv --policy-opt groups=./" OUT "/tg.csv --out " OUT "/clob",
+             cl);
+    expect_refused(args,
+                   "clustersim: error: --policy-opt groups=./" OUT "/tg.csv would write './" OUT
+                   "/tg.csv', which --policy-opt trail=" OUT "/tg.csv writes too: two outputs "
+                   "may not share a file; give each its own path",
+                   NULL, NULL);
+    CHECK(access(OUT "/tg.csv", F_OK) != 0);
+    /* Both to /dev/null (written through, nothing replaced) is fine. */
+    snprintf(args, sizeof args,
+             "run --trace " FIX "hetero_group.csv %s--policy-opt trail=/dev/null --policy-opt "
+             "groups=/dev/null --out " OUT "/clob_ok",
+             cl);
+    CHECK(run(args) == 0);
+}
+
 static void test_node_cpu_mem(void)
 {
     check_put(OUT "/cpu.csv", "job_id,submit_time,duration,num_gpus,cpu_milli,mem_mib,group\n"
@@ -631,6 +711,7 @@ int main(void)
     test_preemptive();
     test_swaps();
     test_cold_start();
+    test_output_clobber();
     test_node_cpu_mem();
     test_bundled();
     test_gen_groups();

@@ -185,6 +185,25 @@ int cmd_compare(int argc, char **argv)
     for (size_t p = 0; p < n_pol; p++)
         for (int q = 0; q < n_popts; q++)
             applies[p * (size_t)n_popts + (size_t)q] = cli_policy_opt_applies(popts[q], pol[p]);
+    /* An option naming a file a policy writes would be written over by every run but
+     * the last: at most one run may have it. */
+    for (int q = 0; q < n_popts; q++) {
+        const char *eq = strchr(popts[q], '='),
+                   *colon = memchr(popts[q], ':', (size_t)(eq - popts[q]));
+        const char *key = colon ? colon + 1 : popts[q];
+        size_t writers = 0;
+        for (size_t p = 0; p < n_pol; p++)
+            if (applies[p * (size_t)n_popts + (size_t)q] &&
+                policy_option_writes(policy_find(pol[p]), key, (size_t)(eq - key)))
+                writers += n_seeds;
+        if (writers > 1) {
+            sim_free(seeds);
+            return cli_usage_error("--policy-opt '%s' names a file the policy writes, and %zu runs "
+                                   "would write it over each other: give it to one policy "
+                                   "(POLICY:KEY=VALUE) and one seed, or to 'clustersim run'",
+                                   popts[q], writers);
+        }
+    }
     compare_config c = {.self = self,
                         .trace = trace,
                         .format = format,

@@ -92,3 +92,11 @@ bool policy_has_option(const policy_ops *p, const char *key, size_t len)
             return true;
     return false;
 }
+
+bool policy_option_writes(const policy_ops *p, const char *key, size_t len)
+{
+    for (const char *const *w = p->output_options; w && *w; w++)
+        if (strlen(*w) == len && strncmp(*w, key, len) == 0)
+            return true;
+    return false;
+}

@@ -13,5 +13,7 @@ const policy_ops *policy_find(const char *name);
 void policy_known_names(char *buf, size_t cap);
 /* Whether p declares the option named by the len bytes at key. */
 bool policy_has_option(const policy_ops *p, const char *key, size_t len);
+/* Whether that option names a file p writes (policy_ops.output_options). */
+bool policy_option_writes(const policy_ops *p, const char *key, size_t len);
 
 #endif

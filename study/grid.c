@@ -755,6 +755,12 @@ static int add_policy(ctx *c, const policy_ops *ops, json_object *opts, const ch
                 return fail(c, sub, "grid: policy '%s' has no option '%s' (its options: %s)",
                             ops->name, k, n ? known : "none");
             }
+            if (policy_option_writes(ops, k, strlen(k)))
+                return fail(c, sub,
+                            "grid: option '%s' of policy '%s' names a file the policy writes, "
+                            "which every cell of the grid would write over; give it to "
+                            "'clustersim run' instead",
+                            k, ops->name);
             if (nk == GRID_MAX_ARGS)
                 return fail(c, sub, "grid: too many options (at most %d)", GRID_MAX_ARGS);
             size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 1;

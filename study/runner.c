@@ -259,10 +259,7 @@ static void each_input(const run_args *a, input_fn fn, void *ctx)
     /* Files a policy option names (given, or the shipped default of a model option). */
     const policy_ops *pol = policy_find(a->policy);
     for (const policy_option *o = pol ? pol->options : NULL; o && o->name; o++) {
-        bool writes = false;
-        for (const char *const *w = pol->output_options; w && *w && !writes; w++)
-            writes = strcmp(*w, o->name) == 0;
-        if (writes)
+        if (policy_option_writes(pol, o->name, strlen(o->name)))
             continue;
         const char *v = policy_config_get(&a->pcfg, pol->options, o->name);
         bool given = v && *v;

@@ -587,6 +587,15 @@ static void test_usage(void)
          "clustersim: error: option --failures needs a value\n"},
         {"--policies fifo --out " OUT "/valueless --sample-interval --quiet",
          "clustersim: error: option --sample-interval needs a value\n"},
+        /* A file a policy writes, given to more than one run: each would write over it. */
+        {"--policies hetero,static-order --policy-opt trail=" OUT "/tr.csv --out x",
+         "clustersim: error: --policy-opt 'trail=" OUT "/tr.csv' names a file the policy "
+         "writes, and 2 runs would write it over each other: give it to one policy "
+         "(POLICY:KEY=VALUE) and one seed, or to 'clustersim run'\n"},
+        {"--policies hetero,fifo --seeds 1..3 --policy-opt hetero:groups=" OUT "/g.csv --out x",
+         "clustersim: error: --policy-opt 'hetero:groups=" OUT "/g.csv' names a file the "
+         "policy writes, and 3 runs would write it over each other: give it to one policy "
+         "(POLICY:KEY=VALUE) and one seed, or to 'clustersim run'\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CHECK_EQ_I64(sh("%s compare --trace %s --cluster 2xT4:1 %s", SIM_BINARY, fixture_trace,

@@ -166,6 +166,9 @@ static void test_bad_grids(void)
          " \"policies\": [{\"name\": \"binpack\",\n   \"options\": {\"bogus\": 1}}]\n}",
          5, 25, "policy 'binpack' has no option 'bogus'"},
         {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
+         " \"policies\": [{\"name\": \"hetero\",\n   \"options\": {\"trail\": \"t.csv\"}}]\n}",
+         5, 25, "option 'trail' of policy 'hetero' names a file the policy writes"},
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
          " \"policies\": [\"fifo\"],\n \"options\": {\"nope\": 3}\n}",
          5, 22, "unknown option 'nope' for `clustersim run` cells"},
         {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"

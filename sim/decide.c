@@ -36,10 +36,21 @@ void sim__job_touch(sim_engine *e, sim_job_id id)
     if (dt_us > 0) {
         double dt = (double)dt_us / 1e6;
         if (j->state == SIM_JOB_RUNNING) {
+            double before = j->work_done_s, iv = e->cfg.checkpoint_interval_s;
             j->work_done_s += j->speed * dt;
             if (j->work_done_s > j->work_total_s)
                 j->work_done_s = j->work_total_s;
             j->attained_gpu_s += dt * sim__job_gpus_held(e, j);
+            /* A periodic checkpoint since the last update (the speed was constant since):
+             * the work done at the latest one. */
+            if (iv > 0) {
+                double prev = (double)(j->last_update_us - j->last_start_us) / 1e6;
+                double ck = floor((double)(e->now - j->last_start_us) / 1e6 / iv) * iv;
+                if (ck > prev) {
+                    double w = before + j->speed * (ck - prev);
+                    j->ckpt_work_s = w < j->work_total_s ? w : j->work_total_s;
+                }
+            }
         }
         if (j->state == SIM_JOB_RUNNING || j->state == SIM_JOB_PAUSED)
             j->placed_us += dt_us;
@@ -420,36 +431,42 @@ void sim__release_allocs(sim_engine *e, sim_job_id id)
     j->share_mem_mib = 0;
 }
 
-void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint)
+/* A restart without a checkpoint (touched now): the work done since the segment's start
+ * or its last periodic checkpoint is lost, whatever speeds it ran at. Returns it. */
+static double lose_since_checkpoint(sim_engine *e, sim_job *j)
+{
+    double lost = j->work_done_s - j->ckpt_work_s;
+    if (!(lost > 0))
+        lost = 0;
+    /* The GPUs were held for the lost work's run time: the time since that checkpoint. */
+    double iv = e->cfg.checkpoint_interval_s;
+    double seg = (double)(e->now - j->last_start_us) / 1e6;
+    double held = iv > 0 ? fmod(seg, iv) : seg;
+    j->work_done_s -= lost;
+    j->ckpt_work_s = j->work_done_s;
+    j->lost_work_s += lost;
+    e->sum.lost_work_s += lost;
+    if (lost > 0)
+        e->sum.lost_gpu_seconds += held * sim__job_gpus_held(e, j);
+    return lost;
+}
+
+void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint, bool preempted)
 {
     sim_job *j = &e->jobs[id];
     sim__job_touch(e, id);
-    if (!checkpoint) {
-        /* Work since the last periodic checkpoint is lost; with no checkpointing the
-         * whole segment since the last start is. */
-        double seg = (double)(e->now - j->last_start_us) / 1e6;
-        double since = seg;
-        double iv = e->cfg.checkpoint_interval_s;
-        if (iv > 0)
-            since = fmod(seg, iv);
-        double lost = since * j->speed;
-        if (lost > j->work_done_s)
-            lost = j->work_done_s;
-        j->work_done_s -= lost;
-        j->lost_work_s += lost;
-        e->sum.lost_work_s += lost;
-        /* The GPUs were held for the lost work's run time (lost / speed seconds). */
-        if (j->speed > 0)
-            e->sum.lost_gpu_seconds += lost / j->speed * sim__job_gpus_held(e, j);
-    }
+    if (!checkpoint)
+        lose_since_checkpoint(e, j);
     sim__release_allocs(e, id);
     sim__set_speed(e, id, 0);
     e->job_version[id]++;
     sim__list_remove(e, id, true);
     j->state = SIM_JOB_PENDING;
     j->queued_since_us = e->now;
-    j->preemptions++;
-    e->sum.preemptions++;
+    if (preempted) {
+        j->preemptions++;
+        e->sum.preemptions++;
+    }
     sim__note_loss(e, j);
     e->tstats[j->spec.tenant].running--;
     e->tstats[j->spec.tenant].pending++;
@@ -967,6 +984,7 @@ int sim_decide_start(policy_decisions *out, sim_job_id id, const sim_placement *
     else
         j->work_total_s += e->cfg.restart_penalty_s;
     j->last_start_us = e->now;
+    j->ckpt_work_s = j->work_done_s;
     sim__list_append(e, id, true);
     e->tstats[j->spec.tenant].pending--;
     e->tstats[j->spec.tenant].running++;
@@ -982,7 +1000,7 @@ int sim_decide_preempt(policy_decisions *out, sim_job_id id, bool checkpoint)
         return SIM_EINVAL;
     if (j->state != SIM_JOB_RUNNING && j->state != SIM_JOB_PAUSED)
         return fail(out, id, what, "the job is %s, not placed", state_name(j->state));
-    sim__requeue(out->e, id, checkpoint);
+    sim__requeue(out->e, id, checkpoint, true);
     return SIM_OK;
 }
 
@@ -1078,21 +1096,12 @@ static int shrink(policy_decisions *out, sim_job_id id, uint32_t count, bool res
                     j->replicas, count, lo);
     sim__mark_dirty(e, id);
     if (restart) {
-        /* Back to the last periodic checkpoint (none: the start of the segment). */
+        /* Back to the last periodic checkpoint (none: the start of the segment), and
+         * the restart's overhead, as at every restart. The loss is part of the run's
+         * (the sum of the jobs' column), and reported on its own as the scale-in loss. */
         sim__job_touch(e, id);
-        double seg = (double)(e->now - j->last_start_us) / 1e6;
-        double iv = e->cfg.checkpoint_interval_s;
-        double lost = (iv > 0 ? fmod(seg, iv) : seg) * j->speed;
-        if (lost > j->work_done_s)
-            lost = j->work_done_s;
-        j->work_done_s -= lost;
-        j->lost_work_s += lost;
-        /* Part of the run's lost work (the sum of the jobs' column), and reported on its
-         * own as the scale-in loss. */
-        e->sum.lost_work_s += lost;
-        e->sum.scale_lost_work_s += lost;
-        if (j->speed > 0)
-            e->sum.lost_gpu_seconds += lost / j->speed * sim__job_gpus_held(e, j);
+        e->sum.scale_lost_work_s += lose_since_checkpoint(e, j);
+        j->work_total_s += e->cfg.restart_penalty_s;
         j->last_start_us = e->now;
         sim__note_loss(e, j);
     }

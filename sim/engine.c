@@ -1315,7 +1315,7 @@ static int node_down(sim_engine *e, uint32_t n, uint32_t from_process)
         for (uint32_t a = e->jobs[id].role_head; a != NIL && !hit; a = e->allocs[a].next_in_job)
             hit = e->allocs[a].node == n;
         if (hit) {
-            sim__requeue(e, id, false);
+            sim__requeue(e, id, false, false);
             if (e->pol->on_requeue)
                 e->pol->on_requeue(e->pst, &e->v, id);
         }

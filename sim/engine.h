@@ -119,6 +119,8 @@ typedef struct sim_summary {
     /* Jobs submitted after the horizon: never arrived, counted in jobs_unfinished too,
      * so arrived + not_arrived = done + rejected + unfinished = the source's jobs. */
     uint64_t jobs_not_arrived;
+    /* Preemptions by the policy (a job stopped by a node failure is not one), and node
+     * failures (a node going down). */
     uint64_t events, preemptions, failures;
     /* Reference work lost to preemptions without checkpoint, failures and scale-ins: the
      * sum of the jobs' lost_work_s (scale_lost_work_s is the scale-in part). */

@@ -239,7 +239,10 @@ void sim__release_allocs(sim_engine *e, sim_job_id id);
 void sim__rep_account(sim_engine *e, sim_job *j, uint32_t next);
 /* A service's shortfall (demand above its replicas, in GPUs) up to now. */
 void sim__svc_account(sim_engine *e, sim_job *j);
-void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint);
+/* Job id stops and waits again: preempted by the policy (counted as a preemption), or
+ * stopped by a node failure (preempted false: counted in the run's failures). Without a
+ * checkpoint the work since the last one is lost. */
+void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint, bool preempted);
 /* Job j (its work up to date) has just lost work, or been preempted: the run progresses
  * if j is left nearer its end than after any loss before (e->stall). */
 void sim__note_loss(sim_engine *e, sim_job *j);

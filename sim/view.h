@@ -62,6 +62,9 @@ typedef struct sim_job {
     sim_time queued_since_us; /* when it last became pending */
     sim_time last_update_us;  /* when work_done_s was last brought up to date */
     double work_done_s;       /* reference work done as of last_update_us */
+    double ckpt_work_s;       /* work done at the segment's start or its last periodic
+                                 checkpoint (--checkpoint-interval), whichever is later:
+                                 what a restart without a checkpoint goes back to */
     double work_total_s;      /* work plus restart overheads */
     double speed;             /* reference seconds per second, current */
     double speed_factor;      /* policy-set multiplier (1 by default) */
@@ -71,7 +74,7 @@ typedef struct sim_job {
                                  failures, scale-ins */
     double least_left_s;      /* engine: the least work left after a loss so far (a
                                  preemption, failure or shrink that restarts) */
-    uint32_t preemptions;     /* times preempted or failed */
+    uint32_t preemptions;     /* times preempted by the policy (not node failures) */
     double pred_duration_s;   /* policy's prediction (NaN = none) */
     double pred_milli;        /* policy's predicted share (NaN = none) */
     uint32_t list_prev, list_next; /* links in the pending or the running list */

@@ -471,6 +471,28 @@ static void test_tenant_rows(void)
  * and why; with checkpoints the same jobs end. So do a restart penalty longer than a
  * reallocation round, and a job a policy never starts while its timer runs. A bad limit
  * is refused. */
+/* Work lost to a failure is the work done since the segment's start (no checkpoints),
+ * whatever speeds it ran at: under antman O runs alone at speed 1 from 0 to 1000, then
+ * at half speed beside G; the node is down 2000..3000, so O loses 1000 + 500 = 1500 s
+ * of work and ends at 3000 + 10000 x 2 = 23000 (G alone after it). It used to lose the
+ * segment's time x its speed at the failure: 1000, ending at 22000. */
+static void test_lost_work_speed(void)
+{
+    check_put("lost_sp.csv", "job_id,submit_time,duration,num_gpus,gpu_milli,priority\n"
+                             "O,0,10000,1,1000,1\nG,1000,100000,1,1000,0\n");
+    check_put("lost_sp_down.csv", "node,down_s,up_s\nnode-0000,2000,3000\n");
+    CHECK_EQ_I64(run("run --trace lost_sp.csv --cluster 1xV100M32:1 --policy antman --failures "
+                     "lost_sp_down.csv --out lost_sp"),
+                 0);
+    char *jobs = check_slurp("lost_sp/jobs.csv", NULL);
+    CHECK(jobs && strstr(jobs, "\nO,,,1,done,0.000000,0.000000,23000.000000,"));
+    CHECK(jobs && strstr(jobs, ",0,1500.000000,,,\n"));
+    free(jobs);
+    char *sum = check_slurp("lost_sp/summary.json", NULL);
+    CHECK(sum && strstr(sum, "\"lost_work_s\": 2500.000000"));
+    free(sum);
+}
+
 static void test_stall_limit(void)
 {
     check_put("stall.csv", "job_id,submit_time,duration,num_gpus\na,0,1000,1\nb,1,1000,1\n");
@@ -657,6 +679,7 @@ int main(void)
     test_services_and_servers();
     test_tenant_rows();
     test_stall_limit();
+    test_lost_work_speed();
     test_roles_every_policy();
     test_lost_work_total();
     return check_done();

@@ -103,7 +103,9 @@ static void test_failures(void)
     run_out r = run(&w, jobs, 1, &o);
     CHECK_EQ_I64(r.status, SIM_OK);
     CHECK_FIELD(&r, "j", F_END, "160.000000");
-    CHECK_FIELD(&r, "j", F_PREEMPT, "1");
+    CHECK_FIELD(&r, "j", F_PREEMPT, "0"); /* a failure is not a preemption */
+    CHECK_EQ_I64(r.sum.preemptions, 0);
+    CHECK_EQ_I64(r.sum.failures, 1);
     CHECK_FIELD(&r, "j", F_LOST, "50.000000");
     CHECK_FIELD(&r, "j", F_RUN, "150.000000");
     CHECK_FIELD(&r, "j", F_QUEUED, "10.000000");

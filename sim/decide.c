@@ -34,25 +34,27 @@ void sim__job_touch(sim_engine *e, sim_job_id id)
     sim_job *j = &e->jobs[id];
     sim_time dt_us = e->now - j->last_update_us;
     if (dt_us > 0) {
-        double dt = (double)dt_us / 1e6;
+        double dt = (double)dt_us / 1e6, before = j->work_done_s;
+        bool placed = j->state == SIM_JOB_RUNNING || j->state == SIM_JOB_PAUSED;
+        double speed = j->state == SIM_JOB_RUNNING ? j->speed : 0;
         if (j->state == SIM_JOB_RUNNING) {
-            double before = j->work_done_s, iv = e->cfg.checkpoint_interval_s;
             j->work_done_s += j->speed * dt;
             if (j->work_done_s > j->work_total_s)
                 j->work_done_s = j->work_total_s;
             j->attained_gpu_s += dt * sim__job_gpus_held(e, j);
-            /* A periodic checkpoint since the last update (the speed was constant since):
-             * the work done at the latest one. */
-            if (iv > 0) {
-                double prev = (double)(j->last_update_us - j->last_start_us) / 1e6;
-                double ck = floor((double)(e->now - j->last_start_us) / 1e6 / iv) * iv;
-                if (ck > prev) {
-                    double w = before + j->speed * (ck - prev);
-                    j->ckpt_work_s = w < j->work_total_s ? w : j->work_total_s;
-                }
+        }
+        /* A periodic checkpoint since the last update (the speed was constant since; 0
+         * while paused): the work done at the latest one. */
+        double iv = e->cfg.checkpoint_interval_s;
+        if (placed && iv > 0) {
+            double prev = (double)(j->last_update_us - j->last_start_us) / 1e6;
+            double ck = floor((double)(e->now - j->last_start_us) / 1e6 / iv) * iv;
+            if (ck > prev) {
+                double w = before + speed * (ck - prev);
+                j->ckpt_work_s = w < j->work_total_s ? w : j->work_total_s;
             }
         }
-        if (j->state == SIM_JOB_RUNNING || j->state == SIM_JOB_PAUSED)
+        if (placed)
             j->placed_us += dt_us;
     }
     j->last_update_us = e->now;

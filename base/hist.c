@@ -1,7 +1,9 @@
 /*
  * hist.c: bucket i >= 1 holds values in [LO*G^(i-1), LO*G^i); bucket 0 holds values
  * below LO (reported as 0). A quantile returns the geometric middle of its bucket,
- * clamped to the exact min and max, so its relative error is below (G-1)/2.
+ * clamped to the exact min and max, so its relative error is below (G-1)/2. An empty
+ * histogram has no mean, quantile, minimum or maximum: they are NaN, never 0, so a
+ * report cannot mistake "no value" for a value of 0.
  */
 #include "base/hist.h"
 
@@ -60,23 +62,23 @@ uint64_t sim_hist_count(const sim_hist *h)
 
 double sim_hist_mean(const sim_hist *h)
 {
-    return h->count ? h->sum / (double)h->count : 0;
+    return h->count ? h->sum / (double)h->count : NAN;
 }
 
 double sim_hist_max(const sim_hist *h)
 {
-    return h->count ? h->max : 0;
+    return h->count ? h->max : NAN;
 }
 
 double sim_hist_min(const sim_hist *h)
 {
-    return h->count ? h->min : 0;
+    return h->count ? h->min : NAN;
 }
 
 double sim_hist_quantile(const sim_hist *h, double q)
 {
     if (!h->count)
-        return 0;
+        return NAN;
     if (q <= 0)
         return h->min;
     if (q >= 1)

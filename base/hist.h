@@ -17,10 +17,12 @@ void sim_hist_destroy(sim_hist *h);
 /* Add x (negative values count as 0). O(1). */
 void sim_hist_add(sim_hist *h, double x);
 uint64_t sim_hist_count(const sim_hist *h);
-double sim_hist_mean(const sim_hist *h); /* 0 when empty */
+/* Mean, maximum and minimum: NaN when empty (an empty distribution has none; a caller
+ * that writes JSON writes null, one that shows a table shows n/a). */
+double sim_hist_mean(const sim_hist *h);
 double sim_hist_max(const sim_hist *h);
 double sim_hist_min(const sim_hist *h);
-/* The q-quantile (0..1) by nearest rank, within 0.1 %; 0 when empty. */
+/* The q-quantile (0..1) by nearest rank, within 0.1 %; NaN when empty. */
 double sim_hist_quantile(const sim_hist *h, double q);
 
 #endif

@@ -132,8 +132,9 @@ typedef struct sim_summary {
     double gpu_seconds_alloc;   /* integral of allocated GPUs over time */
     double gpu_seconds_effective;
     uint64_t slo_jobs, slo_violations; /* jobs with an slo_s target; those that missed it */
-    double jct_mean_s, jct_median_s, jct_p95_s, jct_p99_s;   /* of done jobs */
-    double wait_mean_s, wait_median_s, wait_p95_s, wait_p99_s; /* first start - submit */
+    /* Of done jobs (JCT, and wait = first start - submit); NaN when no job is done. */
+    double jct_mean_s, jct_median_s, jct_p95_s, jct_p99_s;
+    double wait_mean_s, wait_median_s, wait_p95_s, wait_p99_s;
     /* The first rejected job and why (empty when none): "id: reason", truncated. */
     char first_rejection[256];
     /* Job groups (only with sim_config.job_groups): groups that arrived, and those done

@@ -617,6 +617,8 @@ static void json_num(FILE *f, double x)
         fputs("null", f);
 }
 
+/* A distribution: its count, then mean, median, p95, p99 and max, each null when the
+ * count is 0 (the histogram gives NaN then): no value is not a value of 0. */
 static void json_dist(FILE *f, const char *name, const sim_hist *h)
 {
     fprintf(f, "  \"%s\": {\"count\": %llu, \"mean\": ", name,

@@ -468,6 +468,16 @@ static void write_summary(report_doc *doc, const report *r)
     if (!isfinite(bg->mean[RM_FRAG]))
         report__doc_para(doc, "Fragmentation: not measured by these runs (their summary.json "
                               "has no fragmentation probe, `probes.frag*_mean`).");
+    bool none_done = false;
+    for (size_t i = 0; i < r->n_runs; i++)
+        none_done |= r->runs[i].ok && !isfinite(r->runs[i].m[RM_JCT_MEAN]);
+    if (none_done)
+        report__doc_para(doc,
+                         "JCT and wait: `n/a` where no job finished (summary.json has "
+                         "`null` for them), and no change is computed against it.%s",
+                         seeds ? " With several seeds, a mean is over the seeds in which a job "
+                                 "finished."
+                               : "");
     if (has_job_groups(r))
         report__doc_para(doc, "Job groups: a group's completion time is its last member's end "
                               "minus its arrival; mean and nearest-rank p50/p99 over the groups "

@@ -461,7 +461,8 @@ out:
 }
 
 /* Mean JCT per size class: one row per class present in the trace, one column per
- * policy; "?" marks a class without finished jobs. */
+ * policy; "?" marks a class without finished jobs. Returns false (no figure) when no
+ * policy finished a job: bars of nothing but "?" have no range to draw. */
 static bool bars_data(const report *r, FILE *f, char *unit_name, size_t un)
 {
     double mean[RC_COUNT][REPORT_MAX_POLICIES];
@@ -495,10 +496,12 @@ static bool bars_data(const report *r, FILE *f, char *unit_name, size_t un)
         fprintf(f, " \"%s\"", r->groups[g].policy);
     fputc('\n', f);
     bool any = false;
-    for (int c = 0; c < RC_COUNT; c++) {
+    for (int c = 0; c < RC_COUNT; c++)
+        for (size_t g = 0; g < r->n_groups && g < REPORT_MAX_POLICIES; g++)
+            any |= present[c] && isfinite(mean[c][g]);
+    for (int c = 0; c < RC_COUNT && any; c++) {
         if (!present[c])
             continue;
-        any = true;
         fprintf(f, "\"%s\"", report_class_name[c]);
         for (size_t g = 0; g < r->n_groups && g < REPORT_MAX_POLICIES; g++) {
             if (isfinite(mean[c][g]))

@@ -27,7 +27,8 @@
 typedef struct metrics {
     char **names;
     size_t n, cap;
-    double *v; /* cell-major: v[cell * n + metric], NAN = absent */
+    double *v;       /* cell-major: v[cell * n + metric], NAN = absent or null */
+    bool *null_seen; /* [metric]: some cell has the member as null */
 } metrics;
 
 static long metric_index(metrics *m, const char *name, bool add)
@@ -51,7 +52,9 @@ static long metric_index(metrics *m, const char *name, bool add)
 }
 
 /* Numeric members of o (nested objects as "a.b"; arrays and strings left out): added to
- * the names (pass 1, row NULL) or stored in row (pass 2). */
+ * the names (pass 1, row NULL) or stored in row (pass 2). A null member (a figure the
+ * cell does not have, such as the mean JCT of a run with no job done) is a column too,
+ * left NaN: empty in sweep.csv, left out of means. */
 static bool flatten(metrics *m, json_object *o, const char *prefix, double *row)
 {
     json_object_object_foreach(o, key, v)
@@ -65,13 +68,16 @@ static bool flatten(metrics *m, json_object *o, const char *prefix, double *row)
             continue;
         }
         /* The seed is a column of its own already. */
-        if ((t != json_type_int && t != json_type_double) || !strcmp(name, "seed"))
+        if ((t != json_type_int && t != json_type_double && t != json_type_null) ||
+            !strcmp(name, "seed"))
             continue;
         long k = metric_index(m, name, row == NULL);
         if (k == -2)
             return false;
-        if (row && k >= 0)
-            row[k] = json_object_get_double(v);
+        if (row && k >= 0) {
+            row[k] = t == json_type_null ? NAN : json_object_get_double(v);
+            m->null_seen[k] |= t == json_type_null;
+        }
     }
     return true;
 }
@@ -87,7 +93,8 @@ static int load_metrics(const sweep *s, metrics *m, sim_diag *d)
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
             size_t n = g->n_cells * (m->n ? m->n : 1);
-            if (!(m->v = sim_malloc(n * sizeof *m->v)))
+            if (!(m->v = sim_malloc(n * sizeof *m->v)) ||
+                !(m->null_seen = sim_calloc(m->n ? m->n : 1, sizeof *m->null_seen)))
                 return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
             for (size_t k = 0; k < n; k++)
                 m->v[k] = NAN;
@@ -263,7 +270,8 @@ static void free_stats(stats *st)
     sim_free(st->by_cp);
 }
 
-/* Whether metric k takes more than one value over the cells. */
+/* Whether metric k takes more than one value over the cells; null (no value, such as
+ * the mean JCT of a cell with no job done) beside a number counts as another value. */
 static bool varies(const metrics *m, size_t n_cells, size_t k)
 {
     double first = NAN;
@@ -276,7 +284,7 @@ static bool varies(const metrics *m, size_t n_cells, size_t k)
         else if (v != first)
             return true;
     }
-    return false;
+    return m->null_seen[k] && !isnan(first);
 }
 
 /* The metrics the report shows: the grid's list (those present), else every metric that
@@ -320,7 +328,7 @@ static void metric_table(report_doc *doc, const sweep *s, const metrics *m, cons
     align[np + 1] = '\0';
     report__doc_heading(doc, 3, m->names[k]);
     report__doc_table(doc, (uint32_t)(np + 1), head, align);
-    char text[REPORT_MAX_COLS][96];
+    char text[REPORT_MAX_COLS][160];
     const char *cells[REPORT_MAX_COLS];
     size_t nm = m->n ? m->n : 1;
     for (size_t c = 0; c < st->n_configs; c++) {
@@ -329,14 +337,21 @@ static void metric_table(report_doc *doc, const sweep *s, const metrics *m, cons
         for (size_t p = 0; p < np; p++) {
             const group *gr = find_group(st, g->n_policies, c, (uint32_t)p);
             size_t q = gr ? (size_t)(gr - st->groups) : 0;
-            size_t n = gr ? st->n_ok[q * nm + k] : 0;
+            size_t n = gr ? st->n_ok[q * nm + k] : 0, n_cells = 0;
+            for (size_t i = gr ? gr->first : 0; gr && i < gr->first + gr->n; i++)
+                n_cells += cell_ok(s, i);
+            /* A complete cell without the value (null: no job done, no sample) is n/a,
+             * and a mean over fewer seeds than completed says over how many. */
+            char part[64] = "";
+            if (n && n < n_cells)
+                snprintf(part, sizeof part, " (%zu of %zu seeds)", n, n_cells);
             if (!n)
-                snprintf(text[p + 1], sizeof text[p + 1], "–");
+                snprintf(text[p + 1], sizeof text[p + 1], n_cells ? "n/a" : "–");
             else if (n == 1 || !isfinite(st->ci[q * nm + k]))
-                snprintf(text[p + 1], sizeof text[p + 1], "%.4g", st->mean[q * nm + k]);
+                snprintf(text[p + 1], sizeof text[p + 1], "%.4g%s", st->mean[q * nm + k], part);
             else
-                snprintf(text[p + 1], sizeof text[p + 1], "%.4g ± %.2g", st->mean[q * nm + k],
-                         st->ci[q * nm + k]);
+                snprintf(text[p + 1], sizeof text[p + 1], "%.4g ± %.2g%s", st->mean[q * nm + k],
+                         st->ci[q * nm + k], part);
             cells[p + 1] = text[p + 1];
         }
         report__doc_row(doc, cells);
@@ -610,5 +625,6 @@ int sweep_write_results(const sweep *s, bool figures, unsigned jobs, sweep_outco
         sim_free(m.names[k]);
     sim_free(m.names);
     sim_free(m.v);
+    sim_free(m.null_seen);
     return rc;
 }

@@ -644,6 +644,44 @@ static bool have_gnuplot(void)
     return check_system("command -v gnuplot >/dev/null 2>&1") == 0;
 }
 
+static bool have_gnuplot(void);
+
+/* A policy that finishes no job (fifo: the 4-GPU job a, 100000 s, holds the GPUs that b
+ * needs all 8 of, so b, c and d wait behind it to the 1 h horizon; binpack lets c and
+ * d pass b) has no JCT or wait: summary.json writes null, not 0, and the report shows
+ * n/a with no change against the baseline, never "-100 %". */
+static void test_empty_dist(void)
+{
+    CHECK_EQ_I64(sh("%s compare --trace %s/tests/fixtures/compare_empty_dist.csv --cluster "
+                    "1xT4:8 --policies binpack,fifo --horizon 1h --no-figures --quiet --out "
+                    "%s/empty",
+                    SIM_BINARY, SIM_SOURCE_DIR, OUT),
+                 0);
+    const char *sum = OUT "/empty/runs/fifo/summary.json";
+    CHECK(file_has(sum, "\"jobs\": {\"arrived\": 4, \"done\": 0,"));
+    CHECK(file_has(sum, "\"jct_s\": {\"count\": 0, \"mean\": null, \"median\": null, "
+                        "\"p95\": null, \"p99\": null, \"max\": null},"));
+    CHECK(file_has(sum, "\"wait_s\": {\"count\": 0, \"mean\": null, \"median\": null, "
+                        "\"p95\": null, \"p99\": null, \"max\": null},"));
+    const char *md = OUT "/empty/report.md";
+    CHECK(file_has(md, "| JCT mean | min | 3.33 | n/a |\n"));
+    CHECK(file_has(md, "| JCT p99 | min | 5.00 | n/a |\n"));
+    CHECK(file_has(md, "| wait mean | s | 0.00 | n/a |\n"));
+    CHECK(file_has(md, "JCT and wait: `n/a` where no job finished"));
+    char *rep = check_slurp(md, NULL);
+    CHECK(rep && !strstr(rep, "-100.0 %) |\n| JCT median"));
+    CHECK(rep && !strstr(rep, "0.00 (-100.0 %)"));
+    free(rep);
+    check_html_file(OUT "/empty/report.html");
+    /* With no job finished there is no JCT to draw: no JCT CDF and no JCT-by-size bars,
+     * and plot succeeds with the figures that have data. */
+    if (have_gnuplot()) {
+        CHECK_EQ_I64(sh("%s plot %s/empty/runs/fifo", SIM_BINARY, OUT), 0);
+        CHECK(file_has(stdout_path, "4 figures in " OUT "/empty/runs/fifo/figures/"));
+        CHECK(check_sh("test -e %s/empty/runs/fifo/figures/jct_by_size.png", OUT) != 0);
+    }
+}
+
 static void test_figures(void)
 {
     if (!have_gnuplot()) {
@@ -775,6 +813,7 @@ int main(void)
     test_failing();
     test_inputs();
     test_usage();
+    test_empty_dist();
     test_figures();
     test_plot();
     test_no_gnuplot();

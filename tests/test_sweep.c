@@ -371,6 +371,51 @@ static void test_run_and_resume(void)
     CHECK(check_file_has(OUT "/list.txt", "1"));
 }
 
+/* A cell with no job done has no JCT or wait: its summary.json has null there, which
+ * sweep.csv leaves empty and the report shows as n/a beside the other policy's value
+ * (fifo finishes nothing of tests/fixtures/compare_empty_dist.csv in 1 h, binpack two
+ * jobs of 100 and 300 s). With fifo alone every cell is null: the column is still
+ * there. */
+static void test_null_metrics(void)
+{
+    CHECK(write_grid("e.json", "{\"traces\": [\"" SIM_SOURCE_DIR
+                               "/tests/fixtures/compare_empty_dist.csv\"],\n"
+                               " \"clusters\": [\"1xT4:8\"], \"policies\": [\"fifo\", "
+                               "\"binpack\"],\n \"options\": {\"horizon\": \"1h\"}}\n"));
+    CHECK_EQ_I64(sweep("e.json", "empty", "--jobs 2 --no-figures", "empty.txt"), 0);
+    char *csv = check_slurp(OUT "/empty/sweep.csv", NULL);
+    /* The columns jct_s.count .. jct_s.max of each row. */
+    const char *cols = csv ? strstr(csv, ",jct_s.count,jct_s.mean,jct_s.median,jct_s.p95,"
+                                         "jct_s.p99,jct_s.max,wait_s.count,wait_s.mean,")
+                           : NULL;
+    CHECK(cols != NULL);
+    size_t before = 0;
+    for (const char *c = csv; cols && c < cols; c++)
+        before += *c == ',';
+    for (const char *row = csv ? strchr(csv, '\n') : NULL; row && row[1];
+         row = strchr(row + 1, '\n')) {
+        const char *f = row + 1;
+        for (size_t k = 0; k <= before && f; k++)
+            f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
+        bool fifo = strstr(row + 1, "_fifo_") && strstr(row + 1, "_fifo_") < strchr(row + 1, ',');
+        if (fifo)
+            CHECK(f && !strncmp(f, "0,,,,,,0,,", 10));
+        else
+            CHECK(f && !strncmp(f, "2,200,", 6));
+    }
+    free(csv);
+    CHECK(check_file_has(OUT "/empty/report.md", "### jct_s.mean\n\n| configuration | fifo | "
+                                                 "binpack |\n| --- | ---: | ---: |\n"
+                                                 "| compare_empty_dist 1xT4-8 | n/a | 200 |\n"));
+    CHECK(write_grid("e1.json", "{\"traces\": [\"" SIM_SOURCE_DIR
+                                "/tests/fixtures/compare_empty_dist.csv\"],\n"
+                                " \"clusters\": [\"1xT4:8\"], \"policies\": [\"fifo\"],\n"
+                                " \"options\": {\"horizon\": \"1h\"}}\n"));
+    CHECK_EQ_I64(sweep("e1.json", "empty1", "--no-figures", "empty1.txt"), 0);
+    CHECK(check_file_has(OUT "/empty1/sweep.csv", ",jct_s.count,jct_s.mean,jct_s.median,"));
+    CHECK(check_file_has(OUT "/empty1/sweep.csv", ",ok,,1,8,4,0,0,4,0,0,,,,,,0,,,,,,"));
+}
+
 static void test_failing_cell(void)
 {
     /* pack takes --demand 1..1000: the cells with 2000 fail (pack cells have no check
@@ -480,6 +525,7 @@ int main(void)
     test_bad_grids();
     test_grid_edges();
     test_run_and_resume();
+    test_null_metrics();
     test_failing_cell();
     test_pack_cells();
     return check_done();

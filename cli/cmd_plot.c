@@ -64,6 +64,8 @@ int cmd_plot(int argc, char **argv)
     if (o.figures_failed)
         fprintf(stderr, "clustersim: warning: %zu figure(s) not drawn: %s\n", o.figures_failed,
                 o.problem);
+    if (*o.note)
+        fprintf(stderr, "clustersim: note: %s\n", o.note);
     printf("%zu figures in %s/figures/ (PNG and SVG)\n", o.figures_drawn, dir);
     return o.figures_failed ? 1 : 0;
 }

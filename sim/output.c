@@ -749,7 +749,8 @@ int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
     for (uint32_t p = 0; p < e->cfg.n_probes; p++)
         for (uint32_t k = 0; k < e->cfg.probes[p].n; k++, col++) {
             fprintf(f, "%s\"%s_mean\": ", first ? "" : ", ", e->cfg.probes[p].names[k]);
-            json_num(f, e->probe_samples ? e->probe_sums[col] / (double)e->probe_samples : 0);
+            /* Without a sample (--sample-interval 0) a probe has no mean: null, not 0. */
+            json_num(f, e->probe_samples ? e->probe_sums[col] / (double)e->probe_samples : NAN);
             first = false;
         }
     fprintf(f, "},\n  \"samples\": %llu,\n  \"events\": %llu", (unsigned long long)e->samples,

@@ -465,7 +465,12 @@ static void write_summary(report_doc *doc, const report *r)
     report__doc_table_end(doc);
 
     const report_run *br = first_ok(r, bg);
-    if (!isfinite(bg->mean[RM_FRAG]))
+    if (!isfinite(bg->mean[RM_FRAG]) && br && *br->frag_name)
+        report__doc_para(doc,
+                         "Fragmentation: `n/a`, the runs took no sample (`--sample-interval "
+                         "0`), so their probe `%s` has no mean (`null` in summary.json).",
+                         br->frag_name);
+    else if (!isfinite(bg->mean[RM_FRAG]))
         report__doc_para(doc, "Fragmentation: not measured by these runs (their summary.json "
                               "has no fragmentation probe, `probes.frag*_mean`).");
     bool none_done = false;
@@ -781,6 +786,8 @@ static void write_figures(report_doc *doc, const report_config *c, const report_
     if (o->figures_failed)
         report__doc_para(doc, "%zu figure(s) could not be drawn: %s", o->figures_failed,
                          o->problem);
+    if (*o->note)
+        report__doc_para(doc, "Note: %s.", o->note);
     report__doc_para(doc, "Each policy keeps its colour in every figure. Each figure is also "
                           "in `figures/` as SVG; the data gnuplot drew is in `figures/data/`.");
     for (size_t i = 0; i < n; i++) {

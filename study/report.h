@@ -53,6 +53,7 @@ typedef struct report_outcome {
     size_t figures_failed;
     bool gnuplot_missing;    /* figures were asked for but gnuplot is not installed */
     char problem[768];       /* the first figure problem (gnuplot's last line), or "" */
+    char note[256];          /* why figures were left out for lack of data, or "" */
 } report_outcome;
 
 /* The package that provides gnuplot, for messages. */

@@ -540,6 +540,12 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
         st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         goto out;
     }
+    /* A time series needs two samples at least: with none (--sample-interval 0) or one
+     * (every job rejected at once: the only sample is at time 0) it has no x range, so
+     * its figures are left out and the outcome says why. */
+    bool series = false;
+    for (size_t i = 0; i < r->n_runs; i++)
+        series |= r->runs[i].ok && r->runs[i].n_samples >= 2;
     grid gd = make_grid(r);
     char xlabel[128];
     snprintf(xlabel, sizeof xlabel, "time since the first submission (%s)", gd.unit);
@@ -559,7 +565,15 @@ int report__draw_figures(const report *r, const char *out_dir, unsigned jobs,
         }
         bool keep = true, ok = true;
         FILE *vars = NULL;
-        switch (b) {
+        bool timeseries = b >= 2 && b != 6;
+        if (timeseries && !series) {
+            keep = false;
+            snprintf(o->note, sizeof o->note,
+                     "no time-series figure (utilisation, queue, fragmentation, tenant share) "
+                     "is drawn: timeseries.csv has fewer than two samples (--sample-interval "
+                     "0, or a run that ended at its first sample)");
+        }
+        switch (timeseries && !series ? -1 : (int)b) {
         case 0:
         case 1:
             fg->script = "cdf";

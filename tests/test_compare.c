@@ -682,6 +682,43 @@ static void test_empty_dist(void)
     }
 }
 
+/* Without samples (--sample-interval 0) a probe has no mean: null in summary.json, n/a
+ * in the report, not 0. The time series have nothing to draw, so their figures are
+ * left out with a note, and plot still succeeds; the same for a run that ends at its
+ * first sample (both jobs of compare_all_rejected.csv are too large for 1xT4:8). */
+static void test_no_samples(void)
+{
+    CHECK_EQ_I64(sh("%s compare --trace %s --cluster 2xT4:1 --policies fifo,binpack "
+                    "--sample-interval 0 --quiet --out %s/nosample",
+                    SIM_BINARY, fixture_trace, OUT),
+                 0);
+    CHECK(file_has(OUT "/nosample/runs/fifo/summary.json",
+                   "\"probes\": {\"frag_gpus_mean\": null, \"frag_ratio_mean\": null},\n"
+                   "  \"samples\": 0,"));
+    const char *md = OUT "/nosample/report.md";
+    CHECK(file_has(md, "| fragmentation | frag_gpus | n/a | n/a |\n"));
+    CHECK(file_has(md, "Fragmentation: `n/a`, the runs took no sample (`--sample-interval 0`), "
+                       "so their probe `frag_gpus` has no mean"));
+    check_html_file(OUT "/nosample/report.html");
+    if (!have_gnuplot())
+        return;
+    CHECK(file_has(stdout_path, "(3 figures in " OUT "/nosample/figures/, PNG and SVG)"));
+    CHECK(file_has(md, "Note: no time-series figure (utilisation, queue, fragmentation, tenant "
+                       "share) is drawn: timeseries.csv has fewer than two samples"));
+    CHECK_EQ_I64(sh("%s plot %s/nosample/runs/fifo", SIM_BINARY, OUT), 0);
+    CHECK(file_has(stdout_path, "3 figures in " OUT "/nosample/runs/fifo/figures/"));
+    CHECK(file_has(stderr_path, "clustersim: note: no time-series figure"));
+    CHECK(check_sh("test -e %s/nosample/runs/fifo/figures/utilisation.png", OUT) != 0);
+    CHECK_EQ_I64(sh("%s run --trace %s/tests/fixtures/compare_all_rejected.csv --cluster 1xT4:8 "
+                    "--out %s/allrej --quiet",
+                    SIM_BINARY, SIM_SOURCE_DIR, OUT),
+                 0);
+    CHECK(file_has(OUT "/allrej/summary.json", "\"samples\": 1,"));
+    CHECK_EQ_I64(sh("%s plot %s/allrej", SIM_BINARY, OUT), 0);
+    CHECK(file_has(stdout_path, "0 figures in " OUT "/allrej/figures/"));
+    CHECK(file_has(stderr_path, "clustersim: note: no time-series figure"));
+}
+
 static void test_figures(void)
 {
     if (!have_gnuplot()) {
@@ -814,6 +851,7 @@ int main(void)
     test_inputs();
     test_usage();
     test_empty_dist();
+    test_no_samples();
     test_figures();
     test_plot();
     test_no_gnuplot();

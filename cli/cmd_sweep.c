@@ -184,10 +184,10 @@ int cmd_sweep(int argc, char **argv)
         goto out;
     }
     if (check) {
-        printf("%s: %zu cells (`clustersim %s`: %zu traces x %zu clusters x %zu policy "
-               "variants, %zu option axes, %zu seeds; %zu excluded)\n",
-               grid_path, g.n_cells, grid_kind_name(g.kind), g.n_traces, g.n_clusters, g.n_policies,
-               g.n_axes, g.n_seeds, g.n_excluded);
+        char size_text[1024];
+        sweep_grid_size_text(&g, size_text, sizeof size_text);
+        printf("%s: %zu cells (`clustersim %s`: %s)\n", grid_path, g.n_cells,
+               grid_kind_name(g.kind), size_text);
         rc = 0;
         goto out;
     }

@@ -90,6 +90,13 @@ typedef struct sweep_outcome {
     char problem[512];
 } sweep_outcome;
 
+/* The grid's size as factors that multiply to its cross product, then the exclusions
+ * and the cells left, into buf (truncated to size): "1 trace x 1 cluster x 2 policy
+ * variants x 6 option combinations (restart-penalty 2 x checkpoint-interval 3) x 1 seed
+ * = 12 combinations, 1 excluded: 11 cells" ("= 12 cells" without exclusions; no option
+ * factor without an axis). */
+void sweep_grid_size_text(const grid *g, char *buf, size_t size);
+
 /* Write OUT/sweep.csv, OUT/report.md, OUT/report.html and OUT/figures/. Errors: SIM_EIO
  * (a file cannot be written), SIM_ENOMEM, with d filled. */
 int sweep_write_results(const sweep *s, bool figures, unsigned jobs, sweep_outcome *o, sim_diag *d);

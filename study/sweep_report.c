@@ -15,6 +15,7 @@
 #include "base/textout.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -524,6 +525,47 @@ static size_t draw_figures(const sweep *s, const metrics *m, const stats *st, co
     return nf;
 }
 
+/* Append to buf at *at (snprintf-style, never past size). */
+static void appendf(char *buf, size_t size, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void appendf(char *buf, size_t size, size_t *at, const char *fmt, ...)
+{
+    if (*at >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *at, size - *at, fmt, ap);
+    va_end(ap);
+    *at = n < 0 ? size : *at + (size_t)n;
+}
+
+void sweep_grid_size_text(const grid *g, char *buf, size_t size)
+{
+    size_t at = 0, combos = 1, product;
+    buf[0] = '\0';
+    for (size_t a = 0; a < g->n_axes; a++)
+        combos *= g->axes[a].n_values;
+    product = g->n_traces * g->n_clusters * g->n_policies * combos * g->n_seeds;
+    appendf(buf, size, &at, "%zu trace%s x %zu cluster%s x %zu policy variant%s", g->n_traces,
+            g->n_traces == 1 ? "" : "s", g->n_clusters, g->n_clusters == 1 ? "" : "s",
+            g->n_policies, g->n_policies == 1 ? "" : "s");
+    /* The option factor is the number of value combinations, not of axes, so that the
+     * factors multiply to the cross product; each axis's count follows. */
+    if (g->n_axes) {
+        appendf(buf, size, &at, " x %zu option combination%s (", combos, combos == 1 ? "" : "s");
+        for (size_t a = 0; a < g->n_axes; a++)
+            appendf(buf, size, &at, "%s%s %zu", a ? " x " : "", g->axes[a].name,
+                    g->axes[a].n_values);
+        appendf(buf, size, &at, ")");
+    }
+    appendf(buf, size, &at, " x %zu seed%s = %zu", g->n_seeds, g->n_seeds == 1 ? "" : "s", product);
+    if (g->n_excluded)
+        appendf(buf, size, &at, " combinations, %zu excluded: %zu cell%s", g->n_excluded,
+                g->n_cells, g->n_cells == 1 ? "" : "s");
+    else
+        appendf(buf, size, &at, " cell%s", product == 1 ? "" : "s");
+}
+
 static int write_report(const sweep *s, metrics *m, const stats *st, bool figures, unsigned jobs,
                         sweep_outcome *o, sim_diag *d)
 {
@@ -555,16 +597,14 @@ static int write_report(const sweep *s, metrics *m, const stats *st, bool figure
     size_t n_shown = report_metrics(g, m, shown);
     size_t nf = figures ? draw_figures(s, m, st, shown, n_shown, jobs, figs, drawn, o) : 0;
     report__doc_begin(&doc, "Sweep report");
+    char size_text[1024];
+    sweep_grid_size_text(g, size_text, sizeof size_text);
     report__doc_para(&doc,
-                     "Grid `%s`: `clustersim %s` cells, %zu traces x %zu clusters x %zu "
-                     "policy variants x %zu option axes x %zu seeds; %zu cells (%zu "
-                     "excluded), %zu complete, %zu failed. Every value is the mean over "
-                     "the seeds ± the half-width of its 95 %% Student-t confidence "
-                     "interval; a single seed gives the value alone. The data of every "
-                     "cell is in `sweep.csv`.",
-                     g->path, grid_kind_name(g->kind), g->n_traces, g->n_clusters, g->n_policies,
-                     g->n_axes, g->n_seeds, g->n_cells, g->n_excluded, o->cells_ok,
-                     o->cells_failed);
+                     "Grid `%s`: `clustersim %s` cells, %s; %zu complete, %zu failed. Every "
+                     "value is the mean over the seeds ± the half-width of its 95 %% "
+                     "Student-t confidence interval; a single seed gives the value alone. "
+                     "The data of every cell is in `sweep.csv`.",
+                     g->path, grid_kind_name(g->kind), size_text, o->cells_ok, o->cells_failed);
     if (o->cells_failed) {
         report__doc_heading(&doc, 2, "Failed cells");
         size_t listed = 0;

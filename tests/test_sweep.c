@@ -347,6 +347,11 @@ static void test_run_and_resume(void)
     CHECK(report && !strstr(report, "### cluster.gpus"));
     free(report);
     CHECK(check_file_has(OUT "/run/report.md", "| configuration | fifo | binpack |"));
+    /* The header's factors multiply to the cells. */
+    CHECK(check_file_has(OUT "/run/report.md",
+                         "`clustersim run` cells, 1 trace x 1 cluster x 2 policy variants x 2 "
+                         "option combinations (restart-penalty 2) x 2 seeds = 8 cells; 8 "
+                         "complete, 0 failed."));
     CHECK(check_file_has(OUT "/run1.txt", "8 cells, 0 complete already, 8 to run"));
     CHECK(check_sh("cp %s/run/sweep.csv %s/first.csv", OUT, OUT) == 0);
 
@@ -369,6 +374,32 @@ static void test_run_and_resume(void)
                           c2, SIM_BINARY, OUT, OUT, OUT),
                  0);
     CHECK(check_file_has(OUT "/list.txt", "1"));
+}
+
+/* The grid's size names factors that multiply to the cross product (the option factor
+ * counts value combinations, 2 x 3 = 6, not the 2 axes), then the exclusions: fifo
+ * with restart-penalty 60 is 3 x 2 seeds = 6 of the 2 x 6 x 2 = 24 combinations. */
+static void test_size_text(void)
+{
+    CHECK(write_grid("s.json", "{\"traces\": [\"" OUT "/a.csv\"], \"clusters\": "
+                               "[\"4xV100M32:8\"],\n \"policies\": [\"fifo\", \"binpack\"],\n"
+                               " \"options\": {\"restart-penalty\": [0, 60], "
+                               "\"checkpoint-interval\": [\"1h\", \"2h\", \"3h\"]},\n"
+                               " \"exclude\": [{\"policy\": \"fifo\", \"restart-penalty\": 60}],"
+                               " \"seeds\": \"1..2\"}\n"));
+    CHECK_EQ_I64(check_sh("%s sweep %s/s.json --check > %s/size.txt 2>&1", SIM_BINARY, OUT, OUT),
+                 0);
+    CHECK(check_file_has(OUT "/size.txt",
+                         OUT "/s.json: 18 cells (`clustersim run`: 1 trace x 1 cluster x 2 "
+                             "policy variants x 6 option combinations (restart-penalty 2 x "
+                             "checkpoint-interval 3) x 2 seeds = 24 combinations, 6 excluded: "
+                             "18 cells)\n"));
+    CHECK(fifo_binpack_grid("s1.json", "", "1"));
+    CHECK_EQ_I64(check_sh("%s sweep %s/s1.json --check > %s/size1.txt 2>&1", SIM_BINARY, OUT, OUT),
+                 0);
+    CHECK(check_file_has(OUT "/size1.txt",
+                         OUT "/s1.json: 2 cells (`clustersim run`: 1 trace x 1 "
+                             "cluster x 2 policy variants x 1 seed = 2 cells)\n"));
 }
 
 /* A cell with no job done has no JCT or wait: its summary.json has null there, which
@@ -525,6 +556,7 @@ int main(void)
     test_bad_grids();
     test_grid_edges();
     test_run_and_resume();
+    test_size_text();
     test_null_metrics();
     test_failing_cell();
     test_pack_cells();

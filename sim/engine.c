@@ -1408,6 +1408,8 @@ static void write_unfinished(sim_engine *e, bool horizon)
             sim_job *j = &e->jobs[id];
             sim__job_touch(e, id);
             e->sum.jobs_unfinished++;
+            /* Its GPU time so far is the tenant's, as it is the run's (gpu_hours). */
+            e->tstats[j->spec.tenant].gpu_s += j->attained_gpu_s;
             const char *reason = unfinished_reason(e, j, running, horizon);
             sim__write_job_row(e, j, "unfinished", reason);
             svc_leave(e, j);

@@ -732,9 +732,11 @@ int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
         sim_json_put_string(f, sim_intern_name(e->world.tenants, t));
         fprintf(f, ": {\"done\": %llu, \"rejected\": %llu, \"jct_mean\": ",
                 (unsigned long long)ts->done, (unsigned long long)ts->rejected);
-        json_num(f, ts->done ? ts->jct_sum_s / (double)ts->done : 0);
+        /* Means over no done job are null (NAN), not 0, which would read as instant
+         * service. */
+        json_num(f, ts->done ? ts->jct_sum_s / (double)ts->done : NAN);
         fputs(", \"wait_mean\": ", f);
-        json_num(f, ts->done ? ts->wait_sum_s / (double)ts->done : 0);
+        json_num(f, ts->done ? ts->wait_sum_s / (double)ts->done : NAN);
         fputs(", \"gpu_hours\": ", f);
         json_num(f, ts->gpu_s / 3600.0);
         fputs(", \"quota_gpus\": ", f);

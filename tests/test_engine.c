@@ -830,6 +830,32 @@ static void test_horizon(void)
     world_fini(&w);
 }
 
+/* Per-tenant GPU-hours count the GPU time of every job, finished or not, so they sum to
+ * the run's; a tenant with no finished job has no mean JCT or wait (null, not 0). */
+static void test_tenant_gpu_hours(void)
+{
+    world w;
+    world_init(&w, 1, 8);
+    uint32_t t1 = sim_intern_add(w.tenants, "t1", 2, 0), t2 = sim_intern_add(w.tenants, "t2", 2, 0);
+    job_spec jobs[2] = {job("a", 0, 1000, 4, 1000), job("b", 0, 100, 4, 1000)};
+    jobs[0].tenant = t1;
+    jobs[1].tenant = t2;
+    run_opts o = {.pol = &policy_fifo, .seed = 1, .horizon_us = 500000000};
+    run_out r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "a", F_STATUS, "unfinished");
+    /* 4 GPUs x 500 s for t1 (still running at the horizon), 4 x 100 s for t2. */
+    CHECK_NEAR(r.sum.gpu_seconds_alloc, 2400, 1e-12);
+    CHECK(r.summary &&
+          strstr(r.summary, "\"t1\": {\"done\": 0, \"rejected\": 0, \"jct_mean\": "
+                            "null, \"wait_mean\": null, \"gpu_hours\": 0.555556,") != NULL);
+    CHECK(r.summary && strstr(r.summary, "\"t2\": {\"done\": 1, \"rejected\": 0, \"jct_mean\": "
+                                         "100.000000, \"wait_mean\": 0.000000, \"gpu_hours\": "
+                                         "0.111111,") != NULL);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 static void test_create_alloc_failures(void)
 {
     world w;
@@ -947,6 +973,7 @@ int main(void)
     test_pass_equivalence();
     test_number_format();
     test_horizon();
+    test_tenant_gpu_hours();
     test_create_alloc_failures();
     test_writer_blocks();
     test_write_error();

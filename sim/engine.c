@@ -1671,7 +1671,10 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
         return st;
     if (!e->has_next && (st = svc_check_unseen(e, d)) != SIM_OK)
         return st;
-    if (e->sum.last_end_us < e->now && e->jobs_in_flight > 0)
+    /* A run cut short ends its window where it stopped: with jobs still in the system,
+     * or, at the horizon, also with jobs yet to arrive, whether or not one is in flight
+     * at that moment (the horizon is the window's end, as for run time and GPU time). */
+    if (e->sum.last_end_us < e->now && (e->jobs_in_flight > 0 || at_horizon))
         e->sum.last_end_us = e->now;
     double span = e->sum.first_submit_us == SIM_TIME_NEVER
                       ? 0

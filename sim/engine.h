@@ -181,7 +181,8 @@ int sim_engine_add_failure(sim_engine *e, uint32_t node, sim_time down_us, sim_t
                            sim_diag *d);
 
 /* Run to the end of the source (or the horizon). At the horizon, time is advanced to the
- * horizon itself (run time, GPU time and makespan count up to it), the jobs in the system
+ * horizon itself (run time, GPU time and makespan count up to it, even with no job in
+ * flight then, only jobs yet to arrive), the jobs in the system
  * are written as unfinished, and the rest of the source is read and written as unfinished
  * jobs that never arrived. Errors from the source, the policy (an invalid decision names
  * the policy, the decision and the reason) or output. */

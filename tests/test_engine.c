@@ -830,6 +830,68 @@ static void test_horizon(void)
     world_fini(&w);
 }
 
+/* The time-weighted mean of timeseries.csv's alloc_ratio from the first sample to end_s,
+ * each sample holding until the next. */
+static double ts_alloc_mean(const char *ts, double end_s)
+{
+    double sum = 0, t_prev = 0, a_prev = 0, t0 = 0;
+    bool first = true;
+    const char *p = ts ? strchr(ts, '\n') : NULL;
+    while (p && p[1]) {
+        p++;
+        double t, a;
+        if (sscanf(p, "%lf,%*[^,],%*[^,],%*[^,],%lf", &t, &a) != 2)
+            break;
+        if (first)
+            t0 = t;
+        else
+            sum += a_prev * (t - t_prev);
+        first = false;
+        t_prev = t;
+        a_prev = a;
+        p = strchr(p, '\n');
+    }
+    sum += a_prev * (end_s - t_prev);
+    return end_s > t0 ? sum / (end_s - t0) : 0;
+}
+
+/* With a horizon the window of makespan and utilisation ends at the horizon whenever the
+ * run is cut by it, whether a job is in flight at that moment or only yet to arrive; and
+ * the timeseries, sampled up to it, agrees with the utilisation. A run that ends before
+ * the horizon ends at its last job's end. */
+static void test_horizon_window(void)
+{
+    world w;
+    world_init(&w, 1, 8);
+    /* A 4-GPU job 0..100 s and one submitted after the horizon; with `cpu`, a CPU-only
+     * job also in flight at the horizon. */
+    job_spec jobs[3] = {job("a", 0, 100, 4, 1000), job("cpu", 4990, 100, 0, 0),
+                        job("b", 10000, 100, 4, 1000)};
+    jobs[1].cpu_milli = 1000;
+    job_spec no_cpu[2] = {jobs[0], jobs[2]};
+    run_opts o = {.pol = &policy_fifo, .seed = 1, .horizon_us = 5000000000, .sample_us = 1000000};
+    for (int with_cpu = 0; with_cpu < 2; with_cpu++) {
+        run_out r = with_cpu ? run(&w, jobs, 3, &o) : run(&w, no_cpu, 2, &o);
+        CHECK_EQ_I64(r.status, SIM_OK);
+        CHECK_EQ_I64(r.sum.jobs_not_arrived, 1);
+        CHECK_EQ_I64(r.sum.last_end_us - r.sum.first_submit_us, 5000000000);
+        CHECK(r.summary && strstr(r.summary, "\"makespan_s\": 5000.000000") != NULL);
+        /* 400 GPU-s over 5000 s on 8 GPUs. */
+        CHECK_NEAR(r.sum.gpu_alloc_avg, 0.01, 1e-12);
+        CHECK_NEAR(ts_alloc_mean(r.ts, 5000), r.sum.gpu_alloc_avg, 1e-9);
+        run_out_free(&r);
+    }
+    /* Everything done before the horizon: the window ends at the last end. */
+    o.horizon_us = 9000000000;
+    run_out r = run(&w, no_cpu, 1, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK(r.summary && strstr(r.summary, "\"makespan_s\": 100.000000") != NULL);
+    CHECK_NEAR(r.sum.gpu_alloc_avg, 0.5, 1e-12);
+    CHECK_NEAR(ts_alloc_mean(r.ts, 100), r.sum.gpu_alloc_avg, 1e-9);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* Per-tenant GPU-hours count the GPU time of every job, finished or not, so they sum to
  * the run's; a tenant with no finished job has no mean JCT or wait (null, not 0). */
 static void test_tenant_gpu_hours(void)
@@ -973,6 +1035,7 @@ int main(void)
     test_pass_equivalence();
     test_number_format();
     test_horizon();
+    test_horizon_window();
     test_tenant_gpu_hours();
     test_create_alloc_failures();
     test_writer_blocks();

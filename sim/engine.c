@@ -1128,8 +1128,6 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
 {
     e->sum.jobs_arrived++;
     e->stall = 0;
-    if (e->sum.first_submit_us == SIM_TIME_NEVER)
-        e->sum.first_submit_us = s->submit_us;
     int st = grow_tenants(e, s->tenant + 1);
     if (st != SIM_OK)
         return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
@@ -1190,6 +1188,10 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
             e->grp[grp].broken = true;
         return sim__write_spec_row(e, s, s->replicas, "rejected", why);
     }
+    /* The makespan window opens at the first admitted job: one rejected at admission
+     * never enters the cluster, so it neither opens the window nor ends it. */
+    if (e->sum.first_submit_us == SIM_TIME_NEVER)
+        e->sum.first_submit_us = s->submit_us;
     if (e->job_free == NIL && e->job_fresh == e->job_cap && (st = grow_jobs(e)) != SIM_OK)
         return sim_diag_set(d, st, NULL, 0, 0,
                             st == SIM_ELIMIT ? "too many jobs in flight" : "out of memory");
@@ -1676,9 +1678,13 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
      * at that moment (the horizon is the window's end, as for run time and GPU time). */
     if (e->sum.last_end_us < e->now && (e->jobs_in_flight > 0 || at_horizon))
         e->sum.last_end_us = e->now;
-    double span = e->sum.first_submit_us == SIM_TIME_NEVER
-                      ? 0
-                      : (double)(e->sum.last_end_us - e->sum.first_submit_us) / 1e6;
+    /* Never negative: with no admitted job, or none that ended (every admitted job
+     * rejected by the policy), the window is empty. */
+    if (e->sum.first_submit_us == SIM_TIME_NEVER)
+        e->sum.first_submit_us = e->sum.last_end_us;
+    if (e->sum.last_end_us < e->sum.first_submit_us)
+        e->sum.last_end_us = e->sum.first_submit_us;
+    double span = (double)(e->sum.last_end_us - e->sum.first_submit_us) / 1e6;
     group_close(e);
     group_figures(e);
     if (span > 0 && e->n_gpus) {

@@ -126,7 +126,9 @@ typedef struct sim_summary {
      * sum of the jobs' lost_work_s (scale_lost_work_s is the scale-in part). */
     double lost_work_s;
     double lost_gpu_seconds; /* GPU time of the lost work: its run time x GPUs held */
-    sim_time first_submit_us, last_end_us; /* makespan = last_end - first_submit */
+    /* makespan = last_end - first_submit >= 0: the first admitted job's submission (not
+     * one rejected at admission), the last done job's end or where a cut run stopped. */
+    sim_time first_submit_us, last_end_us;
     double gpu_alloc_avg;       /* time-averaged allocated share of all GPUs, 0..1 */
     double gpu_effective_avg;   /* time-averaged share really used (min(share, demand)) */
     double gpu_seconds_alloc;   /* integral of allocated GPUs over time */

@@ -892,6 +892,45 @@ static void test_horizon_window(void)
     world_fini(&w);
 }
 
+/* The makespan window spans the admitted jobs, from the first one's submission to the
+ * last end: a job rejected at admission neither opens nor ends it, and with no admitted
+ * job it is empty, never negative. */
+static void test_makespan_rejections(void)
+{
+    world w;
+    world_init(&w, 1, 8);
+    job_spec jobs[3] = {job("a", 10, 100, 16, 1000), job("b", 20, 100, 1, 1000),
+                        job("c", 30, 100, 9, 1000)};
+    run_opts o = {.pol = &policy_fifo, .seed = 1};
+    /* Every job rejected. */
+    job_spec rej[2] = {jobs[0], jobs[2]};
+    run_out r = run(&w, rej, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(r.sum.jobs_rejected, 2);
+    CHECK(r.sum.last_end_us >= r.sum.first_submit_us);
+    CHECK(r.summary && strstr(r.summary, "\"makespan_s\": 0.000000") != NULL);
+    CHECK_NEAR(r.sum.gpu_alloc_avg, 0, 0);
+    run_out_free(&r);
+    /* The same, cut by a horizon with a job yet to arrive. */
+    job_spec rej_late[2] = {jobs[0], job("late", 500, 10, 1, 1000)};
+    o.horizon_us = 100000000;
+    r = run(&w, rej_late, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(r.sum.jobs_not_arrived, 1);
+    CHECK(r.summary && strstr(r.summary, "\"makespan_s\": 0.000000") != NULL);
+    run_out_free(&r);
+    o.horizon_us = 0;
+    /* A rejected first job does not stretch the window: b runs 20..120 on 1 of 8 GPUs. */
+    r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "a", F_STATUS, "rejected");
+    CHECK_EQ_I64(r.sum.first_submit_us, 20000000);
+    CHECK(r.summary && strstr(r.summary, "\"makespan_s\": 100.000000") != NULL);
+    CHECK_NEAR(r.sum.gpu_alloc_avg, 0.125, 1e-12);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* Per-tenant GPU-hours count the GPU time of every job, finished or not, so they sum to
  * the run's; a tenant with no finished job has no mean JCT or wait (null, not 0). */
 static void test_tenant_gpu_hours(void)
@@ -1036,6 +1075,7 @@ int main(void)
     test_number_format();
     test_horizon();
     test_horizon_window();
+    test_makespan_rejections();
     test_tenant_gpu_hours();
     test_create_alloc_failures();
     test_writer_blocks();

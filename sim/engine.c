@@ -1511,6 +1511,8 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
             return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     }
     bool ended_early = false, at_horizon = false;
+    /* A sample is due at e->now: written once every event of that moment is done. */
+    bool sample_due = false;
     sim_progress prog = {0};
     uint64_t next_progress = 65536;
     for (;;) {
@@ -1537,7 +1539,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
         integrate(e, now);
         e->now = now;
         e->v.now = now;
-        bool changed = false, sample_due = false;
+        bool changed = false;
         sim_event ev;
         while (sim_eventq_top_time(&e->q) == now && sim_eventq_pop(&e->q, &ev)) {
             if (!event_live(e, &ev))
@@ -1620,12 +1622,22 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
             e->q_compact_at = 2 * e->q.n > 4096 ? 2 * e->q.n : 4096;
         }
         if (sample_due) {
-            if ((st = sim__write_sample(e)) != SIM_OK)
-                return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write timeseries.csv");
-            if ((e->has_next || e->jobs_in_flight > 0) &&
-                sim_eventq_push(&e->q, now + e->cfg.sample_interval_us, EV_SAMPLE, 0, 0) !=
-                    SIM_OK)
-                return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+            /* A sample shows the state after every event of its moment, including the
+             * finishes update_rates has just put at `now` (jobs that started with no work
+             * left): while one stands, the sample waits for the next pass at this time.
+             * Stale events are dropped as at the top of the loop, so only a live one
+             * holds it back. */
+            while (e->q.n && !event_live(e, &e->q.a[0]))
+                sim_eventq_pop(&e->q, &stale);
+            if (sim_eventq_top_time(&e->q) != now) {
+                sample_due = false;
+                if ((st = sim__write_sample(e)) != SIM_OK)
+                    return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write timeseries.csv");
+                if ((e->has_next || e->jobs_in_flight > 0) &&
+                    sim_eventq_push(&e->q, now + e->cfg.sample_interval_us, EV_SAMPLE, 0, 0) !=
+                        SIM_OK)
+                    return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+            }
         }
         if (e->cfg.progress && e->sum.events >= next_progress) {
             next_progress = e->sum.events + 65536;
@@ -1657,6 +1669,10 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
             break;
         }
     }
+    /* A sample held back for events of its moment, when the run ended before them
+     * (nothing left to run), is written for that moment. */
+    if (sample_due && (st = sim__write_sample(e)) != SIM_OK)
+        return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write timeseries.csv");
     /* Stopped by the horizon: time runs on to the horizon itself, so the jobs still
      * placed and the GPUs they hold are counted up to it, not up to the last event. */
     if (at_horizon && e->now < e->cfg.horizon_us) {

@@ -931,6 +931,29 @@ static void test_makespan_rejections(void)
     world_fini(&w);
 }
 
+/* A sample at time t shows the state after every event at t, including the finish of a
+ * job that started at t with no work to do (its finish event is put at t after the
+ * moment's scheduling pass). */
+static void test_sample_after_zero_jobs(void)
+{
+    world w;
+    world_init(&w, 1, 4);
+    job_spec jobs[4] = {job("w", 0, 1000, 1, 1000), job("x", 600, 0, 3, 1000),
+                        job("y", 600, 100, 3, 1000), job("z", 1200, 0, 4, 1000)};
+    run_opts o = {.pol = &policy_fifo, .seed = 1, .sample_us = 600000000};
+    run_out r = run(&w, jobs, 4, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "x", F_END, "600.000000");
+    CHECK_FIELD(&r, "y", F_START, "600.000000");
+    CHECK_FIELD(&r, "z", F_END, "1200.000000");
+    /* At 600 x has come and gone and y runs beside w; at 1200 z has come and gone. */
+    CHECK(r.ts && strstr(r.ts, "\n600.000000,0,2,4.000,1.000000,") != NULL);
+    CHECK(r.ts && strstr(r.ts, "\n1200.000000,0,0,0.000,0.000000,") != NULL);
+    CHECK_EQ_I64(count_lines(r.ts), 4);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* Per-tenant GPU-hours count the GPU time of every job, finished or not, so they sum to
  * the run's; a tenant with no finished job has no mean JCT or wait (null, not 0). */
 static void test_tenant_gpu_hours(void)
@@ -1076,6 +1099,7 @@ int main(void)
     test_horizon();
     test_horizon_window();
     test_makespan_rejections();
+    test_sample_after_zero_jobs();
     test_tenant_gpu_hours();
     test_create_alloc_failures();
     test_writer_blocks();

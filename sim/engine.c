@@ -596,10 +596,13 @@ static bool node_type_ok(const job_spec *s, uint16_t t)
 
 /*
  * Decide whether the job's shape can ever run on the whole cluster (all nodes up and
- * empty), and resolve its replica count. Fills f->ok, f->replicas_out and f->reason.
- * O(nodes); results are cached per shape.
+ * empty), and resolve its replica count. The replica count (nominal) fixes each
+ * replica's GPUs, CPU and memory; what must fit at once is `fewest` such replicas when
+ * not 0 and fewer than the nominal count (an elastic job under a policy that starts it
+ * at min_replicas), else the nominal count. Fills f->ok, f->replicas_out (the nominal
+ * count) and f->reason. O(nodes); results are cached per shape.
  */
-static void admit_shape(const sim_engine *e, const job_spec *s, fit_entry *f)
+static void admit_shape(const sim_engine *e, const job_spec *s, uint32_t fewest, fit_entry *f)
 {
     f->ok = false;
     f->reason[0] = '\0';
@@ -653,10 +656,11 @@ static void admit_shape(const sim_engine *e, const job_spec *s, fit_entry *f)
         }
     }
     f->replicas_out = R;
+    uint32_t N = fewest && fewest < R ? fewest : R; /* replicas that must fit at once */
     uint64_t cpu = ceil_div(s->cpu_milli, R), mem = ceil_div(s->mem_mib, R);
     uint64_t slots = 0, slots_gpu_only = 0;
     uint64_t max_cpu = 0, max_mem = 0;
-    for (uint32_t n = 0; n < e->n_nodes && slots < R; n++) {
+    for (uint32_t n = 0; n < e->n_nodes && slots < N; n++) {
         uint64_t k;
         if (gpr) {
             uint32_t cnt = e->node_gpu_count[n];
@@ -689,45 +693,51 @@ static void admit_shape(const sim_engine *e, const job_spec *s, fit_entry *f)
         }
         slots += k;
     }
-    if (slots >= R) {
+    if (slots >= N) {
         f->ok = true;
         return;
     }
-    if (slots_gpu_only >= R && cpu > max_cpu)
+    if (slots_gpu_only >= N && cpu > max_cpu)
         snprintf(f->reason, sizeof f->reason,
                  "a replica needs %llu milli-CPU; the largest eligible node has %llu",
                  (unsigned long long)cpu, (unsigned long long)max_cpu);
-    else if (slots_gpu_only >= R && mem > max_mem)
+    else if (slots_gpu_only >= N && mem > max_mem)
         snprintf(f->reason, sizeof f->reason,
                  "a replica needs %llu MiB of memory; the largest eligible node has %llu",
                  (unsigned long long)mem, (unsigned long long)max_mem);
+    else if (N < R)
+        snprintf(f->reason, sizeof f->reason,
+                 "the whole cluster can hold only %llu of the %u replicas (min_replicas) "
+                 "the job starts with",
+                 (unsigned long long)slots, N);
     else
         snprintf(f->reason, sizeof f->reason,
                  "the whole cluster can hold only %llu of the job's %u replicas at once",
                  (unsigned long long)slots, R);
 }
 
-static const fit_entry *admit(sim_engine *e, const job_spec *s)
+static const fit_entry *admit(sim_engine *e, const job_spec *s, uint32_t fewest)
 {
     uint64_t h = 1469598103934665603u;
-    uint64_t key[7] = {s->num_gpus, s->replicas, s->gpu_milli, s->gpu_mem_mib,
-                       s->cpu_milli, s->mem_mib, s->gpu_type_mask};
-    for (int i = 0; i < 7; i++)
+    uint64_t key[8] = {s->num_gpus,  s->replicas, s->gpu_milli,     s->gpu_mem_mib,
+                       s->cpu_milli, s->mem_mib,  s->gpu_type_mask, fewest};
+    for (int i = 0; i < 8; i++)
         h = (h ^ key[i]) * 1099511628211u;
     fit_entry *f = &e->fit_cache[h % FIT_CACHE];
     if (f->used && f->num_gpus == s->num_gpus && f->replicas_in == s->replicas &&
         f->gpu_milli == s->gpu_milli && f->gpu_mem == s->gpu_mem_mib && f->cpu == s->cpu_milli &&
-        f->mem == s->mem_mib && f->mask == s->gpu_type_mask)
+        f->mem == s->mem_mib && f->mask == s->gpu_type_mask && f->fewest == fewest)
         return f;
     f->used = true;
     f->num_gpus = s->num_gpus;
     f->replicas_in = s->replicas;
+    f->fewest = fewest;
     f->gpu_milli = s->gpu_milli;
     f->gpu_mem = s->gpu_mem_mib;
     f->cpu = s->cpu_milli;
     f->mem = s->mem_mib;
     f->mask = s->gpu_type_mask;
-    admit_shape(e, s, f);
+    admit_shape(e, s, fewest, f);
     return f;
 }
 
@@ -1059,11 +1069,11 @@ static uint64_t role_attr(const job_spec *s, sim_attr a)
 }
 
 /* Why the master or a parameter server of s can never be placed (NULL when each fits
- * some node alone and, with the trainers at their fewest, the cluster's CPU and memory
- * in total; a necessary condition only); the message goes to buf. `replicas` is the
- * job's resolved replica count. */
+ * some node alone and, with the trainers at their fewest, `trainers`, the cluster's CPU
+ * and memory in total; a necessary condition only); the message goes to buf. `replicas`
+ * is the job's resolved (nominal) replica count, which sizes each trainer. */
 static const char *roles_misfit(const sim_engine *e, const job_spec *s, uint32_t replicas,
-                                char *buf, size_t size)
+                                uint32_t trainers, char *buf, size_t size)
 {
     uint64_t ps = role_attr(s, SIM_ATTR_PS_REPLICAS);
     uint64_t limit = (uint64_t)(e->n_gpus > e->n_nodes ? e->n_gpus : e->n_nodes) + 1;
@@ -1100,8 +1110,7 @@ static const char *roles_misfit(const sim_engine *e, const job_spec *s, uint32_t
             continue;
         return buf;
     }
-    uint64_t lo = job_spec_has(s, SIM_ATTR_MIN_REPLICAS) ? (uint64_t)s->attr[SIM_ATTR_MIN_REPLICAS]
-                                                         : replicas;
+    uint64_t lo = trainers;
     uint64_t cpu = lo * ceil_div(s->cpu_milli, replicas) + role_attr(s, SIM_ATTR_MASTER_CPU_MILLI) +
                    ps * role_attr(s, SIM_ATTR_PS_CPU_MILLI);
     uint64_t mem = lo * ceil_div(s->mem_mib, replicas) + role_attr(s, SIM_ATTR_MASTER_MEM_MIB) +
@@ -1156,13 +1165,29 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
         elastic.replicas = (uint32_t)s->attr[SIM_ATTR_MIN_REPLICAS];
         s = &elastic;
     }
+    /* The replicas that must fit at once: the policies that scale elastic jobs start
+     * one at min_replicas (or more, as room allows); every other policy starts a job at
+     * its nominal count, so that count must fit. Each replica's size is the nominal
+     * count's share of the job either way. */
+    uint32_t fewest = 0;
+    if (has_min && s->attr[SIM_ATTR_MIN_REPLICAS] >= 1 &&
+        s->attr[SIM_ATTR_MIN_REPLICAS] < s->replicas)
+        fewest = (uint32_t)s->attr[SIM_ATTR_MIN_REPLICAS];
     uint32_t grp;
     if ((st = group_arrive(e, s, &grp)) != SIM_OK)
         return sim_diag_set(d, st, NULL, 0, 0,
                             st == SIM_ELIMIT ? "too many job groups in flight" : "out of memory");
-    const fit_entry *f = admit(e, s);
-    char reason[200];
+    const fit_entry *f = admit(e, s, e->pol->elastic_outputs ? fewest : 0);
+    char reason[256];
     const char *why = f->ok ? NULL : f->reason;
+    if (why && fewest && !e->pol->elastic_outputs && admit(e, s, fewest)->ok) {
+        f = admit(e, s, 0); /* (the entry may have been replaced) */
+        snprintf(reason, sizeof reason,
+                 "%.120s; policy '%.32s' starts it at that count, not at min_replicas as the "
+                 "policies that scale elastic jobs do",
+                 f->reason, e->pol->name);
+        why = reason;
+    }
     if (!why && (has_min || has_max)) {
         double lo = has_min ? s->attr[SIM_ATTR_MIN_REPLICAS] : 1;
         double hi = has_max ? s->attr[SIM_ATTR_MAX_REPLICAS] : 1e9;
@@ -1180,7 +1205,9 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
         why = reason;
     }
     if (!why && job_spec_has_roles(s))
-        why = roles_misfit(e, s, f->replicas_out, reason, sizeof reason);
+        why = roles_misfit(e, s, f->replicas_out,
+                           e->pol->elastic_outputs && fewest ? fewest : f->replicas_out, reason,
+                           sizeof reason);
     if (why) {
         sim__note_rejection(e, s->id, why);
         e->tstats[s->tenant].rejected++;

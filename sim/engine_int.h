@@ -63,7 +63,7 @@ typedef struct shape_key {
 #define FIT_CACHE 1024
 typedef struct fit_entry {
     bool used, ok;
-    uint32_t num_gpus, replicas_in, gpu_milli;
+    uint32_t num_gpus, replicas_in, gpu_milli, fewest;
     uint64_t gpu_mem, cpu, mem, mask;
     uint32_t replicas_out;
     char reason[200];

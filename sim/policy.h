@@ -79,7 +79,9 @@ typedef struct policy_ops {
     const char *job_column;
     const char *(*job_value)(const void *st, const job_spec *spec);
     /* The policy scales elastic jobs: the run's outputs carry the replica columns and
-     * the elastic figures (sim_config.elastic_outputs). */
+     * the elastic figures (sim_config.elastic_outputs). It starts an elastic job at
+     * min_replicas or more, so admission asks only that min_replicas of its replicas fit;
+     * under other policies, which start a job at its nominal count, that count must. */
     bool elastic_outputs;
     /* The policy places no master or parameter servers (sim_job.n_roles): the core
      * rejects the jobs that have them as they arrive, with the reason. */

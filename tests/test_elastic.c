@@ -29,6 +29,7 @@
 #include <gsl/gsl_rng.h>
 
 extern const policy_ops policy_elastic, policy_rigid_min, policy_static, policy_optimus;
+extern const policy_ops policy_fifo, policy_binpack;
 
 #define FIX SIM_SOURCE_DIR "/tests/fixtures/pollux"
 
@@ -339,6 +340,7 @@ enum {
     F_PREEMPT = 20,
     F_REPLICAS = 14,
     F_LOST = 21,
+    F_REASON = 24,
     F_RMIN = 25,
     F_RMAX,
     F_RMEAN,
@@ -1319,6 +1321,90 @@ static void test_roles(void)
     world_fini(&w);
 }
 
+/* Admission of an elastic job whose nominal replicas exceed the cluster. On one node of
+ * 4 GPUs, a (nominal 8 one-GPU replicas, 1..8) is admitted by the policies that scale
+ * elastic jobs, which start it at min_replicas: elastic (threshold 1), optimus and
+ * static grow it to the 4 GPUs at t=0 (speed 4/8: 100 s of work end at 200), rigid-min
+ * keeps one trainer (speed 1/8: ends at 800). Policies that start a job at its nominal
+ * count reject it, saying why. A min_replicas larger than the cluster is rejected by
+ * every policy. With a master and a server, the CPU check counts the trainers a policy
+ * starts the job with: min_replicas for the elastic policies, the nominal count for the
+ * others. */
+static void test_admission(void)
+{
+    world w;
+    world_init(&w, 1, 4);
+    char b[256];
+    job_spec a = ejob("a", 0, 100, 8, 1, 8);
+    const policy_ops *el[4] = {&policy_elastic, &policy_optimus, &policy_static, &policy_rigid_min};
+    const char *end[4] = {"200.000000", "200.000000", "200.000000", "800.000000"};
+    /* (optimus and static start it with the 4 at once, elastic grows it at once) */
+    const char *rmin[4] = {"1", "4", "4", "1"};
+    for (int i = 0; i < 4; i++) {
+        run_out r = run(&w, &a, 1, el[i], i == 0 ? "1" : NULL, 0, 0);
+        CHECK_EQ_I64(r.status, SIM_OK);
+        CHECK_EQ_I64(r.sum.jobs_rejected, 0);
+        CHECK_F(&r, "a", F_STATUS, "done");
+        CHECK_F(&r, "a", F_START, "0.000000");
+        CHECK_F(&r, "a", F_END, end[i]);
+        CHECK_F(&r, "a", F_REPLICAS, "8"); /* nominal */
+        CHECK_F(&r, "a", F_RMIN, rmin[i]);
+        CHECK_F(&r, "a", F_RMAX, i == 3 ? "1" : "4");
+        run_out_free(&r);
+    }
+    const policy_ops *rigid[2] = {&policy_fifo, &policy_binpack};
+    for (int i = 0; i < 2; i++) {
+        run_out r = run(&w, &a, 1, rigid[i], NULL, 0, 0);
+        CHECK_EQ_I64(r.status, SIM_OK);
+        CHECK_EQ_I64(r.sum.jobs_rejected, 1);
+        char want[200];
+        snprintf(want, sizeof want,
+                 "the whole cluster can hold only 4 of the job's 8 replicas at once; policy "
+                 "'%s' starts it at that count",
+                 rigid[i]->name);
+        CHECK(r.jobs && strstr(r.jobs, want) != NULL);
+        run_out_free(&r);
+    }
+    /* A job that fits at its nominal count runs at it under fifo. */
+    job_spec f = ejob("f", 0, 100, 4, 1, 8);
+    run_out r = run(&w, &f, 1, &policy_fifo, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "f", F_STATUS, "done");
+    CHECK_F(&r, "f", F_END, "100.000000");
+    run_out_free(&r);
+    /* min_replicas 5 of one GPU each on 4 GPUs: no policy can start it. */
+    job_spec m = ejob("m", 0, 100, 8, 5, 8);
+    r = run(&w, &m, 1, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "m", F_STATUS, "rejected");
+    CHECK_STR(jfield(&r, "m", F_REASON, b, sizeof b),
+              "the whole cluster can hold only 4 of the 5 replicas (min_replicas) the job "
+              "starts with");
+    run_out_free(&r);
+    r = run(&w, &m, 1, &policy_fifo, NULL, 0, 0);
+    CHECK_STR(jfield(&r, "m", F_REASON, b, sizeof b),
+              "the whole cluster can hold only 4 of the job's 8 replicas at once");
+    run_out_free(&r);
+    /* 12 cores: one trainer (4 cores of its nominal 2's 8), the master (4) and a server
+     * (4) fit; two trainers do not. */
+    w.nodes[0].cpu_milli = 12000;
+    job_spec p = ejob("p", 0, 100, 2, 1, 2);
+    p.cpu_milli = 8000;
+    with_roles(&p, 1, 4000, 4000);
+    r = run(&w, &p, 1, &policy_rigid_min, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "p", F_STATUS, "done");
+    CHECK_F(&r, "p", F_END, "200.000000");
+    run_out_free(&r);
+    r = run(&w, &p, 1, &policy_fifo, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "p", F_STATUS, "rejected");
+    CHECK(r.jobs && strstr(r.jobs, "its trainers, master and parameter servers need 16000 "
+                                   "milli-CPU together; the cluster has 12000") != NULL);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* Random traces of jobs with masters and servers on CPU-tight nodes, under every
  * elastic policy and the invariant checks (which count each job's roles): every job
  * done, identical bytes for identical input. */
@@ -1377,6 +1463,7 @@ int main(void)
     test_pollux_model();
     test_pollux_reader();
     test_schedules();
+    test_admission();
     test_random();
     test_by_shape();
     test_optimus_lists();

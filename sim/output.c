@@ -691,7 +691,7 @@ int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
         json_num(f, s->scale_lost_work_s);
         fprintf(f, ", \"offline_done\": %llu, \"offline_jct_mean_s\": ",
                 (unsigned long long)s->offline_done);
-        json_num(f, s->offline_done ? s->offline_jct_sum_s / (double)s->offline_done : 0);
+        json_num(f, s->offline_done ? s->offline_jct_sum_s / (double)s->offline_done : NAN);
         fputs(", \"cpu_util_allocated\": ", f);
         json_num(f, s->cpu_alloc_avg);
         fprintf(f, "},\n  \"online\": {\"services\": %llu, \"demand_gpu_hours\": ",

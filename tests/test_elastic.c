@@ -499,6 +499,19 @@ static void test_optimus(void)
     world_fini(&w);
 }
 
+/* With no offline job done (the horizon cuts both), the offline mean JCT is null, not 0. */
+static void test_offline_none_done(void)
+{
+    world w;
+    world_init(&w, 1, 4);
+    job_spec js[2] = {ejob("a", 0, 1000, 1, 1, 4), ejob("b", 0, 100, 1, 1, 4)};
+    run_out r = run(&w, js, 2, &policy_optimus, NULL, 10, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK(r.summary && strstr(r.summary, "\"offline_done\": 0, \"offline_jct_mean_s\": null"));
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* optimus: a job without GPUs takes none of the GPU budget. One GPU: CPU job c (1000 s)
  * and GPU job g (100 s) both start at 0 (g used to wait for c, which was counted as a
  * GPU); a second CPU job d, arriving at 10, starts at the next round (60) beside them. */
@@ -1458,6 +1471,7 @@ int main(void)
     test_curves();
     test_optimus();
     test_optimus_cpu();
+    test_offline_none_done();
     test_services();
     test_services_random();
     test_pollux_model();

@@ -803,10 +803,12 @@ static void write_definitions(report_doc *doc)
 {
     report__doc_heading(doc, 2, "Definitions");
     report__doc_item(doc, "JCT (job completion time): end - submit of a finished job. Wait: first "
-                          "start - submit. Means, medians and percentiles are over finished jobs "
-                          "(wait: started jobs); percentiles come from the runs' logarithmic "
-                          "histograms and are within 0.1 %% of the exact order statistic.");
-    report__doc_item(doc, "Makespan: last job end - first submission.");
+                          "start - submit. Means, medians and percentiles are over finished jobs, "
+                          "n/a when none finished (the wait CDF figure: over started jobs); "
+                          "percentiles come from the runs' logarithmic histograms and are within "
+                          "0.1 %% of the exact order statistic.");
+    report__doc_item(doc, "Makespan: from the first admitted job's submission to the last job's "
+                          "end, or to where the run stopped when it was cut (horizon, stall).");
     report__doc_item(doc, "GPU utilisation, allocated: time-averaged share of all GPUs held by "
                           "jobs. Effective: the share really used, min(share, true demand).");
     report__doc_item(doc, "Fragmentation: the time average of the runs' fragmentation probe "

@@ -62,7 +62,7 @@ done
 num() { # num FILE SED-PATTERN: the first number the pattern captures
     sed -n "s/.*$2.*/\\1/p" "$1" | head -n 1
 }
-n='\([-0-9.e+]*\)'
+n='\([-0-9.e+]*\|null\)' # a number, or null where there is none (a mean over no job)
 
 for tr in philly multitenant; do
     echo

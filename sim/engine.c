@@ -667,12 +667,9 @@ static void admit_shape(const sim_engine *e, const job_spec *s, uint32_t fewest,
             if (!cnt || !node_type_ok(s, e->node_gpu_type[n]) ||
                 e->gpu_mem_total[e->node_gpu_first[n]] < s->gpu_mem_mib)
                 continue;
-            uint32_t per_gpu = s->gpu_milli ? SIM_MILLI_GPU / s->gpu_milli : 1;
-            k = gpr == 1 ? (uint64_t)cnt * per_gpu : cnt / gpr;
-            if (s->gpu_mem_mib && gpr == 1) {
-                uint64_t by_mem = e->gpu_mem_total[e->node_gpu_first[n]] / s->gpu_mem_mib;
-                k = (uint64_t)cnt * (by_mem < per_gpu ? by_mem : per_gpu);
-            }
+            /* Two replicas of one job never share a GPU (the core refuses such a
+             * placement), fractional or not: a node holds cnt / gpr of them. */
+            k = cnt / gpr;
         } else {
             k = UINT32_MAX;
         }

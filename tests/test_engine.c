@@ -58,6 +58,29 @@ static void test_sharing(void)
     world_fini(&w);
 }
 
+/* Two replicas of one job never share a GPU, fractional or not: on one GPU a job of two
+ * half-GPU replicas is rejected at admission (it used to be admitted and wait to the end
+ * of the run), while two one-replica half-GPU jobs share the GPU. */
+static void test_fractional_replicas(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[3] = {job("pair", 0, 10, 2, 500), job("h1", 0, 10, 1, 500),
+                        job("h2", 0, 10, 1, 500)};
+    jobs[0].replicas = 2;
+    run_opts o = {.pol = &policy_binpack, .seed = 1};
+    run_out r = run(&w, jobs, 3, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "pair", F_STATUS, "rejected");
+    CHECK_FIELD(&r, "pair", F_REASON,
+                "the whole cluster can hold only 1 of the job's 2 replicas at once");
+    CHECK_FIELD(&r, "h1", F_END, "10.000000");
+    CHECK_FIELD(&r, "h2", F_END, "10.000000");
+    CHECK_EQ_I64(r.sum.jobs_unfinished, 0);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 static void test_gangs_and_rejection(void)
 {
     world w;
@@ -1088,6 +1111,7 @@ int main(void)
 {
     test_sharing();
     test_gangs_and_rejection();
+    test_fractional_replicas();
     test_failures();
     test_scripted();
     test_overcommit_refused();

@@ -63,14 +63,22 @@ static bool parse_policies(char *buf, const char **names, uint32_t *n)
             return false;
         }
         /* The study places each task when it arrives; these policies hold tasks back
-         * by design (tenant quotas; QoS classes and predicted shares), so the study
-         * would measure their queues, not their packing. */
-        if (strcmp(p, "quota") == 0 || strcmp(p, "predictive") == 0) {
-            cli_usage_error("option --policies: '%s' holds tasks back by design (%s), so the "
-                            "packing study cannot measure it; use clustersim run",
-                            p, p[0] == 'q' ? "tenant quotas" : "QoS classes, predicted shares");
-            return false;
-        }
+         * by design (tenant quotas; QoS classes and predicted shares; allocation rounds
+         * that place jobs only at their ends), so the study would measure their queues,
+         * not their packing. */
+        static const char *const held[][2] = {
+            {"quota", "tenant quotas"},
+            {"predictive", "QoS classes, predicted shares"},
+            {"gavel", "it places jobs only at the end of its rounds"},
+            {"optimus", "it places jobs only at the end of its allocation periods"},
+        };
+        for (size_t h = 0; h < sizeof held / sizeof held[0]; h++)
+            if (strcmp(p, held[h][0]) == 0) {
+                cli_usage_error("option --policies: '%s' holds tasks back by design (%s), so "
+                                "the packing study cannot measure it; use clustersim run",
+                                p, held[h][1]);
+                return false;
+            }
         for (uint32_t k = 0; k < *n; k++)
             if (strcmp(names[k], p) == 0) {
                 cli_usage_error("option --policies: '%s' is listed twice", p);

@@ -176,6 +176,18 @@ static void test_bad_input(void)
     expect_error(args, 2, "clustersim: error: option --policies: 'quota' holds tasks back by "
                           "design (tenant quotas), so the packing study cannot measure it; use "
                           "clustersim run");
+    /* Policies that place only at the end of their rounds would leave tasks that fit
+     * unplaced (gavel counted 3 of 4 one-GPU tasks failed beside a free GPU). */
+    snprintf(args, sizeof args, "%s --policies gavel", base);
+    expect_error(args, 2,
+                 "clustersim: error: option --policies: 'gavel' holds tasks back by "
+                 "design (it places jobs only at the end of its rounds), so the packing "
+                 "study cannot measure it; use clustersim run");
+    snprintf(args, sizeof args, "%s --policies binpack,optimus", base);
+    expect_error(args, 2,
+                 "clustersim: error: option --policies: 'optimus' holds tasks back by "
+                 "design (it places jobs only at the end of its allocation periods), so "
+                 "the packing study cannot measure it; use clustersim run");
     snprintf(args, sizeof args, "%s --policies fgd --policy-opt binpack:backfill=true", base);
     expect_error(args, 2, "clustersim: error: --policy-opt 'binpack:backfill=true': policy "
                           "'binpack' is not run here (the policies run: fgd)");

@@ -8,9 +8,10 @@
  * broken towards the most used GPU). LS jobs are served first and may evict BE jobs
  * where that makes room; a QoS monitor grows late LS jobs by `step` (from free share,
  * then shrinking or evicting BE jobs) and throttles on-target over-users back to their
- * prediction. Invariant: the policy reads only predictions and what a utilisation
- * monitor reads; the simulator runs each job at min(1, share / true demand).
- * After Yeung et al., "Horus" (IEEE TPDS 33(1), 2022) for the predictors.
+ * predicted share; a shrunk BE job takes its predicted share back as share frees up. Invariant: the
+ * policy reads only predictions and what a utilisation monitor reads; the simulator runs each job
+ * at min(1, share / true demand). After Yeung et al., "Horus" (IEEE TPDS 33(1), 2022) for the
+ * predictors.
  */
 #include "policies/place.h"
 
@@ -49,6 +50,7 @@ typedef struct pred_state {
     /* Monitor and pass bookkeeping. */
     sim_time next_monitor;
     uint32_t ls_running;
+    bool be_shrunk; /* a running BE job holds less than its predicted share */
     bool primed;
     uint64_t epoch, enqueued_upto;
     /* Scratch for evictions: residents of one GPU. */
@@ -69,7 +71,8 @@ static const policy_option pred_options[] = {
     {"margin", "1", "share held = margin x predicted utilisation"},
     {"mem_margin", "1", "GPU memory held = mem_margin x predicted memory"},
     {"evict", "true", "let a waiting LS job evict BE jobs to make room"},
-    {"throttle", "true", "throttle an on-target LS job that uses more than predicted"},
+    {"throttle", "true",
+     "throttle an on-target LS job that holds and uses more than its predicted share"},
     {"saturated_only", "true", "grow only LS jobs that use their whole share (share-bound)"},
     {NULL, NULL, NULL},
 };
@@ -590,9 +593,10 @@ static int grow_share(pred_state *s, const sim_view *v, sim_job_id id, uint32_t 
             uint32_t need = delta - freem;
             const pjob *pb = sim_view_job_state(v, b);
             int rc;
-            if (jb->share_milli > need && jb->share_milli - need >= be_minimum(s, pb))
+            if (jb->share_milli > need && jb->share_milli - need >= be_minimum(s, pb)) {
                 rc = sim_decide_set_share(out, b, jb->share_milli - need);
-            else
+                s->be_shrunk = true;
+            } else
                 rc = sim_decide_preempt(out, b, true);
             if (rc != SIM_OK)
                 return rc;
@@ -637,6 +641,33 @@ static int monitor(pred_state *s, const sim_view *v, policy_decisions *out)
             return rc;
         id = next;
     }
+    return SIM_OK;
+}
+
+/* A BE job shrunk for an LS job takes its predicted share back as far as the free share
+ * of each of its GPUs allows; s->be_shrunk says whether one is still short. O(running),
+ * only while a BE job is shrunk. */
+static int restore_be(pred_state *s, const sim_view *v, policy_decisions *out)
+{
+    bool short_left = false;
+    for (sim_job_id id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
+        const sim_job *j = sim_view_job(v, id);
+        const pjob *pj = sim_view_job_state(v, id);
+        if (pj->ls || !j->gpus_per_replica || j->state != SIM_JOB_RUNNING ||
+            j->share_milli >= pj->milli[pj->type])
+            continue;
+        uint32_t want = pj->milli[pj->type] - j->share_milli, d = want;
+        for (uint32_t a = j->alloc_head; a != UINT32_MAX && d; a = v->allocs[a].next_in_job) {
+            uint32_t f = sim_view_gpu_free_milli(v, v->allocs[a].gpu);
+            if (f < d)
+                d = f;
+        }
+        short_left = short_left || d < want;
+        int rc = d ? sim_decide_set_share(out, id, j->share_milli + d) : SIM_OK;
+        if (rc != SIM_OK)
+            return rc;
+    }
+    s->be_shrunk = short_left;
     return SIM_OK;
 }
 
@@ -704,6 +735,9 @@ static int pred_schedule(void *st, const sim_view *v, sim_time now, policy_decis
             s->enqueued_upto = sim_view_job(v, id)->enqueue_seq + 1;
     if ((rc = try_pending(s, v, out, true, fresh, upto)) != SIM_OK ||
         (rc = try_pending(s, v, out, false, fresh, upto)) != SIM_OK)
+        return rc;
+    /* Shrunk BE jobs take back what the waiting jobs left. */
+    if (s->be_shrunk && (rc = restore_be(s, v, out)) != SIM_OK)
         return rc;
     /* Jobs evicted in this call were enqueued after `upto`: try them next time. */
     s->primed = true;

@@ -334,6 +334,22 @@ static void monitor(void)
         done(&w);
     }
 
+    /* The BE job takes its predicted share back once the LS job that shrank it ends: L
+     * (20 s of work, a 30 s target: late from the start) grows and B shrinks (to 400)
+     * until L ends, within 60 s; at 100 s B holds its 600 again, never evicted (it used
+     * to stay at 400 to its end). */
+    static const tjob short_l[] = {{"L", 0, 20, SIM_QOS_LS, 300, 800, 30},
+                                   {"B", 0.5, 5000, SIM_QOS_BE, 600, 600, 0}};
+    {
+        tworld w2;
+        if (run(&w2, "1xV100M16:1", short_l, 2, 100, opts)) {
+            const sim_job *b = find(&w2, "B");
+            CHECK(find(&w2, "L") == NULL || find(&w2, "L")->state != SIM_JOB_RUNNING);
+            CHECK(b && b->state == SIM_JOB_RUNNING && b->share_milli == 600 && b->preemptions == 0);
+            done(&w2);
+        }
+    }
+
     /* Without saturated_only, growth goes on to a whole GPU even when unused. */
     static const char *const opts2[] = {"monitor_interval=10", "saturated_only=false", NULL};
     tworld w;

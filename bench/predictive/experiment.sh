@@ -24,8 +24,8 @@ policies="binpack fgd predictive predictive-m1.1"
 # The policy options of a row (only predictive has any; extra options are its own).
 opts_of() {
     case $1 in
-    predictive-m1.1) echo "--policy-opt margin=1.1 $2" ;;
-    predictive) echo "--policy-opt margin=1 $2" ;;
+    predictive-m1.1) echo "--policy-opt margin=1.1 ${2:-}" ;;
+    predictive) echo "--policy-opt margin=1 ${2:-}" ;;
     esac
 }
 name_of() { [ "$1" = predictive-m1.1 ] && echo predictive || echo "$1"; }

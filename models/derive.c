@@ -601,6 +601,12 @@ int model_derive_gavel_steps(const char *isolated, const model_catalog *cat, FIL
     }
     if (st < 0)
         goto out;
+    if (n == 0) {
+        st = sim_diag_set(d, SIM_EPARSE, isolated, 0, 0,
+                          "no row to derive from (a consolidated worker type with "
+                          "steps_per_sec above 0)");
+        goto out;
+    }
     st = write_steps(out, cat, rows, n, isolated, d);
 out:
     csvin_close(in);
@@ -698,6 +704,12 @@ int model_derive_gavel_pairs(const char *colocated, const model_catalog *cat, FI
     }
     if (st < 0)
         goto out;
+    if (n == 0) {
+        st = sim_diag_set(d, SIM_EPARSE, colocated, 0, 0,
+                          "no row to derive from (a consolidated worker type, scale factors "
+                          "1 and both normalised speeds above 0)");
+        goto out;
+    }
     /* Both orders of a pair appear in the source; keep the first (a stable sort keeps
      * file order among equal keys only with a line tie-break). */
     qsort(rows, n, sizeof *rows, cmp_pairs);

@@ -7,6 +7,8 @@
  */
 #include "check.h"
 
+#include <unistd.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +148,19 @@ static void test_unwritable_outputs(void)
     expect_error("model derive gavel --isolated x.csv --steps-out cli_notadir/s.csv", 2,
                  NOTDIR("s.csv"));
     expect_error("model gen samples --samples 3 --out cli_notadir/d.csv", 2, NOTDIR("d.csv"));
+    /* Gavel tables with no row to derive from: an error, no empty table written (the
+     * sanitizer build used to stop on a sort of no rows). */
+    check_put("cli_iso_empty.csv", "worker_type,job_type,scale_factor,steps_per_sec\n");
+    expect_error("model derive gavel --isolated cli_iso_empty.csv --steps-out cli_s_empty.csv", 2,
+                 "clustersim: cli_iso_empty.csv: error: no row to derive from (a consolidated "
+                 "worker type with steps_per_sec above 0)\n");
+    CHECK(access("cli_s_empty.csv", F_OK) != 0);
+    check_put("cli_colo_empty.csv", "worker_type,job_type_a,scale_factor_a,job_type_b,"
+                                    "scale_factor_b,norm_speed_a,norm_speed_b\n");
+    expect_error("model derive gavel --colocated cli_colo_empty.csv --pairs-out cli_p_empty.csv", 2,
+                 "clustersim: cli_colo_empty.csv: error: no row to derive from (a consolidated "
+                 "worker type, scale factors 1 and both normalised speeds above 0)\n");
+    CHECK(access("cli_p_empty.csv", F_OK) != 0);
     CHECK_EQ_I64(
         run("model gen samples --samples 40 --out cli_samples.csv", "cli_out.txt", "cli_err.txt"),
         0);

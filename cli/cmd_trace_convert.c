@@ -107,8 +107,15 @@ int cli_trace_convert(int argc, char **argv)
     size_t n_held = 0, cap_held = 0;
     uint64_t read = 0, written = 0;
     st = trace_tool_open(&t, &src, &d);
+    char cl_ignored[512] = "";
     if (st == SIM_OK && cluster)
-        st = cluster_spec_load_typed(&cl, cluster, model_catalog_names(t.cat), cluster_type, &d);
+        st = cluster_spec_load_ignoring(&cl, cluster, model_catalog_names(t.cat), cluster_type,
+                                        cl_ignored, sizeof cl_ignored, &d);
+    if (st == SIM_OK && *cl_ignored)
+        fprintf(stderr,
+                "clustersim: warning: %s: ignoring column(s) the cluster format does not "
+                "use: %s\n",
+                cluster, cl_ignored);
     /* Load scaling fills a share of the cluster's GPUs: none, and it would write nothing. */
     if (st == SIM_OK && load_pct > 0 && cluster_spec_gpus(cl) == 0)
         st = sim_diag_set(&d, SIM_EINVAL, NULL, 0, 0,

@@ -553,8 +553,16 @@ int study_pack(const pack_config *c)
     }
     for (uint16_t t = 1; t < ntypes; t++)
         s.type_mem[t] = model_catalog_type(s.cat, t)->memory_mib;
-    if ((st = cluster_spec_load(&s.cl, c->cluster, model_catalog_names(s.cat), &d)) ||
-        (st = study_frag_init(&s.frag, s.cl, s.type_mem, ntypes, &d)) ||
+    char cl_ignored[512];
+    if ((st = cluster_spec_load_ignoring(&s.cl, c->cluster, model_catalog_names(s.cat), NULL,
+                                         cl_ignored, sizeof cl_ignored, &d)))
+        goto out;
+    if (*cl_ignored)
+        fprintf(stderr,
+                "clustersim: warning: %s: ignoring column(s) the cluster format does not "
+                "use: %s\n",
+                c->cluster, cl_ignored);
+    if ((st = study_frag_init(&s.frag, s.cl, s.type_mem, ntypes, &d)) ||
         (st = read_tasks(&s, c->trace, c->format, c->skip_bad_rows, &skipped, &d)))
         goto out;
     uint64_t gpus = cluster_spec_gpus(s.cl), trace_milli = 0;

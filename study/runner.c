@@ -491,9 +491,16 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         st = sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "no cluster given (--cluster FILE or SPEC)");
         goto out;
     }
-    if ((st = cluster_spec_load_typed(&cl, a->cluster, model_catalog_names(cat),
-                                      a->cluster_gpu_type, d)) != SIM_OK)
+    char cl_ignored[512];
+    if ((st = cluster_spec_load_ignoring(&cl, a->cluster, model_catalog_names(cat),
+                                         a->cluster_gpu_type, cl_ignored, sizeof cl_ignored, d)) !=
+        SIM_OK)
         goto out;
+    if (*cl_ignored)
+        fprintf(stderr,
+                "clustersim: warning: %s: ignoring column(s) the cluster format does not "
+                "use: %s\n",
+                a->cluster, cl_ignored);
     tenants = sim_intern_create(false);
     models = sim_intern_create(false);
     if (!tenants || !models) {

@@ -111,6 +111,31 @@ int main(void)
     CHECK(load("cluster_dup3.csv", &c, msg, sizeof msg) == SIM_EPARSE);
     CHECK_STR(msg, "cluster_dup3.csv:3:1: error: node name 'm1' is given twice (first on line 1)");
 
+    /* Columns that are none of the format's (misspelt optional ones) are reported for a
+     * warning; two names of one column are an error. */
+    char ignored[64];
+    check_put("cluster_typo.csv", "sn,cpu_milli,memory_mib,gpu,model,gpumem_mib,cnt\n"
+                                  "n1,8000,16000,2,T4,100,5\n");
+    CHECK(cluster_spec_load_ignoring(&c, "cluster_typo.csv", names, NULL, ignored, sizeof ignored,
+                                     &d) == SIM_OK);
+    CHECK_STR(ignored, "gpumem_mib, cnt");
+    CHECK_EQ_I64(c->n_nodes, 1);
+    cluster_spec_destroy(c);
+    CHECK(cluster_spec_load_ignoring(&c, "cluster_ok.csv", names, NULL, ignored, sizeof ignored,
+                                     &d) == SIM_OK);
+    CHECK_STR(ignored, "");
+    cluster_spec_destroy(c);
+    check_put("cluster_alias2.csv", "sn,name,cpu_milli,memory_mib,gpu,model\n"
+                                    "n1,n2,8000,16000,2,T4\n");
+    CHECK(load("cluster_alias2.csv", &c, msg, sizeof msg) == SIM_EPARSE);
+    CHECK_STR(msg, "cluster_alias2.csv:1:2: error: column 'name' is another name of column 'sn' "
+                   "(column 1): give one of them");
+    check_put("cluster_alias3.csv", "gpu_type,sn,cpu_milli,mem_mib,gpu,model\n"
+                                    "T4,n1,8000,16000,2,T4\n");
+    CHECK(load("cluster_alias3.csv", &c, msg, sizeof msg) == SIM_EPARSE);
+    CHECK_STR(msg, "cluster_alias3.csv:1:6: error: column 'model' is another name of column "
+                   "'gpu_type' (column 1): give one of them");
+
     char openb[1024];
     if (check_shared("alibaba_gpu_v2023/openb_node_list_gpu_node.csv", openb, sizeof openb)) {
         CHECK(load(openb, &c, msg, sizeof msg) == SIM_OK);

@@ -1,7 +1,7 @@
 /*
  * cluster.c: cluster descriptions from a node-list CSV or a compact string.
  *
- * CSV columns (header required, any order): sn (or name/node), cpu_milli, memory_mib
+ * CSV columns (header required, any order): sn (or name), cpu_milli, memory_mib
  * (or mem_mib), gpu (or num_gpus), model (or gpu_type; empty or "nan" when gpu is 0),
  * optional gpu_mem_mib, net_gbps and count (the row stands for `count` identical nodes,
  * named sn-0, sn-1, ...). This is also the Alibaba openb node-list format.
@@ -47,6 +47,8 @@ typedef struct builder {
     uint32_t cap;
     uint64_t *lines; /* the file line of each node (0: generated) */
     int32_t name_col; /* the column of node names in the file (-1: none) */
+    char *ignored;    /* header columns of a node list that name no column, or NULL */
+    size_t ignored_size;
 } builder;
 
 static node_spec *add_node(builder *b, uint64_t line)
@@ -255,12 +257,38 @@ static int load_csv(builder *b, const char *path, const sim_intern *types, uint1
             goto out_empty;
         }
     }
-    if ((st = csvin_map_header(in, &row, names, K_N, ix, NULL, d)) != SIM_OK ||
-        (st = csvin_map_header(in, &row, alt, K_N, ix2, NULL, d)) != SIM_OK)
+    bool *unknown = sim_calloc(CSVIN_MAX_FIELDS, sizeof *unknown);
+    bool *unknown2 = sim_calloc(CSVIN_MAX_FIELDS, sizeof *unknown2);
+    if (!unknown || !unknown2)
+        st = sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
+    else if ((st = csvin_map_header(in, &row, names, K_N, ix, unknown, d)) == SIM_OK &&
+             (st = csvin_map_header(in, &row, alt, K_N, ix2, unknown2, d)) == SIM_OK) {
+        /* A column no name matches is most likely a misspelt optional one: say so. */
+        size_t o = 0;
+        for (uint32_t c = 0; c < row.n && c < CSVIN_MAX_FIELDS && b->ignored; c++)
+            if (unknown[c] && unknown2[c] && o + row.len[c] + 3 < b->ignored_size)
+                o += (size_t)snprintf(b->ignored + o, b->ignored_size - o, "%s%.*s", o ? ", " : "",
+                                      (int)row.len[c], row.f[c]);
+    }
+    sim_free(unknown);
+    sim_free(unknown2);
+    if (st != SIM_OK)
         goto out;
-    for (int k = 0; k < K_N; k++)
+    for (int k = 0; k < K_N; k++) {
+        /* Two names of one column (sn and name): one of them is a mistake. */
+        if (ix[k] >= 0 && ix2[k] >= 0 && ix[k] != ix2[k]) {
+            int32_t first = ix[k] < ix2[k] ? ix[k] : ix2[k];
+            int32_t second = ix[k] < ix2[k] ? ix2[k] : ix[k];
+            st = sim_diag_set(d, SIM_EPARSE, path, row.line, (int)second + 1,
+                              "column '%.*s' is another name of column '%.*s' (column %d): "
+                              "give one of them",
+                              (int)row.len[second], row.f[second], (int)row.len[first],
+                              row.f[first], (int)first + 1);
+            goto out;
+        }
         if (ix[k] < 0)
             ix[k] = ix2[k];
+    }
     for (int k = K_SN; k <= K_MODEL; k++) {
         if (ix[k] < 0) {
             st = sim_diag_set(d, SIM_EPARSE, path, row.line, 0,
@@ -431,7 +459,16 @@ int cluster_spec_load(cluster_spec **out, const char *src, const sim_intern *gpu
 int cluster_spec_load_typed(cluster_spec **out, const char *src, const sim_intern *gpu_types,
                             const char *default_gpu_type, sim_diag *d)
 {
+    return cluster_spec_load_ignoring(out, src, gpu_types, default_gpu_type, NULL, 0, d);
+}
+
+int cluster_spec_load_ignoring(cluster_spec **out, const char *src, const sim_intern *gpu_types,
+                               const char *default_gpu_type, char *ignored, size_t size,
+                               sim_diag *d)
+{
     *out = NULL;
+    if (ignored && size)
+        ignored[0] = '\0';
     const char *dname = default_gpu_type ? default_gpu_type : "V100M16";
     uint16_t dflt;
     if (resolve_type(gpu_types, dname, strlen(dname), &dflt) != SIM_OK) {
@@ -440,7 +477,7 @@ int cluster_spec_load_typed(cluster_spec **out, const char *src, const sim_inter
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "unknown GPU type '%s' (known: %s)", dname,
                             known);
     }
-    builder b = {.name_col = -1};
+    builder b = {.name_col = -1, .ignored = size ? ignored : NULL, .ignored_size = size};
     b.c = sim_calloc(1, sizeof *b.c);
     if (!b.c)
         return sim_diag_set(d, SIM_ENOMEM, src, 0, 0, "out of memory");

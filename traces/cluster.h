@@ -32,6 +32,13 @@ int cluster_spec_load(cluster_spec **out, const char *src, const sim_intern *gpu
 int cluster_spec_load_typed(cluster_spec **out, const char *src, const sim_intern *gpu_types,
                             const char *default_gpu_type, sim_diag *d);
 
+/* The same, also writing to ignored[0..size) the header columns of a node-list CSV that
+ * are none of its columns or their other names, comma-separated ("" when none), for a
+ * warning: such a column is most likely a misspelt optional one (gpu_mem_mib, count). */
+int cluster_spec_load_ignoring(cluster_spec **out, const char *src, const sim_intern *gpu_types,
+                               const char *default_gpu_type, char *ignored, size_t size,
+                               sim_diag *d);
+
 void cluster_spec_destroy(cluster_spec *c);
 
 /* Total GPUs of the cluster. */

@@ -136,6 +136,14 @@ int main(void)
     CHECK_STR(msg, "cluster_alias3.csv:1:6: error: column 'model' is another name of column "
                    "'gpu_type' (column 1): give one of them");
 
+    /* Names given twice in a switch spec cite the rows that gave them. */
+    check_put("cluster_sw2.csv", "num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,"
+                                 "mem_p_node\n1,2,8,64,256\n1,2,4,32,128");
+    CHECK(load("cluster_sw2.csv", &c, msg, sizeof msg) == SIM_EPARSE);
+    CHECK_STR(msg, "cluster_sw2.csv:3: error: node name 's0-n000' is given twice (first on line "
+                   "2); each row of a switch spec names its nodes from s0-n000, so nodes of "
+                   "several shapes need a node-list file");
+
     char openb[1024];
     if (check_shared("alibaba_gpu_v2023/openb_node_list_gpu_node.csv", openb, sizeof openb)) {
         CHECK(load(openb, &c, msg, sizeof msg) == SIM_OK);

@@ -45,8 +45,9 @@ uint64_t cluster_spec_gpus(const cluster_spec *c)
 typedef struct builder {
     cluster_spec *c;
     uint32_t cap;
-    uint64_t *lines; /* the file line of each node (0: generated) */
+    uint64_t *lines;  /* the file line of each node (its row's; 0: from a compact string) */
     int32_t name_col; /* the column of node names in the file (-1: none) */
+    const char *dup_hint; /* appended to the message about a name given twice */
     char *ignored;    /* header columns of a node list that name no column, or NULL */
     size_t ignored_size;
 } builder;
@@ -97,8 +98,8 @@ static int check_unique_names(const builder *b, const char *path, sim_diag *d)
     for (uint32_t i = 1; i < n && st == SIM_OK; i++)
         if (strcmp(ix[i - 1].name, ix[i].name) == 0)
             st = sim_diag_set(d, SIM_EPARSE, path, b->lines[ix[i].i], b->name_col + 1,
-                              "node name '%s' is given twice (first on line %llu)", ix[i].name,
-                              (unsigned long long)b->lines[ix[i - 1].i]);
+                              "node name '%s' is given twice (first on line %llu)%s", ix[i].name,
+                              (unsigned long long)b->lines[ix[i - 1].i], b->dup_hint);
     sim_free(ix);
     return st;
 }
@@ -146,7 +147,7 @@ static int load_switch_spec(builder *b, csvin *in, const int32_t *ix, uint16_t t
                                 MAX_NODES);
         for (uint64_t sw = 0; sw < v[0]; sw++)
             for (uint64_t k = 0; k < v[1]; k++) {
-                node_spec *n = add_node(b, 0);
+                node_spec *n = add_node(b, row.line);
                 if (!n)
                     return sim_diag_set(d, SIM_ENOMEM, csvin_path(in), row.line, 0,
                                         "out of memory");
@@ -244,6 +245,8 @@ static int load_csv(builder *b, const char *path, const sim_intern *types, uint1
                                       sw[k]);
                     goto out;
                 }
+            b->dup_hint = "; each row of a switch spec names its nodes from s0-n000, so "
+                          "nodes of several shapes need a node-list file";
             st = load_switch_spec(b, in, six, dflt, row.n, d);
             goto out_empty;
         }
@@ -477,7 +480,8 @@ int cluster_spec_load_ignoring(cluster_spec **out, const char *src, const sim_in
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "unknown GPU type '%s' (known: %s)", dname,
                             known);
     }
-    builder b = {.name_col = -1, .ignored = size ? ignored : NULL, .ignored_size = size};
+    builder b = {
+        .name_col = -1, .dup_hint = "", .ignored = size ? ignored : NULL, .ignored_size = size};
     b.c = sim_calloc(1, sizeof *b.c);
     if (!b.c)
         return sim_diag_set(d, SIM_ENOMEM, src, 0, 0, "out of memory");

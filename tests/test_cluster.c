@@ -38,6 +38,9 @@ int main(void)
     CHECK_STR(sim_intern_name(names, c->nodes[3].gpu_type), "T4");
     CHECK(c->nodes[3].cpu_milli > (UINT64_C(1) << 40)); /* unlimited unless given */
     cluster_spec_destroy(c);
+    CHECK(load("2xT4:2:gpumem=20000", &c, msg, sizeof msg) == SIM_OK);
+    CHECK_EQ_I64(c->nodes[1].gpu_mem_mib, 20000);
+    cluster_spec_destroy(c);
 
     check_put("cluster_ok.csv", "sn,cpu_milli,memory_mib,gpu,model,count\n"
                                 "cpu-a,32000,65536,0,nan,\n"
@@ -61,6 +64,9 @@ int main(void)
                           "option (cpu, mem, gpumem)"},
         {"missing/cluster.csv", "missing/cluster.csv: error: cannot open: No such file or "
                                 "directory"},
+        {"1xT4:2:gpumem=0", "error: --cluster '1xT4:2:gpumem=0': group '1xT4:2:gpumem=0': "
+                            "gpumem is not an integer 1..1099511627776 (MiB; leave it out for "
+                            "the catalog's figure)"},
         {"1xT4:1,", "error: --cluster '1xT4:1,': an empty group (expected a cluster file, or "
                     "groups like 4xV100M32:8,16xT4:2 separated by single commas)"},
         {"1xT4:1,,2xT4:1", "error: --cluster '1xT4:1,,2xT4:1': an empty group"},

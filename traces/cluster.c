@@ -424,6 +424,12 @@ static int load_compact(builder *b, const char *src, const sim_intern *types, si
                 k++;
             if (k == 3)
                 return compact_error(src, group, "unknown option (cpu, mem, gpumem)", d);
+            /* As the CSV column gpu_mem_mib: the catalog's figure is had by leaving it out. */
+            if (k == 2 && (val < 1 || val > UINT64_C(1) << 40))
+                return compact_error(src, group,
+                                     "gpumem is not an integer 1..1099511627776 (MiB; leave it "
+                                     "out for the catalog's figure)",
+                                     d);
             /* A second value would silently replace the first: one of them is a mistake. */
             if (seen[k])
                 return sim_diag_set(d, SIM_EPARSE, NULL, 0, 0,

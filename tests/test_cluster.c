@@ -150,6 +150,27 @@ int main(void)
                    "2); each row of a switch spec names its nodes from s0-n000, so nodes of "
                    "several shapes need a node-list file");
 
+    /* A GPU-less node may name a known type (not used) or none, but not an unknown one. */
+    check_put("cluster_zero.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                                  "n1,8000,16000,0,T4\nn2,8000,16000,0,\n");
+    CHECK(load("cluster_zero.csv", &c, msg, sizeof msg) == SIM_OK);
+    CHECK_EQ_I64(c->nodes[0].gpu_type, SIM_GPU_TYPE_NONE);
+    cluster_spec_destroy(c);
+    check_put("cluster_zeroT.csv", "sn,cpu_milli,memory_mib,gpu,model\nn1,8000,16000,0,FOOBAR\n");
+    CHECK(load("cluster_zeroT.csv", &c, msg, sizeof msg) == SIM_EPARSE);
+    CHECK(strncmp(msg,
+                  "cluster_zeroT.csv:2:5: error: field 'model': expected empty or nan (the "
+                  "node has no GPU), or a known GPU type (K80,",
+                  110) == 0);
+    CHECK(strstr(msg, "got \"FOOBAR\"") != NULL);
+    check_put("cluster_pai0.csv", "m0,T4,96,512,0\nm1,FOO,96,512,0\nm2,T4,96,512,2\n");
+    CHECK(load("cluster_pai0.csv", &c, msg, sizeof msg) == SIM_EPARSE);
+    CHECK(strncmp(msg,
+                  "cluster_pai0.csv:2:2: error: field 'gpu_type': expected CPU or empty "
+                  "(the node has no GPU), or a known GPU type (K80,",
+                  114) == 0);
+    CHECK(strstr(msg, "got \"FOO\"") != NULL);
+
     char openb[1024];
     if (check_shared("alibaba_gpu_v2023/openb_node_list_gpu_node.csv", openb, sizeof openb)) {
         CHECK(load(openb, &c, msg, sizeof msg) == SIM_OK);

@@ -115,12 +115,17 @@ static int resolve_type(const sim_intern *types, const char *s, size_t len, uint
 
 enum { K_SN, K_CPU, K_MEM, K_GPU, K_MODEL, K_GPUMEM, K_NET, K_COUNT, K_N };
 
-static int known_type_error(const csvin *in, const csvin_row *row, int32_t col,
-                            const char *name, const sim_intern *types, sim_diag *d)
+/* `none` names what a GPU-less node may give instead (NULL: the node has GPUs). */
+static int known_type_error(const csvin *in, const csvin_row *row, int32_t col, const char *name,
+                            const sim_intern *types, const char *none, sim_diag *d)
 {
-    char known[600], what[700];
+    char known[600], what[800];
     sim_intern_list(types, ", ", known, sizeof known);
-    snprintf(what, sizeof what, "a known GPU type (%s)", known);
+    if (none)
+        snprintf(what, sizeof what, "%s (the node has no GPU), or a known GPU type (%s)", none,
+                 known);
+    else
+        snprintf(what, sizeof what, "a known GPU type (%s)", known);
     return csvin_field_error(in, row, col, name, what, d);
 }
 
@@ -183,7 +188,12 @@ static int pai_machine(builder *b, const csvin *in, const csvin_row *row,
     uint16_t t = SIM_GPU_TYPE_NONE;
     bool cpu_only = row->len[1] == 3 && strncmp(row->f[1], "CPU", 3) == 0;
     if (gpus && (cpu_only || resolve_type(types, row->f[1], row->len[1], &t)))
-        return known_type_error(in, row, 1, names[1], types, d);
+        return known_type_error(in, row, 1, names[1], types, NULL, d);
+    /* A GPU-less machine's type is not used, but one that names no GPU is a mistake. */
+    if (!gpus && !cpu_only && !csvin_empty(row, 1) &&
+        resolve_type(types, row->f[1], row->len[1], &t))
+        return known_type_error(in, row, 1, names[1], types, "CPU or empty", d);
+    t = gpus ? t : SIM_GPU_TYPE_NONE;
     node_spec *n = add_node(b, row->line);
     if (!n)
         return sim_diag_set(d, SIM_ENOMEM, csvin_path(in), row->line, 0, "out of memory");
@@ -323,7 +333,13 @@ static int load_csv(builder *b, const char *path, const sim_intern *types, uint1
         size_t mlen = (uint32_t)ix[K_MODEL] < row.n ? row.len[ix[K_MODEL]] : 0;
         bool none = mlen == 0 || (mlen == 3 && strncmp(m, "nan", 3) == 0);
         if (proto.num_gpus && (none || resolve_type(types, m, mlen, &proto.gpu_type))) {
-            st = known_type_error(in, &row, ix[K_MODEL], "model", types, d);
+            st = known_type_error(in, &row, ix[K_MODEL], "model", types, NULL, d);
+            goto out;
+        }
+        /* A GPU-less node's model is not used, but one that names no GPU is a mistake. */
+        uint16_t unused;
+        if (!proto.num_gpus && !none && resolve_type(types, m, mlen, &unused)) {
+            st = known_type_error(in, &row, ix[K_MODEL], "model", types, "empty or nan", d);
             goto out;
         }
         if ((!csvin_empty(&row, ix[K_GPUMEM]) &&

@@ -16,6 +16,7 @@
 #include "models/zoo.h"
 #include "base/alloc.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,11 +182,32 @@ static int train_or_eval(model_kind k, int argc, char **argv, bool train)
         if ((st = model_mlp_load(&mlp, model_path, &d)) ||
             (st = model_kind_check(mlp, k, model_path, &d)))
             goto out;
+        /* The split the model was trained with, as its file records it. */
         const char *ms = model_mlp_meta(mlp, "split_seed"), *mf = model_mlp_meta(mlp, "test_frac");
-        if (!seed_given && ms)
-            o.seed = strtoull(ms, NULL, 10);
-        if (!frac_given && mf)
-            test_frac = strtod(mf, NULL);
+        char *end = NULL;
+        if (!seed_given && ms) {
+            errno = 0;
+            unsigned long long v = strtoull(ms, &end, 10);
+            if (errno || end == ms || *end || ms[0] == '-') {
+                st = sim_diag_set(&d, SIM_EPARSE, model_path, 0, 0,
+                                  "meta 'split_seed': expected an integer "
+                                  "0..18446744073709551615, got \"%.40s\"",
+                                  ms);
+                goto out;
+            }
+            o.seed = v;
+        }
+        if (!frac_given && mf) {
+            double v = strtod(mf, &end);
+            if (end == mf || *end || !(v >= 0.01 && v <= 0.9)) {
+                st = sim_diag_set(&d, SIM_EPARSE, model_path, 0, 0,
+                                  "meta 'test_frac': expected a number in [0.01, 0.9], got "
+                                  "\"%.40s\"",
+                                  mf);
+                goto out;
+            }
+            test_frac = v;
+        }
         if (util_path && ((st = model_mlp_load(&util_model, util_path, &d)) ||
                           (st = model_kind_check(util_model, MODEL_KIND_UTIL, util_path, &d))))
             goto out;

@@ -162,6 +162,17 @@ static void bad_input(void)
     expect_error("model eval mem --data pcli_samples.csv --model pcli_util.mlp", 2,
                  "clustersim: pcli_util.mlp: error: expected a 'mem' model (meta kind mem), got "
                  "kind 'util'\n");
+    /* A split recorded in the model file that cannot be read is an error, not a split
+     * seed of 0 or a test fraction of 0. */
+    CHECK(check_system("sed 's/^meta split_seed .*/meta split_seed banana/' pcli_util.mlp > "
+                       "pcli_seed.mlp && sed 's/^meta test_frac .*/meta test_frac 7/' "
+                       "pcli_util.mlp > pcli_frac.mlp") == 0);
+    expect_error("model eval util --data pcli_samples.csv --model pcli_seed.mlp", 2,
+                 "clustersim: pcli_seed.mlp: error: meta 'split_seed': expected an integer "
+                 "0..18446744073709551615, got \"banana\"\n");
+    expect_error("model eval util --data pcli_samples.csv --model pcli_frac.mlp", 2,
+                 "clustersim: pcli_frac.mlp: error: meta 'test_frac': expected a number in "
+                 "[0.01, 0.9], got \"7\"\n");
     FILE *f = fopen("pcli_bad.csv", "w");
     fputs("source,model,gpu_type,op_addv2,op_conv2d,op_maxpool,op_relu,op_matmul,op_avgpool,"
           "op_mul,op_concat,op_softmax,batch_size,iterations,input_size,compute_capability,"

@@ -40,6 +40,17 @@ int study_make_split(const model_dataset *ds, model_kind k, double test_frac, ui
         n_test = 1;
     if (n_test > n - 10)
         n_test = n - 10;
+    /* The linear baseline fits p + 1 coefficients: checked before anything is trained
+     * or written. */
+    if (n - n_test <= (size_t)p + 1) {
+        sim_free(perm);
+        if (rng)
+            gsl_rng_free(rng);
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                            "the data has %zu rows, %zu of them to train on after holding "
+                            "%zu out; the linear baseline needs more than %u",
+                            n, n - n_test, n_test, p + 1);
+    }
     s->n_test = n_test;
     s->n_train = n - n_test;
     s->Xtr = sim_reallocarray(NULL, s->n_train * p, sizeof *s->Xtr);

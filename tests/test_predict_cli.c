@@ -7,6 +7,8 @@
  */
 #include "check.h"
 
+#include <unistd.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +164,13 @@ static void bad_input(void)
     expect_error("model eval mem --data pcli_samples.csv --model pcli_util.mlp", 2,
                  "clustersim: pcli_util.mlp: error: expected a 'mem' model (meta kind mem), got "
                  "kind 'util'\n");
+    /* Too few rows to train the linear baseline on: an error before a model is written
+     * (20 rows, 4 held out, 16 to train, 16 coefficients). */
+    CHECK(check_system("head -n 21 pcli_samples.csv > pcli_20.csv") == 0);
+    expect_error("model train util --data pcli_20.csv --out pcli_20.mlp --epochs 5", 2,
+                 "clustersim: error: the data has 20 rows, 16 of them to train on after holding "
+                 "4 out; the linear baseline needs more than 16\n");
+    CHECK(access("pcli_20.mlp", F_OK) != 0);
     /* A split recorded in the model file that cannot be read is an error, not a split
      * seed of 0 or a test fraction of 0. */
     CHECK(check_system("sed 's/^meta split_seed .*/meta split_seed banana/' pcli_util.mlp > "

@@ -279,6 +279,9 @@ int study_dur_eval_trace(const study_dur_eval *a, FILE *out, sim_diag *d)
             a->trace, (unsigned long long)n_jobs, (unsigned long long)split, split_s,
             (unsigned long long)trained_on, (unsigned long long)(n_jobs - split),
             a->retrain_s > 0 ? " (retrained during the test)" : "");
+    fputs("(a predictor that has no prediction for a job, before any job it learns from has "
+          "finished, does not score it: `jobs` counts the jobs each one scored)\n",
+          out);
     fprintf(out,
             "tenants with their own model: gbt %u, ridge %u (min_history %u); history %u, "
             "topics %u\n",

@@ -3,7 +3,8 @@
  * backend with known rates, writes the hand-computed medians, slowdowns and spreads;
  * the real CPU backend (a short run: its figures are not asserted, timings on a
  * shared machine are noisy) writes a valid CSV that `clustersim calibrate` accepts;
- * bad options are refused.
+ * bad options are refused, a bad kernel or mode list before the output is touched, and a
+ * failed or interrupted run leaves the file that was at the output path as it was.
  */
 #include "bench/interference/ib.h"
 #include "models/calibrate.h"
@@ -13,8 +14,13 @@
 
 #include <gsl/gsl_errno.h>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- A fake backend: kernel a (100 units/s alone), kernel b (40). Trial t of every
  * run multiplies its rates by 1.0, 1.2, 0.9 in turn. ---------------------------------- */
@@ -187,10 +193,91 @@ static void test_cpu_backend(void)
     free(txt);
 }
 
+/* True when dir holds no temporary output (base/outfile.c names them "*.tmp.<pid>"). */
+static bool no_temporaries(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -q '\\.tmp\\.'", dir);
+    return check_system(cmd) != 0;
+}
+
+/* A bad --kernels or --modes list is a usage error found before the output is opened;
+ * the file already at the path stays. */
+static void test_keeps_output(void)
+{
+    static const struct {
+        const char *opts, *err;
+    } cases[] = {
+        {"--kernels bogus",
+         "interference_bench: error: option --kernels: unknown kernel 'bogus' for the cpu "
+         "backend (known: alu, stream, cache)\n"},
+        {"--kernels ,alu",
+         "interference_bench: error: option --kernels: unknown kernel '' for the cpu "
+         "backend (known: alu, stream, cache)\n"},
+        {"--modes thread",
+         "interference_bench: error: option --modes: unknown mode 'thread' for the cpu "
+         "backend (known: threads)\n"},
+    };
+    check_system("rm -rf ibench_keep && mkdir ibench_keep");
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        check_put("ibench_keep/x.csv", "previous results\n");
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd,
+                 "'%s' --backend cpu %s --out ibench_keep/x.csv > /dev/null 2> ibench_err.txt",
+                 IB_BINARY, cases[k].opts);
+        CHECK_EQ_I64(check_system(cmd), 2);
+        char *txt = check_slurp("ibench_err.txt", NULL);
+        CHECK_STR(txt, cases[k].err);
+        free(txt);
+        txt = check_slurp("ibench_keep/x.csv", NULL);
+        CHECK_STR(txt, "previous results\n");
+        free(txt);
+    }
+    CHECK(no_temporaries("ibench_keep"));
+
+    /* --device and --mig do nothing on the CPU backend: a note says so, the run goes on. */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "'%s' --backend cpu --device 1 --mig a,b --kernels alu --seconds 0.01 --warmup 0 "
+             "--trials 1 --out ibench_keep/x.csv > /dev/null 2> ibench_err.txt",
+             IB_BINARY);
+    CHECK_EQ_I64(check_system(cmd), 0);
+    char *txt = check_slurp("ibench_err.txt", NULL);
+    CHECK_STR(txt, "interference_bench: note: --device and --mig apply to the CUDA backend "
+                   "only; ignored with --backend cpu\n");
+    free(txt);
+    txt = check_slurp("ibench_keep/x.csv", NULL);
+    CHECK(txt && !strncmp(txt, ib_csv_header, strlen(ib_csv_header)));
+    free(txt);
+
+    /* Interrupted part-way: the previous file is whole and no temporary is left. */
+    check_put("ibench_keep/x.csv", "previous results\n");
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl(IB_BINARY, IB_BINARY, "--backend", "cpu", "--kernels", "alu", "--seconds", "30",
+              "--warmup", "0", "--trials", "1", "--out", "ibench_keep/x.csv", (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 250 && no_temporaries("ibench_keep"); i++)
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    kill(pid, SIGINT);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+    txt = check_slurp("ibench_keep/x.csv", NULL);
+    CHECK_STR(txt, "previous results\n");
+    free(txt);
+    CHECK(no_temporaries("ibench_keep"));
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
     test_harness();
     test_cpu_backend();
+    test_keeps_output();
     return check_done();
 }

@@ -58,9 +58,8 @@ static void list_names(const ib_backend *b, bool modes, char *buf, size_t size)
                               modes ? b->modes[i] : b->kernels[i].name);
 }
 
-/* Parse a comma-separated selection into indices; -1 with err on an unknown name. */
-static int select_list(const ib_backend *b, const char *list, bool modes, uint32_t *out,
-                       uint32_t *n, char *err, size_t errsz)
+int ib_select(const ib_backend *b, const char *list, bool modes, uint32_t *out, uint32_t *n,
+              char *err, size_t errsz)
 {
     *n = 0;
     if (!list) {
@@ -114,8 +113,8 @@ static void write_row(const ib_backend *b, const ib_options *o, const char *mode
 int ib_measure(const ib_backend *b, const ib_options *o, char *err, size_t errsz)
 {
     uint32_t modes[IB_MAX_KERNELS], n_modes, ks[IB_MAX_KERNELS], n_ks;
-    if (select_list(b, o->modes, true, modes, &n_modes, err, errsz) ||
-        select_list(b, o->kernels, false, ks, &n_ks, err, errsz))
+    if (ib_select(b, o->modes, true, modes, &n_modes, err, errsz) ||
+        ib_select(b, o->kernels, false, ks, &n_ks, err, errsz))
         return -1;
     if (o->trials < 1 || o->trials > IB_MAX_TRIALS) {
         snprintf(err, errsz, "trials must be 1..%d", IB_MAX_TRIALS);

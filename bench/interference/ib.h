@@ -11,6 +11,7 @@
 #ifndef BENCH_IB_H
 #define BENCH_IB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +57,14 @@ typedef struct ib_options {
 
 /* The CSV header line (without newline). */
 extern const char ib_csv_header[];
+
+/* Parse a comma-separated selection of b's modes (modes true) or kernels into indices
+ * into b->modes or b->kernels, in the order given, duplicates dropped, at most
+ * IB_MAX_KERNELS; NULL selects the default (the first mode, every kernel). Returns 0, or
+ * -1 with err filled ("unknown kernel 'x' for the cpu backend (known: alu, ...)"). Callers
+ * check the lists with it before they open the output; ib_measure checks them again. */
+int ib_select(const ib_backend *b, const char *list, bool modes, uint32_t *out, uint32_t *n,
+              char *err, size_t errsz);
 
 /* Measure every selected kernel alone and in every unordered pair (a kernel with
  * itself included) in every selected mode. Returns 0, or -1 with err filled. */

@@ -558,8 +558,10 @@ static int entry_list(ctx *c, json_object *root, const char *key, const char *wh
 {
     *list = as_list(root, key, tmp);
     *n = *list ? json_object_array_length(*list) : 0;
-    if (*n == 0)
+    if (!*list)
         return fail(c, "", "grid: '%s' is missing: give at least one %s", key, what);
+    if (*n == 0)
+        return fail(c, key, "grid: '%s' is empty: give at least one %s", key, what);
     return SIM_OK;
 }
 
@@ -825,10 +827,10 @@ static int read_policies(ctx *c, json_object *root)
 {
     json_object *tmp, *list = as_list(root, "policies", &tmp);
     int st = SIM_OK;
-    if (!list || json_object_array_length(list) == 0) {
-        json_object_put(tmp);
+    if (!list)
         return fail(c, "", "grid: 'policies' is missing: give at least one policy");
-    }
+    if (json_object_array_length(list) == 0)
+        return fail(c, "policies", "grid: 'policies' is empty: give at least one policy");
     for (size_t i = 0; i < json_object_array_length(list) && st == SIM_OK; i++) {
         json_object *t = json_object_array_get_idx(list, i), *opts = NULL;
         char path[PATH_LEN];

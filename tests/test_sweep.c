@@ -190,6 +190,16 @@ static void test_bad_grids(void)
         {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
          " \"policies\": [\"fifo\"],\n \"exclude\": [{\"policy\": \"fifo\"}]\n}",
          5, 13, "the exclusions leave no cell to run"},
+        /* An empty list is there, at its value, not missing at the document. */
+        {"{\n \"traces\": [],\n \"clusters\": [\"4xV100M32:8\"],\n \"policies\": [\"fifo\"]\n}", 2,
+         12, "grid: 'traces' is empty: give at least one trace"},
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [],\n \"policies\": [\"fifo\"]\n}",
+         3, 14, "grid: 'clusters' is empty: give at least one cluster"},
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
+         " \"policies\": []\n}",
+         4, 14, "grid: 'policies' is empty: give at least one policy"},
+        {"{\n \"clusters\": [\"4xV100M32:8\"],\n \"policies\": [\"fifo\"]\n}", 1, 1,
+         "grid: 'traces' is missing: give at least one trace"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         grid g;

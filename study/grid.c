@@ -1318,6 +1318,135 @@ static int expand(ctx *c, const excl *ex, size_t n_ex)
     return unique_cells(c);
 }
 
+/* The numeric members of a cell's summary.json, as the report names them (nested as
+ * "a.b"; sim/output.c, study/runner.c, study/quotas.c write them, study/sweep.c writes a
+ * pack cell's). A group with per_name has one object per qos or tenant: NAME.FIELD. */
+typedef struct metric_group {
+    const char *name;          /* top-level member ("jct_s", "quota_metrics.tenants") */
+    bool per_name;             /* members are name.NAME.FIELD */
+    const char *const *fields; /* NULL: the member is a number itself */
+} metric_group;
+
+static const char *const m_cluster[] = {"nodes", "gpus", NULL};
+static const char *const m_jobs[] = {"arrived", "done", "rejected", "unfinished", NULL};
+static const char *const m_dist[] = {"count", "mean", "median", "p95", "p99", "max", NULL};
+static const char *const m_groups[] = {"arrived", "done",  "mean_s", "p50_s",
+                                       "p99_s",   "max_s", NULL};
+static const char *const m_alloc_eff[] = {"allocated", "effective", NULL};
+static const char *const m_elastic[] = {"scale_events",       "scale_in_lost_work_s",
+                                        "offline_done",       "offline_jct_mean_s",
+                                        "cpu_util_allocated", NULL};
+static const char *const m_online[] = {"services", "demand_gpu_hours", "shortfall_gpu_seconds",
+                                       "shortfall_periods", NULL};
+static const char *const m_slo[] = {"jobs", "violations", NULL};
+static const char *const m_qos[] = {"done", "jct_mean", "jct_p95", "wait_mean", NULL};
+static const char *const m_tenant[] = {"done",      "rejected",   "jct_mean", "wait_mean",
+                                       "gpu_hours", "quota_gpus", NULL};
+static const char *const m_quota[] = {"samples", "jain_mean", NULL};
+static const char *const m_quota_tenant[] = {"quota_gpus",  "used_gpus_mean",      "above_quota",
+                                             "below_quota", "below_quota_waiting", NULL};
+
+/* Longer names first, so that quota_metrics.tenants is matched before quota_metrics. */
+static const metric_group run_metrics[] = {
+    {"cluster", false, m_cluster},
+    {"jobs", false, m_jobs},
+    {"jobs_not_arrived", false, NULL},
+    {"jct_s", false, m_dist},
+    {"wait_s", false, m_dist},
+    {"makespan_s", false, NULL},
+    {"job_groups", false, m_groups},
+    {"gpu_util", false, m_alloc_eff},
+    {"gpu_hours", false, m_alloc_eff},
+    {"preemptions", false, NULL},
+    {"failures", false, NULL},
+    {"lost_work_s", false, NULL},
+    {"lost_gpu_hours", false, NULL},
+    {"elastic", false, m_elastic},
+    {"online", false, m_online},
+    {"slo", false, m_slo},
+    {"by_qos", true, m_qos},
+    {"tenants", true, m_tenant},
+    {"probes", false, NULL}, /* probes.NAME_mean: checked on its own */
+    {"samples", false, NULL},
+    {"events", false, NULL},
+    {"rows_skipped", false, NULL},
+    {"stalled_at_s", false, NULL},
+    {"quota_metrics.tenants", true, m_quota_tenant},
+    {"quota_metrics", false, m_quota},
+    {NULL, false, NULL},
+};
+
+static const metric_group pack_metrics[] = {
+    {"demand_pct", false, NULL}, {"alloc", false, NULL},  {"frag_amount", false, NULL},
+    {"frag_ratio", false, NULL}, {"failed", false, NULL}, {NULL, false, NULL},
+};
+
+static bool in_list(const char *const *list, const char *s)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (!strcmp(list[i], s))
+            return true;
+    return false;
+}
+
+static void join(char *buf, size_t size, const char *const *list, const char *prefix)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; list[i] && o < size; i++)
+        o += (size_t)snprintf(buf + o, size - o, "%s%s%s", i ? ", " : "", prefix, list[i]);
+}
+
+/* Check metric name against the members a cell of this kind writes; an error at path
+ * lists the known ones (of the group the name starts with, when it names one). */
+static int check_metric(ctx *c, const char *path, const char *name)
+{
+    const metric_group *gs = c->g->kind == GRID_PACK ? pack_metrics : run_metrics;
+    char known[560];
+    const char *kind = grid_kind_name(c->g->kind);
+    for (const metric_group *mg = gs; mg->name; mg++) {
+        size_t n = strlen(mg->name);
+        if (strncmp(name, mg->name, n) || (name[n] && name[n] != '.'))
+            continue;
+        const char *rest = name[n] ? name + n + 1 : NULL;
+        if (!strcmp(mg->name, "probes")) {
+            size_t r = rest ? strlen(rest) : 0;
+            if (r > 5 && !strcmp(rest + r - 5, "_mean"))
+                return SIM_OK;
+            return fail(c, path,
+                        "grid: unknown metric '%s' (a probe's metric is probes.NAME_mean, "
+                        "NAME a probe of the policy)",
+                        name);
+        }
+        if (!mg->fields && !rest)
+            return SIM_OK;
+        if (mg->fields && rest) {
+            const char *field = rest;
+            if (mg->per_name) {
+                const char *dot = strrchr(rest, '.');
+                field = dot && dot > rest ? dot + 1 : NULL;
+            }
+            if (field && in_list(mg->fields, field))
+                return SIM_OK;
+        }
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "%s.%s", mg->name, mg->per_name ? "NAME." : "");
+        if (mg->fields)
+            join(known, sizeof known, mg->fields, prefix);
+        else
+            snprintf(known, sizeof known, "%s", mg->name);
+        return fail(c, path, "grid: unknown metric '%s' (known: %s)", name, known);
+    }
+    size_t o = 0;
+    known[0] = '\0';
+    for (const metric_group *mg = gs; mg->name && o < sizeof known; mg++)
+        if (strncmp(mg->name, "quota_metrics.", 14))
+            o += (size_t)snprintf(known + o, sizeof known - o, "%s%s%s", o ? ", " : "", mg->name,
+                                  mg->fields || !strcmp(mg->name, "probes") ? ".*" : "");
+    return fail(c, path, "grid: unknown metric '%s' for `clustersim %s` cells (known: %s%s)", name,
+                kind, known, c->g->kind == GRID_PACK ? "" : "; nested members as a.b");
+}
+
 static int read_report(ctx *c, json_object *root)
 {
     json_object *r, *m;
@@ -1343,6 +1472,8 @@ static int read_report(ctx *c, json_object *root)
         pathf(sub, "report.metrics[%zu]", i);
         if (!json_object_is_type(x, json_type_string))
             return fail(c, sub, "grid: a metric is a string, got %s", type_name(x));
+        if ((st = check_metric(c, sub, json_object_get_string(x))) != SIM_OK)
+            return st;
         if (!(c->g->metrics[c->g->n_metrics++] = sim_strdup(json_object_get_string(x))))
             return oom(c);
     }

@@ -200,6 +200,27 @@ static void test_bad_grids(void)
          4, 14, "grid: 'policies' is empty: give at least one policy"},
         {"{\n \"clusters\": [\"4xV100M32:8\"],\n \"policies\": [\"fifo\"]\n}", 1, 1,
          "grid: 'traces' is missing: give at least one trace"},
+        /* A report metric no cell writes: the report's table of it would be missing. */
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
+         " \"policies\": [\"fifo\"],\n \"report\": {\"metrics\": [\"jct_s.mean\", "
+         "\"nosuch.metric\"]}\n}",
+         5, 39,
+         "grid: unknown metric 'nosuch.metric' for `clustersim run` cells (known: cluster.*, "
+         "jobs.*, jobs_not_arrived, jct_s.*, wait_s.*, makespan_s, job_groups.*"},
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
+         " \"policies\": [\"fifo\"],\n \"report\": {\"metrics\": [\"jct_s.avg\"]}\n}",
+         5, 25,
+         "grid: unknown metric 'jct_s.avg' (known: jct_s.count, jct_s.mean, jct_s.median, "
+         "jct_s.p95, jct_s.p99, jct_s.max)"},
+        {"{\n \"traces\": [\"" OUT "/a.csv\"],\n \"clusters\": [\"4xV100M32:8\"],\n"
+         " \"policies\": [\"fifo\"],\n \"report\": {\"metrics\": [\"tenants.done\"]}\n}",
+         5, 25, "grid: unknown metric 'tenants.done' (known: tenants.NAME.done, "},
+        {"{\n \"command\": \"pack\",\n \"traces\": [\"" OUT "/a.csv\"],\n"
+         " \"clusters\": [\"4xV100M32:8\"],\n \"policies\": [\"fgd\"],\n"
+         " \"report\": {\"metrics\": [\"jct_s.mean\"]}\n}",
+         6, 25,
+         "grid: unknown metric 'jct_s.mean' for `clustersim pack` cells (known: demand_pct, "
+         "alloc, frag_amount, frag_ratio, failed)"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         grid g;
@@ -352,6 +373,49 @@ static void test_run_and_resume(void)
     CHECK(check_file_has(OUT "/run/sweep.csv", "cell,trace,cluster,policy,variant,restart-penalty,"
                                                "seed,status,error,cluster.nodes"));
     CHECK(check_file_has(OUT "/run/report.md", "### jct_s.mean"));
+    /* Every metric the cells wrote is one a grid's report may name. */
+    char *csv = check_slurp(OUT "/run/sweep.csv", NULL);
+    const char *names = csv ? strstr(csv, ",error,") : NULL;
+    if (names) {
+        static char text[16384];
+        size_t n = (size_t)snprintf(
+            text, sizeof text, G1_OPEN "\"policies\": [\"fifo\"], \"report\": {\"metrics\": [");
+        const char *p = names + 7;
+        for (int k = 0; *p && *p != '\n' && n < sizeof text - 64; k++) {
+            size_t len = strcspn(p, ",\n");
+            n += (size_t)snprintf(text + n, sizeof text - n, "%s\"%.*s\"", k ? ", " : "", (int)len,
+                                  p);
+            p += len + (p[len] == ',');
+        }
+        snprintf(text + n, sizeof text - n, "]}}");
+        grid g;
+        sim_diag d = {0};
+        CHECK_EQ_I64(parse(text, &g, &d), SIM_OK);
+        if (d.msg[0])
+            fprintf(stderr, "  %s:%ld:%d: %s\n", d.file, d.line, d.column, d.msg);
+        CHECK(g.n_metrics > 30);
+        grid_free(&g);
+    }
+    CHECK(names != NULL);
+    free(csv);
+    /* Members named after tenants, qos classes and probes, and those of some runs only. */
+    {
+        grid g;
+        sim_diag d = {0};
+        CHECK_EQ_I64(parse(G1_OPEN
+                           "\"policies\": [\"fifo\"], \"report\": {\"metrics\": ["
+                           "\"tenants.a.b.done\", \"by_qos.ls.jct_p95\", \"probes.x_mean\", "
+                           "\"quota_metrics.tenants.t.above_quota\", "
+                           "\"quota_metrics.jain_mean\", \"stalled_at_s\", "
+                           "\"elastic.cpu_util_allocated\", \"online.shortfall_periods\", "
+                           "\"job_groups.p99_s\"]}}",
+                           &g, &d),
+                     SIM_OK);
+        if (d.msg[0])
+            fprintf(stderr, "  %s:%ld:%d: %s\n", d.file, d.line, d.column, d.msg);
+        CHECK_EQ_I64(g.n_metrics, 9);
+        grid_free(&g);
+    }
     /* Metrics equal in every cell are in sweep.csv but get no table. */
     char *report = check_slurp(OUT "/run/report.md", NULL);
     CHECK(report && !strstr(report, "### cluster.gpus"));

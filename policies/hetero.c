@@ -38,6 +38,7 @@ typedef struct hgroup {
     bool used;
     bool swapping; /* in the swap rounds of the first epoch */
     bool complete; /* every job started at the group's cold start */
+    bool revert_due; /* a job finished during a trial round: back to the best mapping */
     char name[SIM_ID_MAX];
     uint32_t total; /* jobs of the group */
     uint32_t n;     /* jobs started so far (indices 0..n-1) */
@@ -45,6 +46,7 @@ typedef struct hgroup {
     uint32_t m; /* GPUs of the cold start (slots 0..m-1) */
     uint32_t round;
     sim_job_id job[HG_MAX];
+    bool gone[HG_MAX]; /* job i has finished */
     char job_id[HG_MAX][SIM_ID_MAX];
     uint32_t gset[HG_MAX]; /* global GPU per slot */
     uint32_t slot[HG_MAX]; /* slot each job holds now */
@@ -488,6 +490,37 @@ static int group_round(hetero_state *s, const sim_view *v, sim_time now, hgroup 
     return SIM_OK;
 }
 
+/* The revert a finish made due (hetero_on_finish): the running jobs left go back to their
+ * GPUs of the best mapping, and the group is frozen. */
+static int group_revert(hetero_state *s, const sim_view *v, sim_time now, hgroup *gr,
+                        policy_decisions *out)
+{
+    gr->revert_due = false;
+    int rc;
+    bool moved = false;
+    for (uint32_t i = 0; i < gr->n; i++)
+        if (!gr->gone[i] && gr->cur[i] != gr->best[i] &&
+            sim_view_job(v, gr->job[i])->state == SIM_JOB_RUNNING) {
+            gr->busy_s[gr->slot[i]] += (double)(now - gr->since_us[i]) / 1e6;
+            if ((rc = sim_decide_preempt(out, gr->job[i], true)))
+                return rc;
+            moved = true;
+        }
+    for (uint32_t i = 0; i < gr->n; i++)
+        if (!gr->gone[i] && gr->cur[i] != gr->best[i] &&
+            sim_view_job(v, gr->job[i])->state == SIM_JOB_PENDING) {
+            gr->slot[i] = gr->best[i];
+            gr->since_us[i] = now;
+            if ((rc = start_on(out, v, gr->job[i], gr->gset[gr->best[i]])))
+                return rc;
+        }
+    memcpy(gr->cur, gr->best, gr->n * sizeof *gr->cur);
+    gr->sw.phase = HETERO_FROZEN;
+    if (moved)
+        trail_row(s, gr, now, "revert");
+    return SIM_OK;
+}
+
 /* A new group record for the batch just placed: cold mapping, optimum, swap phase. */
 static void group_open(hetero_state *s, const sim_view *v, sim_time now, hgroup *gr,
                        uint32_t n_batch, uint32_t placed)
@@ -728,6 +761,8 @@ static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_dec
     int rc;
     for (uint32_t i = 0; i < s->hi_used; i++) {
         hgroup *gr = &s->g[i];
+        if (gr->used && gr->revert_due && (rc = group_revert(s, v, now, gr, out)))
+            return rc;
         if (gr->used && gr->swapping && gr->next_round_us <= now &&
             (rc = group_round(s, v, now, gr, out)))
             return rc;
@@ -867,7 +902,13 @@ static void hetero_on_finish(void *st, const sim_view *v, sim_job_id id)
     hj->group = 0;
     uint32_t i = hj->idx;
     gr->busy_s[gr->slot[i]] += (double)(v->now - gr->since_us[i]) / 1e6;
-    gr->swapping = false; /* no swaps once a job of the group is done */
+    gr->gone[i] = true;
+    /* No swaps once a job of the group is done. A swapped mapping in its trial round can
+     * no longer be measured: the best mapping comes back (at the next scheduling point,
+     * which the finish makes), as after a trial that did not improve. */
+    if (gr->swapping && gr->sw.phase == HETERO_TRYING)
+        gr->revert_due = true;
+    gr->swapping = false;
     if (++gr->done >= gr->total) {
         gr->end_us = v->now;
         group_close(s, v, gr);

@@ -411,6 +411,29 @@ static void test_node_cpu_mem(void)
         }
 }
 
+/* A job of the group finishing while a swapped mapping runs its trial round: the best
+ * mapping comes back for the jobs left. ResNet-18 runs a tenth as fast on the K80 as on
+ * the V100; cold start: jA (1000 s) on the V100, jB (100 s) on the K80; the swap at 100 s
+ * (rounds of 100 s) sends jA to the K80, jB ends at about 190 s on the V100, and jA goes
+ * back to the V100 then (ending near 1081 s). It used to stay on the K80 to 9065 s. */
+static void test_finish_in_trial(void)
+{
+    check_put(OUT "/trial.csv", "job_id,submit_time,duration,num_gpus,model,ref_gpu_type,group\n"
+                                "jA,0,1000,1,ResNet-18 (batch size 128),V100M16,g\n"
+                                "jB,0,100,1,ResNet-18 (batch size 128),V100M16,g\n");
+    CHECK_EQ_I64(run("run --trace " OUT "/trial.csv --cluster 1xK80:1,1xV100M16:1 --policy hetero "
+                     "--policy-opt trail=" OUT "/trial_trail.csv --check-invariants --out " OUT
+                     "/trial"),
+                 0);
+    char *jobs = check_slurp(OUT "/trial/jobs.csv", NULL);
+    const char *a = jobs ? strstr(jobs, "\njA,") : NULL;
+    CHECK(a && field(a + 1, 7) > 1000 && field(a + 1, 7) < 1100 && strstr(a, ",V100M16,"));
+    free(jobs);
+    char *trail = check_slurp(OUT "/trial_trail.csv", NULL);
+    CHECK(trail && strstr(trail, ",g,1,swap,") && strstr(trail, ",g,1,revert,"));
+    free(trail);
+}
+
 /* Every group row of a groups CSV: the mapping never beats the optimum; returns rows. */
 static int check_groups(const char *path, bool migrates)
 {
@@ -713,6 +736,7 @@ int main(void)
     test_cold_start();
     test_output_clobber();
     test_node_cpu_mem();
+    test_finish_in_trial();
     test_bundled();
     test_gen_groups();
     test_group_figures();

@@ -53,6 +53,9 @@ size_t cli_seeds(const char *s, uint64_t *seeds, size_t max);
 bool cli_policy_opt(policy_config *cfg, const char *val);
 /* Whether "[POLICY:]KEY=VALUE" is meant for policy: its prefix names it, or it has no
  * prefix and the policy declares KEY. */
+/* Split "[POLICY:]KEY=VALUE": the policy prefix (len 0 when absent) and the key. */
+void cli_policy_opt_split(const char *val, const char **pol, size_t *pol_len, const char **key,
+                          size_t *key_len);
 bool cli_policy_opt_applies(const char *val, const char *policy);
 /* Check --policy-opt values against the policies a command runs: a prefix must name one
  * of them, the key must be an option of that policy, and an unprefixed key an option of

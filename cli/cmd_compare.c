@@ -188,13 +188,12 @@ int cmd_compare(int argc, char **argv)
     /* An option naming a file a policy writes would be written over by every run but
      * the last: at most one run may have it. */
     for (int q = 0; q < n_popts; q++) {
-        const char *eq = strchr(popts[q], '='),
-                   *colon = memchr(popts[q], ':', (size_t)(eq - popts[q]));
-        const char *key = colon ? colon + 1 : popts[q];
-        size_t writers = 0;
+        const char *pname, *key;
+        size_t pname_len, key_len, writers = 0;
+        cli_policy_opt_split(popts[q], &pname, &pname_len, &key, &key_len);
         for (size_t p = 0; p < n_pol; p++)
             if (applies[p * (size_t)n_popts + (size_t)q] &&
-                policy_option_writes(policy_find(pol[p]), key, (size_t)(eq - key)))
+                policy_option_writes(policy_find(pol[p]), key, key_len))
                 writers += n_seeds;
         if (writers > 1) {
             sim_free(seeds);

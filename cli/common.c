@@ -172,9 +172,8 @@ bool cli_seconds(const char *opt, const char *val, double *out)
     return true;
 }
 
-/* Split "[POLICY:]KEY=VALUE": the policy prefix (len 0 when absent) and the key. */
-static void policy_opt_split(const char *val, const char **pol, size_t *pol_len, const char **key,
-                             size_t *key_len)
+void cli_policy_opt_split(const char *val, const char **pol, size_t *pol_len, const char **key,
+                          size_t *key_len)
 {
     const char *eq = strchr(val, '=');
     size_t head = eq ? (size_t)(eq - val) : strlen(val);
@@ -189,7 +188,7 @@ bool cli_policy_opt_applies(const char *val, const char *policy)
 {
     const char *pol, *key;
     size_t pol_len, key_len;
-    policy_opt_split(val, &pol, &pol_len, &key, &key_len);
+    cli_policy_opt_split(val, &pol, &pol_len, &key, &key_len);
     if (!policy)
         return true;
     if (pol_len)
@@ -204,7 +203,7 @@ bool cli_check_policy_opts(const char *const *opts, size_t n_opts, const char *c
     for (size_t i = 0; i < n_opts; i++) {
         const char *pol, *key;
         size_t pol_len, key_len;
-        policy_opt_split(opts[i], &pol, &pol_len, &key, &key_len);
+        cli_policy_opt_split(opts[i], &pol, &pol_len, &key, &key_len);
         if (!strchr(opts[i], '=') || key_len == 0) {
             cli_usage_error("--policy-opt '%s': expected KEY=VALUE or POLICY:KEY=VALUE", opts[i]);
             return false;
@@ -214,7 +213,7 @@ bool cli_check_policy_opts(const char *const *opts, size_t n_opts, const char *c
         for (size_t j = 0; j < i; j++) {
             const char *pol2, *key2;
             size_t pol2_len, key2_len;
-            policy_opt_split(opts[j], &pol2, &pol2_len, &key2, &key2_len);
+            cli_policy_opt_split(opts[j], &pol2, &pol2_len, &key2, &key2_len);
             if (key2_len == key_len && !strncmp(key, key2, key_len) &&
                 (!pol_len || !pol2_len || (pol_len == pol2_len && !strncmp(pol, pol2, pol_len)))) {
                 bool clash = false;

@@ -1491,6 +1491,15 @@ static bool event_live(void *ctx, const sim_event *ev)
     return true;
 }
 
+/* The time of the first event that still stands, the stale ones before it dropped. */
+static sim_time live_top_time(sim_engine *e)
+{
+    sim_event stale;
+    while (e->q.n && !event_live(e, &e->q.a[0]))
+        sim_eventq_pop(&e->q, &stale);
+    return sim_eventq_top_time(&e->q);
+}
+
 int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
 {
     int st = run_loop(e, src, d);
@@ -1543,10 +1552,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
         /* Stale events are dropped before time moves: time stops only at events that
          * stand, so the running sums (GPU-seconds and the like) are split at the same
          * moments whenever the heap was last cleared of stale ones. */
-        sim_event stale;
-        while (e->q.n && !event_live(e, &e->q.a[0]))
-            sim_eventq_pop(&e->q, &stale);
-        sim_time t_heap = sim_eventq_top_time(&e->q);
+        sim_time t_heap = live_top_time(e);
         sim_time t_arr = e->has_next ? e->next.submit_us : SIM_TIME_NEVER;
         sim_time now = t_heap < t_arr ? t_heap : t_arr;
         bool work_left = e->has_next || e->jobs_in_flight > 0;
@@ -1651,9 +1657,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
              * left): while one stands, the sample waits for the next pass at this time.
              * Stale events are dropped as at the top of the loop, so only a live one
              * holds it back. */
-            while (e->q.n && !event_live(e, &e->q.a[0]))
-                sim_eventq_pop(&e->q, &stale);
-            if (sim_eventq_top_time(&e->q) != now) {
+            if (live_top_time(e) != now) {
                 sample_due = false;
                 if ((st = sim__write_sample(e)) != SIM_OK)
                     return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write timeseries.csv");

@@ -579,6 +579,21 @@ static void test_profile_table(void)
     }
 }
 
+/* jobs.csv of an interleave run of `trace` on `cluster` with `extra` options (invariants
+ * checked), its outputs in `out`. */
+static char *interleave_jobs(const char *trace, const char *cluster, const char *extra,
+                             const char *out)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "'%s' run --trace %s --cluster %s --policy interleave %s --check-invariants --quiet "
+             "--out %s >/dev/null",
+             SIM_BINARY, trace, cluster, extra, out);
+    CHECK_EQ_I64(check_system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/jobs.csv", out);
+    return check_slurp(cmd, NULL);
+}
+
 /* A job that requests no GPU is rejected with the reason (Muri packs GPU jobs); the
  * others run as without it: on one GPU, G 0-101.5 s and H, arrived at 20 s, after it
  * (one job alone runs at 1.015 x its solo time). */
@@ -586,13 +601,7 @@ static void test_gpuless(void)
 {
     check_put("il_cpu.csv", "job_id,submit_time,duration,num_gpus,cpu_milli\n"
                             "G,0,100,1,1000\nC,10,50,0,2000\nH,20,100,1,1000\n");
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd,
-             "'%s' run --trace il_cpu.csv --cluster 1xV100M16:1 --policy interleave "
-             "--check-invariants --quiet --out il_cpu_out >/dev/null",
-             SIM_BINARY);
-    CHECK_EQ_I64(check_system(cmd), 0);
-    char *csv = check_slurp("il_cpu_out/jobs.csv", NULL);
+    char *csv = interleave_jobs("il_cpu.csv", "1xV100M16:1", "", "il_cpu_out");
     CHECK(csv && strstr(csv, "\nC,") && strstr(csv, "rejected") &&
           strstr(csv, "interleave packs GPU jobs only"));
     CHECK_NEAR(end_of(csv, "G"), 101.5, 1e-9);
@@ -610,24 +619,14 @@ static void test_pack_cpu(void)
 {
     check_put("il_pcpu.csv", "job_id,submit_time,duration,num_gpus,cpu_milli,model\n"
                              "j1,0,1000,1,4000,vgg16\nj2,0,1000,1,4000,vgg16\n");
-    for (int k = 0; k < 2; k++) {
-        char cmd[4096];
-        snprintf(cmd, sizeof cmd,
-                 "'%s' run --trace il_pcpu.csv --cluster 1xT4:1:cpu=%d --policy interleave "
-                 "--check-invariants --quiet --out il_pcpu_out%d >/dev/null",
-                 SIM_BINARY, k ? 8000 : 6000, k);
-        CHECK_EQ_I64(check_system(cmd), 0);
-        snprintf(cmd, sizeof cmd, "il_pcpu_out%d/jobs.csv", k);
-        char *csv = check_slurp(cmd, NULL);
-        if (k == 0) {
-            CHECK_NEAR(end_of(csv, "j1"), 1015.0, 1e-9);
-            CHECK_NEAR(end_of(csv, "j2"), 2030.0, 1e-9);
-        } else {
-            CHECK(end_of(csv, "j1") > 1015.0 && end_of(csv, "j1") < 2030.0);
-            CHECK_NEAR(end_of(csv, "j2"), end_of(csv, "j1"), 1e-9);
-        }
-        free(csv);
-    }
+    char *csv = interleave_jobs("il_pcpu.csv", "1xT4:1:cpu=6000", "", "il_pcpu_out0");
+    CHECK_NEAR(end_of(csv, "j1"), 1015.0, 1e-9);
+    CHECK_NEAR(end_of(csv, "j2"), 2030.0, 1e-9);
+    free(csv);
+    csv = interleave_jobs("il_pcpu.csv", "1xT4:1:cpu=8000", "", "il_pcpu_out1");
+    CHECK(end_of(csv, "j1") > 1015.0 && end_of(csv, "j1") < 2030.0);
+    CHECK_NEAR(end_of(csv, "j2"), end_of(csv, "j1"), 1e-9);
+    free(csv);
 }
 
 /* A pack whose members' GPU memory no GPU holds is split: two jobs of 9000 MiB on a T4
@@ -637,25 +636,15 @@ static void test_pack_gmem(void)
 {
     check_put("il_gmem.csv", "job_id,submit_time,duration,num_gpus,gpu_mem_mib,model\n"
                              "i1,0,100,1,9000,bert\ni2,0,100,1,9000,dqn\n");
-    for (int k = 0; k < 2; k++) {
-        char cmd[4096];
-        snprintf(cmd, sizeof cmd,
-                 "'%s' run --trace il_gmem.csv --cluster %s --policy interleave "
-                 "--check-invariants --quiet --out il_gmem_out%d >/dev/null",
-                 SIM_BINARY, k ? "1xV100M32:1" : "1xT4:1", k);
-        CHECK_EQ_I64(check_system(cmd), 0);
-        snprintf(cmd, sizeof cmd, "il_gmem_out%d/jobs.csv", k);
-        char *csv = check_slurp(cmd, NULL);
-        if (k == 0) {
-            CHECK_NEAR(end_of(csv, "i1"), 101.5, 1e-9);
-            CHECK_NEAR(end_of(csv, "i2"), 203.0, 1e-9);
-        } else {
-            CHECK(csv && !strstr(csv, "unfinished"));
-            CHECK(end_of(csv, "i1") > 100.0 && end_of(csv, "i1") < 203.0);
-            CHECK(end_of(csv, "i2") > 100.0 && end_of(csv, "i2") < 203.0);
-        }
-        free(csv);
-    }
+    char *csv = interleave_jobs("il_gmem.csv", "1xT4:1", "", "il_gmem_out0");
+    CHECK_NEAR(end_of(csv, "i1"), 101.5, 1e-9);
+    CHECK_NEAR(end_of(csv, "i2"), 203.0, 1e-9);
+    free(csv);
+    csv = interleave_jobs("il_gmem.csv", "1xV100M32:1", "", "il_gmem_out1");
+    CHECK(csv && !strstr(csv, "unfinished"));
+    CHECK(end_of(csv, "i1") > 100.0 && end_of(csv, "i1") < 203.0);
+    CHECK(end_of(csv, "i2") > 100.0 && end_of(csv, "i2") < 203.0);
+    free(csv);
 }
 
 /* A scheduling point with no job in the system (a node failing and coming back before
@@ -665,14 +654,8 @@ static void test_empty_point(void)
 {
     check_put("il_empty.csv", "job_id,submit_time,duration,num_gpus\nj1,50,100,1\n");
     check_put("il_empty_fail.csv", "node,down_s,up_s\nnode-0000,10,20\n");
-    char cmd[4096];
-    snprintf(
-        cmd, sizeof cmd,
-        "'%s' run --trace il_empty.csv --cluster 1xV100M16:1 --policy interleave "
-        "--failures il_empty_fail.csv --check-invariants --quiet --out il_empty_out >/dev/null",
-        SIM_BINARY);
-    CHECK_EQ_I64(check_system(cmd), 0);
-    char *csv = check_slurp("il_empty_out/jobs.csv", NULL);
+    char *csv = interleave_jobs("il_empty.csv", "1xV100M16:1", "--failures il_empty_fail.csv",
+                                "il_empty_out");
     CHECK_NEAR(end_of(csv, "j1"), 151.5, 1e-9);
     free(csv);
 }

@@ -65,6 +65,8 @@
 #define IL_SMALL_GRAPH 64u
 /* Memo records of remainders (class matching) are tagged apart from whole graphs. */
 #define IL_MEMO_LEFT (1ull << 32)
+/* Distinct GPU counts of a plan's packs sorted by counting. */
+#define IL_GPU_COUNTS 16u
 /* Cache of pack cycle times by the multiset of the members' profiles. */
 #define IL_ITER_SLOTS 4096u
 
@@ -204,8 +206,6 @@ typedef struct il_pack {
     uint32_t m[IL_MAX_PACK];
     uint32_t k;
     uint32_t group;
-    double key;    /* best member's key */
-    uint64_t seq;  /* that member's arrival */
     double iter;   /* pack iteration time, ms, overhead included */
     uint32_t tn;   /* its replicas' target nodes: tnode[tn ..] */
     uint32_t gpus; /* GPUs of each member */
@@ -218,6 +218,7 @@ typedef struct il_group {
     uint32_t head, tail; /* entries in order */
     uint32_t cursor;     /* next entry to take into a slot */
     uint32_t gpus;
+    bool no_fit; /* found no room in this pass's candidates (the copy only fills up) */
 } il_group;
 
 typedef struct il_state {
@@ -238,7 +239,8 @@ typedef struct il_state {
     uint64_t max_gmem;         /* the largest GPU's memory (MiB) */
     bool max_read;             /* max_cpu, max_mem and max_gmem are set */
     /* Scratch, sized with e (cap). */
-    uint32_t *order; /* entry indices in priority order */
+    uint32_t *best; /* per entry: the pack it is the best member of, or NONE */
+    uint64_t *rank; /* per pack: its GPUs (complemented) and position, to sort by */
     il_pack *pk, *pk2;
     uint32_t n_pk;
     il_group *grp;
@@ -527,7 +529,8 @@ static void il_fini(void *st)
     sim_free(s->models);
     blossom_free(s->bls);
     sim_free(s->e);
-    sim_free(s->order);
+    sim_free(s->best);
+    sim_free(s->rank);
     sim_free(s->pk);
     sim_free(s->pk2);
     sim_free(s->grp);
@@ -583,7 +586,8 @@ static bool grow(il_state *s)
         s->field = p_;                                                                             \
     } while (0)
     GROW(e);
-    GROW(order);
+    GROW(best);
+    GROW(rank);
     GROW(pk);
     GROW(pk2);
     GROW(grp);
@@ -1236,14 +1240,6 @@ static void match_round(il_state *s, uint64_t *required, uint64_t cluster)
     s->n_pk = n2;
 }
 
-static int cmp_pack(const void *pa, const void *pb)
-{
-    const il_pack *a = pa, *b = pb;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
 /* First-fit node score: every node that fits scores the same (ties: lowest id). */
 static double first_fit(void *ctx, const sim_view *v, const sim_job *j, uint32_t n)
 {
@@ -1312,12 +1308,56 @@ static bool keeps_place(il_state *s, const sim_view *v, const il_pack *p, uint32
     return claim_tag(s, tag, pass);
 }
 
-static int cmp_pack_gpus(const void *pa, const void *pb)
+/* The packs of the plan, most GPUs first, ties in the plan's order: a counting sort over
+ * the few distinct GPU counts (a sort of the packs' ranks past IL_GPU_COUNTS of them). */
+static void sort_by_gpus(il_state *s)
 {
-    const il_pack *a = pa, *b = pb;
-    if (a->gpus != b->gpus)
-        return a->gpus > b->gpus ? -1 : 1;
-    return cmp_pack(pa, pb);
+    uint32_t val[IL_GPU_COUNTS], at[IL_GPU_COUNTS], nv = 0, n = s->n_pk;
+    for (uint32_t i = 0; i < n && nv <= IL_GPU_COUNTS; i++) {
+        uint32_t j = 0;
+        while (j < nv && val[j] != s->pk[i].gpus)
+            j++;
+        if (j == nv && nv < IL_GPU_COUNTS)
+            val[nv] = s->pk[i].gpus;
+        nv += j == nv;
+    }
+    if (nv <= IL_GPU_COUNTS) {
+        /* The counts in decreasing order, each with the place of its first pack. */
+        for (uint32_t i = 1; i < nv; i++)
+            for (uint32_t j = i; j > 0 && val[j] > val[j - 1]; j--) {
+                uint32_t t = val[j];
+                val[j] = val[j - 1];
+                val[j - 1] = t;
+            }
+        for (uint32_t j = 0; j < nv; j++)
+            at[j] = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t j = 0;
+            while (val[j] != s->pk[i].gpus)
+                j++;
+            at[j]++;
+        }
+        for (uint32_t j = 0, sum = 0; j < nv; j++) {
+            uint32_t c = at[j];
+            at[j] = sum;
+            sum += c;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t j = 0;
+            while (val[j] != s->pk[i].gpus)
+                j++;
+            s->pk2[at[j]++] = s->pk[i];
+        }
+    } else {
+        for (uint32_t i = 0; i < n; i++)
+            s->rank[i] = (uint64_t)(UINT32_MAX - s->pk[i].gpus) << 32 | i;
+        qsort(s->rank, n, sizeof *s->rank, cmp_u64);
+        for (uint32_t i = 0; i < n; i++)
+            s->pk2[i] = s->pk[(uint32_t)s->rank[i]];
+    }
+    il_pack *t = s->pk;
+    s->pk = s->pk2;
+    s->pk2 = t;
 }
 
 /* Muri's placement of the plan (run_sim.py, multi_resource_blossom_same_sim_jobs): every
@@ -1328,7 +1368,7 @@ static int cmp_pack_gpus(const void *pa, const void *pb)
 static void place_plan(il_state *s, const sim_view *v)
 {
     if (s->n_pk > 1)
-        qsort(s->pk, s->n_pk, sizeof *s->pk, cmp_pack_gpus);
+        sort_by_gpus(s);
     empty_cluster(s, v);
     uint32_t n = 0, used = 0;
     for (uint32_t i = 0; i < s->n_pk; i++) {
@@ -1561,7 +1601,8 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
                                    .head = i,
                                    .tail = i,
                                    .cursor = i,
-                                   .gpus = x->gpus};
+                                   .gpus = x->gpus,
+                                   .no_fit = false};
             s->n_grp++;
         } else {
             s->e[s->grp[g].tail].gnext = i;
@@ -1581,8 +1622,10 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
         if (x->cand || x->gpus == 0)
             continue;
         il_group *g = &s->grp[x->group];
-        if (!vfit(s, v, x->reps, x->gpr, x->mask))
+        if (g->no_fit || !vfit(s, v, x->reps, x->gpr, x->mask)) {
+            g->no_fit = true;
             continue;
+        }
         for (uint32_t t = 0; t < s->max_pack && g->cursor != NONE; t++) {
             il_entry *c = &s->e[g->cursor];
             c->cand = true;
@@ -1610,29 +1653,25 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
         } else
             s->pk2[np++] = p;
     }
+    /* The packs in the order of their best members: the entries are in priority order
+     * already, and each is in one pack at most, so a pack's place is its first entry's. */
+    for (uint32_t i = 0; i < n; i++)
+        s->best[i] = NONE;
     for (uint32_t i = 0; i < np; i++) {
         il_pack *p = &s->pk2[i];
-        p->key = INFINITY;
-        p->seq = UINT64_MAX;
+        uint32_t first = p->m[0];
+        for (uint32_t q = 1; q < p->k; q++)
+            first = p->m[q] < first ? p->m[q] : first;
         p->gpus = s->e[p->m[0]].gpus;
-        for (uint32_t q = 0; q < p->k; q++) {
-            const il_entry *x = &s->e[p->m[q]];
-            double key = s->ordering == 1 && s->n_thr ? (double)x->queue : x->key;
-            if (key < p->key || (key == p->key && x->seq < p->seq)) {
-                p->key = key;
-                p->seq = x->seq;
-            }
-        }
+        s->best[first] = i;
     }
-    if (np > 1)
-        qsort(s->pk2, np, sizeof *s->pk2, cmp_pack);
     /* The plan: packs that fit the empty cluster in that order. */
     empty_cluster(s, v);
     s->n_pk = 0;
     uint64_t present = types_present(s, v);
-    for (uint32_t i = 0; i < np; i++)
-        if (plan_fit(s, v, &s->pk2[i], present))
-            s->pk[s->n_pk++] = s->pk2[i];
+    for (uint32_t i = 0; i < n; i++)
+        if (s->best[i] != NONE && plan_fit(s, v, &s->pk2[s->best[i]], present))
+            s->pk[s->n_pk++] = s->pk2[s->best[i]];
     place_plan(s, v);
     /* Which packs keep their GPUs: those that stay together, when the others fit beside
      * them; else those that stay together on the nodes the placement gave them. Every

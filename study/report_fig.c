@@ -14,7 +14,8 @@
  * is cut into at most 800 equal time buckets between the first submission and the last
  * sample, and each bucket shows the mean of the samples (over all seeds) inside it.
  * Tenant shares are the tenant's allocated GPUs over the cluster's GPUs, averaged the
- * same way; tenants absent from a sample held nothing then.
+ * same way; a tenant without a tenants.csv row at a sample held nothing then, or, in a
+ * run made with --tenant-rows changed, what its last row says.
  */
 #include "study/report_int.h"
 
@@ -351,9 +352,21 @@ static void series_data(const report *r, const grid *gd, FILE *f, sample_fn a, s
     }
 }
 
-/* tenants.csv of one run into per-(panel, bucket) sums of allocated GPUs. */
-static int tenant_sums(const report *r, const report_run *run, const grid *gd,
-                       const uint32_t *pick, size_t np, double *acc, sim_diag *d)
+/* Add the picked tenants' allocated GPUs at sample s of run (held[p]) to their buckets. */
+static void tenant_sample(const report_run *run, size_t s, const grid *gd, const double *held,
+                          size_t np, double *acc)
+{
+    long k = bucket_of(gd, run->ts_time[s]);
+    for (size_t p = 0; p < np && k >= 0; p++)
+        acc[p * BUCKETS + (size_t)k] += held[p];
+}
+
+/* tenants.csv of one run into per-(panel, bucket) sums of allocated GPUs, one term per
+ * timeseries.csv sample. Rows are written at samples only, in time order. In "all" mode a
+ * tenant without a row at a sample held nothing then; in "changed" mode its last row
+ * still holds (a row of zeros ends it). held has room for np values. */
+static int tenant_sums(const report *r, const report_run *run, const grid *gd, const uint32_t *pick,
+                       size_t np, double *acc, double *held, sim_diag *d)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/tenants.csv", run->spec.dir);
@@ -375,7 +388,25 @@ static int tenant_sums(const report *r, const report_run *run, const grid *gd,
                               names[k]);
             goto out;
         }
+    memset(held, 0, np * sizeof *held);
+    size_t s = 0; /* the next sample to add */
+    double last_t = -INFINITY;
     while ((st = csvin_next(in, &row, d)) == 1) {
+        double t, a;
+        if ((st = csvin_double(in, &row, ix[0], "time_s", -1e300, 1e300, &t, d)))
+            goto out;
+        if (t < last_t) {
+            st = sim_diag_set(d, SIM_EPARSE, path, row.line, ix[0] + 1,
+                              "field 'time_s': %.6f is before the previous row's %.6f", t, last_t);
+            goto out;
+        }
+        last_t = t;
+        /* The samples before this row are complete. */
+        for (; s < run->n_samples && run->ts_time[s] < t; s++) {
+            tenant_sample(run, s, gd, held, np, acc);
+            if (!run->tenant_rows_changed)
+                memset(held, 0, np * sizeof *held);
+        }
         const char *tn = (uint32_t)ix[1] < row.n ? row.f[ix[1]] : "";
         uint32_t id = sim_intern_find(r->tenants, tn, strlen(tn));
         size_t p = 0;
@@ -383,15 +414,18 @@ static int tenant_sums(const report *r, const report_run *run, const grid *gd,
             p++;
         if (p == np)
             continue;
-        double t, a;
-        if ((st = csvin_double(in, &row, ix[0], "time_s", -1e300, 1e300, &t, d)) ||
-            (st = csvin_double(in, &row, ix[2], "alloc_gpus", 0, 1e300, &a, d)))
+        if ((st = csvin_double(in, &row, ix[2], "alloc_gpus", 0, 1e300, &a, d)))
             goto out;
-        long k = bucket_of(gd, t);
-        if (k >= 0)
-            acc[p * BUCKETS + (size_t)k] += a;
+        held[p] = a;
     }
-    st = st < 0 ? st : SIM_OK;
+    if (st < 0)
+        goto out;
+    st = SIM_OK;
+    for (; s < run->n_samples; s++) {
+        tenant_sample(run, s, gd, held, np, acc);
+        if (!run->tenant_rows_changed)
+            memset(held, 0, np * sizeof *held);
+    }
 out:
     csvin_close(in);
     return st;
@@ -410,8 +444,9 @@ static int tenant_data(const report *r, const grid *gd, FILE *f, FILE *vars,
     double *cnts = sim_calloc(BUCKETS * r->n_groups, sizeof *cnts);
     double *ts = sim_calloc(BUCKETS * r->n_groups, sizeof *ts);
     double *gpus = sim_calloc(r->n_groups, sizeof *gpus);
+    double *held = sim_calloc(np, sizeof *held);
     int st = SIM_OK;
-    if (!sums || !cnts || !ts || !gpus) {
+    if (!sums || !cnts || !ts || !gpus || !held) {
         st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
         goto out;
     }
@@ -423,7 +458,7 @@ static int tenant_data(const report *r, const grid *gd, FILE *f, FILE *vars,
                 continue;
             gpus[g] = run->gpus;
             memset(acc, 0, np * BUCKETS * sizeof *acc);
-            if ((st = tenant_sums(r, run, gd, pick, np, acc, d)) != SIM_OK)
+            if ((st = tenant_sums(r, run, gd, pick, np, acc, held, d)) != SIM_OK)
                 goto out;
             for (size_t k = 0; k < np * BUCKETS; k++)
                 sums[g * np * BUCKETS + k] += acc[k];
@@ -457,6 +492,7 @@ out:
     sim_free(cnts);
     sim_free(ts);
     sim_free(gpus);
+    sim_free(held);
     return st;
 }
 

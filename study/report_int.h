@@ -116,6 +116,8 @@ typedef struct report_run {
     char inputs[REPORT_MAX_INPUTS][3][512]; /* role, path, "N bytes, CRC-32 X" */
     uint32_t n_inputs, n_inputs_more;       /* listed, and left out beyond the maximum */
     double events;
+    bool tenant_rows_changed; /* tenants.csv has a tenant's row only when its figures changed
+                                 (run.json's "tenant_rows" is "changed") */
 } report_run;
 
 /* A policy and its runs (its seeds), in the order the policies were given. */

@@ -520,6 +520,50 @@ out:
     return st;
 }
 
+/* How tenants.csv was written: run.json's "tenant_rows"; in a run.json from before that
+ * member, the --tenant-rows of its command (the last value; "all" when not given). */
+static int tenant_rows_mode(report_run *run, json_object *j, const char *path, sim_diag *d)
+{
+    const char *mode = NULL;
+    json_object *v = json_find(j, "tenant_rows");
+    if (v) {
+        if (!json_object_is_type(v, json_type_string))
+            return sim_diag_set(d, SIM_EPARSE, path, 0, 0,
+                                "member 'tenant_rows': expected \"all\" or \"changed\"");
+        mode = json_object_get_string(v);
+    } else {
+        json_object *cmd = json_find(j, "command");
+        size_t n =
+            cmd && json_object_is_type(cmd, json_type_array) ? json_object_array_length(cmd) : 0;
+        for (size_t i = 0; i < n; i++) {
+            json_object *a = json_object_array_get_idx(cmd, i);
+            const char *s =
+                a && json_object_is_type(a, json_type_string) ? json_object_get_string(a) : "";
+            static const char opt[] = "--tenant-rows";
+            if (strncmp(s, opt, sizeof opt - 1) != 0)
+                continue;
+            if (s[sizeof opt - 1] == '=') {
+                mode = s + sizeof opt;
+            } else if (s[sizeof opt - 1] == '\0' && i + 1 < n) {
+                json_object *b = json_object_array_get_idx(cmd, ++i);
+                mode =
+                    b && json_object_is_type(b, json_type_string) ? json_object_get_string(b) : "";
+            }
+        }
+        if (!mode)
+            mode = "all";
+    }
+    if (strcmp(mode, "all") != 0 && strcmp(mode, "changed") != 0) {
+        char q[128];
+        csvin_quote(mode, strlen(mode), q, sizeof q);
+        return sim_diag_set(d, SIM_EPARSE, path, 0, 0,
+                            "%s: expected \"all\" or \"changed\", got %s",
+                            v ? "member 'tenant_rows'" : "the command's --tenant-rows", q);
+    }
+    run->tenant_rows_changed = strcmp(mode, "changed") == 0;
+    return SIM_OK;
+}
+
 /* run.json is optional (older runs may lack it); when present it must be valid. */
 static int load_runjson(report_run *run, sim_diag *d)
 {
@@ -535,6 +579,10 @@ static int load_runjson(report_run *run, sim_diag *d)
         return st;
     double ev;
     run->events = json_number_at(j, "events", &ev) ? ev : NAN;
+    if ((st = tenant_rows_mode(run, j, path, d)) != SIM_OK) {
+        json_object_put(j);
+        return st;
+    }
     json_object *in = json_find(j, "inputs");
     if (in && json_object_is_type(in, json_type_array))
         for (size_t c = 0; c < json_object_array_length(in); c++) {

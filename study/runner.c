@@ -343,6 +343,9 @@ static void write_run_json(FILE *f, const run_args *a, const run_result *r, inpu
     each_input(a, put_input, &ri);
     fputs("\n  ],\n  \"cluster\": ", f);
     sim_json_put_string(f, a->cluster ? a->cluster : "");
+    /* The report reads tenants.csv by it: in "changed" mode a missing row means the
+     * tenant's figures did not change, in "all" mode that the tenant was idle. */
+    fprintf(f, ",\n  \"tenant_rows\": \"%s\"", a->tenant_rows_changed ? "changed" : "all");
     if (a->gen)
         fprintf(f, ",\n  \"generator\": {\"jobs\": %llu, \"seed\": %llu}",
                 (unsigned long long)a->gen->jobs, (unsigned long long)a->gen->seed);

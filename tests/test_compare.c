@@ -761,6 +761,59 @@ static void test_figures(void)
     }
 }
 
+/* With --tenant-rows changed, tenants.csv leaves out the rows of tenants whose figures
+ * did not change: the tenant-share figure carries each tenant's last row forward, so
+ * both modes of one run draw the same shares. A run.json without "tenant_rows" (older
+ * runs) is read by the --tenant-rows of its command; an unknown mode is a bad run. */
+static void test_tenant_rows(void)
+{
+    if (!have_gnuplot())
+        return;
+    static const char *const modes[] = {"all", "changed"};
+    for (int m = 0; m < 2; m++)
+        CHECK_EQ_I64(sh("%s run --trace %s --cluster 2xT4:1 --policy fifo --sample-interval 50 "
+                        "--tenant-rows %s --out %s/trows_%s --quiet && %s plot %s/trows_%s",
+                        SIM_BINARY, fixture_trace, modes[m], OUT, modes[m], SIM_BINARY, OUT,
+                        modes[m]),
+                     0);
+    CHECK(file_has(OUT "/trows_all/run.json", "\n  \"tenant_rows\": \"all\",\n"));
+    CHECK(file_has(OUT "/trows_changed/run.json", "\n  \"tenant_rows\": \"changed\",\n"));
+    /* The modes differ in their rows (carol holds both GPUs at the samples 400..750 s:
+     * one row in changed mode, one per sample in all mode)... */
+    char *all = check_slurp(OUT "/trows_all/tenants.csv", NULL);
+    char *changed = check_slurp(OUT "/trows_changed/tenants.csv", NULL);
+    CHECK(all && changed && count_of(all, ",carol,2.000,") == 8 &&
+          count_of(changed, ",carol,2.000,") == 1);
+    free(all);
+    free(changed);
+    /* ...but not in their shares: carol (the first panel: the most GPU-hours) holds the
+     * whole cluster from 400 s (6.67 min) to 750 s (12.5 min), and nothing at 800 s. */
+    char *dat_all = check_slurp(OUT "/trows_all/figures/data/tenant_share.dat", NULL);
+    char *dat_changed = check_slurp(OUT "/trows_changed/figures/data/tenant_share.dat", NULL);
+    CHECK(dat_all && strstr(dat_all, "5.83333 0\n6.66667 100\n7.5 100\n") &&
+          strstr(dat_all, "11.6667 100\n12.5 100\n13.3333 0\n\n\n0 50\n"));
+    CHECK(dat_all && dat_changed && strcmp(dat_all, dat_changed) == 0);
+    free(dat_changed);
+    /* An older run.json: the mode from its command. */
+    CHECK_EQ_I64(check_sh("sed -i '/\"tenant_rows\"/d' %s/trows_changed/run.json && %s plot "
+                          "%s/trows_changed >/dev/null",
+                          OUT, SIM_BINARY, OUT),
+                 0);
+    dat_changed = check_slurp(OUT "/trows_changed/figures/data/tenant_share.dat", NULL);
+    CHECK(dat_all && dat_changed && strcmp(dat_all, dat_changed) == 0);
+    free(dat_changed);
+    free(dat_all);
+    CHECK_EQ_I64(check_sh("sed -i 's/^  \"cluster\"/  \"tenant_rows\": \"some\", &/' "
+                          "%s/trows_changed/run.json",
+                          OUT),
+                 0);
+    CHECK_EQ_I64(sh("%s plot %s/trows_changed", SIM_BINARY, OUT), 2);
+    char *err = check_slurp(stderr_path, NULL);
+    CHECK_STR(err, "clustersim: " OUT "/trows_changed/run.json: error: member 'tenant_rows': "
+                   "expected \"all\" or \"changed\", got \"some\"\n");
+    free(err);
+}
+
 static void test_plot(void)
 {
     const char *run = OUT "/expected/runs/fifo-seed2";
@@ -854,6 +907,7 @@ int main(void)
     test_no_samples();
     test_figures();
     test_plot();
+    test_tenant_rows();
     test_no_gnuplot();
     test_demo();
     return check_done();

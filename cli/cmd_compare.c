@@ -7,6 +7,7 @@
 #include "policies/registry.h"
 
 #include "base/alloc.h"
+#include "base/csvin.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ static const char usage[] =
     "  --policies A,B,...    policies to compare; the first is the baseline\n"
     "  --policy-opt K=V      option of every policy that has K; P:K=V for policy P only\n"
     "  --seeds S             seeds: N, A..B or A,B,C (default 1); each policy runs once per seed\n"
+    "  --seed N              the same as --seeds N (give one of the two)\n"
     "  --jobs N              runs at once (default: the number of cores, %ld here)\n"
     "  --out DIR             report.md, report.html, figures/ and runs/<run>/ go here\n"
     "  --no-figures          write the tables only\n"
@@ -97,6 +99,15 @@ int cmd_compare(int argc, char **argv)
         } else if (OPT("--seeds") || OPT("--seed")) {
             if (m < 0)
                 return 2;
+            /* cli_opt refuses a name given twice; one of each is the same mistake. */
+            if (seeds_text) {
+                char q1[128], q2[128];
+                csvin_quote(seeds_text, strlen(seeds_text), q1, sizeof q1);
+                csvin_quote(v, strlen(v), q2, sizeof q2);
+                return cli_usage_error("options --seeds and --seed are one option, given twice "
+                                       "(%s, then %s): give it once",
+                                       q1, q2);
+            }
             seeds_text = v;
         } else if (OPT("--jobs")) {
             if (m < 0 || !cli_u64("--jobs", v, 1, 4096, &jobs))

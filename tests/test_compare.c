@@ -568,6 +568,17 @@ static void test_usage(void)
          "\"x\"\n"},
         {"--policies fifo --seeds 1,1 --out x",
          "clustersim: error: option --seeds: seed 1 is given twice\n"},
+        /* --seed is --seeds: a second value in either spelling would replace the first. */
+        {"--policies fifo --seeds 1..3 --seed 5 --out x",
+         "clustersim: error: options --seeds and --seed are one option, given twice (\"1..3\", "
+         "then \"5\"): give it once\n"},
+        {"--policies fifo --seed 5 --seeds=1..3 --out x",
+         "clustersim: error: options --seeds and --seed are one option, given twice (\"5\", then "
+         "\"1..3\"): give it once\n"},
+        {"--policies fifo --seeds 1 --seeds 2 --out x",
+         "clustersim: error: option --seeds is given twice (\"1\", then \"2\"): give it once\n"},
+        {"--policies fifo --seed 1 --seed 2 --out x",
+         "clustersim: error: option --seed is given twice (\"1\", then \"2\"): give it once\n"},
         {"--policies fifo", "clustersim: error: clustersim compare needs --out DIR\n"},
         {"--policy fifo --out x",
          "clustersim: error: clustersim compare takes --policies A,B,... (not --policy)\n"},

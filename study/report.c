@@ -202,7 +202,7 @@ static void write_inputs(report_doc *doc, const report_config *c, const report *
     size_t o = 0;
     for (size_t g = 0; g < r->n_groups && o < sizeof pol; g++)
         o += (size_t)snprintf(pol + o, sizeof pol - o, "%s`%s`%s", g ? ", " : "",
-                              r->groups[g].policy, g == 0 ? " (baseline)" : "");
+                              r->groups[g].policy, &r->groups[g] == bg ? " (baseline)" : "");
     report__doc_item(doc, "Policies: %s", pol);
     if (c->seeds_text)
         report__doc_item(doc, "Seeds: %s (%zu runs per policy)", c->seeds_text,

@@ -481,6 +481,7 @@ static void test_failing(void)
     CHECK(file_has(OUT "/nobase/report.md", "The first policy given, `fgd`, has no completed "
                                             "run, so `binpack` is the baseline."));
     CHECK(file_has(OUT "/nobase/report.md", "| JCT mean | min | failed | 4.70 | 5.63 (+19.9 %) |"));
+    CHECK(file_has(OUT "/nobase/report.md", "- Policies: `fgd`, `binpack` (baseline), `fifo`\n"));
 
     /* Outputs of an earlier comparison in the same directory are never taken for a run
      * that failed this time. */
@@ -514,6 +515,7 @@ static void test_failing(void)
                     SIM_BINARY, fixture_trace, OUT),
                  1);
     CHECK(file_has(OUT "/allfail/report.md", "No run completed: there is nothing to compare."));
+    CHECK(file_has(OUT "/allfail/report.md", "- Policies: `fgd`\n"));
     check_html_file(OUT "/allfail/report.html");
 }
 

@@ -313,21 +313,23 @@ static const group *find_group(const stats *st, size_t n_policies, size_t config
     return q < 0 ? NULL : &st->groups[q];
 }
 
-static void metric_table(report_doc *doc, const sweep *s, const metrics *m, const stats *st,
-                         size_t k)
+/* Policy variants per table: the configuration column and at most this many. */
+#define TABLE_VARIANTS (REPORT_MAX_COLS - 1)
+
+/* The columns of policy variants [p0, p0 + np) of metric k's table, np <= TABLE_VARIANTS. */
+static void metric_table_part(report_doc *doc, const sweep *s, const metrics *m, const stats *st,
+                              size_t k, size_t p0, size_t np)
 {
     const grid *g = s->g;
-    size_t np = g->n_policies < REPORT_MAX_COLS - 1 ? g->n_policies : REPORT_MAX_COLS - 1;
     const char *head[REPORT_MAX_COLS];
     char align[REPORT_MAX_COLS + 1];
     head[0] = "configuration";
     align[0] = 'l';
     for (size_t p = 0; p < np; p++) {
-        head[p + 1] = g->policies[p].label;
+        head[p + 1] = g->policies[p0 + p].label;
         align[p + 1] = 'r';
     }
     align[np + 1] = '\0';
-    report__doc_heading(doc, 3, m->names[k]);
     report__doc_table(doc, (uint32_t)(np + 1), head, align);
     char text[REPORT_MAX_COLS][160];
     const char *cells[REPORT_MAX_COLS];
@@ -336,7 +338,7 @@ static void metric_table(report_doc *doc, const sweep *s, const metrics *m, cons
         grid_cell_config(g, &g->cells[st->config_cell[c]], SIZE_MAX, text[0], sizeof text[0]);
         cells[0] = text[0];
         for (size_t p = 0; p < np; p++) {
-            const group *gr = find_group(st, g->n_policies, c, (uint32_t)p);
+            const group *gr = find_group(st, g->n_policies, c, (uint32_t)(p0 + p));
             size_t q = gr ? (size_t)(gr - st->groups) : 0;
             size_t n = gr ? st->n_ok[q * nm + k] : 0, n_cells = 0;
             for (size_t i = gr ? gr->first : 0; gr && i < gr->first + gr->n; i++)
@@ -358,6 +360,23 @@ static void metric_table(report_doc *doc, const sweep *s, const metrics *m, cons
         report__doc_row(doc, cells);
     }
     report__doc_table_end(doc);
+}
+
+/* The table of metric k: one row per configuration, one column per policy variant. A
+ * grid with more variants than a table holds gets several tables, each with every row,
+ * so that every variant has its column. */
+static void metric_table(report_doc *doc, const sweep *s, const metrics *m, const stats *st,
+                         size_t k)
+{
+    const grid *g = s->g;
+    report__doc_heading(doc, 3, m->names[k]);
+    for (size_t p0 = 0; p0 < g->n_policies; p0 += TABLE_VARIANTS) {
+        size_t np = g->n_policies - p0 < TABLE_VARIANTS ? g->n_policies - p0 : TABLE_VARIANTS;
+        if (g->n_policies > TABLE_VARIANTS)
+            report__doc_para(doc, "Policy variants %zu to %zu of %zu:", p0 + 1, p0 + np,
+                             g->n_policies);
+        metric_table_part(doc, s, m, st, k, p0, np);
+    }
 }
 
 /* ---- figures: a metric against a numeric axis ------------------------------------ */
@@ -420,7 +439,15 @@ static bool figure_data(const sweep *s, const metrics *m, const stats *st, size_
     char cfg[256], title[400];
     grid_cell_config(g, r, a, cfg, sizeof cfg);
     snprintf(title, sizeof title, "%s against %s (%s)", m->names[k], ax->name, cfg);
-    snprintf(caption, cn, "%.*s", (int)(cn - 1), title);
+    /* The note is kept whole when a long title has to be cut. */
+    char note[128] = "";
+    if (g->n_policies > REPORT_MAX_POLICIES)
+        snprintf(note, sizeof note,
+                 " (the first %d of %zu policy variants; the Figures section names those left "
+                 "out)",
+                 REPORT_MAX_POLICIES, g->n_policies);
+    size_t keep = strlen(note) < cn ? cn - 1 - strlen(note) : 0;
+    snprintf(caption, cn, "%.*s%s", (int)keep, title, note);
     gp_assign(vars, "datafile", gp->final[REPORT_F_DAT]);
     gp_assign(vars, "names", names);
     gp_assign(vars, "colors", colors);
@@ -620,6 +647,15 @@ static int write_report(const sweep *s, metrics *m, const stats *st, bool figure
         metric_table(&doc, s, m, st, shown[j]);
     if (nf) {
         report__doc_heading(&doc, 2, "Figures");
+        /* A figure has one colour per variant, from a palette of REPORT_MAX_POLICIES. */
+        if (g->n_policies > REPORT_MAX_POLICIES)
+            report__doc_para(&doc,
+                             "Each figure draws the first %d of the %zu policy variants; it "
+                             "leaves out variants %d to %zu (`%s` to `%s`), whose values are "
+                             "in the tables above.",
+                             REPORT_MAX_POLICIES, g->n_policies, REPORT_MAX_POLICIES + 1,
+                             g->n_policies, g->policies[REPORT_MAX_POLICIES].label,
+                             g->policies[g->n_policies - 1].label);
         for (size_t i = 0; i < nf; i++) {
             if (!drawn[i])
                 continue;

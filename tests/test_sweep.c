@@ -521,6 +521,51 @@ static void test_null_metrics(void)
     CHECK(check_file_has(OUT "/empty1/sweep.csv", ",ok,,1,8,4,0,0,4,0,0,,,,,,0,,,,,,"));
 }
 
+/* A grid with more policy variants than one table holds (17): 10 thresholds x 2 starve
+ * values = 20 las variants. Every variant has its column, in a second table with the
+ * same rows; the figures draw 16 lines (one palette colour each) and the report names
+ * the variants they leave out. */
+static void test_many_variants(void)
+{
+    CHECK(write_grid("v.json", "{\"traces\": [\"" OUT "/a.csv\"], \"clusters\": "
+                               "[\"4xV100M32:8\"],\n \"policies\": [{\"name\": \"las\", "
+                               "\"options\": {\"thresholds\": [\"101\", \"102\", \"103\", "
+                               "\"104\", \"105\", \"106\", \"107\", \"108\", \"109\", "
+                               "\"110\"], \"starve\": [0, 2]}}],\n \"options\": "
+                               "{\"restart-penalty\": [0, 60]},\n \"report\": {\"metrics\": "
+                               "[\"jct_s.mean\"]}}\n"));
+    CHECK_EQ_I64(sweep("v.json", "variants", "--jobs 2", "variants.txt"), 0);
+    char *md = check_slurp(OUT "/variants/report.md", NULL);
+    char *html = check_slurp(OUT "/variants/report.html", NULL);
+    for (int starve = 0; starve <= 2; starve += 2)
+        for (int t = 101; t <= 110; t++) {
+            char cell[64];
+            snprintf(cell, sizeof cell, "| las thresholds=%d starve=%d |", t, starve);
+            CHECK(md && strstr(md, cell));
+            snprintf(cell, sizeof cell, ">las thresholds=%d starve=%d<", t, starve);
+            CHECK(html && strstr(html, cell));
+        }
+    CHECK(md && strstr(md, "Policy variants 1 to 17 of 20:\n\n| configuration | las "
+                           "thresholds=101 starve=0 |"));
+    CHECK(md && strstr(md, "Policy variants 18 to 20 of 20:\n\n| configuration | las "
+                           "thresholds=108 starve=2 | las thresholds=109 starve=2 | las "
+                           "thresholds=110 starve=2 |\n| --- | ---: | ---: | ---: |\n"
+                           "| restart-penalty=0 | "));
+    size_t rows = 0;
+    for (const char *p = md; p && (p = strstr(p, "\n| restart-penalty=60 | ")); p++)
+        rows++;
+    CHECK_EQ_I64(rows, 2);
+    if (check_system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        CHECK(md && strstr(md, "Each figure draws the first 16 of the 20 policy variants; it "
+                               "leaves out variants 17 to 20 (`las thresholds=107 starve=2` to "
+                               "`las thresholds=110 starve=2`), whose values are in the tables "
+                               "above."));
+        CHECK(check_file_has(OUT "/variants/figures/data/fig01.vars.gp", "n = 16\n"));
+    }
+    free(md);
+    free(html);
+}
+
 static void test_failing_cell(void)
 {
     /* pack takes --demand 1..1000: the cells with 2000 fail (pack cells have no check
@@ -632,6 +677,7 @@ int main(void)
     test_run_and_resume();
     test_size_text();
     test_null_metrics();
+    test_many_variants();
     test_failing_cell();
     test_pack_cells();
     return check_done();

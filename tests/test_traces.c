@@ -21,6 +21,11 @@
 
 static model_catalog *cat;
 
+/* read_all's reads skip bad rows when set, and leave the count of skipped rows in
+ * read_skipped. */
+static bool read_skip;
+static uint64_t read_skipped;
+
 /* Read a whole trace into a canonical text (one line per job); returns the status of
  * the read, with the diagnostic formatted into diag. */
 static int read_all(const char *path, const char *format, const char *opt, size_t chunk,
@@ -34,7 +39,8 @@ static int read_all(const char *path, const char *format, const char *opt, size_
                        .gpu_types = model_catalog_names(cat),
                        .opts = opts,
                        .n_opts = opt ? 1 : 0,
-                       .data_dir = NULL};
+                       .data_dir = NULL,
+                       .skip_bad_rows = read_skip};
     trace_reader *r = NULL;
     sim_diag d = {0};
     size_t cap = 1 << 16, len = 0;
@@ -76,6 +82,7 @@ static int read_all(const char *path, const char *format, const char *opt, size_
     }
     if (st == 0)
         st = SIM_OK;
+    read_skipped = r ? trace_reader_skipped(r) : 0;
     if (diag) {
         diag[0] = '\0';
         if (st != SIM_OK)
@@ -271,7 +278,7 @@ static const bad bads[] = {
     {"bad_philly_empty.csv", "philly", NULL, ":1: error: empty file: expected the header timestamp,duration,num_gpus,gpu_time,cluster"},
     {"bad_philly_utf8.csv", "philly", NULL, ":2:5: error: invalid UTF-8 at byte 3 of the field"},
     {"bad_philly_nul.csv", "philly", NULL, ":2:5: error: NUL byte in field"},
-    {"bad_philly_json_syntax.json", "philly", NULL, ":3: error: malformed JSON: unexpected character"},
+    {"bad_philly_json_syntax.json", "philly", NULL, ":2: error: malformed JSON: unexpected character (on line 3)"},
     {"bad_philly_json_missing.json", "philly", NULL, ":2: error: field 'submitted_time': expected a time like 2017-10-09 07:01:55 (YYYY-MM-DD HH:MM:SS), got nothing (no such member)"},
     {"bad_philly_json_nonnum.json", "philly", NULL, ":2: error: field 'submitted_time': expected a time like 2017-10-09 07:01:55 (YYYY-MM-DD HH:MM:SS), got \"1507338699\""},
     {"bad_philly_json_negative.json", "philly", NULL, ":2: error: job 'a1': attempt 1 ends before it starts"},
@@ -543,6 +550,84 @@ static void test_generated(void)
                         "offset 40 inside it");
         remove("truncated.gz");
     }
+}
+
+/* One Philly JSON job: id, the text between its vc and attempts members, and its
+ * attempts. */
+#define PJOB(id, att)                                                                              \
+    "{\"jobid\": \"" id "\", \"vc\": \"v\", \"submitted_time\": \"2017-10-03 11:00:00\", "         \
+    "\"attempts\": [" att "]}"
+#define PATT(t0, t1, gpus)                                                                         \
+    "{\"start_time\": \"" t0 "\", \"end_time\": \"" t1 "\", \"detail\": [{\"ip\": \"m1\", "        \
+    "\"gpus\": [" gpus "]}]}"
+
+/* The Philly JSON reader: a syntax error stops the read even when bad rows are skipped
+ * (the parser cannot find the next job after it), while a bad field of a well-formed job
+ * is skipped; syntax errors cite the line where the job object begins; a NUL in a
+ * string is an error; a job runs only when one attempt has both times and GPUs. */
+static void test_philly_json(void)
+{
+    char diag[2048];
+    uint64_t n = 0;
+    check_put(
+        "pj_skip.json",
+        "[\n" PJOB("a", PATT("2017-10-03 11:00:10", "2017-10-03 12:00:10",
+                             "\"g0\"")) ",\n"
+                                        "{\"jobid\": \"b\", \"vc\": \"v\"\n \"submitted_time\": "
+                                        "\"2017-10-03 11:00:02\"},\n" PJOB(
+                                            "c", PATT("2017-10-03 11:00:10", "2017-10-03 12:00:10",
+                                                      "\"g0\"")) "\n]\n");
+    read_skip = true;
+    CHECK_EQ_I64(read_all("pj_skip.json", "philly", NULL, 0, NULL, &n, diag, sizeof diag),
+                 SIM_EPARSE);
+    CHECK_STR(
+        diag,
+        "pj_skip.json:3: error: malformed JSON: object value separator ',' expected "
+        "(on line 4) (--skip-bad-rows cannot skip it: the JSON cannot be resumed after a syntax "
+        "error)");
+    read_skip = false;
+    CHECK_EQ_I64(read_all("pj_skip.json", "philly", NULL, 0, NULL, &n, diag, sizeof diag),
+                 SIM_EPARSE);
+    CHECK_STR(
+        diag,
+        "pj_skip.json:3: error: malformed JSON: object value separator ',' expected (on line 4)");
+    /* A bad field leaves the parser in step: that job alone is skipped. */
+    check_put(
+        "pj_field.json",
+        "[\n" PJOB("a", PATT("2017-10-03 11:00:10", "2017-10-03 12:00:10",
+                             "\"g0\"")) ",\n"
+                                        "{\"jobid\": \"b\", \"vc\": \"v\", \"submitted_time\": "
+                                        "\"soon\"},\n" PJOB("c", PATT("2017-10-03 11:00:10",
+                                                                      "2017-10-03 12:00:10",
+                                                                      "\"g0\"")) "\n]\n");
+    read_skip = true;
+    CHECK_EQ_I64(read_all("pj_field.json", "philly", NULL, 0, NULL, &n, diag, sizeof diag), SIM_OK);
+    CHECK_EQ_I64((int64_t)n, 2);
+    CHECK_EQ_I64((int64_t)read_skipped, 1);
+    read_skip = false;
+
+    check_put("pj_nul.json", "[" PJOB("a\\u0000b", PATT("2017-10-03 11:00:10",
+                                                        "2017-10-03 12:00:10", "\"g0\"")) "]");
+    CHECK_EQ_I64(read_all("pj_nul.json", "philly", NULL, 0, NULL, &n, diag, sizeof diag),
+                 SIM_EPARSE);
+    CHECK_STR(diag, "pj_nul.json:1: error: field 'jobid': a string holds a NUL character "
+                    "(\\u0000)");
+    check_put("pj_nul2.json", "[" PJOB("a", "{\"start_time\": \"x\\u0000\"}") "]");
+    CHECK_EQ_I64(read_all("pj_nul2.json", "philly", NULL, 0, NULL, &n, diag, sizeof diag),
+                 SIM_EPARSE);
+    CHECK_STR(diag, "pj_nul2.json:1: error: field 'start_time': a string holds a NUL character "
+                    "(\\u0000)");
+
+    /* Times on the first attempt, GPUs on the second only: never ran as one attempt. */
+    check_put("pj_split.json", "[" PJOB("a",
+                                        "{\"start_time\": \"2017-10-03 11:00:10\", \"end_time\": "
+                                        "\"2017-10-03 12:00:10\"}, {\"start_time\": \"2017-10-03 "
+                                        "12:00:10\", \"detail\": [{\"ip\": \"m1\", \"gpus\": "
+                                        "[\"g0\"]}]}") "," PJOB("b", PATT("2017-10-03 11:00:10",
+                                                                          "2017-10-03 12:00:10",
+                                                                          "\"g0\"")) "]");
+    CHECK_EQ_I64(read_all("pj_split.json", "philly", NULL, 0, NULL, &n, diag, sizeof diag), SIM_OK);
+    CHECK_EQ_I64((int64_t)n, 1);
 }
 
 static void test_options(void)
@@ -835,6 +920,7 @@ int main(void)
     test_numbered_ids();
     test_generated();
     test_options();
+    test_philly_json();
     test_timestamps();
     test_clusters();
     test_staged();

@@ -191,6 +191,31 @@ static int jintern(trace_reader *r, long line, json_object *o, const char *key, 
     return SIM_OK;
 }
 
+/* The member name under which a string of v holds a NUL character (\u0000, which a C
+ * string would cut short), or NULL when none does. */
+static const char *jnul(json_object *v, const char *key)
+{
+    if (json_object_is_type(v, json_type_string))
+        return strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v) ? key
+                                                                                          : NULL;
+    if (json_object_is_type(v, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+            json_object *e = json_object_array_get_idx(v, i);
+            const char *k = e ? jnul(e, key) : NULL;
+            if (k)
+                return k;
+        }
+    } else if (json_object_is_type(v, json_type_object)) {
+        json_object_object_foreach(v, k, m)
+        {
+            const char *bad = m ? jnul(m, k) : NULL;
+            if (bad)
+                return bad;
+        }
+    }
+    return NULL;
+}
+
 /* Map one job object; 1 = a job, 0 = ignored (no complete attempt with GPUs). */
 static int json_job(trace_reader *r, json_object *o, long line, job_spec *j, sim_diag *d)
 {
@@ -200,6 +225,10 @@ static int json_job(trace_reader *r, json_object *o, long line, job_spec *j, sim
     bool present;
     if (!json_object_is_type(o, json_type_object))
         return jerror(r, line, "job", "a job object {\"jobid\": ...}", o, d);
+    const char *nul = jnul(o, "job");
+    if (nul)
+        return sim_diag_set(d, SIM_EPARSE, r->path, line, 0,
+                            "field '%s': a string holds a NUL character (\\u0000)", nul);
     const char *id = jstr(o, "jobid", &v);
     if (!id || !v || !json_object_is_type(v, json_type_string) || !*id ||
         strlen(id) >= SIM_ID_MAX)
@@ -242,7 +271,6 @@ static int json_job(trace_reader *r, json_object *o, long line, job_spec *j, sim
                 return sim_diag_set(d, SIM_EPARSE, r->path, line, 0,
                                     "job '%s': attempt %zu ends before it starts", j->id, a + 1);
             work += (double)(t1 - t0) / 1e6;
-            complete = true;
         }
         json_object *det;
         if (!json_object_object_get_ex(at, "detail", &det) || !det ||
@@ -272,6 +300,10 @@ static int json_job(trace_reader *r, json_object *o, long line, job_spec *j, sim
             gpus = g;
             replicas = equal ? machines : 0;
         }
+        /* A job ran when one attempt has both times and GPUs: times on one attempt and
+         * GPUs on another do not make it one. */
+        if (g && h0 && h1)
+            complete = true;
     }
     if (!complete || gpus == 0 || gpus > 65536) {
         r->n_ignored++;
@@ -399,6 +431,16 @@ static int json_dup_keys(trace_reader *r, long start_line, sim_diag *d)
     return SIM_OK;
 }
 
+/* An error inside the job object that began on start_line: cited there, as every JSON
+ * diagnostic is, with the line where the parser stopped when that is another. */
+static int elem_error(trace_reader *r, long start_line, const char *what, sim_diag *d)
+{
+    const philly_state *s = r->state;
+    if (s->line == start_line)
+        return sim_diag_set(d, SIM_EPARSE, r->path, start_line, 0, "%s", what);
+    return sim_diag_set(d, SIM_EPARSE, r->path, start_line, 0, "%s (on line %ld)", what, s->line);
+}
+
 static int json_element(trace_reader *r, json_object **obj, long *start_line, sim_diag *d)
 {
     philly_state *s = r->state;
@@ -409,8 +451,10 @@ static int json_element(trace_reader *r, json_object **obj, long *start_line, si
     for (;;) {
         if (s->pos == s->end) {
             if (s->eof)
-                return sim_diag_set(d, SIM_EPARSE, r->path, s->line, 0,
-                                    "malformed JSON: the file ends inside a job object");
+                return elem_error(r, *start_line,
+                                  "malformed JSON: the file ends inside a job "
+                                  "object",
+                                  d);
             int st = jfill(r, d);
             if (st != SIM_OK)
                 return st;
@@ -421,7 +465,7 @@ static int json_element(trace_reader *r, json_object **obj, long *start_line, si
         const unsigned char *nul = memchr(p, '\0', avail);
         size_t n = nul ? (size_t)(nul - p) : avail;
         if (n == 0)
-            return sim_diag_set(d, SIM_EPARSE, r->path, s->line, 0, "NUL byte in the JSON text");
+            return elem_error(r, *start_line, "NUL byte in the JSON text", d);
         json_object *o = json_tokener_parse_ex(s->tok, (const char *)p, (int)n);
         enum json_tokener_error e = json_tokener_get_error(s->tok);
         size_t used = e == json_tokener_continue ? n : json_tokener_get_parse_end(s->tok);
@@ -448,9 +492,11 @@ static int json_element(trace_reader *r, json_object **obj, long *start_line, si
             *obj = o;
             return SIM_OK;
         }
-        if (e != json_tokener_continue)
-            return sim_diag_set(d, SIM_EPARSE, r->path, s->line, 0, "malformed JSON: %s",
-                                json_tokener_error_desc(e));
+        if (e != json_tokener_continue) {
+            char what[160];
+            snprintf(what, sizeof what, "malformed JSON: %s", json_tokener_error_desc(e));
+            return elem_error(r, *start_line, what, d);
+        }
         if (bytes > CSVIN_MAX_ROW)
             return sim_diag_set(d, SIM_EPARSE, r->path, *start_line, 0,
                                 "a job object longer than %u bytes", CSVIN_MAX_ROW);
@@ -458,10 +504,19 @@ static int json_element(trace_reader *r, json_object **obj, long *start_line, si
 }
 
 /* After a syntax error the position in the text is lost: the rest of the file is
- * unreadable, and a reader that skips bad records stops there. */
-static int json_dead(philly_state *s, int st)
+ * unreadable, so the error stops the read even when bad records are skipped (skipping
+ * it would silently drop every later job). */
+static int json_dead(trace_reader *r, int st, sim_diag *d)
 {
+    philly_state *s = r->state;
     s->phase = 4;
+    r->fatal = true;
+    if (st == SIM_EPARSE && r->opt.skip_bad_rows && d) {
+        size_t n = strlen(d->msg);
+        snprintf(d->msg + n, sizeof d->msg - n,
+                 " (--skip-bad-rows cannot skip it: the JSON cannot be resumed after a syntax "
+                 "error)");
+    }
     return st;
 }
 
@@ -474,38 +529,40 @@ static int json_next(trace_reader *r, job_spec *j, sim_diag *d)
             return 0;
         if (s->phase == 3) {
             if ((st = jpeek(r, &c, d)) != SIM_OK)
-                return json_dead(s, st);
+                return json_dead(r, st, d);
             if (c >= 0)
-                return json_dead(s, sim_diag_set(d, SIM_EPARSE, r->path, s->line, 0,
-                                                 "malformed JSON: text after the closing ']'"));
+                return json_dead(r,
+                                 sim_diag_set(d, SIM_EPARSE, r->path, s->line, 0,
+                                              "malformed JSON: text after the closing ']'"),
+                                 d);
             return 0;
         }
         if (s->phase == 0) {
             if ((st = jexpect(r, "[", "'[' (an array of job objects)", &c, d)) != SIM_OK)
-                return json_dead(s, st);
+                return json_dead(r, st, d);
             s->phase = 1;
             continue;
         }
         if (s->phase == 2) {
             if ((st = jexpect(r, ",]", "',' or ']'", &c, d)) != SIM_OK)
-                return json_dead(s, st);
+                return json_dead(r, st, d);
             s->phase = c == ',' ? 1 : 3;
             s->need_element = c == ',';
             continue;
         }
         if ((st = jpeek(r, &c, d)) != SIM_OK)
-            return json_dead(s, st);
+            return json_dead(r, st, d);
         if (c == ']' && !s->need_element) {
             s->pos++;
             s->phase = 3;
             continue;
         }
         if (c != '{')
-            return json_dead(s, jexpect(r, "{", "a job object", &c, d));
+            return json_dead(r, jexpect(r, "{", "a job object", &c, d), d);
         json_object *o = NULL;
         long line;
         if ((st = json_element(r, &o, &line, d)) != SIM_OK)
-            return json_dead(s, st);
+            return json_dead(r, st, d);
         s->phase = 2;
         r->rows++;
         trace__job_defaults(j);

@@ -411,7 +411,7 @@ static int raw_next(trace_reader *r, job_spec *job, sim_diag *d)
         int st;
         if (r->fmt->next) {
             st = r->fmt->next(r, job, d);
-            if (st == SIM_EPARSE && r->opt.skip_bad_rows) {
+            if (st == SIM_EPARSE && r->opt.skip_bad_rows && !r->fatal) {
                 r->skipped++;
                 continue;
             }

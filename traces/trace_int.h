@@ -55,6 +55,9 @@ struct trace_reader {
     trace_options opt;
     char path[512];
     uint64_t skipped, rows;
+    /* The last error leaves the input out of sync (a JSON syntax error): the read stops
+     * there even with skip_bad_rows. */
+    bool fatal;
     sim_time last_submit_us;
     long last_submit_line;
     bool have_last;

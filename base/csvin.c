@@ -43,6 +43,7 @@ struct csvin {
     unsigned char cls[256]; /* fast path: 0 plain, 1 delimiter, 2 line feed, 3 other,
                              * 4 a space (kept inside a field, trimmed at its ends) */
     long cur_line;          /* physical line of the next unread byte */
+    bool after_cr;          /* the last byte taken was a CR: a LF next ends no new line */
     long row_line;          /* line where the current row began */
     /* The row being built. */
     char *buf;
@@ -443,6 +444,7 @@ static bool fast_row(csvin *r, csvin_row *row)
     r->nf = nf;
     r->buf_len = len + 1;
     r->row_line = r->cur_line++;
+    r->after_cr = false;
     r->pos += len + 1;
     finish_row(r, row);
     return true;
@@ -463,7 +465,11 @@ static int resync(csvin *r, sim_diag *d)
             continue;
         }
         unsigned char c = r->chunk[r->pos++];
-        if (c == '\n') {
+        bool lf_of_crlf = c == '\n' && r->after_cr;
+        r->after_cr = c == '\r';
+        if (lf_of_crlf)
+            continue; /* the end of a line already counted */
+        if (c == '\n' || c == '\r') {
             r->cur_line++;
             break;
         }
@@ -522,6 +528,8 @@ int csvin_next(csvin *r, csvin_row *row, sim_diag *d)
         size_t used = csv_parse(&r->p, s, n, on_field, on_row, r);
         r->pos += used;
         if (used != n) {
+            if (used)
+                r->after_cr = false; /* the piece's last byte, its terminator, is not taken */
             /* A field completed before the malformed spot may be bad itself: its
              * error comes first in the line, whatever the size of the pieces read. */
             if (r->err) {
@@ -530,8 +538,11 @@ int csvin_next(csvin *r, csvin_row *row, sim_diag *d)
             }
             return parse_error(r, d);
         }
-        if (s[n - 1] == '\n')
+        /* libcsv ends a row at a CR, a LF or both: a line ends at a CR, and at a LF
+         * unless it follows a CR (a CRLF line end, its LF alone in its piece). */
+        if (s[n - 1] == '\r' || (s[n - 1] == '\n' && !(n == 1 && r->after_cr)))
             r->cur_line++;
+        r->after_cr = s[n - 1] == '\r';
         if (r->err)
             return callback_error(r, d);
         if (r->p.entry_pos > CSVIN_MAX_FIELD) {

@@ -194,6 +194,50 @@ static void expect_error(const char *data, size_t len, const char *expected)
     CHECK_STR(sim_diag_format(&d, buf, sizeof buf), expected);
 }
 
+/* Lines that end in a lone CR (old Mac files) count as lines, as libcsv ends rows at
+ * them; a CRLF counts once, also when its LF starts the next piece read and inside a
+ * quoted field; a row skipped after an error resumes at the next CR. */
+static void test_cr_lines(void)
+{
+    static const char cr[] = "a,b\rc,d\r\re,f\r\n\"m\rn\",o\r\n\"p\r\nq\",r\rg,h\n";
+    const char *expect = "1|a|b\n2|c|d\n4|e|f\n5|m\rn|o\n7|p\r\nq|r\n9|g|h\n";
+    write_file("csvin_cr.csv", cr, sizeof cr - 1, false);
+    write_file("csvin_cr.csv.gz", cr, sizeof cr - 1, true);
+    int bad = 0;
+    for (size_t chunk = 0; chunk <= sizeof cr; chunk++) {
+        char *a = render("csvin_cr.csv", chunk);
+        char *b = render("csvin_cr.csv.gz", chunk);
+        if (!a || !b || strcmp(a, expect) || strcmp(b, expect)) {
+            bad++;
+            fprintf(stderr, "chunk %zu differs:\n%s\n%s\n", chunk, a ? a : "?", b ? b : "?");
+        }
+        free(a);
+        free(b);
+    }
+    CHECK(bad == 0);
+    expect_error("a,b\rc,d\re,\"f\"x\r", 16,
+                 "csvin_bad.csv:3:2: error: malformed CSV: a quote inside an unquoted field, or "
+                 "text after a closing quote");
+    /* After the bad row, reading goes on at the next line. */
+    static const char skip[] = "a,b\rc,\"d\"x,y\r\ne,f\rg,h\r";
+    write_file("csvin_cr_skip.csv", skip, sizeof skip - 1, false);
+    csvin *in;
+    sim_diag d;
+    CHECK(csvin_open(&in, "csvin_cr_skip.csv", ',', &d) == SIM_OK);
+    csvin_row row;
+    char got[256] = "";
+    size_t n = 0;
+    int st;
+    while ((st = csvin_next(in, &row, &d)) != 0) {
+        if (st == 1)
+            n += (size_t)snprintf(got + n, sizeof got - n, "%ld|%s ", row.line, row.f[0]);
+        else
+            n += (size_t)snprintf(got + n, sizeof got - n, "E%ld ", d.line);
+    }
+    csvin_close(in);
+    CHECK_STR(got, "1|a E2 3|e 4|g ");
+}
+
 static void test_bad_bytes(void)
 {
     expect_error("a,b\nx,y\x00z\n", 11, "csvin_bad.csv:2:2: error: NUL byte in field");
@@ -651,6 +695,7 @@ static void test_alloc_failures(void)
 int main(void)
 {
     test_rows_and_chunks();
+    test_cr_lines();
     test_fast_path();
     test_bad_bytes();
     test_truncated_gzip();

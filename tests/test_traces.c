@@ -630,6 +630,31 @@ static void test_philly_json(void)
     CHECK_EQ_I64((int64_t)n, 1);
 }
 
+/* Lines that end in a lone CR: the readers whose ids are line numbers (philly CSV,
+ * gavel) number their jobs by the real lines, and errors cite them. */
+static void test_cr_lines(void)
+{
+    char *text = NULL, diag[2048];
+    uint64_t n = 0;
+    check_put("cr_philly.csv", "timestamp,duration,num_gpus,gpu_time,cluster\r"
+                               "2017-10-09 07:01:55,60,1,60,vc1\r"
+                               "2017-10-09 07:01:56,60,1,60,vc1\r\r"
+                               "2017-10-09 07:01:57,60,1,60,vc1\r");
+    CHECK_EQ_I64(read_all("cr_philly.csv", "philly", NULL, 0, &text, &n, diag, sizeof diag),
+                 SIM_OK);
+    CHECK_EQ_I64((int64_t)n, 3);
+    CHECK(text && strstr(text, "2|") == text && strstr(text, "\n3|") && strstr(text, "\n5|"));
+    free(text);
+    check_put("cr_gavel.trace", "ResNet-50 (batch size 64)\tpython3 main.py\timagenet\t"
+                                "--num_steps\t1\t1000\t1\t1\t-1\t0\r"
+                                "ResNet-50 (batch size 64)\tpython3 main.py\timagenet\t"
+                                "--num_steps\t1\tmany\t1\t1\t-1\t10\r");
+    CHECK_EQ_I64(read_all("cr_gavel.trace", "gavel", GAVEL, 0, NULL, &n, diag, sizeof diag),
+                 SIM_EPARSE);
+    CHECK_STR(diag, "cr_gavel.trace:2:6: error: field 'total_steps': expected an integer "
+                    "1..1125899906842624, got \"many\"");
+}
+
 static void test_options(void)
 {
     char diag[1024];
@@ -921,6 +946,7 @@ int main(void)
     test_generated();
     test_options();
     test_philly_json();
+    test_cr_lines();
     test_timestamps();
     test_clusters();
     test_staged();

@@ -10,7 +10,8 @@
  * beside a 64-bit mask), so a trace numbered in order (job-0000001, job-0000002, ...)
  * costs about a bit per job (ids numbered out of order, up to about twice a hash). On a
  * match the file is scanned again for the first line with that id, so the message is
- * exact and a hash collision is not an error.
+ * exact and a hash collision is not an error; with skip_bad_rows the row is skipped
+ * without that scan (its message is not shown), so a duplicate costs O(1).
  *
  * Formats marked in_memory are read whole, then sorted stably by (submit time, file
  * order) with qsort on an explicit sequence number; their duplicate ids are found by
@@ -378,6 +379,11 @@ static int common_checks(trace_reader *r, const csvin_row *row, job_spec *job, s
     if (ins < 0)
         return sim_diag_set(d, SIM_ENOMEM, r->path, row->line, 0, "out of memory");
     if (ins == 0) {
+        /* A skipped row's message is not shown: finding the first line (a second read of
+         * the file) would make each duplicate cost a read of the trace. */
+        if (r->opt.skip_bad_rows)
+            return sim_diag_set(d, SIM_EPARSE, r->path, row->line, r->id_col + 1,
+                                "duplicate job id '%s'", job->id);
         /* A stream cannot be read again to cite the first line; the 64-bit hashes of
          * two different ids collide with a chance of about n^2 / 2^65. */
         if (trace_path_is_stream(r->path))

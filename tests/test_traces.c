@@ -687,6 +687,73 @@ static void test_skipped_duplicates(void)
     remove("dups.csv");
 }
 
+#define HELIOS_HDR                                                                                 \
+    "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,"      \
+    "queue\n"
+
+/* Times and durations a reader computes are bounded as the native reader bounds its
+ * fields (1e10 s): a field error on the row, which skip_bad_rows skips. */
+static void test_time_limits(void)
+{
+    char diag[2048];
+    uint64_t n = 0;
+    check_put("lim_span.csv", HELIOS_HDR "h1,u1,vc1,1,1,1,COMPLETED,0001-01-01 00:00:00,,,10,0\n"
+                                         "h2,u1,vc1,1,1,1,COMPLETED,9999-12-31 00:00:00,,,10,0\n"
+                                         "h3,u1,vc1,1,1,1,COMPLETED,0001-01-02 00:00:00,,,10,0\n");
+    CHECK_EQ_I64(read_all("lim_span.csv", "helios", NULL, 0, NULL, &n, diag, sizeof diag),
+                 SIM_EPARSE);
+    CHECK_STR(diag, "lim_span.csv:3:8: error: job 'h2': submitted 315537811200 s after midnight "
+                    "of the earliest submission's day, more than the limit of 1e+10 s");
+    read_skip = true;
+    CHECK_EQ_I64(read_all("lim_span.csv", "helios", NULL, 0, NULL, &n, diag, sizeof diag), SIM_OK);
+    CHECK_EQ_I64((int64_t)n, 2);
+    CHECK_EQ_I64((int64_t)read_skipped, 1);
+    read_skip = false;
+
+    check_put("lim_dur.csv", HELIOS_HDR "h1,u1,vc1,1,1,1,COMPLETED,2020-01-01 00:00:00,"
+                                        "0001-01-01 00:00:00,9999-12-31 00:00:00,,0\n");
+    CHECK_EQ_I64(read_all("lim_dur.csv", "helios", NULL, 0, NULL, &n, diag, sizeof diag),
+                 SIM_EPARSE);
+    CHECK_STR(diag, "lim_dur.csv:2:10: error: field 'end_time': expected a time at most 1e+10 s "
+                    "after start_time, got \"9999-12-31 00:00:00\"");
+
+    check_put("lim_steps.csv",
+              "job_type,scale_factor,gpu_type,steps_per_sec\nX,1,V100M16,0.0001\n");
+    check_put("lim_gavel.trace", "X\tc\td\t--n\t0\t1000000000000000\t1\t1\t-1\t0\n");
+    CHECK_EQ_I64(read_all("lim_gavel.trace", "gavel", "steps_table=lim_steps.csv", 0, NULL, &n,
+                          diag, sizeof diag),
+                 SIM_EPARSE);
+    CHECK_STR(diag, "lim_gavel.trace:1:6: error: field 'total_steps': expected steps that take at "
+                    "most 1e+10 s at 0.0001 steps/s, got \"1000000000000000\"");
+
+    check_put("lim_philly.json",
+              "[" PJOB("a", PATT("0001-01-01 00:00:00", "9999-12-31 00:00:00", "\"g0\"")) "]");
+    CHECK_EQ_I64(read_all("lim_philly.json", "philly", NULL, 0, NULL, &n, diag, sizeof diag),
+                 SIM_EPARSE);
+    CHECK_STR(diag, "lim_philly.json:1: error: job 'a': its attempts last 315537811200 s in all, "
+                    "more than the limit of 1e+10 s");
+}
+
+/* Header errors cite the header's own line, after blank lines. */
+static void test_header_lines(void)
+{
+    char diag[2048];
+    check_put("hl_helios.csv", "\n\njob_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time\n");
+    CHECK_EQ_I64(read_all("hl_helios.csv", "helios", NULL, 0, NULL, NULL, diag, sizeof diag),
+                 SIM_EPARSE);
+    CHECK(strncmp(diag, "hl_helios.csv:3: error: header lacks column 'duration'", 54) == 0);
+    check_put("hl_a23.csv", "\nname,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,"
+                            "pod_phase,scheduled_time\n");
+    CHECK_EQ_I64(read_all("hl_a23.csv", "alibaba2023", NULL, 0, NULL, NULL, diag, sizeof diag),
+                 SIM_EPARSE);
+    CHECK(strncmp(diag, "hl_a23.csv:2: error: header lacks column 'creation_time'", 56) == 0);
+    check_put("hl_tir.csv", "\n\n\njob_id,num_gpu,submit_time,iterations,model_name,duration,"
+                            "interval,resource_time_0\n");
+    CHECK_EQ_I64(read_all("hl_tir.csv", "tiresias", NULL, 0, NULL, NULL, diag, sizeof diag),
+                 SIM_EPARSE);
+    CHECK(strncmp(diag, "hl_tir.csv:4: error: the header has Muri's", 42) == 0);
+}
+
 static void test_options(void)
 {
     char diag[1024];
@@ -980,6 +1047,8 @@ int main(void)
     test_philly_json();
     test_cr_lines();
     test_skipped_duplicates();
+    test_time_limits();
+    test_header_lines();
     test_timestamps();
     test_clusters();
     test_staged();

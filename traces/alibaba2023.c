@@ -34,7 +34,7 @@ static int ali_open(trace_reader *r, sim_diag *d)
         return trace__map_header(r, names, required_shapes, A_COLS, expected, d);
     int st = trace__map_header(r, names, required_shapes, A_COLS, expected, d);
     if (st == SIM_OK && (r->col[A_CREATE] < 0 || r->col[A_DELETE] < 0))
-        return sim_diag_set(d, SIM_EPARSE, r->path, 1, 0,
+        return sim_diag_set(d, SIM_EPARSE, r->path, r->header_line, 0,
                             "header lacks column '%s': this pod list has no times (like the "
                             "published multigpu variants), so only clustersim pack, which "
                             "uses requests alone, can read it",

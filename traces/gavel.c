@@ -237,6 +237,11 @@ static int gavel_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_dia
     j->num_gpus = (uint32_t)sf;
     j->gpu_milli = j->true_milli = SIM_MILLI_GPU;
     j->work_s = (double)steps / sps;
+    if (!(j->work_s <= SIM_TIME_LIMIT_S)) {
+        char what[160];
+        snprintf(what, sizeof what, "steps that take at most 1e+10 s at %g steps/s", sps);
+        return csvin_field_error(in, row, c_steps, "total_steps", what, d);
+    }
     j->ref_gpu_type = s->ref_type;
     j->attr[SIM_ATTR_ITERATIONS] = (double)steps;
     j->attr_present |= UINT64_C(1) << SIM_ATTR_ITERATIONS;

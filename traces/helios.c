@@ -36,9 +36,10 @@ static int helios_open(trace_reader *r, sim_diag *d)
     r->tenant_user = t && strcmp(t, "user") == 0;
     int st = trace__map_header(r, names, required, H_COLS, expected, d);
     if (st == SIM_OK && r->col[H_DUR] < 0 && (r->col[H_START] < 0 || r->col[H_END] < 0))
-        return sim_diag_set(d, SIM_EPARSE, r->path, 1, 0,
+        return sim_diag_set(d, SIM_EPARSE, r->path, r->header_line, 0,
                             "header lacks column 'duration' (or 'start_time' and 'end_time'); "
-                            "expected %s", expected);
+                            "expected %s",
+                            expected);
     return st;
 }
 
@@ -78,6 +79,10 @@ static int helios_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
             return csvin_field_error(in, row, c[H_END], "end_time", "a time not before start_time",
                                      d);
         j->work_s = (double)(t1 - t0) / 1e6;
+        /* The native reader's bound, so the job can be simulated and written back. */
+        if (j->work_s > SIM_TIME_LIMIT_S)
+            return csvin_field_error(in, row, c[H_END], "end_time",
+                                     "a time at most 1e+10 s after start_time", d);
     } else {
         r->n_ignored++;
         return 0;

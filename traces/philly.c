@@ -305,6 +305,11 @@ static int json_job(trace_reader *r, json_object *o, long line, job_spec *j, sim
         if (g && h0 && h1)
             complete = true;
     }
+    if (work > SIM_TIME_LIMIT_S)
+        return sim_diag_set(d, SIM_EPARSE, r->path, line, 0,
+                            "job '%s': its attempts last %.0f s in all, more than the limit of "
+                            "1e+10 s",
+                            j->id, work);
     if (!complete || gpus == 0 || gpus > 65536) {
         r->n_ignored++;
         return 0;

@@ -39,7 +39,7 @@ static int tiresias_open(trace_reader *r, sim_diag *d)
     /* Muri's files share Tiresias' columns but count milliseconds: read as Tiresias,
      * every time would be 1000 times too long. */
     if (st == SIM_OK && r->col[T_RT0] >= 0)
-        return sim_diag_set(d, SIM_EPARSE, r->path, 1, 0,
+        return sim_diag_set(d, SIM_EPARSE, r->path, r->header_line, 0,
                             "the header has Muri's per-resource columns (resource_time_0, ...), "
                             "whose times are milliseconds; read this file with --format muri");
     return st;

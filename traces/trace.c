@@ -564,6 +564,31 @@ static int held_duplicates(trace_reader *r, sim_diag *d)
     return SIM_OK;
 }
 
+/* After the rebase, the jobs submitted past the simulator's limit (as the native reader
+ * bounds submit_time): an error citing the first such row of the file, or, with
+ * skip_bad_rows, each is dropped and counted. They are the last of the sorted jobs. */
+static int held_too_late(trace_reader *r, sim_diag *d)
+{
+    const sim_time limit = (sim_time)SIM_TIME_LIMIT_S * SIM_US_PER_S;
+    size_t cut = r->held_n;
+    while (cut > 0 && r->held[cut - 1].job.submit_us > limit)
+        cut--;
+    if (cut == r->held_n)
+        return SIM_OK;
+    const trace__held *bad = &r->held[cut];
+    for (size_t i = cut; i < r->held_n; i++)
+        if (r->held[i].seq < bad->seq)
+            bad = &r->held[i];
+    if (!r->opt.skip_bad_rows)
+        return sim_diag_set(d, SIM_EPARSE, r->path, (long)bad->job.line, r->submit_col + 1,
+                            "job '%s': submitted %.0f s after midnight of the earliest "
+                            "submission's day, more than the limit of 1e+10 s",
+                            bad->job.id, (double)bad->job.submit_us / 1e6);
+    r->skipped += r->held_n - cut;
+    r->held_n = cut;
+    return SIM_OK;
+}
+
 /* Read the whole file, sort it by submit time (stable), rebase absolute times. */
 static int load_all(trace_reader *r, sim_diag *d)
 {
@@ -601,6 +626,9 @@ static int load_all(trace_reader *r, sim_diag *d)
             origin -= day;
         for (size_t i = 0; i < r->held_n; i++)
             r->held[i].job.submit_us += r->tz_offset_us - origin;
+        int st_late = held_too_late(r, d);
+        if (st_late != SIM_OK)
+            return st_late;
     }
     return held_duplicates(r, d);
 }
@@ -774,6 +802,7 @@ int trace__map_header(trace_reader *r, const char *const *names, const bool *req
     if (st < 0)
         return st;
     r->n_header = row.n;
+    r->header_line = row.line;
     if ((st = csvin_map_header(r->in, &row, names, n, r->col, r->unknown, d)) != SIM_OK)
         return st;
     size_t o = 0;

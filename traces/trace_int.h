@@ -67,6 +67,7 @@ struct trace_reader {
     int32_t id_col, submit_col;
     bool unknown[CSVIN_MAX_FIELDS]; /* header columns no name matched */
     uint32_t n_header;
+    long header_line;  /* physical line of the header row (after blank lines) */
     char ignored[512]; /* header columns the format does not use, comma-separated */
     /* Duplicate-id detection: 64-bit hashes of every id seen (open addressing), except
      * ids ending in digits, which are bits of runs of 64 numbers (trace.c). */

@@ -734,6 +734,32 @@ static void test_time_limits(void)
                     "more than the limit of 1e+10 s");
 }
 
+/* A steps-table entry of 0 steps/s on the reference type means the job cannot run so:
+ * an error, not a fall back to a smaller scale factor; one the table lacks falls back. */
+static void test_gavel_zero_steps(void)
+{
+    char diag[2048], *text = NULL;
+    uint64_t n = 0;
+    check_put("steps0.csv", "job_type,scale_factor,gpu_type,steps_per_sec\nX,1,V100M16,10\n"
+                            "X,2,V100M16,0\n");
+    check_put("steps0.trace", "X\tc\td\t--n\t0\t1000\t2\t1\t-1\t0\n");
+    CHECK_EQ_I64(
+        read_all("steps0.trace", "gavel", "steps_table=steps0.csv", 0, NULL, &n, diag, sizeof diag),
+        SIM_EPARSE);
+    CHECK_STR(diag, "steps0.trace:1:7: error: field 'scale_factor': expected a scale factor at "
+                    "which the job type can run on V100M16 (the steps table steps0.csv gives it "
+                    "0 steps/s at scale factor 2: cannot run there), got \"2\"");
+    check_put("steps0b.trace", "X\tc\td\t--n\t0\t1000\t1\t1\t-1\t0\n"
+                               "X\tc\td\t--n\t0\t1000\t4\t1\t-1\t5\n");
+    check_put("steps1.csv", "job_type,scale_factor,gpu_type,steps_per_sec\nX,1,V100M16,10\n");
+    CHECK_EQ_I64(read_all("steps0b.trace", "gavel", "steps_table=steps1.csv", 0, &text, &n, diag,
+                          sizeof diag),
+                 SIM_OK);
+    /* Scale factor 4 falls back to 1: 10 x 4 / 1 = 40 steps/s, so 25 s. */
+    CHECK(text && strstr(text, "\n2|5000000|25.000000|4|"));
+    free(text);
+}
+
 /* Header errors cite the header's own line, after blank lines. */
 static void test_header_lines(void)
 {
@@ -1049,6 +1075,7 @@ int main(void)
     test_skipped_duplicates();
     test_time_limits();
     test_header_lines();
+    test_gavel_zero_steps();
     test_timestamps();
     test_clusters();
     test_staged();

@@ -102,8 +102,9 @@ static int load_table(trace_reader *r, gavel_state *s, const char *path, sim_dia
             st = csvin_field_error(in, &row, ix[2], "gpu_type", what, d);
             goto out;
         }
-        /* 0 steps/s marks a job that cannot run on that type (out of memory). */
-        if (t != s->ref_type || sps <= 0)
+        /* 0 steps/s marks a job that cannot run on that type (out of memory): kept, so
+         * that such a job is refused rather than extrapolated from a smaller scale. */
+        if (t != s->ref_type)
             continue;
         if (add_entry(s, row.f[ix[0]], row.len[ix[0]], (uint32_t)sf, sps) != SIM_OK) {
             st = sim_diag_set(d, SIM_ENOMEM, path, row.line, 0, "out of memory");
@@ -170,23 +171,30 @@ static void gavel_close(trace_reader *r)
     r->state = NULL;
 }
 
-/* Steps per second of (job type, scale factor) on the reference type; 0 when the job
- * type is absent. */
-static double steps_per_sec(const gavel_state *s, const char *jt, uint32_t sf)
+/* Steps per second of (job type, scale factor) on the reference type, into *sps (0: it
+ * cannot run so), and the table's scale factor it comes from into *from_sf; false when
+ * the table has no row of the job type at that scale factor or a smaller one. */
+static bool steps_per_sec(const gavel_state *s, const char *jt, uint32_t sf, double *sps,
+                          uint32_t *from_sf)
 {
     double best = 0;
     uint32_t best_sf = 0;
     for (size_t i = 0; i < s->n; i++) {
         if (strcmp(s->e[i].job_type, jt) != 0)
             continue;
-        if (s->e[i].scale_factor == sf)
-            return s->e[i].steps_per_sec;
+        if (s->e[i].scale_factor == sf) {
+            *sps = s->e[i].steps_per_sec;
+            *from_sf = sf;
+            return true;
+        }
         if (s->e[i].scale_factor < sf && s->e[i].scale_factor > best_sf) {
             best_sf = s->e[i].scale_factor;
             best = s->e[i].steps_per_sec;
         }
     }
-    return best_sf ? best * sf / best_sf : 0;
+    *sps = best_sf ? best * sf / best_sf : 0;
+    *from_sf = best_sf;
+    return best_sf != 0;
 }
 
 static int gavel_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag *d)
@@ -225,12 +233,21 @@ static int gavel_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_dia
     if (ten && ((st = csvin_double(in, row, 7, "priority_weight", 0, 1e12, &x, d)) ||
                 (st = csvin_double(in, row, 8, "SLO", -1, 1e12, &x, d))))
         return st;
-    double sps = steps_per_sec(s, row->f[0], (uint32_t)sf);
-    if (sps <= 0) {
+    double sps;
+    uint32_t from_sf;
+    if (!steps_per_sec(s, row->f[0], (uint32_t)sf, &sps, &from_sf)) {
         char what[700];
         snprintf(what, sizeof what, "a job type of the steps table %s on %s", s->table,
                  sim_intern_name(r->opt.gpu_types, s->ref_type));
         return csvin_field_error(in, row, 0, "job_type", what, d);
+    }
+    if (sps <= 0) {
+        char what[700];
+        snprintf(what, sizeof what,
+                 "a scale factor at which the job type can run on %s (the steps table %s gives "
+                 "it 0 steps/s at scale factor %u: cannot run there)",
+                 sim_intern_name(r->opt.gpu_types, s->ref_type), s->table, from_sf);
+        return csvin_field_error(in, row, c_sf, "scale_factor", what, d);
     }
     snprintf(s->id, sizeof s->id, "%ld", row->line);
     memcpy(j->id, s->id, strlen(s->id) + 1);

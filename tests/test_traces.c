@@ -760,6 +760,70 @@ static void test_gavel_zero_steps(void)
     free(text);
 }
 
+/* alibaba2020: requests too large for the job's integers are errors, checked before any
+ * conversion (4,294,967,297 GPUs wrapped to 1, 10^18 milli-CPUs overflowed); a task
+ * table without task rows is an error; the job table's header is not a row. */
+static void test_pai_limits(void)
+{
+    char diag[2048];
+    uint64_t n = 0;
+    check_put("pl_jobs.csv", "j1,i1,u1,Terminated,1000,2000\n");
+    check_put("pl_gpu.csv", "j1,worker,1,Terminated,1010,2000,600,10,429496729700,V100\n");
+    CHECK_EQ_I64(
+        read_all("pl_jobs.csv", "alibaba2020", "tasks=pl_gpu.csv", 0, NULL, &n, diag, sizeof diag),
+        SIM_EPARSE);
+    CHECK_STR(diag, "pl_jobs.csv:1:1: error: field 'job_name': expected a job of at most 65536 "
+                    "GPUs in the task table, got \"j1\"");
+    check_put("pl_cpu.csv", "j1,worker,1000,Terminated,1010,2000,1000000000000000,10,,\n");
+    CHECK_EQ_I64(
+        read_all("pl_jobs.csv", "alibaba2020", "tasks=pl_cpu.csv", 0, NULL, &n, diag, sizeof diag),
+        SIM_EPARSE);
+    CHECK_STR(diag, "pl_cpu.csv:1:7: error: field 'plan_cpu': expected a request whose inst_num x "
+                    "plan_cpu x 10, summed over the job's tasks, is at most 2^40 milli-CPUs, got "
+                    "\"1000000000000000\"");
+    check_put("pl_mem.csv", "j1,worker,1,Terminated,1010,2000,1,1e12,,\n");
+    CHECK_EQ_I64(
+        read_all("pl_jobs.csv", "alibaba2020", "tasks=pl_mem.csv", 0, NULL, &n, diag, sizeof diag),
+        SIM_EPARSE);
+    CHECK(strncmp(diag, "pl_mem.csv:1:8: error: field 'plan_mem'", 39) == 0);
+    static const char *const empty[] = {"", "job_name,task_name,inst_num,status,start_time,"
+                                            "end_time,plan_cpu,plan_mem,plan_gpu,gpu_type\n"};
+    for (int k = 0; k < 2; k++) {
+        check_put("pl_empty.csv", empty[k]);
+        CHECK_EQ_I64(read_all("pl_jobs.csv", "alibaba2020", "tasks=pl_empty.csv", 0, NULL, &n, diag,
+                              sizeof diag),
+                     SIM_EPARSE);
+        CHECK_STR(diag, "pl_empty.csv:1: error: the task table has no task rows: expected "
+                        "job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,"
+                        "plan_mem,plan_gpu,gpu_type");
+    }
+    /* Header, a job, a job still running: two rows, one job, one ignored. */
+    check_put("pl_jobs_h.csv", "job_name,inst_id,user,status,start_time,end_time\n"
+                               "j1,i1,u1,Terminated,1000,2000\nj2,i2,u2,Running,1500,\n");
+    check_put("pl_ok.csv", "j1,worker,1,Terminated,1010,2000,600,10,50,V100\n");
+    sim_intern *tenants = sim_intern_create(false), *models = sim_intern_create(false);
+    const char *opts[1] = {"tasks=pl_ok.csv"};
+    trace_options o = {.format = "alibaba2020",
+                       .tenants = tenants,
+                       .models = models,
+                       .gpu_types = model_catalog_names(cat),
+                       .opts = opts,
+                       .n_opts = 1};
+    trace_reader *r = NULL;
+    sim_diag d;
+    job_spec j;
+    CHECK_EQ_I64(trace_reader_open(&r, "pl_jobs_h.csv", &o, &d), SIM_OK);
+    n = 0;
+    while (r && trace_reader_next(r, &j, &d) == 1)
+        n++;
+    CHECK_EQ_I64((int64_t)n, 1);
+    CHECK_EQ_I64(r ? (int64_t)trace_reader_rows(r) : -1, 2);
+    CHECK_EQ_I64(r ? (int64_t)trace_reader_ignored(r) : -1, 1);
+    trace_reader_close(r);
+    sim_intern_destroy(tenants);
+    sim_intern_destroy(models);
+}
+
 /* Header errors cite the header's own line, after blank lines. */
 static void test_header_lines(void)
 {
@@ -1076,6 +1140,7 @@ int main(void)
     test_time_limits();
     test_header_lines();
     test_gavel_zero_steps();
+    test_pai_limits();
     test_timestamps();
     test_clusters();
     test_staged();

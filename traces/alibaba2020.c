@@ -111,12 +111,14 @@ static int load_tasks(trace_reader *r, pai_state *s, const char *path, sim_diag 
     }
     csvin_row row;
     bool first = true;
+    uint64_t tasks = 0;
     while ((st = csvin_next(in, &row, d)) == 1) {
         if (first && row.n > 0 && strcmp(row.f[0], "job_name") == 0) {
             first = false;
             continue;
         }
         first = false;
+        tasks++;
         if (row.n != K_N) {
             st = sim_diag_set(d, SIM_EPARSE, path, row.line, (int)(row.n < K_N ? row.n : K_N) + 1,
                               "expected the %d fields job_name,task_name,inst_num,status,"
@@ -164,6 +166,23 @@ static int load_tasks(trace_reader *r, pai_state *s, const char *path, sim_diag 
             goto out;
         }
         task_agg *a = slot(s, row.f[K_JOB], row.len[K_JOB], true);
+        /* Bounded as the native reader bounds cpu_milli and mem_mib, in double before
+         * they become integers. */
+        const double most = (double)(UINT64_C(1) << 40);
+        if (a->cpu_milli + inst * cpu * 10 > most) {
+            st = csvin_field_error(in, &row, K_CPU, "plan_cpu",
+                                   "a request whose inst_num x plan_cpu x 10, summed over the "
+                                   "job's tasks, is at most 2^40 milli-CPUs",
+                                   d);
+            goto out;
+        }
+        if (a->mem_mib + inst * mem * 1024 > most) {
+            st = csvin_field_error(in, &row, K_MEM, "plan_mem",
+                                   "a request whose inst_num x plan_mem x 1024, summed over the "
+                                   "job's tasks, is at most 2^40 MiB",
+                                   d);
+            goto out;
+        }
         a->cpu_milli += inst * cpu * 10;
         a->mem_mib += inst * mem * 1024;
         if (gpu > 0) {
@@ -176,6 +195,11 @@ static int load_tasks(trace_reader *r, pai_state *s, const char *path, sim_diag 
         if (!isnan(start) && (isnan(a->first_start_s) || start < a->first_start_s))
             a->first_start_s = start;
     }
+    if (st == 0 && tasks == 0)
+        st = sim_diag_set(d, SIM_EPARSE, path, 1, 0,
+                          "the task table has no task rows: expected job_name,task_name,"
+                          "inst_num,status,start_time,end_time,plan_cpu,plan_mem,plan_gpu,"
+                          "gpu_type");
 out:
     csvin_close(in);
     return st < 0 ? st : SIM_OK;
@@ -215,8 +239,10 @@ static int pai_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
 {
     pai_state *s = r->state;
     const csvin *in = r->in;
-    if (r->rows == 1 && row->n > 0 && strcmp(row->f[0], "job_name") == 0)
+    if (r->rows == 1 && row->n > 0 && strcmp(row->f[0], "job_name") == 0) {
+        r->rows--; /* the header is not a record */
         return 0;
+    }
     if (row->n != J_N)
         return sim_diag_set(d, SIM_EPARSE, r->path, row->line,
                             (int)(row->n < J_N ? row->n : J_N) + 1,
@@ -249,11 +275,13 @@ static int pai_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
     j->cpu_milli = (uint64_t)llround(a->cpu_milli);
     j->mem_mib = (uint64_t)llround(a->mem_mib);
     if (a->gpu_inst > 0) {
-        uint32_t per = a->gpu_pct <= 100 ? 1 : (uint32_t)ceil(a->gpu_pct / 100);
+        /* Checked in double: plan_gpu can ask for more GPUs than 32 bits count. */
+        double per_d = a->gpu_pct <= 100 ? 1 : ceil(a->gpu_pct / 100);
         double inst = a->gpu_inst; /* a sum of whole instance counts */
-        if (inst * per > 65536)
+        if (inst * per_d > 65536)
             return csvin_field_error(in, row, J_NAME, "job_name",
                                      "a job of at most 65536 GPUs in the task table", d);
+        uint32_t per = (uint32_t)per_d;
         j->replicas = (uint32_t)inst;
         j->num_gpus = j->replicas * per;
         long milli = lround(a->gpu_pct * 10 / per);

@@ -558,6 +558,52 @@ int csvin_next(csvin *r, csvin_row *row, sim_diag *d)
     }
 }
 
+int csvin_peek(csvin *r, int *c, sim_diag *d)
+{
+    for (;;) {
+        for (size_t i = r->pos; i < r->end; i++) {
+            unsigned char b = r->chunk[i];
+            if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
+                *c = b;
+                return SIM_OK;
+            }
+        }
+        if (r->eof) {
+            *c = -1;
+            return SIM_OK;
+        }
+        /* A buffer of white space alone: pass it, counting its lines as csvin_next
+         * would (blank lines are no rows). */
+        for (; r->pos < r->end; r->pos++) {
+            unsigned char b = r->chunk[r->pos];
+            if (b == '\r' || (b == '\n' && !r->after_cr))
+                r->cur_line++;
+            r->after_cr = b == '\r';
+        }
+        int st = fill(r, d);
+        if (st != SIM_OK)
+            return st;
+    }
+}
+
+long csvin_read_raw(csvin *r, void *buf, size_t n, sim_diag *d)
+{
+    if (r->pos < r->end) {
+        size_t k = r->end - r->pos < n ? r->end - r->pos : n;
+        memcpy(buf, r->chunk + r->pos, k);
+        r->pos += k;
+        return (long)k;
+    }
+    if (r->eof)
+        return 0;
+    return sim_gzin_read(r->gz, buf, n, d);
+}
+
+long csvin_line(const csvin *r)
+{
+    return r->cur_line;
+}
+
 static bool name_eq(const char *a, size_t alen, const char *b)
 {
     while (alen && (*a == ' ' || *a == '\t')) {

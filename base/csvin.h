@@ -54,6 +54,21 @@ bool csvin_read_ahead(csvin *r);
 
 void csvin_close(csvin *r);
 
+/* For a reader that tells layouts apart by content: *c = the first byte that is not
+ * white space (space, tab, CR, LF) or a leading byte-order mark, or -1 at the end,
+ * without taking it. White space before it stays unread unless more than a buffer of it
+ * must be passed (its lines are counted). Works on a stream, which cannot be reopened.
+ * Returns SIM_OK or the read error. */
+int csvin_peek(csvin *r, int *c, sim_diag *d);
+
+/* For a layout that is not CSV, read after csvin_peek instead of csvin_next: up to n
+ * bytes, those already buffered first (a leading byte-order mark dropped). Returns the
+ * count, 0 at the end, or a negative SIM_E* code (as sim_gzin_read). */
+long csvin_read_raw(csvin *r, void *buf, size_t n, sim_diag *d);
+
+/* Physical line of the next unread byte (1-based). */
+long csvin_line(const csvin *r);
+
 /*
  * Map a header row to column indices: idx[i] = column of names[i], or -1 when absent.
  * A duplicated column name is SIM_EPARSE. Matching ignores ASCII case and surrounding

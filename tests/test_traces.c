@@ -15,7 +15,9 @@
 #include "gavel_steps.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define FIX SIM_SOURCE_DIR "/tests/fixtures/"
@@ -824,6 +826,39 @@ static void test_pai_limits(void)
     sim_intern_destroy(models);
 }
 
+/* Philly JSON from standard input: the layout is told from the stream already open, not
+ * by opening the path again (which read "-" as the CSV). Also after more white space
+ * than one buffer holds, whose lines still count. */
+static void test_philly_stdin(void)
+{
+    char diag[2048];
+    uint64_t n = 0;
+    check_put("pj_stdin.json",
+              "[" PJOB("a", PATT("2017-10-03 11:00:10", "2017-10-03 12:00:10", "\"g0\"")) "]\n");
+    int saved = dup(0);
+    int fd = open("pj_stdin.json", O_RDONLY);
+    CHECK(fd >= 0 && saved >= 0);
+    if (fd < 0 || saved < 0)
+        return;
+    dup2(fd, 0);
+    close(fd);
+    CHECK_EQ_I64(read_all("-", "philly", NULL, 0, NULL, &n, diag, sizeof diag), SIM_OK);
+    dup2(saved, 0);
+    close(saved);
+    CHECK_EQ_I64((int64_t)n, 1);
+    FILE *f = fopen("pj_space.json", "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    for (int i = 0; i < 70000; i++)
+        fputs(i % 2 ? "\n" : " \r\n", f);
+    fputs("[\n{\"jobid\": \"a\",,}]\n", f);
+    fclose(f);
+    CHECK_EQ_I64(read_all("pj_space.json", "philly", NULL, 0, NULL, &n, diag, sizeof diag),
+                 SIM_EPARSE);
+    CHECK(strncmp(diag, "pj_space.json:70002: error: malformed JSON", 42) == 0);
+}
+
 /* Header errors cite the header's own line, after blank lines. */
 static void test_header_lines(void)
 {
@@ -1141,6 +1176,7 @@ int main(void)
     test_header_lines();
     test_gavel_zero_steps();
     test_pai_limits();
+    test_philly_stdin();
     test_timestamps();
     test_clusters();
     test_staged();

@@ -17,9 +17,6 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
-#include <zlib.h>
-
-#include "base/gzin.h"
 
 #define JCHUNK (64u * 1024u)
 
@@ -31,11 +28,10 @@ typedef struct philly_state {
     bool json;
     bool tenant_user;
     char id[24];
-    /* JSON layout: the input, a chunk of it, and where the next byte is. */
-    sim_gzin *gz;
+    /* JSON layout: a chunk of the input (r->in, read raw), and where the next byte is. */
     unsigned char *chunk;
     size_t pos, end;
-    bool eof, started;
+    bool eof;
     long line;
     int phase; /* 0: before '[', 1: element or ']', 2: ',' or ']', 3: after ']', 4: dead */
     bool need_element; /* after ',' an element must follow */
@@ -86,18 +82,15 @@ static int jfill(trace_reader *r, sim_diag *d)
 {
     philly_state *s = r->state;
     unsigned want = r->chunk && r->chunk < JCHUNK ? (unsigned)r->chunk : JCHUNK;
-    long n = sim_gzin_read(s->gz, s->chunk, want, d);
+    /* The input the CSV layer opened (and looked into to tell the layouts apart), byte-order
+     * mark dropped: a stream cannot be opened twice. */
+    long n = csvin_read_raw(r->in, s->chunk, want, d);
     if (n < 0)
         return (int)n;
     if (n == 0)
         s->eof = true;
     s->pos = 0;
     s->end = (size_t)n;
-    /* Skip a byte-order mark at the start of the text. */
-    if (!s->started && n >= 3 && s->chunk[0] == 0xEF && s->chunk[1] == 0xBB && s->chunk[2] == 0xBF)
-        s->pos = 3;
-    if (n > 0)
-        s->started = true;
     return SIM_OK;
 }
 
@@ -612,28 +605,6 @@ static int philly_next(trace_reader *r, job_spec *j, sim_diag *d)
     }
 }
 
-/* First byte of the file that is not white space or a UTF-8 byte-order mark. */
-static int first_byte(const char *path)
-{
-    if (trace_path_is_stream(path))
-        return 't'; /* a stream is not read twice: taken as the CSV */
-    gzFile gz = gzopen(path, "rb");
-    if (!gz)
-        return -1;
-    int c;
-    int k = 0;
-    while ((c = gzgetc(gz)) >= 0) {
-        if (k < 3 && (c == 0xEF || c == 0xBB || c == 0xBF)) {
-            k++;
-            continue;
-        }
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
-            break;
-    }
-    gzclose(gz);
-    return c;
-}
-
 static int philly_open(trace_reader *r, sim_diag *d)
 {
     philly_state *s = sim_calloc(1, sizeof *s);
@@ -645,7 +616,10 @@ static int philly_open(trace_reader *r, sim_diag *d)
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
                             "--trace-opt tenant=%s: expected vc or user", t);
     s->tenant_user = t && strcmp(t, "user") == 0;
-    int c = first_byte(r->path);
+    int c;
+    int st = csvin_peek(r->in, &c, d);
+    if (st != SIM_OK)
+        return st;
     s->json = c == '[' || c == '{';
     if (!s->json) {
         if (s->tenant_user)
@@ -664,10 +638,7 @@ static int philly_open(trace_reader *r, sim_diag *d)
         return sim_diag_set(d, SIM_ENOMEM, r->path, 0, 0, "out of memory");
     json_tokener_set_flags(s->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS |
                                        JSON_TOKENER_VALIDATE_UTF8);
-    int st = sim_gzin_open(&s->gz, r->path, d);
-    if (st != SIM_OK)
-        return st;
-    s->line = 1;
+    s->line = csvin_line(r->in);
     return SIM_OK;
 }
 
@@ -676,7 +647,6 @@ static void philly_close(trace_reader *r)
     philly_state *s = r->state;
     if (!s)
         return;
-    sim_gzin_close(s->gz);
     sim_free(s->elem);
     sim_free(s->keys);
     if (s->tok)

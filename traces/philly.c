@@ -450,9 +450,7 @@ static int json_element(trace_reader *r, json_object **obj, long *start_line, si
         if (s->pos == s->end) {
             if (s->eof)
                 return elem_error(r, *start_line,
-                                  "malformed JSON: the file ends inside a job "
-                                  "object",
-                                  d);
+                                  "malformed JSON: the file ends inside a job object", d);
             int st = jfill(r, d);
             if (st != SIM_OK)
                 return st;

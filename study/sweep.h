@@ -83,9 +83,13 @@ void sweep_cell_argv(const sweep *s, size_t i, char *seed_buf, char **argv);
 long sweep_launched_processes(void);
 
 /* What sweep_write_results did. */
+/* Figures a sweep report draws at most. */
+#define SWEEP_MAX_FIGURES 48
+
 typedef struct sweep_outcome {
     size_t cells_ok, cells_failed, metrics;
     size_t figures_drawn, figures_failed;
+    bool figures_capped; /* more figures were due than a report draws (SWEEP_MAX_FIGURES) */
     bool gnuplot_missing;
     char problem[512];
 } sweep_outcome;

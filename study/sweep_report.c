@@ -23,8 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_FIGURES 48
-
 typedef struct metrics {
     char **names;
     size_t n, cap;
@@ -473,11 +471,11 @@ static size_t draw_figures(const sweep *s, const metrics *m, const stats *st, co
     char script[1100];
     snprintf(script, sizeof script, "%s/plots/sweep.gp", model_data_dir());
     size_t nf = 0;
-    for (size_t a = 0; a < g->n_axes; a++) {
+    for (size_t a = 0; a < g->n_axes && !o->figures_capped; a++) {
         if (!g->axes[a].numeric || g->axes[a].n_values < 2)
             continue;
         /* One figure per configuration of the other parameters: the first cell of each. */
-        for (size_t c = 0; c < st->n_configs && nf < MAX_FIGURES; c++) {
+        for (size_t c = 0; c < st->n_configs && !o->figures_capped; c++) {
             const grid_cell *ref = &g->cells[st->config_cell[c]];
             bool first = true;
             for (size_t e = 0; e < c && first; e++) {
@@ -487,7 +485,11 @@ static size_t draw_figures(const sweep *s, const metrics *m, const stats *st, co
                     same = b == a || x->value[b] == ref->value[b];
                 first = !same;
             }
-            for (size_t j = 0; first && j < n_shown && nf < MAX_FIGURES; j++) {
+            for (size_t j = 0; first && j < n_shown && !o->figures_capped; j++) {
+                if (nf == SWEEP_MAX_FIGURES) {
+                    o->figures_capped = true; /* one more was due: the report says so */
+                    break;
+                }
                 figure *fg = &figs[nf];
                 snprintf(fg->base, sizeof fg->base, "fig%02zu", nf + 1);
                 report__gpfig_paths(&fg->gp, fdir, ddir, fg->base);
@@ -518,7 +520,7 @@ static size_t draw_figures(const sweep *s, const metrics *m, const stats *st, co
             report__gpfig_done(&figs[i].gp);
         return 0;
     }
-    study_proc procs[MAX_FIGURES];
+    study_proc procs[SWEEP_MAX_FIGURES];
     for (size_t i = 0; i < nf; i++)
         procs[i] = (study_proc){.argv = figs[i].gp.argv,
                               .log_path = figs[i].gp.scratch[REPORT_F_LOG],
@@ -598,8 +600,8 @@ static int write_report(const sweep *s, metrics *m, const stats *st, bool figure
 {
     const grid *g = s->g;
     size_t *shown = sim_calloc(m->n ? m->n : 1, sizeof *shown);
-    figure *figs = sim_calloc(MAX_FIGURES, sizeof *figs);
-    bool drawn[MAX_FIGURES] = {false};
+    figure *figs = sim_calloc(SWEEP_MAX_FIGURES, sizeof *figs);
+    bool drawn[SWEEP_MAX_FIGURES] = {false};
     char md[1100], html[1100];
     snprintf(md, sizeof md, "%s/report.md", s->out);
     snprintf(html, sizeof html, "%s/report.html", s->out);
@@ -656,6 +658,12 @@ static int write_report(const sweep *s, metrics *m, const stats *st, bool figure
                              REPORT_MAX_POLICIES, g->n_policies, REPORT_MAX_POLICIES + 1,
                              g->n_policies, g->policies[REPORT_MAX_POLICIES].label,
                              g->policies[g->n_policies - 1].label);
+        if (o->figures_capped)
+            report__doc_para(&doc,
+                             "A report draws at most %d figures: these are the first; the "
+                             "values of the further configurations and metrics are in the "
+                             "tables above.",
+                             SWEEP_MAX_FIGURES);
         for (size_t i = 0; i < nf; i++) {
             if (!drawn[i])
                 continue;

@@ -566,6 +566,32 @@ static void test_many_variants(void)
     free(html);
 }
 
+/* More figures due than a report draws: the first 48 (SWEEP_MAX_FIGURES) are drawn; the
+ * report says that the others' values are in the tables. Two numeric axes of 5 values
+ * and 5 metrics: 5 x (5 + 5) = 50 figures due. */
+static void test_figure_cap(void)
+{
+    if (check_system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        printf("test_figure_cap: gnuplot is not installed, skipped\n");
+        return;
+    }
+    CHECK(write_grid("cap.json",
+                     "{\"traces\": [\"" OUT "/a.csv\"], \"clusters\": [\"4xV100M32:8\"],\n"
+                     " \"policies\": [\"fifo\"],\n \"options\": {\"restart-penalty\": [0, 1, "
+                     "2, 3, 4], \"sample-interval\": [100, 200, 300, 400, 500]},\n \"report\": "
+                     "{\"metrics\": [\"jct_s.mean\", \"wait_s.mean\", \"makespan_s\", "
+                     "\"preemptions\", \"events\"]}}\n"));
+    CHECK_EQ_I64(sweep("cap.json", "cap", "--jobs 2", "cap.txt"), 0);
+    char *md = check_slurp(OUT "/cap/report.md", NULL);
+    CHECK(md && strstr(md, "A report draws at most 48 figures: these are the first; the values "
+                           "of the further configurations and metrics are in the tables above."));
+    size_t figs = 0;
+    for (const char *p = md; p && (p = strstr(p, "](figures/fig")); p++)
+        figs++;
+    CHECK_EQ_I64(figs, 48);
+    free(md);
+}
+
 static void test_failing_cell(void)
 {
     /* pack takes --demand 1..1000: the cells with 2000 fail (pack cells have no check
@@ -678,6 +704,7 @@ int main(void)
     test_size_text();
     test_null_metrics();
     test_many_variants();
+    test_figure_cap();
     test_failing_cell();
     test_pack_cells();
     return check_done();

@@ -357,6 +357,41 @@ static void test_bad_fixtures(void)
     }
 }
 
+/* The Philly JSON fixtures with their line ends made CR and CRLF: the same diagnostics,
+ * the same lines (a lone CR ends a line, as in the CSV layouts). */
+static void test_philly_json_line_ends(void)
+{
+    for (size_t b = 0; b < sizeof bads / sizeof bads[0]; b++) {
+        if (strncmp(bads[b].file, "bad_philly_json", 15) != 0)
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, FIX "%s", bads[b].file);
+        size_t len = 0;
+        char *text = check_slurp(path, &len);
+        CHECK(text != NULL);
+        for (int mode = 0; text && mode < 2; mode++) {
+            const char *name = mode ? "ends_crlf.json" : "ends_cr.json";
+            FILE *f = fopen(name, "wb");
+            CHECK(f != NULL);
+            if (!f)
+                break;
+            for (size_t i = 0; i < len; i++)
+                if (text[i] != '\n')
+                    fputc(text[i], f);
+                else
+                    fputs(mode ? "\r\n" : "\r", f);
+            fclose(f);
+            char diag[2048], want[2048];
+            snprintf(want, sizeof want, "%s%s", name, bads[b].diag);
+            CHECK_EQ_I64(read_all(name, "philly", NULL, 0, NULL, NULL, diag, sizeof diag),
+                         SIM_EPARSE);
+            CHECK_STR(diag, want);
+            remove(name);
+        }
+        free(text);
+    }
+}
+
 /* In-memory formats accept rows out of order and sort them (stable). */
 static void test_sorting(void)
 {
@@ -1160,6 +1195,7 @@ int main(void)
     test_golden();
     test_chunk_invariance();
     test_bad_fixtures();
+    test_philly_json_line_ends();
     test_sorting();
     test_numbered_ids();
     test_generated();

@@ -33,6 +33,7 @@ typedef struct philly_state {
     size_t pos, end;
     bool eof;
     long line;
+    bool after_cr; /* the last byte passed was a CR: a LF next ends no new line */
     int phase; /* 0: before '[', 1: element or ']', 2: ',' or ']', 3: after ']', 4: dead */
     bool need_element; /* after ',' an element must follow */
     json_tokener *tok;
@@ -94,6 +95,15 @@ static int jfill(trace_reader *r, sim_diag *d)
     return SIM_OK;
 }
 
+/* Count the lines of the text passed: a line ends at a LF, a CRLF or a lone CR (as the
+ * CSV layout counts them). */
+static void pass_byte(philly_state *s, unsigned char b)
+{
+    if (b == '\r' || (b == '\n' && !s->after_cr))
+        s->line++;
+    s->after_cr = b == '\r';
+}
+
 /* Skip white space; *c = next byte (not consumed), or -1 at the end. */
 static int jpeek(trace_reader *r, int *c, sim_diag *d)
 {
@@ -110,12 +120,11 @@ static int jpeek(trace_reader *r, int *c, sim_diag *d)
             continue;
         }
         unsigned char b = s->chunk[s->pos];
-        if (b == '\n')
-            s->line++;
         if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
             *c = b;
             return SIM_OK;
         }
+        pass_byte(s, b);
         s->pos++;
     }
 }
@@ -353,7 +362,7 @@ static long line_at(const char *text, uint32_t off, long start_line)
 {
     long line = start_line;
     for (uint32_t i = 0; i < off; i++)
-        line += text[i] == '\n';
+        line += text[i] == '\r' || (text[i] == '\n' && !(i && text[i - 1] == '\r'));
     return line;
 }
 
@@ -480,8 +489,7 @@ static int json_element(trace_reader *r, json_object **obj, long *start_line, si
         memcpy(s->elem + s->elem_len, p, used);
         s->elem_len += used;
         for (size_t i = 0; i < used; i++)
-            if (p[i] == '\n')
-                s->line++;
+            pass_byte(s, p[i]);
         s->pos += used;
         bytes += used;
         if (e == json_tokener_success) {

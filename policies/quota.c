@@ -65,13 +65,15 @@ typedef struct qstate {
     uint32_t *lc_job;
     uint64_t *lc_pass, *lc_ver, *tver;
     uint32_t t_cap;
-    /* Reclaim scratch, sized at init (per node, per GPU) and with the tenants. */
+    /* Reclaim scratch, sized at init (per node, per GPU), with the tenants, and (victims)
+     * with the running jobs. */
     double *node_cost;
     double *gpu_cost;
     uint32_t *gpu_idx;
     uint32_t *chosen;  /* nodes chosen for the replicas */
-    uint32_t *victims; /* jobs marked by the dry run */
+    uint32_t *victims; /* jobs marked by the dry run (distinct running jobs) */
     uint32_t n_victims;
+    uint32_t victims_cap;  /* grown to the running jobs at each schedule call */
     uint32_t max_gpn;      /* capacity of the per-GPU arrays */
     int64_t *excess;       /* per tenant: share beyond quota during a dry run */
     uint64_t *excess_mark; /* per tenant: dry run that set excess */
@@ -204,13 +206,11 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->gpu_cost = sim_calloc(s->max_gpn, sizeof *s->gpu_cost);
     s->gpu_idx = sim_calloc(s->max_gpn, sizeof *s->gpu_idx);
     s->chosen = sim_calloc(s->max_gpn, sizeof *s->chosen);
-    s->victims = sim_calloc(s->max_gpn, sizeof *s->victims);
-    if (!s->node_cost || !s->gpu_cost || !s->gpu_idx || !s->chosen || !s->victims) {
+    if (!s->node_cost || !s->gpu_cost || !s->gpu_idx || !s->chosen) {
         sim_free(s->node_cost);
         sim_free(s->gpu_cost);
         sim_free(s->gpu_idx);
         sim_free(s->chosen);
-        sim_free(s->victims);
         place_ws_fini(&s->ws);
         model_duration_destroy(s->pred);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
@@ -685,7 +685,7 @@ static bool dry_node(qstate *s, const sim_view *v, const sim_job *j, uint32_t n,
                      sim_view_job(v, vid)->seq > sim_view_job(v, best)->seq))
                     best = vid;
             }
-            if (best == NOJOB || s->n_victims >= s->max_gpn)
+            if (best == NOJOB || s->n_victims >= s->victims_cap)
                 return false;
             const sim_job *bj = sim_view_job(v, best);
             qj(v, best)->dry = s->dry_id;
@@ -1046,7 +1046,10 @@ static int quota_schedule(void *st, const sim_view *v, sim_time now, policy_deci
 {
     qstate *s = st;
     int rc;
-    if (s->oom || !reserve_shapes(s, v->n_shapes) || place_memo_reserve(&s->ws, v) != SIM_OK)
+    /* A reclaim's victims are distinct running jobs: with shared GPUs a GPU holds many,
+     * so the list is sized by the jobs, not the GPUs (grown by doubling). */
+    if (s->oom || !reserve_shapes(s, v->n_shapes) || place_memo_reserve(&s->ws, v) != SIM_OK ||
+        !sim_reserve((void **)&s->victims, &s->victims_cap, v->n_running, sizeof *s->victims))
         return SIM_ENOMEM;
     if (now >= s->next_train_us) {
         if (model_duration_pending_rows(s->pred) >= s->min_new &&

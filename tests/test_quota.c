@@ -204,6 +204,35 @@ static void check_reclaim(void)
     teardown(&r);
 }
 
+/* Reclaim on shared GPUs: B (no quota) borrows 2 GPUs with 20 jobs of 0.1 GPU; A's
+ * whole-GPU job at t=30 needs 10 victims on one GPU, more than the cluster has GPUs. The
+ * 10 go. */
+static void check_reclaim_shared(void)
+{
+    static const char *const opts[] = {"priority=trace", "profile_time=0", "order=submit"};
+    run r;
+    setup(&r, 1, 2, "quota", opts, 3, NULL, 0);
+    uint32_t A = sim_intern_add(r.tenants, "A", 1, 0), B = sim_intern_add(r.tenants, "B", 1, 0);
+    CHECK(sim_engine_set_quota(r.e, A, 1) == SIM_OK);
+    job_spec jobs[21];
+    char id[16];
+    for (int i = 0; i < 20; i++) {
+        snprintf(id, sizeof id, "b%02d", i);
+        jobs[i] = mkjob(id, i, 1000, 1, B, 0);
+        jobs[i].gpu_milli = jobs[i].true_milli = 100;
+    }
+    jobs[20] = mkjob("a1", 30, 100, 1, A, 1);
+    CHECK(finish(&r, jobs, 21) == SIM_OK);
+    CHECK_NEAR(job_num(&r, "a1", C_START), 30, 1e-9);
+    int preempted = 0;
+    for (int i = 0; i < 20; i++) {
+        snprintf(id, sizeof id, "b%02d", i);
+        preempted += job_num(&r, id, C_PREEMPT) == 1;
+    }
+    CHECK_EQ_I64(preempted, 10);
+    teardown(&r);
+}
+
 static void check_no_borrow(void)
 {
     static const char *const opts[] = {"priority=trace", "profile_time=0", "order=submit",
@@ -562,6 +591,7 @@ int main(void)
 {
     check_interference();
     check_reclaim();
+    check_reclaim_shared();
     check_no_borrow();
     check_properties();
     check_causality();

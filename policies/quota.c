@@ -3,9 +3,10 @@
  * GPU quota and a high- and a low-priority queue. High-priority jobs start within the
  * quota their tenant has left, tenants in order of quota usage; one that finds no room
  * reclaims lent GPUs by preempting borrowers (jobs beyond their tenant's quota, of
- * tenants still over it; a dry run checks first). Only while no such job waits do the
- * others start, borrowing idle GPUs beyond quota (borrow=false: a static partition).
- * Queues are ordered by aged predicted duration (models/duration.h: predicted when the
+ * tenants still over it; the most recently started first on the node where that takes
+ * the least borrowed share, until GPUs, CPU and memory fit; a dry run checks first). Only while no
+ * such job waits do the others start, borrowing idle GPUs beyond quota (borrow=false: a static
+ * partition). Queues are ordered by aged predicted duration (models/duration.h: predicted when the
  * job becomes schedulable, learnt when it finishes, retrained on simulated time).
  * Invariant: the jobs a tenant started within quota never hold more than its quota.
  * Passes are incremental: with nothing released, only newly queued jobs are tried; the
@@ -70,6 +71,8 @@ typedef struct qstate {
     double *node_cost;
     double *gpu_cost;
     uint32_t *gpu_idx;
+    uint32_t *room_milli; /* per GPU of a node: free share in a dry run */
+    uint64_t *room_mem;   /* per GPU of a node: free GPU memory in a dry run, MiB */
     uint32_t *chosen;  /* nodes chosen for the replicas */
     uint32_t *victims; /* jobs marked by the dry run (distinct running jobs) */
     uint32_t n_victims;
@@ -206,10 +209,15 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->gpu_cost = sim_calloc(s->max_gpn, sizeof *s->gpu_cost);
     s->gpu_idx = sim_calloc(s->max_gpn, sizeof *s->gpu_idx);
     s->chosen = sim_calloc(s->max_gpn, sizeof *s->chosen);
-    if (!s->node_cost || !s->gpu_cost || !s->gpu_idx || !s->chosen) {
+    s->room_milli = sim_calloc(s->max_gpn, sizeof *s->room_milli);
+    s->room_mem = sim_calloc(s->max_gpn, sizeof *s->room_mem);
+    if (!s->node_cost || !s->gpu_cost || !s->gpu_idx || !s->chosen || !s->room_milli ||
+        !s->room_mem) {
         sim_free(s->node_cost);
         sim_free(s->gpu_cost);
         sim_free(s->gpu_idx);
+        sim_free(s->room_milli);
+        sim_free(s->room_mem);
         sim_free(s->chosen);
         place_ws_fini(&s->ws);
         model_duration_destroy(s->pred);
@@ -234,6 +242,8 @@ static void quota_fini(void *st)
     sim_free(s->node_cost);
     sim_free(s->gpu_cost);
     sim_free(s->gpu_idx);
+    sim_free(s->room_milli);
+    sim_free(s->room_mem);
     sim_free(s->chosen);
     sim_free(s->victims);
     sim_free(s->excess);
@@ -264,11 +274,6 @@ static bool fits_quota(const sim_view *v, const sim_job *j)
 {
     uint32_t t = j->spec.tenant;
     return used_milli(v, t) + demand_milli(j) <= quota_milli(v, t);
-}
-
-static bool over_quota(const sim_view *v, uint32_t t)
-{
-    return used_milli(v, t) > quota_milli(v, t);
 }
 
 /* Quota usage for the order of tenants. A quota below one GPU (none included) counts
@@ -587,124 +592,125 @@ static int64_t *tenant_excess(qstate *s, const sim_view *v, uint32_t t)
     return &s->excess[t];
 }
 
-/* Free share and memory of GPU g once the jobs marked in this dry run are gone. */
-static void gpu_room(qstate *s, const sim_view *v, uint32_t g, uint32_t *milli, uint64_t *mem)
+/* Whether vid started after job b (ties: the later arrival): preempting it loses less. */
+static bool started_later(const sim_view *v, sim_job_id vid, sim_job_id b)
 {
-    *milli = SIM_MILLI_GPU - v->gpu_used_milli[g];
-    *mem = v->gpu_mem_total[g] - v->gpu_used_mem[g];
-    for (uint32_t a = v->gpu_first_res[g]; a != UINT32_MAX; a = v->allocs[a].next_on_gpu)
-        if (qj(v, v->allocs[a].job)->dry == s->dry_id) {
-            *milli += v->allocs[a].milli;
-            *mem += v->allocs[a].gpu_mem_mib;
+    const sim_job *x = sim_view_job(v, vid), *y = sim_view_job(v, b);
+    return x->last_start_us != y->last_start_us ? x->last_start_us > y->last_start_us
+                                                : x->seq > y->seq;
+}
+
+/* The room on node n (room_milli/room_mem per GPU of the node, *cpu and *mem) once job
+ * vid's allocations there, roles included, are gone (give) or back (!give). */
+static void dry_room(qstate *s, const sim_view *v, sim_job_id vid, uint32_t n, bool give,
+                     uint64_t *cpu, uint64_t *mem)
+{
+    const sim_job *vj = sim_view_job(v, vid);
+    uint32_t first = v->node_gpu_first[n];
+    for (int roles = 0; roles < 2; roles++)
+        for (uint32_t ai = roles ? vj->role_head : vj->alloc_head; ai != UINT32_MAX;
+             ai = v->allocs[ai].next_in_job) {
+            const sim_alloc_rec *al = &v->allocs[ai];
+            if (al->node != n)
+                continue;
+            if (al->gpu != SIM_GPU_NONE) {
+                uint32_t k = al->gpu - first;
+                s->room_milli[k] =
+                    give ? s->room_milli[k] + al->milli : s->room_milli[k] - al->milli;
+                s->room_mem[k] =
+                    give ? s->room_mem[k] + al->gpu_mem_mib : s->room_mem[k] - al->gpu_mem_mib;
+            }
+            *cpu = give ? *cpu + al->cpu_milli : *cpu - al->cpu_milli;
+            *mem = give ? *mem + al->mem_mib : *mem - al->mem_mib;
         }
 }
 
-/* Estimated cost of making GPU g hold `milli` more for tenant a: 0 when free enough, the
- * share of the borrowers of over-quota tenants on it when that would free enough,
- * infinite otherwise. */
-static double gpu_reclaim_cost(const sim_view *v, uint32_t g, uint32_t milli, uint64_t gmem,
-                               uint32_t a)
+/* Mark (or unmark) job vid as a victim of the current dry run: its tenant's excess and
+ * the room on node n follow. */
+static void dry_mark(qstate *s, const sim_view *v, sim_job_id vid, uint32_t n, bool mark,
+                     uint64_t *cpu, uint64_t *mem)
 {
-    uint32_t free_m = SIM_MILLI_GPU - v->gpu_used_milli[g];
-    uint64_t free_mem = v->gpu_mem_total[g] - v->gpu_used_mem[g];
-    if (free_m >= milli && free_mem >= gmem)
-        return 0;
-    uint32_t vm = 0;
-    uint64_t vmem = 0;
-    for (uint32_t ai = v->gpu_first_res[g]; ai != UINT32_MAX; ai = v->allocs[ai].next_on_gpu) {
-        sim_job_id vid = v->allocs[ai].job;
-        if (is_borrower_of_other(v, vid, a) && over_quota(v, sim_view_job(v, vid)->spec.tenant)) {
-            vm += v->allocs[ai].milli;
-            vmem += v->allocs[ai].gpu_mem_mib;
-        }
-    }
-    if (vm > 0 && free_m + vm >= milli && free_mem + vmem >= gmem)
-        return vm;
-    return INFINITY;
+    const sim_job *vj = sim_view_job(v, vid);
+    int64_t share = (int64_t)vj->replicas * vj->gpus_per_replica * vj->share_milli;
+    qj(v, vid)->dry = mark ? s->dry_id : 0;
+    *tenant_excess(s, v, vj->spec.tenant) += mark ? -share : share;
+    dry_room(s, v, vid, n, mark, cpu, mem);
 }
 
-/* Estimated cost of node n for one replica (its gpr cheapest GPUs, left in gpu_idx). */
-static double node_reclaim_cost(qstate *s, const sim_view *v, const sim_job *j, uint32_t n,
-                                uint32_t milli, uint64_t gmem, uint32_t a)
+/* Whether node n holds a replica of j with the room left by dry_mark. */
+static bool dry_fits(const qstate *s, const sim_view *v, const sim_job *j, uint32_t n,
+                     uint32_t milli, uint64_t gmem, uint64_t cpu, uint64_t mem)
 {
-    uint32_t gpr = j->gpus_per_replica, cnt = v->node_gpu_count[n], first = v->node_gpu_first[n];
-    if (!v->node_up[n] || cnt < gpr || !sim_job_type_ok(j, v->node_gpu_type[n]))
-        return INFINITY;
-    for (uint32_t k = 0; k < cnt; k++) {
-        s->gpu_cost[k] = gpu_reclaim_cost(v, first + k, milli, gmem, a);
-        s->gpu_idx[k] = first + k;
-    }
-    /* Partial selection sort of the gpr cheapest GPUs (ties: lowest index). */
-    double total = 0;
-    for (uint32_t i = 0; i < gpr; i++) {
-        uint32_t b = i;
-        for (uint32_t k = i + 1; k < cnt; k++)
-            if (s->gpu_cost[k] < s->gpu_cost[b] ||
-                (s->gpu_cost[k] == s->gpu_cost[b] && s->gpu_idx[k] < s->gpu_idx[b]))
-                b = k;
-        double tc = s->gpu_cost[i];
-        uint32_t ti = s->gpu_idx[i];
-        s->gpu_cost[i] = s->gpu_cost[b];
-        s->gpu_idx[i] = s->gpu_idx[b];
-        s->gpu_cost[b] = tc;
-        s->gpu_idx[b] = ti;
-        total += s->gpu_cost[i];
-    }
-    return total;
+    if (cpu < j->cpu_per_replica || mem < j->mem_per_replica)
+        return false;
+    uint32_t k = 0;
+    for (uint32_t g = 0; g < v->node_gpu_count[n] && k < j->gpus_per_replica; g++)
+        k += s->room_milli[g] >= milli && s->room_mem[g] >= gmem;
+    return k >= j->gpus_per_replica;
 }
 
 /*
- * Dry run on node n: mark (in this dry run) the borrowers to preempt so that gpr of its
- * GPUs can hold the replica, the most recently started first (they lose the least
- * work), each only while its tenant is still over quota; then check the node's CPU and
- * memory. Appends the victims to s->victims. False when the node cannot be freed.
+ * Dry run on node n for one replica of job j (tenant a): mark, in the current dry run,
+ * the borrowers to preempt so that gpr of the node's GPUs have room for the replica's
+ * share and GPU memory and the node for its CPU and memory. The node's borrowers go the
+ * most recently started first whatever GPU they are on (they lose the least work), each
+ * only while its tenant is still over quota; then those that the later victims made
+ * unnecessary (a borrower on a GPU that still had too little room) are spared. Jobs
+ * marked before (on other nodes, for other replicas) count as gone. Appends the victims
+ * to s->victims and sets *cost to their GPU share (milli). False when the node cannot
+ * be freed. O(victims x residents of the node).
  */
 static bool dry_node(qstate *s, const sim_view *v, const sim_job *j, uint32_t n, uint32_t milli,
-                     uint64_t gmem, uint32_t a)
+                     uint64_t gmem, uint32_t a, double *cost)
 {
-    if (!isfinite(node_reclaim_cost(s, v, j, n, milli, gmem, a)))
+    uint32_t cnt = v->node_gpu_count[n], first = v->node_gpu_first[n], from = s->n_victims;
+    if (!v->node_up[n] || cnt < j->gpus_per_replica || cnt > s->max_gpn ||
+        !sim_job_type_ok(j, v->node_gpu_type[n]))
         return false;
-    for (uint32_t k = 0; k < j->gpus_per_replica; k++) {
-        uint32_t g = s->gpu_idx[k];
-        for (;;) {
-            uint32_t room;
-            uint64_t mem;
-            gpu_room(s, v, g, &room, &mem);
-            if (room >= milli && mem >= gmem)
-                break;
-            sim_job_id best = NOJOB;
+    uint64_t cpu = v->node_cpu_total[n] - v->node_cpu_used[n];
+    uint64_t mem = v->node_mem_total[n] - v->node_mem_used[n];
+    for (uint32_t k = 0; k < cnt; k++) {
+        s->room_milli[k] = SIM_MILLI_GPU - v->gpu_used_milli[first + k];
+        s->room_mem[k] = v->gpu_mem_total[first + k] - v->gpu_used_mem[first + k];
+    }
+    for (uint32_t i = 0; i < from; i++)
+        dry_room(s, v, s->victims[i], n, true, &cpu, &mem);
+    while (!dry_fits(s, v, j, n, milli, gmem, cpu, mem)) {
+        sim_job_id best = NOJOB;
+        for (uint32_t g = first; g < first + cnt; g++)
             for (uint32_t ai = v->gpu_first_res[g]; ai != UINT32_MAX;
                  ai = v->allocs[ai].next_on_gpu) {
                 sim_job_id vid = v->allocs[ai].job;
                 if (qj(v, vid)->dry == s->dry_id || !is_borrower_of_other(v, vid, a) ||
                     *tenant_excess(s, v, sim_view_job(v, vid)->spec.tenant) <= 0)
                     continue;
-                if (best == NOJOB ||
-                    sim_view_job(v, vid)->last_start_us > sim_view_job(v, best)->last_start_us ||
-                    (sim_view_job(v, vid)->last_start_us == sim_view_job(v, best)->last_start_us &&
-                     sim_view_job(v, vid)->seq > sim_view_job(v, best)->seq))
+                if (best == NOJOB || started_later(v, vid, best))
                     best = vid;
             }
-            if (best == NOJOB || s->n_victims >= s->victims_cap)
-                return false;
-            const sim_job *bj = sim_view_job(v, best);
-            qj(v, best)->dry = s->dry_id;
-            *tenant_excess(s, v, bj->spec.tenant) -=
-                (int64_t)bj->replicas * bj->gpus_per_replica * bj->share_milli;
-            s->victims[s->n_victims++] = best;
-        }
+        if (best == NOJOB || s->n_victims >= s->victims_cap)
+            return false;
+        dry_mark(s, v, best, n, true, &cpu, &mem);
+        s->victims[s->n_victims++] = best;
     }
-    /* The node's CPU and memory once the marked jobs are gone. */
-    uint64_t cpu = v->node_cpu_used[n], mem = v->node_mem_used[n];
-    for (uint32_t i = 0; i < s->n_victims; i++)
-        for (uint32_t ai = sim_view_job(v, s->victims[i])->alloc_head; ai != UINT32_MAX;
-             ai = v->allocs[ai].next_in_job)
-            if (v->allocs[ai].node == n) {
-                cpu -= v->allocs[ai].cpu_milli;
-                mem -= v->allocs[ai].mem_mib;
-            }
-    return cpu + j->cpu_per_replica <= v->node_cpu_total[n] &&
-           mem + j->mem_per_replica <= v->node_mem_total[n];
+    /* The last victim was needed (the room did not suffice without it); the earlier ones
+     * are tried without, the least recently started first. */
+    for (uint32_t i = s->n_victims > from + 1 ? s->n_victims - 1 : from; i-- > from;) {
+        sim_job_id vid = s->victims[i];
+        dry_mark(s, v, vid, n, false, &cpu, &mem);
+        if (!dry_fits(s, v, j, n, milli, gmem, cpu, mem)) {
+            dry_mark(s, v, vid, n, true, &cpu, &mem);
+            continue;
+        }
+        memmove(s->victims + i, s->victims + i + 1,
+                (size_t)(s->n_victims - i - 1) * sizeof *s->victims);
+        s->n_victims--;
+    }
+    *cost = 0;
+    for (uint32_t i = from; i < s->n_victims; i++) {
+        const sim_job *vj = sim_view_job(v, s->victims[i]);
+        *cost += (double)vj->replicas * vj->gpus_per_replica * vj->share_milli;
+    }
+    return true;
 }
 
 static int preempt_victim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_id vid)
@@ -723,10 +729,11 @@ static int preempt_victim(qstate *s, const sim_view *v, policy_decisions *out, s
 
 /*
  * Free room for high-priority job id by preempting borrowers, then start it. The
- * replicas go to the nodes where the estimated borrowed share to preempt is smallest
- * (ties: lowest id); a dry run checks that the preemptions free enough, so nothing is
- * preempted for a job that would still not fit (a node that fails the dry run is set
- * aside and the next set tried). Returns 1 when the job started, 0 when nothing was
+ * replicas go to the nodes where the borrowed share to preempt (a dry run of each node
+ * alone) is smallest (ties: lowest id); a dry run of the chosen nodes together checks
+ * that the preemptions free enough, so nothing is preempted for a job that would still
+ * not fit (a node that fails it, its tenants' excess taken by another replica's
+ * victims, is set aside and the next set tried). Returns 1 when the job started, 0 when nothing was
  * preempted, or a negative error.
  */
 static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_id id)
@@ -737,8 +744,13 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
         return 0;
     uint32_t milli = place_milli(j, 0);
     uint64_t gmem = j->spec.gpu_mem_mib;
-    for (uint32_t n = 0; n < v->n_nodes; n++)
-        s->node_cost[n] = node_reclaim_cost(s, v, j, n, milli, gmem, a);
+    /* Each node's cost: the GPU share of the victims its own dry run picks. */
+    for (uint32_t n = 0; n < v->n_nodes; n++) {
+        double c;
+        s->dry_id++;
+        s->n_victims = 0;
+        s->node_cost[n] = dry_node(s, v, j, n, milli, gmem, a, &c) ? c : INFINITY;
+    }
     for (int attempt = 0; attempt < RECLAIM_TRIES; attempt++) {
         /* The R cheapest nodes, one replica each; one of them must need a preemption. */
         double total = 0;
@@ -763,8 +775,9 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
         s->dry_id++;
         s->n_victims = 0;
         uint32_t bad = UINT32_MAX;
+        double c;
         for (r = 0; r < R && bad == UINT32_MAX; r++)
-            if (!dry_node(s, v, j, s->chosen[r], milli, gmem, a))
+            if (!dry_node(s, v, j, s->chosen[r], milli, gmem, a, &c))
                 bad = s->chosen[r];
         if (bad != UINT32_MAX) {
             s->node_cost[bad] = INFINITY;

@@ -3,7 +3,12 @@
  * predicted interference: a shared job goes beside a job of another class).
  *  - Reclaim by hand: tenants A and B have 4 GPUs of quota on one 8-GPU node; B starts 8
  *    one-GPU low-priority jobs at t=0 (b5..b8 borrow, on GPUs 4..7); at t=10 A's two
- *    high-priority jobs take GPUs 4 and 5 back from b5 and b6 (10 s of work lost each).
+ *    high-priority jobs take GPUs 6 and 7 back from b8 and b7, the borrowers started
+ *    last (all at t=0: the later arrivals first; 10 s of work lost each).
+ *  - Reclaim order across GPUs: the borrower started last goes, whatever its GPU; with
+ *    shared GPUs, victims beyond the number of GPUs; a borrower whose preemption would
+ *    not make room is spared; a node short of CPU has borrowers freed though it has
+ *    idle GPUs.
  *  - borrow=false: b5..b8 wait for B's quota; an oversized job is rejected.
  *  - Properties on a generated trace, checked after every event batch (all on whole
  *    seconds): jobs started within quota never exceed it; borrowing only when no
@@ -72,6 +77,7 @@ typedef struct run {
 
 typedef struct probe_ctx probe_ctx;
 static const sim_rate_model *g_rate; /* rate model of the next setup (NULL: none) */
+static uint64_t g_node_cpu;          /* CPU of each node of the next setup (0: plenty) */
 
 static void setup(run *r, uint32_t n_nodes, uint32_t gpus_per_node, const char *policy,
                   const char *const *opts, uint32_t n_opts, const sim_probe *probe, sim_time sample)
@@ -85,7 +91,7 @@ static void setup(run *r, uint32_t n_nodes, uint32_t gpus_per_node, const char *
         snprintf(r->nodes[n].name, sizeof r->nodes[n].name, "n%u", n);
         r->nodes[n].num_gpus = gpus_per_node;
         r->nodes[n].gpu_type = t;
-        r->nodes[n].cpu_milli = 1000000;
+        r->nodes[n].cpu_milli = g_node_cpu ? g_node_cpu : 1000000;
         r->nodes[n].mem_mib = 1u << 30;
     }
     r->cl.n_nodes = n_nodes;
@@ -194,11 +200,12 @@ static void check_reclaim(void)
     CHECK_NEAR(job_num(&r, "a2", C_WAIT), 0, 1e-9);
     for (int i = 1; i <= 8; i++) {
         snprintf(id, sizeof id, "b%d", i);
-        CHECK_EQ_I64(job_num(&r, id, C_PREEMPT), i == 5 || i == 6);
-        CHECK_NEAR(job_num(&r, id, C_LOST), i == 5 || i == 6 ? 10.0 : 0.0, 1e-9);
+        CHECK_EQ_I64(job_num(&r, id, C_PREEMPT), i == 7 || i == 8);
+        CHECK_NEAR(job_num(&r, id, C_LOST), i == 7 || i == 8 ? 10.0 : 0.0, 1e-9);
     }
-    /* b5 and b6 restart when A's jobs end at t=110 and redo 10 s. */
-    CHECK_NEAR(job_num(&r, "b5", 7), 1110, 1e-9);
+    /* b7 and b8 restart when A's jobs end at t=110 and redo 10 s. */
+    CHECK_NEAR(job_num(&r, "b7", 7), 1110, 1e-9);
+    CHECK_NEAR(job_num(&r, "b5", 7), 1000, 1e-9);
     CHECK(strstr(r.summary, "\"preemptions\": 2,") != NULL);
     CHECK(strstr(r.summary, "\"lost_gpu_hours\": 0.005556") != NULL);
     teardown(&r);
@@ -206,7 +213,7 @@ static void check_reclaim(void)
 
 /* Reclaim on shared GPUs: B (no quota) borrows 2 GPUs with 20 jobs of 0.1 GPU; A's
  * whole-GPU job at t=30 needs 10 victims on one GPU, more than the cluster has GPUs. The
- * 10 go. */
+ * 10 most recently started go (b10..b19, all on GPU 1, though GPU 0 has the lower index). */
 static void check_reclaim_shared(void)
 {
     static const char *const opts[] = {"priority=trace", "profile_time=0", "order=submit"};
@@ -228,8 +235,69 @@ static void check_reclaim_shared(void)
     for (int i = 0; i < 20; i++) {
         snprintf(id, sizeof id, "b%02d", i);
         preempted += job_num(&r, id, C_PREEMPT) == 1;
+        CHECK_EQ_I64(job_num(&r, id, C_PREEMPT), i >= 10);
     }
     CHECK_EQ_I64(preempted, 10);
+    teardown(&r);
+}
+
+/* Which borrowers a reclaim takes, by hand (one node; A's job needs one whole GPU). */
+static void check_reclaim_order(void)
+{
+    static const char *const opts[] = {"priority=trace", "profile_time=0", "order=submit"};
+    run r;
+    /* Quotas 2 and 2 on 4 GPUs: b3 (t=1) and b4 (t=9) borrow; b4, started last, goes
+     * (1 s lost), though b3's GPU has the lower index. */
+    setup(&r, 1, 4, "quota", opts, 3, NULL, 0);
+    uint32_t A = sim_intern_add(r.tenants, "A", 1, 0), B = sim_intern_add(r.tenants, "B", 1, 0);
+    CHECK(sim_engine_set_quota(r.e, A, 2) == SIM_OK);
+    CHECK(sim_engine_set_quota(r.e, B, 2) == SIM_OK);
+    job_spec jobs[5] = {mkjob("b1", 0, 1000, 1, B, 0), mkjob("b2", 0, 1000, 1, B, 0),
+                        mkjob("b3", 1, 1000, 1, B, 0), mkjob("b4", 9, 1000, 1, B, 0),
+                        mkjob("a1", 10, 100, 1, A, 1)};
+    CHECK(finish(&r, jobs, 5) == SIM_OK);
+    CHECK_NEAR(job_num(&r, "a1", C_START), 10, 1e-9);
+    CHECK_EQ_I64(job_num(&r, "b3", C_PREEMPT), 0);
+    CHECK_EQ_I64(job_num(&r, "b4", C_PREEMPT), 1);
+    CHECK_NEAR(job_num(&r, "b4", C_LOST), 1, 1e-9);
+    teardown(&r);
+    /* Two GPUs, B's quota 0.5: x (0.5 GPU, within quota) and y (0.5, t=9, borrows) share
+     * GPU 0, z (1 GPU, t=5, borrows) has GPU 1. y is the latest, but without z A's job
+     * has no whole GPU, and with z gone y need not go: only z is preempted. */
+    setup(&r, 1, 2, "quota", opts, 3, NULL, 0);
+    A = sim_intern_add(r.tenants, "A", 1, 0);
+    B = sim_intern_add(r.tenants, "B", 1, 0);
+    CHECK(sim_engine_set_quota(r.e, A, 1) == SIM_OK);
+    CHECK(sim_engine_set_quota(r.e, B, 0.5) == SIM_OK);
+    job_spec j2[4] = {mkjob("x", 0, 1000, 1, B, 0), mkjob("z", 5, 1000, 1, B, 0),
+                      mkjob("y", 9, 1000, 1, B, 0), mkjob("a1", 10, 100, 1, A, 1)};
+    j2[0].gpu_milli = j2[0].true_milli = j2[2].gpu_milli = j2[2].true_milli = 500;
+    CHECK(finish(&r, j2, 4) == SIM_OK);
+    CHECK_NEAR(job_num(&r, "y", C_START), 9, 1e-9);
+    CHECK_NEAR(job_num(&r, "a1", C_START), 10, 1e-9);
+    CHECK_EQ_I64(job_num(&r, "x", C_PREEMPT), 0);
+    CHECK_EQ_I64(job_num(&r, "y", C_PREEMPT), 0);
+    CHECK_EQ_I64(job_num(&r, "z", C_PREEMPT), 1);
+    teardown(&r);
+    /* CPU: a node of 8 cores and 4 GPUs, quotas A 2, B 1. b1 (t=1) borrows a GPU and all
+     * 8 cores; a1 needs 1 core: two GPUs are idle, but b1 must go. */
+    g_node_cpu = 8000;
+    setup(&r, 1, 4, "quota", opts, 3, NULL, 0);
+    g_node_cpu = 0;
+    A = sim_intern_add(r.tenants, "A", 1, 0);
+    B = sim_intern_add(r.tenants, "B", 1, 0);
+    CHECK(sim_engine_set_quota(r.e, A, 2) == SIM_OK);
+    CHECK(sim_engine_set_quota(r.e, B, 1) == SIM_OK);
+    job_spec j3[3] = {mkjob("b0", 0, 1000, 1, B, 0), mkjob("b1", 1, 1000, 1, B, 0),
+                      mkjob("a1", 10, 100, 1, A, 1)};
+    j3[1].cpu_milli = 8000;
+    j3[2].cpu_milli = 1000;
+    CHECK(finish(&r, j3, 3) == SIM_OK);
+    CHECK_NEAR(job_num(&r, "b1", C_START), 1, 1e-9);
+    CHECK_NEAR(job_num(&r, "a1", C_START), 10, 1e-9);
+    CHECK_EQ_I64(job_num(&r, "b0", C_PREEMPT), 0);
+    CHECK_EQ_I64(job_num(&r, "b1", C_PREEMPT), 1);
+    CHECK_NEAR(job_num(&r, "b1", C_LOST), 9, 1e-9);
     teardown(&r);
 }
 
@@ -592,6 +660,7 @@ int main(void)
     check_interference();
     check_reclaim();
     check_reclaim_shared();
+    check_reclaim_order();
     check_no_borrow();
     check_properties();
     check_causality();

@@ -565,7 +565,9 @@ int sim_engine_set_quota(sim_engine *e, uint32_t tenant, double gpus)
     int st = grow_tenants(e, tenant + 1);
     if (st != SIM_OK)
         return st;
-    e->tenant_quota[tenant] = gpus;
+    /* Policies count quotas in milli-GPUs: one that rounds to 0 is none, for the
+     * metrics too (a positive quota of 1e-300 GPU made used / quota overflow). */
+    e->tenant_quota[tenant] = gpus * SIM_MILLI_GPU < 0.5 ? 0 : gpus;
     return SIM_OK;
 }
 

@@ -176,7 +176,8 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
                       const policy_ops *policy, const policy_config *pcfg, sim_diag *d);
 void sim_engine_destroy(sim_engine *e);
 
-/* Set a tenant's GPU quota (GPUs). */
+/* Set a tenant's GPU quota (GPUs, >= 0, else SIM_EINVAL). A quota under half a
+ * milli-GPU (0 when rounded to the policies' milli-GPUs) is set to 0: no quota. */
 int sim_engine_set_quota(sim_engine *e, uint32_t tenant, double gpus);
 /* Inject a node failure from down_us to up_us (before run). */
 int sim_engine_add_failure(sim_engine *e, uint32_t node, sim_time down_us, sim_time up_us,

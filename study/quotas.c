@@ -220,8 +220,8 @@ static void probe_sample(void *ctx, const sim_view *v, double *out)
                 out[2]++;
             }
         }
-        if (a->pending || a->running) {
-            double x = used / q;
+        double x = used / q;
+        if ((a->pending || a->running) && isfinite(x)) {
             s1 += x;
             s2 += x * x;
             n++;
@@ -256,8 +256,15 @@ static double frac(uint64_t k, uint64_t n)
 
 bool study_tenant_probe_json(const tenant_probe *p, const sim_view *v, FILE *f)
 {
-    fprintf(f, "\"quota_metrics\": {\"samples\": %llu, \"jain_mean\": %.6f, \"tenants\": {",
-            (unsigned long long)p->samples, p->samples ? p->jain_sum / (double)p->samples : 1.0);
+    double jain = p->samples ? p->jain_sum / (double)p->samples : 1.0;
+    /* JSON has no NaN: a non-finite mean (none is expected) is written as null. */
+    fprintf(f, "\"quota_metrics\": {\"samples\": %llu, \"jain_mean\": ",
+            (unsigned long long)p->samples);
+    if (isfinite(jain))
+        fprintf(f, "%.6f", jain);
+    else
+        fputs("null", f);
+    fputs(", \"tenants\": {", f);
     bool first = true;
     for (uint32_t t = 0; t < v->n_tenants && t < p->cap; t++) {
         const tenant_acc *a = &p->acc[t];

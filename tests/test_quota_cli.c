@@ -2,6 +2,7 @@
  * test_quota_cli.c: the quota and duration-prediction commands end to end.
  *  - Bad quota files (--quotas, --quota-share) and bad options each give their exact
  *    one-line diagnostic and exit status 2.
+ *  - A quota under half a milli-GPU is no quota: the metrics stay finite.
  *  - A run with quotas writes the quota metrics (summary.json's quota_metrics, the
  *    timeseries columns) and lost_gpu_hours; --quota-share divides the cluster's GPUs in
  *    proportion to the weights (3:2:2:1 of 32 GPUs = 12, 8, 8, 4).
@@ -93,6 +94,40 @@ static void test_roles_shape(void)
     free(j);
 }
 
+static bool write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return false;
+    fputs(text, f);
+    return fclose(f) == 0;
+}
+
+/* A quota under half a milli-GPU is no quota, to the metrics as to the policy: with
+ * 1e-300, used / quota overflowed and summary.json and timeseries.csv got "-nan". */
+static void test_tiny_quota(const char *base)
+{
+    char args[2048];
+    if (!write_file(OUT "/tiny_q.csv", "tenant,quota_gpus\nt00,1e-300\nt01,4\n"))
+        return;
+    snprintf(args, sizeof args,
+             "%s --quotas " OUT "/tiny_q.csv --sample-interval 60 --out " OUT "/tiny", base);
+    CHECK_EQ_I64(run(args), 0);
+    char *sum = check_slurp(OUT "/tiny/summary.json", NULL);
+    char *ts = check_slurp(OUT "/tiny/timeseries.csv", NULL);
+    CHECK(sum && ts);
+    if (sum && ts) {
+        CHECK(strstr(sum, ": -nan") == NULL && strstr(sum, ": nan") == NULL);
+        CHECK(strstr(ts, ",-nan") == NULL && strstr(ts, ",nan") == NULL);
+        CHECK(strstr(sum, "\"t00\": {\"quota_gpus\": 0.000000, ") != NULL);
+        double jain = json_number(sum, "\"jain_mean\": ");
+        CHECK(jain > 0 && jain <= 1.0);
+    }
+    free(sum);
+    free(ts);
+}
+
 int main(void)
 {
     CHECK(check_system("mkdir -p " OUT) == 0);
@@ -159,6 +194,7 @@ int main(void)
                         "tenant has a quota, so every job ran as a borrower\n", 0);
     snprintf(args, sizeof args, "%s --policy-opt quantum=3", base);
     expect_error(args, "policy 'quota' has no option 'quantum'");
+    test_tiny_quota(base);
     expect_error("model eval --trace " OUT "/gen.csv",
                  "error: clustersim model eval needs a kind: ");
     expect_error("model eval --kind mlp --trace " OUT "/gen.csv",

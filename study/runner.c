@@ -710,8 +710,11 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
         goto out;
     }
     /* summary.json's extra members: rows skipped, and the quota metrics of runs with
-     * quotas (about 256 bytes per tenant). */
-    size_t extra_size = 256 + (quotas.n ? 320 * (size_t)sim_intern_count(tenants) : 0);
+     * quotas: per tenant its name, each byte escaped in at most 6 (\u00XX), and at most
+     * 320 bytes of figures. */
+    size_t extra_size = 256;
+    for (uint32_t t = 0; quotas.n && t < sim_intern_count(tenants); t++)
+        extra_size += 320 + 6 * strlen(sim_intern_name(tenants, t));
     extra = sim_malloc(extra_size);
     if (!extra) {
         st = sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");

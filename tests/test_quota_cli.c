@@ -2,7 +2,8 @@
  * test_quota_cli.c: the quota and duration-prediction commands end to end.
  *  - Bad quota files (--quotas, --quota-share) and bad options each give their exact
  *    one-line diagnostic and exit status 2.
- *  - A quota under half a milli-GPU is no quota: the metrics stay finite.
+ *  - A quota under half a milli-GPU is no quota: the metrics stay finite. A tenant name
+ *    of 1500 characters fits summary.json's quota metrics.
  *  - A run with quotas writes the quota metrics (summary.json's quota_metrics, the
  *    timeseries columns) and lost_gpu_hours; --quota-share divides the cluster's GPUs in
  *    proportion to the weights (3:2:2:1 of 32 GPUs = 12, 8, 8, 4).
@@ -128,6 +129,30 @@ static void test_tiny_quota(const char *base)
     free(ts);
 }
 
+/* A tenant name of 1500 characters: summary.json's quota metrics are sized from the
+ * names (a fixed 320 bytes per tenant failed the finished run, exit 1, no outputs). */
+static void test_long_tenant(void)
+{
+    char name[1501], text[4096], args[1024];
+    memset(name, 'x', 1500);
+    name[1500] = '\0';
+    snprintf(text, sizeof text,
+             "job_id,submit_time,duration,num_gpus,tenant,priority\nj1,0,100,1,%s,1\n", name);
+    if (!write_file(OUT "/long.csv", text))
+        return;
+    snprintf(text, sizeof text, "tenant,quota_gpus\n%s,2\n", name);
+    if (!write_file(OUT "/long_q.csv", text))
+        return;
+    snprintf(args, sizeof args,
+             "run --trace " OUT "/long.csv --cluster 1xV100M16:4 --policy quota --quotas " OUT
+             "/long_q.csv --quiet --out " OUT "/long");
+    CHECK_EQ_I64(run(args), 0);
+    char *sum = check_slurp(OUT "/long/summary.json", NULL);
+    snprintf(text, sizeof text, "\"%s\": {\"quota_gpus\": 2.000000, \"used_gpus_mean\"", name);
+    CHECK(sum && strstr(sum, text) != NULL);
+    free(sum);
+}
+
 int main(void)
 {
     CHECK(check_system("mkdir -p " OUT) == 0);
@@ -195,6 +220,7 @@ int main(void)
     snprintf(args, sizeof args, "%s --policy-opt quantum=3", base);
     expect_error(args, "policy 'quota' has no option 'quantum'");
     test_tiny_quota(base);
+    test_long_tenant();
     expect_error("model eval --trace " OUT "/gen.csv",
                  "error: clustersim model eval needs a kind: ");
     expect_error("model eval --kind mlp --trace " OUT "/gen.csv",

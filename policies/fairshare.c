@@ -5,7 +5,8 @@
  * lowest tenant id) among those whose first job has not been found unplaceable in this
  * pass starts that job if it fits; when it does not, the tenant waits behind it
  * (head-of-line, no backfilling inside a tenant) while other tenants go on. Weights are
- * the tenants' quotas (a tenant without one weighs one GPU) or all equal. No
+ * the tenants' quotas (at least one GPU: a tenant without one, or with less, weighs one
+ * GPU) or all equal. No
  * preemption, no limit: the cluster is shared work-conservingly in proportion to the
  * weights, as in the fair-share schedulers of Slurm and YARN (and DRF on one resource,
  * Ghodsi et al., NSDI'11). Placement: the most-allocated node and GPUs that fit.
@@ -35,7 +36,7 @@ typedef struct fs_state {
 } fs_state;
 
 static const policy_option fs_options[] = {
-    {"share", "quota", "tenant weights: quota (quotas; 1 GPU without one) or equal"},
+    {"share", "quota", "tenant weights: quota (quotas, at least 1 GPU) or equal"},
     {"quotas", "", "tenant quotas, a CSV tenant,quota_gpus: the same as the run option --quotas"},
     {"quota_share", "",
      "quotas in proportion to a column, FILE[:COLUMN]: the same as --quota-share"},
@@ -98,12 +99,14 @@ static void fs_requeue(void *st, const sim_view *v, sim_job_id id)
         fs_enqueue(s, v, id);
 }
 
-/* Usage relative to weight, in GPUs per weight unit. */
+/* Usage relative to weight, in GPUs per weight unit. The weight is the quota, but at
+ * least one GPU, as in the quota policy's tenant order: a quota below one GPU weighing
+ * less than none would serve a tenant with a small quota after one without. */
 static double fs_ratio(const fs_state *s, const sim_view *v, uint32_t t)
 {
     double used = t < v->n_tenants ? (double)v->tenant_used_milli[t] / 1000.0 : 0;
     double w = 1.0;
-    if (!s->equal && t < v->n_tenants && v->tenant_quota_gpus[t] > 0)
+    if (!s->equal && t < v->n_tenants && v->tenant_quota_gpus[t] > 1.0)
         w = v->tenant_quota_gpus[t];
     return used / w;
 }

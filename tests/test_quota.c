@@ -16,7 +16,8 @@
  *    tenant over quota; cluster invariants; every job ends; runs are reproducible.
  *  - Causality: changing the durations of the jobs running or not yet submitted at T
  *    leaves every prediction made before T unchanged.
- *  - fairshare: weights 2:6 split the first 8 GPUs 2:6; head-of-line blocking per tenant.
+ *  - fairshare: weights 2:6 split the first 8 GPUs 2:6; a quota of 0.25 weighs 1 GPU,
+ *    as no quota does; head-of-line blocking per tenant.
  */
 #include "policies/quota.h"
 #include "policies/registry.h"
@@ -569,6 +570,29 @@ static void check_fairshare(void)
     }
     CHECK_EQ_I64(a_started, 2);
     CHECK_EQ_I64(b_started, 6);
+    teardown(&r);
+    /* A quota under one GPU weighs one GPU, as no quota does: A (0.25) and B (none) split
+     * 4 GPUs 2:2 (A weighed 0.25 before and got 1). */
+    setup(&r, 1, 4, "fairshare", NULL, 0, NULL, 0);
+    A = sim_intern_add(r.tenants, "A", 1, 0);
+    B = sim_intern_add(r.tenants, "B", 1, 0);
+    sim_engine_set_quota(r.e, A, 0.25);
+    for (int i = 0; i < 4; i++) {
+        snprintf(id, sizeof id, "a%d", i + 1);
+        jobs[i] = mkjob(id, 0, 100 + i, 1, A, 0);
+        snprintf(id, sizeof id, "b%d", i + 1);
+        jobs[4 + i] = mkjob(id, 0, 100 + i, 1, B, 0);
+    }
+    CHECK(finish(&r, jobs, 8) == SIM_OK);
+    a_started = b_started = 0;
+    for (int i = 1; i <= 4; i++) {
+        snprintf(id, sizeof id, "a%d", i);
+        a_started += job_num(&r, id, C_START) == 0;
+        snprintf(id, sizeof id, "b%d", i);
+        b_started += job_num(&r, id, C_START) == 0;
+    }
+    CHECK_EQ_I64(a_started, 2);
+    CHECK_EQ_I64(b_started, 2);
     teardown(&r);
     /* Head of line: A's 4-GPU job waits for room; B's small jobs go on meanwhile. */
     setup(&r, 1, 8, "fairshare", NULL, 0, NULL, 0);

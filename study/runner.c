@@ -111,13 +111,21 @@ static int add_failure(void *ctx, uint32_t node, sim_time down_us, sim_time up_u
     return sim_engine_add_failure(ctx, node, down_us, up_us, d);
 }
 
-/* Notes on quotas that are probably mistakes: tenants of the quota file the trace never
- * names (a typo?), and the quota policy run without any quota. */
-static void quota_notes(run_result *res, const study_quotas *qs, const sim_intern *tenants,
-                        const sim_engine *e, const policy_ops *pol)
+/* Notes on quotas that are probably mistakes: tenants of the quota file none of whose
+ * jobs arrived (a typo?), a quota file that names no tenant, and the quota policy run
+ * without any quota. A horizon that left jobs unread may have cut the tenants' jobs off:
+ * the note then says only that none arrived before it. */
+static void quota_notes(run_result *res, const run_args *a, const study_quotas *qs,
+                        const sim_intern *tenants, const sim_engine *e, const policy_ops *pol)
 {
     size_t o = strlen(res->notes), cap = sizeof res->notes;
-    if (!qs->n && strcmp(pol->name, "quota") == 0)
+    bool quota_pol = strcmp(pol->name, "quota") == 0;
+    if (!qs->n && a->quotas && o < cap)
+        o += (size_t)snprintf(res->notes + o, cap - o,
+                              "--quotas %s names no tenant: no tenant "
+                              "has a quota%s\n",
+                              a->quotas, quota_pol ? ", so every job ran as a borrower" : "");
+    else if (!qs->n && quota_pol && o < cap)
         o += (size_t)snprintf(res->notes + o, cap - o,
                               "policy quota without --quotas or --quota-share: no tenant has "
                               "a quota, so every job ran as a borrower\n");
@@ -130,9 +138,13 @@ static void quota_notes(run_result *res, const study_quotas *qs, const sim_inter
             no += (size_t)snprintf(names + no, sizeof names - no, "%s'%s'", no ? ", " : "",
                                    sim_intern_name(tenants, qs->q[i].tenant));
     if (absent && o < cap)
-        snprintf(res->notes + o, cap - o, "%u of the %u tenants given a quota never appear in "
-                 "the trace (%s%s); check their names\n", absent, qs->n, names,
-                 absent > 5 ? ", ..." : "");
+        snprintf(res->notes + o, cap - o,
+                 "%u of the %u tenants given a quota %s (%s%s); check "
+                 "their names\n",
+                 absent, qs->n,
+                 res->sum.jobs_not_arrived ? "have no job that arrived before the horizon"
+                                           : "never appear in the trace",
+                 names, absent > 5 ? ", ..." : "");
 }
 
 /* An input's size and checksum for run.json. The trace's is taken on a thread of its
@@ -701,7 +713,7 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
     if (st != SIM_OK)
         goto out;
     res->sum = *sim_engine_summary(e);
-    quota_notes(res, &quotas, tenants, e, pol);
+    quota_notes(res, a, &quotas, tenants, e, pol);
     res->rows_skipped = src.reader ? trace_reader_skipped(src.reader) : 0;
     res->rows_ignored = src.reader ? trace_reader_ignored(src.reader) : 0;
     res->wall_s = wall_now() - t0;

@@ -2,6 +2,7 @@
  * test_quota_cli.c: the quota and duration-prediction commands end to end.
  *  - Bad quota files (--quotas, --quota-share) and bad options each give their exact
  *    one-line diagnostic and exit status 2.
+ *  - Notes: a quota file naming no tenant; quota tenants with no job before the horizon.
  *  - A quota under half a milli-GPU is no quota: the metrics stay finite. A tenant name
  *    of 1500 characters fits summary.json's quota metrics.
  *  - A run with quotas writes the quota metrics (summary.json's quota_metrics, the
@@ -217,6 +218,22 @@ int main(void)
                         "the trace ('nosuch-tenant'); check their names\n", 0);
     expect_status(base, "clustersim: note: policy quota without --quotas or --quota-share: no "
                         "tenant has a quota, so every job ran as a borrower\n", 0);
+    /* A quota file with only its header was reported as no --quotas at all. */
+    write_file(OUT "/header_q.csv", "tenant,quota_gpus\n");
+    snprintf(args, sizeof args, "%s --quotas " OUT "/header_q.csv", base);
+    expect_status(args,
+                  "clustersim: note: --quotas " OUT "/header_q.csv names no tenant: no "
+                  "tenant has a quota, so every job ran as a borrower\n",
+                  0);
+    /* A horizon before B's only job: B was said never to appear in the trace. */
+    write_file(OUT "/hz.csv", "job_id,submit_time,duration,num_gpus,tenant,priority\n"
+                              "j1,0,100,1,A,1\nj2,1000,100,1,B,1\n");
+    write_file(OUT "/hz_q.csv", "tenant,quota_gpus\nA,1\nB,1\n");
+    expect_status("run --trace " OUT "/hz.csv --cluster 1xV100M16:4 --policy quota --quotas " OUT
+                  "/hz_q.csv --horizon 500 --quiet --out " OUT "/hz",
+                  "clustersim: note: 1 of the 2 tenants given a quota have no job that arrived "
+                  "before the horizon ('B'); check their names\n",
+                  0);
     snprintf(args, sizeof args, "%s --policy-opt quantum=3", base);
     expect_error(args, "policy 'quota' has no option 'quantum'");
     test_tiny_quota(base);

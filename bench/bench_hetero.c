@@ -1,6 +1,6 @@
 /*
  * bench_hetero.c: time of the exact bottleneck optimum (hetero_assign.h) against group
- * size n and GPUs m, and of Gavel's allocation LP (gavel_lp.h, two GLPK solves) against
+ * size n and GPUs m, and of Gavel's allocation LP (gavel_lp.h, one GLPK solve) against
  * jobs in flight, GPU types and GPUs. Random instances from a fixed seed. The optimum:
  * the median and the largest, over 21 instances per size, of each instance's fastest
  * of 3 batches of solves (solve times vary much between instances of one size). The
@@ -81,7 +81,8 @@ int main(void)
         }
     free(cost);
     hetero_ws_fini(&w);
-    printf("\nGavel allocation LP (isolated + weighted, GLPK simplex), per allocation\n");
+    printf("\nGavel allocation LP (max-min normalised by the proportional throughputs, GLPK "
+           "simplex), per allocation\n");
     printf("%6s %6s %8s %12s\n", "jobs", "types", "gpus", "time_ms");
     /* Cluster size: 36, 108 (Gavel's simulated cluster) and 432 GPUs, split evenly over
      * the types; 1024 jobs only on 108 GPUs (seconds per allocation). */

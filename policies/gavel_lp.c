@@ -78,21 +78,19 @@ int gavel_lp_solve(uint32_t n, uint32_t m, const double *coef, const double *sca
 int gavel_allocation(uint32_t n, uint32_t m, const double *tput, const double *scale,
                      const double *priority, const double *workers, double *work, double *x)
 {
-    /* Isolated allocation: every throughput 1, weighted by 1 / priority. */
-    for (uint32_t i = 0; i < n; i++)
-        for (uint32_t j = 0; j < m; j++)
-            work[(size_t)i * m + j] = tput[(size_t)i * m + j] > 0 ? scale[i] / priority[i] : 0.0;
-    double t;
-    int st = gavel_lp_solve(n, m, work, scale, workers, x, &t);
-    if (st)
-        return st;
+    /* Each job's throughput under the proportional allocation, every type's time in
+     * proportion to its GPUs. */
+    double gpus = 0.0;
+    for (uint32_t j = 0; j < m; j++)
+        gpus += workers[j];
     for (uint32_t i = 0; i < n; i++) {
-        double iso = 0.0;
+        double prop = 0.0;
         for (uint32_t j = 0; j < m; j++)
-            iso += tput[(size_t)i * m + j] * x[(size_t)i * m + j];
+            prop += gpus > 0 ? tput[(size_t)i * m + j] * workers[j] / gpus : 0.0;
         for (uint32_t j = 0; j < m; j++)
             work[(size_t)i * m + j] =
-                iso > 0 ? tput[(size_t)i * m + j] * scale[i] / (priority[i] * iso) : 0.0;
+                prop > 0 ? tput[(size_t)i * m + j] * scale[i] / (priority[i] * prop) : 0.0;
     }
+    double t;
     return gavel_lp_solve(n, m, work, scale, workers, x, &t);
 }

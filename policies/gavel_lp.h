@@ -26,10 +26,12 @@ int gavel_lp_solve(uint32_t n, uint32_t m, const double *coef, const double *sca
                    const double *workers, double *x, double *t);
 
 /*
- * Gavel's full allocation: the isolated LP (every throughput 1) gives each job its
- * equal-share throughput iso_i = sum_j tput[i][j] x_iso[i][j]; the LP above is then
- * solved with coef[i][j] = tput[i][j] x scale[i] / (priority[i] x iso_i). tput is n x m
- * (0 = cannot run there); work is scratch of n x m doubles. Same returns as above.
+ * Gavel's full allocation (max_min_fairness_perf, normalised by its proportional
+ * policy): each job's throughput under the proportional allocation, every type's time
+ * in proportion to its GPUs, prop_i = sum_j tput[i][j] workers[j] / sum_j workers[j];
+ * the LP above is then solved with coef[i][j] = tput[i][j] x scale[i] / (priority[i] x
+ * prop_i). tput is n x m (0 = cannot run there); work is scratch of n x m doubles. Same
+ * returns as above.
  */
 int gavel_allocation(uint32_t n, uint32_t m, const double *tput, const double *scale,
                      const double *priority, const double *workers, double *work, double *x);

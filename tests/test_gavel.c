@@ -92,6 +92,19 @@ static void test_equal_share(void)
         CHECK_NEAR(x[i], 0.5, 1e-9);
 }
 
+static void test_identical_jobs(void)
+{
+    /* Two identical jobs (A3C: 7.18 steps/s on a V100, 3.44 on a K80), one GPU of each:
+     * normalised by the same proportional throughput (7.18 + 3.44) / 2, max-min gives
+     * each half of each GPU, whatever corner the simplex reaches. */
+    const double tput[4] = {7.18, 3.44, 7.18, 3.44}, scale[2] = {1, 1}, prio[2] = {1, 1},
+                 workers[2] = {1, 1};
+    double work[4], x[4];
+    CHECK(gavel_allocation(2, 2, tput, scale, prio, workers, work, x) == SIM_OK);
+    for (int i = 0; i < 4; i++)
+        CHECK_NEAR(x[i], 0.5, 1e-9);
+}
+
 static void test_rounds(void)
 {
     CHECK(check_system("mkdir -p " OUT " && '" SIM_BINARY "' run --trace '" SIM_SOURCE_DIR
@@ -209,6 +222,7 @@ int main(void)
     test_hand();
     test_random();
     test_equal_share();
+    test_identical_jobs();
     test_rounds();
     test_cpu_only();
     test_placement();

@@ -100,7 +100,7 @@ typedef struct elastic_state {
     uint32_t n_svc_nodes, n_off_nodes;
     uint64_t off_gpus; /* static: GPUs of the offline nodes */
     sim_time next_us;  /* next trigger */
-    adj *adj;          /* scratch: the adjustable jobs */
+    adj *adj;          /* scratch: the adjustable jobs (room for the running ones) */
     uint32_t adj_cap;
     uint64_t total_milli; /* GPU share of the cluster */
     sim_job_id *ord;      /* optimus scratch: the jobs in the system, ordered */
@@ -626,6 +626,10 @@ static int trigger(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
     if (!s->any_bounds)
         return SIM_OK; /* no job can be resized */
+    /* Any running job may be adjustable, and jobs holding shares of a GPU can outnumber
+     * the GPUs: room for all of them (sized to the GPUs at init, grown by doubling). */
+    if (!sim_reserve((void **)&s->adj, &s->adj_cap, v->n_running, sizeof *s->adj))
+        return SIM_ENOMEM;
     uint32_t n = 0;
     uint64_t used = 0;
     for (uint32_t g = 0; g < v->n_nodes; g++)
@@ -634,7 +638,7 @@ static int trigger(elastic_state *s, const sim_view *v, policy_decisions *out)
         const sim_job *j = sim_view_job(v, id);
         uint32_t lo, hi;
         bounds(j, &lo, &hi);
-        if (lo == hi || j->is_service || j->gpus_per_replica == 0 || n == s->adj_cap)
+        if (lo == hi || j->is_service || j->gpus_per_replica == 0)
             continue;
         s->adj[n++] = (adj){.id = id, .cur = j->replicas, .lo = lo, .hi = hi, .seq = j->seq};
     }

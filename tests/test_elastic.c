@@ -441,6 +441,31 @@ static void test_schedules(void)
     world_fini(&w);
 }
 
+/* elastic: every adjustable job grows, however many there are per GPU. Five jobs of one
+ * trainer at a tenth of a GPU (1..2 trainers) on 2 GPUs: 25 % allocated, 50 % with all
+ * grown, under the 0.9 threshold: each grows to 2 at t=0 and ends at 1000 / 2 = 500
+ * (the scratch list once held as many jobs as GPUs: only two grew). */
+static void test_many_per_gpu(void)
+{
+    world w;
+    world_init(&w, 1, 2);
+    job_spec js[5];
+    for (int k = 0; k < 5; k++) {
+        char id[8];
+        snprintf(id, sizeof id, "j%d", k + 1);
+        js[k] = ejob(id, 0, 1000, 1, 1, 2);
+        js[k].gpu_milli = js[k].true_milli = 100;
+    }
+    run_out r = run(&w, js, 5, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    for (int k = 0; k < 5; k++) {
+        CHECK_F(&r, js[k].id, F_RMAX, "2");
+        CHECK_F(&r, js[k].id, F_END, "500.000000");
+    }
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* optimus, by hand (speed = trainers / nominal 1): at t=0 both jobs get their min (1),
  * then the two free GPUs go to a, whose remaining time a trainer cuts most (1000 (1 -
  * 1/2) = 500 vs b's 50, then 1000 (1/2 - 1/3) = 167 vs 50). b ends at 100; the round at
@@ -1469,6 +1494,7 @@ int main(void)
     test_pollux_model();
     test_pollux_reader();
     test_schedules();
+    test_many_per_gpu();
     test_admission();
     test_random();
     test_by_shape();

@@ -98,7 +98,6 @@ typedef struct elastic_state {
     bool reserved_init;              /* static: the slice has been chosen */
     uint32_t *svc_nodes, *off_nodes; /* static: the reserved nodes and the others */
     uint32_t n_svc_nodes, n_off_nodes;
-    uint64_t off_gpus; /* static: GPUs of the offline nodes */
     sim_time next_us;  /* next trigger */
     adj *adj;          /* scratch: the adjustable jobs (room for the running ones) */
     uint32_t adj_cap;
@@ -110,7 +109,9 @@ typedef struct elastic_state {
     uint64_t pass;          /* start_pending passes made */
     uint64_t *fail_pass;    /* per shape: the last pass in which a job of it found no room ... */
     uint32_t *fail_n;       /* ... for this many trainers */
-    uint32_t fail_cap;      /* shapes those have room for */
+    uint32_t fail_cap;      /* shapes those have room for (and the two below) */
+    uint32_t *fit_gen;      /* static, per shape: its shape_gen + 1 when fit_n is known */
+    uint64_t *fit_n;        /* ... the replicas of it the offline nodes hold */
     bool any_bounds;        /* a job with min_replicas or max_replicas has arrived */
     opt_list *lists;        /* optimus: the pending offline jobs by (lo, g) */
     uint32_t n_lists, lists_cap;
@@ -247,6 +248,8 @@ static void elastic_fini(void *st)
     sim_free(s->vis);
     sim_free(s->fail_pass);
     sim_free(s->fail_n);
+    sim_free(s->fit_gen);
+    sim_free(s->fit_n);
     sim_free(s->svc_nodes);
     sim_free(s->off_nodes);
     place_ws_fini(&s->ws);
@@ -274,10 +277,8 @@ static void reserve(elastic_state *s, const sim_view *v)
         s->svc_nodes[s->n_svc_nodes++] = n;
         need = need > v->node_gpu_count[n] ? need - v->node_gpu_count[n] : 0;
     }
-    for (uint32_t k = 0; k < n; k++) {
+    for (uint32_t k = 0; k < n; k++)
         s->off_nodes[s->n_off_nodes++] = k;
-        s->off_gpus += v->node_gpu_count[k];
-    }
 }
 
 /* Candidate nodes of a job: all (NULL) except under `static` (where an offline job with
@@ -526,6 +527,35 @@ static int preempt_job(elastic_state *s, const sim_view *v, policy_decisions *ou
     return rc;
 }
 
+/* static: how many replicas of job j the offline nodes hold, by their capacity (not what
+ * is free now): on each node of a GPU type j accepts whose GPUs have the memory it asks,
+ * as many as its GPUs, CPU and memory each allow (two replicas of a job never share a
+ * GPU); UINT64_MAX for a job that asks for none of them. The master and parameter
+ * servers are not counted. O(offline nodes). */
+static uint64_t slice_fit(const elastic_state *s, const sim_view *v, const sim_job *j)
+{
+    uint64_t fit = 0;
+    for (uint32_t i = 0; i < s->n_off_nodes; i++) {
+        uint32_t n = s->off_nodes[i];
+        uint64_t k = UINT64_MAX;
+        if (j->gpus_per_replica) {
+            uint32_t cnt = v->node_gpu_count[n];
+            if (!cnt || !sim_job_type_ok(j, v->node_gpu_type[n]) ||
+                v->gpu_mem_total[v->node_gpu_first[n]] < j->spec.gpu_mem_mib)
+                continue;
+            k = cnt / j->gpus_per_replica;
+        }
+        if (j->cpu_per_replica && v->node_cpu_total[n] / j->cpu_per_replica < k)
+            k = v->node_cpu_total[n] / j->cpu_per_replica;
+        if (j->mem_per_replica && v->node_mem_total[n] / j->mem_per_replica < k)
+            k = v->node_mem_total[n] / j->mem_per_replica;
+        if (k == UINT64_MAX)
+            return UINT64_MAX;
+        fit += k;
+    }
+    return fit;
+}
+
 /* Try offline pending job id (a service is left to serve()): start it if it fits, unless
  * a job of its shape found no room for as many trainers earlier in the pass (room is
  * only taken within a pass, and a shape holds everything a placement reads). */
@@ -538,9 +568,18 @@ static int try_pending(elastic_state *s, const sim_view *v, sim_job_id id, polic
     bounds(j, &lo, &hi);
     sim_placement p;
     uint32_t n = lo;
-    if (s->mode == M_STATIC) {
+    if (s->mode == M_STATIC && hi > lo) {
         /* At max_replicas, or as many as the offline slice holds. */
-        uint64_t fit = j->gpus_per_replica ? s->off_gpus / j->gpus_per_replica : hi;
+        uint64_t fit;
+        if (j->shape < s->fail_cap && s->fit_gen[j->shape] == v->shape_gen[j->shape] + 1) {
+            fit = s->fit_n[j->shape];
+        } else {
+            fit = slice_fit(s, v, j);
+            if (j->shape < s->fail_cap) {
+                s->fit_gen[j->shape] = v->shape_gen[j->shape] + 1;
+                s->fit_n[j->shape] = fit;
+            }
+        }
         n = hi < fit ? hi : (uint32_t)fit;
         if (n < lo)
             n = lo;
@@ -578,9 +617,16 @@ static int start_pending(elastic_state *s, const sim_view *v, policy_decisions *
         uint32_t *fn = sim_reallocarray(s->fail_n, cap, sizeof *fn);
         if (fn)
             s->fail_n = fn;
-        if (!fp || !fn)
+        uint32_t *fg = sim_reallocarray(s->fit_gen, cap, sizeof *fg);
+        if (fg)
+            s->fit_gen = fg;
+        uint64_t *fv = sim_reallocarray(s->fit_n, cap, sizeof *fv);
+        if (fv)
+            s->fit_n = fv;
+        if (!fp || !fn || !fg || !fv)
             return SIM_ENOMEM;
         memset(s->fail_pass + s->fail_cap, 0, (cap - s->fail_cap) * sizeof *fp);
+        memset(s->fit_gen + s->fail_cap, 0, (cap - s->fail_cap) * sizeof *fg);
         s->fail_cap = cap;
     }
     s->pass++;

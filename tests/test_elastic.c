@@ -466,6 +466,40 @@ static void test_many_per_gpu(void)
     world_fini(&w);
 }
 
+/* static runs an offline job at max_replicas or as many as the offline nodes hold, node
+ * by node: a replica of 3 GPUs (1..4 replicas) on 3 nodes of 4 GPUs gets 3, one per node
+ * (12 GPUs / 3 = 4 never placed: the job used to wait for ever), and ends at 1000 / 3.
+ * By CPU: one node of 4 GPUs and 8 cores holds two replicas of 3 cores, GPU or not: a
+ * (one GPU per replica) runs with 2 to 500, then the CPU-only c with 2 to 1000. */
+static void test_static_fit(void)
+{
+    world w;
+    world_init(&w, 3, 4);
+    job_spec a = ejob("a", 0, 1000, 3, 1, 4);
+    a.replicas = 1;
+    run_out r = run(&w, &a, 1, &policy_static, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "a", F_STATUS, "done");
+    CHECK_F(&r, "a", F_RMAX, "3");
+    CHECK_F(&r, "a", F_END, "333.333334");
+    run_out_free(&r);
+    world_fini(&w);
+    world_init(&w, 1, 4);
+    w.nodes[0].cpu_milli = 8000;
+    job_spec js[2] = {ejob("a", 0, 1000, 1, 1, 4), ejob("c", 0, 1000, 0, 1, 4)};
+    js[1].replicas = 1;
+    js[0].cpu_milli = js[1].cpu_milli = 3000;
+    r = run(&w, js, 2, &policy_static, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "a", F_RMAX, "2");
+    CHECK_F(&r, "a", F_END, "500.000000");
+    CHECK_F(&r, "c", F_RMAX, "2");
+    CHECK_F(&r, "c", F_START, "500.000000");
+    CHECK_F(&r, "c", F_END, "1000.000000");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* optimus, by hand (speed = trainers / nominal 1): at t=0 both jobs get their min (1),
  * then the two free GPUs go to a, whose remaining time a trainer cuts most (1000 (1 -
  * 1/2) = 500 vs b's 50, then 1000 (1/2 - 1/3) = 167 vs 50). b ends at 100; the round at
@@ -1495,6 +1529,7 @@ int main(void)
     test_pollux_reader();
     test_schedules();
     test_many_per_gpu();
+    test_static_fit();
     test_admission();
     test_random();
     test_by_shape();

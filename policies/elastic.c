@@ -21,9 +21,9 @@
  * fit is made room for by taking trainers back from the offline elastic jobs above
  * their min (highest completion score first, as the policy's scale-in does), then by
  * preempting offline jobs (the latest started first, losing the work since their
- * checkpoint), one at a time until it fits or nothing is left to take. `static` is the
- * reserved-slice baseline: the last nodes, enough for the services' peak GPUs (each
- * service's peak replicas x its GPUs per replica, one GPU per replica for services not
+ * checkpoint; optimus keeps it unless resize=lossy), one at a time until it fits or nothing is left
+ * to take. `static` is the reserved-slice baseline: the last nodes, enough for the services' peak
+ * GPUs (each service's peak replicas x its GPUs per replica, one GPU per replica for services not
  * yet arrived at the first decision), serve the services only (never more), the others
  * run the offline jobs
  * rigid at max_replicas (at most what the offline nodes hold), in arrival order with
@@ -335,7 +335,10 @@ static int take_one(elastic_state *s, const sim_view *v, policy_decisions *out, 
     if (best != SIM_JOB_NONE)
         rc = scale_in(s, out, best, 1);
     else if (last != SIM_JOB_NONE)
-        rc = preempt_job(s, v, out, last, false);
+        /* optimus keeps the progress of a job left without trainers unless resize=lossy,
+         * as its own reallocations do; elastic and rigid-min lose the work since the last
+         * periodic checkpoint. */
+        rc = preempt_job(s, v, out, last, s->mode == M_OPTIMUS && s->resize_ckpt);
     else
         return SIM_OK;
     *took = rc == SIM_OK;

@@ -1015,6 +1015,43 @@ static void test_services(void)
     g_curves = NULL;
 }
 
+/* optimus: a service's take-back that leaves a job without trainers keeps its progress
+ * (resize=checkpoint, the default), as optimus's own reallocations do. 4 GPUs: a (1..4,
+ * work 1000) runs with 4; svc arrives at 100 wanting 4: a gives back 3 trainers, then is
+ * preempted with its 400 done. svc serves to 200; the round at 240 starts a with 4: 600
+ * / 4 -> ends 390 (it used to lose the 400 and end at 490). With resize=lossy the work
+ * since the last periodic checkpoint (none: all 400) is lost. */
+static void test_optimus_take_back(void)
+{
+    static char *names[1] = {"svc"};
+    static uint32_t first[1] = {0}, count[1] = {1};
+    static sim_curve_point pts[1] = {{100000000, 4}};
+    sim_curves c = {.n = 1, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 1};
+    g_curves = &c;
+    world w;
+    world_init(&w, 1, 4);
+    job_spec js[2] = {ejob("a", 0, 1000, 1, 1, 4), ejob("svc", 100, 100, 1, 1, 4)};
+    js[0].qos = SIM_QOS_BE;
+    js[1].qos = SIM_QOS_LS;
+    run_out r = run(&w, js, 2, &policy_optimus, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "svc", F_RMAX, "4");
+    CHECK_F(&r, "a", F_PREEMPT, "1");
+    CHECK_F(&r, "a", F_LOST, "0.000000");
+    CHECK_F(&r, "a", F_END, "390.000000");
+    run_out_free(&r);
+    g_opt_key = "resize";
+    g_opt_val = "lossy";
+    r = run(&w, js, 2, &policy_optimus, NULL, 0, 0);
+    g_opt_key = NULL;
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "a", F_LOST, "400.000000");
+    CHECK_F(&r, "a", F_END, "490.000000");
+    run_out_free(&r);
+    world_fini(&w);
+    g_curves = NULL;
+}
+
 /* Services are never short while offline trainers or jobs could be taken back: on
  * random traces whose services' peaks fit the cluster, no shortfall at all. */
 static void test_services_random(void)
@@ -1525,6 +1562,7 @@ int main(void)
     test_optimus_cpu();
     test_services();
     test_services_random();
+    test_optimus_take_back();
     test_pollux_model();
     test_pollux_reader();
     test_schedules();

@@ -16,17 +16,18 @@
  * instead, sim_decide_shrink). `rigid-min` starts jobs the same way and never
  * scales them. Scale-out places a trainer as a start does: most-allocated node first.
  *
- * Online services (rows of qos LS with a demand curve) come first at every decision: a service
- * is resized to its demand (clamped to its min..max replicas); a replica that does not
- * fit is made room for by taking trainers back from the offline elastic jobs above
- * their min (highest completion score first, as the policy's scale-in does), then by
- * preempting offline jobs (the latest started first, losing the work since their
- * checkpoint; optimus keeps it unless resize=lossy), one at a time until it fits or nothing is left
- * to take. `static` is the reserved-slice baseline: the last nodes, enough for the services' peak
- * GPUs (each service's peak replicas x its GPUs per replica, one GPU per replica for services not
- * yet arrived at the first decision), serve the services only (never more), the others
- * run the offline jobs
- * rigid at max_replicas (at most what the offline nodes hold), in arrival order with
+ * Online services (rows of qos LS with a demand curve) come first at every decision: a
+ * service is resized to its demand (clamped to its min..max replicas); a replica that
+ * does not fit is made room for, among the offline jobs whose release can help it
+ * (holding GPUs, when it needs them, on a node its replica may use), by taking trainers
+ * back from the offline elastic jobs above their min (highest completion score first, as
+ * the policy's scale-in does), then by preempting offline jobs (the latest started
+ * first, losing the work since their checkpoint; optimus keeps it unless resize=lossy),
+ * one at a time until it fits or nothing is left to take. `static` is the reserved-slice
+ * baseline: the last nodes, enough for the services' peak GPUs (each service's peak
+ * replicas x its GPUs per replica, one GPU per replica for services not yet arrived at
+ * the first decision), serve the services only (never more), the others run the offline
+ * jobs rigid at max_replicas (at most what the offline nodes hold), in arrival order with
  * backfilling; nothing is taken back.
  */
 #include "policies/elastic.h"
@@ -307,17 +308,36 @@ static bool place_n(elastic_state *s, const sim_view *v, sim_job_id id, uint32_t
                         PLACE_GPU_MOST_USED, c, nc, p);
 }
 
-/* Free room for a service: the offline elastic job above its min with the highest
- * completion score loses a trainer; else the latest started offline job is preempted.
- * *took is false when nothing is left to take. */
-static int take_one(elastic_state *s, const sim_view *v, policy_decisions *out, bool *took)
+/* Whether releasing offline job j can make room for a replica of service svc: j holds
+ * something on a node where that replica may go (a GPU type svc accepts, with the GPU
+ * memory it asks), and GPUs when svc needs them. A job whose trainers hold no GPU, or
+ * that runs only on other GPU types, would be taken for nothing. O(j's allocations). */
+static bool can_help(const sim_view *v, const sim_job *svc, const sim_job *j)
+{
+    if (svc->gpus_per_replica && !j->gpus_per_replica)
+        return false;
+    for (uint32_t a = j->alloc_head; a != UINT32_MAX; a = v->allocs[a].next_in_job) {
+        uint32_t n = v->allocs[a].node;
+        if (!svc->gpus_per_replica ||
+            (v->node_gpu_count[n] && sim_job_type_ok(svc, v->node_gpu_type[n]) &&
+             v->gpu_mem_total[v->node_gpu_first[n]] >= svc->spec.gpu_mem_mib))
+            return true;
+    }
+    return false;
+}
+
+/* Free room for service svc: of the offline jobs whose release can help it, the elastic
+ * one above its min with the highest completion score loses a trainer; else the latest
+ * started is preempted. *took is false when nothing is left to take. */
+static int take_one(elastic_state *s, const sim_view *v, const sim_job *svc, policy_decisions *out,
+                    bool *took)
 {
     *took = false;
     sim_job_id best = SIM_JOB_NONE, last = SIM_JOB_NONE;
     double best_score = -1;
     for (uint32_t id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id)) {
         const sim_job *j = sim_view_job(v, id);
-        if (j->is_service)
+        if (j->is_service || !can_help(v, svc, j))
             continue;
         uint32_t lo, hi;
         bounds(j, &lo, &hi);
@@ -374,7 +394,7 @@ static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
                     if (place_n(s, v, id, target, &p))
                         break;
                     took = false;
-                    if (s->take_back && (rc = take_one(s, v, out, &took)) != SIM_OK)
+                    if (s->take_back && (rc = take_one(s, v, j, out, &took)) != SIM_OK)
                         return rc;
                     if (!took)
                         break;
@@ -396,7 +416,7 @@ static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
                         continue;
                     }
                     took = false;
-                    if (s->take_back && (rc = take_one(s, v, out, &took)) != SIM_OK)
+                    if (s->take_back && (rc = take_one(s, v, j, out, &took)) != SIM_OK)
                         return rc;
                     if (!took)
                         break;

@@ -1052,6 +1052,46 @@ static void test_optimus_take_back(void)
     g_curves = NULL;
 }
 
+/* A take-back passes over jobs whose release cannot make room: 4 GPUs, 8 cores. a and b
+ * (2 GPUs each) start at 0 and 10, the CPU-only c (1 core) at 30; svc (one GPU) arrives
+ * at 50. c, the latest started, holds no GPU: b is preempted (its 40 s lost), and c
+ * runs on to 330 (it used to be preempted first, losing 20 s, and end at 350). */
+static void test_take_back_helps(void)
+{
+    static char *names[1] = {"svc"};
+    static uint32_t first[1] = {0}, count[1] = {1};
+    static sim_curve_point pts[1] = {{50000000, 1}};
+    sim_curves cv = {
+        .n = 1, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 1};
+    g_curves = &cv;
+    world w;
+    world_init(&w, 1, 4);
+    w.nodes[0].cpu_milli = 8000;
+    job_spec js[4] = {ejob("a", 0, 1000, 2, 0, 0), ejob("b", 10, 300, 2, 0, 0),
+                      ejob("c", 30, 300, 0, 0, 0), ejob("svc", 50, 100, 1, 0, 0)};
+    for (int k = 0; k < 2; k++)
+        js[k].replicas = 1;
+    js[2].replicas = 1;
+    js[2].cpu_milli = 1000;
+    for (int k = 0; k < 3; k++)
+        js[k].qos = SIM_QOS_BE;
+    js[3].qos = SIM_QOS_LS;
+    const policy_ops *pols[2] = {&policy_rigid_min, &policy_elastic};
+    for (int p = 0; p < 2; p++) {
+        run_out r = run(&w, js, 4, pols[p], NULL, 0, 0);
+        CHECK_EQ_I64(r.status, SIM_OK);
+        CHECK_F(&r, "svc", F_START, "50.000000");
+        CHECK_F(&r, "c", F_PREEMPT, "0");
+        CHECK_F(&r, "c", F_END, "330.000000");
+        CHECK_F(&r, "b", F_PREEMPT, "1");
+        CHECK_F(&r, "b", F_LOST, "40.000000");
+        CHECK_F(&r, "a", F_PREEMPT, "0");
+        run_out_free(&r);
+    }
+    world_fini(&w);
+    g_curves = NULL;
+}
+
 /* Services are never short while offline trainers or jobs could be taken back: on
  * random traces whose services' peaks fit the cluster, no shortfall at all. */
 static void test_services_random(void)
@@ -1563,6 +1603,7 @@ int main(void)
     test_services();
     test_services_random();
     test_optimus_take_back();
+    test_take_back_helps();
     test_pollux_model();
     test_pollux_reader();
     test_schedules();

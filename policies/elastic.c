@@ -82,6 +82,8 @@ typedef struct opt_list {
 /* optimus: per-job state of an allocation round. */
 typedef struct opt_job {
     uint32_t target; /* trainers allocated this round */
+    uint32_t step;   /* applying the round: trainers the grants replayed so far give it */
+    bool full;       /* applying the round: a trainer of it found no room */
     double gain;     /* remaining time saved by one more trainer (s) */
     uint32_t fixed;  /* running without replica bounds: its GPUs in its bucket's sum */
     uint8_t bucket;  /* ... that bucket (its trainers, MAX_MIN_PASS and above in the last) */
@@ -107,6 +109,9 @@ typedef struct elastic_state {
     uint8_t *bucket;      /* ... their min-replica pass */
     gain_ent *heap;       /* ... the marginal-gain heap */
     uint32_t ord_cap;
+    sim_job_id *grants; /* optimus scratch: a round's trainers beyond the mins, by job in
+                           the order handed out (each takes a GPU: at most n_gpus) */
+    uint32_t grants_cap;
     uint64_t pass;          /* start_pending passes made */
     uint64_t *fail_pass;    /* per shape: the last pass in which a job of it found no room ... */
     uint32_t *fail_n;       /* ... for this many trainers */
@@ -226,6 +231,10 @@ static int optimus_init(void *st, const policy_config *cfg, sim_diag *d)
     s->period_us = (sim_time)llround(period * 1e6);
     s->mode = M_OPTIMUS;
     s->take_back = true;
+    s->grants_cap = cfg->n_gpus ? cfg->n_gpus : 1;
+    s->grants = sim_calloc(s->grants_cap, sizeof *s->grants);
+    if (!s->grants)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     return common_init(s, cfg, d);
 }
 
@@ -243,6 +252,7 @@ static void elastic_fini(void *st)
     sim_free(s->ord);
     sim_free(s->bucket);
     sim_free(s->heap);
+    sim_free(s->grants);
     for (uint32_t i = 0; i < s->n_lists; i++)
         sim_free(s->lists[i].e);
     sim_free(s->lists);
@@ -871,7 +881,9 @@ static void opt_compact(elastic_state *s, const sim_view *v)
  * gets its min trainers while GPUs last (fewest first), then GPUs go one at a time to
  * the job whose remaining time one more trainer shortens most; jobs are then resized
  * to their allocation (shrinks first, a job left with none is preempted, both with a
- * checkpoint unless resize=lossy), growing and starting where the trainers fit. */
+ * checkpoint unless resize=lossy), the pending jobs reached start at their min, and the
+ * trainers beyond the mins are placed in the order they were handed out, where they
+ * fit. */
 static int optimus_round(elastic_state *s, const sim_view *v, policy_decisions *out)
 {
     /* Mins, fewest first (ties: running before pending, then list order) while GPUs
@@ -981,11 +993,13 @@ again:;
     /* Then one GPU's worth of trainers at a time to the job with the highest marginal
      * gain whose replica still fits: a heap by gain, O((jobs + steps) log jobs). A job
      * whose replica does not fit now never will in this round (GPUs only go). */
-    uint32_t nh = 0;
+    uint32_t nh = 0, n_grants = 0;
     all = s->ord + s->ord_cap; /* (opt_reserve may have moved it) */
     for (uint32_t i = 0; i < n_all + n_vis; i++) {
         sim_job_id id = i < n_all ? all[i] : s->vis[i - n_all].id;
-        const opt_job *o = sim_view_job_state(v, id);
+        opt_job *o = sim_view_job_state(v, id);
+        o->step = o->target;
+        o->full = false;
         if (o->gain > 0 && sim_view_job(v, id)->gpus_per_replica)
             s->heap[nh++] = (gain_ent){o->gain, i, id};
     }
@@ -1003,6 +1017,8 @@ again:;
             bounds(j, &lo, &hi);
             o->target++;
             free_gpus -= g;
+            if (n_grants < s->grants_cap) /* (always: each grant takes g >= 1 GPUs) */
+                s->grants[n_grants++] = best;
             o->gain = opt_gain(v, best, o->target, hi);
             if (o->gain > 0)
                 s->heap[0].gain = o->gain;
@@ -1013,7 +1029,12 @@ again:;
             gain_down(s->heap, nh, 0);
     }
     /* Apply: shrink first, so the GPUs they free are there for the others (the running
-     * jobs in list order: `all`; a job preempted here has no target to grow to). */
+     * jobs in list order: `all`; a job preempted here has no target to grow to). Then
+     * every pending job reached starts at its min, which the round gave it before any
+     * trainer beyond a min: starting one at its whole allocation could take the room
+     * another's min needs (CPU, memory, a node's GPUs). Then the trainers beyond the
+     * mins are placed in the order the gains handed them out, a job's only while each
+     * finds room. */
     int rc;
     for (uint32_t i = 0; i < n_all; i++) {
         sim_job_id id = all[i];
@@ -1030,29 +1051,31 @@ again:;
                 return rc;
         }
     }
-    for (uint32_t i = 0; i < n_all; i++) {
-        sim_job_id id = all[i];
-        const sim_job *j = sim_view_job(v, id);
-        const opt_job *o = sim_view_job_state(v, id);
-        sim_placement p;
-        while (j->replicas < o->target && place_n(s, v, id, 1, &p))
-            if ((rc = sim_decide_grow(out, id, &p)) != SIM_OK)
-                return rc;
-    }
     for (uint32_t i = 0; i < n_vis; i++) {
         sim_job_id id = s->vis[i].id;
         const sim_job *j = sim_view_job(v, id);
-        const opt_job *o = sim_view_job_state(v, id);
         uint32_t lo, hi;
         bounds(j, &lo, &hi);
-        uint32_t n = o->target;
         sim_placement p;
-        while (n >= lo && n > 0 && !place_n(s, v, id, n, &p))
-            n--;
-        if (n >= lo && n > 0) {
+        if (place_n(s, v, id, lo, &p)) {
             if ((rc = sim_decide_start(out, id, &p)) != SIM_OK)
                 return rc;
-            opt_started(s, v, id, n);
+            opt_started(s, v, id, lo);
+        }
+    }
+    for (uint32_t k = 0; k < n_grants; k++) {
+        sim_job_id id = s->grants[k];
+        const sim_job *j = sim_view_job(v, id);
+        opt_job *o = sim_view_job_state(v, id);
+        o->step++;
+        sim_placement p;
+        while (j->state == SIM_JOB_RUNNING && !o->full && j->replicas < o->step) {
+            if (!place_n(s, v, id, 1, &p)) {
+                o->full = true; /* room only goes within the round */
+                break;
+            }
+            if ((rc = sim_decide_grow(out, id, &p)) != SIM_OK)
+                return rc;
         }
     }
     opt_compact(s, v);

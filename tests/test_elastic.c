@@ -515,7 +515,8 @@ static void test_optimus(void)
     CHECK_F(&r, "b", F_RMAX, "1");
     CHECK_F(&r, "a", F_END, "280.000000");
     CHECK_F(&r, "a", F_RMAX, "4");
-    CHECK_F(&r, "a", F_RMIN, "3");
+    /* 3 trainers to 120, 4 to 280 (it starts at its min and grows at once). */
+    CHECK_F(&r, "a", F_RMEAN, "3.571429");
     run_out_free(&r);
     /* With no offline job done (a horizon of 10 s cuts both), the offline mean JCT is
      * null, not 0. */
@@ -533,7 +534,8 @@ static void test_optimus(void)
     CHECK_EQ_I64(r.status, SIM_OK);
     CHECK_F(&r, "b", F_END, "160.000000");
     CHECK_F(&r, "a", F_END, "280.000000");
-    CHECK_F(&r, "a", F_RMIN, "3");
+    /* 4 trainers to 60, 3 to 180, 4 to 280. */
+    CHECK_F(&r, "a", F_RMEAN, "3.571429");
     CHECK_NEAR(r.sum.scale_lost_work_s, 0, 0);
     run_out_free(&r);
     g_opt_key = "resize";
@@ -561,6 +563,27 @@ static void test_optimus(void)
     CHECK(strstr(r.d.msg, "resize") != NULL && strstr(r.d.msg, "lossy, checkpoint") != NULL);
     run_out_free(&r);
     g_opt_key = NULL;
+    world_fini(&w);
+}
+
+/* optimus: every job reached gets its min before any gets more. One node of 4 GPUs and 8
+ * cores, trainers of 3 cores: a (1..4) and c (1) both start at 0 with one trainer (a's
+ * second would take the cores c's min needs: a used to start with 2 and c waited to 540
+ * with GPUs idle); both end at 1000. */
+static void test_optimus_mins_first(void)
+{
+    world w;
+    world_init(&w, 1, 4);
+    w.nodes[0].cpu_milli = 8000;
+    job_spec js[2] = {ejob("a", 0, 1000, 1, 1, 4), ejob("c", 0, 1000, 1, 0, 0)};
+    js[0].cpu_milli = js[1].cpu_milli = 3000;
+    run_out r = run(&w, js, 2, &policy_optimus, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "c", F_START, "0.000000");
+    CHECK_F(&r, "c", F_END, "1000.000000");
+    CHECK_F(&r, "a", F_RMAX, "1");
+    CHECK_F(&r, "a", F_END, "1000.000000");
+    run_out_free(&r);
     world_fini(&w);
 }
 
@@ -1480,8 +1503,9 @@ static void test_admission(void)
     job_spec a = ejob("a", 0, 100, 8, 1, 8);
     const policy_ops *el[4] = {&policy_elastic, &policy_optimus, &policy_static, &policy_rigid_min};
     const char *end[4] = {"200.000000", "200.000000", "200.000000", "800.000000"};
-    /* (optimus and static start it with the 4 at once, elastic grows it at once) */
-    const char *rmin[4] = {"1", "4", "4", "1"};
+    /* (static starts it with the 4 at once; elastic and optimus start it at its min and
+     * grow it at once) */
+    const char *rmin[4] = {"1", "1", "4", "1"};
     for (int i = 0; i < 4; i++) {
         run_out r = run(&w, &a, 1, el[i], i == 0 ? "1" : NULL, 0, 0);
         CHECK_EQ_I64(r.status, SIM_OK);
@@ -1600,6 +1624,7 @@ int main(void)
     test_curves();
     test_optimus();
     test_optimus_cpu();
+    test_optimus_mins_first();
     test_services();
     test_services_random();
     test_optimus_take_back();

@@ -503,11 +503,13 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     r->pred_duration_s = j->pred_duration_s;
     r->pred_milli = j->pred_milli;
     if (e->cfg.elastic_outputs) {
-        /* Time-weighted mean over the time the job held resources. */
+        /* Time-weighted mean over the time the job held resources; a job that held them
+         * for no time (zero work) reports its max, the count it held (0 when
+         * it never started). */
         double rs = j->rep_seconds + (double)j->replicas * (double)(e->now - j->rep_since_us) / 1e6;
         r->rep_min = j->rep_min;
         r->rep_max = j->rep_max;
-        r->rep_mean = j->placed_us > 0 ? rs / ((double)j->placed_us / 1e6) : 0.0;
+        r->rep_mean = j->placed_us > 0 ? rs / ((double)j->placed_us / 1e6) : (double)j->rep_max;
         r->scale_events = j->scale_events;
     }
     return rec_done(e, r, big);

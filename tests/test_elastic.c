@@ -500,6 +500,30 @@ static void test_static_fit(void)
     world_fini(&w);
 }
 
+/* A job that held its replicas for no time (zero work) reports the count it held as its
+ * mean, like its min and max (it used to report a mean of 0 beside 4 and 4); a job that
+ * never started reports 0 for all three. */
+static void test_zero_duration_mean(void)
+{
+    world w;
+    world_init(&w, 1, 4);
+    job_spec js[2] = {ejob("z", 0, 0, 4, 0, 0), ejob("big", 0, 10, 8, 8, 8)};
+    run_out r = run(&w, js, 1, &policy_rigid_min, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "z", F_STATUS, "done");
+    CHECK_F(&r, "z", F_RMIN, "4");
+    CHECK_F(&r, "z", F_RMAX, "4");
+    CHECK_F(&r, "z", F_RMEAN, "4.000000");
+    run_out_free(&r);
+    r = run(&w, js, 2, &policy_rigid_min, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "big", F_STATUS, "rejected");
+    CHECK_F(&r, "big", F_RMAX, "0");
+    CHECK_F(&r, "big", F_RMEAN, "0.000000");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* optimus, by hand (speed = trainers / nominal 1): at t=0 both jobs get their min (1),
  * then the two free GPUs go to a, whose remaining time a trainer cuts most (1000 (1 -
  * 1/2) = 500 vs b's 50, then 1000 (1/2 - 1/3) = 167 vs 50). b ends at 100; the round at
@@ -1634,6 +1658,7 @@ int main(void)
     test_schedules();
     test_many_per_gpu();
     test_static_fit();
+    test_zero_duration_mean();
     test_admission();
     test_random();
     test_by_shape();

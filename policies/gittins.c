@@ -12,9 +12,8 @@
  * (0 when a' > d_{m-1} - 1). Jobs with the highest index go first, ties by arrival.
  * The samples are the GPU service (duration x GPUs) of the jobs that have arrived so
  * far; the table is rebuilt whenever their number has doubled since the last build, so
- * the rebuilds cost O(n log n) over a run. A running job's index is re-read at each
- * scheduling point and when its service reaches the next sample point, at most once per
- * delta of service.
+ * the rebuilds cost O(n log n) over a run. A running job's index is re-read when its
+ * service reaches the later of the next sample point and its next multiple of delta.
  */
 #include "policies/gittins.h"
 #include "policies/preempt.h"
@@ -155,7 +154,16 @@ static sim_time gittins_next_change(const void *ctx, const preempt_entry *x, sim
     if (quantum > at)
         at = quantum;
     double dt_us = ceil((at - a) / x->rate * 1e6);
-    return now + (dt_us < 1 ? 1 : dt_us < 1e15 ? (sim_time)dt_us : (sim_time)1e15);
+    if (!(dt_us < 1e15))
+        return now + (sim_time)1e15;
+    /* The first microsecond at which the service, as the key reads it, has reached the
+     * point: the quotient above can land one off either way. */
+    sim_time t = now + (dt_us < 1 ? 1 : (sim_time)dt_us);
+    while (t > now + 1 && preempt_attained(x, t - 1) >= at)
+        t--;
+    while (preempt_attained(x, t) < at)
+        t++;
+    return t;
 }
 
 static const preempt_hooks gittins_hooks = {

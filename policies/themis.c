@@ -208,11 +208,11 @@ static void themis_fini(void *st)
 {
     themis_state *s = st;
     preempt_fini(&s->sched);
-    free(s->jobs);
-    free(s->a);
-    free(s->b);
-    free(s->c);
-    free(s->n);
+    sim_free(s->jobs);
+    sim_free(s->a);
+    sim_free(s->b);
+    sim_free(s->c);
+    sim_free(s->n);
 }
 
 const policy_ops policy_themis = {

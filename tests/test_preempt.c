@@ -124,6 +124,29 @@ static void test_gittins(void)
     world_fini(&w);
 }
 
+/* gittins, 3 GPUs, delta 300, three 3-GPU jobs: C (328.179657 s) then A and B (5000 s).
+ * Samples 984.538971, 15000, 15000 GPU-s: A's index is 631.1 below 984.538971 GPU-s and
+ * 65.4 from there, B's 631.1. A starts at 328.179657 and reaches the sample at
+ * 656.359314 (plus the microseconds of rounding: 656.359315 as the engine counts), where
+ * B takes over, not at A's next multiple of delta (1200 GPU-s, 728.179657 s). The sample
+ * time computed from the service is one microsecond short here: the service read then is
+ * just below the sample, and the key would keep the old index. */
+static void test_gittins_sample_point(void)
+{
+    world w;
+    world_init(&w, 1, 3);
+    job_spec jobs[3] = {job("C", 0, 328.179657, 3, 1000), job("A", 0, 5000, 3, 1000),
+                        job("B", 0, 5000, 3, 1000)};
+    run_opts o = {.pol = &policy_gittins, .seed = 1, .opt_key = "delta", .opt_value = "300"};
+    run_out r = run(&w, jobs, 3, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "A", F_START, "328.179657");
+    CHECK_FIELD(&r, "B", F_START, "656.359315");
+    CHECK_FIELD(&r, "A", F_PREEMPT, "1");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* Two GPUs, one queue in reach (thresholds far away). x (1 GPU, 50 s) runs; p (2 GPUs,
  * 10 s, at 1) does not fit beside it; r (1 GPU, 100 s, at 2) does and runs. When x ends
  * at 50, the default mode goes by arrival: p first, so r is preempted (48 s done), p
@@ -586,6 +609,7 @@ int main(void)
     test_srsf();
     test_gittins_index();
     test_gittins();
+    test_gittins_sample_point();
     test_las_tiresias();
     test_las_queues();
     test_las_tiresias_thresholds();

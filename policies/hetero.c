@@ -39,8 +39,10 @@ typedef struct hgroup {
     bool swapping; /* in the swap rounds of the first epoch */
     bool complete; /* every job started at the group's cold start */
     bool revert_due; /* a job finished during a trial round: back to the best mapping */
+    bool untracked;  /* more jobs or GPUs than a record holds: no rounds, no row */
     char name[SIM_ID_MAX];
-    uint32_t total; /* jobs of the group */
+    uint32_t gen;   /* generation: tells this group from others the record held before */
+    uint32_t total; /* jobs of the group the policy runs (each one whole GPU) */
     uint32_t n;     /* jobs started so far (indices 0..n-1) */
     uint32_t done;
     uint32_t m; /* GPUs of the cold start (slots 0..m-1) */
@@ -63,6 +65,7 @@ typedef struct hgroup {
 
 typedef struct hjob {
     uint32_t group; /* group slot + 1; 0 = not in a group record */
+    uint32_t gen;   /* the record's generation when the job joined it */
     uint32_t idx;
 } hjob;
 
@@ -79,6 +82,7 @@ typedef struct hetero_state {
     hgroup *g;
     uint32_t n_groups;
     uint32_t hi_used; /* the groups in use have indices below this */
+    uint32_t gen;     /* generations given to group records so far */
     /* Scratch sized in init. */
     /* A pass's free GPUs in the order they are offered, gathered as far as a job asked:
      * free_gpu[0..n_free), from the nodes before position `scan` of node_order. */
@@ -380,9 +384,22 @@ static hgroup *group_new(hetero_state *s)
     }
     memset(&s->g[i], 0, sizeof s->g[i]);
     s->g[i].used = true;
+    s->g[i].gen = ++s->gen;
     if (i >= s->hi_used)
         s->hi_used = i + 1;
     return &s->g[i];
+}
+
+/* The open record of job id's group, or NULL: the job joined none, or the record closed
+ * since (a record closes once every job of its group has ended, so that means a bug;
+ * the generation keeps a reused record from taking another group's finishes). */
+static hgroup *job_group(hetero_state *s, const sim_view *v, sim_job_id id)
+{
+    const hjob *hj = sim_view_job_state(v, id);
+    if (!hj->group)
+        return NULL;
+    hgroup *gr = &s->g[hj->group - 1];
+    return gr->used && gr->gen == hj->gen ? gr : NULL;
 }
 
 static int start_on(policy_decisions *out, const sim_view *v, sim_job_id id, uint32_t g)
@@ -521,16 +538,40 @@ static int group_revert(hetero_state *s, const sim_view *v, sim_time now, hgroup
     return SIM_OK;
 }
 
-/* A new group record for the batch just placed: cold mapping, optimum, swap phase. */
+/* The policies map one whole GPU per job; they reject any other request. */
+static bool one_whole_gpu(const sim_job *j)
+{
+    return j->gpus_per_replica * j->nominal_replicas == 1 && j->spec.gpu_milli != 0;
+}
+
+/* The jobs of job first's group that the policies run (one whole GPU each), counted
+ * along the pending list from first. A group's jobs arrive together and are appended in
+ * a row, and a job requeued later goes behind them, so until one of them starts they
+ * all wait there in a row, first the first of them. */
+static uint32_t group_members(const sim_view *v, sim_job_id first)
+{
+    const char *name = sim_view_job(v, first)->spec.group;
+    uint32_t n = 0;
+    for (sim_job_id k = first; k != SIM_JOB_NONE && strcmp(v->jobs[k].spec.group, name) == 0;
+         k = sim_view_next(v, k))
+        n += one_whole_gpu(sim_view_job(v, k));
+    return n;
+}
+
+/* A new group record for the batch just placed (its group's first jobs to start, the
+ * first of them pending at `first`): cold mapping, optimum, swap phase. */
 static void group_open(hetero_state *s, const sim_view *v, sim_time now, hgroup *gr,
-                       uint32_t n_batch, uint32_t placed)
+                       sim_job_id first, uint32_t n_batch, uint32_t placed)
 {
     const sim_job *j0 = sim_view_job(v, s->batch[0]);
     snprintf(gr->name, sizeof gr->name, "%s", j0->spec.group);
-    gr->total = n_batch;
+    /* The record closes when all of them have ended, and so it stays open while one
+     * waits: a job that waits joins it later. */
+    gr->total = group_members(v, first);
+    gr->untracked = gr->total > HG_MAX;
     gr->submit_us = j0->spec.submit_us;
     gr->start_us = now;
-    gr->complete = placed == n_batch;
+    gr->complete = placed == n_batch && n_batch == gr->total;
     gr->m = 0;
     for (uint32_t b = 0; b < n_batch; b++)
         if (s->batch_gpu[b] != SIM_GPU_NONE)
@@ -549,21 +590,30 @@ static void group_add(hetero_state *s, const sim_view *v, sim_time now, hgroup *
     uint32_t k = 0;
     while (k < gr->m && gr->gset[k] != s->batch_gpu[b])
         k++;
-    /* Beyond the record's capacity the job runs untracked (its group gets no row). */
-    if ((i == gr->n && gr->n == HG_MAX) || (k == gr->m && gr->m == HG_MAX))
+    hjob *hj = sim_view_job_state(v, id);
+    hj->group = (uint32_t)(gr - s->g) + 1;
+    hj->gen = gr->gen;
+    /* Beyond the record's capacity the group runs untracked: no swap rounds, no row
+     * (its jobs are only counted, so that the record closes with the last). */
+    if ((i == gr->n && gr->n == HG_MAX) || (k == gr->m && gr->m == HG_MAX)) {
+        gr->untracked = true;
+        gr->swapping = false;
+        gr->revert_due = false;
+    }
+    if (k == gr->m && gr->m < HG_MAX)
+        gr->gset[gr->m++] = s->batch_gpu[b]; /* a late job outside the cold start's set */
+    if (gr->untracked) {
+        hj->idx = UINT32_MAX;
         return;
+    }
     if (i == gr->n)
         gr->n++;
-    if (k == gr->m)
-        gr->gset[gr->m++] = s->batch_gpu[b]; /* a late job outside the cold start's set */
     gr->job[i] = id;
     snprintf(gr->job_id[i], sizeof gr->job_id[i], "%s", v->jobs[id].spec.id);
     gr->epochs[i] = job_epochs(sim_view_job(v, id));
     gr->slot[i] = k;
     gr->cur[i] = k;
     gr->since_us[i] = now;
-    hjob *hj = sim_view_job_state(v, id);
-    hj->group = (uint32_t)(gr - s->g) + 1;
     hj->idx = i;
 }
 
@@ -644,14 +694,10 @@ static bool all_taken(const hetero_state *s)
     return s->scan >= s->n_order && s->n_taken == s->n_free;
 }
 
-/* The policies map one whole GPU per job; they reject any other request. */
-static bool one_whole_gpu(const sim_job *j)
-{
-    return j->gpus_per_replica * j->nominal_replicas == 1 && j->spec.gpu_milli != 0;
-}
-
-static int place_batch(hetero_state *s, const sim_view *v, sim_time now, uint32_t nb,
-                       policy_decisions *out)
+/* Place the batch s->batch[0..nb), jobs of one group (or one job without a group);
+ * first: the first of them in the pending list. */
+static int place_batch(hetero_state *s, const sim_view *v, sim_time now, sim_job_id first,
+                       uint32_t nb, policy_decisions *out)
 {
     if (s->mode == HM_HETERO)
         sort_jobs(v, s->batch, nb);
@@ -682,7 +728,9 @@ static int place_batch(hetero_state *s, const sim_view *v, sim_time now, uint32_
         if (!gr) {
             if (!(gr = group_new(s)))
                 return SIM_ENOMEM;
-            group_open(s, v, now, gr, nb, placed);
+            group_open(s, v, now, gr, first, nb, placed);
+        } else if (placed < nb) {
+            gr->complete = false;
         }
     }
     /* Data-parallel: every job runs at its speed on the weakest GPU of the group. */
@@ -710,7 +758,7 @@ static int place_batch(hetero_state *s, const sim_view *v, sim_time now, uint32_
     if (!gr)
         return SIM_OK;
     group_costs(gr, v);
-    if (gr->complete && gr->n == gr->total && gr->start_us == now) {
+    if (gr->complete && !gr->untracked && gr->n == gr->total && gr->start_us == now) {
         for (uint32_t i = 0; i < gr->n; i++)
             for (uint32_t k = 0; k < gr->m; k++)
                 s->cost[i * gr->m + k] = gr->full_s[i][k];
@@ -750,6 +798,13 @@ static void order_nodes(hetero_state *s, const sim_view *v)
     }
 }
 
+static int reject(hetero_state *s, policy_decisions *out, sim_job_id j)
+{
+    if (s->n_bad)
+        s->n_bad--;
+    return sim_decide_reject(out, j, "hetero policies map one whole GPU per job");
+}
+
 static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
 {
     hetero_state *s = st;
@@ -783,22 +838,26 @@ static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_dec
         const sim_job *jj = sim_view_job(v, j);
         if (!one_whole_gpu(jj)) {
             sim_job_id nx = sim_view_next(v, j);
-            if ((rc = sim_decide_reject(out, j, "hetero policies map one whole GPU per job")))
+            if ((rc = reject(s, out, j)))
                 return rc;
-            if (s->n_bad)
-                s->n_bad--;
             j = nx;
             continue;
         }
+        /* The batch: the group's jobs from j on, HG_MAX at most. A job of the group that
+         * is not one whole GPU is rejected on the way, so that the others still make one
+         * batch (the cold start maps them together). */
         uint32_t nb = 0;
         sim_job_id k = j;
         do {
-            s->batch[nb++] = k;
-            k = sim_view_next(v, k);
+            sim_job_id nx = sim_view_next(v, k);
+            if (one_whole_gpu(sim_view_job(v, k)))
+                s->batch[nb++] = k;
+            else if ((rc = reject(s, out, k)))
+                return rc;
+            k = nx;
         } while (k != SIM_JOB_NONE && nb < HG_MAX && jj->spec.group[0] &&
-                 strcmp(v->jobs[k].spec.group, jj->spec.group) == 0 &&
-                 v->jobs[k].gpus_per_replica * v->jobs[k].nominal_replicas == 1);
-        if ((rc = place_batch(s, v, now, nb, out)))
+                 strcmp(v->jobs[k].spec.group, jj->spec.group) == 0);
+        if ((rc = place_batch(s, v, now, j, nb, out)))
             return rc;
         j = k;
     }
@@ -819,7 +878,7 @@ static sim_time hetero_next_wakeup(const void *st, const sim_view *v, sim_time n
 
 static void group_close(hetero_state *s, const sim_view *v, hgroup *gr)
 {
-    if (s->groups_out) {
+    if (s->groups_out && !gr->untracked) {
         double span = (double)(gr->end_us - gr->start_us) / 1e6;
         double best_cc = -1.0;
         uint16_t strong = 0;
@@ -883,10 +942,10 @@ static void hetero_on_arrival(void *st, const sim_view *v, sim_job_id id)
 static void hetero_on_requeue(void *st, const sim_view *v, sim_job_id id)
 {
     hetero_state *s = st;
-    hjob *hj = sim_view_job_state(v, id);
-    if (!hj->group)
+    hgroup *gr = job_group(s, v, id);
+    if (!gr || gr->untracked)
         return;
-    hgroup *gr = &s->g[hj->group - 1];
+    const hjob *hj = sim_view_job_state(v, id);
     gr->busy_s[gr->slot[hj->idx]] += (double)(v->now - gr->since_us[hj->idx]) / 1e6;
     gr->since_us[hj->idx] = v->now;
     gr->swapping = false;
@@ -895,20 +954,22 @@ static void hetero_on_requeue(void *st, const sim_view *v, sim_job_id id)
 static void hetero_on_finish(void *st, const sim_view *v, sim_job_id id)
 {
     hetero_state *s = st;
+    hgroup *gr = job_group(s, v, id);
     hjob *hj = sim_view_job_state(v, id);
-    if (!hj->group)
-        return;
-    hgroup *gr = &s->g[hj->group - 1];
     hj->group = 0;
-    uint32_t i = hj->idx;
-    gr->busy_s[gr->slot[i]] += (double)(v->now - gr->since_us[i]) / 1e6;
-    gr->gone[i] = true;
-    /* No swaps once a job of the group is done. A swapped mapping in its trial round can
-     * no longer be measured: the best mapping comes back (at the next scheduling point,
-     * which the finish makes), as after a trial that did not improve. */
-    if (gr->swapping && gr->sw.phase == HETERO_TRYING)
-        gr->revert_due = true;
-    gr->swapping = false;
+    if (!gr)
+        return;
+    if (!gr->untracked) {
+        uint32_t i = hj->idx;
+        gr->busy_s[gr->slot[i]] += (double)(v->now - gr->since_us[i]) / 1e6;
+        gr->gone[i] = true;
+        /* No swaps once a job of the group is done. A swapped mapping in its trial round
+         * can no longer be measured: the best mapping comes back (at the next scheduling
+         * point, which the finish makes), as after a trial that did not improve. */
+        if (gr->swapping && gr->sw.phase == HETERO_TRYING)
+            gr->revert_due = true;
+        gr->swapping = false;
+    }
     if (++gr->done >= gr->total) {
         gr->end_us = v->now;
         group_close(s, v, gr);

@@ -507,34 +507,46 @@ static int group_round(hetero_state *s, const sim_view *v, sim_time now, hgroup 
     return SIM_OK;
 }
 
-/* The revert a finish made due (hetero_on_finish): the running jobs left go back to their
- * GPUs of the best mapping, and the group is frozen. */
+/* The best mapping back, made due by a finish or a requeue during a trial round
+ * (hetero_on_finish, hetero_on_requeue): the running jobs off their GPU of the best
+ * mapping are preempted, and each waiting job starts on its GPU of the best mapping once
+ * that GPU is free (a requeued job waits for it, also while its node is down: the walk
+ * over the pending list passes it by). The group is frozen; the revert stays due until
+ * no job of the group waits. */
 static int group_revert(hetero_state *s, const sim_view *v, sim_time now, hgroup *gr,
                         policy_decisions *out)
 {
-    gr->revert_due = false;
     int rc;
     bool moved = false;
     for (uint32_t i = 0; i < gr->n; i++)
-        if (!gr->gone[i] && gr->cur[i] != gr->best[i] &&
+        if (!gr->gone[i] && gr->cur[i] != gr->best[i])
+            moved = true;
+    for (uint32_t i = 0; i < gr->n; i++)
+        if (!gr->gone[i] && gr->slot[i] != gr->best[i] &&
             sim_view_job(v, gr->job[i])->state == SIM_JOB_RUNNING) {
             gr->busy_s[gr->slot[i]] += (double)(now - gr->since_us[i]) / 1e6;
             if ((rc = sim_decide_preempt(out, gr->job[i], true)))
                 return rc;
-            moved = true;
         }
-    for (uint32_t i = 0; i < gr->n; i++)
-        if (!gr->gone[i] && gr->cur[i] != gr->best[i] &&
-            sim_view_job(v, gr->job[i])->state == SIM_JOB_PENDING) {
-            gr->slot[i] = gr->best[i];
-            gr->since_us[i] = now;
-            if ((rc = start_on(out, v, gr->job[i], gr->gset[gr->best[i]])))
-                return rc;
+    bool waiting = false;
+    for (uint32_t i = 0; i < gr->n; i++) {
+        if (gr->gone[i] || sim_view_job(v, gr->job[i])->state != SIM_JOB_PENDING)
+            continue;
+        uint32_t g = gr->gset[gr->best[i]];
+        if (v->gpu_nres[g] != 0 || !job_fits_gpu(v, gr->job[i], g, 0, 0)) {
+            waiting = true;
+            continue;
         }
+        gr->slot[i] = gr->best[i];
+        gr->since_us[i] = now;
+        if ((rc = start_on(out, v, gr->job[i], g)))
+            return rc;
+    }
     memcpy(gr->cur, gr->best, gr->n * sizeof *gr->cur);
     gr->sw.phase = HETERO_FROZEN;
     if (moved)
         trail_row(s, gr, now, "revert");
+    gr->revert_due = waiting;
     return SIM_OK;
 }
 
@@ -798,6 +810,13 @@ static void order_nodes(hetero_state *s, const sim_view *v)
     }
 }
 
+/* Whether job id waits for its GPU of its group's best mapping (group_revert starts it). */
+static bool waits_for_best(hetero_state *s, const sim_view *v, sim_job_id id)
+{
+    const hgroup *gr = job_group(s, v, id);
+    return gr && gr->revert_due;
+}
+
 static int reject(hetero_state *s, policy_decisions *out, sim_job_id j)
 {
     if (s->n_bad)
@@ -843,6 +862,10 @@ static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_dec
             j = nx;
             continue;
         }
+        if (waits_for_best(s, v, j)) {
+            j = sim_view_next(v, j);
+            continue;
+        }
         /* The batch: the group's jobs from j on, HG_MAX at most. A job of the group that
          * is not one whole GPU is rejected on the way, so that the others still make one
          * batch (the cold start maps them together). */
@@ -850,10 +873,12 @@ static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_dec
         sim_job_id k = j;
         do {
             sim_job_id nx = sim_view_next(v, k);
-            if (one_whole_gpu(sim_view_job(v, k)))
+            if (!one_whole_gpu(sim_view_job(v, k))) {
+                if ((rc = reject(s, out, k)))
+                    return rc;
+            } else if (!waits_for_best(s, v, k)) {
                 s->batch[nb++] = k;
-            else if ((rc = reject(s, out, k)))
-                return rc;
+            }
             k = nx;
         } while (k != SIM_JOB_NONE && nb < HG_MAX && jj->spec.group[0] &&
                  strcmp(v->jobs[k].spec.group, jj->spec.group) == 0);
@@ -938,7 +963,8 @@ static void hetero_on_arrival(void *st, const sim_view *v, sim_job_id id)
 }
 
 /* The core returned the job to the pending list (its node failed): its time on the GPU
- * ends here, and the group's swap rounds stop. */
+ * ends here, and the group's swap rounds stop. A swapped mapping in its trial round can
+ * no longer be measured: the best mapping comes back, as after a finish. */
 static void hetero_on_requeue(void *st, const sim_view *v, sim_job_id id)
 {
     hetero_state *s = st;
@@ -948,6 +974,8 @@ static void hetero_on_requeue(void *st, const sim_view *v, sim_job_id id)
     const hjob *hj = sim_view_job_state(v, id);
     gr->busy_s[gr->slot[hj->idx]] += (double)(v->now - gr->since_us[hj->idx]) / 1e6;
     gr->since_us[hj->idx] = v->now;
+    if (gr->swapping && gr->sw.phase == HETERO_TRYING)
+        gr->revert_due = true;
     gr->swapping = false;
 }
 

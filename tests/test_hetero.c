@@ -32,6 +32,8 @@
  *    member sits between them: one row per group, ending with its last job (a record
  *    sized by its first batch closed early, was freed under running jobs and took their
  *    finishes into the next group that got it); a group of more than 64 jobs gets no row.
+ *  - A node failure during a trial round brings the best mapping back, the requeued job's
+ *    partner waiting for its GPU while the node is down (the swapped mapping froze).
  */
 #include "check.h"
 
@@ -791,6 +793,43 @@ static void test_group_count(void)
     }
 }
 
+/* A node failure during a trial round brings the best mapping back, as a finish does.
+ * Cold start: A (ResNet-50) on the V100, B (Recommendation, slower on the V100 than on
+ * the K80) on the K80; the swap at 100 s sends A to the K80, whose node is down from 150
+ * to 160 s. At 150 s B leaves the V100 for A, and B waits for the K80, where it runs
+ * from 160 s to about 1024.5 s. The group used to freeze in the untested swapped mapping
+ * (B on the V100 to 1368.3 s, mapping_s 1409.2 s against the optimum of 1000 s). */
+static void test_requeue_in_trial(void)
+{
+    check_put(OUT "/rq.csv", "job_id,submit_time,duration,num_gpus,model,group,depth,batch_size,"
+                             "epochs,ref_gpu_type\n"
+                             "A,0,1000,1,ResNet-50 (batch size 32),g1,50,32,1,K80\n"
+                             "B,0,1000,1,Recommendation (batch size 512),g1,3,512,1,K80\n");
+    check_put(OUT "/rq_fail.csv", "node,down_s,up_s\nnode-0001,150,160\n");
+    CHECK_EQ_I64(run("run --trace " OUT "/rq.csv --cluster 1xV100M16:1,1xK80:1 --policy hetero "
+                     "--failures " OUT "/rq_fail.csv --check-invariants --policy-opt trail=" OUT
+                     "/rq_trail.csv --policy-opt groups=" OUT "/rq_groups.csv --out " OUT "/rq"),
+                 0);
+    char *t = check_slurp(OUT "/rq_trail.csv", NULL);
+    CHECK(t && strstr(t, "\n100.000000,g1,1,swap,") &&
+          strstr(t, "\n150.000000,g1,1,revert,100.000000,100.000000,A@0 B@1\n"));
+    free(t);
+    char *jobs = check_slurp(OUT "/rq/jobs.csv", NULL);
+    const char *a = jobs ? strstr(jobs, "\nA,") : NULL, *b = jobs ? strstr(jobs, "\nB,") : NULL;
+    CHECK(a && strstr(a, ",V100M16,node-0000,") &&
+          strstr(a, ",V100M16,node-0000,") < strchr(a + 1, '\n'));
+    CHECK(b && strstr(b, ",K80,node-0001,") && strstr(b, ",K80,node-0001,") < strchr(b + 1, '\n'));
+    if (b)
+        CHECK_NEAR(field(b + 1, 7), 1024.518976, 1e-9);
+    free(jobs);
+    char *g = check_slurp(OUT "/rq_groups.csv", NULL);
+    const char *r;
+    CHECK_EQ_I64(group_rows(g, "g1", &r), 1);
+    if (r)
+        CHECK_NEAR(field(r, 11), 1000.0, 1e-9);
+    free(g);
+}
+
 static void test_many_groups(void)
 {
     FILE *f = fopen(OUT "/many.csv", "w");
@@ -836,5 +875,6 @@ int main(void)
     test_backlog_rejects();
     test_many_groups();
     test_group_count();
+    test_requeue_in_trial();
     return check_done();
 }

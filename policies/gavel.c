@@ -135,6 +135,12 @@ static int gavel_init(void *st, const policy_config *cfg, sim_diag *d)
     if ((rc = policy_config_double(cfg, gavel_options, "round", 1, 1e7, &s->round_s, d)) ||
         (rc = policy_config_double(cfg, gavel_options, "reset", 0, 1e9, &s->reset_s, d)))
         return rc;
+    /* The per-job allocation rows hold GV_MAXT types; say so before the run starts (and
+     * under --check), not when the first round finds a ninth type. */
+    if (cfg->n_node_gpu_types > GV_MAXT)
+        return sim_diag_set(d, SIM_ELIMIT, NULL, 0, 0,
+                            "policy 'gavel' supports at most %u GPU types; the cluster has %u",
+                            GV_MAXT, cfg->n_node_gpu_types);
     s->n_gpus = cfg->n_gpus;
     s->gpu_taken = sim_calloc(cfg->n_gpus ? cfg->n_gpus : 1, 1);
     s->place_cap = cfg->n_gpus ? cfg->n_gpus : 1;

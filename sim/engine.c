@@ -444,6 +444,11 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     e->pcfg.n_gpus = ng;
     e->pcfg.max_gpus_per_node = e->max_gpus_per_node;
     e->pcfg.n_gpu_types = v->n_gpu_types;
+    uint64_t node_types = 0; /* type ids are below SIM_MAX_GPU_TYPES (64) */
+    for (uint32_t i = 0; i < nn; i++)
+        if (e->node_gpu_count[i] && e->node_gpu_type[i] < SIM_MAX_GPU_TYPES)
+            node_types |= UINT64_C(1) << e->node_gpu_type[i];
+    e->pcfg.n_node_gpu_types = (uint32_t)__builtin_popcountll(node_types);
     e->pcfg.seed = cfg->seed;
     int st = policy_config_validate(&e->pcfg, policy->options, d);
     if (st == SIM_OK)

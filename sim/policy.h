@@ -36,6 +36,7 @@ typedef struct policy_config {
     const char *value[POLICY_MAX_OPTIONS]; /* values (borrowed; must outlive init) */
     /* Facts about the run a policy may size itself from. */
     uint32_t n_nodes, n_gpus, n_gpu_types;
+    uint32_t n_node_gpu_types;  /* distinct GPU types of the nodes with GPUs */
     uint32_t max_gpus_per_node; /* 0 when unknown */
     uint64_t seed;
     /* The run's target workload (task shapes and their popularity, policies/frag.h) for

@@ -15,6 +15,8 @@
  *  - A job without GPUs is rejected with the reason (it has no throughput on any type),
  *    and the run ends: it used to wait for a round that would never start it, and the
  *    rounds went on forever.
+ *  - A cluster of more GPU types than the allocation holds (8) is refused with the
+ *    limit named and status 2, also by --check (the run failed at t = 0, status 1).
  *  - End to end: the gavel policy replays a Gavel trace (shared data) on 36 V100 + 36
  *    P100 + 36 K80, finishing every job; skipped when the data is absent.
  */
@@ -201,6 +203,35 @@ static void test_placement(void)
     free(j);
 }
 
+/* More GPU types than gavel's allocation holds (8): the run and --check stop before the
+ * run starts, with status 2 and the limit named. The run used to fail at t = 0 with a
+ * bare "SIM_ELIMIT" and status 1, after --check had passed. 8 types run. */
+static void test_many_types(void)
+{
+    check_put("gv_types.csv", "job_id,submit_time,duration,num_gpus\na,0,100,1\nb,0,100,1\n");
+    static const char *const tail[2] = {"1xL4:1,1xH100:1", "1xL4:2"};
+    static const char *const mode[2] = {"--check", "--quiet --out " OUT "/types"};
+    for (int c = 0; c < 2; c++)
+        for (int m = 0; m < 2; m++) {
+            char cmd[1024];
+            snprintf(cmd, sizeof cmd,
+                     "rm -rf " OUT "/types && mkdir -p " OUT " && timeout 60 '" SIM_BINARY
+                     "' run --trace gv_types.csv --cluster "
+                     "1xV100M16:1,1xK80:1,1xP100:1,1xT4:1,1xA100:1,1xA10:1,1xA30:1,%s --policy "
+                     "gavel --throughput none %s 2>" OUT "/types_err.txt",
+                     tail[c], mode[m]);
+            int want = c == 0 ? 2 : 0;
+            CHECK_EQ_I64(check_system(cmd), want);
+            char *e = check_slurp(OUT "/types_err.txt", NULL);
+            if (c == 0)
+                CHECK(e && strcmp(e, "clustersim: error: policy 'gavel' supports at most 8 GPU "
+                                     "types; the cluster has 9\n") == 0);
+            else
+                CHECK(e && !strstr(e, "error"));
+            free(e);
+        }
+}
+
 static void test_trace(void)
 {
     char path[1024];
@@ -226,6 +257,7 @@ int main(void)
     test_rounds();
     test_cpu_only();
     test_placement();
+    test_many_types();
     test_trace();
     return check_done();
 }

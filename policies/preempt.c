@@ -817,6 +817,82 @@ static bool admit(capacity *c, uint64_t need, uint64_t mask)
     return true;
 }
 
+/* Admission of jobs tied to GPU types, exact: the jobs admitted so far as demand on the
+ * subsets of the GPU types present. A set of requests, each split at will over the types
+ * its job accepts, can be served together iff for every subset U of the types the
+ * requests of the jobs accepting only types in U sum to at most U's capacity (Hall's
+ * condition for this transportation problem); taking requests type by type in type order
+ * instead can count a job that accepts any type against the only type a later one
+ * accepts, and turn that one away with room to spare. Kept per subset U (bit i: the i-th
+ * type present) as U's capacity less those requests, its slack; a job accepting the
+ * types m fits iff every superset of m has its request in slack: 2^(types present - |m|)
+ * subsets (one for a job accepting every type). With more than HALL_TYPES types with
+ * capacity, admission takes requests type by type as above (admit). */
+#define HALL_TYPES 10
+typedef struct hall {
+    uint64_t present;                 /* types with capacity (type-id bits) */
+    uint32_t full;                    /* the same, one bit per type present: 2^n - 1 */
+    uint8_t bit[SIM_MAX_GPU_TYPES];   /* type id -> its bit among those present */
+    uint64_t slack[1u << HALL_TYPES]; /* per subset of the types present, milli-GPU */
+} hall;
+
+/* Set h up for the capacity `left` of the types `types`; false when there are more than
+ * HALL_TYPES of them. O(2^types). */
+static bool hall_init(hall *h, const uint64_t *left, uint64_t types)
+{
+    uint32_t n = (uint32_t)__builtin_popcountll(types);
+    if (n > HALL_TYPES)
+        return false;
+    h->present = types;
+    h->full = (UINT32_C(1) << n) - 1;
+    uint64_t cap[HALL_TYPES];
+    uint32_t i = 0;
+    for (uint64_t m = types; m; m &= m - 1, i++) {
+        int t = __builtin_ctzll(m);
+        h->bit[t] = (uint8_t)i;
+        cap[i] = left[t];
+    }
+    h->slack[0] = 0;
+    for (uint32_t u = 1; u <= h->full; u++)
+        h->slack[u] = h->slack[u & (u - 1)] + cap[__builtin_ctz(u)];
+    return true;
+}
+
+/* Admit a request of `need` milli-GPU accepting the types `mask` (0 = any) if it can be
+ * served together with those admitted so far. O(2^(types present - types accepted)). */
+static bool hall_admit(hall *h, uint64_t need, uint64_t mask)
+{
+    if (need == 0)
+        return true;
+    uint32_t m = h->full;
+    if (mask) {
+        m = 0;
+        for (uint64_t r = mask & h->present; r; r &= r - 1)
+            m |= UINT32_C(1) << h->bit[__builtin_ctzll(r)];
+        if (!m)
+            return false;
+    }
+    uint32_t rest = h->full & ~m;
+    for (uint32_t sub = rest;; sub = (sub - 1) & rest) {
+        if (h->slack[m | sub] < need)
+            return false;
+        if (!sub)
+            break;
+    }
+    for (uint32_t sub = rest;; sub = (sub - 1) & rest) {
+        h->slack[m | sub] -= need;
+        if (!sub)
+            break;
+    }
+    return true;
+}
+
+/* Admit x's request by h when there is one (jobs tied to GPU types), else by c. */
+static bool admit_by(capacity *c, hall *h, uint64_t need, uint64_t mask)
+{
+    return h ? hall_admit(h, need, mask) : admit(c, need, mask);
+}
+
 /* The admitted pending jobs in priority order, per shape, for the placement pass. */
 static sim_job_id adm_head(void *ctx, const sim_view *v, uint32_t shape, uint64_t *key,
                            uint64_t *key2)
@@ -1371,8 +1447,11 @@ static void front_run(preempt_sched *s, uint64_t *room, uint64_t *left, uint32_t
 
 /* Admission walking every running job in key order (keys as of now), merged with the
  * heads of the class heaps: admitted pending jobs leave their heap for s->adm, running
- * jobs not admitted go to s->pre. Returns the number admitted. O(R log L + (A + C) log C). */
-static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, uint32_t *n_pre)
+ * jobs not admitted go to s->pre. Requests fit by h where not NULL (see hall), else by
+ * cap. Returns the number admitted. O(R log L + (A + C) log C), times 2^(types present)
+ * at most by h. */
+static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, hall *h,
+                           uint32_t *n_pre)
 {
     uint32_t n_run = list_running(s, v, false);
     /* Drifting keys are read afresh (the policy's own reading, not the lanes'), and
@@ -1398,14 +1477,14 @@ static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, u
         if (kr && (!f || preempt_before(kr, &f->key))) {
             preempt_entry *x = fresh ? s->walk[ri].x : s->sorted[ri];
             ri++;
-            if (!admit(cap, x->need, s->by_count ? 0 : x->mask))
+            if (!admit_by(cap, h, x->need, s->by_count ? 0 : x->mask))
                 s->pre[(*n_pre)++] = x->id;
             continue;
         }
         if (!f)
             break;
         const preempt_class *c = &s->cls[f->cls];
-        front_done(s, admit(cap, c->need, c->mask), &n_adm);
+        front_done(s, admit_by(cap, h, c->need, c->mask), &n_adm);
     }
     return n_adm;
 }
@@ -1635,7 +1714,11 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
     } else {
         capacity cap = {.types = s->cap_types};
         memcpy(cap.left, s->cap_left, sizeof cap.left);
-        n_adm = admit_walk(s, v, &cap, &n_pre);
+        /* Where jobs are tied to GPU types, their requests are tested together (hall);
+         * otherwise (or with too many types) type by type. */
+        hall h;
+        bool exact = !s->by_count && s->n_masked > 0 && hall_init(&h, s->cap_left, s->cap_types);
+        n_adm = admit_walk(s, v, &cap, exact ? &h : NULL, &n_pre);
     }
     if (s->oom)
         return SIM_ENOMEM; /* a class's first jobs could not be read */

@@ -2,8 +2,9 @@
  * preempt.h: the shared machinery of the preemptive priority policies (las, srtf, srsf,
  * gittins). At every scheduling point all jobs in the system are ordered by a priority
  * key that the policy supplies (smaller first); they are admitted in that order while
- * their GPU request fits what is left of the up GPUs' capacity (per accepted type, or by
- * the free-GPU count alone); running jobs not admitted are preempted; admitted pending
+ * their GPU requests can be served together by the up GPUs (each from the types its job
+ * accepts: Hall's condition, see hall in preempt.c; or by the free-GPU count alone);
+ * running jobs not admitted are preempted; admitted pending
  * jobs are started in priority order on the most-allocated node and GPUs that fit.
  *
  * Cost: pending jobs sit in one binary heap per class (same GPU request and accepted
@@ -32,7 +33,9 @@
  * classes by a heap of one entry each; a class read past its array gets one about twice
  * as long, read from its heap in order (a frontier of heap slots). So an admitted job
  * that finds no room costs O(log C), and only a job that starts leaves its heap.
- * With jobs tied to GPU types, admission walks every running job in key order (O(R log L)).
+ * With jobs tied to GPU types, admission walks every running job in key order (O(R log L)),
+ * and tests each job against the subsets of the T GPU types up that hold the types it
+ * accepts (2^(T - types accepted) each, 2^T set up per pass; T <= 10, else type by type).
  * Where the capacity is one number and keys do not drift, a pass that would decide
  * nothing is skipped, and after a finish that changes no admission only the last pass's
  * admitted jobs are placed: each pass records, per class it turned away, where and by

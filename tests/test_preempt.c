@@ -8,7 +8,9 @@
  *  - properties on random traces (two GPU types, shares, gangs, node failures): the
  *    invariants checked after every event, every job accounted for, identical bytes for
  *    identical seeds;
- *  - admission by sums over the running jobs' treap gives the walk's schedule exactly.
+ *  - admission by sums over the running jobs' treap gives the walk's schedule exactly;
+ *  - admission by GPU type tests the admitted requests together (hand-computed schedules
+ *    where taking them type by type made jobs wait or be preempted).
  */
 #include "policies/gittins.h"
 #include "policies/preempt.h"
@@ -603,6 +605,113 @@ static void test_finish_with_node_back(void)
     world_fini(&w);
 }
 
+/* GPU types A (1), B (2) and, where a test adds it, C (3): a job's mask has bit t for
+ * each type t it accepts. */
+#define TYPE_A (UINT64_C(1) << 1)
+#define TYPE_B (UINT64_C(1) << 2)
+#define TYPE_C (UINT64_C(1) << 3)
+
+static job_spec typed_job(const char *id, double submit_s, double work_s, uint32_t gpus,
+                          uint64_t mask)
+{
+    job_spec j = job(id, submit_s, work_s, gpus, 1000);
+    j.gpu_type_mask = mask;
+    return j;
+}
+
+/* Admission by GPU type tests the requests together. n0: 2 GPUs of type A, n1: 2 of B.
+ * j0 (1 GPU, B only) runs from 0 on n1; j1 (1 GPU, any type) comes at 1 and joins it on
+ * n1; j2 (2 GPUs, A only) comes at 2: the three fit together (j1 on B), so j2 starts at
+ * once on n0 and ends at 102 under las (arrival order within a queue: j2 is weighed
+ * last) and gittins alike. Taking j1's request from type A first (the lowest type id)
+ * left j2 waiting 999 s for j1 to end. */
+static void test_typed_admission_wait(void)
+{
+    world w;
+    world_init(&w, 2, 2);
+    w.nodes[1].gpu_type = 2;
+    job_spec jobs[3] = {typed_job("j0", 0, 1000, 1, TYPE_B), typed_job("j1", 1, 1000, 1, 0),
+                        typed_job("j2", 2, 100, 2, TYPE_A)};
+    const policy_ops *pols[2] = {&policy_las, &policy_gittins};
+    for (int p = 0; p < 2; p++) {
+        run_opts o = {.pol = pols[p], .seed = 1};
+        run_out r = run(&w, jobs, 3, &o);
+        CHECK_EQ_I64(r.status, SIM_OK);
+        CHECK_FIELD(&r, "j0", F_END, "1000.000000");
+        CHECK_FIELD(&r, "j1", F_START, "1.000000");
+        CHECK_FIELD(&r, "j1", F_NODE, "n1");
+        CHECK_FIELD(&r, "j2", F_START, "2.000000");
+        CHECK_FIELD(&r, "j2", F_END, "102.000000");
+        CHECK_FIELD(&r, "j2", F_NODE, "n0");
+        CHECK_EQ_I64(r.sum.jobs_done, 3);
+        run_out_free(&r);
+    }
+    world_fini(&w);
+}
+
+/* n0: 2 GPUs of type A, n1: 2 of B. j2 (2 GPUs, A only, 1000 s) runs on n0 from 0; j1
+ * (2 GPUs, any type, 100 s) comes at 10 and goes first under srtf and srsf: it fits n1
+ * beside j2, so nothing is preempted: j1 runs 10..110, j2 ends at 1000. Counting j1
+ * against type A preempted j2 for 100 s (it ended at 1100). */
+static void test_typed_admission_preempt(void)
+{
+    world w;
+    world_init(&w, 2, 2);
+    w.nodes[1].gpu_type = 2;
+    job_spec jobs[2] = {typed_job("j2", 0, 1000, 2, TYPE_A), typed_job("j1", 10, 100, 2, 0)};
+    const policy_ops *pols[2] = {&policy_srtf, &policy_srsf};
+    for (int p = 0; p < 2; p++) {
+        run_opts o = {.pol = pols[p], .seed = 1};
+        run_out r = run(&w, jobs, 2, &o);
+        CHECK_EQ_I64(r.status, SIM_OK);
+        CHECK_FIELD(&r, "j1", F_START, "10.000000");
+        CHECK_FIELD(&r, "j1", F_END, "110.000000");
+        CHECK_FIELD(&r, "j1", F_NODE, "n1");
+        CHECK_FIELD(&r, "j2", F_END, "1000.000000");
+        CHECK_FIELD(&r, "j2", F_PREEMPT, "0");
+        run_out_free(&r);
+    }
+    world_fini(&w);
+}
+
+/* Three types, nested masks: n0 has 2 GPUs of type C, n1 2 of B, n2 2 of A. Under las
+ * (arrival order): x (2 GPUs, any type) runs on n0 from 0, y (2 GPUs, A or B) on n1
+ * from 1; z (2 GPUs, A only, 100 s) at 2 fits with them (x on C, y on B) and runs on n2
+ * 2..102; w (1 GPU, A or B, 50 s) at 3 does not: y, z and w ask 5 GPUs of A and B,
+ * which have 4. It waits, preempting nothing, until z ends: 102..152 on n2. Taking requests
+ * type by type (A first) counted x against A and y against B, so z waited for them
+ * until 1050. */
+static void test_typed_admission_nested(void)
+{
+    world w;
+    world_init(&w, 3, 2);
+    sim_intern_add(w.types, "C", 1, 0);
+    w.type_mem[3] = 16384;
+    w.nodes[0].gpu_type = 3;
+    w.nodes[1].gpu_type = 2;
+    w.nodes[2].gpu_type = 1;
+    job_spec jobs[4] = {typed_job("x", 0, 1000, 2, 0), typed_job("y", 1, 1000, 2, TYPE_A | TYPE_B),
+                        typed_job("z", 2, 100, 2, TYPE_A),
+                        typed_job("w", 3, 50, 1, TYPE_A | TYPE_B)};
+    run_opts o = {.pol = &policy_las, .seed = 1};
+    run_out r = run(&w, jobs, 4, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "x", F_NODE, "n0");
+    CHECK_FIELD(&r, "x", F_END, "1000.000000");
+    CHECK_FIELD(&r, "y", F_NODE, "n1");
+    CHECK_FIELD(&r, "y", F_END, "1001.000000");
+    CHECK_FIELD(&r, "z", F_START, "2.000000");
+    CHECK_FIELD(&r, "z", F_END, "102.000000");
+    CHECK_FIELD(&r, "w", F_START, "102.000000");
+    CHECK_FIELD(&r, "w", F_END, "152.000000");
+    CHECK_FIELD(&r, "w", F_NODE, "n2");
+    for (int i = 0; i < 4; i++)
+        CHECK_FIELD(&r, jobs[i].id, F_PREEMPT, "0");
+    CHECK_EQ_I64(r.sum.jobs_done, 4);
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 int main(void)
 {
     test_srtf();
@@ -620,5 +729,8 @@ int main(void)
     test_fast_restart_penalty();
     test_settled_equivalence();
     test_finish_with_node_back();
+    test_typed_admission_wait();
+    test_typed_admission_preempt();
+    test_typed_admission_nested();
     return check_done();
 }

@@ -794,8 +794,10 @@ typedef struct capacity {
     uint64_t types;
 } capacity;
 
-/* Take x's request from what is left of the types it accepts, in type order, if it fits.
- * O(types with capacity left). */
+/* Take x's request from what is left of the types it accepts, in type order, if it fits:
+ * exact where every job accepts every type or admission counts free GPUs (one capacity);
+ * with jobs tied to types, the rule only past HALL_TYPES types (see hall). O(types with
+ * capacity left). */
 static bool admit(capacity *c, uint64_t need, uint64_t mask)
 {
     if (need == 0)

@@ -4,10 +4,11 @@
  * quota their tenant has left, tenants in order of quota usage; one that finds no room
  * reclaims lent GPUs by preempting borrowers (jobs beyond their tenant's quota, of
  * tenants still over it; the most recently started first on the node where that takes
- * the least borrowed share, until GPUs, CPU and memory fit; a dry run checks first). Only while no
- * such job waits do the others start, borrowing idle GPUs beyond quota (borrow=false: a static
- * partition). Queues are ordered by aged predicted duration (models/duration.h: predicted when the
- * job becomes schedulable, learnt when it finishes, retrained on simulated time).
+ * the least borrowed share, until GPUs, CPU and memory fit; a dry run checks first).
+ * Only while no such job waits do the others start, borrowing idle GPUs beyond quota
+ * (borrow=false: a static partition). Queues are ordered by aged predicted duration
+ * (models/duration.h: predicted when the job becomes schedulable, learnt when it
+ * finishes, retrained on simulated time).
  * Invariant: the jobs a tenant started within quota never hold more than its quota.
  * Passes are incremental: with nothing released, only newly queued jobs are tried; the
  * low-priority queues are split by shape (shapeq.h), so a pass passes over all the jobs

@@ -29,6 +29,7 @@ typedef struct pjob {
     bool ls;                             /* latency-sensitive (LS or Guaranteed) */
     bool running;                        /* counted in ls_running */
     bool featureless;                    /* a GPU job without execution features */
+    bool recorded;                       /* its predictions are in jobs.csv (first start) */
     uint16_t type;                       /* type it runs on */
     uint16_t milli[SIM_MAX_GPU_TYPES];   /* predicted share; 0 = type not usable */
     uint32_t mem_mib[SIM_MAX_GPU_TYPES]; /* predicted GPU memory */
@@ -373,6 +374,11 @@ static int start_job(pred_state *s, const sim_view *v, sim_job_id id, const sim_
             s->next_monitor = v->now + (sim_time)llround(s->monitor_s * 1e6);
     }
     pj->running = true;
+    /* The predictions on the type the job first started on (a restart elsewhere keeps
+     * them). */
+    if (pj->recorded)
+        return SIM_OK;
+    pj->recorded = true;
     return sim_decide_predict(out, id, pj->time_s[t], pj->util[t]);
 }
 
@@ -419,21 +425,22 @@ static void be_held(const sim_view *v, uint32_t g, uint32_t *milli, uint64_t *me
     }
 }
 
-/* BE share that must leave GPU g for `milli` and `mem` to fit there, or UINT32_MAX when
- * even evicting every BE job on it would not do. */
-static uint32_t evict_cost(const sim_view *v, uint32_t g, uint32_t milli, uint64_t mem)
+/* BE share evicted from GPU g, largest share first as evict_for evicts, until `milli` and
+ * `mem` fit there: 0 when they fit already, UINT32_MAX when evicting every BE job on it
+ * would not do. Uses s->res. */
+static uint32_t evict_cost(pred_state *s, const sim_view *v, uint32_t g, uint32_t milli,
+                           uint64_t mem)
 {
-    uint32_t bm;
-    uint64_t bmem;
-    be_held(v, g, &bm, &bmem);
-    uint32_t freem = sim_view_gpu_free_milli(v, g);
+    uint32_t freem = sim_view_gpu_free_milli(v, g), cost = 0;
     uint64_t freemem = sim_view_gpu_free_mem(v, g);
-    if (freem + bm < milli || freemem + bmem < mem)
-        return UINT32_MAX;
-    if (freem >= milli && freemem >= mem)
-        return 0;
-    /* Memory alone short: at least one BE job must go. */
-    return freem >= milli ? 1 : milli - freem;
+    uint32_t nres = be_residents(s, v, g);
+    for (uint32_t q = 0; q < nres && (freem < milli || freemem < mem); q++) {
+        const sim_job *b = &v->jobs[s->res[q]];
+        freem += b->share_milli;
+        freemem += b->share_mem_mib;
+        cost += b->share_milli;
+    }
+    return freem >= milli && freemem >= mem ? cost : UINT32_MAX;
 }
 
 static bool node_resources_fit(const sim_view *v, const sim_job *j, uint32_t n)
@@ -480,7 +487,7 @@ static int evict_for(pred_state *s, const sim_view *v, sim_job_id id, policy_dec
             continue;
         uint32_t k = 0;
         for (uint32_t g = first; g < end; g++) {
-            uint32_t c = evict_cost(v, g, pj->milli[t], pj->mem_mib[t]);
+            uint32_t c = evict_cost(s, v, g, pj->milli[t], pj->mem_mib[t]);
             if (c != UINT32_MAX)
                 cost[k++] = c;
         }
@@ -519,7 +526,7 @@ static int evict_for(pred_state *s, const sim_view *v, sim_job_id id, policy_dec
             bool taken = false;
             for (uint32_t q = 0; q < done; q++)
                 taken |= chosen[q] == g;
-            uint32_t c = taken ? UINT32_MAX : evict_cost(v, g, milli, mem);
+            uint32_t c = taken ? UINT32_MAX : evict_cost(s, v, g, milli, mem);
             if (c < pick_cost) {
                 pick_cost = c;
                 pick = g;

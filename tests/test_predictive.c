@@ -248,6 +248,28 @@ static void per_type(void)
     done(&w);
 }
 
+/* The recorded predictions are those of the type a job first started on. util = batch
+ * + 0.1 x cores - 512: V100 batch, T4 batch - 256. A (LS) takes the V100 (node 0); B (BE,
+ * T4 244) starts on the T4; L (LS, T4 844) evicts it there; when A ends at 50, B
+ * restarts on the V100 (500) and keeps its T4 prediction, 244. */
+static void first_type_prediction(void)
+{
+    write_models(0.1, -512);
+    static const tjob jobs[] = {
+        {"A", 0, 50, SIM_QOS_LS, 900, 900, 0},
+        {"B", 1, 1000, SIM_QOS_BE, 500, 400, 0},
+        {"L", 2, 1000, SIM_QOS_LS, 1100, 800, 0},
+    };
+    tworld w;
+    if (!run(&w, "1xV100M16:1,1xT4:1", jobs, 3, 60, NULL))
+        return;
+    CHECK_EQ_I64(find(&w, "B")->preemptions, 1);
+    CHECK_EQ_I64(where(&w, "B", false), 0);
+    CHECK_EQ_I64(where(&w, "L", false), 1);
+    CHECK_NEAR(find(&w, "B")->pred_milli, 244, 1e-3);
+    done(&w);
+}
+
 static void eviction(void)
 {
     write_models(0, 0);
@@ -292,6 +314,30 @@ static void eviction(void)
         return;
     CHECK(find(&w, "B1")->state == SIM_JOB_RUNNING);
     CHECK(find(&w, "L2")->state == SIM_JOB_PENDING);
+    done(&w);
+}
+
+/* The node is chosen by the BE share its eviction really takes, whole jobs largest first:
+ * node 0 holds A (980): 20 free, A must go (980); node 1 holds B1, B2, B3 (500 + 250 +
+ * 240): 10 free, B1 alone makes room (500). L goes to node 1 and only B1 is evicted
+ * (GPU by GPU the least share that must leave, 480 on node 0 against 490, chose node 0). */
+static void eviction_cost(void)
+{
+    write_models(0, 0);
+    static const tjob jobs[] = {
+        {"A", 0, 10000, SIM_QOS_BE, 980, 980, 0},  {"B1", 1, 10000, SIM_QOS_BE, 500, 500, 0},
+        {"B2", 2, 10000, SIM_QOS_BE, 250, 250, 0}, {"B3", 3, 10000, SIM_QOS_BE, 240, 240, 0},
+        {"L", 4, 100, SIM_QOS_LS, 500, 500, 0},
+    };
+    tworld w;
+    if (!run(&w, "2xV100M16:1", jobs, 5, 5, NULL))
+        return;
+    CHECK_EQ_I64(where(&w, "L", false), 1);
+    CHECK_EQ_I64(find(&w, "A")->preemptions, 0);
+    CHECK_EQ_I64(where(&w, "A", false), 0);
+    CHECK_EQ_I64(find(&w, "B1")->preemptions, 1);
+    CHECK_EQ_I64(find(&w, "B2")->preemptions, 0);
+    CHECK_EQ_I64(find(&w, "B3")->preemptions, 0);
     done(&w);
 }
 
@@ -432,6 +478,8 @@ int main(void)
     control_step();
     worker_step();
     per_type();
+    first_type_prediction();
+    eviction_cost();
     eviction();
     monitor();
     throttle();

@@ -273,11 +273,19 @@ int study_dur_eval_trace(const study_dur_eval *a, FILE *out, sim_diag *d)
     if (st < 0)
         goto out;
     st = SIM_OK;
+    /* Training keeps the last `history` finished jobs. */
+    uint64_t kept = trained_on < a->cfg.history ? trained_on : a->cfg.history;
+    char trained[96];
+    if (kept < trained_on)
+        snprintf(trained, sizeof trained, "the last %llu (history) of the %llu",
+                 (unsigned long long)kept, (unsigned long long)trained_on);
+    else
+        snprintf(trained, sizeof trained, "the %llu", (unsigned long long)trained_on);
     fprintf(out,
-            "duration predictor on %s: %llu jobs; split at job %llu (t=%.0f s): trained on the "
-            "%llu jobs finished by then, tested on the %llu jobs submitted from then on%s\n",
-            a->trace, (unsigned long long)n_jobs, (unsigned long long)split, split_s,
-            (unsigned long long)trained_on, (unsigned long long)(n_jobs - split),
+            "duration predictor on %s: %llu jobs; split at job %llu (t=%.0f s): trained on %s "
+            "jobs finished by then, tested on the %llu jobs submitted from then on%s\n",
+            a->trace, (unsigned long long)n_jobs, (unsigned long long)split, split_s, trained,
+            (unsigned long long)(n_jobs - split),
             a->retrain_s > 0 ? " (retrained during the test)" : "");
     fputs("(a predictor that has no prediction for a job, before any job it learns from has "
           "finished, does not score it: `jobs` counts the jobs each one scored)\n",

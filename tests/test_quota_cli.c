@@ -309,6 +309,15 @@ int main(void)
     CHECK_EQ_I64(table_jobs(out, "gbt combined"), 240);
     CHECK_EQ_I64(table_jobs(out, "ridge global"), 240);
     CHECK_EQ_I64(table_jobs(out, "tenant last job"), 240);
+    CHECK(out && strstr(out, "trained on the 345 jobs finished by then") != NULL);
+    free(out);
+    /* With a history shorter than the jobs finished by the split, the line says the models
+     * were fitted on the last `history` of them. */
+    CHECK_EQ_I64(run("model eval --kind duration --trace " OUT "/gen.csv --min-history 20 "
+                     "--history 100"),
+                 0);
+    out = check_slurp(OUT "/out.txt", NULL);
+    CHECK(out && strstr(out, "trained on the last 100 (history) of the 345 jobs") != NULL);
     free(out);
     CHECK_EQ_I64(run("model eval --kind duration --jobs " OUT "/run/jobs.csv"), 0);
     out = check_slurp(OUT "/out.txt", NULL);

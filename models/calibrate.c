@@ -21,6 +21,8 @@ static const char bench_expected[] =
     "corun_rate,slowdown,trials,spread";
 
 #define MAX_MODES 16
+/* Bytes of a mode name, its NUL included (model_calib.mode). */
+#define MODE_MAX 32
 
 typedef struct row_vals {
     model_resource v, a;
@@ -35,8 +37,9 @@ static int parse_row(const csvin *in, const csvin_row *row, const int32_t *ix, r
         return csvin_field_error(in, row, ix[B_RES], "resource", what, d);
     if (!model_resource_parse(model__field(row, ix[B_PRES]), &r->a))
         return csvin_field_error(in, row, ix[B_PRES], "partner_resource", what, d);
-    if (csvin_empty(row, ix[B_MODE]))
-        return csvin_field_error(in, row, ix[B_MODE], "mode", "a sharing mode", d);
+    if (csvin_empty(row, ix[B_MODE]) || strlen(model__field(row, ix[B_MODE])) >= MODE_MAX)
+        return csvin_field_error(in, row, ix[B_MODE], "mode",
+                                 "a sharing mode of 1 to 31 characters", d);
     return csvin_double(in, row, ix[B_SLOW], "slowdown", 1e-6, 1e6, &r->slowdown, d);
 }
 
@@ -45,13 +48,15 @@ int model_calibrate(const char *path, const char *mode, model_calib *out, sim_di
     memset(out, 0, sizeof *out);
     csvin *in;
     int32_t ix[B_N];
-    int st = model__table_open(&in, path, bench_cols, B_N, bench_required, bench_expected, ix, d);
+    uint32_t nh;
+    int st =
+        model__table_open(&in, path, bench_cols, B_N, bench_required, bench_expected, ix, &nh, d);
     if (st != SIM_OK)
         return st;
-    char modes[MAX_MODES][32];
+    char modes[MAX_MODES][MODE_MAX];
     uint32_t n_modes = 0, n_rows = 0;
     csvin_row row;
-    while ((st = csvin_next(in, &row, d)) == 1) {
+    while ((st = model__table_next(in, &row, nh, d)) == 1) {
         row_vals r;
         if ((st = parse_row(in, &row, ix, &r, d)) != SIM_OK)
             break;
@@ -85,16 +90,16 @@ int model_calibrate(const char *path, const char *mode, model_calib *out, sim_di
 
     enum { P = MODEL_RES_COUNT * MODEL_RES_COUNT };
     gsl_matrix *X = gsl_matrix_calloc(n_rows, P);
-    gsl_vector *y = gsl_vector_alloc(n_rows), *c = gsl_vector_alloc(P);
+    gsl_vector *y = gsl_vector_calloc(n_rows), *c = gsl_vector_alloc(P);
     if (!X || !y || !c) {
         st = sim_diag_set(d, SIM_ENOMEM, path, 0, 0, "out of memory");
         goto out;
     }
-    if ((st = model__table_open(&in, path, bench_cols, B_N, bench_required, bench_expected, ix,
+    if ((st = model__table_open(&in, path, bench_cols, B_N, bench_required, bench_expected, ix, &nh,
                                 d)) != SIM_OK)
         goto out;
     uint32_t q = 0;
-    while ((st = csvin_next(in, &row, d)) == 1 && q < n_rows) {
+    while ((st = model__table_next(in, &row, nh, d)) == 1 && q < n_rows) {
         if (strcmp(model__field(&row, ix[B_MODE]), out->mode) != 0)
             continue;
         row_vals r;
@@ -112,6 +117,10 @@ int model_calibrate(const char *path, const char *mode, model_calib *out, sim_di
     csvin_close(in);
     if (st < 0)
         goto out;
+    if (q != n_rows) { /* the file changed between the two reads */
+        st = sim_diag_set(d, SIM_EIO, path, 0, 0, "the file changed while it was read");
+        goto out;
+    }
     double chisq = 0;
     if ((st = model__nnls(X, y, NULL, c, &chisq)) != SIM_OK) {
         st = sim_diag_set(d, st, path, 0, 0, "the least-squares fit failed");

@@ -102,7 +102,7 @@ static int load_specs(const char *path, spec_row **out, uint32_t *n_out, sim_dia
 {
     csvin *in;
     int32_t ix[S_N];
-    int st = model__table_open(&in, path, spec_cols, S_N, NULL, spec_header, ix, d);
+    int st = model__table_open(&in, path, spec_cols, S_N, NULL, spec_header, ix, NULL, d);
     if (st != SIM_OK)
         return st;
     spec_row *rows = NULL;
@@ -170,7 +170,8 @@ static int load_labels(const char *path, label_row **out, uint32_t *n_out, sim_d
 {
     csvin *in;
     int32_t ix[L_N];
-    int st = model__table_open(&in, path, label_cols, L_N, NULL, "dataset,label,gpu_id,...", ix, d);
+    int st = model__table_open(&in, path, label_cols, L_N, NULL, "dataset,label,gpu_id,...", ix,
+                               NULL, d);
     if (st != SIM_OK)
         return st;
     label_row *rows = NULL;
@@ -225,7 +226,7 @@ static int load_names(const char *path, const spec_row *specs, uint32_t n_specs,
     csvin *in;
     int32_t ix[N_N];
     int st = model__table_open(&in, path, name_cols, N_N, NULL,
-                               "name,spec_id,memory_gib,labels,assumed", ix, d);
+                               "name,spec_id,memory_gib,labels,assumed", ix, NULL, d);
     if (st != SIM_OK)
         return st;
     name_row *rows = NULL;
@@ -571,7 +572,7 @@ int model_derive_gavel_steps(const char *isolated, const model_catalog *cat, FIL
     csvin *in;
     int32_t ix[G_N];
     int st = model__table_open(&in, isolated, gavel_iso_cols, G_N, NULL,
-                               "worker_type,job_type,scale_factor,steps_per_sec", ix, d);
+                               "worker_type,job_type,scale_factor,steps_per_sec", ix, NULL, d);
     if (st != SIM_OK)
         return st;
     strlist jobs = {0};
@@ -644,7 +645,7 @@ int model_derive_gavel_pairs(const char *colocated, const model_catalog *cat, FI
     int st = model__table_open(&in, colocated, gavel_pair_cols, P_N, NULL,
                                "worker_type,job_type_a,scale_factor_a,job_type_b,scale_factor_b,"
                                "...,norm_speed_a,norm_speed_b",
-                               ix, d);
+                               ix, NULL, d);
     if (st != SIM_OK)
         return st;
     strlist jobs = {0};
@@ -752,7 +753,7 @@ static int pollux_app(const char *path, double *step_time, uint64_t *bsz, sim_di
     csvin *in;
     int32_t ix[X_N];
     int st = model__table_open(&in, path, pollux_cols, X_N, NULL,
-                               "placement,local_bsz,step_time,sync_time", ix, d);
+                               "placement,local_bsz,step_time,sync_time", ix, NULL, d);
     if (st != SIM_OK)
         return st;
     *bsz = 0;

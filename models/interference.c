@@ -71,8 +71,9 @@ int model_contention_load(model_contention *C, const char *path, sim_diag *d)
     memset(C, 0, sizeof *C);
     csvin *in;
     int32_t ix[K_N];
-    int st =
-        model__table_open(&in, path, coef_cols, K_N, NULL, "victim,aggressor,coefficient", ix, d);
+    uint32_t nh;
+    int st = model__table_open(&in, path, coef_cols, K_N, NULL, "victim,aggressor,coefficient", ix,
+                               &nh, d);
     if (st != SIM_OK)
         return st;
     long seen[MODEL_RES_COUNT][MODEL_RES_COUNT] = {{0}};
@@ -81,7 +82,7 @@ int model_contention_load(model_contention *C, const char *path, sim_diag *d)
              res_names[2], res_names[3]);
     csvin_row row;
     uint32_t rows = 0;
-    while ((st = csvin_next(in, &row, d)) == 1) {
+    while ((st = model__table_next(in, &row, nh, d)) == 1) {
         model_resource v, a;
         rows++;
         if (!model_resource_parse(model__field(&row, ix[K_VICTIM]), &v)) {
@@ -314,7 +315,7 @@ static int load_pairs(const model_catalog *cat, sim_intern *names, const char *p
     csvin *in;
     int32_t ix[Q_N];
     int st = model__table_open(&in, path, pair_cols, Q_N, NULL,
-                               "gpu_type,job_type_a,job_type_b,speed_a,speed_b", ix, d);
+                               "gpu_type,job_type_a,job_type_b,speed_a,speed_b", ix, NULL, d);
     if (st != SIM_OK)
         return st;
     pair_rec *rows = NULL;

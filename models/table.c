@@ -9,7 +9,8 @@
 #include <string.h>
 
 int model__table_open(csvin **in, const char *path, const char *const *cols, size_t n,
-                      const bool *required, const char *expected, int32_t *ix, sim_diag *d)
+                      const bool *required, const char *expected, int32_t *ix, uint32_t *n_header,
+                      sim_diag *d)
 {
     int st = csvin_open(in, path, ',', d);
     if (st != SIM_OK)
@@ -29,10 +30,20 @@ int model__table_open(csvin **in, const char *path, const char *const *cols, siz
                               "missing column '%s'; expected the header %s", cols[i], expected);
             goto out_close;
         }
+    if (n_header)
+        *n_header = row.n;
     return SIM_OK;
 out_close:
     csvin_close(*in);
     *in = NULL;
+    return st;
+}
+
+int model__table_next(csvin *in, csvin_row *row, uint32_t n_header, sim_diag *d)
+{
+    int st = csvin_next(in, row, d);
+    if (st == 1 && (st = csvin_row_width(in, row, n_header, d)) == SIM_OK)
+        st = 1;
     return st;
 }
 

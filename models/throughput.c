@@ -81,7 +81,7 @@ static int load_table(model_throughput *m, uint32_t pi, uint16_t exclude, sim_di
     csvin *in;
     int32_t ix[T_N];
     int st = model__table_open(&in, path, steps_cols, T_N, NULL,
-                               "job_type,scale_factor,gpu_type,steps_per_sec", ix, d);
+                               "job_type,scale_factor,gpu_type,steps_per_sec", ix, NULL, d);
     if (st != SIM_OK)
         return st;
     csvin_row row;

@@ -45,12 +45,13 @@ void sim__job_touch(sim_engine *e, sim_job_id id)
         }
         /* A periodic checkpoint since the last update (the speed was constant since; 0
          * while paused): the work done at the latest one. */
-        double iv = e->cfg.checkpoint_interval_s;
+        sim_time iv = sim__checkpoint_us(e);
         if (placed && iv > 0) {
-            double prev = (double)(j->last_update_us - j->last_start_us) / 1e6;
-            double ck = floor((double)(e->now - j->last_start_us) / 1e6 / iv) * iv;
+            /* In whole microseconds: a failure at a checkpoint's microsecond keeps it. */
+            sim_time prev = j->last_update_us - j->last_start_us;
+            sim_time ck = (e->now - j->last_start_us) / iv * iv;
             if (ck > prev) {
-                double w = before + speed * (ck - prev);
+                double w = before + speed * (double)(ck - prev) / 1e6;
                 j->ckpt_work_s = w < j->work_total_s ? w : j->work_total_s;
             }
         }
@@ -67,6 +68,12 @@ void sim__mark_dirty(sim_engine *e, sim_job_id id)
     sim__job_touch(e, id);
     e->job_dirty[id] = 1;
     e->dirty[e->n_dirty++] = id;
+}
+
+void sim__work_changed(sim_engine *e, sim_job_id id)
+{
+    sim__mark_dirty(e, id);
+    e->job_dirty[id] = 2;
 }
 
 void sim__set_speed(sim_engine *e, sim_job_id id, double speed)
@@ -441,9 +448,8 @@ static double lose_since_checkpoint(sim_engine *e, sim_job *j)
     if (!(lost > 0))
         lost = 0;
     /* The GPUs were held for the lost work's run time: the time since that checkpoint. */
-    double iv = e->cfg.checkpoint_interval_s;
-    double seg = (double)(e->now - j->last_start_us) / 1e6;
-    double held = iv > 0 ? fmod(seg, iv) : seg;
+    sim_time iv = sim__checkpoint_us(e), seg = e->now - j->last_start_us;
+    double held = (double)(iv > 0 ? seg % iv : seg) / 1e6;
     j->work_done_s -= lost;
     j->ckpt_work_s = j->work_done_s;
     j->lost_work_s += lost;
@@ -1106,6 +1112,7 @@ static int shrink(policy_decisions *out, sim_job_id id, uint32_t count, bool res
         j->work_total_s += e->cfg.restart_penalty_s;
         j->last_start_us = e->now;
         sim__note_loss(e, j);
+        sim__work_changed(e, id); /* its finish moves even where its speed does not */
     }
     uint32_t keep = j->replicas - count;
     sim__rep_account(e, j, keep);

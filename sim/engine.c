@@ -225,6 +225,9 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     if (!e)
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     e->cfg = *cfg;
+    e->checkpoint_us = cfg->checkpoint_interval_s > 0
+                           ? (sim_time)fmax(1, llround(cfg->checkpoint_interval_s * 1e6))
+                           : 0;
     e->world = *world;
     if (world->rate)
         e->rate = *world->rate;
@@ -793,19 +796,22 @@ static double job_speed(sim_engine *e, sim_job_id id)
 }
 
 /* Recompute the speed of every dirty job and schedule its finish. A job whose speed
- * did not change keeps its finish event: last_update + left / speed is unchanged. */
+ * did not change keeps its finish event: last_update + left / speed is unchanged, unless
+ * its work changed (job_dirty 2: a restart in place, sim__work_changed). */
 static int update_rates(sim_engine *e)
 {
     for (uint32_t i = 0; i < e->n_dirty; i++) {
         sim_job_id id = e->dirty[i];
         if (!e->job_dirty[id])
             continue;
+        bool work_changed = e->job_dirty[id] == 2;
         e->job_dirty[id] = 0;
         sim_job *j = &e->jobs[id];
         double speed = job_speed(e, id);
-        if (speed == j->speed)
+        if (speed == j->speed && !work_changed)
             continue;
-        sim__set_speed(e, id, speed);
+        if (speed != j->speed)
+            sim__set_speed(e, id, speed);
         e->job_version[id]++;
         if (speed <= 0)
             continue;
@@ -1348,9 +1354,19 @@ static int node_down(sim_engine *e, uint32_t n, uint32_t from_process)
         for (uint32_t a = e->jobs[id].role_head; a != NIL && !hit; a = e->allocs[a].next_in_job)
             hit = e->allocs[a].node == n;
         if (hit) {
-            sim__requeue(e, id, false, false);
-            if (e->pol->on_requeue)
-                e->pol->on_requeue(e->pst, &e->v, id);
+            /* A job with less than a microsecond of work left finishes at this moment
+             * (its finish event may stand behind the failure's at the same time). */
+            sim_job *j = &e->jobs[id];
+            sim__job_touch(e, id);
+            if (j->speed > 0 && (j->work_total_s - j->work_done_s) / j->speed * 1e6 < 1) {
+                int st = finish_job(e, id);
+                if (st != SIM_OK)
+                    return st;
+            } else {
+                sim__requeue(e, id, false, false);
+                if (e->pol->on_requeue)
+                    e->pol->on_requeue(e->pst, &e->v, id);
+            }
         }
         id = next;
     }
@@ -1597,7 +1613,9 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
                 break;
             case EV_NODE_DOWN:
                 if ((st = node_down(e, ev.obj, ev.version)) != SIM_OK)
-                    return sim_diag_set(d, st, NULL, 0, 0, "out of memory");
+                    return sim_diag_set(d, st, NULL, 0, 0,
+                                        st == SIM_ENOMEM ? "out of memory"
+                                                         : "cannot write jobs.csv");
                 changed = true;
                 break;
             case EV_DEMAND: {
@@ -1688,8 +1706,8 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
          * no job finished or was left nearer its end, or nothing ran: the policy cuts
          * every run segment before it gains more than it loses, or leaves idle GPUs to
          * jobs it never starts (a livelock). The jobs left are reported as unfinished. */
-        if (e->n_progressing == 0 && e->jobs_in_flight > 0)
-            e->stall++;
+        if (changed && e->n_progressing == 0 && e->jobs_in_flight > 0)
+            e->stall++; /* a scheduling point (not a sample alone) at which nothing runs */
         if (e->cfg.stall_limit && e->stall >= e->cfg.stall_limit && !e->has_next) {
             e->sum.stalled = true;
             e->sum.stalled_at_us = now;

@@ -71,6 +71,7 @@ typedef struct fit_entry {
 
 struct sim_engine {
     sim_config cfg;
+    sim_time checkpoint_us; /* cfg.checkpoint_interval_s in whole microseconds (0: none) */
     sim_world world;
     sim_rate_model rate;
     const policy_ops *pol;
@@ -232,6 +233,15 @@ struct sim_engine {
 /* decide.c: accounting primitives used by the loop too. */
 void sim__job_touch(sim_engine *e, sim_job_id id);
 void sim__mark_dirty(sim_engine *e, sim_job_id id);
+/* Job id's work done or total changed in place (a restart that keeps it placed): its
+ * finish is scheduled again at the next update of speeds, even at the same speed. */
+void sim__work_changed(sim_engine *e, sim_job_id id);
+
+/* The periodic checkpoint interval in microseconds, 0 for none. */
+static inline sim_time sim__checkpoint_us(const sim_engine *e)
+{
+    return e->checkpoint_us;
+}
 void sim__set_speed(sim_engine *e, sim_job_id id, double speed);
 int sim__grow_allocs(sim_engine *e);
 void sim__release_allocs(sim_engine *e, sim_job_id id);

@@ -493,6 +493,58 @@ static void test_lost_work_speed(void)
     free(sum);
 }
 
+/* Moments the core must get right (each computed by hand):
+ *  - a node failing at the microsecond a job ends: the job is done (its run [0, 1000)
+ *    and the outage [1000, 1100) do not overlap), nothing lost;
+ *  - samples are not scheduling points: with the node down 400..5000 and a stall limit
+ *    of 20, 100 s samples must not stop the run; the job restarts at 5000, ends at 6000;
+ *  - a restarting scale-in redoes the lost work even where the job's speed does not
+ *    change (--amdahl 0): o (2 replicas) is scaled in at 300 for the service's third
+ *    replica, goes back to 0 with 1000 + 50 s of work, and ends at 1350;
+ *  - checkpoints fall on whole microseconds: every 0.1 s, a failure at 0.3 keeps the
+ *    0.3 s done; the job resumes at 1 and ends at 10.7. */
+static void test_failure_moments(void)
+{
+    check_put("fm1.csv", "job_id,submit_time,duration,num_gpus\na,0,1000,1\n");
+    check_put("fm_f1.csv", "node,down_s,up_s\nnode-0000,1000,1100\n");
+    CHECK_EQ_I64(run("run --trace fm1.csv --cluster 1xV100M32:1 --policy fifo --failures "
+                     "fm_f1.csv --quiet --out fm_a"),
+                 0);
+    char *j = check_slurp("fm_a/jobs.csv", NULL);
+    CHECK(j && strstr(j, "\na,,,0,done,0.000000,0.000000,1000.000000,"));
+    free(j);
+    char *sum = check_slurp("fm_a/summary.json", NULL);
+    CHECK(sum && strstr(sum, "\"lost_work_s\": 0.000000"));
+    free(sum);
+
+    check_put("fm_f2.csv", "node,down_s,up_s\nnode-0000,400,5000\n");
+    CHECK_EQ_I64(run("run --trace fm1.csv --cluster 1xV100M32:1 --policy fifo --failures "
+                     "fm_f2.csv --stall-limit 20 --sample-interval 100 --quiet --out fm_b"),
+                 0);
+    j = check_slurp("fm_b/jobs.csv", NULL);
+    CHECK(j && strstr(j, "\na,,,0,done,0.000000,0.000000,6000.000000,"));
+    free(j);
+
+    check_put("fm3.csv", "job_id,submit_time,duration,num_gpus,replicas,min_replicas,"
+                         "max_replicas,qos\ns,0,2000,1,1,1,4,LS\no,0,1000,2,2,1,4,BE\n");
+    check_put("fm_d3.csv", "service,time,replicas\ns,0,1\ns,300,3\n");
+    CHECK_EQ_I64(run("run --trace fm3.csv --cluster 1xV100M32:4 --policy elastic --demand "
+                     "fm_d3.csv --amdahl 0 --restart-penalty 50 --quiet --out fm_c"),
+                 0);
+    j = check_slurp("fm_c/jobs.csv", NULL);
+    CHECK(j && strstr(j, "\no,,BE,0,done,0.000000,0.000000,1350.000000,"));
+    free(j);
+
+    check_put("fm4.csv", "job_id,submit_time,duration,num_gpus\na,0,10,1\n");
+    check_put("fm_f4.csv", "node,down_s,up_s\nnode-0000,0.3,1\n");
+    CHECK_EQ_I64(run("run --trace fm4.csv --cluster 1xV100M32:1 --policy fifo --failures "
+                     "fm_f4.csv --checkpoint-interval 0.1 --quiet --out fm_d"),
+                 0);
+    j = check_slurp("fm_d/jobs.csv", NULL);
+    CHECK(j && strstr(j, "\na,,,0,done,0.000000,0.000000,10.700000,"));
+    free(j);
+}
+
 static void test_stall_limit(void)
 {
     check_put("stall.csv", "job_id,submit_time,duration,num_gpus\na,0,1000,1\nb,1,1000,1\n");
@@ -679,6 +731,7 @@ int main(void)
     test_services_and_servers();
     test_tenant_rows();
     test_stall_limit();
+    test_failure_moments();
     test_lost_work_speed();
     test_roles_every_policy();
     test_lost_work_total();

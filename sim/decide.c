@@ -36,6 +36,9 @@ void sim__job_touch(sim_engine *e, sim_job_id id)
     if (dt_us > 0) {
         double dt = (double)dt_us / 1e6, before = j->work_done_s;
         bool placed = j->state == SIM_JOB_RUNNING || j->state == SIM_JOB_PAUSED;
+        /* The GPUs held are constant since the last update (every change touches). */
+        double held = placed ? sim__job_gpus_held(e, j) : 0, before_gpu = j->placed_gpu_s;
+        j->placed_gpu_s += held * dt;
         double speed = j->state == SIM_JOB_RUNNING ? j->speed : 0;
         if (j->state == SIM_JOB_RUNNING) {
             j->work_done_s += j->speed * dt;
@@ -53,6 +56,7 @@ void sim__job_touch(sim_engine *e, sim_job_id id)
             if (ck > prev) {
                 double w = before + speed * (double)(ck - prev) / 1e6;
                 j->ckpt_work_s = w < j->work_total_s ? w : j->work_total_s;
+                j->ckpt_gpu_s = before_gpu + held * (double)(ck - prev) / 1e6;
             }
         }
         if (placed)
@@ -447,15 +451,15 @@ static double lose_since_checkpoint(sim_engine *e, sim_job *j)
     double lost = j->work_done_s - j->ckpt_work_s;
     if (!(lost > 0))
         lost = 0;
-    /* The GPUs were held for the lost work's run time: the time since that checkpoint. */
-    sim_time iv = sim__checkpoint_us(e), seg = e->now - j->last_start_us;
-    double held = (double)(iv > 0 ? seg % iv : seg) / 1e6;
+    /* The GPUs held since that checkpoint, as many as the job held at each moment. */
+    double held = j->placed_gpu_s - j->ckpt_gpu_s;
     j->work_done_s -= lost;
     j->ckpt_work_s = j->work_done_s;
+    j->ckpt_gpu_s = j->placed_gpu_s;
     j->lost_work_s += lost;
     e->sum.lost_work_s += lost;
-    if (lost > 0)
-        e->sum.lost_gpu_seconds += held * sim__job_gpus_held(e, j);
+    if (lost > 0 && held > 0)
+        e->sum.lost_gpu_seconds += held;
     return lost;
 }
 
@@ -993,6 +997,7 @@ int sim_decide_start(policy_decisions *out, sim_job_id id, const sim_placement *
         j->work_total_s += e->cfg.restart_penalty_s;
     j->last_start_us = e->now;
     j->ckpt_work_s = j->work_done_s;
+    j->ckpt_gpu_s = j->placed_gpu_s;
     sim__list_append(e, id, true);
     e->tstats[j->spec.tenant].pending--;
     e->tstats[j->spec.tenant].running++;

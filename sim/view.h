@@ -69,6 +69,8 @@ typedef struct sim_job {
     double speed;             /* reference seconds per second, current */
     double speed_factor;      /* policy-set multiplier (1 by default) */
     double attained_gpu_s;    /* GPU-seconds of service received so far (while running) */
+    double placed_gpu_s;      /* GPU-seconds held so far (running or paused) */
+    double ckpt_gpu_s;        /* placed_gpu_s when ckpt_work_s was taken */
     sim_time placed_us;       /* time spent holding resources (running or paused) */
     double lost_work_s;       /* reference work lost: preemptions without checkpoint,
                                  failures, scale-ins */

@@ -543,6 +543,21 @@ static void test_failure_moments(void)
     j = check_slurp("fm_d/jobs.csv", NULL);
     CHECK(j && strstr(j, "\na,,,0,done,0.000000,0.000000,10.700000,"));
     free(j);
+
+    /* Lost GPU time counts the GPUs held at each moment: a service of 1 replica grows to
+     * 3 at 100 and its node fails at 200 (no checkpoint): the 200 s lost held 100 x 1 +
+     * 100 x 3 = 400 GPU-s, 0.111111 h (not 200 x 3). */
+    check_put("fm5.csv", "job_id,submit_time,duration,num_gpus,replicas,min_replicas,"
+                         "max_replicas,qos\ns,0,1000,1,1,1,4,LS\n");
+    check_put("fm_d5.csv", "service,time,replicas\ns,0,1\ns,100,3\n");
+    check_put("fm_f5.csv", "node,down_s,up_s\nnode-0000,200,300\n");
+    CHECK_EQ_I64(run("run --trace fm5.csv --cluster 1xV100M32:4 --policy rigid-min --demand "
+                     "fm_d5.csv --failures fm_f5.csv --quiet --out fm_e"),
+                 0);
+    sum = check_slurp("fm_e/summary.json", NULL);
+    CHECK(sum && strstr(sum, "\"lost_work_s\": 200.000000") &&
+          strstr(sum, "\"lost_gpu_hours\": 0.111111"));
+    free(sum);
 }
 
 static void test_stall_limit(void)

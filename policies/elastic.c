@@ -79,6 +79,14 @@ typedef struct opt_list {
     uint32_t cur; /* round scratch: the next entry to visit */
 } opt_list;
 
+/* What the passes remember of an engine shape. */
+typedef struct shape_memo {
+    uint64_t fail_pass; /* the last pass in which a job of it found no room ... */
+    uint32_t fail_n;    /* ... for this many trainers */
+    uint32_t fit_gen;   /* static: the shape's shape_gen + 1 when fit_n is known */
+    uint64_t fit_n;     /* ... the replicas of it the offline nodes hold */
+} shape_memo;
+
 /* optimus: per-job state of an allocation round. */
 typedef struct opt_job {
     uint32_t target; /* trainers allocated this round */
@@ -113,11 +121,8 @@ typedef struct elastic_state {
                            the order handed out (each takes a GPU: at most n_gpus) */
     uint32_t grants_cap;
     uint64_t pass;          /* start_pending passes made */
-    uint64_t *fail_pass;    /* per shape: the last pass in which a job of it found no room ... */
-    uint32_t *fail_n;       /* ... for this many trainers */
-    uint32_t fail_cap;      /* shapes those have room for (and the two below) */
-    uint32_t *fit_gen;      /* static, per shape: its shape_gen + 1 when fit_n is known */
-    uint64_t *fit_n;        /* ... the replicas of it the offline nodes hold */
+    shape_memo *memo;       /* per engine shape (zeroed as it grows) */
+    uint32_t memo_cap;
     bool any_bounds;        /* a job with min_replicas or max_replicas has arrived */
     opt_list *lists;        /* optimus: the pending offline jobs by (lo, g) */
     uint32_t n_lists, lists_cap;
@@ -257,10 +262,7 @@ static void elastic_fini(void *st)
         sim_free(s->lists[i].e);
     sim_free(s->lists);
     sim_free(s->vis);
-    sim_free(s->fail_pass);
-    sim_free(s->fail_n);
-    sim_free(s->fit_gen);
-    sim_free(s->fit_n);
+    sim_free(s->memo);
     sim_free(s->svc_nodes);
     sim_free(s->off_nodes);
     place_ws_fini(&s->ws);
@@ -601,29 +603,30 @@ static int try_pending(elastic_state *s, const sim_view *v, sim_job_id id, polic
     bounds(j, &lo, &hi);
     sim_placement p;
     uint32_t n = lo;
+    shape_memo *m = j->shape < s->memo_cap ? &s->memo[j->shape] : NULL;
     if (s->mode == M_STATIC && hi > lo) {
         /* At max_replicas, or as many as the offline slice holds. */
         uint64_t fit;
-        if (j->shape < s->fail_cap && s->fit_gen[j->shape] == v->shape_gen[j->shape] + 1) {
-            fit = s->fit_n[j->shape];
+        if (m && m->fit_gen == v->shape_gen[j->shape] + 1) {
+            fit = m->fit_n;
         } else {
             fit = slice_fit(s, v, j);
-            if (j->shape < s->fail_cap) {
-                s->fit_gen[j->shape] = v->shape_gen[j->shape] + 1;
-                s->fit_n[j->shape] = fit;
+            if (m) {
+                m->fit_gen = v->shape_gen[j->shape] + 1;
+                m->fit_n = fit;
             }
         }
         n = hi < fit ? hi : (uint32_t)fit;
         if (n < lo)
             n = lo;
     }
-    if (j->shape < s->fail_cap && s->fail_pass[j->shape] == s->pass && s->fail_n[j->shape] == n)
+    if (m && m->fail_pass == s->pass && m->fail_n == n)
         return SIM_OK;
     if (place_n(s, v, id, n, &p))
         return sim_decide_start(out, id, &p);
-    if (j->shape < s->fail_cap) {
-        s->fail_pass[j->shape] = s->pass;
-        s->fail_n[j->shape] = n;
+    if (m) {
+        m->fail_pass = s->pass;
+        m->fail_n = n;
     }
     return SIM_OK;
 }
@@ -640,28 +643,10 @@ static int start_pending(elastic_state *s, const sim_view *v, policy_decisions *
     if (by_shape && !s->any_bounds && v->n_services == 0)
         return place_pass_run(&s->ws, v, out, 0, place_score_most_allocated, NULL,
                               PLACE_GPU_MOST_USED, false);
-    if (v->n_shapes > s->fail_cap) {
-        uint32_t cap = s->fail_cap ? s->fail_cap : 64;
-        while (cap < v->n_shapes)
-            cap *= 2;
-        uint64_t *fp = sim_reallocarray(s->fail_pass, cap, sizeof *fp);
-        if (fp)
-            s->fail_pass = fp;
-        uint32_t *fn = sim_reallocarray(s->fail_n, cap, sizeof *fn);
-        if (fn)
-            s->fail_n = fn;
-        uint32_t *fg = sim_reallocarray(s->fit_gen, cap, sizeof *fg);
-        if (fg)
-            s->fit_gen = fg;
-        uint64_t *fv = sim_reallocarray(s->fit_n, cap, sizeof *fv);
-        if (fv)
-            s->fit_n = fv;
-        if (!fp || !fn || !fg || !fv)
-            return SIM_ENOMEM;
-        memset(s->fail_pass + s->fail_cap, 0, (cap - s->fail_cap) * sizeof *fp);
-        memset(s->fit_gen + s->fail_cap, 0, (cap - s->fail_cap) * sizeof *fg);
-        s->fail_cap = cap;
-    }
+    uint32_t had = s->memo_cap;
+    if (!sim_reserve((void **)&s->memo, &s->memo_cap, v->n_shapes, sizeof *s->memo))
+        return SIM_ENOMEM;
+    memset(s->memo + had, 0, (s->memo_cap - had) * sizeof *s->memo);
     s->pass++;
     for (uint32_t id = v->pending_head; id != SIM_JOB_NONE;) {
         uint32_t next = sim_view_next(v, id); /* before deciding: a start moves the job */

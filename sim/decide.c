@@ -44,7 +44,7 @@ void sim__job_touch(sim_engine *e, sim_job_id id)
             j->work_done_s += j->speed * dt;
             if (j->work_done_s > j->work_total_s)
                 j->work_done_s = j->work_total_s;
-            j->attained_gpu_s += dt * sim__job_gpus_held(e, j);
+            j->attained_gpu_s += dt * held;
         }
         /* A periodic checkpoint since the last update (the speed was constant since; 0
          * while paused): the work done at the latest one. */

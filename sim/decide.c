@@ -48,7 +48,7 @@ void sim__job_touch(sim_engine *e, sim_job_id id)
         }
         /* A periodic checkpoint since the last update (the speed was constant since; 0
          * while paused): the work done at the latest one. */
-        sim_time iv = sim__checkpoint_us(e);
+        sim_time iv = e->checkpoint_us;
         if (placed && iv > 0) {
             /* In whole microseconds: a failure at a checkpoint's microsecond keeps it. */
             sim_time prev = j->last_update_us - j->last_start_us;

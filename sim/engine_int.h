@@ -237,11 +237,6 @@ void sim__mark_dirty(sim_engine *e, sim_job_id id);
  * finish is scheduled again at the next update of speeds, even at the same speed. */
 void sim__work_changed(sim_engine *e, sim_job_id id);
 
-/* The periodic checkpoint interval in microseconds, 0 for none. */
-static inline sim_time sim__checkpoint_us(const sim_engine *e)
-{
-    return e->checkpoint_us;
-}
 void sim__set_speed(sim_engine *e, sim_job_id id, double speed);
 int sim__grow_allocs(sim_engine *e);
 void sim__release_allocs(sim_engine *e, sim_job_id id);

@@ -39,6 +39,7 @@ typedef struct ctx {
     const char *dup_at; /* the first member name given twice (d says so), or NULL */
     const char *nul_at;   /* the first \u0000 in a string, or NULL */
     const char *quote_at; /* the first member name in single quotes, or NULL */
+    const char *big_at;   /* the first number json-c cannot hold as written, or NULL */
 } ctx;
 
 /* A value's path ("policies[2].options") into out (PATH_LEN bytes). */
@@ -236,6 +237,35 @@ static bool dup_key(ctx *c, const char *key, size_t len, const char *first_key)
     return true;
 }
 
+/* Whether the number [p, end) (any other literal passes) is one json-c reads as written:
+ * it reads an integer beyond 64 bits as the nearest bound (-2^63 or 2^64 - 1), a number
+ * beyond a double's range as an infinity and one too small for it as 0, without a word. */
+static bool number_fits(const char *p, const char *end)
+{
+    bool neg = p < end && *p == '-';
+    const char *d = p + neg;
+    if (d >= end || !isdigit((unsigned char)*d))
+        return true; /* true, false, null */
+    for (const char *q = d; q < end; q++)
+        if (!isdigit((unsigned char)*q)) {
+            size_t n = (size_t)(end - p);
+            char *buf = sim_calloc(n + 1, 1);
+            if (!buf)
+                return true; /* json-c read it: the run's own check of the value is left */
+            memcpy(buf, p, n);
+            errno = 0;
+            double x = strtod(buf, NULL);
+            bool fits = errno != ERANGE && isfinite(x);
+            sim_free(buf);
+            return fits;
+        }
+    while (d + 1 < end && *d == '0')
+        d++;
+    const char *max = neg ? "9223372036854775808" : "18446744073709551615";
+    size_t n = (size_t)(end - d), m = strlen(max);
+    return n < m || (n == m && memcmp(d, max, m) <= 0);
+}
+
 /* Record the value at c->p (already known to be valid JSON) and its descendants. */
 static bool scan_value(ctx *c, const char *path, int depth)
 {
@@ -313,8 +343,11 @@ static bool scan_value(ctx *c, const char *path, int depth)
         scan_string(c, NULL, 0);
         return true;
     }
+    const char *num = c->p;
     while (c->p < c->end && !strchr(",]} \t\r\n", *c->p))
         c->p++;
+    if (!c->big_at && !number_fits(num, c->p))
+        c->big_at = num;
     return true;
 }
 
@@ -373,7 +406,11 @@ static bool scalar_text(json_object *o, char *buf, size_t size)
     case json_type_string:
         return (size_t)snprintf(buf, size, "%s", json_object_get_string(o)) < size;
     case json_type_int:
-        snprintf(buf, size, "%lld", (long long)json_object_get_int64(o));
+        /* json-c holds integers past 2^63 - 1 as unsigned. */
+        if (json_object_get_int64(o) == INT64_MAX)
+            snprintf(buf, size, "%llu", (unsigned long long)json_object_get_uint64(o));
+        else
+            snprintf(buf, size, "%lld", (long long)json_object_get_int64(o));
         return true;
     case json_type_double: {
         double v = json_object_get_double(o);
@@ -1534,6 +1571,16 @@ int grid_parse(const char *text, size_t len, const char *name, grid *g, sim_diag
         st = sim_diag_set(d, SIM_EPARSE, name, line, col,
                           "grid: bad JSON: a member name in single quotes (JSON takes double "
                           "quotes)");
+        goto out;
+    }
+    if (c.big_at) {
+        long line;
+        int col;
+        where(&c, c.big_at, &line, &col);
+        st = sim_diag_set(d, SIM_EPARSE, name, line, col,
+                          "grid: a number out of range (integers from -9223372036854775808 to "
+                          "18446744073709551615, others within a double's range, about 2.2e-308 to "
+                          "1.8e308 in magnitude, or 0)");
         goto out;
     }
     if (c.nul_at) {

@@ -271,8 +271,9 @@ static void test_grid_edges(void)
          1, 128, "values '" OUT "/a.csv' and '" OUT "/d/a.csv' both appear as 'a'"},
         {G1("\"policies\": [{\"name\": \"las\", \"options\": {\"thresholds\": [\"10,20\", "
             "\"10-20\"]}}]"),
-         1, 74, "policy variants 'las thresholds=10,20' and 'las thresholds=10-20' both appear "
-                "as 'las_thresholds-10-20'"},
+         1, 74,
+         "policy variants 'las thresholds=10,20' and 'las thresholds=10-20' both appear "
+         "as 'las_thresholds-10-20'"},
         /* Parts of a name that run together: a_b + c and a + b_c. */
         {"{\"traces\": [{\"path\": \"" OUT "/a.csv\", \"name\": \"a_b\"}, {\"path\": \"" OUT
          "/b.csv\", \"name\": \"a\"}], \"clusters\": [{\"spec\": \"4xT4:8\", \"name\": \"c\"}, "
@@ -296,6 +297,16 @@ static void test_grid_edges(void)
         {G1("\"policies\": ['fifo']"), 1, 75, "bad JSON"},
         {G1("\"policies\": [\"fifo\"], \"exclude\": [{'seed\": 1}, {\"x': 1}]"), 1, 97,
          "bad JSON: a member name in single quotes"},
+        /* Numbers json-c reads as another value without a word: 2^64 as 2^64 - 1, a
+         * seed beyond -2^63, 1e400 as inf, 1e-400 as 0. */
+        {G1("\"policies\": [\"fifo\"], \"seeds\": 18446744073709551616"), 1, 93,
+         "a number out of range"},
+        {G1("\"policies\": [\"fifo\"], \"options\": {\"horizon\": [1, -9223372036854775809]}"), 1,
+         111, "a number out of range"},
+        {G1("\"policies\": [\"fifo\"], \"options\": {\"horizon\": 1e400}"), 1, 107,
+         "a number out of range"},
+        {G1("\"policies\": [{\"name\": \"las\", \"options\": {\"thresholds\": 1e-400}}]"), 1, 117,
+         "a number out of range"},
     };
     CHECK_EQ_I64(check_sh("mkdir -p %s/d && cp %s/a.csv %s/d/a.csv", OUT, OUT, OUT), 0);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -309,6 +320,22 @@ static void test_grid_edges(void)
         if (!strstr(d.msg, cases[k].msg) || d.line != cases[k].line || d.column != cases[k].column)
             fprintf(stderr, "  case %zu: %s:%ld:%d: %s\n", k, d.file, d.line, d.column, d.msg);
         CHECK_EQ_I64(g.n_cells, 0);
+        grid_free(&g);
+    }
+    /* Integers past 2^63 - 1 keep their value (they were written as 2^63 - 1). */
+    {
+        grid g;
+        sim_diag d = {0};
+        CHECK_EQ_I64(parse(G1("\"policies\": [\"fifo\"], \"seeds\": 18446744073709551615, "
+                              "\"options\": {\"horizon\": [9223372036854775808, 0.5]}"),
+                           &g, &d),
+                     SIM_OK);
+        CHECK_EQ_I64(g.n_cells, 2);
+        if (g.n_cells == 2) {
+            CHECK_EQ_I64(g.cells[0].seed == UINT64_MAX, 1);
+            CHECK_STR(g.axes[0].values[0], "9223372036854775808");
+            CHECK_STR(g.axes[0].values[1], "0.5");
+        }
         grid_free(&g);
     }
     /* 1,200 seeds in a list: every one is kept (the text it was read through held about

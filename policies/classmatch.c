@@ -315,7 +315,7 @@ const uint32_t *cmatch_left(const cmatch_ws *c)
     return c->rc;
 }
 
-void cmatch_finish(cmatch_ws *c, uint32_t n, const int64_t *w, uint32_t *pairs)
+bool cmatch_finish(cmatch_ws *c, uint32_t n, const int64_t *w, uint32_t *pairs)
 {
     /* Step 4: the blossom on what is left. */
     uint32_t nr = 0;
@@ -323,7 +323,7 @@ void cmatch_finish(cmatch_ws *c, uint32_t n, const int64_t *w, uint32_t *pairs)
         for (uint32_t k = 0; k < c->rc[a]; k++)
             c->rv[nr++] = a;
     if (nr < 2)
-        return;
+        return true;
     bool any = false;
     blossom_ws *bl = nr <= CM_SMALL ? c->small : c->bl;
     blossom_reset(bl, nr);
@@ -336,8 +336,9 @@ void cmatch_finish(cmatch_ws *c, uint32_t n, const int64_t *w, uint32_t *pairs)
             }
         }
     if (!any)
-        return;
-    blossom_solve(bl, c->mate);
+        return true;
+    if (blossom_solve(bl, c->mate) < 0)
+        return false;
     for (uint32_t u = 0; u < nr; u++) {
         uint32_t v = c->mate[u];
         if (v == UINT32_MAX || v < u)
@@ -347,13 +348,15 @@ void cmatch_finish(cmatch_ws *c, uint32_t n, const int64_t *w, uint32_t *pairs)
         if (a != b)
             pairs[(size_t)b * n + a]++;
     }
+    return true;
 }
 
 int64_t cmatch_solve(cmatch_ws *c, uint32_t n, const uint32_t *count, const int64_t *w,
                      uint32_t *pairs)
 {
     cmatch_prepare(c, n, count, w, pairs);
-    cmatch_finish(c, n, w, pairs);
+    if (!cmatch_finish(c, n, w, pairs))
+        return -1;
     int64_t total = 0;
     for (uint32_t a = 0; a < n; a++)
         for (uint32_t b = a; b < n; b++)

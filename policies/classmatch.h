@@ -18,6 +18,7 @@
 
 #include "policies/blossom.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct cmatch_ws cmatch_ws;
@@ -31,7 +32,8 @@ void cmatch_free(cmatch_ws *c);
  * classes a and b (a == b: two of class a) are joined with weight w[a * n + b]
  * (symmetric, >= 0; 0 = no edge). On return pairs[a * n + b] = pairs[b * n + a] is the
  * number of matched pairs between classes a and b (pairs[a * n + a]: inside class a).
- * Returns the total weight, the maximum over all matchings of the graph. */
+ * Returns the total weight, the maximum over all matchings of the graph; -1 when the
+ * matching of the remainder could not allocate. */
 int64_t cmatch_solve(cmatch_ws *c, uint32_t n, const uint32_t *count, const int64_t *w,
                      uint32_t *pairs);
 
@@ -40,11 +42,11 @@ int64_t cmatch_solve(cmatch_ws *c, uint32_t n, const uint32_t *count, const int6
  * returns how many vertices are left, cmatch_left(c)[a] of class a (valid until the next
  * call); finish adds to pairs a maximum-weight matching of the vertices left. The pairs
  * kept plus any maximum-weight matching of the vertices left are a maximum-weight
- * matching of the whole graph. */
+ * matching of the whole graph. finish is false when the matching could not allocate. */
 uint32_t cmatch_prepare(cmatch_ws *c, uint32_t n, const uint32_t *count, const int64_t *w,
                         uint32_t *pairs);
 const uint32_t *cmatch_left(const cmatch_ws *c);
-void cmatch_finish(cmatch_ws *c, uint32_t n, const int64_t *w, uint32_t *pairs);
+bool cmatch_finish(cmatch_ws *c, uint32_t n, const int64_t *w, uint32_t *pairs);
 
 /* Vertices the last solve left to the blossom (0: the rounded fractional matching was
  * optimal as it stood). */

@@ -1084,11 +1084,11 @@ static void solve_whole(il_state *s, uint32_t nv)
                 any = true;
             }
         }
-    if (any)
-        blossom_solve(bl, s->mate);
-    else
-        for (uint32_t u = 0; u < nv; u++)
-            s->mate[u] = NONE;
+    if (any && blossom_solve(bl, s->mate) >= 0)
+        return;
+    s->oom = s->oom || any; /* the matching could not allocate */
+    for (uint32_t u = 0; u < nv; u++)
+        s->mate[u] = NONE;
 }
 
 /* The packs fall into few classes of equal signature (twins: the weights depend on
@@ -1135,7 +1135,8 @@ static bool solve_classes(il_state *s, uint32_t nv, uint32_t *np)
                 add_pair(s->cpairs, nc, class_of(s, nc, pr[2 * i]), class_of(s, nc, pr[2 * i + 1]));
         } else {
             memset(s->crpairs, 0, (size_t)nc * nc * sizeof *s->crpairs);
-            cmatch_finish(s->cm, nc, s->cw, s->crpairs);
+            if (!cmatch_finish(s->cm, nc, s->cw, s->crpairs))
+                s->oom = true;
             for (uint32_t a = 0; a < nc; a++)
                 for (uint32_t b = a; b < nc; b++)
                     for (uint32_t k = 0; k < s->crpairs[a * nc + b]; k++) {

@@ -127,7 +127,14 @@ int main(void)
     }
     CHECK_EQ_I64(mismatches, 0);
     CHECK_EQ_I64(runs, 6000);
-    /* The workspace is reused: a second pass over the same seeds gives the same totals. */
+    /* An edge given as (v, u) is {u, v}; weight 0 takes it out again. */
+    blossom_reset(b, 3);
+    blossom_set(b, 1, 0, 4);
+    blossom_set(b, 2, 1, 9);
+    blossom_set(b, 1, 2, 0);
+    CHECK_EQ_I64(blossom_solve(b, mate), 4);
+    CHECK_EQ_I64(mate[0], 1);
+    CHECK_EQ_I64(mate[2], UINT32_MAX);
     blossom_free(b);
     return check_done();
 }

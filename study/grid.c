@@ -1564,32 +1564,19 @@ int grid_parse(const char *text, size_t len, const char *name, grid *g, sim_diag
         st = SIM_EPARSE;
         goto out;
     }
-    if (c.quote_at) {
+    const char *bad_at = c.quote_at ? c.quote_at : c.big_at ? c.big_at : c.nul_at;
+    if (bad_at) {
         long line;
         int col;
-        where(&c, c.quote_at, &line, &col);
-        st = sim_diag_set(d, SIM_EPARSE, name, line, col,
-                          "grid: bad JSON: a member name in single quotes (JSON takes double "
-                          "quotes)");
-        goto out;
-    }
-    if (c.big_at) {
-        long line;
-        int col;
-        where(&c, c.big_at, &line, &col);
-        st = sim_diag_set(d, SIM_EPARSE, name, line, col,
-                          "grid: a number out of range (integers from -9223372036854775808 to "
-                          "18446744073709551615, others within a double's range, about 2.2e-308 to "
-                          "1.8e308 in magnitude, or 0)");
-        goto out;
-    }
-    if (c.nul_at) {
-        long line;
-        int col;
-        where(&c, c.nul_at, &line, &col);
-        st = sim_diag_set(d, SIM_EPARSE, name, line, col,
-                          "grid: a string holds a NUL character (\\u0000), which no name, "
-                          "path or option value can hold");
+        where(&c, bad_at, &line, &col);
+        st = sim_diag_set(
+            d, SIM_EPARSE, name, line, col, "%s",
+            c.quote_at ? "grid: bad JSON: a member name in single quotes (JSON takes double quotes)"
+            : c.big_at ? "grid: a number out of range (integers from -9223372036854775808 to "
+                         "18446744073709551615, others within a double's range, about 2.2e-308 "
+                         "to 1.8e308 in magnitude, or 0)"
+                       : "grid: a string holds a NUL character (\\u0000), which no name, path or "
+                         "option value can hold");
         goto out;
     }
     if (!json_object_is_type(root, json_type_object)) {

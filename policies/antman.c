@@ -613,6 +613,28 @@ static void antman_on_arrival(void *st, const sim_view *v, sim_job_id id)
     link_job(s, v, id);
 }
 
+static void antman_fini(void *st)
+{
+    antman_state *s = st;
+    for (int c = 0; c < 2; c++) {
+        sim_free(s->res[c]);
+        sim_free(s->next[c]);
+    }
+    sim_free(s->dirty);
+    sim_free(s->nfree[0]);
+    sim_free(s->nfree[1]);
+    sim_free(s->with[0]);
+    sim_free(s->with[1]);
+    sim_free(s->arr);
+    sim_free(s->failed);
+    sim_free(s->line);
+    sim_free(s->lhead);
+    sim_free(s->ltail);
+    sim_free(s->nodes);
+    sim_free(s->gpus);
+    sim_free(s->pick);
+}
+
 static int antman_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     antman_state *s = st;
@@ -626,7 +648,7 @@ static int antman_init(void *st, const policy_config *cfg, sim_diag *d)
         s->res[c] = sim_calloc(n, sizeof *s->res[c]);
         s->next[c] = sim_calloc(n, sizeof *s->next[c]);
         if (!s->res[c] || !s->next[c])
-            return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'antman': out of memory");
+            goto out_free;
         for (size_t g = 0; g < n; g++)
             s->res[c][g] = SIM_JOB_NONE;
     }
@@ -635,37 +657,19 @@ static int antman_init(void *st, const policy_config *cfg, sim_diag *d)
     s->nfree[0] = sim_calloc(nn, sizeof *s->nfree[0]);
     s->nfree[1] = sim_calloc(nn, sizeof *s->nfree[1]);
     if (!s->nfree[0] || !s->nfree[1])
-        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'antman': out of memory");
+        goto out_free;
     s->seen_release = UINT64_MAX;
     s->nodes = sim_calloc(n, sizeof *s->nodes);
     s->gpus = sim_calloc(n, sizeof *s->gpus);
     s->pick = sim_calloc(n, sizeof *s->pick);
     s->dirty = sim_calloc(n, sizeof *s->dirty);
     if (!s->nodes || !s->gpus || !s->pick || !s->dirty)
-        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'antman': out of memory");
+        goto out_free;
     return SIM_OK;
-}
-
-static void antman_fini(void *st)
-{
-    antman_state *s = st;
-    for (int c = 0; c < 2; c++) {
-        free(s->res[c]);
-        free(s->next[c]);
-    }
-    free(s->dirty);
-    free(s->nfree[0]);
-    free(s->nfree[1]);
-    sim_free(s->with[0]);
-    sim_free(s->with[1]);
-    free(s->arr);
-    free(s->failed);
-    free(s->line);
-    free(s->lhead);
-    free(s->ltail);
-    free(s->nodes);
-    free(s->gpus);
-    free(s->pick);
+out_free:
+    /* The core does not call fini after a failed init: what init got is freed here. */
+    antman_fini(st);
+    return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'antman': out of memory");
 }
 
 const policy_ops policy_antman = {

@@ -8,11 +8,14 @@
  *    checked after every event, every job accounted for, identical bytes for identical
  *    seeds, and under antman every GPU job holding half a GPU (so no GPU hosts more
  *    than two jobs) and the same bytes whether a pass walks the pending list or merges
- *    the lists per shape.
+ *    the lists per shape;
+ *  - antman under fault injection: SIM_ENOMEM or success, and no block left allocated.
  */
 #include "engine_world.h"
 
 #include "policies/antman.h"
+
+#include "base/alloc.h"
 
 extern const policy_ops policy_themis, policy_antman;
 
@@ -174,6 +177,47 @@ static void test_antman_gpu_mem(void)
     world_fini(&w);
 }
 
+/* Fault injection: with allocation k failing for k = 1, 2, ..., creating an antman run
+ * either succeeds or fails with SIM_ENOMEM, and no block is left allocated after its
+ * destruction, nor after a run that starts a guaranteed and an opportunistic job. (A
+ * failed init used to keep what it had allocated, and fini freed past the allocation
+ * hook.) */
+static void test_antman_alloc(void)
+{
+    world w;
+    world_init(&w, 2, 4);
+    job_spec jobs[2] = {prio_job("g", 0, 10, 2, 0), prio_job("o", 0, 10, 1, 1)};
+    int64_t base = sim_alloc_live();
+    int failed = 0;
+    for (uint64_t k = 1; k < 120; k++) {
+        sim_alloc_fail_after(k);
+        sim_config cfg = {.seed = 1, .horizon_us = SIM_TIME_NEVER};
+        sim_world sw = {.cluster = &w.cl,
+                        .gpu_types = w.types,
+                        .gpu_type_mem_mib = w.type_mem,
+                        .tenants = w.tenants};
+        policy_config pc = {.policy = "antman"};
+        sim_engine *e = NULL;
+        sim_diag d;
+        int st = sim_engine_create(&e, &cfg, &sw, &policy_antman, &pc, &d);
+        sim_alloc_fail_after(0);
+        if (st == SIM_OK)
+            sim_engine_destroy(e);
+        else
+            failed++;
+        CHECK(st == SIM_OK || st == SIM_ENOMEM);
+        CHECK_EQ_I64(sim_alloc_live(), base);
+    }
+    CHECK(failed > 20);
+    run_opts o = {.pol = &policy_antman, .seed = 1};
+    run_out r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_EQ_I64(r.sum.jobs_done, 2);
+    run_out_free(&r);
+    CHECK_EQ_I64(sim_alloc_live(), base);
+    world_fini(&w);
+}
+
 /* Random traces with node failures: invariants after every event (the core's), every job
  * accounted for, identical bytes for identical seeds; antman: every GPU job held half of
  * each GPU, so no GPU hosted more than two jobs. */
@@ -253,6 +297,7 @@ int main(void)
     test_antman_stages();
     test_antman_order();
     test_antman_gpu_mem();
+    test_antman_alloc();
     test_properties();
     return check_done();
 }

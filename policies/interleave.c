@@ -1268,6 +1268,10 @@ static double member_factor(const il_state *s, const il_pack *p, const il_entry 
 
 double il_share_factor(const sim_job *j, uint32_t milli, double target)
 {
+    /* A service's speed is its speed factor alone (its work is the time it serves): the
+     * core caps it by no share, so there is nothing to divide out. */
+    if (j->is_service)
+        return target;
     uint32_t demand = j->spec.true_milli ? j->spec.true_milli : SIM_MILLI_GPU;
     double cap = milli >= demand ? 1.0 : (double)milli / (double)demand;
     return target / cap;

@@ -3,7 +3,8 @@
  *  - hand-computed schedules with exact completion times: themis' finish-time fairness
  *    ranking (a job that never ran goes first) and its min-max allocation; antman's
  *    opportunistic job at half speed beside a guaranteed one, at the simulator's
- *    stage-count speed with profiles, and no head-of-line blocking;
+ *    stage-count speed with profiles, and no head-of-line blocking; online services at
+ *    those speeds too;
  *  - properties on random traces (two GPU types, gangs, node failures): the invariants
  *    checked after every event, every job accounted for, identical bytes for identical
  *    seeds, and under antman every GPU job holding half a GPU (so no GPU hosts more
@@ -177,6 +178,26 @@ static void test_antman_gpu_mem(void)
     world_fini(&w);
 }
 
+/* Online services (qos LS with a demand curve) run at their speed factor alone, which
+ * the core caps by no share: on one GPU the guaranteed service s (100 s) runs at its
+ * speed, 0..100, and the opportunistic service t (100 s, no iteration time: no stage
+ * count) beside it at half speed, 50 s by 100, then alone: ends at 150, as batch jobs
+ * would. They used to end at 50 and 75 s (the half-GPU share's cap divided out of their
+ * factor). */
+static void test_antman_services(void)
+{
+    check_put("am_svc.csv", "job_id,submit_time,duration,num_gpus,qos,priority\n"
+                            "s,0,100,1,LS,0\nt,0,100,1,LS,1\n");
+    check_put("am_svc_demand.csv", "service,time,replicas\ns,0,1\nt,0,1\n");
+    CHECK_EQ_I64(check_sh("'%s' run --trace am_svc.csv --demand am_svc_demand.csv --cluster "
+                          "1xV100M16:1 --policy antman --check-invariants --quiet --out am_svc_out "
+                          ">/dev/null",
+                          SIM_BINARY),
+                 0);
+    CHECK(check_file_has("am_svc_out/jobs.csv", "\ns,,LS,0,done,0.000000,0.000000,100.000000,"));
+    CHECK(check_file_has("am_svc_out/jobs.csv", "\nt,,LS,1,done,0.000000,0.000000,150.000000,"));
+}
+
 /* Fault injection: with allocation k failing for k = 1, 2, ..., creating an antman run
  * either succeeds or fails with SIM_ENOMEM, and no block is left allocated after its
  * destruction, nor after a run that starts a guaranteed and an opportunistic job. (A
@@ -297,6 +318,7 @@ int main(void)
     test_antman_stages();
     test_antman_order();
     test_antman_gpu_mem();
+    test_antman_services();
     test_antman_alloc();
     test_properties();
     return check_done();

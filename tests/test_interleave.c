@@ -13,6 +13,7 @@
  *  - on two GPU types, packs placed on the type where they run fastest (end times by
  *    hand), falling back to a type that fits, within the allowed types;
  *  - a job that requests no GPU rejected with the reason, the others run as without it;
+ *  - online services packed at the pack's speed (end times by hand);
  *  - a slice of the Muri trace (shared data) through the command line with
  *    --check-invariants: every job done.
  */
@@ -647,6 +648,23 @@ static void test_pack_gmem(void)
     free(csv);
 }
 
+/* Online services (qos LS with a demand curve) run at their speed factor alone, which
+ * the core caps by no share: on one GPU two services of 100 s (cpu 10, gpu 10 ms: pack
+ * iteration 20 x 1.310 = 26.2 ms, as in test_profile_table) are packed, each at 20 /
+ * 26.2 of its speed, and end at 131 s as two batch jobs would. They used to end at 65.5
+ * s, served twice as fast (the half-GPU share's cap divided out of their factor). */
+static void test_services(void)
+{
+    check_put("il_svc.csv", "job_id,submit_time,duration,num_gpus,qos,stage_cpu_ms,stage_gpu_ms\n"
+                            "S1,0,100,1,LS,10,10\nS2,0,100,1,LS,10,10\n");
+    check_put("il_svc_demand.csv", "service,time,replicas\nS1,0,1\nS2,0,1\n");
+    char *csv =
+        interleave_jobs("il_svc.csv", "1xV100M16:1", "--demand il_svc_demand.csv", "il_svc_out");
+    CHECK_NEAR(end_of(csv, "S1"), 131.0, 1e-9);
+    CHECK_NEAR(end_of(csv, "S2"), 131.0, 1e-9);
+    free(csv);
+}
+
 /* A scheduling point with no job in the system (a node failing and coming back before
  * the first arrival) plans nothing: the job that comes later runs alone. Under the
  * sanitizers this sorted an empty, unallocated array. */
@@ -701,6 +719,7 @@ int main(void)
     test_hetero_type();
     test_gpuless();
     test_empty_point();
+    test_services();
     test_pack_cpu();
     test_pack_gmem();
     test_muri_slice();

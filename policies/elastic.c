@@ -188,17 +188,22 @@ static void bounds(const sim_job *j, uint32_t *lo, uint32_t *hi)
         *hi = *lo;
 }
 
+static void elastic_fini(void *st);
+
 static int common_init(elastic_state *s, const policy_config *cfg, sim_diag *d)
 {
     s->adj_cap = cfg->n_gpus ? cfg->n_gpus : 1;
     s->adj = sim_calloc(s->adj_cap, sizeof *s->adj);
     s->svc_nodes = sim_calloc(cfg->n_nodes ? cfg->n_nodes : 1, sizeof *s->svc_nodes);
     s->off_nodes = sim_calloc(cfg->n_nodes ? cfg->n_nodes : 1, sizeof *s->off_nodes);
-    if (!s->adj || !s->svc_nodes || !s->off_nodes)
-        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     s->total_milli = (uint64_t)cfg->n_gpus * SIM_MILLI_GPU;
     s->next_us = 0;
-    return place_ws_init(&s->ws, cfg, d);
+    int rc = !s->adj || !s->svc_nodes || !s->off_nodes
+                 ? sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory")
+                 : place_ws_init(&s->ws, cfg, d);
+    if (rc != SIM_OK)
+        elastic_fini(s); /* the core calls no fini after a failed init */
+    return rc;
 }
 
 static int elastic_init(void *st, const policy_config *cfg, sim_diag *d)

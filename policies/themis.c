@@ -190,6 +190,8 @@ static void themis_on_arrival(void *st, const sim_view *v, sim_job_id id)
     t->n_gpus = (double)j->num_gpus;
 }
 
+static void themis_fini(void *st);
+
 static int themis_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     themis_state *s = st;
@@ -197,11 +199,13 @@ static int themis_init(void *st, const policy_config *cfg, sim_diag *d)
     int rc = policy_config_bool(cfg, themis_options, "checkpoint", &checkpoint, d);
     if (rc != SIM_OK)
         return rc;
-    if (!grow(s, 256))
-        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'themis': out of memory");
     /* The simulator admits by the count of free GPUs. */
     s->sched.by_count = true;
-    return preempt_init(&s->sched, cfg, &themis_hooks, s, checkpoint, d);
+    rc = grow(s, 256) ? preempt_init(&s->sched, cfg, &themis_hooks, s, checkpoint, d)
+                      : sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'themis': out of memory");
+    if (rc != SIM_OK)
+        themis_fini(s); /* the core calls no fini after a failed init */
+    return rc;
 }
 
 static void themis_fini(void *st)

@@ -307,10 +307,14 @@ static double opportunistic_speed(const antman_state *s, const sim_view *v, sim_
     return solo / cur;
 }
 
-static int set_speed(const sim_view *v, sim_job_id id, double speed, policy_decisions *out)
+/* Set job id, holding half of each of its GPUs from `first_gpu` on, to run at `speed`
+ * times its solo speed. */
+static int set_speed(const sim_view *v, sim_job_id id, uint32_t first_gpu, double speed,
+                     policy_decisions *out)
 {
     const sim_job *j = sim_view_job(v, id);
-    double f = il_share_factor(j, SIM_MILLI_GPU / 2, speed);
+    uint32_t demand = sim_view_job_demand(v, id, v->gpu_node[first_gpu]);
+    double f = il_share_factor(j, SIM_MILLI_GPU / 2, demand, speed);
     if (fabs(f - j->speed_factor) <= 1e-12 * f)
         return SIM_OK;
     return sim_decide_speed_factor(out, id, f);
@@ -398,7 +402,7 @@ static int respeed(antman_state *s, const sim_view *v, sim_job_id id, policy_dec
     x->dirty = false;
     if (x->first_gpu == UINT32_MAX || x->cls != AM_OPPORTUNISTIC)
         return SIM_OK;
-    return set_speed(v, id, opportunistic_speed(s, v, id), out);
+    return set_speed(v, id, x->first_gpu, opportunistic_speed(s, v, id), out);
 }
 
 /* Try pending job id as kind cls: start it if it fits, else note that its shape found
@@ -421,7 +425,7 @@ static int try_job(antman_state *s, const sim_view *v, sim_job_id id, int cls,
     int rc = sim_decide_start(out, id, &pl);
     /* An opportunistic job gets its speed after the pass, with the others. */
     if (rc == SIM_OK && cls == AM_GUARANTEED)
-        rc = set_speed(v, id, 1.0, out);
+        rc = set_speed(v, id, s->gpus[0], 1.0, out);
     hold(s, v, id, cls, s->gpus, pl.replicas * j->gpus_per_replica);
     return rc;
 }

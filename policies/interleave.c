@@ -1256,23 +1256,30 @@ static uint32_t member_milli(const sim_job *j, uint32_t k)
     return k <= 1 ? j->spec.gpu_milli : SIM_MILLI_GPU / k;
 }
 
-/* The speed factor that makes member x of a pack run at solo / pack iteration time, the
- * core's share cap min(1, share / demand) divided out. */
-static double member_factor(const il_state *s, const il_pack *p, const il_entry *x,
-                            const sim_job *j)
+/* The node of running job j's first allocation (0 when it holds none). */
+static uint32_t job_node(const sim_view *v, const sim_job *j)
+{
+    return j->alloc_head != UINT32_MAX ? v->allocs[j->alloc_head].node : 0;
+}
+
+/* The speed factor that makes member x of a pack on `node` run at solo / pack iteration
+ * time, the core's share cap min(1, share / demand) divided out (a pack's GPUs are of
+ * one type). */
+static double member_factor(const il_state *s, const sim_view *v, const il_pack *p,
+                            const il_entry *x, const sim_job *j, uint32_t node)
 {
     if (p->k <= 1 || !(x->solo > 0))
         return 1.0 / s->overhead[1];
-    return il_share_factor(j, member_milli(j, p->k), x->solo / p->iter);
+    return il_share_factor(j, member_milli(j, p->k), sim_view_job_demand(v, x->id, node),
+                           x->solo / p->iter);
 }
 
-double il_share_factor(const sim_job *j, uint32_t milli, double target)
+double il_share_factor(const sim_job *j, uint32_t milli, uint32_t demand, double target)
 {
     /* A service's speed is its speed factor alone (its work is the time it serves): the
      * core caps it by no share, so there is nothing to divide out. */
     if (j->is_service)
         return target;
-    uint32_t demand = j->spec.true_milli ? j->spec.true_milli : SIM_MILLI_GPU;
     double cap = milli >= demand ? 1.0 : (double)milli / (double)demand;
     return target / cap;
 }
@@ -1535,7 +1542,8 @@ static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisio
         mp.gpu_mem_mib = j->spec.gpu_mem_mib;
         int rc = sim_decide_start(out, id, &mp);
         if (rc == SIM_OK)
-            rc = sim_decide_speed_factor(out, id, member_factor(s, p, &s->e[p->m[i]], j));
+            rc = sim_decide_speed_factor(out, id,
+                                         member_factor(s, v, p, &s->e[p->m[i]], j, pl.nodes[0]));
         if (rc != SIM_OK)
             return rc;
         il_job *pj = job_of(v, id);
@@ -1726,7 +1734,8 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
                 pj->k = p->k;
             }
             if (rc == SIM_OK)
-                rc = sim_decide_speed_factor(out, id, member_factor(s, p, &s->e[p->m[q]], j));
+                rc = sim_decide_speed_factor(
+                    out, id, member_factor(s, v, p, &s->e[p->m[q]], j, job_node(v, j)));
             if (rc != SIM_OK)
                 return rc;
         }

@@ -31,10 +31,10 @@ double il_pack_iter_ms(const double (*stage)[IL_RESOURCES], uint32_t k);
 
 /* The speed factor that makes job j, holding `milli` of each of its GPUs, run at
  * `target` times its solo speed: the core's share cap min(1, milli / demand) divided out
- * (demand: the job's true share, else a whole GPU); `target` itself for an online
- * service, whose speed the core takes from its factor alone. For every policy that packs
- * jobs. */
+ * (demand: what the job uses alone of a GPU of the type it runs on,
+ * sim_view_job_demand); `target` itself for an online service, whose speed the core
+ * takes from its factor alone. For every policy that packs jobs. */
 struct sim_job;
-double il_share_factor(const struct sim_job *j, uint32_t milli, double target);
+double il_share_factor(const struct sim_job *j, uint32_t milli, uint32_t demand, double target);
 
 #endif

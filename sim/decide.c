@@ -512,6 +512,11 @@ double sim_view_work_left(const sim_view *v, sim_job_id id)
     return v->jobs[id].work_total_s - sim_view_work_done(v, id);
 }
 
+uint32_t sim_view_job_demand(const sim_view *v, sim_job_id id, uint32_t n)
+{
+    return sim__job_demand(v->internal, &v->jobs[id], n);
+}
+
 double sim_view_type_speed(const sim_view *v, sim_job_id id, uint16_t t)
 {
     const sim_engine *e = v->internal;

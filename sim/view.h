@@ -345,6 +345,10 @@ double sim_view_work_left(const sim_view *v, sim_job_id id);
  * of its first GPU it really uses, min(share held, its true demand on that GPU's type),
  * milli-GPU. 0 when the job is not running or holds no GPU. O(1). */
 uint32_t sim_view_job_used_milli(const sim_view *v, sim_job_id id);
+/* The share of one GPU of node n that job id uses alone (milli-GPU, 1..1000): the rate
+ * model's demand for the node's GPU type, else the job's true_milli, else a whole GPU.
+ * The core caps a job's speed on a GPU at min(1, share held / this). O(the hook). */
+uint32_t sim_view_job_demand(const sim_view *v, sim_job_id id, uint32_t n);
 
 /*
  * Whether one replica of job j fits node n at per-GPU share `milli` and GPU memory

@@ -198,6 +198,35 @@ static void test_antman_services(void)
     CHECK(check_file_has("am_svc_out/jobs.csv", "\nt,,LS,1,done,0.000000,0.000000,150.000000,"));
 }
 
+/* The rate model's demand: every job uses half a GPU alone, whatever the type. */
+static uint32_t half_demand(void *ctx, const job_spec *job, uint16_t gpu_type)
+{
+    (void)ctx;
+    (void)job;
+    (void)gpu_type;
+    return SIM_MILLI_GPU / 2;
+}
+
+/* With the rate model's demand of half a GPU, a job holding half a GPU runs at full
+ * speed (the core's share cap is 1): guaranteed g (100 s) ends at 100 s beside
+ * opportunistic o (60 s), which runs at half its solo speed and ends at 110 s (50 s of
+ * work by 100, the last 10 s alone). The speed factors divided out the share cap of the
+ * trace's demand (a whole GPU), so both ran twice as fast as that. */
+static void test_antman_demand(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec jobs[2] = {prio_job("g", 0, 100, 1, 0), prio_job("o", 0, 60, 1, 1)};
+    sim_rate_model rate = {.name = "half", .demand = half_demand};
+    run_opts o = {.pol = &policy_antman, .seed = 1, .rate = &rate};
+    run_out r = run(&w, jobs, 2, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "g", F_END, "100.000000");
+    CHECK_FIELD(&r, "o", F_END, "110.000000");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* Fault injection: with allocation k failing for k = 1, 2, ..., creating an antman run
  * either succeeds or fails with SIM_ENOMEM, and no block is left allocated after its
  * destruction, nor after a run that starts a guaranteed and an opportunistic job. (A
@@ -319,6 +348,7 @@ int main(void)
     test_antman_order();
     test_antman_gpu_mem();
     test_antman_services();
+    test_antman_demand();
     test_antman_alloc();
     test_properties();
     return check_done();

@@ -766,9 +766,12 @@ static uint32_t seg_first(const il_state *s, uint32_t from, uint32_t need)
 }
 
 /* First fit of `reps` replicas of `gpr` GPUs each on the empty copy of the cluster
- * (nfree): the nodes in index order, as many replicas on each as it holds; taken only
- * when all fit. The tree finds the next node with room in O(log nodes). */
-static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, uint64_t mask)
+ * (nfree): the nodes in index order, as many replicas on each as it holds, its GPUs
+ * counted and, when cpu or mem is not 0 (milli-CPU and MiB per replica), its whole CPU
+ * and memory, so that a pack never plans on a node where it could not start even alone;
+ * taken only when all fit. The tree finds the next node with room in O(log nodes). */
+static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, uint64_t mask,
+                 uint64_t cpu, uint64_t mem)
 {
     s->n_touched = 0;
     if (gpr == 0)
@@ -781,7 +784,9 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
         if (mask && !((mask >> v->node_gpu_type[n]) & 1u))
             continue;
         uint32_t c = 0;
-        while (placed < reps && s->nfree[n] >= gpr) {
+        while (placed < reps && s->nfree[n] >= gpr &&
+               (uint64_t)(c + 1) * cpu <= v->node_cpu_total[n] &&
+               (uint64_t)(c + 1) * mem <= v->node_mem_total[n]) {
             s->nfree[n] -= gpr;
             placed++;
             c++;
@@ -825,6 +830,19 @@ static uint64_t types_present(const il_state *s, const sim_view *v)
     return t;
 }
 
+/* CPU (milli) and memory (MiB) a replica of each member of p takes, summed: what one
+ * replica of the pack needs on its node. */
+static void pack_host(const il_state *s, const sim_view *v, const il_pack *p, uint64_t *cpu,
+                      uint64_t *mem)
+{
+    *cpu = *mem = 0;
+    for (uint32_t q = 0; q < p->k; q++) {
+        const sim_job *j = sim_view_job(v, s->e[p->m[q]].id);
+        *cpu += j->cpu_per_replica;
+        *mem += j->mem_per_replica;
+    }
+}
+
 /* Fit pack p on the empty copy of the cluster. With one GPU type allowed, first fit.
  * With several, the type that suits it: the allowed types in order of the progress its
  * members make there, the sum over members of their GPU type speed (the run's rate
@@ -836,9 +854,11 @@ static bool plan_fit(il_state *s, const sim_view *v, il_pack *p, uint64_t presen
 {
     const il_entry *x = &s->e[p->m[0]];
     p->type = 0;
+    uint64_t cpu, mem;
+    pack_host(s, v, p, &cpu, &mem);
     uint64_t allowed = present & (x->mask ? x->mask : ~UINT64_C(0));
     if (x->gpr == 0 || __builtin_popcountll(allowed) <= 1)
-        return vfit(s, v, x->reps, x->gpr, x->mask);
+        return vfit(s, v, x->reps, x->gpr, x->mask, cpu, mem);
     uint16_t ts[64];
     double sc[64];
     uint32_t nt = 0;
@@ -862,9 +882,9 @@ static bool plan_fit(il_state *s, const sim_view *v, il_pack *p, uint64_t presen
         ts[i] = t;
     }
     if (same)
-        return vfit(s, v, x->reps, x->gpr, x->mask);
+        return vfit(s, v, x->reps, x->gpr, x->mask, cpu, mem);
     for (uint32_t i = 0; i < nt; i++)
-        if (vfit(s, v, x->reps, x->gpr, UINT64_C(1) << ts[i])) {
+        if (vfit(s, v, x->reps, x->gpr, UINT64_C(1) << ts[i], cpu, mem)) {
             p->type = ts[i];
             return true;
         }
@@ -1387,7 +1407,9 @@ static void place_plan(il_state *s, const sim_view *v)
         il_pack p = s->pk[i];
         const il_entry *x = &s->e[p.m[0]];
         uint64_t mask = p.type ? UINT64_C(1) << p.type : x->mask;
-        if (used + x->reps > s->tnode_cap || !vfit(s, v, x->reps, x->gpr, mask))
+        uint64_t cpu, mem;
+        pack_host(s, v, &p, &cpu, &mem);
+        if (used + x->reps > s->tnode_cap || !vfit(s, v, x->reps, x->gpr, mask, cpu, mem))
             continue;
         p.tn = used;
         for (uint32_t t = 0; t < s->n_touched; t++)
@@ -1448,7 +1470,9 @@ static bool fit_beside(il_state *s, const sim_view *v)
         if (s->inplace[i])
             continue;
         const il_entry *x = &s->e[p->m[0]];
-        if (!vfit(s, v, x->reps, x->gpr, p->type ? UINT64_C(1) << p->type : x->mask))
+        uint64_t cpu, mem;
+        pack_host(s, v, p, &cpu, &mem);
+        if (!vfit(s, v, x->reps, x->gpr, p->type ? UINT64_C(1) << p->type : x->mask, cpu, mem))
             return false;
         uint32_t u = p->tn;
         for (uint32_t t = 0; t < s->n_touched; t++)
@@ -1635,7 +1659,7 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
         if (x->cand || x->gpus == 0)
             continue;
         il_group *g = &s->grp[x->group];
-        if (g->no_fit || !vfit(s, v, x->reps, x->gpr, x->mask)) {
+        if (g->no_fit || !vfit(s, v, x->reps, x->gpr, x->mask, 0, 0)) {
             g->no_fit = true;
             continue;
         }

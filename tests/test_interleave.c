@@ -14,6 +14,7 @@
  *    hand), falling back to a type that fits, within the allowed types;
  *  - a job that requests no GPU rejected with the reason, the others run as without it;
  *  - online services packed at the pack's speed (end times by hand);
+ *  - a job planned and started on a node that holds its CPU, on one GPU type and on two;
  *  - a slice of the Muri trace (shared data) through the command line with
  *    --check-invariants: every job done.
  */
@@ -665,6 +666,27 @@ static void test_services(void)
     free(csv);
 }
 
+/* A job whose CPU only some nodes hold is planned and started on one of them: the plan
+ * used to count GPUs alone, so it named the first node with a free GPU (or the fastest
+ * GPU type) though its CPU was too small, and the job waited there for ever on the empty
+ * cluster (unfinished: never scheduled). On one type, the second node; on two, the
+ * slower P100 rather than the V100, whose node has 4000 milli-CPU. */
+static void test_plan_cpu(void)
+{
+    check_put("il_tcpu.csv", "job_id,submit_time,duration,num_gpus,cpu_milli\nj1,0,100,1,64000\n");
+    char *csv =
+        interleave_jobs("il_tcpu.csv", "1xT4:1:cpu=16000,1xT4:1:cpu=96000", "", "il_tcpu_out0");
+    CHECK(csv && strstr(csv, ",done,") && strstr(csv, ",node-0001,"));
+    CHECK_NEAR(end_of(csv, "j1"), 101.5, 1e-9);
+    free(csv);
+    check_put("il_tcpu2.csv", "job_id,submit_time,duration,num_gpus,cpu_milli,model,ref_gpu_type\n"
+                              "j1,0,100,2,8000,resnet50,P100\n");
+    csv = interleave_jobs("il_tcpu2.csv", "1xV100M16:2:cpu=4000,1xP100:2:cpu=32000", "",
+                          "il_tcpu_out1");
+    CHECK(csv && strstr(csv, ",done,") && strstr(csv, ",P100,"));
+    free(csv);
+}
+
 /* A scheduling point with no job in the system (a node failing and coming back before
  * the first arrival) plans nothing: the job that comes later runs alone. Under the
  * sanitizers this sorted an empty, unallocated array. */
@@ -722,6 +744,7 @@ int main(void)
     test_services();
     test_pack_cpu();
     test_pack_gmem();
+    test_plan_cpu();
     test_muri_slice();
     return check_done();
 }

@@ -680,6 +680,19 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
                         order, cands, n_cands, out);
 }
 
+/* Mark (or unmark) the GPUs placed job j holds as tentative usage of the workspace, so
+ * that gpu_fits treats them as taken, as it does those of a gang's earlier replicas. */
+static void mark_held(place_ws *w, const sim_view *v, const sim_job *j, bool on)
+{
+    for (uint32_t a = j->alloc_head; a != UINT32_MAX; a = v->allocs[a].next_in_job) {
+        const sim_alloc_rec *r = &v->allocs[a];
+        if (r->gpu == SIM_GPU_NONE)
+            continue;
+        w->t_node[r->node] = on;
+        w->t_milli[r->gpu] = on ? r->milli : 0;
+    }
+}
+
 bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uint32_t milli,
                   uint64_t gmem, place_node_score score, void *ctx, place_gpu_order order,
                   const uint32_t *cands, uint32_t n_cands, sim_placement *out)
@@ -695,11 +708,17 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
     search s = {.w = w, .v = v, .j = j, .q = replica_q(j, m, gm), .milli = m, .gmem = gm};
     uint32_t placed = 0;
     bool ok = true;
-    bool grouped = groups_apply(w, v, j, m, score);
+    /* A placed job that grows (sim_decide_grow) holds GPUs already, and two replicas of
+     * one job never share a GPU: its GPUs are taken, and every node is checked against
+     * them (the compact checks and the groups do not see them). */
+    bool held = gpr && j->alloc_head != UINT32_MAX;
+    if (held)
+        mark_held(w, v, j, true);
+    bool grouped = !held && groups_apply(w, v, j, m, score);
     for (uint32_t r = 0; r < R; r++) {
         /* Before the first replica is chosen no tentative usage exists, so the compact
          * check is exact whenever the GPU loop is not needed. */
-        s.exact = r == 0 && gm == 0 && (s.q.whole || gpr <= 1);
+        s.exact = !held && r == 0 && gm == 0 && (s.q.whole || gpr <= 1);
         uint32_t best;
         /* A short list of candidates is cheaper to scan than the groups (whose count
          * may be stale here: either search chooses the same node). */
@@ -730,6 +749,8 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
     }
     if (R > 1)
         clear_tentative(w, j, placed);
+    if (held)
+        mark_held(w, v, j, false);
     if (!ok)
         return false;
     out->replicas = R;

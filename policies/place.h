@@ -204,8 +204,9 @@ bool place_gang(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli, u
                 uint32_t n_cands, sim_placement *out);
 
 /* place_gang for R replicas instead of the nominal count (elastic jobs: a start at
- * min_replicas, or R more replicas for sim_decide_grow). Both place a pending job's
- * master and parameter servers too (place_roles), after its trainers. */
+ * min_replicas, or R more replicas for sim_decide_grow, on GPUs the job does not hold).
+ * Both place a pending job's master and parameter servers too (place_roles), after its
+ * trainers. */
 bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uint32_t milli,
                   uint64_t gmem, place_node_score score, void *ctx, place_gpu_order order,
                   const uint32_t *cands, uint32_t n_cands, sim_placement *out);

@@ -1085,6 +1085,11 @@ int sim_decide_grow(policy_decisions *out, sim_job_id id, const sim_placement *p
     int st = validate(out, id, what, p->replicas, p, j->share_milli, j->share_mem_mib);
     if (st != SIM_OK)
         return st;
+    /* Two replicas of one job never share a GPU, as within a START's placement. */
+    for (uint32_t a = j->alloc_head; a != NIL && j->gpus_per_replica; a = e->allocs[a].next_in_job)
+        for (uint32_t k = 0; k < p->replicas * j->gpus_per_replica; k++)
+            if (p->gpus[k] == e->allocs[a].gpu)
+                return fail(out, id, what, "GPU %u already holds a replica of the job", p->gpus[k]);
     uint32_t need = p->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
     if (reserve_allocs(e, need) != SIM_OK)
         return fail(out, id, what, "out of memory for allocation records");

@@ -408,7 +408,8 @@ int sim_decide_start(policy_decisions *out, sim_job_id job, const sim_placement 
 int sim_decide_preempt(policy_decisions *out, sim_job_id job, bool checkpoint);
 /* Change the share each of the job's GPUs holds (must fit on every one of them). */
 int sim_decide_set_share(policy_decisions *out, sim_job_id job, uint32_t milli);
-/* Add replicas to a running elastic job (p->replicas more, up to max_replicas). */
+/* Add replicas to a running elastic job (p->replicas more, up to max_replicas), on GPUs
+ * the job does not hold already (two replicas of a job never share a GPU). */
 int sim_decide_grow(policy_decisions *out, sim_job_id job, const sim_placement *p);
 /* Remove the job's last `count` replicas (keeping at least min_replicas). */
 int sim_decide_shrink(policy_decisions *out, sim_job_id job, uint32_t count);

@@ -5,7 +5,7 @@
  *  - the elastic policy on hand-computed schedules: scale-out stops at max_replicas and
  *    at the threshold, the free trainer goes to the lowest completion score, scale-in
  *    takes the highest score first and never goes below min_replicas, the work lost to
- *    scale-in since the last checkpoint;
+ *    scale-in since the last checkpoint; a trainer never grown onto a GPU the job holds;
  *  - random elastic traces: invariants after every event, every job accounted for,
  *    identical bytes for identical seeds, no scale-out beyond the threshold;
  *  - impossible bounds in a native trace (min > max, parameter servers without
@@ -462,6 +462,30 @@ static void test_many_per_gpu(void)
         CHECK_F(&r, js[k].id, F_RMAX, "2");
         CHECK_F(&r, js[k].id, F_END, "500.000000");
     }
+    run_out_free(&r);
+    world_fini(&w);
+}
+
+/* elastic grows a job only onto GPUs it does not hold: a job of a tenth of a GPU (1..2
+ * trainers) on one GPU stays at 1 and ends at 1000 (it grew a second trainer on the same
+ * GPU and ended at 500); on two GPUs it grows onto the other one and ends at 500. */
+static void test_grow_other_gpu(void)
+{
+    world w;
+    world_init(&w, 1, 1);
+    job_spec j = ejob("j", 0, 1000, 1, 1, 2);
+    j.gpu_milli = j.true_milli = 100;
+    run_out r = run(&w, &j, 1, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "j", F_RMAX, "1");
+    CHECK_F(&r, "j", F_END, "1000.000000");
+    run_out_free(&r);
+    world_fini(&w);
+    world_init(&w, 1, 2);
+    r = run(&w, &j, 1, &policy_elastic, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "j", F_RMAX, "2");
+    CHECK_F(&r, "j", F_END, "500.000000");
     run_out_free(&r);
     world_fini(&w);
 }
@@ -1657,6 +1681,7 @@ int main(void)
     test_pollux_reader();
     test_schedules();
     test_many_per_gpu();
+    test_grow_other_gpu();
     test_static_fit();
     test_zero_duration_mean();
     test_admission();

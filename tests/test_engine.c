@@ -163,6 +163,7 @@ typedef struct act {
     double t_s;
     char what; /* p = preempt (arg 1 = checkpoint), s = set share, z = pause, r = resume,
                   f = speed factor (arg / 1000), x = reject, g = grow by one replica,
+                  G = grow by one replica on the GPU the job's first replica holds,
                   k = shrink to arg replicas, q = record what the view reports,
                   P = preempt the job id arg itself (not an arrival's) */
     int job;   /* arrival index */
@@ -220,6 +221,13 @@ static int sc_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
             while (gpu < v->n_gpus && v->gpu_used_milli[gpu])
                 gpu++;
             node = v->gpu_node[gpu < v->n_gpus ? gpu : 0];
+            sim_placement gp = {.replicas = 1, .nodes = &node, .gpus = &gpu};
+            rc = sim_decide_grow(out, id, &gp);
+            break;
+        }
+        case 'G': {
+            uint32_t first = sim_view_job(v, id)->alloc_head;
+            uint32_t node = v->allocs[first].node, gpu = v->allocs[first].gpu;
             sim_placement gp = {.replicas = 1, .nodes = &node, .gpus = &gpu};
             rc = sim_decide_grow(out, id, &gp);
             break;
@@ -335,6 +343,18 @@ static void test_scripted(void)
     r = run(&w4, &el, 1, &o);
     CHECK_EQ_I64(r.status, SIM_EPOLICY);
     CHECK(strstr(r.d.msg, "goes below min_replicas 1"));
+    run_out_free(&r);
+    /* Two replicas of one job never share a GPU: a growth onto a GPU the job holds is
+     * refused, fractional share or not (it was applied, and the job ran twice as fast
+     * on the same GPU). */
+    job_spec elf = el;
+    elf.gpu_milli = elf.true_milli = 300;
+    static const act s11[] = {{10, 'G', 0, 0}};
+    script = s11;
+    r = run(&w4, &elf, 1, &o);
+    CHECK_EQ_I64(r.status, SIM_EPOLICY);
+    CHECK(strstr(r.d.msg, "decision GROW job 'el'") &&
+          strstr(r.d.msg, "already holds a replica of the job"));
     run_out_free(&r);
     world_fini(&w4);
 

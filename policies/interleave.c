@@ -848,8 +848,8 @@ static void pack_host(const il_state *s, const sim_view *v, const il_pack *p, ui
  * members make there, the sum over members of their GPU type speed (the run's rate
  * model) x solo iteration time (1 for a member without a profile), which is the inverse
  * of the pack's iteration time scaled by the GPU's speed; ties to the lower type id.
- * It goes to the first type where it fits; when every type scores the same, first fit
- * over all of them. */
+ * It goes to the first type where it fits; when every type scores the same, or no one
+ * type holds it, first fit over all of them. */
 static bool plan_fit(il_state *s, const sim_view *v, il_pack *p, uint64_t present)
 {
     const il_entry *x = &s->e[p->m[0]];
@@ -888,7 +888,10 @@ static bool plan_fit(il_state *s, const sim_view *v, il_pack *p, uint64_t presen
             p->type = ts[i];
             return true;
         }
-    return false;
+    /* No one type holds all its replicas: first fit over every type it accepts, as when
+     * the types score the same (else a job whose replicas need nodes of two types would
+     * never be planned, and wait for ever). */
+    return vfit(s, v, x->reps, x->gpr, x->mask, cpu, mem);
 }
 
 /* A pack's iteration time, ms, its overhead factor included: a job alone runs at its solo

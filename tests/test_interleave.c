@@ -15,6 +15,7 @@
  *  - a job that requests no GPU rejected with the reason, the others run as without it;
  *  - online services packed at the pack's speed (end times by hand);
  *  - a job planned and started on a node that holds its CPU, on one GPU type and on two;
+ *  - a job whose replicas need nodes of two GPU types planned over both;
  *  - a slice of the Muri trace (shared data) through the command line with
  *    --check-invariants: every job done.
  */
@@ -687,6 +688,18 @@ static void test_plan_cpu(void)
     free(csv);
 }
 
+/* A job whose replicas need nodes of two GPU types (2 x 2 GPUs on a T4 node and an A100
+ * node of 2 GPUs each) runs: with speeds that differ by type the plan tried each type
+ * alone, found none that holds it, and left it waiting for ever. */
+static void test_plan_types(void)
+{
+    check_put("il_types.csv", "job_id,submit_time,duration,num_gpus,replicas,ref_gpu_type\n"
+                              "j1,0,100,4,2,A100\n");
+    char *csv = interleave_jobs("il_types.csv", "1xT4:2,1xA100:2", "", "il_types_out");
+    CHECK(csv && strstr(csv, ",done,") && !strstr(csv, "unfinished"));
+    free(csv);
+}
+
 /* A scheduling point with no job in the system (a node failing and coming back before
  * the first arrival) plans nothing: the job that comes later runs alone. Under the
  * sanitizers this sorted an empty, unallocated array. */
@@ -745,6 +758,7 @@ int main(void)
     test_pack_cpu();
     test_pack_gmem();
     test_plan_cpu();
+    test_plan_types();
     test_muri_slice();
     return check_done();
 }

@@ -255,19 +255,22 @@ static void tentative(place_ws *w, const sim_job *j, uint32_t n, const uint32_t 
 }
 
 /*
- * Place all replicas of a GPU job by the control and worker steps. The first replica
- * fixes the GPU type (a job holds one share on all its GPUs); later replicas go to
- * eligible nodes of that type. On success fills *out from the workspace.
+ * Place all replicas of a GPU job by the control and worker steps, on GPUs of type
+ * `type` only, or (type 0) with the first replica fixing the type (a job holds one
+ * share on all its GPUs) and later replicas going to eligible nodes of that type.
+ * *first_type gets the type of the first replica placed (0: none). On success fills
+ * *out from the workspace.
  */
-static bool place_job(pred_state *s, const sim_view *v, sim_job_id id, sim_placement *out)
+static bool place_typed(pred_state *s, const sim_view *v, sim_job_id id, uint16_t type,
+                        uint16_t *first_type, sim_placement *out)
 {
     const sim_job *j = sim_view_job(v, id);
     const pjob *pj = sim_view_job_state(v, id);
     place_ws *w = &s->ws;
     uint32_t R = j->nominal_replicas, gpr = j->gpus_per_replica;
+    *first_type = 0;
     if ((uint64_t)R * gpr > w->max_slots)
         return false;
-    uint16_t type = 0;
     uint32_t placed = 0;
     bool ok = true;
     for (uint32_t r = 0; r < R; r++) {
@@ -286,6 +289,7 @@ static bool place_job(pred_state *s, const sim_view *v, sim_job_id id, sim_place
             break;
         }
         type = v->node_gpu_type[best];
+        *first_type = type;
         place_gpu_order order = pj->ls ? PLACE_GPU_LEAST_USED : PLACE_GPU_MOST_USED;
         if (!place_pick_gpus(w, v, j, best, pj->milli[type], pj->mem_mib[type], order,
                              w->gpus + r * gpr)) {
@@ -308,6 +312,24 @@ static bool place_job(pred_state *s, const sim_view *v, sim_job_id id, sim_place
     out->milli = pj->milli[type];
     out->gpu_mem_mib = pj->mem_mib[type];
     return place_roles(w, v, id, out, NULL, 0);
+}
+
+/* place_typed with the type the first replica picks; when the later replicas do not fit
+ * on that type, each other type the job has a prediction for, in type order (else a job
+ * whose first replica always goes to a type that cannot hold the others would wait for
+ * ever, though another type holds them all). */
+static bool place_job(pred_state *s, const sim_view *v, sim_job_id id, sim_placement *out)
+{
+    const pjob *pj = sim_view_job_state(v, id);
+    uint16_t tried, t0;
+    if (place_typed(s, v, id, 0, &tried, out))
+        return true;
+    if (!tried || sim_view_job(v, id)->nominal_replicas < 2)
+        return false;
+    for (uint16_t t = 1; t < SIM_MAX_GPU_TYPES; t++)
+        if (t != tried && pj->milli[t] && place_typed(s, v, id, t, &t0, out))
+            return true;
+    return false;
 }
 
 /* A CPU-only job (nothing to predict): each replica on the node with the largest

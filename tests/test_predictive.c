@@ -7,6 +7,7 @@
  *   worker step: one 4-GPU node; BE 300 -> g0, LS 200 -> g1, BE 400 -> g0, BE 500 -> g1
  *     (most used that fits), LS 250 -> g2, LS 100 -> g3 (most free share);
  *   per-type prediction: a job holds the share predicted for the type it runs on;
+ *   a job whose first replica's type cannot hold the others runs on a type that can;
  *   eviction: an LS job evicts a BE job only when that makes room for it;
  *   QoS monitor: an LS job predicted 300 that needs 800 grows by 100 per round, from free
  *     share, then shrinking a BE job to its minimum, then evicting it;
@@ -68,6 +69,9 @@ typedef struct tjob {
     double slo;     /* 0 = none */
 } tjob;
 
+/* GPUs of every job, one per replica (0: one GPU, replicas left to the core). */
+static uint32_t g_gpus;
+
 typedef struct tworld {
     model_catalog *cat;
     cluster_spec *cl;
@@ -90,6 +94,8 @@ static int src_next(void *ctx, job_spec *j, sim_diag *d)
     j->submit_us = (sim_time)llround(t->t * 1e6);
     j->work_s = t->work;
     j->num_gpus = 1;
+    if (g_gpus)
+        j->num_gpus = j->replicas = g_gpus;
     j->gpu_milli = 1000;
     j->true_milli = t->truem;
     j->qos = t->qos;
@@ -267,6 +273,24 @@ static void first_type_prediction(void)
     CHECK_EQ_I64(where(&w, "B", false), 0);
     CHECK_EQ_I64(where(&w, "L", false), 1);
     CHECK_NEAR(find(&w, "B")->pred_milli, 244, 1e-3);
+    done(&w);
+}
+
+/* A job of two one-GPU replicas whose first replica's type cannot hold the second: the
+ * V100 node (one GPU, first in node order) wins the control step, then no second V100
+ * exists; the job runs on the T4 node's two GPUs instead (it used to wait for ever). */
+static void retype(void)
+{
+    write_models(0, 0);
+    static const tjob jobs[] = {{"M", 0, 1000, SIM_QOS_BE, 300, 300, 0}};
+    tworld w;
+    g_gpus = 2;
+    bool ok = run(&w, "1xV100M16:1,1xT4:2", jobs, 1, 10, NULL);
+    g_gpus = 0;
+    if (!ok)
+        return;
+    CHECK_EQ_I64(where(&w, "M", false), 1);
+    CHECK(find(&w, "M") && find(&w, "M")->replicas == 2);
     done(&w);
 }
 
@@ -479,6 +503,7 @@ int main(void)
     worker_step();
     per_type();
     first_type_prediction();
+    retype();
     eviction_cost();
     eviction();
     monitor();

@@ -47,12 +47,14 @@ static bool repeatable(const char *name)
            !strcmp(name, "--steps");
 }
 
-/* The value of an earlier `name` in argv[1..end), or NULL. */
+/* The value of an earlier `name` in argv[0..end), or NULL. The `model` handlers receive
+ * their options from argv[0] on; elsewhere argv[0] and argv[1] are the program and the
+ * command, which never start with "--". */
 static const char *earlier(char **argv, int end, const char *name)
 {
     size_t n = strlen(name);
     const char *found = NULL;
-    for (int k = 1; k < end; k++) {
+    for (int k = 0; k < end; k++) {
         if (strncmp(argv[k], name, n) != 0)
             continue;
         if (argv[k][n] == '=')

@@ -128,6 +128,17 @@ static void test_errors(void)
                  "interference, util, mem, time, duration\n");
     expect_error("model show throughput --kind interference", 2,
                  "clustersim: error: two kinds given: 'throughput' and 'interference'\n");
+    /* A model command's options start at the first word after the kind: an option given
+     * there and again later is refused, as anywhere else, not replaced by the second. */
+    remove("cli_a.csv");
+    remove("cli_b.csv");
+    expect_error("model gen samples --out cli_a.csv --samples 3 --out cli_b.csv", 2,
+                 "clustersim: error: option --out is given twice (\"cli_a.csv\", then "
+                 "\"cli_b.csv\"): give it once\n");
+    CHECK(access("cli_a.csv", F_OK) != 0 && access("cli_b.csv", F_OK) != 0);
+    expect_error("model eval --kind duration --trace a.csv --trace b.csv", 2,
+                 "clustersim: error: option --trace is given twice (\"a.csv\", then "
+                 "\"b.csv\"): give it once\n");
 }
 
 /* Every model command that writes a file exits 2, naming the file, when it cannot be

@@ -312,19 +312,27 @@ bool cli_policy_opt(policy_config *cfg, const char *val)
     return true;
 }
 
+/* One seed of --seeds, the len bytes at s (parsed in place: a copy into a buffer would cut
+ * a long one short). Prints the error and returns false when it is not an integer 0..max. */
+static bool seed_piece(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+    if (!csvin_parse_u64(s, len, out) || *out > max) {
+        char q[128];
+        csvin_quote(s, len, q, sizeof q);
+        cli_usage_error("option --seeds: expected an integer 0..%llu, got %s",
+                        (unsigned long long)max, q);
+        return false;
+    }
+    return true;
+}
+
 size_t cli_seeds(const char *s, uint64_t *seeds, size_t max)
 {
     const char *dots = strstr(s, "..");
     if (dots) {
-        char a[32];
-        size_t n = (size_t)(dots - s);
-        if (n >= sizeof a)
-            n = sizeof a - 1;
-        memcpy(a, s, n);
-        a[n] = '\0';
         uint64_t lo, hi;
-        if (!cli_u64("--seeds", a, 0, UINT64_MAX - max, &lo) ||
-            !cli_u64("--seeds", dots + 2, 0, UINT64_MAX, &hi))
+        if (!seed_piece(s, (size_t)(dots - s), UINT64_MAX - max, &lo) ||
+            !seed_piece(dots + 2, strlen(dots + 2), UINT64_MAX, &hi))
             return 0;
         if (hi < lo || hi - lo >= max) {
             cli_usage_error("option --seeds: expected A..B with A <= B and at most %zu seeds, "
@@ -340,21 +348,17 @@ size_t cli_seeds(const char *s, uint64_t *seeds, size_t max)
     const char *p = s;
     for (;;) {
         const char *comma = strchr(p, ',');
-        char a[32];
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len >= sizeof a)
-            len = sizeof a - 1;
-        memcpy(a, p, len);
-        a[len] = '\0';
         if (n >= max) {
             cli_usage_error("option --seeds: at most %zu seeds", max);
             return 0;
         }
-        if (!cli_u64("--seeds", a, 0, UINT64_MAX, &seeds[n]))
+        if (!seed_piece(p, len, UINT64_MAX, &seeds[n]))
             return 0;
         for (size_t k = 0; k < n; k++)
             if (seeds[k] == seeds[n]) {
-                cli_usage_error("option --seeds: seed %s is given twice", a);
+                cli_usage_error("option --seeds: seed %llu is given twice",
+                                (unsigned long long)seeds[n]);
                 return 0;
             }
         n++;

@@ -570,6 +570,14 @@ static void test_usage(void)
          "\"x\"\n"},
         {"--policies fifo --seeds 1,1 --out x",
          "clustersim: error: option --seeds: seed 1 is given twice\n"},
+        /* A seed is read whole, however long: its first 31 characters alone would make
+         * these 0 and 0..1. */
+        {"--policies fifo --seeds 1,00000000000000000000000000000000002x --out x",
+         "clustersim: error: option --seeds: expected an integer 0..18446744073709551615, got "
+         "\"00000000000000000000000000000000002x\"\n"},
+        {"--policies fifo --seeds 00000000000000000000000000000000005..1 --out x",
+         "clustersim: error: option --seeds: expected A..B with A <= B and at most 1000 seeds, "
+         "got \"00000000000000000000000000000000005..1\"\n"},
         /* --seed is --seeds: a second value in either spelling would replace the first. */
         {"--policies fifo --seeds 1..3 --seed 5 --out x",
          "clustersim: error: options --seeds and --seed are one option, given twice (\"1..3\", "

@@ -35,7 +35,8 @@ int cli_trace_curves(int argc, char **argv)
                    "Diurnal demand curves of online services, CSV service,time,replicas:\n"
                    "replicas(t) = trough + (peak - trough) (1 - cos(2 pi (t/period + phase)))/2,\n"
                    "times (1 + noise N(0,1)), rounded, clamped to 0..peak, one point per step\n"
-                   "from 0 to length; a seeded random phase per service. Services are named\n"
+                   "from 0 to length (times to the microsecond; a step of at least 1e-6 s); a\n"
+                   "seeded random phase per service. Services are named\n"
                    "PREFIX0, PREFIX1, ... (defaults: 2 services svc*, peak 16, trough 4, period\n"
                    "1d, step 10m, length 1d, noise 0.1, seed 1).\n");
             return 0;
@@ -95,6 +96,11 @@ int cli_trace_curves(int argc, char **argv)
         return cli_usage_error("--trough %u is above --peak %u", p.trough, p.peak);
     if (p.period_s <= 0 || p.step_s <= 0)
         return cli_usage_error("--period and --step must be positive");
+    /* Times are read back to the microsecond: a finer step would repeat them. */
+    if (p.step_s < 1e-6)
+        return cli_usage_error("option --step: expected at least 1e-6 s (the time resolution "
+                               "of the curves), got %g s",
+                               p.step_s);
     study_outfile o;
     if (!study_out_open_path(&o, out))
         return 2;

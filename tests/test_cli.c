@@ -725,6 +725,28 @@ static void test_lost_work_total(void)
     free(jobs);
 }
 
+/* Demand curves with a step below a second keep their times (to the microsecond), so
+ * --demand reads them back; a step finer than a microsecond is refused. */
+static void test_curves_fractional_step(void)
+{
+    CHECK_EQ_I64(run("trace curves --out half_step.csv --services 1 --step 0.5 --length 2 "
+                     "--noise 0"),
+                 0);
+    char *c = check_slurp("half_step.csv", NULL);
+    CHECK(c && strstr(c, "\nsvc0,0,") && strstr(c, "\nsvc0,0.500000,") && strstr(c, "\nsvc0,1,") &&
+          strstr(c, "\nsvc0,1.500000,") && strstr(c, "\nsvc0,2,"));
+    free(c);
+    check_put("half_step_ls.csv", "job_id,submit_time,duration,num_gpus,qos,replicas\n"
+                                  "svc0,0,10,1,LS,1\n");
+    CHECK_EQ_I64(run("run --trace half_step_ls.csv --cluster 2xV100M32:8 --policy elastic "
+                     "--demand half_step.csv --quiet"),
+                 0);
+    expect("trace curves --out fine_step.csv --step 1e-7 --length 1e-6", 2,
+           "clustersim: error: option --step: expected at least 1e-6 s (the time resolution of "
+           "the curves), got 1e-07 s");
+    CHECK(access("fine_step.csv", F_OK) != 0);
+}
+
 int main(void)
 {
     test_errors();
@@ -738,5 +760,6 @@ int main(void)
     test_lost_work_speed();
     test_roles_every_policy();
     test_lost_work_total();
+    test_curves_fractional_step();
     return check_done();
 }

@@ -174,11 +174,11 @@ out_close:
 
 int trace_curves_diurnal_write(FILE *f, const trace_diurnal *p, sim_diag *d)
 {
-    if (p->services == 0 || p->peak < p->trough || p->period_s <= 0 || p->step_s <= 0 ||
+    if (p->services == 0 || p->peak < p->trough || p->period_s <= 0 || !(p->step_s >= 1e-6) ||
         p->length_s < 0 || p->noise < 0)
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
                             "diurnal curves need services >= 1, trough <= peak, period > 0, "
-                            "step > 0, length >= 0 and noise >= 0");
+                            "step >= 1e-6 s, length >= 0 and noise >= 0");
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rng)
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
@@ -186,7 +186,10 @@ int trace_curves_diurnal_write(FILE *f, const trace_diurnal *p, sim_diag *d)
     fputs("service,time,replicas\n", f);
     for (uint32_t s = 0; s < p->services; s++) {
         double phase = gsl_rng_uniform(rng);
-        for (double t = 0; t <= p->length_s + 1e-9; t += p->step_s) {
+        /* Times are k x step (a running sum drifts), written to the microsecond the
+         * reader keeps: a step of at least 1 us keeps them increasing. */
+        for (uint64_t k = 0; (double)k * p->step_s <= p->length_s + 1e-9; k++) {
+            double t = (double)k * p->step_s;
             double x = (1.0 - cos(2.0 * 3.14159265358979323846 * (t / p->period_s + phase))) / 2.0;
             double r = (double)p->trough + (double)(p->peak - p->trough) * x;
             if (p->noise > 0)
@@ -196,7 +199,12 @@ int trace_curves_diurnal_write(FILE *f, const trace_diurnal *p, sim_diag *d)
                 v = 0;
             if (v > (long)p->peak)
                 v = (long)p->peak;
-            fprintf(f, "%s%u,%.0f,%ld\n", p->prefix ? p->prefix : "svc", s, t, v);
+            long long t_us = llround(t * 1e6);
+            if (t_us % 1000000 == 0)
+                fprintf(f, "%s%u,%lld,%ld\n", p->prefix ? p->prefix : "svc", s, t_us / 1000000, v);
+            else
+                fprintf(f, "%s%u,%lld.%06lld,%ld\n", p->prefix ? p->prefix : "svc", s,
+                        t_us / 1000000, t_us % 1000000, v);
         }
     }
     gsl_rng_free(rng);

@@ -21,8 +21,9 @@ void trace_curves_free(sim_curves *c);
 
 /* Diurnal curves: replicas(t) = trough + (peak - trough) x (1 - cos(2 pi (t/period +
  * phase))) / 2, times (1 + noise x N(0,1)), rounded and clamped to 0..peak, one point
- * every `step_s` from 0 to `length_s`; each service gets a uniform random phase. The
- * services are named prefix0, prefix1, ... Deterministic for a seed. */
+ * every `step_s` (at least 1e-6) from 0 to `length_s`, times written to the microsecond;
+ * each service gets a uniform random phase. The services are named prefix0, prefix1, ...
+ * Deterministic for a seed. */
 typedef struct trace_diurnal {
     uint32_t services;
     const char *prefix;

@@ -69,10 +69,14 @@ int cli_tp_load(const tp_opts *o, model_catalog **cat, model_throughput **tp)
 bool cli_parse_types(const model_catalog *cat, const char *list, uint16_t *types, uint32_t *n)
 {
     *n = 0;
-    const char *p = list;
-    while (*p) {
+    for (const char *p = list;;) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        /* An empty name (an empty list, a comma too many) is a typo, never a type. */
+        if (len == 0) {
+            cli_usage_error("--types: expected GPU type names separated by commas, got '%s'", list);
+            return false;
+        }
         uint32_t id = sim_intern_find(model_catalog_names(cat), p, len);
         if (id == SIM_INTERN_NONE || id == 0) {
             char known[600];
@@ -80,11 +84,15 @@ bool cli_parse_types(const model_catalog *cat, const char *list, uint16_t *types
             cli_usage_error("--types: unknown GPU type '%.*s' (known: %s)", (int)len, p, known);
             return false;
         }
-        if (*n < SIM_MAX_GPU_TYPES)
-            types[(*n)++] = (uint16_t)id;
-        p += len + (comma ? 1 : 0);
+        if (*n == SIM_MAX_GPU_TYPES) {
+            cli_usage_error("--types: at most %d GPU types", SIM_MAX_GPU_TYPES);
+            return false;
+        }
+        types[(*n)++] = (uint16_t)id;
+        if (!comma)
+            return true;
+        p = comma + 1;
     }
-    return *n > 0;
 }
 
 const char cli_tp_usage[] =

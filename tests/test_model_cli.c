@@ -128,6 +128,14 @@ static void test_errors(void)
                  "interference, util, mem, time, duration\n");
     expect_error("model show throughput --kind interference", 2,
                  "clustersim: error: two kinds given: 'throughput' and 'interference'\n");
+    /* An empty --types (an unset variable) or an empty name in it is an error that says
+     * so, not a silent exit or a dropped comma. */
+    expect_error("model show throughput --types ''", 2,
+                 "clustersim: error: --types: expected GPU type names separated by commas, got "
+                 "''\n");
+    expect_error("model eval throughput --types P100,", 2,
+                 "clustersim: error: --types: expected GPU type names separated by commas, got "
+                 "'P100,'\n");
     /* A model command's options start at the first word after the kind: an option given
      * there and again later is refused, as anywhere else, not replaced by the second. */
     remove("cli_a.csv");

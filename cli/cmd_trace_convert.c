@@ -18,6 +18,7 @@ int cli_trace_convert(int argc, char **argv)
     const char *out = NULL, *cluster = NULL, *cluster_type = NULL, *tenants_arg = NULL;
     double load_pct = 0;
     uint64_t seed = 1;
+    bool seed_given = false;
     for (int i = 3; i < argc; i++) {
         const char *v;
         int m;
@@ -81,6 +82,7 @@ int cli_trace_convert(int argc, char **argv)
         } else if (OPT("--seed")) {
             if (m < 0 || !cli_u64("--seed", v, 0, UINT64_MAX, &seed))
                 return 2;
+            seed_given = true;
         } else {
             return cli_usage_error("unknown option '%s' for 'clustersim trace convert'", argv[i]);
         }
@@ -94,6 +96,15 @@ int cli_trace_convert(int argc, char **argv)
         return cli_usage_error("--to must be after --from");
     if (load_pct > 0 && !cluster)
         return cli_usage_error("--load needs --cluster FILE|SPEC (its GPUs are the capacity)");
+    /* These describe the load scaling alone: without it they would be silently ignored. */
+    const char *load_only = cluster        ? "--cluster"
+                            : cluster_type ? "--cluster-gpu-type"
+                            : seed_given   ? "--seed"
+                                           : NULL;
+    if (load_pct <= 0 && load_only)
+        return cli_usage_error("%s serves --load (the cluster it fills, its seeded draws); "
+                               "give --load PCT",
+                               load_only);
     sim_diag d = {0};
     int st = tenants_arg ? tenant_sel_parse(&f.tenants, tenants_arg, &d) : SIM_OK;
     if (st != SIM_OK) {

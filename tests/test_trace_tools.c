@@ -192,6 +192,20 @@ static void test_convert(void)
                          "--load 40 --out load.csv"),
                  2);
     CHECK(err_has("--load needs --cluster"));
+    /* --seed, --cluster and --cluster-gpu-type describe the load scaling: without --load
+     * they are refused, not ignored. */
+    remove("conv_bad.csv");
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--seed 7 --out conv_bad.csv"),
+                 2);
+    CHECK(err_has("clustersim: error: --seed serves --load (the cluster it fills, its seeded "
+                  "draws); give --load PCT\n"));
+    CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
+                         "--cluster 2xV100M16:8 --out conv_bad.csv"),
+                 2);
+    CHECK(err_has("clustersim: error: --cluster serves --load (the cluster it fills, its seeded "
+                  "draws); give --load PCT\n"));
+    CHECK(no_file_like("conv_bad.csv"));
     /* A cluster without GPUs has no load to fill: an error, not an empty trace. */
     remove("conv_bad.csv");
     CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "

@@ -76,7 +76,7 @@ int cmd_run(int argc, char **argv)
     run_args_default(&a);
     a.argc = argc;
     a.argv = argv;
-    bool quiet = false;
+    bool quiet = false, zoo_opt = false;
     const char *pending_opts[POLICY_MAX_OPTIONS];
     int n_opts = 0;
     for (int i = 2; i < argc; i++) {
@@ -239,12 +239,15 @@ int cmd_run(int argc, char **argv)
             if (m < 0)
                 return 2;
             a.zoo_ref = v;
+            zoo_opt = true;
         } else if (OPT("--zoo-over")) {
             if (m < 0 || !cli_double("--zoo-over", v, 1, 100, &a.zoo_over))
                 return 2;
+            zoo_opt = true;
         } else if (OPT("--zoo-slo")) {
             if (m < 0 || !cli_double("--zoo-slo", v, 0, 1e6, &a.zoo_slo))
                 return 2;
+            zoo_opt = true;
         } else {
             return cli_usage_error("unknown option '%s' for 'clustersim run' "
                                    "(see clustersim run --help)",
@@ -263,6 +266,9 @@ int cmd_run(int argc, char **argv)
      * would restart forever: such a run must end at a horizon. */
     if (a.mtbf_s > 0 && a.horizon_s <= 0)
         return cli_usage_error("--mtbf needs --horizon T (random failures go on forever)");
+    if (zoo_opt && !a.zoo)
+        return cli_usage_error("--zoo-ref, --zoo-over and --zoo-slo describe the annotation of "
+                               "--zoo; give --zoo");
     if (a.quotas && a.quota_share)
         return cli_usage_error("give --quotas or --quota-share, not both");
     /* Policy options are matched to the policy once it is known. */

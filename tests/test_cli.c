@@ -73,6 +73,10 @@ static void test_errors(void)
            "0.001 s, got 1e-9");
     expect("run --trace x.csv --cluster 1xT4:1 --mtbf 1h --mttr 1m", 2,
            "clustersim: error: --mtbf needs --horizon T (random failures go on forever)");
+    /* The zoo's options without --zoo would be ignored: refused, as in trace gen. */
+    expect("run --trace x.csv --cluster 1xT4:1 --zoo-over 2", 2,
+           "clustersim: error: --zoo-ref, --zoo-over and --zoo-slo describe the annotation of "
+           "--zoo; give --zoo");
     expect("run --trace x.csv --cluster 1xT4:1 --policy-opt backfill", 2,
            "clustersim: error: --policy-opt 'backfill': expected KEY=VALUE or POLICY:KEY=VALUE");
     char fx[1024], args[2048];

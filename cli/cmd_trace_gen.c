@@ -46,6 +46,7 @@ int cli_trace_gen(int argc, char **argv)
     trace_src like = {0};
     const char *out = NULL, *zoo_ref = "V100M16";
     bool jobs_given = false, zoo_on = false, constrained_given = false, zoo_opt = false;
+    bool diurnal_given = false, peak_given = false, sigma_given = false;
     int fitted = -1; /* an option --like replaces, when given */
     double zoo_slo = 2;
     for (int i = 3; i < argc; i++) {
@@ -101,15 +102,18 @@ int cli_trace_gen(int argc, char **argv)
         } else if (OPT("--diurnal")) {
             if (m < 0 || !cli_double("--diurnal", v, 0, 1, &c.diurnal_amplitude))
                 return 2;
+            diurnal_given = true;
         } else if (OPT("--peak-hour")) {
             if (m < 0 || !cli_double("--peak-hour", v, 0, 24, &c.diurnal_peak_h))
                 return 2;
+            peak_given = true;
         } else if (OPT("--duration-median")) {
             if (m < 0 || !cli_seconds("--duration-median", v, &c.duration_median_s))
                 return 2;
         } else if (OPT("--duration-sigma")) {
             if (m < 0 || !cli_double("--duration-sigma", v, 0, 10, &c.duration_sigma))
                 return 2;
+            sigma_given = true;
         } else if (OPT("--duration-pareto")) {
             if (m < 0 || !cli_double("--duration-pareto", v, 0.1, 100, &c.duration_pareto))
                 return 2;
@@ -179,6 +183,13 @@ int cli_trace_gen(int argc, char **argv)
     if (like.path && fitted >= 0)
         return cli_usage_error("%s cannot be combined with --like: %s", like_fitted[fitted][0],
                                like_fitted[fitted][1]);
+    /* An option whose distribution is not drawn from would be silently ignored. */
+    if (peak_given && !diurnal_given)
+        return cli_usage_error("--peak-hour needs --diurnal A (the amplitude of the daily cycle "
+                               "it places; without it arrivals are uniform over the day)");
+    if (sigma_given && c.duration_pareto > 0)
+        return cli_usage_error("--duration-sigma is the spread of lognormal durations, and "
+                               "--duration-pareto draws them from a Pareto law instead: give one");
     if (zoo_opt && !zoo_on)
         return cli_usage_error("--zoo-ref and --zoo-slo describe the annotation of --zoo; "
                                "give --zoo");

@@ -302,6 +302,15 @@ static void test_gen(void)
     CHECK_EQ_I64(s.by_hour[23] + s.by_hour[6] + s.by_hour[7], 3000);
     trace_stats_fini(&s);
     remove("gen1.csv");
+    /* Without the distribution they shape, --peak-hour and --duration-sigma would be
+     * ignored: refused. */
+    CHECK_EQ_I64(run(BIN " trace gen --out x.csv --peak-hour 14"), 2);
+    CHECK(err_has("clustersim: error: --peak-hour needs --diurnal A (the amplitude of the daily "
+                  "cycle it places; without it arrivals are uniform over the day)\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --out x.csv --duration-pareto 1.5 --duration-sigma 2"), 2);
+    CHECK(err_has("clustersim: error: --duration-sigma is the spread of lognormal durations, and "
+                  "--duration-pareto draws them from a Pareto law instead: give one\n"));
+    CHECK(no_file_like("x.csv"));
     /* Type constraints need both the types and the fraction. */
     CHECK_EQ_I64(run(BIN " trace gen --out x.csv --frac-constrained 0.5"), 2);
     CHECK(err_has("clustersim: error: --frac-constrained needs --gpu-types A|B|... (the types "

@@ -25,6 +25,14 @@ int study_rate_setup(const run_args *a, const model_catalog *cat, const sim_inte
         /* A comma-separated list of steps tables. */
         if (strlen(tp) >= sizeof buf)
             return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "--throughput: the list is too long");
+        /* An empty name (an unset variable, a comma too many) names no table: strtok_r
+         * would skip it, and an empty list would fall back to the measured tables. */
+        size_t tp_len = strlen(tp);
+        if (tp_len == 0 || tp[0] == ',' || tp[tp_len - 1] == ',' || strstr(tp, ",,"))
+            return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                                "--throughput '%s': expected measured, none or steps tables "
+                                "FILE[,FILE] (a file name is empty)",
+                                tp);
         snprintf(buf, sizeof buf, "%s", tp);
         char *save = NULL;
         for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {

@@ -112,6 +112,13 @@ static void test_errors(void)
                  "P100_SXM2, V100M16, V100M32, V100_PCIE, T4, RTX2080TI, QUADRO_RTX6000, A10, "
                  "A30, A100, A100_80GB, A100_PCIE_40GB, A100_PCIE_80GB, H100, H100_PCIE, H200, "
                  "L4, L40S, G1, G2, G3, MISC)\n");
+    /* An empty --throughput (an unset variable) names no table: refused, not run with
+     * the measured tables. */
+    expect_error("run --quiet --trace '" FIX "colocated_trace.csv' --cluster 1xK80:1 "
+                 "--throughput ''",
+                 2,
+                 "clustersim: error: --throughput '': expected measured, none or steps tables "
+                 "FILE[,FILE] (a file name is empty)\n");
     expect_error("calibrate --from '" FIX "bad_calib_resource.csv' --out cli_cal.csv", 2,
                  "clustersim: " FIX "bad_calib_resource.csv:3:8: error: field "
                  "'partner_resource': expected a resource: sm, mem, l2 or pcie, got \"disk\"\n");

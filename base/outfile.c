@@ -84,6 +84,11 @@ int sim_outfile_open(sim_outfile *o, const char *path, sim_diag *d)
 {
     memset(o, 0, sizeof *o);
     o->fd = -1;
+    /* An empty name (an unset variable) names no file: the temporary would go to the
+     * current directory and the rename at the end fail, after all the work. */
+    if (!path[0])
+        return sim_diag_set(d, SIM_EIO, NULL, 0, 0,
+                            "cannot create the file: the output file name is empty");
     if (strlen(path) >= sizeof o->path - 16)
         return sim_diag_set(d, SIM_EIO, path, 0, 0,
                             "cannot create the file: the name is too "

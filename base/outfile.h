@@ -27,7 +27,7 @@ typedef struct sim_outfile {
 } sim_outfile;
 
 /* Open path for writing as described above. Errors: SIM_EIO with d filled ("cannot
- * create the file: Permission denied", "is a directory", ...). */
+ * create the file: Permission denied", "is a directory", an empty path, ...). */
 int sim_outfile_open(sim_outfile *o, const char *path, sim_diag *d);
 
 /* A buffered stream on the file (owned by o: closed by sim_outfile_close), without

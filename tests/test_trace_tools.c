@@ -302,6 +302,11 @@ static void test_gen(void)
     CHECK_EQ_I64(s.by_hour[23] + s.by_hour[6] + s.by_hour[7], 3000);
     trace_stats_fini(&s);
     remove("gen1.csv");
+    /* An empty output name (an unset variable) is refused before any work, with no
+     * temporary left in the working directory. */
+    CHECK_EQ_I64(run(BIN " trace gen --out '' --jobs 3"), 2);
+    CHECK(err_has("clustersim: error: cannot create the file: the output file name is empty\n"));
+    CHECK(no_file_like(".tmp."));
     /* Without the distribution they shape, --peak-hour and --duration-sigma would be
      * ignored: refused. */
     CHECK_EQ_I64(run(BIN " trace gen --out x.csv --peak-hour 14"), 2);

@@ -27,9 +27,11 @@ static bool parse_hidden(const char *v, uint32_t *hidden, uint32_t *n)
 {
     *n = 0;
     const char *s = v;
-    if (!strcmp(v, "0") || !*v)
+    if (!strcmp(v, "0"))
         return true;
-    while (*s) {
+    /* Every width is read, the last included: an empty value or a comma too many is an
+     * error, not fewer layers. */
+    for (;;) {
         const char *comma = strchr(s, ',');
         size_t len = comma ? (size_t)(comma - s) : strlen(s);
         char buf[32];
@@ -41,9 +43,10 @@ static bool parse_hidden(const char *v, uint32_t *hidden, uint32_t *n)
         if (!cli_u64("--hidden", buf, 1, MODEL_MLP_MAX_WIDTH, &w))
             return false;
         hidden[(*n)++] = (uint32_t)w;
-        s += len + (comma ? 1 : 0);
+        if (!comma)
+            return true;
+        s = comma + 1;
     }
-    return true;
 }
 
 static int train_or_eval(model_kind k, int argc, char **argv, bool train)
@@ -66,7 +69,8 @@ static int train_or_eval(model_kind k, int argc, char **argv, bool train)
                     "       [--hidden 64,32] [--activation relu|tanh] [--optimizer adam|sgd]\n"
                     "       [--loss mse|mae] [--epochs 400] [--batch 32] [--lr X] [--momentum "
                     "0.9]\n"
-                    "       [--val-frac 0.2] [--patience 30] [--test-frac 0.2] [--seed 1]\n");
+                    "       [--val-frac 0.2] [--patience 30] [--test-frac 0.2] [--seed 1]\n"
+                    "--hidden: the widths of the hidden layers (0: none).\n");
             else
                 printf(
                     "usage: clustersim model eval --kind util|mem|time --data FILE --model MODEL\n"

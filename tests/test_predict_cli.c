@@ -157,6 +157,14 @@ static void bad_input(void)
                  "clustersim: error: option --hidden: expected an integer 1..1024, got \"x\"\n"
                  "clustersim: error: option --hidden: expected widths such as 64,32 (at most 7 "
                  "layers)\n");
+    /* An empty --hidden (an unset variable) or a comma too many is refused, not read as
+     * fewer layers ('0' asks for none). */
+    expect_error("model train util --data pcli_samples.csv --out pcli_x.mlp --hidden ''", 2,
+                 "clustersim: error: option --hidden: expected widths such as 64,32 (at most 7 "
+                 "layers)\n");
+    expect_error("model train util --data pcli_samples.csv --out pcli_x.mlp --hidden 8,", 2,
+                 "clustersim: error: option --hidden: expected widths such as 64,32 (at most 7 "
+                 "layers)\n");
     expect_error("model train util --data pcli_samples.csv --out pcli_x.mlp --loss l3", 2,
                  "clustersim: error: option --loss: expected mse or mae, got 'l3'\n");
     expect_error("model train util --out pcli_x.mlp", 2,

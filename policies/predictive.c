@@ -45,6 +45,7 @@ typedef struct pred_state {
     bool types_ready;
     bool type_ok[SIM_MAX_GPU_TYPES];    /* present in the cluster and in the catalog */
     double gpu_x[SIM_MAX_GPU_TYPES][3]; /* GPU features per type */
+    uint64_t type_mem[SIM_MAX_GPU_TYPES]; /* the largest GPU memory of each type, MiB */
     /* Options. */
     double monitor_s, step, be_min, slo_factor, margin, mem_margin;
     bool evict, throttle, saturated_only;
@@ -157,6 +158,11 @@ static void resolve_types(pred_state *s, const sim_view *v)
         model_features_gpu(g, s->gpu_x[t]);
         s->type_ok[t] = true;
     }
+    for (uint32_t g = 0; g < v->n_gpus; g++) {
+        uint16_t t = v->node_gpu_type[v->gpu_node[g]];
+        if (t < SIM_MAX_GPU_TYPES && v->gpu_mem_total[g] > s->type_mem[t])
+            s->type_mem[t] = v->gpu_mem_total[g];
+    }
     s->types_ready = true;
 }
 
@@ -193,6 +199,16 @@ static void predict_job(pred_state *s, const sim_view *v, sim_job_id id)
         pj->time_s[t] = (float)p.time_s;
         pj->util[t] = (float)p.util_milli;
     }
+    /* A type whose GPUs are all smaller than the predicted memory is not used; when
+     * that leaves none, the job would wait for ever: then, as a share above a whole GPU
+     * holds the whole GPU, it holds the whole memory of the largest GPU of each type
+     * (it runs alone on one). */
+    bool fits = false;
+    for (uint16_t t = 1; t < v->n_gpu_types && t < SIM_MAX_GPU_TYPES && !fits; t++)
+        fits = pj->milli[t] && pj->mem_mib[t] <= s->type_mem[t];
+    for (uint16_t t = 1; t < v->n_gpu_types && t < SIM_MAX_GPU_TYPES && !fits; t++)
+        if (pj->milli[t] && pj->mem_mib[t] > s->type_mem[t])
+            pj->mem_mib[t] = (uint32_t)s->type_mem[t];
 }
 
 static void pred_on_arrival(void *st, const sim_view *v, sim_job_id id)

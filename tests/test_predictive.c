@@ -294,6 +294,30 @@ static void retype(void)
     done(&w);
 }
 
+/* A job predicted to need more GPU memory than any GPU of a type holds (100,000 MiB; a
+ * V100M16 has 16,384) holds the whole GPU's memory there and runs alone, as a predicted
+ * share above 1000 holds the whole GPU. It used to wait for ever on an empty cluster. A
+ * second one waits for the first. */
+static void memory_cap(void)
+{
+    write_models(0, 0);
+    double c[MODEL_F_COUNT] = {0};
+    write_linear("pred_mem.mlp", "mem", "mem_mib", MODEL_F_COUNT, c, 100000);
+    static const tjob jobs[] = {{"M1", 0, 1000, SIM_QOS_BE, 300, 300, 0},
+                                {"M2", 0, 1000, SIM_QOS_BE, 300, 300, 0}};
+    tworld w;
+    bool ok = run(&w, "1xV100M16:1", jobs, 2, 10, NULL);
+    CHECK(ok);
+    if (!ok)
+        return;
+    const sim_job *m1 = find(&w, "M1"), *m2 = find(&w, "M2");
+    CHECK(m1 && m1->state == SIM_JOB_RUNNING);
+    CHECK(m2 && m2->state == SIM_JOB_PENDING);
+    CHECK(m1 && m1->alloc_head != UINT32_MAX &&
+          sim_engine_view(w.e)->allocs[m1->alloc_head].gpu_mem_mib == 16384);
+    done(&w);
+}
+
 static void eviction(void)
 {
     write_models(0, 0);
@@ -504,6 +528,7 @@ int main(void)
     per_type();
     first_type_prediction();
     retype();
+    memory_cap();
     eviction_cost();
     eviction();
     monitor();

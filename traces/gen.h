@@ -21,7 +21,7 @@ typedef struct trace_gen_config {
     double duration_median_s; /* lognormal durations: median */
     double duration_sigma;    /* lognormal sigma (heavy tail) */
     double duration_pareto;   /* > 0: Pareto durations of this shape alpha, same median */
-    double frac_share;        /* fraction of 1-GPU jobs asking for a fraction of a GPU */
+    double frac_share;        /* fraction of all jobs asking for a fraction of a GPU */
     double frac_multi;        /* fraction of jobs with 2, 4 or 8 GPUs */
     double frac_cpu_only;     /* fraction of jobs without GPU */
     double frac_ls;           /* fraction of latency-sensitive jobs */

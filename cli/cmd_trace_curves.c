@@ -8,6 +8,7 @@
 #include "study/files.h"
 #include "traces/curves.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -101,6 +102,11 @@ int cli_trace_curves(int argc, char **argv)
         return cli_usage_error("option --step: expected at least 1e-6 s (the time resolution "
                                "of the curves), got %g s",
                                p.step_s);
+    /* A step far below the length would write tens of gigabytes before anyone noticed. */
+    if (p.length_s / p.step_s > 1e7)
+        return cli_usage_error("options --length and --step: %.17g points per service, at most "
+                               "10,000,000 (give a larger --step or a shorter --length)",
+                               floor(p.length_s / p.step_s) + 1);
     study_outfile o;
     if (!study_out_open_path(&o, out))
         return 2;

@@ -749,6 +749,11 @@ static void test_curves_fractional_step(void)
            "clustersim: error: option --step: expected at least 1e-6 s (the time resolution of "
            "the curves), got 1e-07 s");
     CHECK(access("fine_step.csv", F_OK) != 0);
+    /* 8.64e10 points a service used to be written (tens of gigabytes). */
+    expect("trace curves --out many_points.csv --step 1e-6 --length 1d", 2,
+           "clustersim: error: options --length and --step: 86400000001 points per service, at "
+           "most 10,000,000 (give a larger --step or a shorter --length)");
+    CHECK(access("many_points.csv", F_OK) != 0);
 }
 
 int main(void)

@@ -1330,8 +1330,6 @@ static int check_blocks(const sim_engine *e, sim_diag *d)
 
 int sim_engine_check(const sim_engine *e, sim_diag *d)
 {
-    if (check_blocks(e, d) != SIM_OK)
-        return SIM_EINVAL;
     uint64_t total = 0;
     for (uint32_t g = 0; g < e->n_gpus; g++) {
         uint64_t milli = 0, mem = 0;
@@ -1340,6 +1338,11 @@ int sim_engine_check(const sim_engine *e, sim_diag *d)
             const sim_alloc_rec *r = &e->allocs[a];
             if (r->gpu != g)
                 return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "GPU %u lists a foreign allocation", g);
+            for (uint32_t b = r->next_on_gpu; b != NIL; b = e->allocs[b].next_on_gpu)
+                if (e->allocs[b].job == r->job)
+                    return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                                        "GPU %u holds two allocations of job '%s'", g,
+                                        e->jobs[r->job].spec.id);
             milli += r->milli;
             mem += r->gpu_mem_mib;
             n++;
@@ -1377,6 +1380,9 @@ int sim_engine_check(const sim_engine *e, sim_diag *d)
         for (uint32_t a = e->jobs[id].alloc_head; a != NIL; a = e->allocs[a].next_in_job) {
             cpu_all += e->allocs[a].cpu_milli;
             tenant_all += e->allocs[a].milli;
+            if (!e->node_up[e->allocs[a].node])
+                return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "job '%s' holds down node %s",
+                                    e->jobs[id].spec.id, e->node_name[e->allocs[a].node]);
         }
         uint32_t roles = 0;
         for (uint32_t a = e->jobs[id].role_head; a != NIL; a = e->allocs[a].next_in_job) {
@@ -1396,5 +1402,6 @@ int sim_engine_check(const sim_engine *e, sim_diag *d)
                             "and %llu (tenants %llu)", (unsigned long long)cpu_all,
                             (unsigned long long)tenant_all, (unsigned long long)e->cpu_used_all,
                             (unsigned long long)e->used_milli_total, (unsigned long long)tsum);
-    return SIM_OK;
+    /* Last: the node summaries, derived from the state checked above. */
+    return check_blocks(e, d) != SIM_OK ? SIM_EINVAL : SIM_OK;
 }

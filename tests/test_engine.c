@@ -13,6 +13,7 @@
 #include "policies/registry.h"
 #include "base/alloc.h"
 #include "sim/engine.h"
+#include "sim/engine_int.h"
 
 #include "engine_world.h"
 
@@ -1024,6 +1025,54 @@ static void test_tenant_gpu_hours(void)
     world_fini(&w);
 }
 
+/* The invariant check finds a job holding a GPU twice and a job holding a down node:
+ * states the decisions refuse (a grow onto a GPU the job holds), made here by hand. */
+static void test_check_finds(void)
+{
+    world w;
+    world_init(&w, 1, 2);
+    job_spec jobs[1] = {job("j", 0, 100, 2, 1000)};
+    sim_config cfg = {.seed = 1, .horizon_us = 50 * 1000000};
+    sim_world sw = {.cluster = &w.cl,
+                    .gpu_types = w.types,
+                    .gpu_type_mem_mib = w.type_mem,
+                    .tenants = w.tenants};
+    policy_config pc = {.policy = "fifo"};
+    sim_engine *e = NULL;
+    sim_diag d;
+    CHECK_EQ_I64(sim_engine_create(&e, &cfg, &sw, &policy_fifo, &pc, &d), SIM_OK);
+    if (!e)
+        return;
+    array_source as = {.jobs = jobs, .n = 1};
+    sim_source src = {.ctx = &as, .next = array_next};
+    CHECK_EQ_I64(sim_engine_run(e, &src, &d), SIM_OK);
+    CHECK_EQ_I64(sim_engine_check(e, &d), SIM_OK);
+    /* j holds GPUs 0 and 1, one allocation each. */
+    uint32_t a = e->gpu_first_res[0], b = e->gpu_first_res[1];
+    CHECK(a != UINT32_MAX && b != UINT32_MAX);
+    if (a == UINT32_MAX || b == UINT32_MAX) {
+        sim_engine_destroy(e);
+        world_fini(&w);
+        return;
+    }
+    e->node_up[0] = false;
+    CHECK_EQ_I64(sim_engine_check(e, &d), SIM_EINVAL);
+    CHECK_STR(d.msg, "job 'j' holds down node n0");
+    e->node_up[0] = true;
+    /* b moved beside a on GPU 0. */
+    e->allocs[b].gpu = 0;
+    e->allocs[a].next_on_gpu = b;
+    e->allocs[b].prev_on_gpu = a;
+    CHECK_EQ_I64(sim_engine_check(e, &d), SIM_EINVAL);
+    CHECK_STR(d.msg, "GPU 0 holds two allocations of job 'j'");
+    e->allocs[b].gpu = 1;
+    e->allocs[a].next_on_gpu = UINT32_MAX;
+    e->allocs[b].prev_on_gpu = UINT32_MAX;
+    CHECK_EQ_I64(sim_engine_check(e, &d), SIM_OK);
+    sim_engine_destroy(e);
+    world_fini(&w);
+}
+
 /* Every policy's engine created with each allocation in turn failing: SIM_OK or
  * SIM_ENOMEM, and nothing left allocated either way (a failed init frees what it took;
  * the core calls no fini after it). */
@@ -1169,6 +1218,7 @@ int main(void)
     test_sample_after_zero_jobs();
     test_tenant_gpu_hours();
     test_create_alloc_failures();
+    test_check_finds();
     test_writer_blocks();
     test_write_error();
     return check_done();

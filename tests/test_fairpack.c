@@ -227,38 +227,15 @@ static void test_antman_demand(void)
     world_fini(&w);
 }
 
-/* Fault injection: with allocation k failing for k = 1, 2, ..., creating an antman run
- * either succeeds or fails with SIM_ENOMEM, and no block is left allocated after its
- * destruction, nor after a run that starts a guaranteed and an opportunistic job. (A
- * failed init used to keep what it had allocated, and fini freed past the allocation
- * hook.) */
+/* A run that starts a guaranteed and an opportunistic job leaves no block allocated
+ * (fini freed past the allocation hook, so its blocks stayed counted). Creation under
+ * fault injection, for every policy, is test_engine's. */
 static void test_antman_alloc(void)
 {
     world w;
     world_init(&w, 2, 4);
     job_spec jobs[2] = {prio_job("g", 0, 10, 2, 0), prio_job("o", 0, 10, 1, 1)};
     int64_t base = sim_alloc_live();
-    int failed = 0;
-    for (uint64_t k = 1; k < 120; k++) {
-        sim_alloc_fail_after(k);
-        sim_config cfg = {.seed = 1, .horizon_us = SIM_TIME_NEVER};
-        sim_world sw = {.cluster = &w.cl,
-                        .gpu_types = w.types,
-                        .gpu_type_mem_mib = w.type_mem,
-                        .tenants = w.tenants};
-        policy_config pc = {.policy = "antman"};
-        sim_engine *e = NULL;
-        sim_diag d;
-        int st = sim_engine_create(&e, &cfg, &sw, &policy_antman, &pc, &d);
-        sim_alloc_fail_after(0);
-        if (st == SIM_OK)
-            sim_engine_destroy(e);
-        else
-            failed++;
-        CHECK(st == SIM_OK || st == SIM_ENOMEM);
-        CHECK_EQ_I64(sim_alloc_live(), base);
-    }
-    CHECK(failed > 20);
     run_opts o = {.pol = &policy_antman, .seed = 1};
     run_out r = run(&w, jobs, 2, &o);
     CHECK_EQ_I64(r.status, SIM_OK);

@@ -163,6 +163,11 @@ int cmd_run(int argc, char **argv)
         } else if (OPT("--horizon")) {
             if (m < 0 || !cli_seconds("--horizon", v, &a.horizon_s))
                 return 2;
+            /* Times are whole microseconds: a shorter horizon would be 0, which is none. */
+            if (a.horizon_s > 0 && a.horizon_s < 1e-6)
+                return cli_usage_error("option --horizon: expected 0 (no horizon) or at least "
+                                       "1e-6 s, got %s",
+                                       v);
         } else if (OPT("--checkpoint-interval")) {
             if (m < 0 || !cli_seconds("--checkpoint-interval", v, &a.checkpoint_s))
                 return 2;

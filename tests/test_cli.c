@@ -71,6 +71,10 @@ static void test_errors(void)
     expect("run --trace x.csv --cluster 1xT4:1 --sample-interval 1e-9", 2,
            "clustersim: error: option --sample-interval: expected 0 (no samples) or at least "
            "0.001 s, got 1e-9");
+    /* 1e-9 s was a horizon of 0 µs: the run stopped at time 0, where 0 means none. */
+    expect("run --trace x.csv --cluster 1xT4:1 --horizon 1e-9", 2,
+           "clustersim: error: option --horizon: expected 0 (no horizon) or at least 1e-6 s, got "
+           "1e-9");
     expect("run --trace x.csv --cluster 1xT4:1 --mtbf 1h --mttr 1m", 2,
            "clustersim: error: --mtbf needs --horizon T (random failures go on forever)");
     /* The zoo's options without --zoo would be ignored: refused, as in trace gen. */

@@ -156,6 +156,8 @@ int cmd_sweep(int argc, char **argv)
     if (!grid_path)
         return cli_usage_error("clustersim sweep needs a grid file (see clustersim sweep "
                                "--help)");
+    if (check && list)
+        return cli_usage_error("--check and --list are two ways to look at a grid: give one");
 
     int rank = 0, size = 1;
     sim_diag d = {0};

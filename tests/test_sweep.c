@@ -501,6 +501,11 @@ static void test_size_text(void)
     CHECK(check_file_has(OUT "/size1.txt",
                          OUT "/s1.json: 2 cells (`clustersim run`: 1 trace x 1 "
                              "cluster x 2 policy variants x 1 seed = 2 cells)\n"));
+    /* Both: --check used to win without a word. */
+    CHECK_EQ_I64(
+        check_sh("%s sweep %s/s1.json --check --list > %s/both.txt 2>&1", SIM_BINARY, OUT, OUT), 2);
+    CHECK(check_file_has(OUT "/both.txt", "clustersim: error: --check and --list are two ways to "
+                                          "look at a grid: give one"));
 }
 
 /* A cell with no job done has no JCT or wait: its summary.json has null there, which

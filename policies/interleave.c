@@ -1286,8 +1286,9 @@ static uint32_t job_node(const sim_view *v, const sim_job *j)
 }
 
 /* The speed factor that makes member x of a pack on `node` run at solo / pack iteration
- * time, the core's share cap min(1, share / demand) divided out (a pack's GPUs are of
- * one type). */
+ * time, the core's share cap min(1, share / demand) divided out with the demand on that
+ * node's GPU type (a pack spans types only when no one type holds it; the core then
+ * runs it at its slowest GPU). */
 static double member_factor(const il_state *s, const sim_view *v, const il_pack *p,
                             const il_entry *x, const sim_job *j, uint32_t node)
 {

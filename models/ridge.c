@@ -106,15 +106,23 @@ static int prepare(model_ridge *r, model_ridge_ws *w, const double *X, const dou
                 return SIM_EINVAL;
             s += x;
         }
-        double mu = s / (double)n;
+        double mu = s / (double)n, big = 0, dmax = 0;
         for (size_t i = 0; i < n; i++) {
-            double dx = X[i * p + j] - mu;
+            big = fmax(big, fabs(X[i * p + j]));
+            dmax = fmax(dmax, fabs(X[i * p + j] - mu));
+        }
+        /* The squares are taken of dx / dmax, so that neither a huge spread (above 1e154)
+         * overflows nor a tiny one (below 1e-154) underflows. */
+        for (size_t i = 0; i < n && dmax > 0; i++) {
+            double dx = (X[i * p + j] - mu) / dmax;
             ss += dx * dx;
         }
-        double sd = sqrt(ss / (double)n);
+        double sd = dmax * sqrt(ss / (double)n);
         r->mean[j] = mu;
-        /* A (numerically) constant feature carries no information: drop it. */
-        r->inv_sd[j] = sd > 1e-12 * (fabs(mu) + 1) ? 1.0 / sd : 0.0;
+        /* A (numerically) constant feature carries no information: drop it. The test is
+         * relative to the feature's magnitude, so that standardisation stays invariant to
+         * the feature's unit (values of 1e-13 are not constant). */
+        r->inv_sd[j] = sd > 1e-12 * big ? 1.0 / sd : 0.0;
     }
     for (size_t i = 0; i < n; i++) {
         for (uint32_t j = 0; j < p; j++)

@@ -3,8 +3,8 @@
  * y = (2, 4, 7): mean(y) = 13/3, standardised x = (x - 2) / sqrt(2/3), Z^T Z = 3 and
  * Z^T (y - mean) = 5 sqrt(3/2), so beta = 5 sqrt(3/2) / (3 + lambda) and the prediction
  * at x = 4 is 13/3 + 15 / (3 + lambda): 97/12 with lambda = 1, 28/3 (least squares) with
- * lambda -> 0. Also: exact recovery of a noise-free linear model, a constant feature
- * dropped, bad input refused, and allocation failures reported without leaks.
+ * lambda -> 0, whatever the unit of x. Also: exact recovery of a noise-free linear model, a
+ * constant feature dropped, bad input refused, and allocation failures reported without leaks.
  */
 #include "models/ridge.h"
 
@@ -28,6 +28,15 @@ int main(void)
     CHECK_NEAR(r.intercept, 13.0 / 3.0, 1e-12);
     CHECK(model_ridge_fit(&r, w, X, y, 3, 0.0) == SIM_OK);
     CHECK_NEAR(model_ridge_predict(&r, &x4), 28.0 / 3.0, 1e-8);
+    /* Standardisation makes the fit independent of the feature's unit: the same fit on
+     * x scaled by 1e-13 (a spread below any absolute tolerance) and by 1e160 (whose
+     * squared deviations overflow). */
+    for (int s = 0; s < 2; s++) {
+        double k = s ? 1e160 : 1e-13, Xk[3] = {k, 2 * k, 3 * k}, xk4 = 4 * k;
+        CHECK(model_ridge_fit(&r, w, Xk, y, 3, 1.0) == SIM_OK);
+        CHECK(r.inv_sd[0] > 0);
+        CHECK_NEAR(model_ridge_predict(&r, &xk4), 97.0 / 12.0, 1e-12);
+    }
     /* A single row: only the intercept. */
     CHECK(model_ridge_fit(&r, w, X, y, 1, 1.0) == SIM_OK);
     CHECK_NEAR(model_ridge_predict(&r, &x4), 2.0, 1e-12);

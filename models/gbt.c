@@ -37,6 +37,7 @@ struct model_gbt_ws {
     uint32_t *go_nl;  /* 2^(depth-1): rows going left */
     uint32_t *active; /* features with at least one cut */
     uint32_t n_active;
+    double min_gain; /* smallest gain that splits: relative to the tree's residual scale */
 };
 
 void model_gbt_params_default(model_gbt_params *prm)
@@ -290,7 +291,7 @@ static void best_split(model_gbt_ws *w, const model_gbt *g, const hbin *h, uint3
         S += h[b][0];
         N += h[b][1];
     }
-    double best_gain = 1e-12, parent = N > 0 ? S * S / N : 0, best_nl = 0;
+    double best_gain = w->min_gain, parent = N > 0 ? S * S / N : 0, best_nl = 0;
     int32_t best_a = -1;
     uint32_t best_s = 0;
     for (uint32_t a = 0; a < na; a++) {
@@ -387,8 +388,15 @@ int model_gbt_fit(model_gbt *g, model_gbt_ws *w, const double *X, const double *
         uint16_t *feat = g->feat + t * internal;
         double *thr = g->thr + t * internal;
         double *leaf = g->leaf + t * leaves;
-        for (uint32_t i = 0; i < n; i++)
+        /* Gains scale with the squared residuals, so the threshold that keeps rounding
+         * noise from splitting does too: an absolute one would refuse every split of
+         * targets in small units (a step of 1e-7 gains 1e-14). */
+        double ss = 0;
+        for (uint32_t i = 0; i < n; i++) {
             w->rows[i] = i;
+            ss += w->resid[i] * w->resid[i];
+        }
+        w->min_gain = 1e-12 * ss;
         w->start[0] = 0;
         w->start[1] = (uint32_t)n;
         for (uint32_t level = 0; level < D; level++) {

@@ -2,7 +2,8 @@
  * test_gbt.c: gradient-boosted trees against a hand-computed stump. On x = (1, 2, 3, 4),
  * y = (1, 1, 3, 5) with depth 1, rate 1, 4 bins and min_leaf 1, the base is 2.5, the
  * candidate cuts are 1, 2 and 3, and the split x > 2 wins (gain 9 against 3 and 25/3), so the
- * leaves are -1.5 and +1.5: predictions 1 below or at 2 and 4 above. Also: a step
+ * leaves are -1.5 and +1.5: predictions 1 below or at 2 and 4 above, and the same in
+ * units of 1e-7. Also: a step
  * function is learnt exactly, training error falls with every tree, fits are
  * deterministic, a heavy-tailed target is fitted better than by its mean, bad input and
  * allocation failures are reported.
@@ -82,6 +83,9 @@ static double plain_fit(const double *X, const double *y, int n, int p, uint16_t
         resid[i] = y[i] - base;
     }
     for (int t = 0; t < RT; t++) {
+        double ss = 0;
+        for (int i = 0; i < n; i++)
+            ss += resid[i] * resid[i];
         memset(node, 0, sizeof node);
         for (int level = 0; level < RD; level++) {
             int first = (1 << level) - 1, count = 1 << level;
@@ -116,7 +120,7 @@ static double plain_fit(const double *X, const double *y, int n, int p, uint16_t
                     S += hs[k][j0 * RB + b];
                     N += hn[k][j0 * RB + b];
                 }
-                double best = 1e-12, parent = N ? S * S / N : 0;
+                double best = 1e-12 * ss, parent = N ? S * S / N : 0;
                 int bj = -1, bs = 0;
                 for (int j = 0; j < p; j++) {
                     double SL = 0, NL = 0;
@@ -218,6 +222,18 @@ int main(void)
     CHECK(model_gbt_fit(&g, w, X, y, 5) == SIM_EINVAL);
     double bad[4] = {1, INFINITY, 3, 4};
     CHECK(model_gbt_fit(&g, w, bad, y, 4) == SIM_EINVAL);
+    model_gbt_ws_destroy(w);
+    model_gbt_fini(&g);
+
+    /* The same stump in small units: y = (1, 1, 3, 5) x 1e-7 splits at x > 2 alike (its
+     * gain, 9e-14, is below any absolute tolerance a fit might apply). */
+    CHECK(model_gbt_init(&g, 1, &prm) == SIM_OK);
+    CHECK(model_gbt_ws_create(&w, 4, 1, &prm) == SIM_OK);
+    double ysmall[4] = {1e-7, 1e-7, 3e-7, 5e-7};
+    CHECK(model_gbt_fit(&g, w, X, ysmall, 4) == SIM_OK);
+    CHECK_NEAR(g.thr[0], 2.0, 0);
+    CHECK_NEAR(model_gbt_predict(&g, &q[0]), 1e-7, 1e-12);
+    CHECK_NEAR(model_gbt_predict(&g, &q[3]), 4e-7, 1e-12);
     model_gbt_ws_destroy(w);
     model_gbt_fini(&g);
 

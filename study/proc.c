@@ -114,6 +114,50 @@ void study_forget_child(long pid)
             fwd_pid[i] = 0;
 }
 
+/* What exec's failure errno means, without strerror: between fork and exec in a
+ * threaded parent only async-signal-safe calls are safe (strerror may translate and
+ * allocate, and a lock another thread held at the fork is never released here). */
+static const char *exec_error(int e)
+{
+    switch (e) {
+    case ENOENT:
+        return "No such file or directory";
+    case EACCES:
+        return "Permission denied";
+    case ENOEXEC:
+        return "Exec format error";
+    case ENOTDIR:
+        return "Not a directory";
+    case ENAMETOOLONG:
+        return "File name too long";
+    case ELOOP:
+        return "Too many levels of symbolic links";
+    case ETXTBSY:
+        return "Text file busy";
+    case E2BIG:
+        return "Argument list too long";
+    case ENOMEM:
+        return "Cannot allocate memory";
+    case EISDIR:
+        return "Is a directory";
+    default:
+        return "the program could not be executed";
+    }
+}
+
+/* Write s to fd with write(2) alone (async-signal-safe). */
+static void put_fd(int fd, const char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0) {
+        ssize_t w = write(fd, s, n);
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
 static void child_exec(const study_proc *p)
 {
     /* The program starts with no signal blocked, whatever its parent blocks. */
@@ -135,7 +179,12 @@ static void child_exec(const study_proc *p)
         execvp(p->argv[0], p->argv);
     else
         execv(p->argv[0], p->argv);
-    dprintf(2, "clustersim: error: cannot run '%s': %s\n", p->argv[0], strerror(errno));
+    int e = errno;
+    put_fd(2, "clustersim: error: cannot run '");
+    put_fd(2, p->argv[0]);
+    put_fd(2, "': ");
+    put_fd(2, exec_error(e));
+    put_fd(2, "\n");
     _exit(STUDY_PROC_NOT_STARTED);
 }
 

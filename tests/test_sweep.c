@@ -6,6 +6,7 @@
  * CSV), a failing cell that does not stop the others, and pack cells.
  */
 #include "study/grid.h"
+#include "study/proc.h"
 
 #include "check.h"
 
@@ -721,6 +722,23 @@ static void test_pack_cells(void)
     free(csv);
 }
 
+/* A program that cannot be executed: the child says why in its log, with write(2) alone
+ * (it runs between fork and exec), and exits with STUDY_PROC_NOT_STARTED. */
+static void test_exec_failure(void)
+{
+    char *const missing[] = {OUT "/no-such-program", NULL};
+    char *const plain[] = {OUT "/a.csv", NULL}; /* not executable */
+    study_proc p[2] = {{.argv = missing, .log_path = OUT "/exec0.log"},
+                       {.argv = plain, .log_path = OUT "/exec1.log"}};
+    CHECK_EQ_I64(study_procs_run(p, 2, 2, NULL, NULL), 0);
+    CHECK_EQ_I64(p[0].exit_status, STUDY_PROC_NOT_STARTED);
+    CHECK_EQ_I64(p[1].exit_status, STUDY_PROC_NOT_STARTED);
+    CHECK(check_file_has(OUT "/exec0.log", "clustersim: error: cannot run '" OUT
+                                           "/no-such-program': No such file or directory\n"));
+    CHECK(check_file_has(OUT "/exec1.log",
+                         "clustersim: error: cannot run '" OUT "/a.csv': Permission denied\n"));
+}
+
 int main(void)
 {
     setenv("CLUSTERSIM_DATA", SIM_SOURCE_DIR, 1);
@@ -730,6 +748,7 @@ int main(void)
                           SIM_BINARY, OUT, OUT, OUT),
                  0);
     test_expansion();
+    test_exec_failure();
     test_bad_grids();
     test_grid_edges();
     test_run_and_resume();

@@ -9,7 +9,9 @@
 #include <lemon/matching.h>
 #include <lemon/smart_graph.h>
 
+#include <algorithm>
 #include <new>
+#include <utility>
 #include <vector>
 
 struct blossom_ws {

@@ -37,6 +37,7 @@
 #include "base/alloc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -289,14 +290,19 @@ static void reserve(elastic_state *s, const sim_view *v)
             if (j->is_service && j->gpus_per_replica > 1)
                 need += (uint64_t)j->peak_replicas * (j->gpus_per_replica - 1);
         }
-    uint32_t n = v->n_nodes;
-    while (n > 0 && need > 0) {
-        n--;
-        s->svc_nodes[s->n_svc_nodes++] = n;
-        need = need > v->node_gpu_count[n] ? need - v->node_gpu_count[n] : 0;
+    /* The last nodes with GPUs, from the end; a node without GPUs serves no service and
+     * stays with the offline jobs. */
+    uint32_t first = v->n_nodes;
+    while (first > 0 && need > 0) {
+        first--;
+        if (!v->node_gpu_count[first])
+            continue;
+        s->svc_nodes[s->n_svc_nodes++] = first;
+        need = need > v->node_gpu_count[first] ? need - v->node_gpu_count[first] : 0;
     }
-    for (uint32_t k = 0; k < n; k++)
-        s->off_nodes[s->n_off_nodes++] = k;
+    for (uint32_t k = 0; k < v->n_nodes; k++)
+        if (k < first || !v->node_gpu_count[k])
+            s->off_nodes[s->n_off_nodes++] = k;
 }
 
 /* Candidate nodes of a job: all (NULL) except under `static` (where an offline job with
@@ -609,8 +615,9 @@ static int try_pending(elastic_state *s, const sim_view *v, sim_job_id id, polic
     sim_placement p;
     uint32_t n = lo;
     shape_memo *m = j->shape < s->memo_cap ? &s->memo[j->shape] : NULL;
-    if (s->mode == M_STATIC && hi > lo) {
-        /* At max_replicas, or as many as the offline slice holds. */
+    if (s->mode == M_STATIC) {
+        /* At max_replicas, or as many as the offline slice holds; a job the slice cannot
+         * hold even empty would wait for ever. */
         uint64_t fit;
         if (m && m->fit_gen == v->shape_gen[j->shape] + 1) {
             fit = m->fit_n;
@@ -621,9 +628,15 @@ static int try_pending(elastic_state *s, const sim_view *v, sim_job_id id, polic
                 m->fit_n = fit;
             }
         }
+        if (fit < lo) {
+            char why[160];
+            snprintf(why, sizeof why,
+                     "the nodes not reserved for the services' peak hold %llu of its %u "
+                     "replicas",
+                     (unsigned long long)fit, lo);
+            return sim_decide_reject(out, id, why);
+        }
         n = hi < fit ? hi : (uint32_t)fit;
-        if (n < lo)
-            n = lo;
     }
     if (m && m->fail_pass == s->pass && m->fail_n == n)
         return SIM_OK;

@@ -524,6 +524,39 @@ static void test_static_fit(void)
     world_fini(&w);
 }
 
+/* static with the services' peak above the cluster's GPUs: the slice takes every node
+ * with GPUs, but not n1, which has none (it was taken too, from the end, so the CPU-only
+ * job c waited for ever); the offline GPU job a, which no node left to offline jobs can
+ * hold, is rejected with the reason instead of waiting for ever. */
+static void test_static_slice(void)
+{
+    static char *names[1] = {"svc"};
+    static uint32_t first[1] = {0}, count[1] = {1};
+    static sim_curve_point pts[1] = {{0, 8}};
+    sim_curves c = {.n = 1, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 1};
+    g_curves = &c;
+    world w;
+    world_init(&w, 2, 4);
+    w.nodes[1].num_gpus = 0;
+    w.nodes[1].gpu_type = 0;
+    job_spec js[3] = {ejob("svc", 0, 100, 1, 1, 8), ejob("a", 0, 100, 1, 1, 2),
+                      ejob("c", 0, 100, 0, 0, 0)};
+    js[0].qos = SIM_QOS_LS;
+    js[2].replicas = 1;
+    js[2].cpu_milli = 1000;
+    run_out r = run(&w, js, 3, &policy_static, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "svc", F_STATUS, "done");
+    CHECK_F(&r, "c", F_STATUS, "done");
+    CHECK_F(&r, "c", F_END, "100.000000");
+    CHECK_F(&r, "a", F_STATUS, "rejected");
+    CHECK(r.jobs && strstr(r.jobs, "policy static: the nodes not reserved for the services' peak "
+                                   "hold 0 of its 1 replicas"));
+    run_out_free(&r);
+    world_fini(&w);
+    g_curves = NULL;
+}
+
 /* A job that held its replicas for no time (zero work) reports the count it held as its
  * mean, like its min and max (it used to report a mean of 0 beside 4 and 4); a job that
  * never started reports 0 for all three. */
@@ -1683,6 +1716,7 @@ int main(void)
     test_many_per_gpu();
     test_grow_other_gpu();
     test_static_fit();
+    test_static_slice();
     test_zero_duration_mean();
     test_admission();
     test_random();

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
@@ -30,8 +31,14 @@ double study_wall_now(void)
 /* ---- Forwarding of signals to children ------------------------------------------- */
 
 #define FWD_SLOTS 1024
-static volatile pid_t fwd_pid[FWD_SLOTS];
-static volatile sig_atomic_t fwd_sig;
+/* Sequentially consistent atomics, not volatile: the thread that forks (under MPI, the
+ * sweep's local worker) lists a child and then reads fwd_sig while the handler, on
+ * another thread, sets fwd_sig and then reads the list; with both orders kept, one of
+ * the two sees the other and the child gets the signal. Lock-free, so the handler may
+ * use them. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler needs lock-free atomics");
+static _Atomic pid_t fwd_pid[FWD_SLOTS];
+static _Atomic int fwd_sig;
 static const int fwd_sigs[] = {SIGINT, SIGTERM, SIGHUP};
 static struct sigaction fwd_old[3];
 static bool fwd_on;

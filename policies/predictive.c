@@ -21,6 +21,7 @@
 #include "base/alloc.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Per-job state: predictions for every GPU type (indexed by type id). */
@@ -30,6 +31,7 @@ typedef struct pjob {
     bool running;                        /* counted in ls_running */
     bool featureless;                    /* a GPU job without execution features */
     bool recorded;                       /* its predictions are in jobs.csv (first start) */
+    bool fit_checked;                    /* its gang was fitted on the empty cluster */
     uint16_t type;                       /* type it runs on */
     uint16_t milli[SIM_MAX_GPU_TYPES];   /* predicted share; 0 = type not usable */
     uint32_t mem_mib[SIM_MAX_GPU_TYPES]; /* predicted GPU memory */
@@ -46,6 +48,10 @@ typedef struct pred_state {
     bool type_ok[SIM_MAX_GPU_TYPES];    /* present in the cluster and in the catalog */
     double gpu_x[SIM_MAX_GPU_TYPES][3]; /* GPU features per type */
     uint64_t type_mem[SIM_MAX_GPU_TYPES]; /* the largest GPU memory of each type, MiB */
+    /* The nodes with GPUs by type, each type's by GPU memory, largest first: by_type[
+     * type_first[t] .. type_first[t + 1]) (NULL when it could not be allocated). */
+    uint32_t *by_type;
+    uint32_t type_first[SIM_MAX_GPU_TYPES + 1];
     /* Options. */
     double monitor_s, step, be_min, slo_factor, margin, mem_margin;
     bool evict, throttle, saturated_only;
@@ -136,6 +142,77 @@ static void pred_fini(void *st)
     model_predictor_fini(&s->pred);
     model_catalog_destroy(s->cat);
     sim_free(s->res);
+    sim_free(s->by_type);
+}
+
+typedef struct node_mem {
+    uint64_t mem; /* GPU memory of the node's GPUs, MiB */
+    uint32_t node;
+} node_mem;
+
+static int by_mem_desc(const void *a, const void *b)
+{
+    const node_mem *x = a, *y = b;
+    return x->mem != y->mem ? (x->mem < y->mem ? 1 : -1)
+                            : (x->node > y->node) - (x->node < y->node);
+}
+
+/* s->by_type: the nodes with GPUs grouped by type, largest GPU memory first (left NULL
+ * when out of memory: gang_may_fit then assumes a fit). */
+static void index_types(pred_state *s, const sim_view *v)
+{
+    node_mem *tmp = sim_calloc(v->n_nodes ? v->n_nodes : 1, sizeof *tmp);
+    s->by_type = sim_calloc(v->n_nodes ? v->n_nodes : 1, sizeof *s->by_type);
+    if (!tmp || !s->by_type) {
+        sim_free(tmp);
+        sim_free(s->by_type);
+        s->by_type = NULL;
+        return;
+    }
+    uint32_t at[SIM_MAX_GPU_TYPES + 1] = {0};
+    for (uint32_t n = 0; n < v->n_nodes; n++)
+        if (v->node_gpu_count[n] && v->node_gpu_type[n] < SIM_MAX_GPU_TYPES)
+            at[v->node_gpu_type[n] + 1]++;
+    for (uint32_t t = 0; t < SIM_MAX_GPU_TYPES; t++) {
+        s->type_first[t + 1] = s->type_first[t] + at[t + 1];
+        at[t + 1] = s->type_first[t];
+    }
+    for (uint32_t n = 0; n < v->n_nodes; n++)
+        if (v->node_gpu_count[n] && v->node_gpu_type[n] < SIM_MAX_GPU_TYPES)
+            tmp[at[v->node_gpu_type[n] + 1]++] =
+                (node_mem){v->gpu_mem_total[v->node_gpu_first[n]], n};
+    for (uint32_t t = 0; t < SIM_MAX_GPU_TYPES; t++)
+        qsort(tmp + s->type_first[t], s->type_first[t + 1] - s->type_first[t], sizeof *tmp,
+              by_mem_desc);
+    for (uint32_t i = 0; i < s->type_first[SIM_MAX_GPU_TYPES]; i++)
+        s->by_type[i] = tmp[i].node;
+    sim_free(tmp);
+}
+
+/* Whether some GPU type holds all of job j's replicas on the empty cluster by its
+ * predicted memory: on each node of the type, one replica per gpus_per_replica GPUs with
+ * that much memory (two replicas never share a GPU). CPU and memory are not counted, so
+ * false means that no placement can ever be found. Stops at the first node too small,
+ * or once enough are counted: O(nodes of the types) at worst. */
+static bool gang_may_fit(const pred_state *s, const sim_view *v, const sim_job *j, const pjob *pj)
+{
+    if (!s->by_type)
+        return true;
+    uint64_t want = j->nominal_replicas;
+    for (uint16_t t = 1; t < v->n_gpu_types && t < SIM_MAX_GPU_TYPES; t++) {
+        if (!pj->milli[t])
+            continue;
+        uint64_t got = 0;
+        for (uint32_t i = s->type_first[t]; i < s->type_first[t + 1] && got < want; i++) {
+            uint32_t n = s->by_type[i];
+            if (v->gpu_mem_total[v->node_gpu_first[n]] < pj->mem_mib[t])
+                break;
+            got += v->node_gpu_count[n] / j->gpus_per_replica;
+        }
+        if (got >= want)
+            return true;
+    }
+    return false;
 }
 
 /* The GPU types of the cluster, matched by name with the policy's catalog. */
@@ -163,6 +240,7 @@ static void resolve_types(pred_state *s, const sim_view *v)
         if (t < SIM_MAX_GPU_TYPES && v->gpu_mem_total[g] > s->type_mem[t])
             s->type_mem[t] = v->gpu_mem_total[g];
     }
+    index_types(s, v);
     s->types_ready = true;
 }
 
@@ -743,6 +821,18 @@ static int try_pending(pred_state *s, const sim_view *v, policy_decisions *out, 
         }
         sim_placement p;
         bool placed = j->gpus_per_replica ? place_job(s, v, id, &p) : place_cpu_job(s, v, id, &p);
+        if (!placed && j->gpus_per_replica && !pj->fit_checked) {
+            pj->fit_checked = true;
+            if (!gang_may_fit(s, v, j, pj)) {
+                int rc = sim_decide_reject(out, id,
+                                           "its predicted GPU memory leaves too few GPUs for "
+                                           "its replicas, even on the empty cluster");
+                if (rc != SIM_OK)
+                    return rc;
+                id = next;
+                continue;
+            }
+        }
         if (!placed && ls_pass && s->evict && j->gpus_per_replica) {
             bool evicted;
             int rc = evict_for(s, v, id, out, &evicted);

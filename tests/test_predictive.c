@@ -318,6 +318,27 @@ static void memory_cap(void)
     done(&w);
 }
 
+/* A job of two one-GPU replicas predicted to need 20,000 MiB a GPU, on a cluster where
+ * one GPU has that much (a V100M32) and the other not (a V100M16): no placement can ever
+ * be found, so it is rejected with the reason; it used to wait for ever. */
+static void gang_memory(void)
+{
+    write_models(0, 0);
+    double c[MODEL_F_COUNT] = {0};
+    write_linear("pred_mem.mlp", "mem", "mem_mib", MODEL_F_COUNT, c, 20000);
+    static const tjob jobs[] = {{"G", 0, 1000, SIM_QOS_BE, 300, 300, 0}};
+    tworld w;
+    g_gpus = 2;
+    bool ok = run(&w, "1xV100M32:1,1xV100M16:1", jobs, 1, 10, NULL);
+    g_gpus = 0;
+    CHECK(ok);
+    if (!ok)
+        return;
+    CHECK(find(&w, "G") == NULL);
+    CHECK_EQ_I64(sim_engine_summary(w.e)->jobs_rejected, 1);
+    done(&w);
+}
+
 static void eviction(void)
 {
     write_models(0, 0);
@@ -529,6 +550,7 @@ int main(void)
     first_type_prediction();
     retype();
     memory_cap();
+    gang_memory();
     eviction_cost();
     eviction();
     monitor();

@@ -7,7 +7,7 @@
  * found at the level of the classes: a maximum-weight fractional matching from a
  * transportation problem between two copies of the classes (successive shortest paths),
  * its rounded-down part kept except for a bounded number of pairs per class pair, and
- * the rest solved exactly by the blossom (policies/blossom.c) on the few vertices left.
+ * the rest solved exactly by the blossom (policies/blossom.cc) on the few vertices left.
  * Why that is exact is argued in classmatch.c.
  *
  * The workspace is sized once for up to `cap` classes; solving allocates nothing. It

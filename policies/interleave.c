@@ -14,7 +14,7 @@
  *     same GPUs per replica and replicas), and the slot takes up to `max_pack` jobs of
  *     that shape, the next ones in the order.
  *  3. Grouping: while the candidates need more GPUs than the cluster has, up to
- *     `max_pack` rounds of maximum-weight matching (Edmonds' blossom, policies/blossom.c)
+ *     `max_pack` rounds of maximum-weight matching (Edmonds' blossom, policies/blossom.cc)
  *     per shape join packs pairwise (packs of up to max_pack jobs), the weight of two packs
  *     being the utilisation of the resources by their union (sum of solo iteration times
  *     over resources x pack iteration time); the matched pairs are merged, in order, only

@@ -1,5 +1,5 @@
 /*
- * test_blossom: the maximum-weight matching of policies/blossom.c against an exhaustive
+ * test_blossom: the maximum-weight matching of policies/blossom.cc against an exhaustive
  * search, on random graphs of 1 to 12 vertices (dense and sparse, small and large
  * weights, many ties), thousands of seeds; and a few hand-made graphs.
  */

@@ -1,6 +1,6 @@
 /*
  * test_classmatch: the class-level matching of policies/classmatch.c against Edmonds'
- * blossom on the whole graph (policies/blossom.c, itself checked against exhaustive
+ * blossom on the whole graph (policies/blossom.cc, itself checked against exhaustive
  * search in test_blossom): random graphs of 1 to 9 classes of up to 40 twins each, dense
  * and sparse, few and many distinct weights (ties), thousands of seeds; the pairs it
  * returns must form a matching of the graph (no class over its count, pairs only on

@@ -10,8 +10,9 @@
  * the rest solved exactly by the blossom (policies/blossom.cc) on the few vertices left.
  * Why that is exact is argued in classmatch.c.
  *
- * The workspace is sized once for up to `cap` classes; solving allocates nothing. It
- * borrows a blossom workspace, whose size bounds the vertices in all.
+ * The workspace is sized once for up to `cap` classes; solving allocates nothing but
+ * the blossom's graph of the vertices left. It borrows a blossom workspace, whose size
+ * bounds the vertices in all.
  */
 #ifndef POLICIES_CLASSMATCH_H
 #define POLICIES_CLASSMATCH_H

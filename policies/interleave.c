@@ -1582,12 +1582,15 @@ static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisio
 }
 
 /* Whether some node could hold one replica of each member of p beside each other: their
- * CPU and memory per replica summed within the largest node's, and the GPU memory they
- * ask summed within the largest GPU's. A pack that fails this would wait for ever (its
- * members share GPUs, so they share nodes). */
+ * CPU and memory per replica summed within the largest node's (of those with GPUs), and
+ * the GPU memory they ask summed within the largest GPU's. A pack that fails this would wait for
+ * ever (its members share GPUs, so they share nodes). */
 static bool pack_fits(il_state *s, const sim_view *v, const il_pack *p)
 {
+    /* The largest of the nodes with GPUs: a pack of GPU jobs runs on no other. */
     for (uint32_t n = 0; !s->max_read && n < v->n_nodes; n++) {
+        if (!v->node_gpu_count[n])
+            continue;
         if (v->node_cpu_total[n] > s->max_cpu)
             s->max_cpu = v->node_cpu_total[n];
         if (v->node_mem_total[n] > s->max_mem)

@@ -700,6 +700,25 @@ static void test_plan_types(void)
     free(csv);
 }
 
+/* A pack whose members' CPU only a node without GPUs holds is split: j8 (1,000
+ * milli-CPU) runs from 101 s, and j9 (4,000, the GPU node's whole CPU) arrives at 1101
+ * s; packed together (5,000) they fit no node with GPUs, but the largest node counted
+ * was the CPU-only one, so the pack was kept, left out of the plan, and both waited for
+ * ever (j8 preempted). Now each runs alone in turn. */
+static void test_pack_cpu_node(void)
+{
+    check_put("il_cn.csv", "job_id,submit_time,duration,num_gpus,gpu_milli,cpu_milli,model\n"
+                           "j8,101,3600,2,1,1000,vgg16\nj9,1101,60,2,750,4000,bert\n");
+    check_put("il_cn_cluster.csv", "sn,cpu_milli,memory_mib,gpu,model,gpu_mem_mib\n"
+                                   "n0,4000,16384,2,A100,\nn1,96000,262144,0,,\n");
+    char *csv = interleave_jobs("il_cn.csv", "il_cn_cluster.csv", "", "il_cn_out");
+    CHECK(csv && !strstr(csv, "unfinished"));
+    CHECK(csv && strstr(csv, "\nj8,") && strstr(csv, "\nj9,"));
+    CHECK(end_of(csv, "j8") > 3700.0);
+    CHECK(end_of(csv, "j9") > 1160.0);
+    free(csv);
+}
+
 /* A scheduling point with no job in the system (a node failing and coming back before
  * the first arrival) plans nothing: the job that comes later runs alone. Under the
  * sanitizers this sorted an empty, unallocated array. */
@@ -758,6 +777,7 @@ int main(void)
     test_pack_cpu();
     test_pack_gmem();
     test_plan_cpu();
+    test_pack_cpu_node();
     test_plan_types();
     test_muri_slice();
     return check_done();

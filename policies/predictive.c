@@ -157,10 +157,21 @@ static int by_mem_desc(const void *a, const void *b)
                             : (x->node > y->node) - (x->node < y->node);
 }
 
-/* s->by_type: the nodes with GPUs grouped by type, largest GPU memory first (left NULL
- * when out of memory: gang_may_fit then assumes a fit). */
+/* s->type_mem, and s->by_type: the nodes with GPUs grouped by type, largest GPU memory
+ * first (left NULL when out of memory: gang_may_fit then assumes a fit). A node's GPUs
+ * have one memory size. */
 static void index_types(pred_state *s, const sim_view *v)
 {
+    uint32_t at[SIM_MAX_GPU_TYPES + 1] = {0};
+    for (uint32_t n = 0; n < v->n_nodes; n++) {
+        uint16_t t = v->node_gpu_type[n];
+        if (!v->node_gpu_count[n] || t >= SIM_MAX_GPU_TYPES)
+            continue;
+        at[t + 1]++;
+        uint64_t mem = v->gpu_mem_total[v->node_gpu_first[n]];
+        if (mem > s->type_mem[t])
+            s->type_mem[t] = mem;
+    }
     node_mem *tmp = sim_calloc(v->n_nodes ? v->n_nodes : 1, sizeof *tmp);
     s->by_type = sim_calloc(v->n_nodes ? v->n_nodes : 1, sizeof *s->by_type);
     if (!tmp || !s->by_type) {
@@ -169,10 +180,6 @@ static void index_types(pred_state *s, const sim_view *v)
         s->by_type = NULL;
         return;
     }
-    uint32_t at[SIM_MAX_GPU_TYPES + 1] = {0};
-    for (uint32_t n = 0; n < v->n_nodes; n++)
-        if (v->node_gpu_count[n] && v->node_gpu_type[n] < SIM_MAX_GPU_TYPES)
-            at[v->node_gpu_type[n] + 1]++;
     for (uint32_t t = 0; t < SIM_MAX_GPU_TYPES; t++) {
         s->type_first[t + 1] = s->type_first[t] + at[t + 1];
         at[t + 1] = s->type_first[t];
@@ -234,11 +241,6 @@ static void resolve_types(pred_state *s, const sim_view *v)
             continue;
         model_features_gpu(g, s->gpu_x[t]);
         s->type_ok[t] = true;
-    }
-    for (uint32_t g = 0; g < v->n_gpus; g++) {
-        uint16_t t = v->node_gpu_type[v->gpu_node[g]];
-        if (t < SIM_MAX_GPU_TYPES && v->gpu_mem_total[g] > s->type_mem[t])
-            s->type_mem[t] = v->gpu_mem_total[g];
     }
     index_types(s, v);
     s->types_ready = true;

@@ -84,6 +84,12 @@ bool cli_parse_types(const model_catalog *cat, const char *list, uint16_t *types
             cli_usage_error("--types: unknown GPU type '%.*s' (known: %s)", (int)len, p, known);
             return false;
         }
+        for (uint32_t k = 0; k < *n; k++)
+            if (types[k] == id) {
+                cli_usage_error("--types: GPU type '%.*s' is named twice in '%s'", (int)len, p,
+                                list);
+                return false;
+            }
         if (*n == SIM_MAX_GPU_TYPES) {
             cli_usage_error("--types: at most %d GPU types", SIM_MAX_GPU_TYPES);
             return false;

@@ -143,6 +143,9 @@ static void test_errors(void)
     expect_error("model eval throughput --types P100,", 2,
                  "clustersim: error: --types: expected GPU type names separated by commas, got "
                  "'P100,'\n");
+    /* A type named twice would give the same column or row twice. */
+    expect_error("model show throughput --types T4,P100,T4", 2,
+                 "clustersim: error: --types: GPU type 'T4' is named twice in 'T4,P100,T4'\n");
     /* A model command's options start at the first word after the kind: an option given
      * there and again later is refused, as anywhere else, not replaced by the second. */
     remove("cli_a.csv");

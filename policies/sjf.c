@@ -15,7 +15,8 @@
  * history; the models are refitted every `retrain_interval` simulated seconds. Without
  * backfilling by default, as the reference stops at the first job that does not fit.
  * A job that arrives before any job has finished has no prediction: key 0 (it goes first,
- * in arrival order).
+ * in arrival order). A job without GPUs (the reference keeps GPU jobs only) is keyed as
+ * if it held one GPU.
  *
  * The order is kept per shape (identical requests) in binary heaps of job ids, so a pass
  * costs O(shapes log shapes + started jobs x log) plus placement, not O(queue).

@@ -69,6 +69,36 @@ static void test_hand(void)
     }
 }
 
+/* A job without GPUs is keyed as if it held one GPU. One node of 2 GPUs: x (A, 100 s, 1
+ * GPU), y (B, 20 s, 1 GPU) and z (C, 10 s, no GPU) start at 0 (no history: key 0); z ends
+ * at 10 (C = 10), y at 20 (B = 20). p (C, 10 s, 2 GPUs) at 30: 10 x 2 = 20; it does not
+ * fit beside x and, without backfilling, blocks. c (B, 10 s, no GPU) at 31: 20 x 1 = 20,
+ * after p (earlier arrival): both wait for x to end at 100 (keyed by 20 x 0 = 0, c
+ * would go first and start at 31). */
+static void test_no_gpu_key(void)
+{
+    world w;
+    world_init(&w, 1, 2);
+    uint32_t a = sim_intern_add(w.tenants, "A", 1, 0), b = sim_intern_add(w.tenants, "B", 1, 0),
+             c = sim_intern_add(w.tenants, "C", 1, 0);
+    job_spec jobs[5] = {job("x", 0, 100, 1, 1000), job("y", 0, 20, 1, 1000), job("z", 0, 10, 0, 0),
+                        job("p", 30, 10, 2, 1000), job("c", 31, 10, 0, 0)};
+    const uint32_t ten[5] = {a, b, c, c, b};
+    for (int i = 0; i < 5; i++)
+        jobs[i].tenant = ten[i];
+    run_opts o = {.pol = &policy_qssf, .seed = 1};
+    run_out r = run(&w, jobs, 5, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_FIELD(&r, "z", F_END, "10.000000");
+    CHECK_FIELD(&r, "p", F_PRED, "10.000000");
+    CHECK_FIELD(&r, "c", F_PRED, "20.000000");
+    CHECK_FIELD(&r, "p", F_START, "100.000000");
+    CHECK_FIELD(&r, "c", F_START, "100.000000");
+    CHECK_FIELD(&r, "c", F_END, "110.000000");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* Random traces with node failures (and a refit every simulated hour): invariants after
  * every event, every job accounted for, identical bytes for identical seeds. */
 static void test_properties(void)
@@ -115,6 +145,7 @@ static void test_properties(void)
 int main(void)
 {
     test_hand();
+    test_no_gpu_key();
     test_properties();
     return check_done();
 }

@@ -75,6 +75,28 @@ int gavel_lp_solve(uint32_t n, uint32_t m, const double *coef, const double *sca
     return st;
 }
 
+/* The LP of one GPU type in closed form. Each job needs x_i >= t / coef_i for t, so the
+ * optimum is t* = min(min_i coef_i, workers / sum_i scale_i / coef_i), and x_i = t* /
+ * coef_i is optimal: the only optimum when the workers bind, else the least one (the
+ * jobs' shares above it are free), which is the vertex GLPK's simplex returns. False
+ * (nothing written) for a coefficient that is not a positive finite number. */
+static bool single_type(uint32_t n, const double *coef, const double *scale, double workers,
+                        double *x)
+{
+    double least = INFINITY, need = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(coef[i] > 0) || !isfinite(coef[i]))
+            return false;
+        if (coef[i] < least)
+            least = coef[i];
+        need += scale[i] / coef[i];
+    }
+    double t = workers / need < least ? workers / need : least;
+    for (uint32_t i = 0; i < n; i++)
+        x[i] = t / coef[i];
+    return true;
+}
+
 int gavel_allocation(uint32_t n, uint32_t m, const double *tput, const double *scale,
                      const double *priority, const double *workers, double *work, double *x)
 {
@@ -91,6 +113,8 @@ int gavel_allocation(uint32_t n, uint32_t m, const double *tput, const double *s
             work[(size_t)i * m + j] =
                 prop > 0 ? tput[(size_t)i * m + j] * scale[i] / (priority[i] * prop) : 0.0;
     }
+    if (n > 0 && m == 1 && single_type(n, work, scale, workers[0], x))
+        return SIM_OK;
     double t;
     return gavel_lp_solve(n, m, work, scale, workers, x, &t);
 }

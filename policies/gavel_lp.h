@@ -31,7 +31,9 @@ int gavel_lp_solve(uint32_t n, uint32_t m, const double *coef, const double *sca
  * in proportion to its GPUs, prop_i = sum_j tput[i][j] workers[j] / sum_j workers[j];
  * the LP above is then solved with coef[i][j] = tput[i][j] x scale[i] / (priority[i] x
  * prop_i). tput is n x m (0 = cannot run there); work is scratch of n x m doubles. Same
- * returns as above.
+ * returns as above. With one GPU type (m = 1) and every coefficient positive, the LP is
+ * solved in closed form, without GLPK: t* = min(min_i coef_i, workers / sum_i scale_i /
+ * coef_i), x_i = t* / coef_i (the least optimal allocation, which is the simplex's).
  */
 int gavel_allocation(uint32_t n, uint32_t m, const double *tput, const double *scale,
                      const double *priority, const double *workers, double *work, double *x);

@@ -107,6 +107,49 @@ static void test_identical_jobs(void)
         CHECK_NEAR(x[i], 0.5, 1e-9);
 }
 
+/* One GPU type: gavel_allocation solves the LP in closed form. On random instances
+ * (up to 300 jobs of 1-8 GPUs, throughputs 0.1-3.1, priorities 0.5-2, up to 2 GPUs a job, so
+ * that the GPUs bind in some and not in others) it reaches GLPK's optimum t and gives
+ * the allocation GLPK's simplex gives: the least one, x_i = t / coef_i. An instance with
+ * a job of no throughput is left to GLPK (t = 0). */
+static void test_single_type(void)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    enum { N = 300 };
+    static double tput[N], scale[N], prio[N], work[N], x[N], xg[N];
+    int bad_t = 0, bad_x = 0, binding = 0;
+    for (int it = 0; it < 300; it++) {
+        uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, N);
+        double workers[1] = {(double)(1 + gsl_rng_uniform_int(r, 2 * n))};
+        for (uint32_t i = 0; i < n; i++) {
+            tput[i] = 0.1 + 3.0 * gsl_rng_uniform(r);
+            scale[i] = (double)(1 + gsl_rng_uniform_int(r, 8));
+            prio[i] = 0.5 + 1.5 * gsl_rng_uniform(r);
+        }
+        CHECK(gavel_allocation(n, 1, tput, scale, prio, workers, work, x) == SIM_OK);
+        double t = INFINITY, tg = 0, need = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            t = fmin(t, work[i] * x[i]);
+            need += scale[i] * x[i];
+        }
+        binding += need > workers[0] * (1 - 1e-12);
+        CHECK(gavel_lp_solve(n, 1, work, scale, workers, xg, &tg) == SIM_OK);
+        bad_t += fabs(t - tg) > 1e-9 * tg;
+        for (uint32_t i = 0; i < n; i++)
+            bad_x += fabs(x[i] - xg[i]) > 1e-9 || fabs(x[i] - t / work[i]) > 1e-12;
+    }
+    CHECK_EQ_I64(bad_t, 0);
+    CHECK_EQ_I64(bad_x, 0);
+    CHECK(binding > 50 && binding < 250);
+    /* A job that cannot run on the type: GLPK's optimum, t = 0. */
+    const double tp[2] = {2.0, 0.0}, sc[2] = {1, 1}, pr[2] = {1, 1}, w[1] = {4};
+    double wk[2], xx[2];
+    CHECK(gavel_allocation(2, 1, tp, sc, pr, w, wk, xx) == SIM_OK);
+    CHECK(xx[0] >= 0 && xx[0] <= 1 && xx[1] >= 0 && xx[1] <= 1);
+    gsl_rng_free(r);
+}
+
 static void test_rounds(void)
 {
     CHECK(check_system("mkdir -p " OUT " && '" SIM_BINARY "' run --trace '" SIM_SOURCE_DIR
@@ -254,6 +297,7 @@ int main(void)
     test_random();
     test_equal_share();
     test_identical_jobs();
+    test_single_type();
     test_rounds();
     test_cpu_only();
     test_placement();

@@ -45,7 +45,8 @@ typedef struct gjob {
 typedef struct gentry {
     sim_job_id job;
     uint32_t slot;
-    bool ok; /* the job may run on the type (Gavel: its throughput there is not 0) */
+    uint32_t sf; /* scale factor: the job's GPUs */
+    bool ok;     /* the job may run on the type (Gavel: its throughput there is not 0) */
     double prio, deficit, alloc;
     uint64_t seq; /* arrival order: Gavel's stable sort keeps ties in arrival order */
 } gentry;
@@ -66,9 +67,15 @@ typedef struct gavel_state {
     double *tput, *scale, *prio, *work, *x;
     gentry *ent;
     uint8_t *gpu_taken;
+    uint32_t *sf_count; /* per scale factor 0..n_gpus: a type's entries not taken yet */
     uint32_t *place_nodes, *place_gpus;
     uint32_t n_gpus, place_cap;
     uint32_t left[GV_MAXT];
+    uint32_t first[GV_MAXT]; /* each type's first entry in ent */
+    /* fitting_types by shape id, valid while fit_gen matches the view's shape_gen. */
+    uint32_t *fit_gen;
+    uint8_t *fit_mask;
+    uint32_t fit_cap;
 } gavel_state;
 
 static const policy_option gavel_options[] = {
@@ -88,8 +95,11 @@ static void gavel_fini(void *st)
     sim_free(s->x);
     sim_free(s->ent);
     sim_free(s->gpu_taken);
+    sim_free(s->sf_count);
     sim_free(s->place_nodes);
     sim_free(s->place_gpus);
+    sim_free(s->fit_gen);
+    sim_free(s->fit_mask);
 }
 
 static int grow(gavel_state *s, uint32_t need)
@@ -143,10 +153,11 @@ static int gavel_init(void *st, const policy_config *cfg, sim_diag *d)
                             GV_MAXT, cfg->n_node_gpu_types);
     s->n_gpus = cfg->n_gpus;
     s->gpu_taken = sim_calloc(cfg->n_gpus ? cfg->n_gpus : 1, 1);
+    s->sf_count = sim_calloc((size_t)cfg->n_gpus + 1, sizeof *s->sf_count);
     s->place_cap = cfg->n_gpus ? cfg->n_gpus : 1;
     s->place_nodes = sim_calloc(s->place_cap, sizeof *s->place_nodes);
     s->place_gpus = sim_calloc(s->place_cap, sizeof *s->place_gpus);
-    if (!s->gpu_taken || !s->place_nodes || !s->place_gpus || grow(s, 64)) {
+    if (!s->gpu_taken || !s->sf_count || !s->place_nodes || !s->place_gpus || grow(s, 64)) {
         gavel_fini(s);
         memset(s, 0, sizeof *s);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'gavel': out of memory");
@@ -206,6 +217,35 @@ static uint8_t fitting_types(const gavel_state *s, const sim_view *v, const sim_
     return mask;
 }
 
+/* fitting_types, remembered by the job's shape: it reads only what the shape's key holds
+ * (GPUs per replica, replicas, GPU memory, CPU and memory per replica, accepted types)
+ * and the nodes' totals, which never change. Computed afresh when the memory cannot
+ * grow. */
+static uint8_t job_fits(gavel_state *s, const sim_view *v, const sim_job *j)
+{
+    uint32_t sh = j->shape;
+    if (sh >= v->n_shapes || !v->shape_count[sh])
+        return fitting_types(s, v, j);
+    if (sh >= s->fit_cap) {
+        uint32_t cap = v->n_shapes;
+        uint32_t *g = sim_reallocarray(s->fit_gen, cap, sizeof *g);
+        if (g)
+            s->fit_gen = g;
+        uint8_t *mk = sim_reallocarray(s->fit_mask, cap, sizeof *mk);
+        if (mk)
+            s->fit_mask = mk;
+        if (!g || !mk)
+            return fitting_types(s, v, j);
+        memset(s->fit_gen + s->fit_cap, 0, (cap - s->fit_cap) * sizeof *g);
+        s->fit_cap = cap;
+    }
+    if (s->fit_gen[sh] != v->shape_gen[sh]) {
+        s->fit_mask[sh] = fitting_types(s, v, j);
+        s->fit_gen[sh] = v->shape_gen[sh];
+    }
+    return s->fit_mask[sh];
+}
+
 static void gavel_on_arrival(void *st, const sim_view *v, sim_job_id id)
 {
     gavel_state *s = st;
@@ -214,7 +254,7 @@ static void gavel_on_arrival(void *st, const sim_view *v, sim_job_id id)
         return; /* schedule() reports the shortage */
     if (!s->types_ready && resolve_types(s, v) != SIM_OK)
         return; /* schedule() reports the cluster's types */
-    g->fits = fitting_types(s, v, sim_view_job(v, id));
+    g->fits = job_fits(s, v, sim_view_job(v, id));
     g->pos = s->n_jobs;
     s->jobs[s->n_jobs++] = id;
     for (uint32_t k = 0; k < GV_MAXT; k++)
@@ -311,34 +351,37 @@ static bool entry_before(const gentry *a, const gentry *b)
     return a->seq < b->seq;
 }
 
-/* Heap sort of ent[lo..hi) by entry_before (no allocation). */
+/* A heap of entries whose root comes first by entry_before (no allocation). */
 static void sift(gentry *a, uint32_t n, uint32_t i)
 {
+    gentry e = a[i];
     for (;;) {
         uint32_t c = 2 * i + 1;
         if (c >= n)
-            return;
-        if (c + 1 < n && entry_before(&a[c], &a[c + 1]))
+            break;
+        if (c + 1 < n && entry_before(&a[c + 1], &a[c]))
             c++;
-        if (!entry_before(&a[i], &a[c]))
-            return;
-        gentry t = a[i];
+        if (!entry_before(&a[c], &e))
+            break;
         a[i] = a[c];
-        a[c] = t;
         i = c;
     }
+    a[i] = e;
 }
 
-static void sort_entries(gentry *a, uint32_t n)
+static void heapify(gentry *a, uint32_t n)
 {
     for (uint32_t i = n / 2; i-- > 0;)
         sift(a, n, i);
-    for (uint32_t e = n; e-- > 1;) {
-        gentry t = a[0];
-        a[0] = a[e];
-        a[e] = t;
-        sift(a, e, 0);
-    }
+}
+
+/* Remove the first entry of the heap a[0..*n) into *out. */
+static void heap_pop(gentry *a, uint32_t *n, gentry *out)
+{
+    *out = a[0];
+    a[0] = a[--*n];
+    if (*n)
+        sift(a, *n, 0);
 }
 
 /* Start job id on free GPUs of view type t: node by node, as many replicas on each as its
@@ -351,8 +394,17 @@ static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint1
     uint32_t gpr = j->gpus_per_replica, reps = j->nominal_replicas, r = 0;
     if (gpr == 0 || (size_t)gpr * reps > s->place_cap)
         return SIM_OK;
+    /* A node with fewer free GPUs than a replica takes gives none (skipped, and so is a
+     * block whose nodes all have fewer, or none of type t). */
+    sim_view_sync_blocks(v);
     for (uint32_t n = 0; n < v->n_nodes && r < reps; n++) {
-        if (v->node_gpu_type[n] != t || !v->node_up[n])
+        uint32_t b = n / SIM_NODE_BLOCK;
+        if (n % SIM_NODE_BLOCK == 0 &&
+            (v->block_max_free_gpus[b] < gpr || !((v->block_types[b] >> t) & 1u))) {
+            n += SIM_NODE_BLOCK - 1;
+            continue;
+        }
+        if (v->node_gpu_type[n] != t || !v->node_up[n] || v->node_free_gpus[n] < gpr)
             continue;
         uint64_t cpu = v->node_cpu_total[n] - v->node_cpu_used[n];
         uint64_t mem = v->node_mem_total[n] - v->node_mem_used[n];
@@ -451,24 +503,46 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
                 double frac = s->worker_time[k] > 0 ? g->time_so_far[k] / s->worker_time[k] : 0;
                 p = frac > 0 ? x / frac : x * 1e9;
             }
-            s->ent[ne++] = (gentry){id, k, ok, p, g->deficit[k], x, j->seq};
+            uint32_t sf = j->gpus_per_replica * j->nominal_replicas;
+            s->ent[ne++] = (gentry){id, k, sf, ok, p, g->deficit[k], x, j->seq};
         }
-        sort_entries(s->ent + first, ne - first);
+        s->first[k] = first;
         s->left[k] = (uint32_t)s->workers[k];
     }
     for (uint32_t i = 0; i < s->n_jobs; i++)
         ((gjob *)sim_view_job_state(v, s->jobs[i]))->chosen = 0;
-    for (uint32_t e = 0; e < ne; e++) {
-        const gentry *en = &s->ent[e];
-        gjob *g = sim_view_job_state(v, en->job);
-        const sim_job *j = sim_view_job(v, en->job);
-        uint32_t sf = j->gpus_per_replica * j->nominal_replicas;
-        /* As in Gavel (max-min fairness, not FIFO), a job of priority 0 (no allocation
-         * yet, or none on this type) still takes GPUs the others leave. */
-        if (g->chosen || !en->ok || s->left[en->slot] == 0 || sf > s->left[en->slot])
-            continue;
-        s->left[en->slot] -= sf;
-        g->chosen = (uint8_t)(en->slot + 1);
+    /* Type by type, each job in that order is chosen where its scale factor fits. Once
+     * no entry left could fit the type's GPUs left (`fit`, from the count of the entries
+     * left by scale factor), it chooses no one more, so its order is taken from a heap
+     * only that far: the same jobs as a full sort would choose. */
+    for (uint32_t k = 0; k < m; k++) {
+        uint32_t n = (k + 1 < m ? s->first[k + 1] : ne) - s->first[k], fit = 0;
+        gentry *h = s->ent + s->first[k], en;
+        uint32_t *cnt = s->sf_count, left = s->left[k];
+        memset(cnt, 0, ((size_t)left + 1) * sizeof *cnt);
+        for (uint32_t e = 0; e < n; e++)
+            if (h[e].ok && h[e].sf <= left) {
+                cnt[h[e].sf]++;
+                fit++;
+            }
+        heapify(h, n);
+        while (fit > 0) {
+            heap_pop(h, &n, &en);
+            if (!en.ok || en.sf > left)
+                continue;
+            cnt[en.sf]--;
+            fit--;
+            /* As in Gavel (max-min fairness, not FIFO), a job of priority 0 (no
+             * allocation yet, or none on this type) still takes GPUs the others leave. */
+            gjob *g = sim_view_job_state(v, en.job);
+            if (g->chosen)
+                continue;
+            for (uint32_t f = left - en.sf + 1; f <= left; f++)
+                fit -= cnt[f]; /* the entries of these scale factors no longer fit */
+            left -= en.sf;
+            g->chosen = (uint8_t)(k + 1);
+        }
+        s->left[k] = left;
     }
     /* Preempt the running jobs not kept on their type, then start the chosen ones. */
     for (uint32_t i = 0; i < s->n_jobs; i++) {

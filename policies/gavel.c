@@ -31,21 +31,27 @@
 
 #define GV_MAXT 8 /* GPU types of one cluster */
 
+/* A job's figures on one type slot, side by side (a round reads the three together). */
+typedef struct gtype {
+    double x;           /* allocation */
+    double time_so_far; /* seconds received since the last reset */
+    double deficit;     /* seconds owed */
+} gtype;
+
 typedef struct gjob {
-    uint32_t pos;                /* index in the state's job list */
-    bool has_alloc;              /* the job was in the last LP */
-    double x[GV_MAXT];           /* allocation per type slot */
-    double time_so_far[GV_MAXT]; /* seconds received per type since the last reset */
-    double deficit[GV_MAXT];     /* seconds owed per type */
-    sim_time acct_us;            /* running time accounted up to here */
-    uint8_t fits;                /* type slots whose nodes, all free, could hold the job */
-    uint8_t chosen;              /* type slot + 1 chosen this round, 0 = none */
+    uint32_t pos;      /* index in the state's job list */
+    bool has_alloc;    /* the job was in the last LP */
+    uint8_t fits;      /* type slots whose nodes, all free, could hold the job */
+    uint32_t sf;       /* scale factor: GPUs per replica x replicas (fixed at arrival) */
+    uint64_t seq;      /* arrival order (the job's seq) */
+    sim_time acct_us;  /* running time accounted up to here */
+    gtype ty[GV_MAXT]; /* per type slot */
 } gjob;
 
 typedef struct gentry {
     sim_job_id job;
-    uint32_t slot;
-    uint32_t sf; /* scale factor: the job's GPUs */
+    uint32_t pos; /* the job's index in the state's job list */
+    uint32_t sf;  /* scale factor: the job's GPUs */
     bool ok;     /* the job may run on the type (Gavel: its throughput there is not 0) */
     double prio, deficit, alloc;
     uint64_t seq; /* arrival order: Gavel's stable sort keeps ties in arrival order */
@@ -64,6 +70,11 @@ typedef struct gavel_state {
     /* Jobs in flight, and scratch grown at new peaks. */
     sim_job_id *jobs;
     uint32_t n_jobs, cap;
+    sim_job_id *unfit; /* jobs that arrived fitting no type, not yet rejected */
+    uint32_t n_unfit;
+    uint32_t *run_pos; /* scratch of a round: positions of the running jobs, in order */
+    uint8_t *pick;     /* scratch of a round: per position, type slot + 1 chosen, 0 none */
+    uint32_t *heap;    /* scratch of a round: a type's entries in heap order */
     double *tput, *scale, *prio, *work, *x;
     gentry *ent;
     uint8_t *gpu_taken;
@@ -88,6 +99,10 @@ static void gavel_fini(void *st)
 {
     gavel_state *s = st;
     sim_free(s->jobs);
+    sim_free(s->run_pos);
+    sim_free(s->pick);
+    sim_free(s->heap);
+    sim_free(s->unfit);
     sim_free(s->tput);
     sim_free(s->scale);
     sim_free(s->prio);
@@ -114,6 +129,22 @@ static int grow(gavel_state *s, uint32_t need)
     if (!j)
         return SIM_ENOMEM;
     s->jobs = j;
+    uint32_t *rp = sim_reallocarray(s->run_pos, cap, sizeof *rp);
+    if (!rp)
+        return SIM_ENOMEM;
+    s->run_pos = rp;
+    uint8_t *pk = sim_reallocarray(s->pick, cap, sizeof *pk);
+    if (!pk)
+        return SIM_ENOMEM;
+    s->pick = pk;
+    uint32_t *hp = sim_reallocarray(s->heap, cap, sizeof *hp);
+    if (!hp)
+        return SIM_ENOMEM;
+    s->heap = hp;
+    sim_job_id *uf = sim_reallocarray(s->unfit, cap, sizeof *uf);
+    if (!uf)
+        return SIM_ENOMEM;
+    s->unfit = uf;
     double *a = sim_reallocarray(s->tput, nm, sizeof *a), *b, *c, *d, *e;
     if (a)
         s->tput = a;
@@ -254,31 +285,39 @@ static void gavel_on_arrival(void *st, const sim_view *v, sim_job_id id)
         return; /* schedule() reports the shortage */
     if (!s->types_ready && resolve_types(s, v) != SIM_OK)
         return; /* schedule() reports the cluster's types */
-    g->fits = job_fits(s, v, sim_view_job(v, id));
+    const sim_job *j = sim_view_job(v, id);
+    g->fits = job_fits(s, v, j);
+    if (!g->fits)
+        s->unfit[s->n_unfit++] = id;
+    g->sf = j->gpus_per_replica * j->nominal_replicas;
+    g->seq = j->seq;
     g->pos = s->n_jobs;
     s->jobs[s->n_jobs++] = id;
     for (uint32_t k = 0; k < GV_MAXT; k++)
-        g->time_so_far[k] = s->round_s / 2.0;
+        g->ty[k].time_so_far = s->round_s / 2.0;
     s->need_update = true;
     if (s->next_round_us == SIM_TIME_NEVER)
         s->next_round_us = v->now;
 }
 
-/* Add the running time of job id since it was last accounted. */
-static void account(gavel_state *s, const sim_view *v, sim_job_id id, sim_time now)
+/* Add the running time of job id since it was last accounted; whether it runs. */
+static bool account(gavel_state *s, const sim_view *v, sim_job_id id, sim_time now)
 {
     const sim_job *j = sim_view_job(v, id);
     gjob *g = sim_view_job_state(v, id);
-    if (j->state != SIM_JOB_RUNNING || j->alloc_head == UINT32_MAX)
-        return;
+    if (j->state != SIM_JOB_RUNNING)
+        return false;
+    if (j->alloc_head == UINT32_MAX)
+        return true;
     uint16_t t = v->node_gpu_type[v->allocs[j->alloc_head].node];
     int8_t k = t < SIM_MAX_GPU_TYPES ? s->slot_of[t] : -1;
     double dt = (double)(now - g->acct_us) / 1e6;
     if (k >= 0 && dt > 0) {
-        g->time_so_far[k] += dt;
+        g->ty[k].time_so_far += dt;
         s->worker_time[k] += dt;
     }
     g->acct_us = now;
+    return true;
 }
 
 static void forget(gavel_state *s, const sim_view *v, sim_job_id id)
@@ -307,11 +346,11 @@ static int recompute(gavel_state *s, const sim_view *v, sim_time now)
     for (uint32_t i = 0; i < s->n_jobs; i++) {
         gjob *g = sim_view_job_state(v, s->jobs[i]);
         for (uint32_t k = 0; k < s->n_types; k++) {
-            double received = g->time_so_far[k] - s->round_s / 2.0;
-            double owed = g->has_alloc ? g->x[k] * since : 0.0;
-            g->deficit[k] += owed - received;
-            g->time_so_far[k] = s->round_s / 2.0;
-            s->worker_time[k] += g->time_so_far[k];
+            double received = g->ty[k].time_so_far - s->round_s / 2.0;
+            double owed = g->has_alloc ? g->ty[k].x * since : 0.0;
+            g->ty[k].deficit += owed - received;
+            g->ty[k].time_so_far = s->round_s / 2.0;
+            s->worker_time[k] += g->ty[k].time_so_far;
         }
     }
     s->last_reset_us = now;
@@ -335,7 +374,7 @@ static int recompute(gavel_state *s, const sim_view *v, sim_time now)
         gjob *g = sim_view_job_state(v, s->jobs[i]);
         g->has_alloc = true;
         for (uint32_t k = 0; k < m; k++)
-            g->x[k] = s->x[(size_t)i * m + k];
+            g->ty[k].x = s->x[(size_t)i * m + k];
     }
     return SIM_OK;
 }
@@ -351,37 +390,41 @@ static bool entry_before(const gentry *a, const gentry *b)
     return a->seq < b->seq;
 }
 
-/* A heap of entries whose root comes first by entry_before (no allocation). */
-static void sift(gentry *a, uint32_t n, uint32_t i)
+/* A heap of indices into the entries a, whose root's entry comes first by entry_before
+ * (the indices move, not the entries). */
+static void sift(const gentry *a, uint32_t *h, uint32_t n, uint32_t i)
 {
-    gentry e = a[i];
+    uint32_t x = h[i];
     for (;;) {
         uint32_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && entry_before(&a[c + 1], &a[c]))
+        if (c + 1 < n && entry_before(&a[h[c + 1]], &a[h[c]]))
             c++;
-        if (!entry_before(&a[c], &e))
+        if (!entry_before(&a[h[c]], &a[x]))
             break;
-        a[i] = a[c];
+        h[i] = h[c];
         i = c;
     }
-    a[i] = e;
+    h[i] = x;
 }
 
-static void heapify(gentry *a, uint32_t n)
+static void heapify(const gentry *a, uint32_t *h, uint32_t n)
 {
+    for (uint32_t e = 0; e < n; e++)
+        h[e] = e;
     for (uint32_t i = n / 2; i-- > 0;)
-        sift(a, n, i);
+        sift(a, h, n, i);
 }
 
-/* Remove the first entry of the heap a[0..*n) into *out. */
-static void heap_pop(gentry *a, uint32_t *n, gentry *out)
+/* Remove the index of the first entry from the heap h[0..*n). */
+static uint32_t heap_pop(const gentry *a, uint32_t *h, uint32_t *n)
 {
-    *out = a[0];
-    a[0] = a[--*n];
+    uint32_t top = h[0];
+    h[0] = h[--*n];
     if (*n)
-        sift(a, *n, 0);
+        sift(a, h, *n, 0);
+    return top;
 }
 
 /* Start job id on free GPUs of view type t: node by node, as many replicas on each as its
@@ -464,107 +507,131 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
     if (now < s->next_round_us && v->n_running > 0)
         return SIM_OK;
     /* A job no type it may use can hold can never run; nor can a job without GPUs,
-     * which has no throughput on any type (Gavel schedules GPU time only). */
-    for (uint32_t i = 0; i < s->n_jobs;) {
-        sim_job_id id = s->jobs[i];
-        const sim_job *j = sim_view_job(v, id);
-        const gjob *g = sim_view_job_state(v, id);
-        if (g->fits || j->state != SIM_JOB_PENDING) {
-            i++;
-            continue;
+     * which has no throughput on any type (Gavel schedules GPU time only). Such jobs
+     * are known at arrival (s->unfit). They leave in the order of a scan of the job
+     * list that rejects each one it meets (a rejected job's place takes the last job,
+     * which is met next): the one at the lowest place goes first. */
+    while (s->n_unfit) {
+        uint32_t best = UINT32_MAX, at = 0;
+        for (uint32_t u = 0; u < s->n_unfit;) {
+            sim_job_id id = s->unfit[u];
+            const gjob *g = sim_view_job_state(v, id);
+            if (g->pos >= s->n_jobs || s->jobs[g->pos] != id || g->fits ||
+                sim_view_job(v, id)->state != SIM_JOB_PENDING) {
+                s->unfit[u] = s->unfit[--s->n_unfit]; /* gone, or not one (not reached) */
+                continue;
+            }
+            if (g->pos < best) {
+                best = g->pos;
+                at = u;
+            }
+            u++;
         }
+        if (best == UINT32_MAX)
+            break;
+        sim_job_id id = s->unfit[at];
+        s->unfit[at] = s->unfit[--s->n_unfit];
         forget(s, v, id);
-        if ((rc = sim_decide_reject(out, id, reject_reason(s, j))))
+        if ((rc = sim_decide_reject(out, id, reject_reason(s, sim_view_job(v, id)))))
             return rc;
     }
     if (s->n_jobs == 0)
         return SIM_OK;
-    for (uint32_t i = 0; i < s->n_jobs; i++)
-        account(s, v, s->jobs[i], now);
     /* Gavel resets while its last reset time is 0 (none yet, or all at time 0) or once
-     * `reset` seconds have passed. */
-    if (s->need_update &&
-        (s->last_reset_us == 0 || (double)(now - s->last_reset_us) / 1e6 >= s->reset_s)) {
+     * `reset` seconds have passed; the running time is accounted first. */
+    bool reset = s->need_update &&
+                 (s->last_reset_us == 0 || (double)(now - s->last_reset_us) / 1e6 >= s->reset_s);
+    uint32_t n_run = 0;
+    if (reset) {
+        for (uint32_t i = 0; i < s->n_jobs; i++)
+            if (account(s, v, s->jobs[i], now))
+                s->run_pos[n_run++] = i;
         if ((rc = recompute(s, v, now)))
             return rc;
         s->need_update = false;
     }
-    /* Priorities and the sorted queue, type by type. */
+    /* The entries, type by type; without a reset the first pass accounts the running
+     * time as it goes. A priority needs the time all jobs received on the type, so the
+     * entries hold the job's own time until the pass is done. */
     uint32_t m = s->n_types, ne = 0;
     for (uint32_t k = 0; k < m; k++) {
         uint32_t first = ne;
         for (uint32_t i = 0; i < s->n_jobs; i++) {
             sim_job_id id = s->jobs[i];
-            gjob *g = sim_view_job_state(v, id);
-            const sim_job *j = sim_view_job(v, id);
-            double x = g->has_alloc ? g->x[k] : 0.0, p = 0.0;
-            bool ok = (g->fits >> k) & 1;
-            if (x > 0 && ok) {
-                double frac = s->worker_time[k] > 0 ? g->time_so_far[k] / s->worker_time[k] : 0;
-                p = frac > 0 ? x / frac : x * 1e9;
-            }
-            uint32_t sf = j->gpus_per_replica * j->nominal_replicas;
-            s->ent[ne++] = (gentry){id, k, sf, ok, p, g->deficit[k], x, j->seq};
+            if (k == 0 && !reset && account(s, v, id, now))
+                s->run_pos[n_run++] = i;
+            const gjob *g = sim_view_job_state(v, id);
+            double x = g->has_alloc ? g->ty[k].x : 0.0;
+            s->ent[ne++] = (gentry){
+                id, i,     g->sf, (g->fits >> k) & 1, g->ty[k].time_so_far, g->ty[k].deficit,
+                x,  g->seq};
         }
         s->first[k] = first;
         s->left[k] = (uint32_t)s->workers[k];
     }
-    for (uint32_t i = 0; i < s->n_jobs; i++)
-        ((gjob *)sim_view_job_state(v, s->jobs[i]))->chosen = 0;
+    for (uint32_t k = 0; k < m; k++) {
+        uint32_t end = k + 1 < m ? s->first[k + 1] : ne;
+        for (uint32_t e = s->first[k]; e < end; e++) {
+            gentry *en = &s->ent[e];
+            double p = 0.0;
+            if (en->alloc > 0 && en->ok) {
+                double frac = s->worker_time[k] > 0 ? en->prio / s->worker_time[k] : 0;
+                p = frac > 0 ? en->alloc / frac : en->alloc * 1e9;
+            }
+            en->prio = p;
+        }
+    }
     /* Type by type, each job in that order is chosen where its scale factor fits. Once
      * no entry left could fit the type's GPUs left (`fit`, from the count of the entries
      * left by scale factor), it chooses no one more, so its order is taken from a heap
      * only that far: the same jobs as a full sort would choose. */
+    memset(s->pick, 0, s->n_jobs);
     for (uint32_t k = 0; k < m; k++) {
         uint32_t n = (k + 1 < m ? s->first[k + 1] : ne) - s->first[k], fit = 0;
-        gentry *h = s->ent + s->first[k], en;
+        const gentry *a = s->ent + s->first[k];
+        uint32_t *h = s->heap;
         uint32_t *cnt = s->sf_count, left = s->left[k];
         memset(cnt, 0, ((size_t)left + 1) * sizeof *cnt);
         for (uint32_t e = 0; e < n; e++)
-            if (h[e].ok && h[e].sf <= left) {
-                cnt[h[e].sf]++;
+            if (a[e].ok && a[e].sf <= left) {
+                cnt[a[e].sf]++;
                 fit++;
             }
-        heapify(h, n);
+        heapify(a, h, n);
         while (fit > 0) {
-            heap_pop(h, &n, &en);
+            gentry en = a[heap_pop(a, h, &n)];
             if (!en.ok || en.sf > left)
                 continue;
             cnt[en.sf]--;
             fit--;
             /* As in Gavel (max-min fairness, not FIFO), a job of priority 0 (no
              * allocation yet, or none on this type) still takes GPUs the others leave. */
-            gjob *g = sim_view_job_state(v, en.job);
-            if (g->chosen)
+            if (s->pick[en.pos])
                 continue;
             for (uint32_t f = left - en.sf + 1; f <= left; f++)
                 fit -= cnt[f]; /* the entries of these scale factors no longer fit */
             left -= en.sf;
-            g->chosen = (uint8_t)(k + 1);
+            s->pick[en.pos] = (uint8_t)(k + 1);
         }
         s->left[k] = left;
     }
     /* Preempt the running jobs not kept on their type, then start the chosen ones. */
-    for (uint32_t i = 0; i < s->n_jobs; i++) {
-        sim_job_id id = s->jobs[i];
-        const sim_job *j = sim_view_job(v, id);
-        gjob *g = sim_view_job_state(v, id);
-        if (j->state != SIM_JOB_RUNNING)
-            continue;
+    for (uint32_t r = 0; r < n_run; r++) {
+        uint32_t i = s->run_pos[r];
+        const sim_job *j = sim_view_job(v, s->jobs[i]);
         uint16_t t = v->node_gpu_type[v->allocs[j->alloc_head].node];
-        if (g->chosen && s->type_of[g->chosen - 1] == t)
+        if (s->pick[i] && s->type_of[s->pick[i] - 1] == t)
             continue;
-        if ((rc = sim_decide_preempt(out, id, true)))
+        if ((rc = sim_decide_preempt(out, s->jobs[i], true)))
             return rc;
     }
     memset(s->gpu_taken, 0, s->n_gpus);
     for (uint32_t i = 0; i < s->n_jobs; i++) {
         sim_job_id id = s->jobs[i];
-        gjob *g = sim_view_job_state(v, id);
-        if (!g->chosen || sim_view_job(v, id)->state != SIM_JOB_PENDING)
+        if (!s->pick[i] || sim_view_job(v, id)->state != SIM_JOB_PENDING)
             continue;
-        g->acct_us = now;
-        if ((rc = start_on_type(s, v, id, s->type_of[g->chosen - 1], out)))
+        ((gjob *)sim_view_job_state(v, id))->acct_us = now;
+        if ((rc = start_on_type(s, v, id, s->type_of[s->pick[i] - 1], out)))
             return rc;
     }
     s->next_round_us = now + (sim_time)llround(s->round_s * 1e6);

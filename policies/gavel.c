@@ -582,9 +582,9 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
         }
     }
     /* Type by type, each job in that order is chosen where its scale factor fits. Once
-     * no entry left could fit the type's GPUs left (`fit`, from the count of the entries
-     * left by scale factor), it chooses no one more, so its order is taken from a heap
-     * only that far: the same jobs as a full sort would choose. */
+     * no GPU of the type is left, or no entry left could fit those left (`fit`, from the
+     * count of the entries left by scale factor), it chooses no one more, so its order
+     * is taken from a heap only that far: the same jobs as a full sort would choose. */
     memset(s->pick, 0, s->n_jobs);
     for (uint32_t k = 0; k < m; k++) {
         uint32_t n = (k + 1 < m ? s->first[k + 1] : ne) - s->first[k], fit = 0;
@@ -598,7 +598,7 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
                 fit++;
             }
         heapify(a, h, n);
-        while (fit > 0) {
+        while (fit > 0 && left > 0) {
             gentry en = a[heap_pop(a, h, &n)];
             if (!en.ok || en.sf > left)
                 continue;

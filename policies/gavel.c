@@ -562,9 +562,14 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
                 s->run_pos[n_run++] = i;
             const gjob *g = sim_view_job_state(v, id);
             double x = g->has_alloc ? g->ty[k].x : 0.0;
-            s->ent[ne++] = (gentry){
-                id, i,     g->sf, (g->fits >> k) & 1, g->ty[k].time_so_far, g->ty[k].deficit,
-                x,  g->seq};
+            s->ent[ne++] = (gentry){.job = id,
+                                    .pos = i,
+                                    .sf = g->sf,
+                                    .ok = (g->fits >> k) & 1,
+                                    .prio = g->ty[k].time_so_far, /* until the pass ends */
+                                    .deficit = g->ty[k].deficit,
+                                    .alloc = x,
+                                    .seq = g->seq};
         }
         s->first[k] = first;
         s->left[k] = (uint32_t)s->workers[k];

@@ -768,10 +768,11 @@ static uint32_t seg_first(const il_state *s, uint32_t from, uint32_t need)
 /* First fit of `reps` replicas of `gpr` GPUs each on the empty copy of the cluster
  * (nfree): the nodes in index order, as many replicas on each as it holds, its GPUs
  * counted and, when cpu or mem is not 0 (milli-CPU and MiB per replica), its whole CPU
- * and memory, so that a pack never plans on a node where it could not start even alone;
- * taken only when all fit. The tree finds the next node with room in O(log nodes). */
+ * and memory, and when gmem is not 0 (MiB) only nodes whose GPUs have that much memory,
+ * so that a pack never plans on a node where it could not start even alone; taken only
+ * when all fit. The tree finds the next node with room in O(log nodes). */
 static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, uint64_t mask,
-                 uint64_t cpu, uint64_t mem)
+                 uint64_t cpu, uint64_t mem, uint64_t gmem)
 {
     s->n_touched = 0;
     if (gpr == 0)
@@ -781,7 +782,8 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
     uint32_t placed = 0, nt = 0, lim = v->n_nodes < s->n_nodes ? v->n_nodes : s->n_nodes;
     for (uint32_t n = seg_first(s, 0, gpr); n < lim && placed < reps;
          n = seg_first(s, n + 1, gpr)) {
-        if (mask && !((mask >> v->node_gpu_type[n]) & 1u))
+        if ((mask && !((mask >> v->node_gpu_type[n]) & 1u)) ||
+            (gmem && v->gpu_mem_total[v->node_gpu_first[n]] < gmem))
             continue;
         uint32_t c = 0;
         while (placed < reps && s->nfree[n] >= gpr &&
@@ -831,15 +833,17 @@ static uint64_t types_present(const il_state *s, const sim_view *v)
 }
 
 /* CPU (milli) and memory (MiB) a replica of each member of p takes, summed: what one
- * replica of the pack needs on its node. */
+ * replica of the pack needs on its node; and the GPU memory (MiB) the members ask of each
+ * GPU they share, summed. */
 static void pack_host(const il_state *s, const sim_view *v, const il_pack *p, uint64_t *cpu,
-                      uint64_t *mem)
+                      uint64_t *mem, uint64_t *gmem)
 {
-    *cpu = *mem = 0;
+    *cpu = *mem = *gmem = 0;
     for (uint32_t q = 0; q < p->k; q++) {
         const sim_job *j = sim_view_job(v, s->e[p->m[q]].id);
         *cpu += j->cpu_per_replica;
         *mem += j->mem_per_replica;
+        *gmem += j->spec.gpu_mem_mib;
     }
 }
 
@@ -854,11 +858,11 @@ static bool plan_fit(il_state *s, const sim_view *v, il_pack *p, uint64_t presen
 {
     const il_entry *x = &s->e[p->m[0]];
     p->type = 0;
-    uint64_t cpu, mem;
-    pack_host(s, v, p, &cpu, &mem);
+    uint64_t cpu, mem, gmem;
+    pack_host(s, v, p, &cpu, &mem, &gmem);
     uint64_t allowed = present & (x->mask ? x->mask : ~UINT64_C(0));
     if (x->gpr == 0 || __builtin_popcountll(allowed) <= 1)
-        return vfit(s, v, x->reps, x->gpr, x->mask, cpu, mem);
+        return vfit(s, v, x->reps, x->gpr, x->mask, cpu, mem, gmem);
     uint16_t ts[64];
     double sc[64];
     uint32_t nt = 0;
@@ -882,16 +886,16 @@ static bool plan_fit(il_state *s, const sim_view *v, il_pack *p, uint64_t presen
         ts[i] = t;
     }
     if (same)
-        return vfit(s, v, x->reps, x->gpr, x->mask, cpu, mem);
+        return vfit(s, v, x->reps, x->gpr, x->mask, cpu, mem, gmem);
     for (uint32_t i = 0; i < nt; i++)
-        if (vfit(s, v, x->reps, x->gpr, UINT64_C(1) << ts[i], cpu, mem)) {
+        if (vfit(s, v, x->reps, x->gpr, UINT64_C(1) << ts[i], cpu, mem, gmem)) {
             p->type = ts[i];
             return true;
         }
     /* No one type holds all its replicas: first fit over every type it accepts, as when
      * the types score the same (else a job whose replicas need nodes of two types would
      * never be planned, and wait for ever). */
-    return vfit(s, v, x->reps, x->gpr, x->mask, cpu, mem);
+    return vfit(s, v, x->reps, x->gpr, x->mask, cpu, mem, gmem);
 }
 
 /* A pack's iteration time, ms, its overhead factor included: a job alone runs at its solo
@@ -1411,9 +1415,9 @@ static void place_plan(il_state *s, const sim_view *v)
         il_pack p = s->pk[i];
         const il_entry *x = &s->e[p.m[0]];
         uint64_t mask = p.type ? UINT64_C(1) << p.type : x->mask;
-        uint64_t cpu, mem;
-        pack_host(s, v, &p, &cpu, &mem);
-        if (used + x->reps > s->tnode_cap || !vfit(s, v, x->reps, x->gpr, mask, cpu, mem))
+        uint64_t cpu, mem, gmem;
+        pack_host(s, v, &p, &cpu, &mem, &gmem);
+        if (used + x->reps > s->tnode_cap || !vfit(s, v, x->reps, x->gpr, mask, cpu, mem, gmem))
             continue;
         p.tn = used;
         for (uint32_t t = 0; t < s->n_touched; t++)
@@ -1474,9 +1478,10 @@ static bool fit_beside(il_state *s, const sim_view *v)
         if (s->inplace[i])
             continue;
         const il_entry *x = &s->e[p->m[0]];
-        uint64_t cpu, mem;
-        pack_host(s, v, p, &cpu, &mem);
-        if (!vfit(s, v, x->reps, x->gpr, p->type ? UINT64_C(1) << p->type : x->mask, cpu, mem))
+        uint64_t cpu, mem, gmem;
+        pack_host(s, v, p, &cpu, &mem, &gmem);
+        if (!vfit(s, v, x->reps, x->gpr, p->type ? UINT64_C(1) << p->type : x->mask, cpu, mem,
+                  gmem))
             return false;
         uint32_t u = p->tn;
         for (uint32_t t = 0; t < s->n_touched; t++)
@@ -1666,7 +1671,7 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
         if (x->cand || x->gpus == 0)
             continue;
         il_group *g = &s->grp[x->group];
-        if (g->no_fit || !vfit(s, v, x->reps, x->gpr, x->mask, 0, 0)) {
+        if (g->no_fit || !vfit(s, v, x->reps, x->gpr, x->mask, 0, 0, 0)) {
             g->no_fit = true;
             continue;
         }

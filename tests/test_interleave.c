@@ -688,6 +688,22 @@ static void test_plan_cpu(void)
     free(csv);
 }
 
+/* A job whose GPU memory only the slower type's GPUs have is planned on that type: the
+ * plan counted GPUs, CPU and memory but not GPU memory, so it chose the faster A100 (8
+ * GiB GPUs here) for a job asking 20,000 MiB, the start found no GPU there, and the job
+ * waited for ever (unfinished: never scheduled). Now it runs on the P100 (40 GiB). */
+static void test_plan_gmem(void)
+{
+    check_put("il_tgm.csv", "job_id,submit_time,duration,num_gpus,replicas,gpu_mem_mib,model,"
+                            "ref_gpu_type\nj1,0,100,3,3,20000,resnet50,V100M16\n");
+    check_put("il_tgm_cluster.csv", "sn,cpu_milli,memory_mib,gpu,model,gpu_mem_mib\n"
+                                    "n0,32000,65536,4,A100,8192\n"
+                                    "n1,32000,1048576,8,P100,40960\n");
+    char *csv = interleave_jobs("il_tgm.csv", "il_tgm_cluster.csv", "", "il_tgm_out");
+    CHECK(csv && strstr(csv, ",done,") && strstr(csv, ",P100,") && !strstr(csv, "unfinished"));
+    free(csv);
+}
+
 /* A job whose replicas need nodes of two GPU types (2 x 2 GPUs on a T4 node and an A100
  * node of 2 GPUs each) runs: with speeds that differ by type the plan tried each type
  * alone, found none that holds it, and left it waiting for ever. */
@@ -779,6 +795,7 @@ int main(void)
     test_plan_cpu();
     test_pack_cpu_node();
     test_plan_types();
+    test_plan_gmem();
     test_muri_slice();
     return check_done();
 }

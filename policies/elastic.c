@@ -388,6 +388,36 @@ static int take_one(elastic_state *s, const sim_view *v, const sim_job *svc, pol
     return rc;
 }
 
+/* static: how many replicas of job j the nodes[0..count) hold, by their capacity (not
+ * what is free now): on each node of a GPU type j accepts whose GPUs have the memory it
+ * asks, as many as its GPUs, CPU and memory each allow (two replicas of a job never
+ * share a GPU); UINT64_MAX for a job that asks for none of them. The master and
+ * parameter servers are not counted. O(count). */
+static uint64_t nodes_fit(const sim_view *v, const uint32_t *nodes, uint32_t count,
+                          const sim_job *j)
+{
+    uint64_t fit = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t n = nodes[i];
+        uint64_t k = UINT64_MAX;
+        if (j->gpus_per_replica) {
+            uint32_t cnt = v->node_gpu_count[n];
+            if (!cnt || !sim_job_type_ok(j, v->node_gpu_type[n]) ||
+                v->gpu_mem_total[v->node_gpu_first[n]] < j->spec.gpu_mem_mib)
+                continue;
+            k = cnt / j->gpus_per_replica;
+        }
+        if (j->cpu_per_replica && v->node_cpu_total[n] / j->cpu_per_replica < k)
+            k = v->node_cpu_total[n] / j->cpu_per_replica;
+        if (j->mem_per_replica && v->node_mem_total[n] / j->mem_per_replica < k)
+            k = v->node_mem_total[n] / j->mem_per_replica;
+        if (k == UINT64_MAX)
+            return UINT64_MAX;
+        fit += k;
+    }
+    return fit;
+}
+
 /* Resize every service to its demand (clamped to its bounds), taking resources back
  * from offline jobs when the mode allows. take_one never moves a service, and a
  * service's start moves only itself, so the scan can go on from the next id (an
@@ -412,7 +442,18 @@ static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
             int rc;
             bool took;
             sim_placement p;
-            if (j->state == SIM_JOB_PENDING) {
+            if (j->state == SIM_JOB_PENDING && s->mode == M_STATIC &&
+                nodes_fit(v, s->svc_nodes, s->n_svc_nodes, j) < lo) {
+                /* The slice was sized at the first decision, at one GPU per replica for
+                 * the services not there yet: it may hold none of a later one. */
+                char why[160];
+                snprintf(why, sizeof why,
+                         "the nodes reserved for the services' peak hold fewer than its %u "
+                         "replicas",
+                         lo);
+                if ((rc = sim_decide_reject(out, id, why)) != SIM_OK)
+                    return rc;
+            } else if (j->state == SIM_JOB_PENDING) {
                 for (;;) {
                     if (place_n(s, v, id, target, &p))
                         break;
@@ -573,33 +614,17 @@ static int preempt_job(elastic_state *s, const sim_view *v, policy_decisions *ou
     return rc;
 }
 
-/* static: how many replicas of job j the offline nodes hold, by their capacity (not what
- * is free now): on each node of a GPU type j accepts whose GPUs have the memory it asks,
- * as many as its GPUs, CPU and memory each allow (two replicas of a job never share a
- * GPU); UINT64_MAX for a job that asks for none of them. The master and parameter
- * servers are not counted. O(offline nodes). */
-static uint64_t slice_fit(const elastic_state *s, const sim_view *v, const sim_job *j)
+/* static: whether every offline node is up and holds nothing (what a placement finds
+ * there then is what the slice can hold). O(offline nodes). */
+static bool offline_idle(const elastic_state *s, const sim_view *v)
 {
-    uint64_t fit = 0;
     for (uint32_t i = 0; i < s->n_off_nodes; i++) {
         uint32_t n = s->off_nodes[i];
-        uint64_t k = UINT64_MAX;
-        if (j->gpus_per_replica) {
-            uint32_t cnt = v->node_gpu_count[n];
-            if (!cnt || !sim_job_type_ok(j, v->node_gpu_type[n]) ||
-                v->gpu_mem_total[v->node_gpu_first[n]] < j->spec.gpu_mem_mib)
-                continue;
-            k = cnt / j->gpus_per_replica;
-        }
-        if (j->cpu_per_replica && v->node_cpu_total[n] / j->cpu_per_replica < k)
-            k = v->node_cpu_total[n] / j->cpu_per_replica;
-        if (j->mem_per_replica && v->node_mem_total[n] / j->mem_per_replica < k)
-            k = v->node_mem_total[n] / j->mem_per_replica;
-        if (k == UINT64_MAX)
-            return UINT64_MAX;
-        fit += k;
+        if (!v->node_up[n] || v->node_cpu_used[n] || v->node_mem_used[n] || v->node_used_milli[n] ||
+            v->node_free_gpus[n] != v->node_gpu_count[n])
+            return false;
     }
-    return fit;
+    return true;
 }
 
 /* Try offline pending job id (a service is left to serve()): start it if it fits, unless
@@ -622,7 +647,7 @@ static int try_pending(elastic_state *s, const sim_view *v, sim_job_id id, polic
         if (m && m->fit_gen == v->shape_gen[j->shape] + 1) {
             fit = m->fit_n;
         } else {
-            fit = slice_fit(s, v, j);
+            fit = nodes_fit(v, s->off_nodes, s->n_off_nodes, j);
             if (m) {
                 m->fit_gen = v->shape_gen[j->shape] + 1;
                 m->fit_n = fit;
@@ -642,6 +667,20 @@ static int try_pending(elastic_state *s, const sim_view *v, sim_job_id id, polic
         return SIM_OK;
     if (place_n(s, v, id, n, &p))
         return sim_decide_start(out, id, &p);
+    if (s->mode == M_STATIC && j->n_roles && offline_idle(s, v)) {
+        /* The slice's count leaves out the master and parameter servers: with them the
+         * idle slice may hold fewer trainers, or too few, and the job would wait for
+         * ever. */
+        for (uint32_t k = n; k-- > lo && k > 0;)
+            if (place_n(s, v, id, k, &p))
+                return sim_decide_start(out, id, &p);
+        char why[160];
+        snprintf(why, sizeof why,
+                 "the idle nodes not reserved for the services' peak hold fewer than its %u "
+                 "replicas with its master and parameter servers",
+                 lo);
+        return sim_decide_reject(out, id, why);
+    }
     if (m) {
         m->fail_pass = s->pass;
         m->fail_n = n;

@@ -1396,6 +1396,78 @@ static void with_roles(job_spec *j, uint32_t ps, uint64_t mcpu, uint64_t pcpu)
                        (UINT64_C(1) << SIM_ATTR_PS_CPU_MILLI);
 }
 
+/* static: a job whose trainers at the slice's count do not fit with its master and
+ * parameter servers runs with fewer once the slice is idle. One node of 4 GPUs and
+ * 64,000 milli-CPU: p asks 1..4 trainers of 16,000 milli-CPU and one GPU each, a master
+ * and 2 parameter servers of 1,000 each; the slice's count (4) leaves 64,000 + 3,000 >
+ * 64,000, and p waited for ever (never scheduled); now it runs with 3. A job that the
+ * idle slice cannot hold even at its min is rejected with the reason. */
+static void test_static_roles(void)
+{
+    world w;
+    world_init(&w, 1, 4);
+    job_spec js[1] = {ejob("p", 0, 100, 1, 1, 4)};
+    js[0].cpu_milli = 16000;
+    with_roles(&js[0], 2, 1000, 1000);
+    run_out r = run(&w, js, 1, &policy_static, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "p", F_STATUS, "done");
+    CHECK_F(&r, "p", F_RMAX, "3");
+    run_out_free(&r);
+    world_fini(&w);
+    /* Two such nodes, the second reserved for a service of 4 GPUs: q needs 4 trainers
+     * (the cluster holds them with their master and servers, the offline node does not). */
+    static char *names[1] = {"svc"};
+    static uint32_t first[1] = {0}, count[1] = {1};
+    static sim_curve_point pts[1] = {{0, 1}};
+    sim_curves c = {.n = 1, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 1};
+    g_curves = &c;
+    world_init(&w, 2, 4);
+    job_spec jq[2] = {ejob("svc", 0, 100, 4, 1, 1), ejob("q", 0, 100, 4, 4, 4)};
+    jq[0].qos = SIM_QOS_LS;
+    jq[0].replicas = 1;
+    jq[1].cpu_milli = 64000; /* 16,000 a trainer */
+    with_roles(&jq[1], 2, 1000, 1000);
+    r = run(&w, jq, 2, &policy_static, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "svc", F_STATUS, "done");
+    CHECK_F(&r, "q", F_STATUS, "rejected");
+    CHECK(r.jobs && strstr(r.jobs, "policy static: the idle nodes not reserved for the services' "
+                                   "peak hold fewer than its 4 replicas with its master and "
+                                   "parameter servers"));
+    run_out_free(&r);
+    world_fini(&w);
+    g_curves = NULL;
+}
+
+/* static: the slice is sized at the first decision, at one GPU per replica for the
+ * services not there yet, so a later service of 8 GPUs per replica found only the last
+ * node (4 GPUs) reserved and waited for ever (never scheduled); it is rejected with the
+ * reason. o (offline, 1 GPU) arrives at 0, the service at 10. */
+static void test_static_late_service(void)
+{
+    static char *names[1] = {"svc"};
+    static uint32_t first[1] = {0}, count[1] = {1};
+    static sim_curve_point pts[1] = {{0, 1}};
+    sim_curves c = {.n = 1, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 1};
+    g_curves = &c;
+    world w;
+    world_init(&w, 2, 8);
+    w.nodes[1].num_gpus = 4;
+    job_spec js[2] = {ejob("o", 0, 100, 1, 0, 0), ejob("svc", 10, 100, 8, 1, 1)};
+    js[1].qos = SIM_QOS_LS;
+    js[1].replicas = 1;
+    run_out r = run(&w, js, 2, &policy_static, NULL, 0, 0);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK_F(&r, "o", F_STATUS, "done");
+    CHECK_F(&r, "svc", F_STATUS, "rejected");
+    CHECK(r.jobs && strstr(r.jobs, "policy static: the nodes reserved for the services' peak "
+                                   "hold fewer than its 1 replicas"));
+    run_out_free(&r);
+    world_fini(&w);
+    g_curves = NULL;
+}
+
 /* A probe policy: starts pending jobs in order through place_gang (trainers, then the
  * roles) and records where the roles of the last start went and the nodes' CPU after. */
 typedef struct probe_state {
@@ -1717,6 +1789,8 @@ int main(void)
     test_grow_other_gpu();
     test_static_fit();
     test_static_slice();
+    test_static_roles();
+    test_static_late_service();
     test_zero_duration_mean();
     test_admission();
     test_random();

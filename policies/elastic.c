@@ -418,6 +418,53 @@ static uint64_t nodes_fit(const sim_view *v, const uint32_t *nodes, uint32_t cou
     return fit;
 }
 
+/* static: whether nodes[0..count) could hold lo replicas of job j by their capacity: as
+ * many by nodes_fit, and their CPU and memory together those replicas' with the master's
+ * and the parameter servers' (a necessary condition: they may still not pack). */
+static bool nodes_hold(const sim_view *v, const uint32_t *nodes, uint32_t count, const sim_job *j,
+                       uint32_t lo)
+{
+    if (nodes_fit(v, nodes, count, j) < lo)
+        return false;
+    uint64_t cpu = 0, mem = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        cpu += v->node_cpu_total[nodes[i]];
+        mem += v->node_mem_total[nodes[i]];
+    }
+    uint64_t need_cpu = (uint64_t)lo * j->cpu_per_replica,
+             need_mem = (uint64_t)lo * j->mem_per_replica;
+    for (uint32_t r = 0; r < j->n_roles; r++) {
+        need_cpu += sim_job_role_cpu(j, r);
+        need_mem += sim_job_role_mem(j, r);
+    }
+    return need_cpu <= cpu && need_mem <= mem;
+}
+
+/* static: whether every node of nodes[0..count) is up and holds nothing (what a
+ * placement finds there then is what they can hold). O(count). */
+static bool nodes_idle(const sim_view *v, const uint32_t *nodes, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t n = nodes[i];
+        if (!v->node_up[n] || v->node_cpu_used[n] || v->node_mem_used[n] || v->node_used_milli[n] ||
+            v->node_free_gpus[n] != v->node_gpu_count[n])
+            return false;
+    }
+    return true;
+}
+
+/* static: the rejection of job j, which the nodes `which` (reserved for the services'
+ * peak, or the others) cannot hold at lo replicas even idle. */
+static int reject_slice(policy_decisions *out, sim_job_id id, const sim_job *j, const char *which,
+                        uint32_t lo)
+{
+    char why[200];
+    snprintf(why, sizeof why, "the nodes %s the services' peak cannot hold %u replica%s of it%s",
+             which, lo, lo == 1 ? "" : "s",
+             j->n_roles ? " with its master and parameter servers" : "");
+    return sim_decide_reject(out, id, why);
+}
+
 /* Resize every service to its demand (clamped to its bounds), taking resources back
  * from offline jobs when the mode allows. take_one never moves a service, and a
  * service's start moves only itself, so the scan can go on from the next id (an
@@ -443,15 +490,10 @@ static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
             bool took;
             sim_placement p;
             if (j->state == SIM_JOB_PENDING && s->mode == M_STATIC &&
-                nodes_fit(v, s->svc_nodes, s->n_svc_nodes, j) < lo) {
+                !nodes_hold(v, s->svc_nodes, s->n_svc_nodes, j, lo)) {
                 /* The slice was sized at the first decision, at one GPU per replica for
                  * the services not there yet: it may hold none of a later one. */
-                char why[160];
-                snprintf(why, sizeof why,
-                         "the nodes reserved for the services' peak hold fewer than its %u "
-                         "replicas",
-                         lo);
-                if ((rc = sim_decide_reject(out, id, why)) != SIM_OK)
+                if ((rc = reject_slice(out, id, j, "reserved for", lo)) != SIM_OK)
                     return rc;
             } else if (j->state == SIM_JOB_PENDING) {
                 for (;;) {
@@ -468,6 +510,11 @@ static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
                 while (n >= lo && n > 0 && !place_n(s, v, id, n, &p))
                     n--;
                 if (n >= lo && n > 0 && (rc = sim_decide_start(out, id, &p)) != SIM_OK)
+                    return rc;
+                /* Not even its min on the idle slice: it never will be. */
+                if ((n < lo || n == 0) && s->mode == M_STATIC &&
+                    nodes_idle(v, s->svc_nodes, s->n_svc_nodes) &&
+                    (rc = reject_slice(out, id, j, "reserved for", lo)) != SIM_OK)
                     return rc;
             } else if (j->state == SIM_JOB_RUNNING) {
                 if (j->replicas > target &&
@@ -614,19 +661,6 @@ static int preempt_job(elastic_state *s, const sim_view *v, policy_decisions *ou
     return rc;
 }
 
-/* static: whether every offline node is up and holds nothing (what a placement finds
- * there then is what the slice can hold). O(offline nodes). */
-static bool offline_idle(const elastic_state *s, const sim_view *v)
-{
-    for (uint32_t i = 0; i < s->n_off_nodes; i++) {
-        uint32_t n = s->off_nodes[i];
-        if (!v->node_up[n] || v->node_cpu_used[n] || v->node_mem_used[n] || v->node_used_milli[n] ||
-            v->node_free_gpus[n] != v->node_gpu_count[n])
-            return false;
-    }
-    return true;
-}
-
 /* Try offline pending job id (a service is left to serve()): start it if it fits, unless
  * a job of its shape found no room for as many trainers earlier in the pass (room is
  * only taken within a pass, and a shape holds everything a placement reads). */
@@ -661,25 +695,22 @@ static int try_pending(elastic_state *s, const sim_view *v, sim_job_id id, polic
                      (unsigned long long)fit, lo);
             return sim_decide_reject(out, id, why);
         }
+        if (!nodes_hold(v, s->off_nodes, s->n_off_nodes, j, lo))
+            return reject_slice(out, id, j, "not reserved for", lo);
         n = hi < fit ? hi : (uint32_t)fit;
     }
     if (m && m->fail_pass == s->pass && m->fail_n == n)
         return SIM_OK;
     if (place_n(s, v, id, n, &p))
         return sim_decide_start(out, id, &p);
-    if (s->mode == M_STATIC && j->n_roles && offline_idle(s, v)) {
-        /* The slice's count leaves out the master and parameter servers: with them the
-         * idle slice may hold fewer trainers, or too few, and the job would wait for
-         * ever. */
+    if (s->mode == M_STATIC && nodes_idle(v, s->off_nodes, s->n_off_nodes)) {
+        /* The slice's count is by capacity, node by node, without the master and
+         * parameter servers: the idle slice may hold fewer, or too few, and the job
+         * would wait for ever. */
         for (uint32_t k = n; k-- > lo && k > 0;)
             if (place_n(s, v, id, k, &p))
                 return sim_decide_start(out, id, &p);
-        char why[160];
-        snprintf(why, sizeof why,
-                 "the idle nodes not reserved for the services' peak hold fewer than its %u "
-                 "replicas with its master and parameter servers",
-                 lo);
-        return sim_decide_reject(out, id, why);
+        return reject_slice(out, id, j, "not reserved for", lo);
     }
     if (m) {
         m->fail_pass = s->pass;

@@ -1432,8 +1432,8 @@ static void test_static_roles(void)
     CHECK_EQ_I64(r.status, SIM_OK);
     CHECK_F(&r, "svc", F_STATUS, "done");
     CHECK_F(&r, "q", F_STATUS, "rejected");
-    CHECK(r.jobs && strstr(r.jobs, "policy static: the idle nodes not reserved for the services' "
-                                   "peak hold fewer than its 4 replicas with its master and "
+    CHECK(r.jobs && strstr(r.jobs, "policy static: the nodes not reserved for the services' "
+                                   "peak cannot hold 4 replicas of it with its master and "
                                    "parameter servers"));
     run_out_free(&r);
     world_fini(&w);
@@ -1462,7 +1462,7 @@ static void test_static_late_service(void)
     CHECK_F(&r, "o", F_STATUS, "done");
     CHECK_F(&r, "svc", F_STATUS, "rejected");
     CHECK(r.jobs && strstr(r.jobs, "policy static: the nodes reserved for the services' peak "
-                                   "hold fewer than its 1 replicas"));
+                                   "cannot hold 1 replica of it"));
     run_out_free(&r);
     world_fini(&w);
     g_curves = NULL;

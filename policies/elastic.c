@@ -110,6 +110,7 @@ typedef struct elastic_state {
     bool reserved_init;              /* static: the slice has been chosen */
     uint32_t *svc_nodes, *off_nodes; /* static: the reserved nodes and the others */
     uint32_t n_svc_nodes, n_off_nodes;
+    uint64_t svc_cpu, svc_mem, off_cpu, off_mem; /* static: their CPU and memory, summed */
     sim_time next_us;  /* next trigger */
     adj *adj;          /* scratch: the adjustable jobs (room for the running ones) */
     uint32_t adj_cap;
@@ -303,6 +304,14 @@ static void reserve(elastic_state *s, const sim_view *v)
     for (uint32_t k = 0; k < v->n_nodes; k++)
         if (k < first || !v->node_gpu_count[k])
             s->off_nodes[s->n_off_nodes++] = k;
+    for (uint32_t i = 0; i < s->n_svc_nodes; i++) {
+        s->svc_cpu += v->node_cpu_total[s->svc_nodes[i]];
+        s->svc_mem += v->node_mem_total[s->svc_nodes[i]];
+    }
+    for (uint32_t i = 0; i < s->n_off_nodes; i++) {
+        s->off_cpu += v->node_cpu_total[s->off_nodes[i]];
+        s->off_mem += v->node_mem_total[s->off_nodes[i]];
+    }
 }
 
 /* Candidate nodes of a job: all (NULL) except under `static` (where an offline job with
@@ -418,19 +427,10 @@ static uint64_t nodes_fit(const sim_view *v, const uint32_t *nodes, uint32_t cou
     return fit;
 }
 
-/* static: whether nodes[0..count) could hold lo replicas of job j by their capacity: as
- * many by nodes_fit, and their CPU and memory together those replicas' with the master's
- * and the parameter servers' (a necessary condition: they may still not pack). */
-static bool nodes_hold(const sim_view *v, const uint32_t *nodes, uint32_t count, const sim_job *j,
-                       uint32_t lo)
+/* static: whether nodes of cpu and mem in all could hold lo replicas of job j with its
+ * master and parameter servers (a necessary condition: they may still not pack). */
+static bool roles_hold(const sim_job *j, uint32_t lo, uint64_t cpu, uint64_t mem)
 {
-    if (nodes_fit(v, nodes, count, j) < lo)
-        return false;
-    uint64_t cpu = 0, mem = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        cpu += v->node_cpu_total[nodes[i]];
-        mem += v->node_mem_total[nodes[i]];
-    }
     uint64_t need_cpu = (uint64_t)lo * j->cpu_per_replica,
              need_mem = (uint64_t)lo * j->mem_per_replica;
     for (uint32_t r = 0; r < j->n_roles; r++) {
@@ -490,7 +490,8 @@ static int serve(elastic_state *s, const sim_view *v, policy_decisions *out)
             bool took;
             sim_placement p;
             if (j->state == SIM_JOB_PENDING && s->mode == M_STATIC &&
-                !nodes_hold(v, s->svc_nodes, s->n_svc_nodes, j, lo)) {
+                (nodes_fit(v, s->svc_nodes, s->n_svc_nodes, j) < lo ||
+                 !roles_hold(j, lo, s->svc_cpu, s->svc_mem))) {
                 /* The slice was sized at the first decision, at one GPU per replica for
                  * the services not there yet: it may hold none of a later one. */
                 if ((rc = reject_slice(out, id, j, "reserved for", lo)) != SIM_OK)
@@ -695,7 +696,7 @@ static int try_pending(elastic_state *s, const sim_view *v, sim_job_id id, polic
                      (unsigned long long)fit, lo);
             return sim_decide_reject(out, id, why);
         }
-        if (!nodes_hold(v, s->off_nodes, s->n_off_nodes, j, lo))
+        if (!roles_hold(j, lo, s->off_cpu, s->off_mem))
             return reject_slice(out, id, j, "not reserved for", lo);
         n = hi < fit ? hi : (uint32_t)fit;
     }

@@ -11,33 +11,40 @@
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Slots are taken and freed by compare-and-swap (the runs of a sweep open outputs from
+ * several threads) and read by the signal handler (lock-free pointer atomics are
+ * async-signal-safe). */
 #define TMP_SLOTS 128
-static const char *volatile tmp_open[TMP_SLOTS];
+static _Atomic(const char *) tmp_open[TMP_SLOTS];
 
 void sim_outfile_remove_temporaries(void)
 {
-    for (int i = 0; i < TMP_SLOTS; i++)
-        if (tmp_open[i])
-            unlink(tmp_open[i]);
+    for (int i = 0; i < TMP_SLOTS; i++) {
+        const char *p = atomic_load(&tmp_open[i]);
+        if (p)
+            unlink(p);
+    }
 }
 
 static void tmp_register(const char *path)
 {
-    for (int i = 0; i < TMP_SLOTS; i++)
-        if (!tmp_open[i]) {
-            tmp_open[i] = path;
+    for (int i = 0; i < TMP_SLOTS; i++) {
+        const char *none = NULL;
+        if (atomic_compare_exchange_strong(&tmp_open[i], &none, path))
             return;
-        }
+    }
 }
 
 static void tmp_unregister(const char *path)
 {
-    for (int i = 0; i < TMP_SLOTS; i++)
-        if (tmp_open[i] == path)
-            tmp_open[i] = NULL;
+    for (int i = 0; i < TMP_SLOTS; i++) {
+        const char *p = path;
+        atomic_compare_exchange_strong(&tmp_open[i], &p, NULL);
+    }
 }
 
 void sim_outfile_track(const char *path)
@@ -117,16 +124,19 @@ int sim_outfile_open(sim_outfile *o, const char *path, sim_diag *d)
                                                   : "it is a socket (refused)");
     snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->target, (long)getpid());
     mode_t mode = e == 0 ? (st.st_mode & 07777) : 0666;
+    /* Tracked before it exists: a signal between the creation and the tracking would
+     * leave it behind. */
+    tmp_register(o->tmp);
     o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
     if (o->fd < 0) {
         int err = errno;
+        tmp_unregister(o->tmp);
         o->tmp[0] = '\0';
         return sim_diag_set(d, SIM_EIO, path, 0, 0, "cannot create the file: %s", strerror(err));
     }
     /* The creation mode passed through the umask; a replaced file keeps its bits. */
     if (e == 0)
         (void)fchmod(o->fd, mode);
-    tmp_register(o->tmp);
     return SIM_OK;
 }
 

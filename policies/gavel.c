@@ -83,9 +83,11 @@ typedef struct gavel_state {
     uint32_t n_gpus, place_cap;
     uint32_t left[GV_MAXT];
     uint32_t first[GV_MAXT]; /* each type's first entry in ent */
-    /* fitting_types by shape id, valid while fit_gen matches the view's shape_gen. */
-    uint32_t *fit_gen;
-    uint8_t *fit_mask;
+    /* fitting_types by shape id, valid while gen matches the view's shape_gen. */
+    struct gfit {
+        uint32_t gen;
+        uint8_t mask;
+    } * fit;
     uint32_t fit_cap;
 } gavel_state;
 
@@ -113,8 +115,7 @@ static void gavel_fini(void *st)
     sim_free(s->sf_count);
     sim_free(s->place_nodes);
     sim_free(s->place_gpus);
-    sim_free(s->fit_gen);
-    sim_free(s->fit_mask);
+    sim_free(s->fit);
 }
 
 static int grow(gavel_state *s, uint32_t need)
@@ -129,22 +130,17 @@ static int grow(gavel_state *s, uint32_t need)
     if (!j)
         return SIM_ENOMEM;
     s->jobs = j;
-    uint32_t *rp = sim_reallocarray(s->run_pos, cap, sizeof *rp);
-    if (!rp)
-        return SIM_ENOMEM;
-    s->run_pos = rp;
+    uint32_t **u32[] = {&s->run_pos, &s->heap, &s->unfit};
+    for (size_t k = 0; k < sizeof u32 / sizeof *u32; k++) {
+        uint32_t *q = sim_reallocarray(*u32[k], cap, sizeof *q);
+        if (!q)
+            return SIM_ENOMEM;
+        *u32[k] = q;
+    }
     uint8_t *pk = sim_reallocarray(s->pick, cap, sizeof *pk);
     if (!pk)
         return SIM_ENOMEM;
     s->pick = pk;
-    uint32_t *hp = sim_reallocarray(s->heap, cap, sizeof *hp);
-    if (!hp)
-        return SIM_ENOMEM;
-    s->heap = hp;
-    sim_job_id *uf = sim_reallocarray(s->unfit, cap, sizeof *uf);
-    if (!uf)
-        return SIM_ENOMEM;
-    s->unfit = uf;
     double *a = sim_reallocarray(s->tput, nm, sizeof *a), *b, *c, *d, *e;
     if (a)
         s->tput = a;
@@ -257,24 +253,13 @@ static uint8_t job_fits(gavel_state *s, const sim_view *v, const sim_job *j)
     uint32_t sh = j->shape;
     if (sh >= v->n_shapes || !v->shape_count[sh])
         return fitting_types(s, v, j);
-    if (sh >= s->fit_cap) {
-        uint32_t cap = v->n_shapes;
-        uint32_t *g = sim_reallocarray(s->fit_gen, cap, sizeof *g);
-        if (g)
-            s->fit_gen = g;
-        uint8_t *mk = sim_reallocarray(s->fit_mask, cap, sizeof *mk);
-        if (mk)
-            s->fit_mask = mk;
-        if (!g || !mk)
-            return fitting_types(s, v, j);
-        memset(s->fit_gen + s->fit_cap, 0, (cap - s->fit_cap) * sizeof *g);
-        s->fit_cap = cap;
-    }
-    if (s->fit_gen[sh] != v->shape_gen[sh]) {
-        s->fit_mask[sh] = fitting_types(s, v, j);
-        s->fit_gen[sh] = v->shape_gen[sh];
-    }
-    return s->fit_mask[sh];
+    uint32_t had = s->fit_cap;
+    if (!sim_reserve((void **)&s->fit, &s->fit_cap, v->n_shapes, sizeof *s->fit))
+        return fitting_types(s, v, j);
+    memset(s->fit + had, 0, (s->fit_cap - had) * sizeof *s->fit);
+    if (s->fit[sh].gen != v->shape_gen[sh])
+        s->fit[sh] = (struct gfit){v->shape_gen[sh], fitting_types(s, v, j)};
+    return s->fit[sh].mask;
 }
 
 static void gavel_on_arrival(void *st, const sim_view *v, sim_job_id id)

@@ -1537,13 +1537,8 @@ static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisio
     const sim_job *jl = sim_view_job(v, lead);
     uint32_t m = member_milli(jl, p->k);
     uint32_t total = p->k <= 1 ? m : m * p->k;
-    uint64_t gmem = 0, cpu = 0, mem = 0;
-    for (uint32_t i = 0; i < p->k; i++) {
-        const sim_job *j = sim_view_job(v, s->e[p->m[i]].id);
-        gmem += j->spec.gpu_mem_mib;
-        cpu += j->cpu_per_replica;
-        mem += j->mem_per_replica;
-    }
+    uint64_t gmem, cpu, mem;
+    pack_host(s, v, p, &cpu, &mem, &gmem);
     /* On the GPU type the plan chose for it, when it chose one. */
     uint32_t nc = 0;
     if (p->type)
@@ -1606,13 +1601,8 @@ static bool pack_fits(il_state *s, const sim_view *v, const il_pack *p)
                 s->max_gmem = v->gpu_mem_total[g + k];
     }
     s->max_read = true;
-    uint64_t cpu = 0, mem = 0, gmem = 0;
-    for (uint32_t q = 0; q < p->k; q++) {
-        const sim_job *j = sim_view_job(v, s->e[p->m[q]].id);
-        cpu += j->cpu_per_replica;
-        mem += j->mem_per_replica;
-        gmem += j->spec.gpu_mem_mib;
-    }
+    uint64_t cpu, mem, gmem;
+    pack_host(s, v, p, &cpu, &mem, &gmem);
     return cpu <= s->max_cpu && mem <= s->max_mem && gmem <= s->max_gmem;
 }
 

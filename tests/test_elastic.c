@@ -232,6 +232,15 @@ static job_spec ejob(const char *id, double submit_s, double work_s, uint32_t gp
 /* Demand curves of the next runs (NULL: none). */
 static const sim_curves *g_curves;
 
+/* The one-point demand curve pts[0] of a service named "svc". */
+static sim_curves svc_curve(sim_curve_point *pts)
+{
+    static char *names[1] = {"svc"};
+    static uint32_t first[1] = {0}, count[1] = {1};
+    return (sim_curves){
+        .n = 1, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 1};
+}
+
 /* One more policy option for the next runs (key NULL: none). */
 static const char *g_opt_key, *g_opt_val;
 
@@ -530,10 +539,8 @@ static void test_static_fit(void)
  * hold, is rejected with the reason instead of waiting for ever. */
 static void test_static_slice(void)
 {
-    static char *names[1] = {"svc"};
-    static uint32_t first[1] = {0}, count[1] = {1};
     static sim_curve_point pts[1] = {{0, 8}};
-    sim_curves c = {.n = 1, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 1};
+    sim_curves c = svc_curve(pts);
     g_curves = &c;
     world w;
     world_init(&w, 2, 4);
@@ -1127,10 +1134,8 @@ static void test_services(void)
  * since the last periodic checkpoint (none: all 400) is lost. */
 static void test_optimus_take_back(void)
 {
-    static char *names[1] = {"svc"};
-    static uint32_t first[1] = {0}, count[1] = {1};
     static sim_curve_point pts[1] = {{100000000, 4}};
-    sim_curves c = {.n = 1, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 1};
+    sim_curves c = svc_curve(pts);
     g_curves = &c;
     world w;
     world_init(&w, 1, 4);
@@ -1162,11 +1167,8 @@ static void test_optimus_take_back(void)
  * runs on to 330 (it used to be preempted first, losing 20 s, and end at 350). */
 static void test_take_back_helps(void)
 {
-    static char *names[1] = {"svc"};
-    static uint32_t first[1] = {0}, count[1] = {1};
     static sim_curve_point pts[1] = {{50000000, 1}};
-    sim_curves cv = {
-        .n = 1, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 1};
+    sim_curves cv = svc_curve(pts);
     g_curves = &cv;
     world w;
     world_init(&w, 1, 4);
@@ -1417,10 +1419,8 @@ static void test_static_roles(void)
     world_fini(&w);
     /* Two such nodes, the second reserved for a service of 4 GPUs: q needs 4 trainers
      * (the cluster holds them with their master and servers, the offline node does not). */
-    static char *names[1] = {"svc"};
-    static uint32_t first[1] = {0}, count[1] = {1};
     static sim_curve_point pts[1] = {{0, 1}};
-    sim_curves c = {.n = 1, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 1};
+    sim_curves c = svc_curve(pts);
     g_curves = &c;
     world_init(&w, 2, 4);
     job_spec jq[2] = {ejob("svc", 0, 100, 4, 1, 1), ejob("q", 0, 100, 4, 4, 4)};
@@ -1446,10 +1446,8 @@ static void test_static_roles(void)
  * reason. o (offline, 1 GPU) arrives at 0, the service at 10. */
 static void test_static_late_service(void)
 {
-    static char *names[1] = {"svc"};
-    static uint32_t first[1] = {0}, count[1] = {1};
     static sim_curve_point pts[1] = {{0, 1}};
-    sim_curves c = {.n = 1, .names = names, .first = first, .count = count, .pts = pts, .n_pts = 1};
+    sim_curves c = svc_curve(pts);
     g_curves = &c;
     world w;
     world_init(&w, 2, 8);

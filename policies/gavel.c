@@ -22,6 +22,7 @@
  *     its last micro-task.
  */
 #include "policies/gavel_lp.h"
+#include "policies/gavel_round.h"
 #include "sim/policy.h"
 
 #include "base/alloc.h"
@@ -48,15 +49,6 @@ typedef struct gjob {
     gtype ty[GV_MAXT]; /* per type slot */
 } gjob;
 
-typedef struct gentry {
-    sim_job_id job;
-    uint32_t pos; /* the job's index in the state's job list */
-    uint32_t sf;  /* scale factor: the job's GPUs */
-    bool ok;     /* the job may run on the type (Gavel: its throughput there is not 0) */
-    double prio, deficit, alloc;
-    uint64_t seq; /* arrival order: Gavel's stable sort keeps ties in arrival order */
-} gentry;
-
 typedef struct gavel_state {
     double round_s, reset_s;
     bool types_ready;
@@ -74,11 +66,10 @@ typedef struct gavel_state {
     uint32_t n_unfit;
     uint32_t *run_pos; /* scratch of a round: positions of the running jobs, in order */
     uint8_t *pick;     /* scratch of a round: per position, type slot + 1 chosen, 0 none */
-    uint32_t *heap;    /* scratch of a round: a type's entries in heap order */
+    uint64_t rng;      /* the selection's pivots (the order chosen does not depend on it) */
     double *tput, *scale, *prio, *work, *x;
-    gentry *ent;
+    gavel_entry *ent;
     uint8_t *gpu_taken;
-    uint32_t *sf_count; /* per scale factor 0..n_gpus: a type's entries not taken yet */
     uint32_t *place_nodes, *place_gpus;
     uint32_t n_gpus, place_cap;
     uint32_t left[GV_MAXT];
@@ -103,7 +94,6 @@ static void gavel_fini(void *st)
     sim_free(s->jobs);
     sim_free(s->run_pos);
     sim_free(s->pick);
-    sim_free(s->heap);
     sim_free(s->unfit);
     sim_free(s->tput);
     sim_free(s->scale);
@@ -112,7 +102,6 @@ static void gavel_fini(void *st)
     sim_free(s->x);
     sim_free(s->ent);
     sim_free(s->gpu_taken);
-    sim_free(s->sf_count);
     sim_free(s->place_nodes);
     sim_free(s->place_gpus);
     sim_free(s->fit);
@@ -130,7 +119,7 @@ static int grow(gavel_state *s, uint32_t need)
     if (!j)
         return SIM_ENOMEM;
     s->jobs = j;
-    uint32_t **u32[] = {&s->run_pos, &s->heap, &s->unfit};
+    uint32_t **u32[] = {&s->run_pos, &s->unfit};
     for (size_t k = 0; k < sizeof u32 / sizeof *u32; k++) {
         uint32_t *q = sim_reallocarray(*u32[k], cap, sizeof *q);
         if (!q)
@@ -156,7 +145,7 @@ static int grow(gavel_state *s, uint32_t need)
     e = sim_reallocarray(s->x, nm, sizeof *e);
     if (e)
         s->x = e;
-    gentry *g = sim_reallocarray(s->ent, nm, sizeof *g);
+    gavel_entry *g = sim_reallocarray(s->ent, nm, sizeof *g);
     if (g)
         s->ent = g;
     if (!a || !b || !c || !d || !e || !g)
@@ -180,16 +169,16 @@ static int gavel_init(void *st, const policy_config *cfg, sim_diag *d)
                             GV_MAXT, cfg->n_node_gpu_types);
     s->n_gpus = cfg->n_gpus;
     s->gpu_taken = sim_calloc(cfg->n_gpus ? cfg->n_gpus : 1, 1);
-    s->sf_count = sim_calloc((size_t)cfg->n_gpus + 1, sizeof *s->sf_count);
     s->place_cap = cfg->n_gpus ? cfg->n_gpus : 1;
     s->place_nodes = sim_calloc(s->place_cap, sizeof *s->place_nodes);
     s->place_gpus = sim_calloc(s->place_cap, sizeof *s->place_gpus);
-    if (!s->gpu_taken || !s->sf_count || !s->place_nodes || !s->place_gpus || grow(s, 64)) {
+    if (!s->gpu_taken || !s->place_nodes || !s->place_gpus || grow(s, 64)) {
         gavel_fini(s);
         memset(s, 0, sizeof *s);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'gavel': out of memory");
     }
     s->next_round_us = SIM_TIME_NEVER;
+    s->rng = 0x9e3779b97f4a7c15u;
     return SIM_OK;
 }
 
@@ -364,52 +353,19 @@ static int recompute(gavel_state *s, const sim_view *v, sim_time now)
     return SIM_OK;
 }
 
-static bool entry_before(const gentry *a, const gentry *b)
+/* A double carried in an entry's key field until its key is known (raw_bits), and back. */
+static uint64_t raw_bits(double x)
 {
-    if (a->prio != b->prio)
-        return a->prio > b->prio;
-    if (a->deficit != b->deficit)
-        return a->deficit > b->deficit;
-    if (a->alloc != b->alloc)
-        return a->alloc > b->alloc;
-    return a->seq < b->seq;
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
 }
 
-/* A heap of indices into the entries a, whose root's entry comes first by entry_before
- * (the indices move, not the entries). */
-static void sift(const gentry *a, uint32_t *h, uint32_t n, uint32_t i)
+static double from_bits(uint64_t u)
 {
-    uint32_t x = h[i];
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && entry_before(&a[h[c + 1]], &a[h[c]]))
-            c++;
-        if (!entry_before(&a[h[c]], &a[x]))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = x;
-}
-
-static void heapify(const gentry *a, uint32_t *h, uint32_t n)
-{
-    for (uint32_t e = 0; e < n; e++)
-        h[e] = e;
-    for (uint32_t i = n / 2; i-- > 0;)
-        sift(a, h, n, i);
-}
-
-/* Remove the index of the first entry from the heap h[0..*n). */
-static uint32_t heap_pop(const gentry *a, uint32_t *h, uint32_t *n)
-{
-    uint32_t top = h[0];
-    h[0] = h[--*n];
-    if (*n)
-        sift(a, h, *n, 0);
-    return top;
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
 }
 
 /* Start job id on free GPUs of view type t: node by node, as many replicas on each as its
@@ -547,14 +503,13 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
                 s->run_pos[n_run++] = i;
             const gjob *g = sim_view_job_state(v, id);
             double x = g->has_alloc ? g->ty[k].x : 0.0;
-            s->ent[ne++] = (gentry){.job = id,
-                                    .pos = i,
-                                    .sf = g->sf,
-                                    .ok = (g->fits >> k) & 1,
-                                    .prio = g->ty[k].time_so_far, /* until the pass ends */
-                                    .deficit = g->ty[k].deficit,
-                                    .alloc = x,
-                                    .seq = g->seq};
+            /* key[0] and key[2] hold the time received and the allocation as they are
+             * until the pass ends. */
+            s->ent[ne++] =
+                (gavel_entry){.key = {raw_bits(g->ty[k].time_so_far),
+                                      gavel_key_desc(g->ty[k].deficit), raw_bits(x), g->seq},
+                              .pos = i,
+                              .sf = (g->fits >> k) & 1 ? g->sf : GAVEL_NOT_OK};
         }
         s->first[k] = first;
         s->left[k] = (uint32_t)s->workers[k];
@@ -562,48 +517,23 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
     for (uint32_t k = 0; k < m; k++) {
         uint32_t end = k + 1 < m ? s->first[k + 1] : ne;
         for (uint32_t e = s->first[k]; e < end; e++) {
-            gentry *en = &s->ent[e];
-            double p = 0.0;
-            if (en->alloc > 0 && en->ok) {
-                double frac = s->worker_time[k] > 0 ? en->prio / s->worker_time[k] : 0;
-                p = frac > 0 ? en->alloc / frac : en->alloc * 1e9;
+            gavel_entry *en = &s->ent[e];
+            double p = 0.0, alloc = from_bits(en->key[2]);
+            if (alloc > 0 && en->sf != GAVEL_NOT_OK) {
+                double frac = s->worker_time[k] > 0 ? from_bits(en->key[0]) / s->worker_time[k] : 0;
+                p = frac > 0 ? alloc / frac : alloc * 1e9;
             }
-            en->prio = p;
+            en->key[0] = gavel_key_desc(p);
+            en->key[2] = gavel_key_desc(alloc);
         }
     }
-    /* Type by type, each job in that order is chosen where its scale factor fits. Once
-     * no GPU of the type is left, or no entry left could fit those left (`fit`, from the
-     * count of the entries left by scale factor), it chooses no one more, so its order
-     * is taken from a heap only that far: the same jobs as a full sort would choose. */
+    /* Type by type, each job in the order of the round is chosen where its scale
+     * factor fits (gavel_choose). */
     memset(s->pick, 0, s->n_jobs);
     for (uint32_t k = 0; k < m; k++) {
-        uint32_t n = (k + 1 < m ? s->first[k + 1] : ne) - s->first[k], fit = 0;
-        const gentry *a = s->ent + s->first[k];
-        uint32_t *h = s->heap;
-        uint32_t *cnt = s->sf_count, left = s->left[k];
-        memset(cnt, 0, ((size_t)left + 1) * sizeof *cnt);
-        for (uint32_t e = 0; e < n; e++)
-            if (a[e].ok && a[e].sf <= left) {
-                cnt[a[e].sf]++;
-                fit++;
-            }
-        heapify(a, h, n);
-        while (fit > 0 && left > 0) {
-            gentry en = a[heap_pop(a, h, &n)];
-            if (!en.ok || en.sf > left)
-                continue;
-            cnt[en.sf]--;
-            fit--;
-            /* As in Gavel (max-min fairness, not FIFO), a job of priority 0 (no
-             * allocation yet, or none on this type) still takes GPUs the others leave. */
-            if (s->pick[en.pos])
-                continue;
-            for (uint32_t f = left - en.sf + 1; f <= left; f++)
-                fit -= cnt[f]; /* the entries of these scale factors no longer fit */
-            left -= en.sf;
-            s->pick[en.pos] = (uint8_t)(k + 1);
-        }
-        s->left[k] = left;
+        uint32_t n = (k + 1 < m ? s->first[k + 1] : ne) - s->first[k];
+        s->left[k] =
+            gavel_choose(s->ent + s->first[k], n, s->left[k], s->pick, (uint8_t)(k + 1), &s->rng);
     }
     /* Preempt the running jobs not kept on their type, then start the chosen ones. */
     for (uint32_t r = 0; r < n_run; r++) {

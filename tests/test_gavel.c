@@ -17,12 +17,18 @@
  *    rounds went on forever.
  *  - A cluster of more GPU types than the allocation holds (8) is refused with the
  *    limit named and status 2, also by --check (the run failed at t = 0, status 1).
+ *  - A round's choice (gavel_choose, which orders only as far as it must) chooses what
+ *    a full sort by priority, deficit and allocation (each from the largest down) and
+ *    arrival, followed by a walk that takes each job that fits, chooses: on random
+ *    entries with many ties, negative values and -0, jobs that may not run on the type,
+ *    jobs chosen on an earlier type, and GPUs that bind or do not.
  *  - End to end: the gavel policy replays a Gavel trace (shared data) on 36 V100 + 36
  *    P100 + 36 K80, finishing every job; skipped when the data is absent.
  */
 #include "check.h"
 
 #include "policies/gavel_lp.h"
+#include "policies/gavel_round.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -147,6 +153,95 @@ static void test_single_type(void)
     double wk[2], xx[2];
     CHECK(gavel_allocation(2, 1, tp, sc, pr, w, wk, xx) == SIM_OK);
     CHECK(xx[0] >= 0 && xx[0] <= 1 && xx[1] >= 0 && xx[1] <= 1);
+    gsl_rng_free(r);
+}
+
+/* The round's choice against a full sort and a walk. */
+typedef struct ref_entry {
+    double prio, deficit, alloc;
+    uint64_t seq;
+    uint32_t pos, sf;
+} ref_entry;
+
+static int ref_cmp(const void *pa, const void *pb)
+{
+    const ref_entry *a = pa, *b = pb;
+    if (a->prio != b->prio)
+        return a->prio > b->prio ? -1 : 1;
+    if (a->deficit != b->deficit)
+        return a->deficit > b->deficit ? -1 : 1;
+    if (a->alloc != b->alloc)
+        return a->alloc > b->alloc ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void test_choose(void)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    enum { N = 3000 };
+    static const double vals[] = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -2.5, 1e-300, 1e300, -1e-300};
+    static ref_entry ref[N];
+    static gavel_entry ent[N];
+    static uint8_t pick_ref[N], pick[N];
+    uint64_t rng = 1;
+    int bad_pick = 0, bad_left = 0, chose = 0, stopped_short = 0, all_chosen = 0;
+    for (int it = 0; it < 400; it++) {
+        uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, it < 200 ? 40 : N);
+        uint32_t nv = 1 + (uint32_t)gsl_rng_uniform_int(r, 10); /* few values: ties */
+        uint32_t big = 1 + (uint32_t)gsl_rng_uniform_int(r, 8);
+        for (uint32_t i = 0; i < n; i++) {
+            ref_entry *e = &ref[i];
+            e->prio = vals[gsl_rng_uniform_int(r, nv)];
+            e->deficit = gsl_rng_uniform(r) < 0.5 ? vals[gsl_rng_uniform_int(r, nv)]
+                                                  : gsl_rng_uniform(r) - 0.5;
+            e->alloc = vals[gsl_rng_uniform_int(r, nv)];
+            e->seq = (uint64_t)i * 7919 % 100003 + 10; /* distinct, not in list order */
+            e->pos = (uint32_t)(n - 1 - i);
+            e->sf =
+                gsl_rng_uniform(r) < 0.1 ? GAVEL_NOT_OK : 1 + (uint32_t)gsl_rng_uniform_int(r, big);
+            pick_ref[e->pos] = pick[e->pos] = gsl_rng_uniform(r) < 0.1 ? 1 : 0;
+            ent[i] = (gavel_entry){.key = {gavel_key_desc(e->prio), gavel_key_desc(e->deficit),
+                                           gavel_key_desc(e->alloc), e->seq},
+                                   .pos = e->pos,
+                                   .sf = e->sf};
+        }
+        /* Up to twice the GPUs the entries ask on average; one case in four just
+         * below or at what all the entries that may be chosen ask together. */
+        uint32_t left = (uint32_t)gsl_rng_uniform_int(r, n * (big + 1) + 2);
+        if (it % 4 == 3) {
+            uint32_t all = 0;
+            for (uint32_t i = 0; i < n; i++)
+                all += ref[i].sf != GAVEL_NOT_OK && !pick[ref[i].pos] ? ref[i].sf : 0;
+            uint32_t below = (uint32_t)(it / 4 % 4);
+            left = all - (below < all ? below : all);
+        }
+        uint32_t got = gavel_choose(ent, n, left, pick, 2, &rng);
+        qsort(ref, n, sizeof *ref, ref_cmp);
+        uint32_t want = left;
+        for (uint32_t i = 0; i < n; i++)
+            if (ref[i].sf <= want && !pick_ref[ref[i].pos]) {
+                pick_ref[ref[i].pos] = 2;
+                want -= ref[i].sf;
+                chose++;
+            }
+        bad_left += got != want;
+        all_chosen += it % 4 == 3 && want == 0 && left > 0;
+        stopped_short += want > 0;
+        for (uint32_t i = 0; i < n; i++)
+            bad_pick += pick[i] != pick_ref[i];
+    }
+    CHECK_EQ_I64(bad_left, 0);
+    CHECK_EQ_I64(bad_pick, 0);
+    CHECK(chose > 1000);
+    CHECK(stopped_short > 50 && stopped_short < 350); /* GPUs bound in some, not others */
+    CHECK(all_chosen > 20);
+    /* The key: from the largest down, -0 as +0. */
+    CHECK(gavel_key_desc(2.0) < gavel_key_desc(1.0));
+    CHECK(gavel_key_desc(1e-300) < gavel_key_desc(0.0));
+    CHECK(gavel_key_desc(0.0) == gavel_key_desc(-0.0));
+    CHECK(gavel_key_desc(-0.0) < gavel_key_desc(-1e-300));
+    CHECK(gavel_key_desc(-1.0) < gavel_key_desc(-2.5));
     gsl_rng_free(r);
 }
 
@@ -298,6 +393,7 @@ int main(void)
     test_equal_share();
     test_identical_jobs();
     test_single_type();
+    test_choose();
     test_rounds();
     test_cpu_only();
     test_placement();

@@ -20,16 +20,6 @@
 
 #include <string.h>
 
-uint64_t gavel_key_desc(double x)
-{
-    uint64_t u;
-    x += 0.0; /* -0 becomes +0 */
-    memcpy(&u, &x, sizeof u);
-    /* The bits of a non-negative double go up with its value, those of a negative one
-     * down: flipped into one ascending order, then inverted. */
-    return u >> 63 ? u : ~(u | UINT64_C(1) << 63);
-}
-
 static void entry_swap(gavel_entry *a, uint32_t i, uint32_t j)
 {
     gavel_entry t = a[i];

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 /* A job's entry on one type. key is the order, smallest first, compared as unsigned
  * integers one after another: gavel_key_desc(priority), gavel_key_desc(deficit),
@@ -26,7 +27,15 @@ typedef struct gavel_entry {
 
 /* A key that orders doubles from the largest down as unsigned integers go up (no NaN;
  * -0 counts as +0, as == has it). */
-uint64_t gavel_key_desc(double x);
+static inline uint64_t gavel_key_desc(double x)
+{
+    uint64_t u;
+    x += 0.0; /* -0 becomes +0 */
+    memcpy(&u, &x, sizeof u);
+    /* The bits of a non-negative double go up with its value, those of a negative one
+     * down: flipped into one ascending order, then inverted. */
+    return u >> 63 ? u : ~(u | UINT64_C(1) << 63);
+}
 
 /* Whether entry a comes before entry b. */
 static inline bool gavel_entry_before(const gavel_entry *a, const gavel_entry *b)

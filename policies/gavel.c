@@ -31,6 +31,7 @@
 #include <string.h>
 
 #define GV_MAXT 8 /* GPU types of one cluster */
+#define PREFETCH 8 /* jobs ahead whose records a pass over the job list asks for */
 
 /* A job's figures on one type slot, side by side (a round reads the three together). */
 typedef struct gtype {
@@ -499,6 +500,13 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
         uint32_t first = ne;
         for (uint32_t i = 0; i < s->n_jobs; i++) {
             sim_job_id id = s->jobs[i];
+            if (i + PREFETCH < s->n_jobs) { /* the records are scattered: ask ahead */
+                sim_job_id ahead = s->jobs[i + PREFETCH];
+                const gjob *ga = sim_view_job_state(v, ahead);
+                __builtin_prefetch(&sim_view_job(v, ahead)->state);
+                __builtin_prefetch(ga);
+                __builtin_prefetch((const char *)&ga->ty[k + 1] - 1); /* slot k's end */
+            }
             if (k == 0 && !reset && account(s, v, id, now))
                 s->run_pos[n_run++] = i;
             const gjob *g = sim_view_job_state(v, id);

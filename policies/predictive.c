@@ -803,7 +803,7 @@ static int try_pending(pred_state *s, const sim_view *v, policy_decisions *out, 
 {
     for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE;) {
         const sim_job *j = sim_view_job(v, id);
-        sim_job_id next = j->list_next;
+        sim_job_id next = sim_view_next(v, id);
         pjob *pj = sim_view_job_state(v, id);
         if (!pj->predicted)
             predict_job(s, v, id);

@@ -123,12 +123,13 @@ void sim__list_remove(sim_engine *e, sim_job_id id, bool running)
     j->listed = false;
     uint32_t *head = running ? &e->v.running_head : &e->v.pending_head;
     uint32_t *tail = running ? &e->running_tail : &e->pending_tail;
+    uint32_t next = e->job_next[id];
     if (j->list_prev != NIL)
-        e->jobs[j->list_prev].list_next = j->list_next;
+        e->job_next[j->list_prev] = next;
     else
-        *head = j->list_next;
-    if (j->list_next != NIL)
-        e->jobs[j->list_next].list_prev = j->list_prev;
+        *head = next;
+    if (next != NIL)
+        e->jobs[next].list_prev = j->list_prev;
     else
         *tail = j->list_prev;
     if (running) {
@@ -146,10 +147,10 @@ void sim__list_append(sim_engine *e, sim_job_id id, bool running)
     uint32_t *tail = running ? &e->running_tail : &e->pending_tail;
     online_part(e, j, j->replicas, j->demand_replicas, 1);
     j->listed = true;
-    j->list_next = NIL;
+    e->job_next[id] = NIL;
     j->list_prev = *tail;
     if (*tail != NIL)
-        e->jobs[*tail].list_next = id;
+        e->job_next[*tail] = id;
     else
         *head = id;
     *tail = id;
@@ -1235,7 +1236,7 @@ int sim_decide_reject(policy_decisions *out, sim_job_id id, const char *reason)
     e->job_dirty[id] = 0;
     e->job_version[id]++;
     j->state = SIM_JOB_FREE;
-    j->list_next = e->job_free;
+    e->job_next[id] = e->job_free;
     e->job_free = id;
     e->jobs_in_flight--;
     return SIM_OK;
@@ -1376,7 +1377,7 @@ int sim_engine_check(const sim_engine *e, sim_diag *d)
     }
     /* Per-node CPU/memory and per-tenant share from the jobs' own records. */
     uint64_t cpu_all = 0, tenant_all = 0;
-    for (sim_job_id id = e->v.running_head; id != SIM_JOB_NONE; id = e->jobs[id].list_next) {
+    for (sim_job_id id = e->v.running_head; id != SIM_JOB_NONE; id = e->job_next[id]) {
         for (uint32_t a = e->jobs[id].alloc_head; a != NIL; a = e->allocs[a].next_in_job) {
             cpu_all += e->allocs[a].cpu_milli;
             tenant_all += e->allocs[a].milli;

@@ -51,6 +51,7 @@ static void sync_view(sim_engine *e)
     v->allocs = e->allocs;
     v->jobs = e->jobs;
     v->job_state_base = e->jstate;
+    v->job_next = e->job_next;
     v->tenant_used_milli = e->tenant_used_milli;
     v->tenant_quota_gpus = e->tenant_quota;
     v->n_tenants = e->tenant_cap;
@@ -134,6 +135,10 @@ static int grow_jobs(sim_engine *e)
             return SIM_ENOMEM;
         e->jstate = ns;
     }
+    uint32_t *nx = sim_reallocarray(e->job_next, ncap, sizeof *nx);
+    if (!nx)
+        return SIM_ENOMEM;
+    e->job_next = nx;
     uint32_t *nv = sim_reallocarray(e->job_version, ncap, sizeof *nv);
     if (!nv)
         return SIM_ENOMEM;
@@ -547,6 +552,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->jobs);
     sim_free(e->jstate);
     sim_free(e->job_version);
+    sim_free(e->job_next);
     sim_free(e->job_dirty);
     sim_free(e->dirty);
     sim_free(e->tenant_used_milli);
@@ -961,7 +967,7 @@ static void free_job(sim_engine *e, sim_job_id id)
     e->job_dirty[id] = 0;
     e->job_version[id]++;
     e->jobs[id].state = SIM_JOB_FREE;
-    e->jobs[id].list_next = e->job_free;
+    e->job_next[id] = e->job_free;
     e->job_free = id;
     e->jobs_in_flight--;
 }
@@ -1237,7 +1243,7 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
      * ones would give. */
     sim_job_id id = e->job_free;
     if (id != NIL) {
-        e->job_free = e->jobs[id].list_next;
+        e->job_free = e->job_next[id];
     } else {
         id = e->job_fresh++;
         e->job_version[id] = 0;
@@ -1346,7 +1352,7 @@ static int node_down(sim_engine *e, uint32_t n, uint32_t from_process)
     /* Every job with an allocation on the node loses it and the work since its last
      * checkpoint. Failures are rare, so a scan of the running list is fine. */
     for (sim_job_id id = e->v.running_head; id != SIM_JOB_NONE;) {
-        sim_job_id next = e->jobs[id].list_next;
+        sim_job_id next = e->job_next[id];
         bool hit = false;
         for (uint32_t a = e->jobs[id].alloc_head; a != NIL && !hit; a = e->allocs[a].next_in_job)
             hit = e->allocs[a].node == n;
@@ -1462,7 +1468,7 @@ static void write_unfinished(sim_engine *e, bool horizon)
             const char *reason = unfinished_reason(e, j, running, horizon);
             sim__write_job_row(e, j, "unfinished", reason);
             svc_leave(e, j);
-            id = j->list_next;
+            id = e->job_next[id];
         }
     }
 }

@@ -130,6 +130,7 @@ struct sim_engine {
     sim_job *jobs;
     unsigned char *jstate;
     uint32_t *job_version;
+    uint32_t *job_next; /* per slot: the next job in its list, or in the free list */
     uint8_t *job_dirty;
     /* Job slots: job_cap allocated; the released ones in a free list from job_free; the
      * slots from job_fresh up never used yet (not even initialised). */

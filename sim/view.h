@@ -79,7 +79,8 @@ typedef struct sim_job {
     uint32_t preemptions;     /* times preempted by the policy (not node failures) */
     double pred_duration_s;   /* policy's prediction (NaN = none) */
     double pred_milli;        /* policy's predicted share (NaN = none) */
-    uint32_t list_prev, list_next; /* links in the pending or the running list */
+    uint32_t list_prev;       /* the link back in the pending or the running list (the next is
+                               * the view's job_next) */
     uint32_t shape;                /* shape id while pending (see sim_view) */
     uint32_t shape_prev, shape_next; /* links among pending jobs of the same shape */
     /* Replicas over time (elastic outputs): the fewest and most placed (0 = never
@@ -268,6 +269,8 @@ typedef struct sim_view {
     const uint32_t *active_shapes; /* ... listed here, in no particular order */
     gsl_rng *rng;           /* the run's seeded RNG: the only randomness a policy may use */
     unsigned char *job_state_base; /* per-job policy state (see sim_view_job_state) */
+    const uint32_t *job_next;      /* per job slot: the next job in its list (sim_view_next), kept
+                                    * apart from the records so that a walk reads one array */
     size_t job_state_size;
     const void *internal;   /* the engine; do not use */
     /* Online services: the sum over the run's demand curves of each one's peak replicas
@@ -298,7 +301,7 @@ static inline void *sim_view_job_state(const sim_view *v, sim_job_id id)
  * moves a job to another list, so take the next id before deciding on a job. */
 static inline uint32_t sim_view_next(const sim_view *v, sim_job_id id)
 {
-    return v->jobs[id].list_next;
+    return v->job_next[id];
 }
 
 /* Start bringing job id's record (SIM_JOB_NONE: none) into the cache, for a job a pass

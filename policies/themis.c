@@ -29,6 +29,8 @@
 #include <math.h>
 #include <string.h>
 
+#define PREFETCH 8 /* jobs ahead whose records a pass asks for */
+
 typedef struct themis_job {
     preempt_entry e;              /* first: the engine's entry */
     sim_time submit_us;           /* fixed at arrival: submit time, */
@@ -144,6 +146,14 @@ static int themis_schedule(void *st, const sim_view *v, sim_time now, policy_dec
     double share = k ? ceil(g / (double)k) : 0;
     for (uint32_t i = 0; i < k; i++) {
         themis_job *t = s->jobs[i];
+        if (i + PREFETCH < k) { /* the records are scattered: ask ahead */
+            const themis_job *ahead = s->jobs[i + PREFETCH];
+            const sim_job *ja = sim_view_job(v, ahead->e.id);
+            __builtin_prefetch(&ja->state);       /* and the time of its last update */
+            __builtin_prefetch(&ja->work_done_s); /* and the work in all, and the speed */
+            if (i + 2 * PREFETCH < k)
+                __builtin_prefetch(s->jobs[i + 2 * PREFETCH]);
+        }
         if (t->e.running)
             t->ran_s += (double)(now - t->last_us) / 1e6;
         t->last_us = now;
@@ -154,12 +164,14 @@ static int themis_schedule(void *st, const sim_view *v, sim_time now, policy_dec
             t->cum_iso += (t->prev_left - left) / t->prev_alloc;
         t->prev_left = left;
         t->prev_alloc = alloc;
-        s->a[i] = (double)(now - t->submit_us) / 1e6;
-        s->c[i] = left * t->it_s;
-        s->b[i] = t->cum_iso + left / alloc;
+        double a = (double)(now - t->submit_us) / 1e6, c = left * t->it_s;
+        double b = t->cum_iso + left / alloc;
+        s->a[i] = a;
+        s->b[i] = b;
+        s->c[i] = c;
         s->n[i] = t->n_gpus;
-        if (s->b[i] > 0 && (s->a[i] + s->c[i]) / s->b[i] > lo)
-            lo = (s->a[i] + s->c[i]) / s->b[i];
+        if (b > 0 && (a + c) / b > lo)
+            lo = (a + c) / b;
     }
     double rho = solve_rho(s, k, lo, g);
     for (uint32_t i = 0; i < k; i++) {

@@ -62,8 +62,8 @@ static uint32_t partition(gavel_entry *a, uint32_t lo, uint32_t hi, uint32_t p)
 
 /* A pivot for the segment a[lo..hi) near the place where the scale factors along its
  * order reach `budget`: that place in a sorted sample of the segment (each sampled entry
- * standing for (hi - lo) / S), moved a few ranks away from the segment's middle so that
- * the place sought falls on the smaller side (the next partition's). */
+ * standing for (hi - lo) / S), moved a few ranks toward the segment's middle so that the
+ * place sought falls, most likely, on the smaller side (the next partition's). */
 static uint32_t sampled_place(const gavel_entry *a, uint32_t lo, uint32_t hi, uint32_t budget,
                               uint64_t *rng)
 {

@@ -52,12 +52,16 @@ static inline bool gavel_entry_before(const gavel_entry *a, const gavel_entry *b
  * keys (which must differ, as the arrival numbers of distinct jobs do), each entry that
  * may run on the type, whose scale factor is at most the GPUs left and whose job was not
  * chosen on an earlier type (pick[pos] == 0) is chosen: pick[pos] = mark and its GPUs
- * are taken. Returns the GPUs left. The entries are reordered; *rng is the state of the
- * pivots' generator (any value but 0; the choice does not depend on it).
+ * are taken. Returns the GPUs left. Scale factors are at least 1 (gavel gives a job
+ * without GPUs GAVEL_NOT_OK on every type); `left` is below GAVEL_NOT_OK. The entries
+ * are reordered; *rng is the state of the pivots' generator (any value but 0; the
+ * choice does not depend on it).
  *
  * Cost: expected O(n) comparisons for each step of gavel_round.c (a weighted quickselect
- * over the entries that could still be chosen), and each step chooses at least one
- * entry; on the benchmark a few steps a round, the first over all the entries.
+ * over the entries that could still be chosen); each step chooses at least one entry
+ * and leaves fewer GPUs than the scale factor of the entry that stopped it, so no more
+ * steps are made than there are distinct scale factors, plus one. On the benchmark
+ * (jobs of 1 to 8 GPUs) 1.1 steps a round.
  */
 uint32_t gavel_choose(gavel_entry *a, uint32_t n, uint32_t left, uint8_t *pick, uint8_t mark,
                       uint64_t *rng);

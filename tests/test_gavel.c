@@ -12,6 +12,9 @@
  *    most every 1920 s) still takes a GPU nobody else wants (C, D); ties of priority,
  *    deficit and X go by arrival order, so D keeps the GPU every round and E starts
  *    when D ends (1300), with no preemption.
+ *  - The round's keys as the policy builds them: at a reset, of two jobs of equal
+ *    priority and allocation the one with the larger deficit runs first
+ *    (tests/fixtures/gavel_deficit.csv, worked out in the test).
  *  - A job without GPUs is rejected with the reason (it has no throughput on any type),
  *    and the run ends: it used to wait for a round that would never start it, and the
  *    rounds went on forever.
@@ -20,7 +23,8 @@
  *  - A round's choice (gavel_choose, which orders only as far as it must) chooses what
  *    a full sort by priority, deficit and allocation (each from the largest down) and
  *    arrival, followed by a walk that takes each job that fits, chooses: on random
- *    entries with many ties, negative values and -0, jobs that may not run on the type,
+ *    entries with many ties, negative values, -0, infinities and the least subnormals,
+ *    jobs that may not run on the type,
  *    jobs chosen on an earlier type, and GPUs that bind or do not.
  *  - End to end: the gavel policy replays a Gavel trace (shared data) on 36 V100 + 36
  *    P100 + 36 K80, finishing every job; skipped when the data is absent.
@@ -180,7 +184,8 @@ static void test_choose(void)
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 5);
     enum { N = 3000 };
-    static const double vals[] = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -2.5, 1e-300, 1e300, -1e-300};
+    static const double vals[] = {0.0,    -0.0,  1.0,     -1.0,     0.5,       2.0,    -2.5,
+                                  1e-300, 1e300, -1e-300, INFINITY, -INFINITY, 5e-324, -5e-324};
     static ref_entry ref[N];
     static gavel_entry ent[N];
     static uint8_t pick_ref[N], pick[N];
@@ -188,7 +193,7 @@ static void test_choose(void)
     int bad_pick = 0, bad_left = 0, chose = 0, stopped_short = 0, all_chosen = 0;
     for (int it = 0; it < 400; it++) {
         uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, it < 200 ? 40 : N);
-        uint32_t nv = 1 + (uint32_t)gsl_rng_uniform_int(r, 10); /* few values: ties */
+        uint32_t nv = 1 + (uint32_t)gsl_rng_uniform_int(r, 14); /* few values: ties */
         uint32_t big = 1 + (uint32_t)gsl_rng_uniform_int(r, 8);
         for (uint32_t i = 0; i < n; i++) {
             ref_entry *e = &ref[i];
@@ -263,6 +268,33 @@ static void test_rounds(void)
     free(j);
     char *s = check_slurp(OUT "/rounds/summary.json", NULL);
     CHECK(s && strstr(s, "\"preemptions\": 0,"));
+    free(s);
+}
+
+/* The keys of a round as gavel.c builds them (tests/fixtures/gavel_deficit.csv, one GPU):
+ * at the reset at 3080 s, A (running since 800 s with half the GPU's time allotted
+ * since the reset at 1080 s, 1000 s owed, 1080 s received: deficit -80 s) and C
+ * (arrived at 2000 s, no allocation before: deficit 0) have the same priority (every
+ * job's time received restarts at a reset) and the same allocation (1/2), so the larger
+ * deficit, C's, runs first: C starts at 3080 s. With the deficits ordered the wrong way
+ * round C starts a round later (3440 s); with priorities ordered the wrong way round C
+ * starts at once at 2000 s and nothing is preempted. */
+static void test_rounds_deficit(void)
+{
+    CHECK(check_system("mkdir -p " OUT " && '" SIM_BINARY "' run --trace '" SIM_SOURCE_DIR
+                       "/tests/fixtures/gavel_deficit.csv' --cluster 1xV100M16:1 --policy gavel "
+                       "--throughput none --quiet --out " OUT "/deficit 2>/dev/null") == 0);
+    char *j = check_slurp(OUT "/deficit/jobs.csv", NULL);
+    static const char *const rows[] = {
+        "\nB,,,0,done,0.000000,0.000000,2720.000000,",
+        "\nC,,,0,done,2000.000000,3080.000000,3940.000000,",
+        "\nA,,,0,done,800.000000,1440.000000,4500.000000,",
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        CHECK(j && strstr(j, rows[i]));
+    free(j);
+    char *s = check_slurp(OUT "/deficit/summary.json", NULL);
+    CHECK(s && strstr(s, "\"preemptions\": 7,"));
     free(s);
 }
 
@@ -395,6 +427,7 @@ int main(void)
     test_single_type();
     test_choose();
     test_rounds();
+    test_rounds_deficit();
     test_cpu_only();
     test_placement();
     test_many_types();

@@ -83,44 +83,38 @@ static uint32_t sampled_place(const gavel_entry *a, uint32_t lo, uint32_t hi, ui
     return idx[r < 0 ? 0 : r >= S ? S - 1 : r];
 }
 
-/* Bring to the front of a[lo..hi), in no particular order, the longest first part of its
- * order whose scale factors add up to at most `budget`; returns the end of that part and
- * adds its scale factors to *taken. A long segment is cut near the place where its
- * factors reach the budget (estimated from a sample), or taken whole when all of them
- * fit; a short one at random. */
-static uint32_t first_part(gavel_entry *a, uint32_t lo, uint32_t hi, uint32_t budget,
+/* Bring to the front of a[lo..hi), whose scale factors add up to `all`, in no particular
+ * order, the longest first part of its order whose scale factors add up to at most
+ * `budget`; returns the end of that part and adds its scale factors to *taken. A segment
+ * is taken whole when all of it fits; else a long one is cut near the place where its
+ * factors reach the budget (estimated from a sample), a short one at random. The sum of
+ * the segment left follows from the part summed up to the cut. */
+static uint32_t first_part(gavel_entry *a, uint32_t lo, uint32_t hi, uint32_t budget, uint64_t all,
                            uint32_t *taken, uint64_t *rng)
 {
     uint32_t start_budget = budget;
-    while (hi - lo >= 2) {
-        uint32_t p;
-        if (hi - lo >= 1024) {
-            uint64_t all = 0;
-            for (uint32_t e = lo; e < hi; e++)
-                all += a[e].sf;
-            if (all <= budget) {
-                budget -= (uint32_t)all;
-                lo = hi;
-                break;
-            }
-            p = sampled_place(a, lo, hi, budget, rng);
-        } else {
-            p = lo + next_random(rng) % (hi - lo);
+    while (hi > lo) {
+        if (all <= budget) {
+            budget -= (uint32_t)all;
+            lo = hi;
+            break;
         }
+        if (hi - lo == 1)
+            break; /* the one entry left does not fit */
+        uint32_t p = hi - lo >= 1024 ? sampled_place(a, lo, hi, budget, rng)
+                                     : lo + next_random(rng) % (hi - lo);
         uint32_t q = partition(a, lo, hi, p);
         uint64_t w = 0;
         for (uint32_t e = lo; e <= q; e++)
             w += a[e].sf;
         if (w <= budget) {
             budget -= (uint32_t)w;
+            all -= w;
             lo = q + 1;
         } else {
+            all = w - a[q].sf;
             hi = q;
         }
-    }
-    if (hi - lo == 1 && a[lo].sf <= budget) {
-        budget -= a[lo].sf;
-        lo++;
     }
     *taken += start_budget - budget;
     return lo;
@@ -132,15 +126,18 @@ uint32_t gavel_choose(gavel_entry *a, uint32_t n, uint32_t left, uint8_t *pick, 
     for (uint32_t lo = 0;;) {
         /* Keep in a[lo..n) only the entries that may still be chosen. */
         uint32_t m = lo;
+        uint64_t all = 0;
         for (uint32_t e = lo; e < n; e++)
-            if (a[e].sf <= left && !pick[a[e].pos]) /* GAVEL_NOT_OK is larger */
+            if (a[e].sf <= left && !pick[a[e].pos]) { /* GAVEL_NOT_OK is larger */
+                all += a[e].sf;
                 entry_swap(a, m++, e);
+            }
         n = m;
         if (lo == n || left == 0)
             return left;
         /* As in Gavel (max-min fairness, not FIFO), a job of priority 0 (no allocation
          * yet, or none on this type) still takes GPUs the others leave. */
-        uint32_t taken = 0, end = first_part(a, lo, n, left, &taken, rng);
+        uint32_t taken = 0, end = first_part(a, lo, n, left, all, &taken, rng);
         for (; lo < end; lo++)
             pick[a[lo].pos] = mark;
         left -= taken;

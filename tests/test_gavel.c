@@ -250,12 +250,31 @@ static void test_choose(void)
     gsl_rng_free(r);
 }
 
+/* Run fixture tests/fixtures/NAME.csv under gavel on one GPU into OUT/NAME; jobs.csv must
+ * hold each of the n rows, and summary.json that many preemptions. */
+static void check_fixture(const char *name, const char *const *rows, size_t n, int preemptions)
+{
+    char cmd[1024], path[256], want[64];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p " OUT " && '" SIM_BINARY "' run --trace '" SIM_SOURCE_DIR
+             "/tests/fixtures/%s.csv' --cluster 1xV100M16:1 --policy gavel --throughput none "
+             "--quiet --out " OUT "/%s 2>/dev/null",
+             name, name);
+    CHECK(check_system(cmd) == 0);
+    snprintf(path, sizeof path, OUT "/%s/jobs.csv", name);
+    char *j = check_slurp(path, NULL);
+    for (size_t i = 0; i < n; i++)
+        CHECK(j && strstr(j, rows[i]));
+    free(j);
+    snprintf(path, sizeof path, OUT "/%s/summary.json", name);
+    snprintf(want, sizeof want, "\"preemptions\": %d,", preemptions);
+    char *s = check_slurp(path, NULL);
+    CHECK(s && strstr(s, want));
+    free(s);
+}
+
 static void test_rounds(void)
 {
-    CHECK(check_system("mkdir -p " OUT " && '" SIM_BINARY "' run --trace '" SIM_SOURCE_DIR
-                       "/tests/fixtures/gavel_rounds.csv' --cluster 1xV100M16:1 --policy gavel "
-                       "--throughput none --quiet --out " OUT "/rounds 2>/dev/null") == 0);
-    char *j = check_slurp(OUT "/rounds/jobs.csv", NULL);
     static const char *const rows[] = {
         "\nA,,,0,done,0.000000,0.000000,100.000000,",
         "\nB,,,0,done,200.000000,200.000000,250.000000,",
@@ -263,12 +282,7 @@ static void test_rounds(void)
         "\nD,,,0,done,300.000000,300.000000,1300.000000,",
         "\nE,,,0,done,310.000000,1300.000000,1400.000000,",
     };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        CHECK(j && strstr(j, rows[i]));
-    free(j);
-    char *s = check_slurp(OUT "/rounds/summary.json", NULL);
-    CHECK(s && strstr(s, "\"preemptions\": 0,"));
-    free(s);
+    check_fixture("gavel_rounds", rows, sizeof rows / sizeof rows[0], 0);
 }
 
 /* The keys of a round as gavel.c builds them (tests/fixtures/gavel_deficit.csv, one GPU):
@@ -281,21 +295,12 @@ static void test_rounds(void)
  * starts at once at 2000 s and nothing is preempted. */
 static void test_rounds_deficit(void)
 {
-    CHECK(check_system("mkdir -p " OUT " && '" SIM_BINARY "' run --trace '" SIM_SOURCE_DIR
-                       "/tests/fixtures/gavel_deficit.csv' --cluster 1xV100M16:1 --policy gavel "
-                       "--throughput none --quiet --out " OUT "/deficit 2>/dev/null") == 0);
-    char *j = check_slurp(OUT "/deficit/jobs.csv", NULL);
     static const char *const rows[] = {
         "\nB,,,0,done,0.000000,0.000000,2720.000000,",
         "\nC,,,0,done,2000.000000,3080.000000,3940.000000,",
         "\nA,,,0,done,800.000000,1440.000000,4500.000000,",
     };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        CHECK(j && strstr(j, rows[i]));
-    free(j);
-    char *s = check_slurp(OUT "/deficit/summary.json", NULL);
-    CHECK(s && strstr(s, "\"preemptions\": 7,"));
-    free(s);
+    check_fixture("gavel_deficit", rows, sizeof rows / sizeof rows[0], 7);
 }
 
 static void test_cpu_only(void)

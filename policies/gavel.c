@@ -31,7 +31,6 @@
 #include <string.h>
 
 #define GV_MAXT 8 /* GPU types of one cluster */
-#define PREFETCH 8 /* jobs ahead whose records a pass over the job list asks for */
 
 /* A job's figures on one type slot, side by side (a round reads the three together). */
 typedef struct gtype {
@@ -40,14 +39,21 @@ typedef struct gtype {
     double deficit;     /* seconds owed */
 } gtype;
 
+/* A job in flight, at its place in the state's job list: what a round reads of it, kept
+ * in the list's order so that a round's passes read memory in order. */
+typedef struct grec {
+    uint64_t seq;     /* arrival order (the job's seq) */
+    sim_time acct_us; /* running time accounted up to here */
+    sim_job_id id;
+    uint32_t sf;    /* scale factor: GPUs per replica x replicas (fixed at arrival) */
+    uint8_t fits;   /* type slots whose nodes, all free, could hold the job */
+    bool has_alloc; /* the job was in the last LP */
+    int8_t on;      /* the type slot it runs on, -1 while it waits */
+} grec;
+
+/* The job's state in the engine: where its record is. */
 typedef struct gjob {
-    uint32_t pos;      /* index in the state's job list */
-    bool has_alloc;    /* the job was in the last LP */
-    uint8_t fits;      /* type slots whose nodes, all free, could hold the job */
-    uint32_t sf;       /* scale factor: GPUs per replica x replicas (fixed at arrival) */
-    uint64_t seq;      /* arrival order (the job's seq) */
-    sim_time acct_us;  /* running time accounted up to here */
-    gtype ty[GV_MAXT]; /* per type slot */
+    uint32_t pos; /* index in the state's job list */
 } gjob;
 
 typedef struct gavel_state {
@@ -60,8 +66,10 @@ typedef struct gavel_state {
     double worker_time[GV_MAXT];       /* seconds all jobs received per slot */
     sim_time next_round_us, last_reset_us;
     bool need_update;
-    /* Jobs in flight, and scratch grown at new peaks. */
-    sim_job_id *jobs;
+    /* Jobs in flight (rec[i], and ty[k][i] per type slot k < n_types), and scratch grown
+     * at new peaks. */
+    grec *rec;
+    gtype *ty[GV_MAXT];
     uint32_t n_jobs, cap;
     sim_job_id *unfit; /* jobs that arrived fitting no type, not yet rejected */
     uint32_t n_unfit;
@@ -92,7 +100,9 @@ static const policy_option gavel_options[] = {
 static void gavel_fini(void *st)
 {
     gavel_state *s = st;
-    sim_free(s->jobs);
+    sim_free(s->rec);
+    for (uint32_t k = 0; k < GV_MAXT; k++)
+        sim_free(s->ty[k]);
     sim_free(s->run_pos);
     sim_free(s->pick);
     sim_free(s->unfit);
@@ -116,10 +126,16 @@ static int grow(gavel_state *s, uint32_t need)
     while (cap < need)
         cap *= 2;
     size_t nm = (size_t)cap * GV_MAXT;
-    sim_job_id *j = sim_reallocarray(s->jobs, cap, sizeof *j);
-    if (!j)
+    grec *r = sim_reallocarray(s->rec, cap, sizeof *r);
+    if (!r)
         return SIM_ENOMEM;
-    s->jobs = j;
+    s->rec = r;
+    for (uint32_t k = 0; k < s->n_types; k++) {
+        gtype *t = sim_reallocarray(s->ty[k], cap, sizeof *t);
+        if (!t)
+            return SIM_ENOMEM;
+        s->ty[k] = t;
+    }
     uint32_t **u32[] = {&s->run_pos, &s->unfit};
     for (size_t k = 0; k < sizeof u32 / sizeof *u32; k++) {
         uint32_t *q = sim_reallocarray(*u32[k], cap, sizeof *q);
@@ -185,6 +201,8 @@ static int gavel_init(void *st, const policy_config *cfg, sim_diag *d)
 
 static int resolve_types(gavel_state *s, const sim_view *v)
 {
+    s->n_types = 0;
+    memset(s->workers, 0, sizeof s->workers);
     memset(s->slot_of, -1, sizeof s->slot_of);
     for (uint32_t n = 0; n < v->n_nodes; n++) {
         uint16_t t = v->node_gpu_type[n];
@@ -198,6 +216,9 @@ static int resolve_types(gavel_state *s, const sim_view *v)
         }
         s->workers[s->slot_of[t]] += v->node_gpu_count[n];
     }
+    for (uint32_t k = 0; k < s->n_types; k++)
+        if (!s->ty[k] && !(s->ty[k] = sim_calloc(s->cap, sizeof *s->ty[k])))
+            return SIM_ENOMEM;
     s->types_ready = true;
     return SIM_OK;
 }
@@ -256,100 +277,112 @@ static void gavel_on_arrival(void *st, const sim_view *v, sim_job_id id)
 {
     gavel_state *s = st;
     gjob *g = sim_view_job_state(v, id);
-    if (grow(s, s->n_jobs + 1) != SIM_OK)
-        return; /* schedule() reports the shortage */
     if (!s->types_ready && resolve_types(s, v) != SIM_OK)
         return; /* schedule() reports the cluster's types */
+    if (grow(s, s->n_jobs + 1) != SIM_OK)
+        return; /* schedule() reports the shortage */
     const sim_job *j = sim_view_job(v, id);
-    g->fits = job_fits(s, v, j);
-    if (!g->fits)
+    uint32_t i = s->n_jobs++;
+    grec *r = &s->rec[i];
+    *r = (grec){.seq = j->seq,
+                .id = id,
+                .sf = j->gpus_per_replica * j->nominal_replicas,
+                .fits = job_fits(s, v, j),
+                .on = -1};
+    if (!r->fits)
         s->unfit[s->n_unfit++] = id;
-    g->sf = j->gpus_per_replica * j->nominal_replicas;
-    g->seq = j->seq;
-    g->pos = s->n_jobs;
-    s->jobs[s->n_jobs++] = id;
-    for (uint32_t k = 0; k < GV_MAXT; k++)
-        g->ty[k].time_so_far = s->round_s / 2.0;
+    g->pos = i;
+    for (uint32_t k = 0; k < s->n_types; k++)
+        s->ty[k][i] = (gtype){.time_so_far = s->round_s / 2.0};
     s->need_update = true;
     if (s->next_round_us == SIM_TIME_NEVER)
         s->next_round_us = v->now;
 }
 
-/* Add the running time of job id since it was last accounted; whether it runs. */
-static bool account(gavel_state *s, const sim_view *v, sim_job_id id, sim_time now)
+/* Add the running time of the job at position i since it was last accounted; whether
+ * it runs. */
+static bool account(gavel_state *s, uint32_t i, sim_time now)
 {
-    const sim_job *j = sim_view_job(v, id);
-    gjob *g = sim_view_job_state(v, id);
-    if (j->state != SIM_JOB_RUNNING)
+    grec *r = &s->rec[i];
+    if (r->on < 0)
         return false;
-    if (j->alloc_head == UINT32_MAX)
-        return true;
-    uint16_t t = v->node_gpu_type[v->allocs[j->alloc_head].node];
-    int8_t k = t < SIM_MAX_GPU_TYPES ? s->slot_of[t] : -1;
-    double dt = (double)(now - g->acct_us) / 1e6;
-    if (k >= 0 && dt > 0) {
-        g->ty[k].time_so_far += dt;
-        s->worker_time[k] += dt;
+    double dt = (double)(now - r->acct_us) / 1e6;
+    if (dt > 0) {
+        s->ty[r->on][i].time_so_far += dt;
+        s->worker_time[r->on] += dt;
     }
-    g->acct_us = now;
+    r->acct_us = now;
     return true;
 }
 
-static void forget(gavel_state *s, const sim_view *v, sim_job_id id)
+/* The position of job id in the job list, or UINT32_MAX where it is not there. */
+static uint32_t pos_of(const gavel_state *s, const sim_view *v, sim_job_id id)
 {
-    gjob *g = sim_view_job_state(v, id);
-    if (g->pos >= s->n_jobs || s->jobs[g->pos] != id)
-        return;
-    sim_job_id last = s->jobs[--s->n_jobs];
-    s->jobs[g->pos] = last;
-    ((gjob *)sim_view_job_state(v, last))->pos = g->pos;
+    uint32_t i = ((const gjob *)sim_view_job_state(v, id))->pos;
+    return i < s->n_jobs && s->rec[i].id == id ? i : UINT32_MAX;
+}
+
+static void forget(gavel_state *s, const sim_view *v, uint32_t i)
+{
+    uint32_t last = --s->n_jobs;
+    s->rec[i] = s->rec[last];
+    for (uint32_t k = 0; k < s->n_types; k++)
+        s->ty[k][i] = s->ty[k][last];
+    ((gjob *)sim_view_job_state(v, s->rec[i].id))->pos = i;
     s->need_update = true;
 }
 
 static void gavel_on_finish(void *st, const sim_view *v, sim_job_id id)
 {
-    account(st, v, id, v->now);
-    forget(st, v, id);
+    gavel_state *s = st;
+    uint32_t i = pos_of(s, v, id);
+    if (i == UINT32_MAX)
+        return;
+    s->rec[i].on = -1;
+    forget(s, v, i);
+}
+
+/* A node failure put the job back in the queue. */
+static void gavel_on_requeue(void *st, const sim_view *v, sim_job_id id)
+{
+    gavel_state *s = st;
+    uint32_t i = pos_of(s, v, id);
+    if (i != UINT32_MAX)
+        s->rec[i].on = -1;
 }
 
 static int recompute(gavel_state *s, const sim_view *v, sim_time now)
 {
     /* Reset the time received (Gavel's _reset_time_run_so_far). */
     double since = (double)(now - s->last_reset_us) / 1e6;
-    for (uint32_t k = 0; k < s->n_types; k++)
+    uint32_t n = s->n_jobs, m = s->n_types;
+    for (uint32_t k = 0; k < m; k++) {
         s->worker_time[k] = 0.0;
-    for (uint32_t i = 0; i < s->n_jobs; i++) {
-        gjob *g = sim_view_job_state(v, s->jobs[i]);
-        for (uint32_t k = 0; k < s->n_types; k++) {
-            double received = g->ty[k].time_so_far - s->round_s / 2.0;
-            double owed = g->has_alloc ? g->ty[k].x * since : 0.0;
-            g->ty[k].deficit += owed - received;
-            g->ty[k].time_so_far = s->round_s / 2.0;
-            s->worker_time[k] += g->ty[k].time_so_far;
+        for (uint32_t i = 0; i < n; i++) {
+            gtype *t = &s->ty[k][i];
+            double received = t->time_so_far - s->round_s / 2.0;
+            double owed = s->rec[i].has_alloc ? t->x * since : 0.0;
+            t->deficit += owed - received;
+            t->time_so_far = s->round_s / 2.0;
+            s->worker_time[k] += t->time_so_far;
         }
     }
     s->last_reset_us = now;
-    uint32_t n = s->n_jobs, m = s->n_types;
     for (uint32_t i = 0; i < n; i++) {
-        sim_job_id id = s->jobs[i];
-        const sim_job *j = sim_view_job(v, id);
-        const gjob *g = sim_view_job_state(v, id);
+        const grec *r = &s->rec[i];
         for (uint32_t k = 0; k < m; k++)
             s->tput[(size_t)i * m + k] =
-                (g->fits >> k) & 1 ? sim_view_type_speed(v, id, s->type_of[k]) : 0.0;
-        s->scale[i] = (double)(j->gpus_per_replica * j->nominal_replicas);
-        if (s->scale[i] < 1)
-            s->scale[i] = 1;
+                (r->fits >> k) & 1 ? sim_view_type_speed(v, r->id, s->type_of[k]) : 0.0;
+        s->scale[i] = r->sf < 1 ? 1.0 : (double)r->sf;
         s->prio[i] = 1.0;
     }
     int st = gavel_allocation(n, m, s->tput, s->scale, s->prio, s->workers, s->work, s->x);
     if (st)
         return st;
     for (uint32_t i = 0; i < n; i++) {
-        gjob *g = sim_view_job_state(v, s->jobs[i]);
-        g->has_alloc = true;
+        s->rec[i].has_alloc = true;
         for (uint32_t k = 0; k < m; k++)
-            g->ty[k].x = s->x[(size_t)i * m + k];
+            s->ty[k][i].x = s->x[(size_t)i * m + k];
     }
     return SIM_OK;
 }
@@ -371,10 +404,11 @@ static double from_bits(uint64_t u)
 
 /* Start job id on free GPUs of view type t: node by node, as many replicas on each as its
  * free GPUs, CPU and memory hold (Gavel assigns a server's free workers before the next
- * server's). */
+ * server's). *started: whether it found them. */
 static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint16_t t,
-                         policy_decisions *out)
+                         policy_decisions *out, bool *started)
 {
+    *started = false;
     const sim_job *j = sim_view_job(v, id);
     uint32_t gpr = j->gpus_per_replica, reps = j->nominal_replicas, r = 0;
     if (gpr == 0 || (size_t)gpr * reps > s->place_cap)
@@ -416,6 +450,7 @@ static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint1
                        .gpus = s->place_gpus,
                        .milli = SIM_MILLI_GPU,
                        .gpu_mem_mib = UINT64_MAX};
+    *started = true;
     return sim_decide_start(out, id, &p);
 }
 
@@ -457,14 +492,13 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
         uint32_t best = UINT32_MAX, at = 0;
         for (uint32_t u = 0; u < s->n_unfit;) {
             sim_job_id id = s->unfit[u];
-            const gjob *g = sim_view_job_state(v, id);
-            if (g->pos >= s->n_jobs || s->jobs[g->pos] != id || g->fits ||
-                sim_view_job(v, id)->state != SIM_JOB_PENDING) {
+            uint32_t i = pos_of(s, v, id);
+            if (i == UINT32_MAX || s->rec[i].fits || s->rec[i].on >= 0) {
                 s->unfit[u] = s->unfit[--s->n_unfit]; /* gone, or not one (not reached) */
                 continue;
             }
-            if (g->pos < best) {
-                best = g->pos;
+            if (i < best) {
+                best = i;
                 at = u;
             }
             u++;
@@ -473,7 +507,7 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
             break;
         sim_job_id id = s->unfit[at];
         s->unfit[at] = s->unfit[--s->n_unfit];
-        forget(s, v, id);
+        forget(s, v, best);
         if ((rc = sim_decide_reject(out, id, reject_reason(s, sim_view_job(v, id)))))
             return rc;
     }
@@ -486,7 +520,7 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
     uint32_t n_run = 0;
     if (reset) {
         for (uint32_t i = 0; i < s->n_jobs; i++)
-            if (account(s, v, s->jobs[i], now))
+            if (account(s, i, now))
                 s->run_pos[n_run++] = i;
         if ((rc = recompute(s, v, now)))
             return rc;
@@ -498,26 +532,19 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
     uint32_t m = s->n_types, ne = 0;
     for (uint32_t k = 0; k < m; k++) {
         uint32_t first = ne;
+        const gtype *ty = s->ty[k];
         for (uint32_t i = 0; i < s->n_jobs; i++) {
-            sim_job_id id = s->jobs[i];
-            if (i + PREFETCH < s->n_jobs) { /* the records are scattered: ask ahead */
-                sim_job_id ahead = s->jobs[i + PREFETCH];
-                const gjob *ga = sim_view_job_state(v, ahead);
-                __builtin_prefetch(&sim_view_job(v, ahead)->state);
-                __builtin_prefetch(ga);
-                __builtin_prefetch((const char *)&ga->ty[k + 1] - 1); /* slot k's end */
-            }
-            if (k == 0 && !reset && account(s, v, id, now))
+            if (k == 0 && !reset && account(s, i, now))
                 s->run_pos[n_run++] = i;
-            const gjob *g = sim_view_job_state(v, id);
-            double x = g->has_alloc ? g->ty[k].x : 0.0;
+            const grec *r = &s->rec[i];
+            double x = r->has_alloc ? ty[i].x : 0.0;
             /* key[0] and key[2] hold the time received and the allocation as they are
              * until the pass ends. */
             s->ent[ne++] =
-                (gavel_entry){.key = {raw_bits(g->ty[k].time_so_far),
-                                      gavel_key_desc(g->ty[k].deficit), raw_bits(x), g->seq},
+                (gavel_entry){.key = {raw_bits(ty[i].time_so_far), gavel_key_desc(ty[i].deficit),
+                                      raw_bits(x), r->seq},
                               .pos = i,
-                              .sf = (g->fits >> k) & 1 ? g->sf : GAVEL_NOT_OK};
+                              .sf = (r->fits >> k) & 1 ? r->sf : GAVEL_NOT_OK};
         }
         s->first[k] = first;
         s->left[k] = (uint32_t)s->workers[k];
@@ -544,23 +571,26 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
             gavel_choose(s->ent + s->first[k], n, s->left[k], s->pick, (uint8_t)(k + 1), &s->rng);
     }
     /* Preempt the running jobs not kept on their type, then start the chosen ones. */
-    for (uint32_t r = 0; r < n_run; r++) {
-        uint32_t i = s->run_pos[r];
-        const sim_job *j = sim_view_job(v, s->jobs[i]);
-        uint16_t t = v->node_gpu_type[v->allocs[j->alloc_head].node];
-        if (s->pick[i] && s->type_of[s->pick[i] - 1] == t)
+    for (uint32_t q = 0; q < n_run; q++) {
+        uint32_t i = s->run_pos[q];
+        grec *r = &s->rec[i];
+        if (s->pick[i] == r->on + 1)
             continue;
-        if ((rc = sim_decide_preempt(out, s->jobs[i], true)))
+        if ((rc = sim_decide_preempt(out, r->id, true)))
             return rc;
+        r->on = -1;
     }
     memset(s->gpu_taken, 0, s->n_gpus);
     for (uint32_t i = 0; i < s->n_jobs; i++) {
-        sim_job_id id = s->jobs[i];
-        if (!s->pick[i] || sim_view_job(v, id)->state != SIM_JOB_PENDING)
+        grec *r = &s->rec[i];
+        if (!s->pick[i] || r->on >= 0)
             continue;
-        ((gjob *)sim_view_job_state(v, id))->acct_us = now;
-        if ((rc = start_on_type(s, v, id, s->type_of[s->pick[i] - 1], out)))
+        r->acct_us = now;
+        bool started;
+        if ((rc = start_on_type(s, v, r->id, s->type_of[s->pick[i] - 1], out, &started)))
             return rc;
+        if (started)
+            r->on = (int8_t)(s->pick[i] - 1);
     }
     s->next_round_us = now + (sim_time)llround(s->round_s * 1e6);
     return SIM_OK;
@@ -585,6 +615,7 @@ const policy_ops policy_gavel = {
     .fini = gavel_fini,
     .on_arrival = gavel_on_arrival,
     .on_finish = gavel_on_finish,
+    .on_requeue = gavel_on_requeue,
     .schedule = gavel_schedule,
     .next_wakeup = gavel_next_wakeup,
     .no_roles = true,

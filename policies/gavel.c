@@ -31,12 +31,14 @@
 #include <string.h>
 
 #define GV_MAXT 8 /* GPU types of one cluster */
+#define AHEAD 2   /* jobs ahead whose records the preemptions and starts ask for */
 
-/* A job's figures on one type slot, side by side (a round reads the three together). */
+/* A job's figures on one type slot, side by side (a round reads the first three together). */
 typedef struct gtype {
     double x;           /* allocation */
     double time_so_far; /* seconds received since the last reset */
     double deficit;     /* seconds owed */
+    double tput;        /* throughput (0 where the job may not run; fixed at arrival) */
 } gtype;
 
 /* A job in flight, at its place in the state's job list: what a round reads of it, kept
@@ -293,7 +295,9 @@ static void gavel_on_arrival(void *st, const sim_view *v, sim_job_id id)
         s->unfit[s->n_unfit++] = id;
     g->pos = i;
     for (uint32_t k = 0; k < s->n_types; k++)
-        s->ty[k][i] = (gtype){.time_so_far = s->round_s / 2.0};
+        s->ty[k][i] =
+            (gtype){.time_so_far = s->round_s / 2.0,
+                    .tput = (r->fits >> k) & 1 ? sim_view_type_speed(v, id, s->type_of[k]) : 0.0};
     s->need_update = true;
     if (s->next_round_us == SIM_TIME_NEVER)
         s->next_round_us = v->now;
@@ -351,7 +355,7 @@ static void gavel_on_requeue(void *st, const sim_view *v, sim_job_id id)
         s->rec[i].on = -1;
 }
 
-static int recompute(gavel_state *s, const sim_view *v, sim_time now)
+static int recompute(gavel_state *s, sim_time now)
 {
     /* Reset the time received (Gavel's _reset_time_run_so_far). */
     double since = (double)(now - s->last_reset_us) / 1e6;
@@ -371,8 +375,7 @@ static int recompute(gavel_state *s, const sim_view *v, sim_time now)
     for (uint32_t i = 0; i < n; i++) {
         const grec *r = &s->rec[i];
         for (uint32_t k = 0; k < m; k++)
-            s->tput[(size_t)i * m + k] =
-                (r->fits >> k) & 1 ? sim_view_type_speed(v, r->id, s->type_of[k]) : 0.0;
+            s->tput[(size_t)i * m + k] = s->ty[k][i].tput;
         s->scale[i] = r->sf < 1 ? 1.0 : (double)r->sf;
         s->prio[i] = 1.0;
     }
@@ -522,7 +525,7 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
         for (uint32_t i = 0; i < s->n_jobs; i++)
             if (account(s, i, now))
                 s->run_pos[n_run++] = i;
-        if ((rc = recompute(s, v, now)))
+        if ((rc = recompute(s, now)))
             return rc;
         s->need_update = false;
     }
@@ -571,20 +574,31 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
             gavel_choose(s->ent + s->first[k], n, s->left[k], s->pick, (uint8_t)(k + 1), &s->rng);
     }
     /* Preempt the running jobs not kept on their type, then start the chosen ones. */
+    uint32_t n_go = 0;
     for (uint32_t q = 0; q < n_run; q++) {
         uint32_t i = s->run_pos[q];
-        grec *r = &s->rec[i];
-        if (s->pick[i] == r->on + 1)
-            continue;
+        if (s->pick[i] != s->rec[i].on + 1)
+            s->run_pos[n_go++] = i;
+    }
+    for (uint32_t q = 0; q < n_go; q++) {
+        if (q + AHEAD < n_go)
+            sim_view_prefetch_job(v, s->rec[s->run_pos[q + AHEAD]].id);
+        grec *r = &s->rec[s->run_pos[q]];
         if ((rc = sim_decide_preempt(out, r->id, true)))
             return rc;
         r->on = -1;
     }
     memset(s->gpu_taken, 0, s->n_gpus);
-    for (uint32_t i = 0; i < s->n_jobs; i++) {
+    n_go = 0;
+    for (uint32_t i = 0; i < s->n_jobs; i++) { /* without a branch: half go, half stay */
+        s->run_pos[n_go] = i;
+        n_go += (s->pick[i] != 0) & (s->rec[i].on < 0);
+    }
+    for (uint32_t q = 0; q < n_go; q++) {
+        if (q + AHEAD < n_go)
+            sim_view_prefetch_job(v, s->rec[s->run_pos[q + AHEAD]].id);
+        uint32_t i = s->run_pos[q];
         grec *r = &s->rec[i];
-        if (!s->pick[i] || r->on >= 0)
-            continue;
         r->acct_us = now;
         bool started;
         if ((rc = start_on_type(s, v, r->id, s->type_of[s->pick[i] - 1], out, &started)))

@@ -336,17 +336,20 @@ static void forget(gavel_state *s, const sim_view *v, uint32_t i)
     s->need_update = true;
 }
 
+/* A finished job's last run counts in its type's time, as in Gavel (_done_callback adds
+ * a micro-task's time to the worker type's before it removes a job that is done). */
 static void gavel_on_finish(void *st, const sim_view *v, sim_job_id id)
 {
     gavel_state *s = st;
     uint32_t i = pos_of(s, v, id);
     if (i == UINT32_MAX)
         return;
-    s->rec[i].on = -1;
+    account(s, i, v->now);
     forget(s, v, i);
 }
 
-/* A node failure put the job back in the queue. */
+/* A node failure put the job back in the queue: its run since it was last accounted
+ * is lost work, and counts for nothing (Gavel counts no time for a failed micro-task). */
 static void gavel_on_requeue(void *st, const sim_view *v, sim_job_id id)
 {
     gavel_state *s = st;

@@ -80,9 +80,13 @@ typedef struct gavel_state {
     uint64_t rng;      /* the selection's pivots (the order chosen does not depend on it) */
     double *tput, *scale, *prio, *work, *x;
     gavel_entry *ent;
-    uint8_t *gpu_taken;
+    /* Free GPUs of the up nodes of each type slot k during a round's starts: a max tree
+     * over node ids at free[k * 2 * leaves ..], node n's leaf at leaves + n (see
+     * first_free). */
+    uint16_t *free;
+    uint32_t leaves;
     uint32_t *place_nodes, *place_gpus;
-    uint32_t n_gpus, place_cap;
+    uint32_t place_cap;
     uint32_t left[GV_MAXT];
     uint32_t first[GV_MAXT]; /* each type's first entry in ent */
     /* fitting_types by shape id, valid while gen matches the view's shape_gen. */
@@ -114,7 +118,7 @@ static void gavel_fini(void *st)
     sim_free(s->work);
     sim_free(s->x);
     sim_free(s->ent);
-    sim_free(s->gpu_taken);
+    sim_free(s->free);
     sim_free(s->place_nodes);
     sim_free(s->place_gpus);
     sim_free(s->fit);
@@ -186,12 +190,10 @@ static int gavel_init(void *st, const policy_config *cfg, sim_diag *d)
         return sim_diag_set(d, SIM_ELIMIT, NULL, 0, 0,
                             "policy 'gavel' supports at most %u GPU types; the cluster has %u",
                             GV_MAXT, cfg->n_node_gpu_types);
-    s->n_gpus = cfg->n_gpus;
-    s->gpu_taken = sim_calloc(cfg->n_gpus ? cfg->n_gpus : 1, 1);
     s->place_cap = cfg->n_gpus ? cfg->n_gpus : 1;
     s->place_nodes = sim_calloc(s->place_cap, sizeof *s->place_nodes);
     s->place_gpus = sim_calloc(s->place_cap, sizeof *s->place_gpus);
-    if (!s->gpu_taken || !s->place_nodes || !s->place_gpus || grow(s, 64)) {
+    if (!s->place_nodes || !s->place_gpus || grow(s, 64)) {
         gavel_fini(s);
         memset(s, 0, sizeof *s);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'gavel': out of memory");
@@ -221,6 +223,11 @@ static int resolve_types(gavel_state *s, const sim_view *v)
     for (uint32_t k = 0; k < s->n_types; k++)
         if (!s->ty[k] && !(s->ty[k] = sim_calloc(s->cap, sizeof *s->ty[k])))
             return SIM_ENOMEM;
+    for (s->leaves = 1; s->leaves < v->n_nodes;)
+        s->leaves *= 2;
+    sim_free(s->free);
+    if (!(s->free = sim_calloc((size_t)s->n_types * 2 * s->leaves, sizeof *s->free)))
+        return SIM_ENOMEM;
     s->types_ready = true;
     return SIM_OK;
 }
@@ -408,37 +415,80 @@ static double from_bits(uint64_t u)
     return x;
 }
 
-/* Start job id on free GPUs of view type t: node by node, as many replicas on each as its
- * free GPUs, CPU and memory hold (Gavel assigns a server's free workers before the next
- * server's). *started: whether it found them. */
-static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint16_t t,
+/* Fill the trees of free GPUs from the view: each up node with GPUs under its type's slot
+ * (the others hold 0), then every inner node the larger of its two. O(types x nodes). */
+static void fill_free(gavel_state *s, const sim_view *v)
+{
+    uint32_t L = s->leaves;
+    memset(s->free, 0, (size_t)s->n_types * 2 * L * sizeof *s->free);
+    for (uint32_t n = 0; n < v->n_nodes; n++) {
+        uint16_t t = v->node_gpu_type[n];
+        int k = t < SIM_MAX_GPU_TYPES ? s->slot_of[t] : -1;
+        if (k >= 0 && v->node_up[n] && v->node_gpu_count[n])
+            s->free[(size_t)k * 2 * L + L + n] = (uint16_t)v->node_free_gpus[n];
+    }
+    for (uint32_t k = 0; k < s->n_types; k++) {
+        uint16_t *f = s->free + (size_t)k * 2 * L;
+        for (uint32_t i = L; i-- > 1;)
+            f[i] = f[2 * i] > f[2 * i + 1] ? f[2 * i] : f[2 * i + 1];
+    }
+}
+
+/* The first node from `from` on whose leaf in tree f (of L leaves) holds at least
+ * `want`, or UINT32_MAX. O(log nodes): up while the subtrees to the right of the path
+ * hold less, then down to the leftmost leaf that holds enough. */
+static uint32_t first_free(const uint16_t *f, uint32_t L, uint32_t from, uint32_t want)
+{
+    if (from >= L)
+        return UINT32_MAX;
+    uint32_t i = L + from;
+    while (f[i] < want) {
+        while (i & 1) { /* a right child: its parent's range ends with it */
+            if (i == 1)
+                return UINT32_MAX;
+            i >>= 1;
+        }
+        i++; /* the range right after */
+    }
+    while (i < L)
+        i = 2 * i + (f[2 * i] < want);
+    return i - L;
+}
+
+/* Node n's free GPUs are now `free` in tree f. */
+static void set_free(uint16_t *f, uint32_t L, uint32_t n, uint32_t free)
+{
+    uint32_t i = L + n;
+    f[i] = (uint16_t)free;
+    for (i >>= 1; i >= 1; i >>= 1)
+        f[i] = f[2 * i] > f[2 * i + 1] ? f[2 * i] : f[2 * i + 1];
+}
+
+/* Start job id on free GPUs of type slot k: node by node in id order, as many replicas on
+ * each as its free GPUs, CPU and memory hold (Gavel assigns a server's free workers
+ * before the next server's). The nodes with fewer free GPUs than a replica takes give
+ * none: only the others are visited, as the tree of the slot finds them. The tree holds
+ * at least each node's free GPUs (a round's starts only take GPUs, and each start sets
+ * its nodes' leaves to the view's count), and the GPUs themselves are checked, so it
+ * only spares visits. *started: whether it found the GPUs. */
+static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint32_t k,
                          policy_decisions *out, bool *started)
 {
     *started = false;
     const sim_job *j = sim_view_job(v, id);
-    uint32_t gpr = j->gpus_per_replica, reps = j->nominal_replicas, r = 0;
+    uint32_t gpr = j->gpus_per_replica, reps = j->nominal_replicas, r = 0, L = s->leaves;
     if (gpr == 0 || (size_t)gpr * reps > s->place_cap)
         return SIM_OK;
-    /* A node with fewer free GPUs than a replica takes gives none (skipped, and so is a
-     * block whose nodes all have fewer, or none of type t). */
-    sim_view_sync_blocks(v);
-    for (uint32_t n = 0; n < v->n_nodes && r < reps; n++) {
-        uint32_t b = n / SIM_NODE_BLOCK;
-        if (n % SIM_NODE_BLOCK == 0 &&
-            (v->block_max_free_gpus[b] < gpr || !((v->block_types[b] >> t) & 1u))) {
-            n += SIM_NODE_BLOCK - 1;
-            continue;
-        }
-        if (v->node_gpu_type[n] != t || !v->node_up[n] || v->node_free_gpus[n] < gpr)
-            continue;
+    uint16_t *f = s->free + (size_t)k * 2 * L;
+    for (uint32_t n = first_free(f, L, 0, gpr); n != UINT32_MAX && r < reps;
+         n = first_free(f, L, n + 1, gpr)) {
         uint64_t cpu = v->node_cpu_total[n] - v->node_cpu_used[n];
         uint64_t mem = v->node_mem_total[n] - v->node_mem_used[n];
         uint32_t g = v->node_gpu_first[n], end = g + v->node_gpu_count[n];
         while (r < reps && cpu >= j->cpu_per_replica && mem >= j->mem_per_replica) {
             uint32_t got = 0;
             for (; g < end && got < gpr; g++)
-                if (v->gpu_nres[g] == 0 && !s->gpu_taken[g] &&
-                    v->gpu_mem_total[g] >= j->spec.gpu_mem_mib)
+                if (v->gpu_nres[g] == 0 && v->gpu_mem_total[g] >= j->spec.gpu_mem_mib)
                     s->place_gpus[r * gpr + got++] = g;
             if (got < gpr)
                 break;
@@ -449,15 +499,19 @@ static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint1
     }
     if (r < reps)
         return SIM_OK; /* fragmented: the job waits for the next round */
-    for (uint32_t k = 0; k < r * gpr; k++)
-        s->gpu_taken[s->place_gpus[k]] = 1;
     sim_placement p = {.replicas = reps,
                        .nodes = s->place_nodes,
                        .gpus = s->place_gpus,
                        .milli = SIM_MILLI_GPU,
                        .gpu_mem_mib = UINT64_MAX};
+    int rc = sim_decide_start(out, id, &p);
+    if (rc != SIM_OK)
+        return rc;
     *started = true;
-    return sim_decide_start(out, id, &p);
+    for (uint32_t q = 0; q < reps; q++) /* a node's replicas are consecutive */
+        if (q == 0 || s->place_nodes[q] != s->place_nodes[q - 1])
+            set_free(f, L, s->place_nodes[q], v->node_free_gpus[s->place_nodes[q]]);
+    return SIM_OK;
 }
 
 /* Why job j, which fits no type, can never run. */
@@ -591,12 +645,13 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
             return rc;
         r->on = -1;
     }
-    memset(s->gpu_taken, 0, s->n_gpus);
     n_go = 0;
     for (uint32_t i = 0; i < s->n_jobs; i++) { /* without a branch: half go, half stay */
         s->run_pos[n_go] = i;
         n_go += (s->pick[i] != 0) & (s->rec[i].on < 0);
     }
+    if (n_go)
+        fill_free(s, v);
     for (uint32_t q = 0; q < n_go; q++) {
         if (q + AHEAD < n_go)
             sim_view_prefetch_job(v, s->rec[s->run_pos[q + AHEAD]].id);
@@ -604,7 +659,7 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
         grec *r = &s->rec[i];
         r->acct_us = now;
         bool started;
-        if ((rc = start_on_type(s, v, r->id, s->type_of[s->pick[i] - 1], out, &started)))
+        if ((rc = start_on_type(s, v, r->id, s->pick[i] - 1u, out, &started)))
             return rc;
         if (started)
             r->on = (int8_t)(s->pick[i] - 1);

@@ -329,9 +329,11 @@ static void test_cpu_only(void)
 
 /* Job `row` (native columns job_id,submit_time,duration,num_gpus,replicas,cpu_milli)
  * alone on `cluster` under gavel; its jobs.csv row, or NULL. */
+/* The jobs.csv rows (header dropped) of a gavel run of the trace rows (one or more, each
+ * ending in a newline but the last) on the cluster. */
 static char *place_one(const char *row, const char *cluster)
 {
-    char trace[256], cmd[1024];
+    char trace[1024], cmd[1024];
     snprintf(trace, sizeof trace, "job_id,submit_time,duration,num_gpus,replicas,cpu_milli\n%s\n",
              row);
     check_put("gv_place.csv", trace);
@@ -381,6 +383,38 @@ static void test_placement(void)
 /* More GPU types than gavel's allocation holds (8): the run and --check stop before the
  * run starts, with status 2 and the limit named. The run used to fail at t = 0 with a
  * bare "SIM_ELIMIT" and status 1, after --check had passed. 8 types run. */
+/* The job's row in jobs.csv rows j names the node. */
+static bool ran_on(const char *j, const char *job, const char *node)
+{
+    char head[64];
+    snprintf(head, sizeof head, "%s,", job);
+    for (const char *r = j; r && *r; r = strchr(r, '\n') ? strchr(r, '\n') + 1 : NULL) {
+        const char *end = strchr(r, '\n');
+        size_t len = end ? (size_t)(end - r) : strlen(r);
+        if (strncmp(r, head, strlen(head)) != 0)
+            continue;
+        char row[512];
+        snprintf(row, sizeof row, "%.*s", (int)(len < sizeof row ? len : sizeof row - 1), r);
+        return strstr(row, node) != NULL;
+    }
+    return false;
+}
+
+/* The jobs a round starts go in job-list order, each on the first nodes (by id) with
+ * enough free GPUs, which the earlier starts of the round have filled in part: A (3)
+ * leaves node 0 one GPU, so B (2) goes to node 1 and C (1) back to node 0; D (4) takes
+ * node 2, E (2) the rest of node 1, and F (1) finds only node 3. */
+static void test_first_fit(void)
+{
+    char *j = place_one("A,0,100,3,1,0\nB,0,100,2,1,0\nC,0,100,1,1,0\nD,0,100,4,1,0\n"
+                        "E,0,100,2,1,0\nF,0,100,1,1,0",
+                        "4xV100M16:4");
+    CHECK(j && ran_on(j, "A", ",node-0000,") && ran_on(j, "B", ",node-0001,") &&
+          ran_on(j, "C", ",node-0000,") && ran_on(j, "D", ",node-0002,") &&
+          ran_on(j, "E", ",node-0001,") && ran_on(j, "F", ",node-0003,"));
+    free(j);
+}
+
 static void test_many_types(void)
 {
     check_put("gv_types.csv", "job_id,submit_time,duration,num_gpus\na,0,100,1\nb,0,100,1\n");
@@ -435,6 +469,7 @@ int main(void)
     test_rounds_deficit();
     test_cpu_only();
     test_placement();
+    test_first_fit();
     test_many_types();
     test_trace();
     return check_done();

@@ -639,7 +639,7 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
     }
     for (uint32_t q = 0; q < n_go; q++) {
         if (q + AHEAD < n_go)
-            sim_view_prefetch_job(v, s->rec[s->run_pos[q + AHEAD]].id);
+            sim_view_prefetch_job_state(v, s->rec[s->run_pos[q + AHEAD]].id);
         grec *r = &s->rec[s->run_pos[q]];
         if ((rc = sim_decide_preempt(out, r->id, true)))
             return rc;
@@ -654,7 +654,7 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
         fill_free(s, v);
     for (uint32_t q = 0; q < n_go; q++) {
         if (q + AHEAD < n_go)
-            sim_view_prefetch_job(v, s->rec[s->run_pos[q + AHEAD]].id);
+            sim_view_prefetch_job_state(v, s->rec[s->run_pos[q + AHEAD]].id);
         uint32_t i = s->run_pos[q];
         grec *r = &s->rec[i];
         r->acct_us = now;

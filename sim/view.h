@@ -17,6 +17,7 @@
 #include "sim/types.h"
 
 #include <gsl/gsl_rng.h>
+#include <stddef.h>
 
 typedef enum sim_job_state {
     SIM_JOB_PENDING = 0, /* waiting in the pending list */
@@ -314,6 +315,21 @@ static inline void sim_view_prefetch_job(const sim_view *v, sim_job_id id)
     const char *p = (const char *)&v->jobs[id];
     for (size_t off = 0; off < sizeof(sim_job); off += 64)
         __builtin_prefetch(p + off);
+}
+
+/* The same for the parts of the record that the engine's start and preemption read: the
+ * spec's figures (not its id, attributes or group) and the engine's fields. */
+static inline void sim_view_prefetch_job_state(const sim_view *v, sim_job_id id)
+{
+    if (id == SIM_JOB_NONE)
+        return;
+    const char *p = (const char *)&v->jobs[id];
+    for (size_t off = offsetof(sim_job, spec.submit_us); off < offsetof(sim_job, spec.attr);
+         off += 64)
+        __builtin_prefetch(p + off);
+    for (size_t off = offsetof(sim_job, seq); off < sizeof(sim_job); off += 64)
+        __builtin_prefetch(p + off);
+    __builtin_prefetch(p + sizeof(sim_job) - 1);
 }
 
 /* Free share and memory of GPU g. */

@@ -70,6 +70,21 @@ void *sim_reallocarray(void *p, size_t n, size_t size)
     return q;
 }
 
+void *sim_grow_lines(void **raw, size_t old_bytes, size_t new_bytes)
+{
+    size_t line = SIM_CACHE_LINE, old_off = *raw ? (0 - (uintptr_t)*raw) & (line - 1) : 0;
+    if (new_bytes > SIZE_MAX - line || old_bytes > new_bytes)
+        return NULL;
+    unsigned char *q = sim_reallocarray(*raw, new_bytes + line - 1, 1);
+    if (!q)
+        return NULL;
+    size_t off = (0 - (uintptr_t)q) & (line - 1);
+    if (off != old_off && old_bytes)
+        memmove(q + off, q + old_off, old_bytes);
+    *raw = q;
+    return q + off;
+}
+
 bool sim_reserve(void **p, uint32_t *cap, uint32_t n, size_t sz)
 {
     if (n <= *cap)

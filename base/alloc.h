@@ -15,6 +15,14 @@ void *sim_malloc(size_t size);
 void *sim_calloc(size_t n, size_t size);
 /* Like realloc, but returns NULL (leaving p valid) when n*size overflows. */
 void *sim_reallocarray(void *p, size_t n, size_t size);
+/* The cache line that arrays of records may be aligned to. */
+#define SIM_CACHE_LINE 64
+/* Grow the block *raw (from this function, or NULL), whose first cache-line-aligned byte
+ * starts old_bytes of data, to hold new_bytes from such a byte, which it returns with the
+ * data moved there; NULL, *raw untouched, when out of memory. A record whose size is a
+ * multiple of the line then keeps its fields on the lines they were laid out for
+ * (realloc's large blocks start 16 bytes into a page). *raw is freed with sim_free. */
+void *sim_grow_lines(void **raw, size_t old_bytes, size_t new_bytes);
 void sim_free(void *p);
 /* Room for n elements of sz bytes in the array *p of capacity *cap (doubling, from 64);
  * false, the array untouched, when out of memory. */

@@ -130,7 +130,10 @@ static int grow_jobs(sim_engine *e)
     e->jobs = nj;
     size_t ss = e->pol->job_state_size;
     if (ss) {
-        unsigned char *ns = sim_reallocarray(e->jstate, ncap, ss);
+        size_t bytes;
+        unsigned char *ns = sim_mul_ok(ncap, ss, &bytes)
+                                ? sim_grow_lines(&e->jstate_raw, e->job_cap * ss, bytes)
+                                : NULL;
         if (!ns)
             return SIM_ENOMEM;
         e->jstate = ns;
@@ -550,7 +553,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->shape_pos);
     sim_free(e->allocs);
     sim_free(e->jobs);
-    sim_free(e->jstate);
+    sim_free(e->jstate_raw);
     sim_free(e->job_version);
     sim_free(e->job_next);
     sim_free(e->job_dirty);

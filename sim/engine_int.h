@@ -128,7 +128,8 @@ struct sim_engine {
 
     /* Job pool. */
     sim_job *jobs;
-    unsigned char *jstate;
+    unsigned char *jstate; /* per-job policy state, from a cache line of jstate_raw */
+    void *jstate_raw;
     uint32_t *job_version;
     uint32_t *job_next; /* per slot: the next job in its list, or in the free list */
     uint8_t *job_dirty;

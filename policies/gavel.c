@@ -400,21 +400,6 @@ static int recompute(gavel_state *s, sim_time now)
     return SIM_OK;
 }
 
-/* A double carried in an entry's key field until its key is known (raw_bits), and back. */
-static uint64_t raw_bits(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static double from_bits(uint64_t u)
-{
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
 /* Fill the trees of free GPUs from the view: each up node with GPUs under its type's slot
  * (the others hold 0), then every inner node the larger of its two. O(types x nodes). */
 static void fill_free(gavel_state *s, const sim_view *v)
@@ -578,48 +563,33 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
     bool reset = s->need_update &&
                  (s->last_reset_us == 0 || (double)(now - s->last_reset_us) / 1e6 >= s->reset_s);
     uint32_t n_run = 0;
+    for (uint32_t i = 0; i < s->n_jobs; i++) /* the running time first */
+        if (account(s, i, now))
+            s->run_pos[n_run++] = i;
     if (reset) {
-        for (uint32_t i = 0; i < s->n_jobs; i++)
-            if (account(s, i, now))
-                s->run_pos[n_run++] = i;
         if ((rc = recompute(s, now)))
             return rc;
         s->need_update = false;
     }
-    /* The entries, type by type; without a reset the first pass accounts the running
-     * time as it goes. A priority needs the time all jobs received on the type, so the
-     * entries hold the job's own time until the pass is done. */
+    /* The entries, type by type. */
     uint32_t m = s->n_types, ne = 0;
     for (uint32_t k = 0; k < m; k++) {
-        uint32_t first = ne;
-        const gtype *ty = s->ty[k];
-        for (uint32_t i = 0; i < s->n_jobs; i++) {
-            if (k == 0 && !reset && account(s, i, now))
-                s->run_pos[n_run++] = i;
-            const grec *r = &s->rec[i];
-            double x = r->has_alloc ? ty[i].x : 0.0;
-            /* key[0] and key[2] hold the time received and the allocation as they are
-             * until the pass ends. */
-            s->ent[ne++] =
-                (gavel_entry){.key = {raw_bits(ty[i].time_so_far), gavel_key_desc(ty[i].deficit),
-                                      raw_bits(x), r->seq},
-                              .pos = i,
-                              .sf = (r->fits >> k) & 1 ? r->sf : GAVEL_NOT_OK};
-        }
-        s->first[k] = first;
+        s->first[k] = ne;
         s->left[k] = (uint32_t)s->workers[k];
-    }
-    for (uint32_t k = 0; k < m; k++) {
-        uint32_t end = k + 1 < m ? s->first[k + 1] : ne;
-        for (uint32_t e = s->first[k]; e < end; e++) {
-            gavel_entry *en = &s->ent[e];
-            double p = 0.0, alloc = from_bits(en->key[2]);
-            if (alloc > 0 && en->sf != GAVEL_NOT_OK) {
-                double frac = s->worker_time[k] > 0 ? from_bits(en->key[0]) / s->worker_time[k] : 0;
+        const gtype *ty = s->ty[k];
+        double wt = s->worker_time[k];
+        for (uint32_t i = 0; i < s->n_jobs; i++) {
+            const grec *r = &s->rec[i];
+            uint32_t sf = (r->fits >> k) & 1 ? r->sf : GAVEL_NOT_OK;
+            double p = 0.0, alloc = r->has_alloc ? ty[i].x : 0.0;
+            if (alloc > 0 && sf != GAVEL_NOT_OK) {
+                double frac = wt > 0 ? ty[i].time_so_far / wt : 0;
                 p = frac > 0 ? alloc / frac : alloc * 1e9;
             }
-            en->key[0] = gavel_key_desc(p);
-            en->key[2] = gavel_key_desc(alloc);
+            s->ent[ne++] = (gavel_entry){.key = {gavel_key_desc(p), gavel_key_desc(ty[i].deficit),
+                                                 gavel_key_desc(alloc), r->seq},
+                                         .pos = i,
+                                         .sf = sf};
         }
     }
     /* Type by type, each job in the order of the round is chosen where its scale

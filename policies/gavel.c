@@ -89,12 +89,16 @@ typedef struct gavel_state {
     uint32_t place_cap;
     uint32_t left[GV_MAXT];
     uint32_t first[GV_MAXT]; /* each type's first entry in ent */
-    /* fitting_types by shape id, valid while gen matches the view's shape_gen. */
+    /* fitting_types by what it reads of a job, for the whole run: an open-addressed
+     * table of fit_mask + 1 slots (a power of two, at most half full), n_fit used. */
     struct gfit {
-        uint32_t gen;
-        uint8_t mask;
+        uint64_t gmem, cpu, mem, types; /* the job's GPU memory, CPU and memory per
+                                         * replica, accepted types */
+        uint32_t gpr, reps;             /* GPUs per replica, replicas */
+        uint8_t mask;                   /* fitting_types */
+        bool used;
     } * fit;
-    uint32_t fit_cap;
+    uint32_t fit_mask, n_fit;
 } gavel_state;
 
 static const policy_option gavel_options[] = {
@@ -264,22 +268,67 @@ static uint8_t fitting_types(const gavel_state *s, const sim_view *v, const sim_
     return mask;
 }
 
-/* fitting_types, remembered by the job's shape: it reads only what the shape's key holds
- * (GPUs per replica, replicas, GPU memory, CPU and memory per replica, accepted types)
- * and the nodes' totals, which never change. Computed afresh when the memory cannot
- * grow. */
+/* What fitting_types reads of job j. */
+static struct gfit fit_key(const sim_job *j)
+{
+    return (struct gfit){.gmem = j->spec.gpu_mem_mib,
+                         .cpu = j->cpu_per_replica,
+                         .mem = j->mem_per_replica,
+                         .types = j->spec.gpu_type_mask,
+                         .gpr = j->gpus_per_replica,
+                         .reps = j->nominal_replicas};
+}
+
+static bool fit_same(const struct gfit *a, const struct gfit *b)
+{
+    return a->gmem == b->gmem && a->cpu == b->cpu && a->mem == b->mem && a->types == b->types &&
+           a->gpr == b->gpr && a->reps == b->reps;
+}
+
+/* The slot of key k in a table of mask + 1 slots: where it is, or the empty slot where
+ * it would go. */
+static uint32_t fit_slot(const struct gfit *t, uint32_t mask, const struct gfit *k)
+{
+    uint64_t h = k->gmem * UINT64_C(0x9e3779b97f4a7c15);
+    const uint64_t more[] = {k->cpu, k->mem, k->types, (uint64_t)k->gpr << 32 | k->reps};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+        h = (h ^ more[i]) * UINT64_C(0xbf58476d1ce4e5b9);
+    uint32_t i = (uint32_t)(h >> 32) & mask;
+    while (t[i].used && !fit_same(&t[i], k))
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* fitting_types, remembered for the run by what it reads of the job (GPUs per replica,
+ * replicas, GPU memory, CPU and memory per replica, accepted types): the nodes' totals
+ * it reads never change. The engine's shape ids would not do: a shape's id is freed when
+ * its last pending job leaves, which under a light load is at almost every start, and
+ * each new id cost a scan of the nodes. Computed afresh when the table cannot grow. */
 static uint8_t job_fits(gavel_state *s, const sim_view *v, const sim_job *j)
 {
-    uint32_t sh = j->shape;
-    if (sh >= v->n_shapes || !v->shape_count[sh])
-        return fitting_types(s, v, j);
-    uint32_t had = s->fit_cap;
-    if (!sim_reserve((void **)&s->fit, &s->fit_cap, v->n_shapes, sizeof *s->fit))
-        return fitting_types(s, v, j);
-    memset(s->fit + had, 0, (s->fit_cap - had) * sizeof *s->fit);
-    if (s->fit[sh].gen != v->shape_gen[sh])
-        s->fit[sh] = (struct gfit){v->shape_gen[sh], fitting_types(s, v, j)};
-    return s->fit[sh].mask;
+    struct gfit k = fit_key(j);
+    if (s->fit) {
+        uint32_t i = fit_slot(s->fit, s->fit_mask, &k);
+        if (s->fit[i].used)
+            return s->fit[i].mask;
+    }
+    k.mask = fitting_types(s, v, j);
+    k.used = true;
+    if (!s->fit || 2 * (s->n_fit + 1) > s->fit_mask + 1) {
+        uint32_t cap = s->fit ? 2 * (s->fit_mask + 1) : 64;
+        struct gfit *t = sim_calloc(cap, sizeof *t);
+        if (!t)
+            return k.mask;
+        for (uint32_t i = 0; s->fit && i <= s->fit_mask; i++)
+            if (s->fit[i].used)
+                t[fit_slot(t, cap - 1, &s->fit[i])] = s->fit[i];
+        sim_free(s->fit);
+        s->fit = t;
+        s->fit_mask = cap - 1;
+    }
+    s->fit[fit_slot(s->fit, s->fit_mask, &k)] = k;
+    s->n_fit++;
+    return k.mask;
 }
 
 static void gavel_on_arrival(void *st, const sim_view *v, sim_job_id id)

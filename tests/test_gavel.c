@@ -415,6 +415,44 @@ static void test_first_fit(void)
     free(j);
 }
 
+/* The types a job fits are remembered for the run by everything they depend on: each
+ * second job below differs from the first in one of those only (CPU, memory, GPU memory,
+ * replicas, GPUs per replica, accepted types) and fits the V100 node but not the K80
+ * nodes, so it must run there, though the first (which fits both) came before it. Taken
+ * for the first's, it would be chosen on the K80s, all free when it comes, and never
+ * start there. */
+static void test_fit_memo(void)
+{
+    static const char *const second[] = {
+        "X,50,100,1,1,16000,1024,0,",       /* CPU beyond a K80 node's */
+        "X,50,100,1,1,3000,100000,0,",      /* memory beyond a K80 node's */
+        "X,50,100,1,1,3000,1024,20000,",    /* GPU memory beyond a K80's */
+        "X,50,100,3,3,9000,3072,0,",        /* 3 replicas: the K80 nodes' CPU holds 2 */
+        "X,50,100,4,1,3000,1024,0,",        /* 4 GPUs a replica: a K80 node has 2 */
+        "X,50,100,1,1,3000,1024,0,V100M32", /* the V100 type only */
+    };
+    for (size_t i = 0; i < sizeof second / sizeof *second; i++) {
+        char trace[512], cmd[1024];
+        snprintf(trace, sizeof trace,
+                 "job_id,submit_time,duration,num_gpus,replicas,cpu_milli,mem_mib,gpu_mem_mib,"
+                 "gpu_type\nA,0,10,1,1,3000,1024,0,\n%s\n",
+                 second[i]);
+        check_put("gv_fit.csv", trace);
+        snprintf(cmd, sizeof cmd,
+                 "rm -rf " OUT "/fit && mkdir -p " OUT " && timeout 60 '" SIM_BINARY
+                 "' run --trace gv_fit.csv --cluster 2xK80:2:cpu=4000:mem=8192,"
+                 "1xV100M32:8:cpu=96000:mem=786432 --policy gavel --throughput none "
+                 "--stall-limit 1000 --quiet --out " OUT "/fit 2>/dev/null");
+        CHECK(check_system(cmd) == 0);
+        char *j = check_slurp(OUT "/fit/jobs.csv", NULL);
+        bool ok = j && strstr(j, "\nX,,,0,done,") && ran_on(j, "X", ",V100M32,");
+        if (!ok)
+            fprintf(stderr, "test_fit_memo: %s\n", second[i]);
+        CHECK(ok);
+        free(j);
+    }
+}
+
 static void test_many_types(void)
 {
     check_put("gv_types.csv", "job_id,submit_time,duration,num_gpus\na,0,100,1\nb,0,100,1\n");
@@ -470,6 +508,7 @@ int main(void)
     test_cpu_only();
     test_placement();
     test_first_fit();
+    test_fit_memo();
     test_many_types();
     test_trace();
     return check_done();

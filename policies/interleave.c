@@ -255,6 +255,16 @@ typedef struct il_state {
     uint32_t *seg;       /* max of nfree over node ranges: a tree of seg_p leaves */
     uint32_t seg_p;
     uint64_t free_total; /* sum of nfree */
+    /* The empty cluster (every up node's GPUs free) as of up_epoch, free_empty GPUs in
+     * all: nfree and seg are set back to it by undoing the changes to the nodes listed in
+     * dirty (each once, is_dirty), not rebuilt, while no node went down or came back. */
+    uint32_t *dirty;
+    uint8_t *is_dirty;
+    uint32_t n_dirty, dirty_max;
+    bool empty_built;
+    uint64_t empty_epoch, free_empty;
+    uint64_t present, present_epoch; /* types_present as of present_epoch */
+    bool present_known;
     uint32_t *cands;     /* nodes of one GPU type, for start_pack */
     uint32_t *ncount;    /* per node: GPUs of a job there (keeps_nodes) */
     uint32_t *tnode;     /* target node per replica of the placed packs (n_gpus) */
@@ -474,6 +484,8 @@ static int init_state(void *st, const policy_config *cfg, sim_diag *d)
         s->seg_p *= 2;
     s->seg = sim_calloc(2 * (size_t)s->seg_p, sizeof *s->seg);
     s->touched = sim_calloc(nn, sizeof *s->touched);
+    s->dirty = sim_calloc(nn, sizeof *s->dirty);
+    s->is_dirty = sim_calloc(nn, sizeof *s->is_dirty);
     s->taken = sim_calloc(nn, sizeof *s->taken);
     s->cands = sim_calloc(nn, sizeof *s->cands);
     s->ncount = sim_calloc(nn, sizeof *s->ncount);
@@ -498,10 +510,11 @@ static int init_state(void *st, const policy_config *cfg, sim_diag *d)
     s->cpairs = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->cpairs);
     s->cw = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->cw);
     s->crpairs = sim_calloc(IL_CLASS_MAX * IL_CLASS_MAX, sizeof *s->crpairs);
-    if (!s->bl || !s->nfree || !s->seg || !s->touched || !s->taken || !s->cands || !s->ncount || !s->tnode ||
-        !s->tnode2 || !s->iter_key || !s->iter_val || !s->memo_key || !s->memo_off || !s->pool ||
-        !s->sig || !s->sorted || !s->used || !s->plist || !s->bls || !s->cm || !s->csig ||
-        !s->crep || !s->ccount || !s->cpairs || !s->cw || !s->crpairs)
+    if (!s->bl || !s->nfree || !s->seg || !s->touched || !s->dirty || !s->is_dirty || !s->taken ||
+        !s->cands || !s->ncount || !s->tnode || !s->tnode2 || !s->iter_key || !s->iter_val ||
+        !s->memo_key || !s->memo_off || !s->pool || !s->sig || !s->sorted || !s->used ||
+        !s->plist || !s->bls || !s->cm || !s->csig || !s->crep || !s->ccount || !s->cpairs ||
+        !s->cw || !s->crpairs)
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy 'interleave': out of memory");
     s->last_pass = SIM_TIME_NEVER;
     s->next_tag = 1;
@@ -541,6 +554,8 @@ static void il_fini(void *st)
     sim_free(s->nfree);
     sim_free(s->seg);
     sim_free(s->touched);
+    sim_free(s->dirty);
+    sim_free(s->is_dirty);
     sim_free(s->prof);
     sim_free(s->memo_key);
     sim_free(s->memo_off);
@@ -733,12 +748,24 @@ static uint32_t seg_children(const il_state *s, uint32_t i)
     return s->seg[2 * i] > s->seg[2 * i + 1] ? s->seg[2 * i] : s->seg[2 * i + 1];
 }
 
-static void seg_set(il_state *s, uint32_t n)
+/* Node n's leaf is nfree[n] again, and the maxima above it as far as they change. */
+static void seg_fix(il_state *s, uint32_t n)
 {
     uint32_t i = s->seg_p + n;
     s->seg[i] = s->nfree[n];
     for (i /= 2; i >= 1 && s->seg[i] != seg_children(s, i); i /= 2)
         s->seg[i] = seg_children(s, i);
+}
+
+/* nfree[n] changed: the tree follows, and empty_cluster will set the node back (listed
+ * while few are: past dirty_max, it builds the empty cluster again instead). */
+static void seg_set(il_state *s, uint32_t n)
+{
+    seg_fix(s, n);
+    if (s->n_dirty <= s->dirty_max && !s->is_dirty[n]) {
+        s->is_dirty[n] = 1;
+        s->dirty[s->n_dirty++] = n;
+    }
 }
 
 /* The first node at or after `from` with at least `need` GPUs free, or UINT32_MAX. */
@@ -809,10 +836,32 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
     return false;
 }
 
+static bool undo_on = true;
+
+void il_undo_enable(bool on)
+{
+    undo_on = on;
+}
+
+/* nfree and seg as on the empty cluster: every up node's GPUs free. Set back node by node
+ * where they changed since, O(nodes changed x log nodes), when few did (a big cluster
+ * lightly used); built again from the nodes, O(nodes), when many did, or a node went
+ * down or came back since (or never). */
 static void empty_cluster(il_state *s, const sim_view *v)
 {
-    s->free_total = 0;
     uint32_t lim = v->n_nodes < s->n_nodes ? v->n_nodes : s->n_nodes;
+    if (undo_on && s->empty_built && s->empty_epoch == v->up_epoch && s->n_dirty <= s->dirty_max) {
+        for (uint32_t i = 0; i < s->n_dirty; i++) {
+            uint32_t n = s->dirty[i];
+            s->nfree[n] = v->node_up[n] ? v->node_gpu_count[n] : 0;
+            seg_fix(s, n);
+            s->is_dirty[n] = 0;
+        }
+        s->n_dirty = 0;
+        s->free_total = s->free_empty;
+        return;
+    }
+    s->free_total = 0;
     for (uint32_t n = 0; n < lim; n++) {
         s->nfree[n] = v->node_up[n] ? v->node_gpu_count[n] : 0;
         s->free_total += s->nfree[n];
@@ -820,15 +869,28 @@ static void empty_cluster(il_state *s, const sim_view *v)
     }
     for (uint32_t i = s->seg_p - 1; i >= 1; i--)
         s->seg[i] = seg_children(s, i);
+    for (uint32_t i = 0; i < s->n_dirty; i++)
+        s->is_dirty[s->dirty[i]] = 0;
+    s->n_dirty = 0;
+    s->free_empty = s->free_total;
+    s->dirty_max = lim / 16;
+    s->empty_epoch = v->up_epoch;
+    s->empty_built = true;
 }
 
-/* GPU types of the nodes that are up and have GPUs (bit t). */
-static uint64_t types_present(const il_state *s, const sim_view *v)
+/* GPU types of the nodes that are up and have GPUs (bit t); read again only when a node
+ * went down or came back. */
+static uint64_t types_present(il_state *s, const sim_view *v)
 {
+    if (s->present_known && s->present_epoch == v->up_epoch)
+        return s->present;
     uint64_t t = 0;
     for (uint32_t n = 0; n < v->n_nodes && n < s->n_nodes; n++)
         if (v->node_up[n] && v->node_gpu_count[n] && v->node_gpu_type[n] < 64)
             t |= UINT64_C(1) << v->node_gpu_type[n];
+    s->present = t;
+    s->present_epoch = v->up_epoch;
+    s->present_known = true;
     return t;
 }
 
@@ -1653,9 +1715,7 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
     /* Candidates: slot by slot on the empty cluster. */
     empty_cluster(s, v);
     s->n_pk = 0;
-    uint64_t required = 0, cluster = 0;
-    for (uint32_t nd = 0; nd < v->n_nodes && nd < s->n_nodes; nd++)
-        cluster += s->nfree[nd];
+    uint64_t required = 0, cluster = s->free_total;
     for (uint32_t i = 0; i < n && s->free_total > 0; i++) { /* full: nothing more fits */
         il_entry *x = &s->e[i];
         if (x->cand || x->gpus == 0)

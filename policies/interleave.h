@@ -12,6 +12,7 @@
 #ifndef POLICIES_INTERLEAVE_H
 #define POLICIES_INTERLEAVE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define IL_RESOURCES 4 /* storage, cpu, gpu, net */
@@ -36,5 +37,10 @@ double il_pack_iter_ms(const double (*stage)[IL_RESOURCES], uint32_t k);
  * takes from its factor alone. For every policy that packs jobs. */
 struct sim_job;
 double il_share_factor(const struct sim_job *j, uint32_t milli, uint32_t demand, double target);
+
+/* Set the planning's copy of the empty cluster back node by node where a plan changed it
+ * (true, the default, while few nodes changed), or build it from every node at every
+ * point (false), for every engine of the process: to test the two against each other. */
+void il_undo_enable(bool on);
 
 #endif

@@ -19,7 +19,8 @@ void *sim_reallocarray(void *p, size_t n, size_t size);
 #define SIM_CACHE_LINE 64
 /* Grow the block *raw (from this function, or NULL), whose first cache-line-aligned byte
  * starts old_bytes of data, to hold new_bytes from such a byte, which it returns with the
- * data moved there; NULL, *raw untouched, when out of memory. A record whose size is a
+ * data moved there; NULL, *raw untouched, when out of memory, when new_bytes is less
+ * than old_bytes or when the size overflows. A record whose size is a
  * multiple of the line then keeps its fields on the lines they were laid out for
  * (realloc's large blocks start 16 bytes into a page). *raw is freed with sim_free. */
 void *sim_grow_lines(void **raw, size_t old_bytes, size_t new_bytes);

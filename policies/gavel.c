@@ -83,7 +83,7 @@ typedef struct gavel_state {
     /* Free GPUs of the up nodes of each type slot k during a round's starts: a max tree
      * over node ids at free[k * 2 * leaves ..], node n's leaf at leaves + n (see
      * first_free). */
-    uint16_t *free;
+    uint32_t *free;
     uint32_t leaves;
     uint32_t *place_nodes, *place_gpus;
     uint32_t place_cap;
@@ -459,10 +459,10 @@ static void fill_free(gavel_state *s, const sim_view *v)
         uint16_t t = v->node_gpu_type[n];
         int k = t < SIM_MAX_GPU_TYPES ? s->slot_of[t] : -1;
         if (k >= 0 && v->node_up[n] && v->node_gpu_count[n])
-            s->free[(size_t)k * 2 * L + L + n] = (uint16_t)v->node_free_gpus[n];
+            s->free[(size_t)k * 2 * L + L + n] = v->node_free_gpus[n];
     }
     for (uint32_t k = 0; k < s->n_types; k++) {
-        uint16_t *f = s->free + (size_t)k * 2 * L;
+        uint32_t *f = s->free + (size_t)k * 2 * L;
         for (uint32_t i = L; i-- > 1;)
             f[i] = f[2 * i] > f[2 * i + 1] ? f[2 * i] : f[2 * i + 1];
     }
@@ -471,7 +471,7 @@ static void fill_free(gavel_state *s, const sim_view *v)
 /* The first node from `from` on whose leaf in tree f (of L leaves) holds at least
  * `want`, or UINT32_MAX. O(log nodes): up while the subtrees to the right of the path
  * hold less, then down to the leftmost leaf that holds enough. */
-static uint32_t first_free(const uint16_t *f, uint32_t L, uint32_t from, uint32_t want)
+static uint32_t first_free(const uint32_t *f, uint32_t L, uint32_t from, uint32_t want)
 {
     if (from >= L)
         return UINT32_MAX;
@@ -490,10 +490,10 @@ static uint32_t first_free(const uint16_t *f, uint32_t L, uint32_t from, uint32_
 }
 
 /* Node n's free GPUs are now `free` in tree f. */
-static void set_free(uint16_t *f, uint32_t L, uint32_t n, uint32_t free)
+static void set_free(uint32_t *f, uint32_t L, uint32_t n, uint32_t free)
 {
     uint32_t i = L + n;
-    f[i] = (uint16_t)free;
+    f[i] = free;
     for (i >>= 1; i >= 1; i >>= 1)
         f[i] = f[2 * i] > f[2 * i + 1] ? f[2 * i] : f[2 * i + 1];
 }
@@ -513,7 +513,7 @@ static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint3
     uint32_t gpr = j->gpus_per_replica, reps = j->nominal_replicas, r = 0, L = s->leaves;
     if (gpr == 0 || (size_t)gpr * reps > s->place_cap)
         return SIM_OK;
-    uint16_t *f = s->free + (size_t)k * 2 * L;
+    uint32_t *f = s->free + (size_t)k * 2 * L;
     for (uint32_t n = first_free(f, L, 0, gpr); n != UINT32_MAX && r < reps;
          n = first_free(f, L, n + 1, gpr)) {
         uint64_t cpu = v->node_cpu_total[n] - v->node_cpu_used[n];
@@ -658,7 +658,7 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
     }
     for (uint32_t q = 0; q < n_go; q++) {
         if (q + AHEAD < n_go)
-            sim_view_prefetch_job_state(v, s->rec[s->run_pos[q + AHEAD]].id);
+            sim_view_prefetch_job_hot(v, s->rec[s->run_pos[q + AHEAD]].id);
         grec *r = &s->rec[s->run_pos[q]];
         if ((rc = sim_decide_preempt(out, r->id, true)))
             return rc;
@@ -673,7 +673,7 @@ static int gavel_schedule(void *st, const sim_view *v, sim_time now, policy_deci
         fill_free(s, v);
     for (uint32_t q = 0; q < n_go; q++) {
         if (q + AHEAD < n_go)
-            sim_view_prefetch_job_state(v, s->rec[s->run_pos[q + AHEAD]].id);
+            sim_view_prefetch_job_hot(v, s->rec[s->run_pos[q + AHEAD]].id);
         uint32_t i = s->run_pos[q];
         grec *r = &s->rec[i];
         r->acct_us = now;

@@ -317,19 +317,23 @@ static inline void sim_view_prefetch_job(const sim_view *v, sim_job_id id)
         __builtin_prefetch(p + off);
 }
 
-/* The same for the parts of the record that the engine's start and preemption read: the
- * spec's figures (not its id, attributes or group) and the engine's fields. */
-static inline void sim_view_prefetch_job_state(const sim_view *v, sim_job_id id)
+/* Ask for the lines of bytes [from, to) of a record. */
+static inline void sim_prefetch_bytes(const char *from, const char *to)
+{
+    for (uintptr_t a = (uintptr_t)from & ~(uintptr_t)63; a < (uintptr_t)to; a += 64)
+        __builtin_prefetch((const void *)a);
+}
+
+/* The same as sim_view_prefetch_job for the parts of the record that the engine's start
+ * and preemption read: the spec's figures (not its id, attributes or group) and the
+ * engine's fields. */
+static inline void sim_view_prefetch_job_hot(const sim_view *v, sim_job_id id)
 {
     if (id == SIM_JOB_NONE)
         return;
     const char *p = (const char *)&v->jobs[id];
-    for (size_t off = offsetof(sim_job, spec.submit_us); off < offsetof(sim_job, spec.attr);
-         off += 64)
-        __builtin_prefetch(p + off);
-    for (size_t off = offsetof(sim_job, seq); off < sizeof(sim_job); off += 64)
-        __builtin_prefetch(p + off);
-    __builtin_prefetch(p + sizeof(sim_job) - 1);
+    sim_prefetch_bytes(p + offsetof(sim_job, spec.submit_us), p + offsetof(sim_job, spec.attr));
+    sim_prefetch_bytes(p + offsetof(sim_job, seq), p + sizeof(sim_job));
 }
 
 /* Free share and memory of GPU g. */

@@ -327,10 +327,9 @@ static void test_cpu_only(void)
     free(s);
 }
 
-/* Job `row` (native columns job_id,submit_time,duration,num_gpus,replicas,cpu_milli)
- * alone on `cluster` under gavel; its jobs.csv row, or NULL. */
-/* The jobs.csv rows (header dropped) of a gavel run of the trace rows (one or more, each
- * ending in a newline but the last) on the cluster. */
+/* The jobs.csv rows (header dropped), or NULL, of a gavel run on `cluster` of the trace
+ * rows `row` (native columns job_id,submit_time,duration,num_gpus,replicas,cpu_milli;
+ * one row, or several separated by newlines). */
 static char *place_one(const char *row, const char *cluster)
 {
     char trace[1024], cmd[1024];
@@ -380,10 +379,7 @@ static void test_placement(void)
     free(j);
 }
 
-/* More GPU types than gavel's allocation holds (8): the run and --check stop before the
- * run starts, with status 2 and the limit named. The run used to fail at t = 0 with a
- * bare "SIM_ELIMIT" and status 1, after --check had passed. 8 types run. */
-/* The job's row in jobs.csv rows j names the node. */
+/* Whether job `job`'s row among the jobs.csv rows j names `node` (",name,"). */
 static bool ran_on(const char *j, const char *job, const char *node)
 {
     char head[64];
@@ -453,6 +449,9 @@ static void test_fit_memo(void)
     }
 }
 
+/* More GPU types than gavel's allocation holds (8): the run and --check stop before the
+ * run starts, with status 2 and the limit named. The run used to fail at t = 0 with a
+ * bare "SIM_ELIMIT" and status 1, after --check had passed. 8 types run. */
 static void test_many_types(void)
 {
     check_put("gv_types.csv", "job_id,submit_time,duration,num_gpus\na,0,100,1\nb,0,100,1\n");

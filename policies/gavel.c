@@ -26,6 +26,7 @@
 #include "sim/policy.h"
 
 #include "base/alloc.h"
+#include "base/maxtree.h"
 
 #include <math.h>
 #include <string.h>
@@ -81,8 +82,8 @@ typedef struct gavel_state {
     double *tput, *scale, *prio, *work, *x;
     gavel_entry *ent;
     /* Free GPUs of the up nodes of each type slot k during a round's starts: a max tree
-     * over node ids at free[k * 2 * leaves ..], node n's leaf at leaves + n (see
-     * first_free). */
+     * over node ids at free[k * 2 * leaves ..] (base/maxtree.h), node n's leaf at
+     * leaves + n. */
     uint32_t *free;
     uint32_t leaves;
     uint32_t *place_nodes, *place_gpus;
@@ -227,8 +228,7 @@ static int resolve_types(gavel_state *s, const sim_view *v)
     for (uint32_t k = 0; k < s->n_types; k++)
         if (!s->ty[k] && !(s->ty[k] = sim_calloc(s->cap, sizeof *s->ty[k])))
             return SIM_ENOMEM;
-    for (s->leaves = 1; s->leaves < v->n_nodes;)
-        s->leaves *= 2;
+    s->leaves = maxtree_leaves(v->n_nodes);
     sim_free(s->free);
     if (!(s->free = sim_calloc((size_t)s->n_types * 2 * s->leaves, sizeof *s->free)))
         return SIM_ENOMEM;
@@ -450,7 +450,7 @@ static int recompute(gavel_state *s, sim_time now)
 }
 
 /* Fill the trees of free GPUs from the view: each up node with GPUs under its type's slot
- * (the others hold 0), then every inner node the larger of its two. O(types x nodes). */
+ * (the others hold 0). O(types x nodes). */
 static void fill_free(gavel_state *s, const sim_view *v)
 {
     uint32_t L = s->leaves;
@@ -461,41 +461,8 @@ static void fill_free(gavel_state *s, const sim_view *v)
         if (k >= 0 && v->node_up[n] && v->node_gpu_count[n])
             s->free[(size_t)k * 2 * L + L + n] = v->node_free_gpus[n];
     }
-    for (uint32_t k = 0; k < s->n_types; k++) {
-        uint32_t *f = s->free + (size_t)k * 2 * L;
-        for (uint32_t i = L; i-- > 1;)
-            f[i] = f[2 * i] > f[2 * i + 1] ? f[2 * i] : f[2 * i + 1];
-    }
-}
-
-/* The first node from `from` on whose leaf in tree f (of L leaves) holds at least
- * `want`, or UINT32_MAX. O(log nodes): up while the subtrees to the right of the path
- * hold less, then down to the leftmost leaf that holds enough. */
-static uint32_t first_free(const uint32_t *f, uint32_t L, uint32_t from, uint32_t want)
-{
-    if (from >= L)
-        return UINT32_MAX;
-    uint32_t i = L + from;
-    while (f[i] < want) {
-        while (i & 1) { /* a right child: its parent's range ends with it */
-            if (i == 1)
-                return UINT32_MAX;
-            i >>= 1;
-        }
-        i++; /* the range right after */
-    }
-    while (i < L)
-        i = 2 * i + (f[2 * i] < want);
-    return i - L;
-}
-
-/* Node n's free GPUs are now `free` in tree f. */
-static void set_free(uint32_t *f, uint32_t L, uint32_t n, uint32_t free)
-{
-    uint32_t i = L + n;
-    f[i] = free;
-    for (i >>= 1; i >= 1; i >>= 1)
-        f[i] = f[2 * i] > f[2 * i + 1] ? f[2 * i] : f[2 * i + 1];
+    for (uint32_t k = 0; k < s->n_types; k++)
+        maxtree_build(s->free + (size_t)k * 2 * L, L);
 }
 
 /* Start job id on free GPUs of type slot k: node by node in id order, as many replicas on
@@ -514,8 +481,8 @@ static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint3
     if (gpr == 0 || (size_t)gpr * reps > s->place_cap)
         return SIM_OK;
     uint32_t *f = s->free + (size_t)k * 2 * L;
-    for (uint32_t n = first_free(f, L, 0, gpr); n != UINT32_MAX && r < reps;
-         n = first_free(f, L, n + 1, gpr)) {
+    for (uint32_t n = maxtree_first(f, L, 0, gpr); n != UINT32_MAX && r < reps;
+         n = maxtree_first(f, L, n + 1, gpr)) {
         uint64_t cpu = v->node_cpu_total[n] - v->node_cpu_used[n];
         uint64_t mem = v->node_mem_total[n] - v->node_mem_used[n];
         uint32_t g = v->node_gpu_first[n], end = g + v->node_gpu_count[n];
@@ -544,7 +511,7 @@ static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint3
     *started = true;
     for (uint32_t q = 0; q < reps; q++) /* a node's replicas are consecutive */
         if (q == 0 || s->place_nodes[q] != s->place_nodes[q - 1])
-            set_free(f, L, s->place_nodes[q], v->node_free_gpus[s->place_nodes[q]]);
+            maxtree_set(f, L, s->place_nodes[q], v->node_free_gpus[s->place_nodes[q]]);
     return SIM_OK;
 }
 

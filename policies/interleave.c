@@ -46,6 +46,7 @@
 
 #include "base/alloc.h"
 #include "base/csvin.h"
+#include "base/maxtree.h"
 #include "base/intern.h"
 
 #include <math.h>
@@ -252,7 +253,7 @@ typedef struct il_state {
     uint32_t claim_cap;
     /* Per node, sized at init. */
     uint32_t *nfree, *touched, *taken;
-    uint32_t *seg;       /* max of nfree over node ranges: a tree of seg_p leaves */
+    uint32_t *seg; /* max tree over nfree, of seg_p leaves (base/maxtree.h) */
     uint32_t seg_p;
     uint64_t free_total; /* sum of nfree */
     /* The empty cluster (every up node's GPUs free) as of up_epoch, free_empty GPUs in
@@ -263,8 +264,7 @@ typedef struct il_state {
     uint32_t n_dirty, dirty_max;
     bool empty_built;
     uint64_t empty_epoch, free_empty;
-    uint64_t present, present_epoch; /* types_present as of present_epoch */
-    bool present_known;
+    uint64_t present;    /* GPU types of the up nodes with GPUs (bit t), as of empty_epoch */
     uint32_t *cands;     /* nodes of one GPU type, for start_pack */
     uint32_t *ncount;    /* per node: GPUs of a job there (keeps_nodes) */
     uint32_t *tnode;     /* target node per replica of the placed packs (n_gpus) */
@@ -479,9 +479,7 @@ static int init_state(void *st, const policy_config *cfg, sim_diag *d)
     s->n_nodes = cfg->n_nodes;
     size_t nn = cfg->n_nodes ? cfg->n_nodes : 1;
     s->nfree = sim_calloc(nn, sizeof *s->nfree);
-    s->seg_p = 1;
-    while (s->seg_p < nn)
-        s->seg_p *= 2;
+    s->seg_p = maxtree_leaves((uint32_t)nn);
     s->seg = sim_calloc(2 * (size_t)s->seg_p, sizeof *s->seg);
     s->touched = sim_calloc(nn, sizeof *s->touched);
     s->dirty = sim_calloc(nn, sizeof *s->dirty);
@@ -741,55 +739,16 @@ static uint32_t prioritise(il_state *s, const sim_view *v)
     return n;
 }
 
-/* The tree over nfree: node n's leaf is seg[seg_p + n], each inner entry the max of its
- * two children. */
-static uint32_t seg_children(const il_state *s, uint32_t i)
-{
-    return s->seg[2 * i] > s->seg[2 * i + 1] ? s->seg[2 * i] : s->seg[2 * i + 1];
-}
-
-/* Node n's leaf is nfree[n] again, and the maxima above it as far as they change. */
-static void seg_fix(il_state *s, uint32_t n)
-{
-    uint32_t i = s->seg_p + n;
-    s->seg[i] = s->nfree[n];
-    for (i /= 2; i >= 1 && s->seg[i] != seg_children(s, i); i /= 2)
-        s->seg[i] = seg_children(s, i);
-}
-
-/* nfree[n] changed: the tree follows, and empty_cluster will set the node back (listed
- * while few are: past dirty_max, it builds the empty cluster again instead). */
+/* nfree[n] changed: its leaf in the tree follows, and empty_cluster will set the node
+ * back (listed while few are: past dirty_max, it builds the empty cluster again
+ * instead). */
 static void seg_set(il_state *s, uint32_t n)
 {
-    seg_fix(s, n);
+    maxtree_set(s->seg, s->seg_p, n, s->nfree[n]);
     if (s->n_dirty <= s->dirty_max && !s->is_dirty[n]) {
         s->is_dirty[n] = 1;
         s->dirty[s->n_dirty++] = n;
     }
-}
-
-/* The first node at or after `from` with at least `need` GPUs free, or UINT32_MAX. */
-static uint32_t seg_first(const il_state *s, uint32_t from, uint32_t need)
-{
-    if (from >= s->seg_p)
-        return UINT32_MAX;
-    uint32_t i = s->seg_p + from;
-    if (s->seg[i] >= need)
-        return from;
-    /* Climb while the rest of this subtree holds no such node, then go down. */
-    for (;;) {
-        while (i & 1u) { /* a right child: its parent's right part is done */
-            i /= 2;
-            if (i <= 1)
-                return UINT32_MAX;
-        }
-        i++; /* the right sibling */
-        if (s->seg[i] >= need)
-            break;
-    }
-    while (i < s->seg_p)
-        i = s->seg[2 * i] >= need ? 2 * i : 2 * i + 1;
-    return i - s->seg_p;
 }
 
 /* First fit of `reps` replicas of `gpr` GPUs each on the empty copy of the cluster
@@ -807,8 +766,8 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
     if ((uint64_t)reps * gpr > s->free_total)
         return false; /* cannot fit: spare the walk over the nodes */
     uint32_t placed = 0, nt = 0, lim = v->n_nodes < s->n_nodes ? v->n_nodes : s->n_nodes;
-    for (uint32_t n = seg_first(s, 0, gpr); n < lim && placed < reps;
-         n = seg_first(s, n + 1, gpr)) {
+    for (uint32_t n = maxtree_first(s->seg, s->seg_p, 0, gpr); n < lim && placed < reps;
+         n = maxtree_first(s->seg, s->seg_p, n + 1, gpr)) {
         if ((mask && !((mask >> v->node_gpu_type[n]) & 1u)) ||
             (gmem && v->gpu_mem_total[v->node_gpu_first[n]] < gmem))
             continue;
@@ -843,18 +802,24 @@ void il_undo_enable(bool on)
     undo_on = on;
 }
 
+/* GPUs of node n on the empty cluster: all of them if it is up. */
+static uint32_t empty_gpus(const sim_view *v, uint32_t n)
+{
+    return v->node_up[n] ? v->node_gpu_count[n] : 0;
+}
+
 /* nfree and seg as on the empty cluster: every up node's GPUs free. Set back node by node
  * where they changed since, O(nodes changed x log nodes), when few did (a big cluster
  * lightly used); built again from the nodes, O(nodes), when many did, or a node went
- * down or came back since (or never). */
+ * down or came back since (or never), which also reads the GPU types present. */
 static void empty_cluster(il_state *s, const sim_view *v)
 {
     uint32_t lim = v->n_nodes < s->n_nodes ? v->n_nodes : s->n_nodes;
     if (undo_on && s->empty_built && s->empty_epoch == v->up_epoch && s->n_dirty <= s->dirty_max) {
         for (uint32_t i = 0; i < s->n_dirty; i++) {
             uint32_t n = s->dirty[i];
-            s->nfree[n] = v->node_up[n] ? v->node_gpu_count[n] : 0;
-            seg_fix(s, n);
+            s->nfree[n] = empty_gpus(v, n);
+            maxtree_set(s->seg, s->seg_p, n, s->nfree[n]);
             s->is_dirty[n] = 0;
         }
         s->n_dirty = 0;
@@ -862,13 +827,15 @@ static void empty_cluster(il_state *s, const sim_view *v)
         return;
     }
     s->free_total = 0;
+    s->present = 0;
     for (uint32_t n = 0; n < lim; n++) {
-        s->nfree[n] = v->node_up[n] ? v->node_gpu_count[n] : 0;
+        s->nfree[n] = empty_gpus(v, n);
         s->free_total += s->nfree[n];
         s->seg[s->seg_p + n] = s->nfree[n];
+        if (s->nfree[n] && v->node_gpu_type[n] < 64)
+            s->present |= UINT64_C(1) << v->node_gpu_type[n];
     }
-    for (uint32_t i = s->seg_p - 1; i >= 1; i--)
-        s->seg[i] = seg_children(s, i);
+    maxtree_build(s->seg, s->seg_p);
     for (uint32_t i = 0; i < s->n_dirty; i++)
         s->is_dirty[s->dirty[i]] = 0;
     s->n_dirty = 0;
@@ -876,22 +843,6 @@ static void empty_cluster(il_state *s, const sim_view *v)
     s->dirty_max = lim / 16;
     s->empty_epoch = v->up_epoch;
     s->empty_built = true;
-}
-
-/* GPU types of the nodes that are up and have GPUs (bit t); read again only when a node
- * went down or came back. */
-static uint64_t types_present(il_state *s, const sim_view *v)
-{
-    if (s->present_known && s->present_epoch == v->up_epoch)
-        return s->present;
-    uint64_t t = 0;
-    for (uint32_t n = 0; n < v->n_nodes && n < s->n_nodes; n++)
-        if (v->node_up[n] && v->node_gpu_count[n] && v->node_gpu_type[n] < 64)
-            t |= UINT64_C(1) << v->node_gpu_type[n];
-    s->present = t;
-    s->present_epoch = v->up_epoch;
-    s->present_known = true;
-    return t;
 }
 
 /* CPU (milli) and memory (MiB) a replica of each member of p takes, summed: what one
@@ -1767,7 +1718,7 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
     /* The plan: packs that fit the empty cluster in that order. */
     empty_cluster(s, v);
     s->n_pk = 0;
-    uint64_t present = types_present(s, v);
+    uint64_t present = s->present;
     for (uint32_t i = 0; i < n; i++)
         if (s->best[i] != NONE && plan_fit(s, v, &s->pk2[s->best[i]], present))
             s->pk[s->n_pk++] = s->pk2[s->best[i]];

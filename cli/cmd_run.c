@@ -27,9 +27,9 @@ static const char usage[] =
     "  --horizon T           stop the simulation at time T\n"
     "  --checkpoint-interval T  periodic checkpoints (default 0: a failure loses the segment)\n"
     "  --restart-penalty T   reference work added to each restart (default 0)\n"
-    "  --stall-limit N       stop when, after the last arrival, N preemptions and idle\n"
-    "                        scheduling points in a row leave no job finished or nearer\n"
-    "                        its end (default 1000000; 0: never)\n"
+    "  --stall-limit N       stop when, after the last arrival, N scheduling points in a\n"
+    "                        row (idle, or in run segments a loss threw away) leave no\n"
+    "                        job finished or nearer its end (default 1000000; 0: never)\n"
     "  --failures FILE       node failures: CSV node,down_s,up_s\n"
     "  --quotas FILE         tenant quotas: CSV tenant,quota_gpus\n"
     "  --quota-share FILE[:COLUMN]  quotas dividing the cluster's GPUs in proportion to a\n"
@@ -327,8 +327,9 @@ int cmd_run(int argc, char **argv)
                 (unsigned long long)s->groups_arrived);
     if (s->stalled)
         fprintf(stderr,
-                "clustersim: note: stopped at %.6f s: over the last %llu preemptions and idle "
-                "scheduling points no job finished or was left nearer its end (each run "
+                "clustersim: note: stopped at %.6f s: over the last %llu scheduling points (idle, "
+                "or in run segments a loss threw away) no job finished or was left nearer "
+                "its end (each run "
                 "segment is cut before it gains more than it loses, or the waiting jobs never "
                 "start); the %llu jobs left are unfinished\n",
                 (double)s->stalled_at_us / 1e6, (unsigned long long)a.stall_limit,

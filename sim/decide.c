@@ -488,13 +488,20 @@ void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint, bool preempted)
 
 void sim__note_loss(sim_engine *e, sim_job *j)
 {
+    sim_job_id id = (sim_job_id)(j - e->jobs);
     double left = j->work_total_s - j->work_done_s;
     if (left < j->least_left_s) {
         j->least_left_s = left;
         e->stall = 0;
     } else {
-        e->stall++;
+        /* Each point the segment ran through was no progress either (one at least): a
+         * livelock whose segments span many points (a short period with the cut
+         * coming much later, say) ends after as many points as one whose segments are
+         * cut at the next point. */
+        uint64_t ran = e->points - e->seg_point[id];
+        e->stall += ran > 1 ? ran : 1;
     }
+    e->seg_point[id] = e->points;
 }
 
 /* ---- View helpers ------------------------------------------------------------------ */
@@ -1004,6 +1011,7 @@ int sim_decide_start(policy_decisions *out, sim_job_id id, const sim_placement *
     j->last_start_us = e->now;
     j->ckpt_work_s = j->work_done_s;
     j->ckpt_gpu_s = j->placed_gpu_s;
+    e->seg_point[id] = e->points;
     sim__list_append(e, id, true);
     e->tstats[j->spec.tenant].pending--;
     e->tstats[j->spec.tenant].running++;

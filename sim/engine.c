@@ -146,6 +146,10 @@ static int grow_jobs(sim_engine *e)
     if (!nv)
         return SIM_ENOMEM;
     e->job_version = nv;
+    uint64_t *np = sim_reallocarray(e->seg_point, ncap, sizeof *np);
+    if (!np)
+        return SIM_ENOMEM;
+    e->seg_point = np;
     uint8_t *nd = sim_reallocarray(e->job_dirty, ncap, 1);
     if (!nd)
         return SIM_ENOMEM;
@@ -555,6 +559,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->jobs);
     sim_free(e->jstate_raw);
     sim_free(e->job_version);
+    sim_free(e->seg_point);
     sim_free(e->job_next);
     sim_free(e->job_dirty);
     sim_free(e->dirty);
@@ -1663,6 +1668,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
                 return st;
         }
         prefetch_next_finish(e);
+        e->points += changed;
         if (changed && (st = call_schedule(e, d)) != SIM_OK)
             return st;
         if (e->cfg.check_invariants && (st = sim_engine_check(e, d)) != SIM_OK)

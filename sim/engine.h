@@ -51,9 +51,10 @@ typedef struct sim_config {
     double checkpoint_interval_s; /* periodic checkpoints (0 = none: a preemption
                                      without checkpoint loses the whole segment) */
     double restart_penalty_s;     /* reference work added to each restart */
-    /* Stop once, after the last arrival, this many losses (preemptions, failures,
-     * shrinks that restart) and scheduling points with no job progressing in a row left
-     * no job finished or nearer its end than after its earlier losses (0 = never): a
+    /* Stop once, after the last arrival, this many scheduling points in a row left no
+     * job finished or nearer its end than after its earlier losses (0 = never): the
+     * points spanned by the run segments that losses (preemptions, failures, shrinks
+     * that restart) threw away, one at least a loss, and those with no job progressing. A
      * policy that cuts every run segment before it gains more than it loses, or never
      * starts the waiting jobs while its timer runs, would otherwise run forever. */
     uint64_t stall_limit;

@@ -140,11 +140,14 @@ struct sim_engine {
     uint32_t n_dirty;
     uint32_t pending_tail, running_tail;
     uint32_t n_progressing; /* running (not paused) jobs with speed > 0 */
-    /* Losses (preemptions, failures, shrinks that restart) that left their job no
-     * nearer its end than an earlier loss did, and scheduling points after which no job
-     * progressed, since a job last arrived, finished or was left nearer its end by a
-     * loss (sim_config.stall_limit). */
+    /* Since a job last arrived, finished or was left nearer its end by a loss
+     * (sim_config.stall_limit): each loss (preemption, failure, shrink that restarts)
+     * that left its job no nearer its end than an earlier loss did, counted as the
+     * scheduling points its run segment spanned (one at least), and each scheduling
+     * point after which no job progressed. */
     uint64_t stall;
+    uint64_t points;        /* scheduling points so far */
+    uint64_t *seg_point;    /* by job: the point its current run segment began at */
     uint64_t enqueue_count; /* stamps sim_job.enqueue_seq */
 
     /* Tenants. */

@@ -568,8 +568,8 @@ static void test_stall_limit(void)
     CHECK_EQ_I64(run(args), 0);
     char *err = check_slurp("err.txt", NULL);
     CHECK(err && strstr(err, "clustersim: note: stopped at ") &&
-          strstr(err, "over the last 50 preemptions and idle scheduling points no job "
-                      "finished or was left nearer its end") &&
+          strstr(err, "over the last 50 scheduling points (idle, or in run segments a "
+                      "loss threw away) no job finished or was left nearer its end") &&
           strstr(err, "the 2 jobs left are unfinished"));
     free(err);
     char *jobs = check_slurp("st_a/jobs.csv", NULL);
@@ -583,6 +583,26 @@ static void test_stall_limit(void)
           strstr(sum, "\"stalled_at_s\": "));
     /* Each job's first loss leaves it nearer its end than none before: 2 + 50. */
     CHECK(sum && strstr(sum, "\"preemptions\": 52,"));
+    free(sum);
+    /* Lost segments count the scheduling points they spanned: a second node (without
+     * GPUs) goes down and comes back each second, a point each time, while the two jobs
+     * swap every 10 s. Each lost segment spans 10 points, so the 5 losses after each
+     * job's first reach 50: 7 preemptions, stopped at 70 s (counted one a loss, the run
+     * would go on to 52 preemptions at 520 s, 10 times as many points). */
+    char flips[8192];
+    size_t at = (size_t)snprintf(flips, sizeof flips, "node,down_s,up_s\n");
+    for (int k = 0; k < 100; k++)
+        at += (size_t)snprintf(flips + at, sizeof flips - at, "node-0001,%d.5,%d.5\n", 2 * k,
+                               2 * k + 1);
+    check_put("stall_flips.csv", flips);
+    snprintf(args, sizeof args,
+             "run --trace stall.csv --cluster 1xV100M16:1,1xV100M16:0 --policy las --policy-opt "
+             "mode=tiresias --policy-opt thresholds=10 --policy-opt starve=1 --policy-opt "
+             "checkpoint=false --failures stall_flips.csv --stall-limit 50 --horizon 100000 "
+             "--out st_f");
+    CHECK_EQ_I64(run(args), 0);
+    sum = check_slurp("st_f/summary.json", NULL);
+    CHECK(sum && strstr(sum, "\"preemptions\": 7,") && strstr(sum, "\"stalled_at_s\": 70.000000"));
     free(sum);
     /* Without the limit the run goes on to the horizon. */
     snprintf(args, sizeof args,

@@ -399,6 +399,7 @@ static void release_one(sim_engine *e, const sim_job *j, uint32_t a)
     }
     r->next_in_job = e->alloc_free;
     e->alloc_free = a;
+    e->n_alloc_free++;
 }
 
 void sim__rep_account(sim_engine *e, sim_job *j, uint32_t next)
@@ -889,21 +890,17 @@ static uint32_t take_alloc(sim_engine *e)
         return NIL;
     uint32_t a = e->alloc_free;
     e->alloc_free = e->allocs[a].next_in_job;
+    e->n_alloc_free--;
     return a;
 }
 
 /* Make sure `n` allocation records are available, so applying cannot fail halfway. */
 static int reserve_allocs(sim_engine *e, uint32_t n)
 {
-    uint32_t have = 0;
-    for (uint32_t a = e->alloc_free; a != NIL && have < n; a = e->allocs[a].next_in_job)
-        have++;
-    while (have < n) {
-        uint32_t before = e->alloc_cap;
+    while (e->n_alloc_free < n) {
         int st = sim__grow_allocs(e);
         if (st != SIM_OK)
             return st;
-        have += e->alloc_cap - before;
     }
     return SIM_OK;
 }
@@ -1339,6 +1336,14 @@ static int check_blocks(const sim_engine *e, sim_diag *d)
 
 int sim_engine_check(const sim_engine *e, sim_diag *d)
 {
+    uint32_t n_free = 0;
+    for (uint32_t a = e->alloc_free; a != NIL && n_free <= e->alloc_cap;
+         a = e->allocs[a].next_in_job)
+        n_free++;
+    if (n_free != e->n_alloc_free)
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                            "%u allocation records are free; the count says %u", n_free,
+                            e->n_alloc_free);
     uint64_t total = 0;
     for (uint32_t g = 0; g < e->n_gpus; g++) {
         uint64_t milli = 0, mem = 0;

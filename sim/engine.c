@@ -187,6 +187,7 @@ int sim__grow_allocs(sim_engine *e)
         e->allocs[i].next_in_job = e->alloc_free;
         e->alloc_free = i;
     }
+    e->n_alloc_free += ncap - e->alloc_cap;
     e->alloc_cap = ncap;
     sync_view(e);
     return SIM_OK;

@@ -123,6 +123,7 @@ struct sim_engine {
     /* Allocation pool. */
     sim_alloc_rec *allocs;
     uint32_t alloc_cap, alloc_free;
+    uint32_t n_alloc_free;   /* records on the free list */
     sim_resident *residents; /* scratch for the interference hook, 1001 entries */
     sim_resident *view_res;  /* scratch for sim_view_interference_cost, 2 x 1002 entries */
 

@@ -336,6 +336,7 @@ static void tree_insert(preempt_sched *s, const sim_view *v, preempt_entry *x)
     preempt_lane *ln = &s->lane[x->lane];
     ln->root = insert_rec(v, ln->root, x);
     ln->n++;
+    s->n_mixed += x->mask && !ln->mask;
 }
 
 static uint32_t erase_rec(const sim_view *v, uint32_t t, const preempt_entry *x)
@@ -356,6 +357,7 @@ static void tree_erase(preempt_sched *s, const sim_view *v, preempt_entry *x)
     preempt_lane *ln = &s->lane[x->lane];
     ln->root = erase_rec(v, ln->root, x);
     ln->n--;
+    s->n_mixed -= x->mask && !ln->mask;
     x->tl = x->tr = NONE;
 }
 
@@ -462,6 +464,7 @@ static bool fast_on = true;
 static bool settled_on = true;
 
 static uint64_t settled_skips; /* counted atomically: the runs of a sweep share it */
+static uint64_t hall_fast_passes; /* the same */
 
 void preempt_settled_enable(bool on)
 {
@@ -471,6 +474,11 @@ void preempt_settled_enable(bool on)
 uint64_t preempt_settled_skips(void)
 {
     return __atomic_load_n(&settled_skips, __ATOMIC_RELAXED);
+}
+
+uint64_t preempt_hall_fast_passes(void)
+{
+    return __atomic_load_n(&hall_fast_passes, __ATOMIC_RELAXED);
 }
 
 void preempt_fast_enable(bool on)
@@ -536,26 +544,40 @@ static uint32_t class_of(preempt_sched *s, uint64_t need, uint64_t mask)
     return s->n_cls++;
 }
 
-/* The lane of drift `rate`: the one of that rate, else an empty one taken over, else a
- * new one; NONE when all PREEMPT_LANES are in use. */
-static uint32_t lane_of(preempt_sched *s, double rate)
+/* The lane of drift `rate` and accepted GPU types `mask` (0: any; always 0 when admitting
+ * by count): lane 0 for neither, else the one of both, else an empty one taken over, else
+ * a new one; NONE when all PREEMPT_LANES are in use, or, for a mask, when fewer than
+ * PREEMPT_RATE_LANES are free (kept for the lanes of one drift alone: a run whose
+ * running jobs have at most that many drifts at once always finds one). */
+static uint32_t lane_of(preempt_sched *s, double rate, uint64_t mask)
 {
-    if (rate == 0)
+    if (rate == 0 && mask == 0)
         return 0;
-    uint32_t empty = NONE;
+    uint32_t empty = NONE, used = 1;
     for (uint32_t l = 1; l < s->n_lane; l++) {
-        if (s->lane[l].rate == rate)
+        if (s->lane[l].rate == rate && s->lane[l].mask == mask)
             return l;
         if (empty == NONE && s->lane[l].n == 0)
             empty = l;
+        used += s->lane[l].n > 0;
     }
+    if (mask && used + PREEMPT_RATE_LANES >= PREEMPT_LANES)
+        return NONE;
     if (empty == NONE) {
         if (s->n_lane == PREEMPT_LANES)
             return NONE;
         empty = s->n_lane++;
     }
-    s->lane[empty] = (preempt_lane){.rate = rate, .root = NONE, .succ = NONE, .cur = NONE};
+    s->lane[empty] =
+        (preempt_lane){.rate = rate, .mask = mask, .root = NONE, .succ = NONE, .cur = NONE};
     return empty;
+}
+
+/* Whether a policy without drift files its running jobs by the GPU types they accept
+ * (see preempt_lane). */
+static bool mask_lanes(const preempt_sched *s)
+{
+    return !s->by_count && !s->hooks->drift;
 }
 
 /* k in the terms of lane l at the pass's time: in a lane with drift, (key + drift x
@@ -754,18 +776,20 @@ static void sort_entries(preempt_entry **e, uint32_t n)
     }
 }
 
-/* Re-key every running job of lane 0 (all of them, for a policy without drift) and
- * rebuild its treap. O(R + moves). */
+/* Re-key every running job (for a policy without drift: its lanes are at rate 0) and
+ * rebuild the treaps. O(R + moves). */
 static void rekey_running_all(preempt_sched *s, const sim_view *v, sim_time now)
 {
-    uint32_t n = tree_list(s, v, s->lane[0].root);
-    for (uint32_t i = 0; i < n; i++)
-        s->hooks->key(s->ctx, v, s->sorted[i], now);
-    sort_entries(s->sorted, n);
-    s->lane[0].root = tree_build(s, v, s->sorted, n);
-    if (s->hooks->next_change)
+    for (uint32_t l = 0; l < s->n_lane; l++) {
+        uint32_t n = tree_list(s, v, s->lane[l].root);
         for (uint32_t i = 0; i < n; i++)
-            rdue_file(s, v, s->sorted[i], now);
+            s->hooks->key(s->ctx, v, s->sorted[i], now);
+        sort_entries(s->sorted, n);
+        s->lane[l].root = tree_build(s, v, s->sorted, n);
+        if (s->hooks->next_change)
+            for (uint32_t i = 0; i < n; i++)
+                rdue_file(s, v, s->sorted[i], now);
+    }
 }
 
 void preempt_rekey_all(preempt_sched *s, const sim_view *v, sim_time now)
@@ -860,20 +884,27 @@ static bool hall_init(hall *h, const uint64_t *left, uint64_t types)
     return true;
 }
 
+/* The bits among the types present of the types `mask` accepts (0 = any); 0 when none
+ * of them is present. */
+static uint32_t hall_bits(const hall *h, uint64_t mask)
+{
+    if (!mask)
+        return h->full;
+    uint32_t m = 0;
+    for (uint64_t r = mask & h->present; r; r &= r - 1)
+        m |= UINT32_C(1) << h->bit[__builtin_ctzll(r)];
+    return m;
+}
+
 /* Admit a request of `need` milli-GPU accepting the types `mask` (0 = any) if it can be
  * served together with those admitted so far. O(2^(types present - types accepted)). */
 static bool hall_admit(hall *h, uint64_t need, uint64_t mask)
 {
     if (need == 0)
         return true;
-    uint32_t m = h->full;
-    if (mask) {
-        m = 0;
-        for (uint64_t r = mask & h->present; r; r &= r - 1)
-            m |= UINT32_C(1) << h->bit[__builtin_ctzll(r)];
-        if (!m)
-            return false;
-    }
+    uint32_t m = hall_bits(h, mask);
+    if (!m)
+        return false;
     uint32_t rest = h->full & ~m;
     for (uint32_t sub = rest;; sub = (sub - 1) & rest) {
         if (h->slack[m | sub] < need)
@@ -926,6 +957,10 @@ static void adm_started(void *ctx, const sim_view *v, uint32_t shape, sim_job_id
      * lane, where keys are kept as last read and only fall while jobs run: its key is
      * read now, after the engine added any restart penalty to its work. */
     x->lane = 0;
+    if (mask_lanes(s)) { /* lane 0 takes the rest when all are in use (mixed) */
+        uint32_t l = lane_of(s, 0, x->mask);
+        x->lane = l == NONE ? 0 : l;
+    }
     if (s->one_lane)
         s->hooks->key(s->ctx, v, x, s->now);
     tree_insert(s, v, x);
@@ -1011,7 +1046,15 @@ static void to_one_lane(preempt_sched *s, const sim_view *v, sim_time now)
 static void file_drifting(preempt_sched *s, const sim_view *v, preempt_entry *x, sim_time now)
 {
     s->hooks->key(s->ctx, v, x, now);
-    uint32_t l = s->one_lane ? 0 : lane_of(s, s->hooks->drift(s->ctx, v, x));
+    uint32_t l = 0;
+    if (!s->one_lane) {
+        /* Lanes of one drift and one mask; when all are in use, of that drift alone (its
+         * jobs then mixed, see preempt_lane). */
+        double rate = s->hooks->drift(s->ctx, v, x);
+        l = lane_of(s, rate, s->by_count ? 0 : x->mask);
+        if (l == NONE)
+            l = lane_of(s, rate, 0);
+    }
     if (l == NONE) {
         to_one_lane(s, v, now);
         l = 0;
@@ -1457,13 +1500,15 @@ static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, h
 {
     uint32_t n_run = list_running(s, v, false);
     /* Drifting keys are read afresh (the policy's own reading, not the lanes'), and
-     * the lanes' orders merged; without drift, the one lane's order is the keys'. */
-    bool fresh = s->hooks->drift != NULL;
-    if (fresh) {
+     * the lanes' orders merged; without drift, the keys are as filed, and the mask
+     * lanes' orders merged where there are several. */
+    bool fresh = s->hooks->drift != NULL, merged = fresh || s->n_lane > 1;
+    if (merged) {
         for (uint32_t i = 0; i < n_run; i++) {
             preempt_entry *x = s->sorted[i];
             preempt_key filed = x->key;
-            s->hooks->key(s->ctx, v, x, s->now);
+            if (fresh)
+                s->hooks->key(s->ctx, v, x, s->now);
             s->walk[i] = (preempt_walk){x->key, x};
             x->key = filed;
         }
@@ -1475,9 +1520,11 @@ static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, h
     front_init(s);
     for (;;) {
         const preempt_front *f = front_top(s);
-        const preempt_key *kr = ri >= n_run ? NULL : fresh ? &s->walk[ri].key : &s->sorted[ri]->key;
+        const preempt_key *kr = ri >= n_run ? NULL
+                                : merged    ? &s->walk[ri].key
+                                            : &s->sorted[ri]->key;
         if (kr && (!f || preempt_before(kr, &f->key))) {
-            preempt_entry *x = fresh ? s->walk[ri].x : s->sorted[ri];
+            preempt_entry *x = merged ? s->walk[ri].x : s->sorted[ri];
             ri++;
             if (!admit_by(cap, h, x->need, s->by_count ? 0 : x->mask))
                 s->pre[(*n_pre)++] = x->id;
@@ -1512,7 +1559,7 @@ static uint32_t lane_prev(const preempt_sched *s, const sim_view *v, uint32_t l,
  * the cost is theirs: O(E L log n) for E jobs. Only the lanes of `lanes` (a bit each)
  * hold jobs in the range. Their order goes to s->walk (last first); returns E. */
 static uint32_t walk_tail(preempt_sched *s, const sim_view *v, const preempt_key *kp,
-                          const preempt_key *kh, uint64_t run, uint64_t left, uint32_t lanes)
+                          const preempt_key *kh, uint64_t run, uint64_t left, uint64_t lanes)
 {
     for (uint32_t l = 0; l < s->n_lane; l++) {
         preempt_key q;
@@ -1576,7 +1623,7 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
         /* A lane with no running job between the last head and this one has the same
          * jobs before this one: its sum is looked up again only otherwise. */
         uint64_t upto = 0;
-        uint32_t lanes = 0; /* those with running jobs between the two heads */
+        uint64_t lanes = 0; /* those with running jobs between the two heads */
         for (uint32_t l = 0; l < s->n_lane; l++) {
             preempt_lane *ln = &s->lane[l];
             if (ln->root == NONE)
@@ -1587,7 +1634,7 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
                     q = lane_key(s, l, kh);
                 if (!known || !kh || preempt_before(&entry(v, ln->succ)->key, &q)) {
                     ln->pre = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
-                    lanes |= UINT32_C(1) << l;
+                    lanes |= UINT64_C(1) << l;
                 }
             }
             upto += ln->pre;
@@ -1627,6 +1674,145 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
         front_done(s, fits, &n_adm);
     }
     return n_adm;
+}
+
+/* Slack of Hall's condition as admit_hall_sums keeps it, per subset of the types present
+ * (h's bits), signed: whether a request of `need` on the types of bits m fits it. */
+static bool slack_fits(const int64_t *sl, uint32_t full, uint32_t m, uint64_t need)
+{
+    if (need == 0)
+        return true;
+    if (!m)
+        return false;
+    uint32_t rest = full & ~m;
+    for (uint32_t sub = rest;; sub = (sub - 1) & rest) {
+        if (sl[m | sub] < (int64_t)need)
+            return false;
+        if (!sub)
+            return true;
+    }
+}
+
+/* Add d to the slack of every subset holding the types of bits m; returns how many
+ * subsets went from no deficit to one, less how many went back. */
+static int slack_add(int64_t *sl, uint32_t full, uint32_t m, int64_t d)
+{
+    int neg = 0;
+    uint32_t rest = full & ~m;
+    for (uint32_t sub = rest;; sub = (sub - 1) & rest) {
+        int64_t was = sl[m | sub];
+        sl[m | sub] = was + d;
+        neg += (sl[m | sub] < 0) - (was < 0);
+        if (!sub)
+            return neg;
+    }
+}
+
+/* admit_walk's admission by h, without the walk, where the running jobs are filed by the
+ * GPU types they accept (lanes of one set of types each, none mixed): admit_sums with
+ * Hall's condition for the one number. The running jobs hold GPUs of the types they
+ * accept, so they can be served together, and `room` (what all of them and the pending
+ * jobs admitted so far leave) admits a pending job wherever it falls among them: no
+ * running job is turned away for it. Another pending job is weighed where it falls: the
+ * running jobs since the last one so weighed are taken by their sums, lane by lane (each
+ * lane's as a request on its set of types), when they fit; otherwise from the last back
+ * until those before fit, and the ones so found are weighed one by one in key order, as
+ * the walk does. false when the running jobs do not fit the GPUs up (the walk decides).
+ * O((A + C) 2^T + H L log R + (E + V) (L + log R) 2^T): A admitted, C classes, H jobs
+ * weighed where they fall, E turned away, V fitting behind them. */
+static bool admit_hall_sums(preempt_sched *s, const sim_view *v, const hall *h, uint32_t *n_adm,
+                            uint32_t *n_pre)
+{
+    uint32_t full = h->full, nl = s->n_lane, lm[PREEMPT_LANES];
+    int64_t left[1u << HALL_TYPES], room[1u << HALL_TYPES];
+    uint64_t base[PREEMPT_LANES], upto[PREEMPT_LANES];
+    for (uint32_t u = 0; u <= full; u++)
+        left[u] = room[u] = (int64_t)h->slack[u];
+    for (uint32_t l = 0; l < nl; l++) {
+        lm[l] = hall_bits(h, s->lane[l].mask);
+        base[l] = 0;
+        uint64_t all = tsum(v, s->lane[l].root);
+        if (all && (!lm[l] || slack_add(room, full, lm[l], -(int64_t)all) > 0))
+            return false;
+    }
+    for (uint32_t u = 0; u <= full; u++)
+        if (room[u] < 0)
+            return false; /* not reached: the running jobs hold their GPUs */
+    *n_adm = *n_pre = 0;
+    s->n_miss = UINT32_MAX;
+    front_init(s);
+    const preempt_key *kp = NULL; /* the last pending job weighed where it falls */
+    preempt_key kpv;
+    for (;;) {
+        const preempt_front *f = front_top(s);
+        const preempt_class *c = f ? &s->cls[f->cls] : NULL;
+        uint32_t cm = c ? hall_bits(h, c->mask) : 0;
+        if (c && slack_fits(room, full, cm, c->need)) {
+            slack_add(room, full, cm, -(int64_t)c->need);
+            slack_add(left, full, cm, -(int64_t)c->need);
+            front_done(s, true, n_adm);
+            continue;
+        }
+        /* The running jobs since kp, before f (to the last without f). */
+        const preempt_key *kh = f ? &f->key : NULL;
+        int neg = 0;
+        for (uint32_t u = 0; u <= full; u++)
+            neg += left[u] < 0;
+        for (uint32_t l = 0; l < nl; l++) {
+            preempt_key q;
+            if (kh)
+                q = lane_key(s, l, kh);
+            upto[l] = s->lane[l].root == NONE
+                          ? 0
+                          : tree_prefix_succ(v, s->lane[l].root, kh ? &q : NULL, NULL);
+            s->lane[l].cur = NONE;
+            if (upto[l] > base[l]) {
+                neg += slack_add(left, full, lm[l], -(int64_t)(upto[l] - base[l]));
+                s->lane[l].cur = lane_prev(s, v, l, kh ? &q : NULL, kp);
+            }
+        }
+        /* From the last back until those before fit (each lane's last before kh; keys
+         * compared as at the pass's time). */
+        uint32_t n = 0;
+        while (neg > 0) {
+            uint32_t best = NONE;
+            preempt_key kb = {0, 0, 0};
+            for (uint32_t l = 0; l < nl; l++) {
+                if (s->lane[l].cur == NONE)
+                    continue;
+                preempt_key k = key_now(s, entry(v, s->lane[l].cur));
+                if (best == NONE || preempt_before(&kb, &k)) {
+                    best = l;
+                    kb = k;
+                }
+            }
+            if (best == NONE)
+                return false; /* not reached: the jobs since kp hold what is missing */
+            preempt_entry *x = entry(v, s->lane[best].cur);
+            s->walk[n++].x = x;
+            neg += slack_add(left, full, lm[best], (int64_t)x->need);
+            s->lane[best].cur = lane_prev(s, v, best, &x->key, kp);
+        }
+        for (uint32_t i = n; i-- > 0;) {
+            preempt_entry *x = s->walk[i].x;
+            uint32_t xm = lm[x->lane];
+            if (slack_fits(left, full, xm, x->need))
+                slack_add(left, full, xm, -(int64_t)x->need);
+            else
+                s->pre[(*n_pre)++] = x->id;
+        }
+        if (!f)
+            return true;
+        memcpy(base, upto, nl * sizeof *base);
+        kpv = *kh;
+        kp = &kpv;
+        bool fits = slack_fits(left, full, cm, c->need);
+        if (fits) {
+            slack_add(left, full, cm, -(int64_t)c->need);
+            slack_add(room, full, cm, -(int64_t)c->need);
+        }
+        front_done(s, fits, n_adm);
+    }
 }
 
 /* Whether x, the i-th job preempted by the pass, waits with the key it was weighed by
@@ -1720,7 +1906,12 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
          * otherwise (or with too many types) type by type. */
         hall h;
         bool exact = !s->by_count && s->n_masked > 0 && hall_init(&h, s->cap_left, s->cap_types);
-        n_adm = admit_walk(s, v, &cap, exact ? &h : NULL, &n_pre);
+        n_pre = 0;
+        if (fast_on && exact && !s->one_lane && s->n_mixed == 0 &&
+            admit_hall_sums(s, v, &h, &n_adm, &n_pre))
+            __atomic_fetch_add(&hall_fast_passes, 1, __ATOMIC_RELAXED);
+        else
+            n_adm = admit_walk(s, v, &cap, exact ? &h : NULL, &n_pre);
     }
     if (s->oom)
         return SIM_ENOMEM; /* a class's first jobs could not be read */

@@ -33,9 +33,12 @@
  * classes by a heap of one entry each; a class read past its array gets one about twice
  * as long, read from its heap in order (a frontier of heap slots). So an admitted job
  * that finds no room costs O(log C), and only a job that starts leaves its heap.
- * With jobs tied to GPU types, admission walks every running job in key order (O(R log L)),
- * and tests each job against the subsets of the T GPU types up that hold the types it
- * accepts (2^(T - types accepted) each, 2^T set up per pass; T <= 10, else type by type).
+ * With jobs tied to GPU types, each request is tested against the subsets of the T GPU
+ * types up that hold the types it accepts (2^(T - types accepted) each, 2^T set up per
+ * pass; T <= 10, else type by type). The running jobs are then filed by drift and by the
+ * types they accept (a lane each), so the same admission by sums holds with that test
+ * for the one number; where a lane mixes sets of types, admission walks every running
+ * job in key order (O(R log L)).
  * Where the capacity is one number and keys do not drift, a pass that would decide
  * nothing is skipped, and after a finish that changes no admission only the last pass's
  * admitted jobs are placed: each pass records, per class it turned away, where and by
@@ -112,14 +115,21 @@ typedef struct preempt_hooks {
 
 /* Running jobs of one drift, in a treap keyed by (key + rate x time in seconds) x 1e6:
  * the order of their present keys. Lane 0 has rate 0 (every running job of a policy without
- * drift, and a drifting one until its speed is known). At most PREEMPT_LANES lanes: a run
- * whose running jobs come to have more drifts at once (speeds that differ job by job,
- * under an interference model) puts them all in lane 0 with their keys as last read, for
- * the rest of the run, and re-reads at each pass those whose place may have changed
- * (`one_lane`: the running jobs at or after the first pending key, O(those) a pass). */
-#define PREEMPT_LANES 16
+ * drift, and a drifting one until its speed is known). Where admission is by GPU type
+ * (not by_count), a lane also holds one set of accepted types (`mask`; lane 0 those
+ * that accept any), so its sum is a request on that set (see admit_hall_sums); a lane of
+ * a set is made only while PREEMPT_RATE_LANES lanes are left, else the job goes to the
+ * lane of its drift alone, mixed (n_mixed counts them). At most PREEMPT_LANES lanes: a
+ * run whose running jobs come to have more drifts at once (speeds that differ job by
+ * job, under an interference model) puts them all in lane 0 with their keys as last
+ * read, for the rest of the run, and re-reads at each pass those whose place may have
+ * changed (`one_lane`: the running jobs at or after the first pending key, O(those) a
+ * pass). */
+#define PREEMPT_LANES 64
+#define PREEMPT_RATE_LANES 16
 typedef struct preempt_lane {
     double rate;
+    uint64_t mask; /* the GPU types its jobs accept (0: any, or mixed) */
     uint32_t root; /* or UINT32_MAX */
     uint32_t n;    /* its jobs */
     uint64_t pre;  /* pass scratch: its jobs' GPU requests before the last pending head */
@@ -203,6 +213,7 @@ typedef struct preempt_sched {
     sim_job_id *req; /* running jobs a failure requeued since the last pass */
     uint32_t n_req, req_cap;
     uint32_t n_masked; /* jobs in the system tied to GPU types */
+    uint32_t n_mixed;  /* running jobs tied to GPU types in a lane of any type (preempt_lane) */
     sim_job_id *adm;   /* scratch: admitted pending jobs of a pass, in order ... */
     preempt_link *adm_link; /* ... with their shapes, linked shape by shape */
     sim_job_id *pre;        /* scratch: running jobs to preempt, in order ... */
@@ -276,6 +287,10 @@ void preempt_settled_enable(bool on);
 
 /* Passes skipped so, over the process (for tests). */
 uint64_t preempt_settled_skips(void);
+
+/* Passes whose admission by GPU type was decided without the walk over every running
+ * job (see preempt_schedule), over the process (for tests). */
+uint64_t preempt_hall_fast_passes(void);
 
 /* Read the engine's speed log (true, the default), or file every running job again at
  * every pass (false), for every engine of the process: to test the two in tests. */

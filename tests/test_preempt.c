@@ -712,6 +712,77 @@ static void test_typed_admission_nested(void)
     world_fini(&w);
 }
 
+/* Where jobs are tied to GPU types, admission by the treaps' sums (running jobs filed by
+ * the types they accept, Hall's condition over their sums) gives the schedule of the walk
+ * over every running job, byte for byte: three types, masks of one, two or every type,
+ * node failures, restarts without checkpoints, and speeds that differ by job (so srtf's
+ * and srsf's lanes are of one drift and one mask, more of them than the lanes hold in
+ * the last rounds). The passes so decided are counted: the test is not vacuous. */
+static void test_typed_sums_equivalence(void)
+{
+    sim_rate_model rm = {
+        .name = "test", .throughput = eq_throughput, .interference = eq_interference};
+    sim_rate_model many = {
+        .name = "many", .throughput = eq_many_speeds, .interference = eq_interference};
+    const variant vs[] = {
+        {&policy_las, NULL, NULL},  {&policy_gittins, NULL, NULL}, {&policy_gittins, "delta", "30"},
+        {&policy_srtf, NULL, NULL}, {&policy_srsf, NULL, NULL},
+    };
+    const uint64_t masks[6] = {0, TYPE_A, TYPE_B, TYPE_C, TYPE_A | TYPE_B, TYPE_B | TYPE_C};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    static job_spec jobs[900];
+    uint64_t fast = preempt_hall_fast_passes();
+    uint64_t preempted = 0;
+    for (int round = 0; round < 6; round++) {
+        gsl_rng_set(rng, 4400 + (unsigned long)round);
+        world w;
+        world_init(&w, 4 + (uint32_t)round % 3, round % 2 ? 4 : 8);
+        sim_intern_add(w.types, "C", 1, 0);
+        w.type_mem[3] = 16384;
+        for (uint32_t i = 0; i < w.cl.n_nodes; i++)
+            w.nodes[i].gpu_type = (uint16_t)(1 + i % 3);
+        size_t n = random_trace(rng, jobs, 500 + 100 * (size_t)(round % 3));
+        for (size_t i = 0; i < n; i++) {
+            jobs[i].gpu_type_mask = masks[gsl_rng_uniform_int(rng, 6)];
+            if (round >= 2) /* under speeds that change, keys tie only by chance */
+                jobs[i].work_s += gsl_rng_uniform_pos(rng);
+        }
+        const sim_time fail[2][3] = {{0, 2000000000, 2600000000}, {2, 4000000000, 4100000000}};
+        for (size_t p = 0; p < sizeof vs / sizeof vs[0]; p++) {
+            run_opts o = {.pol = vs[p].pol,
+                          .seed = 9,
+                          .opt_key = vs[p].key,
+                          .opt_value = vs[p].value,
+                          .rate = round >= 4   ? &many
+                                  : round >= 2 ? &rm
+                                               : NULL,
+                          .failures = round % 2 ? fail : NULL,
+                          .n_failures = round % 2 ? 2 : 0};
+            if (round == 3) {
+                o.opt_key2 = "checkpoint";
+                o.opt_value2 = "false";
+            }
+            run_out a, b;
+            run_both_admissions(&w, jobs, n, &o, &a, &b);
+            CHECK_EQ_I64(a.status, SIM_OK);
+            CHECK_EQ_I64(b.status, SIM_OK);
+            CHECK_EQ_I64(a.sum.jobs_unfinished, 0);
+            CHECK(same_jobs(&a, &b));
+            CHECK(same_summary(&a, &b));
+            if (!same_jobs(&a, &b))
+                fprintf(stderr, "round %d, %s %s: the two typed admissions differ\n", round,
+                        vs[p].pol->name, vs[p].value ? vs[p].value : "");
+            preempted += a.sum.preemptions;
+            run_out_free(&a);
+            run_out_free(&b);
+        }
+        world_fini(&w);
+    }
+    CHECK(preempt_hall_fast_passes() > fast + 10000);
+    CHECK(preempted > 1000);
+    gsl_rng_free(rng);
+}
+
 int main(void)
 {
     test_srtf();
@@ -732,5 +803,6 @@ int main(void)
     test_typed_admission_wait();
     test_typed_admission_preempt();
     test_typed_admission_nested();
+    test_typed_sums_equivalence();
     return check_done();
 }

@@ -23,6 +23,7 @@
 
 #include "models/catalog.h"
 #include "base/alloc.h"
+#include "base/nametab.h"
 #include "base/outfile.h"
 
 #include <gsl/gsl_randist.h>
@@ -82,6 +83,10 @@ typedef struct hetero_state {
     hgroup *g;
     uint32_t n_groups;
     uint32_t hi_used; /* the groups in use have indices below this */
+    nametab by_name;  /* the open groups, twice as many slots as group records */
+    /* Per group record, a bit: in use and swapping or with a revert due (the groups a
+     * scheduling point has to look at), n_groups bits; and one for in use. */
+    uint64_t *active, *in_use;
     uint32_t gen;     /* generations given to group records so far */
     /* Scratch sized in init. */
     /* A pass's free GPUs in the order they are offered, gathered as far as a job asked:
@@ -130,6 +135,9 @@ static void hetero_fini(void *st)
         sim_outfile_close(&s->groups_file, true, 0, NULL);
     model_catalog_destroy(s->cat);
     sim_free(s->g);
+    sim_free(s->by_name.slot);
+    sim_free(s->active);
+    sim_free(s->in_use);
     sim_free(s->free_gpu);
     sim_free(s->taken);
     sim_free(s->node_order);
@@ -155,6 +163,8 @@ static int open_out(FILE **f, sim_outfile *o, const policy_config *cfg, const ch
     return SIM_OK;
 }
 
+static bool name_index(hetero_state *s);
+
 static int init_mode(void *st, const policy_config *cfg, sim_diag *d, hmode mode)
 {
     hetero_state *s = st;
@@ -171,14 +181,16 @@ static int init_mode(void *st, const policy_config *cfg, sim_diag *d, hmode mode
     s->n_groups = cfg->n_gpus < 4096 ? cfg->n_gpus + 64 : 4160;
     uint32_t ng = cfg->n_gpus ? cfg->n_gpus : 1;
     s->g = sim_calloc(s->n_groups, sizeof *s->g);
+    s->active = sim_calloc((s->n_groups + 63) / 64, sizeof *s->active);
+    s->in_use = sim_calloc((s->n_groups + 63) / 64, sizeof *s->in_use);
     s->free_gpu = sim_calloc(ng, sizeof *s->free_gpu);
     s->taken = sim_calloc(ng, 1);
     uint32_t nn = cfg->n_nodes ? cfg->n_nodes : 1;
     s->node_order = sim_calloc(nn, sizeof *s->node_order);
     s->order_pos = sim_calloc(nn, sizeof *s->order_pos);
     s->has_free = sim_calloc((nn + 63) / 64, sizeof *s->has_free);
-    if (!s->g || !s->free_gpu || !s->taken || !s->node_order || !s->order_pos || !s->has_free ||
-        hetero_ws_init(&s->ws, HG_MAX, HG_MAX)) {
+    if (!s->g || !s->active || !s->in_use || !name_index(s) || !s->free_gpu || !s->taken ||
+        !s->node_order || !s->order_pos || !s->has_free || hetero_ws_init(&s->ws, HG_MAX, HG_MAX)) {
         hetero_fini(s);
         memset(s, 0, sizeof *s);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "policy '%s': out of memory", cfg->policy);
@@ -350,12 +362,44 @@ static void sort_gpus(const hetero_state *s, const sim_view *v, uint32_t *a, uin
 
 /* ---- Groups ------------------------------------------------------------------------- */
 
+static const char *group_name(const void *ctx, uint32_t i)
+{
+    return ((const hetero_state *)ctx)->g[i].name;
+}
+
 static hgroup *group_find(hetero_state *s, const char *name)
 {
+    uint32_t i = nametab_find(&s->by_name, name, group_name, s);
+    return i == UINT32_MAX ? NULL : &s->g[i];
+}
+
+/* An index by name of twice the records' count (rounded up to a power of two), filled
+ * with the open groups; false when out of memory. */
+static bool name_index(hetero_state *s)
+{
+    uint32_t cap = 1;
+    while (cap < 2 * (uint64_t)s->n_groups)
+        cap *= 2;
+    uint32_t *t = sim_calloc(cap, sizeof *t);
+    if (!t)
+        return false;
+    sim_free(s->by_name.slot);
+    s->by_name = (nametab){t, cap - 1};
     for (uint32_t i = 0; i < s->hi_used; i++)
-        if (s->g[i].used && strcmp(s->g[i].name, name) == 0)
-            return &s->g[i];
-    return NULL;
+        if (s->g[i].used && s->g[i].name[0])
+            nametab_insert(&s->by_name, i, s->g[i].name);
+    return true;
+}
+
+/* Keep gr's bit in `active` true to its state. */
+static void group_mark(hetero_state *s, const hgroup *gr)
+{
+    uint32_t i = (uint32_t)(gr - s->g);
+    uint64_t bit = UINT64_C(1) << (i % 64);
+    if (gr->used && (gr->swapping || gr->revert_due))
+        s->active[i / 64] |= bit;
+    else
+        s->active[i / 64] &= ~bit;
 }
 
 /* A free group record, the table doubled when every record is in use (a group stays
@@ -363,10 +407,12 @@ static hgroup *group_find(hetero_state *s, const char *name)
  * can outnumber the GPUs); NULL when out of memory. */
 static hgroup *group_new(hetero_state *s)
 {
-    uint32_t i = 0;
-    while (i < s->n_groups && s->g[i].used)
+    uint32_t i = 0, words = (s->n_groups + 63) / 64;
+    while (i < words && s->in_use[i] == UINT64_MAX)
         i++;
-    if (i == s->n_groups) {
+    i = i < words ? 64 * i + (uint32_t)__builtin_ctzll(~s->in_use[i]) : s->n_groups;
+    if (i >= s->n_groups) {
+        i = s->n_groups;
         if (s->n_groups > UINT32_MAX / 4)
             return NULL;
         hgroup *g = sim_reallocarray(s->g, 2 * (size_t)s->n_groups, sizeof *g);
@@ -380,10 +426,24 @@ static hgroup *group_new(hetero_state *s)
                 g[k].sw.best = g[k].best;
             }
         s->g = g;
+        size_t was = (s->n_groups + 63) / 64, now = (2 * (size_t)s->n_groups + 63) / 64;
+        uint64_t *a = sim_reallocarray(s->active, now, sizeof *a);
+        if (!a)
+            return NULL;
+        s->active = a;
+        uint64_t *u = sim_reallocarray(s->in_use, now, sizeof *u);
+        if (!u)
+            return NULL;
+        s->in_use = u;
+        memset(a + was, 0, (now - was) * sizeof *a);
+        memset(u + was, 0, (now - was) * sizeof *u);
         s->n_groups *= 2;
+        if (!name_index(s))
+            return NULL;
     }
     memset(&s->g[i], 0, sizeof s->g[i]);
     s->g[i].used = true;
+    s->in_use[i / 64] |= UINT64_C(1) << (i % 64);
     s->g[i].gen = ++s->gen;
     if (i >= s->hi_used)
         s->hi_used = i + 1;
@@ -577,6 +637,7 @@ static void group_open(hetero_state *s, const sim_view *v, sim_time now, hgroup 
 {
     const sim_job *j0 = sim_view_job(v, s->batch[0]);
     snprintf(gr->name, sizeof gr->name, "%s", j0->spec.group);
+    nametab_insert(&s->by_name, (uint32_t)(gr - s->g), gr->name);
     /* The record closes when all of them have ended, and so it stays open while one
      * waits: a job that waits joins it later. */
     gr->total = group_members(v, first);
@@ -611,6 +672,7 @@ static void group_add(hetero_state *s, const sim_view *v, sim_time now, hgroup *
         gr->untracked = true;
         gr->swapping = false;
         gr->revert_due = false;
+        group_mark(s, gr);
     }
     if (k == gr->m && gr->m < HG_MAX)
         gr->gset[gr->m++] = s->batch_gpu[b]; /* a late job outside the cold start's set */
@@ -785,6 +847,7 @@ static int place_batch(hetero_state *s, const sim_view *v, sim_time now, sim_job
             hetero_swap_begin(&gr->sw, gr->n, gr->cur, gr->best, cold);
             gr->swapping = true;
             gr->next_round_us = next_round_at(s, gr, now);
+            group_mark(s, gr);
             trail_row(s, gr, now, "cold");
         }
     }
@@ -833,14 +896,16 @@ static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_dec
         order_nodes(s, v); /* by compute capability, which resolve_types gave */
     }
     int rc;
-    for (uint32_t i = 0; i < s->hi_used; i++) {
-        hgroup *gr = &s->g[i];
-        if (gr->used && gr->revert_due && (rc = group_revert(s, v, now, gr, out)))
-            return rc;
-        if (gr->used && gr->swapping && gr->next_round_us <= now &&
-            (rc = group_round(s, v, now, gr, out)))
-            return rc;
-    }
+    /* The groups swapping or with a revert due, in record order. */
+    for (uint32_t w = 0; w < (s->hi_used + 63) / 64; w++)
+        for (uint64_t bits = s->active[w]; bits; bits &= bits - 1) {
+            hgroup *gr = &s->g[64 * w + (uint32_t)__builtin_ctzll(bits)];
+            if (gr->revert_due && (rc = group_revert(s, v, now, gr, out)))
+                return rc;
+            if (gr->swapping && gr->next_round_us <= now && (rc = group_round(s, v, now, gr, out)))
+                return rc;
+            group_mark(s, gr);
+        }
     if (v->pending_head == SIM_JOB_NONE)
         return SIM_OK;
     /* The free GPUs in order, gathered as the jobs ask for them (free_at). */
@@ -895,9 +960,12 @@ static sim_time hetero_next_wakeup(const void *st, const sim_view *v, sim_time n
     (void)now;
     const hetero_state *s = st;
     sim_time t = SIM_TIME_NEVER;
-    for (uint32_t i = 0; i < s->hi_used; i++)
-        if (s->g[i].used && s->g[i].swapping && s->g[i].next_round_us < t)
-            t = s->g[i].next_round_us;
+    for (uint32_t w = 0; w < (s->hi_used + 63) / 64; w++)
+        for (uint64_t bits = s->active[w]; bits; bits &= bits - 1) {
+            const hgroup *gr = &s->g[64 * w + (uint32_t)__builtin_ctzll(bits)];
+            if (gr->swapping && gr->next_round_us < t)
+                t = gr->next_round_us;
+        }
     return t;
 }
 
@@ -950,7 +1018,10 @@ static void group_close(hetero_state *s, const sim_view *v, hgroup *gr)
             fprintf(s->groups_out, "%.6f", gr->pmtn_s);
         fputc('\n', s->groups_out);
     }
+    nametab_erase(&s->by_name, (uint32_t)(gr - s->g), gr->name, group_name, s);
     gr->used = false;
+    group_mark(s, gr);
+    s->in_use[(gr - s->g) / 64] &= ~(UINT64_C(1) << ((gr - s->g) % 64));
     while (s->hi_used && !s->g[s->hi_used - 1].used)
         s->hi_used--;
 }
@@ -977,6 +1048,7 @@ static void hetero_on_requeue(void *st, const sim_view *v, sim_job_id id)
     if (gr->swapping && gr->sw.phase == HETERO_TRYING)
         gr->revert_due = true;
     gr->swapping = false;
+    group_mark(s, gr);
 }
 
 static void hetero_on_finish(void *st, const sim_view *v, sim_job_id id)
@@ -997,6 +1069,7 @@ static void hetero_on_finish(void *st, const sim_view *v, sim_job_id id)
         if (gr->swapping && gr->sw.phase == HETERO_TRYING)
             gr->revert_due = true;
         gr->swapping = false;
+        group_mark(s, gr);
     }
     if (++gr->done >= gr->total) {
         gr->end_us = v->now;

@@ -846,6 +846,21 @@ static void test_many_groups(void)
         CHECK(t && strstr(t, "\"arrived\": 161, \"done\": 161, \"rejected\": 0"));
         free(t);
     }
+    /* Each b waits for the T4 while its group's a has run and ended: when b starts, its
+     * group is found by name among the 80 open ones (records grown past their first
+     * 66, others closed around it), so each group is one record of both jobs. */
+    CHECK(run("run --trace " OUT "/many.csv --cluster 1xV100M16:1,1xT4:1 --policy hetero "
+              "--policy-opt groups=" OUT "/many_groups.csv --out " OUT "/many-groups") == 0);
+    char *g = check_slurp(OUT "/many_groups.csv", NULL);
+    for (int k = 0; k < 80; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "g%d", k);
+        const char *r;
+        CHECK_EQ_I64(group_rows(g, name, &r), 1);
+        if (r)
+            CHECK_NEAR(field(r, 2), 2.0, 0);
+    }
+    free(g);
     CHECK(run("trace gen --out " OUT "/failgroups.csv --jobs 2000 --seed 5 --rate 300 --groups 4") ==
           0);
     for (int i = 0; i < 3; i++) {

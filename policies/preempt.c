@@ -546,28 +546,24 @@ static uint32_t class_of(preempt_sched *s, uint64_t need, uint64_t mask)
 
 /* The lane of drift `rate` and accepted GPU types `mask` (0: any; always 0 when admitting
  * by count): lane 0 for neither, else the one of both, else an empty one taken over, else
- * a new one; NONE when all PREEMPT_LANES are in use, or, for a mask, when fewer than
- * PREEMPT_RATE_LANES are free (kept for the lanes of one drift alone: a run whose
- * running jobs have at most that many drifts at once always finds one). */
+ * a new one; NONE when PREEMPT_RATE_LANES lanes of any type (lane 0 among them), or the
+ * other PREEMPT_LANES - PREEMPT_RATE_LANES, are in use. */
 static uint32_t lane_of(preempt_sched *s, double rate, uint64_t mask)
 {
     if (rate == 0 && mask == 0)
         return 0;
-    uint32_t empty = NONE, used = 1;
+    uint32_t empty = NONE, used = 0;
     for (uint32_t l = 1; l < s->n_lane; l++) {
         if (s->lane[l].rate == rate && s->lane[l].mask == mask)
             return l;
         if (empty == NONE && s->lane[l].n == 0)
             empty = l;
-        used += s->lane[l].n > 0;
+        used += s->lane[l].n > 0 && !s->lane[l].mask == !mask;
     }
-    if (mask && used + PREEMPT_RATE_LANES >= PREEMPT_LANES)
+    if (used + 1 >= (mask ? PREEMPT_LANES - PREEMPT_RATE_LANES + 1 : PREEMPT_RATE_LANES))
         return NONE;
-    if (empty == NONE) {
-        if (s->n_lane == PREEMPT_LANES)
-            return NONE;
-        empty = s->n_lane++;
-    }
+    if (empty == NONE)
+        empty = s->n_lane++; /* not past PREEMPT_LANES: each kind is under its limit */
     s->lane[empty] =
         (preempt_lane){.rate = rate, .mask = mask, .root = NONE, .succ = NONE, .cur = NONE};
     return empty;

@@ -117,14 +117,14 @@ typedef struct preempt_hooks {
  * the order of their present keys. Lane 0 has rate 0 (every running job of a policy without
  * drift, and a drifting one until its speed is known). Where admission is by GPU type
  * (not by_count), a lane also holds one set of accepted types (`mask`; lane 0 those
- * that accept any), so its sum is a request on that set (see admit_hall_sums); a lane of
- * a set is made only while PREEMPT_RATE_LANES lanes are left, else the job goes to the
- * lane of its drift alone, mixed (n_mixed counts them). At most PREEMPT_LANES lanes: a
- * run whose running jobs come to have more drifts at once (speeds that differ job by
- * job, under an interference model) puts them all in lane 0 with their keys as last
- * read, for the rest of the run, and re-reads at each pass those whose place may have
- * changed (`one_lane`: the running jobs at or after the first pending key, O(those) a
- * pass). */
+ * that accept any), so its sum is a request on that set (see admit_hall_sums): at most
+ * PREEMPT_LANES - PREEMPT_RATE_LANES such lanes, beyond which a job goes to the lane of
+ * its drift alone, mixed (n_mixed counts them). At most PREEMPT_RATE_LANES lanes of one
+ * drift alone (lane 0 among them): a run whose running jobs come to have more drifts at
+ * once (speeds that differ job by job, under an interference model) puts them all in
+ * lane 0 with their keys as last read, for the rest of the run, and re-reads at each
+ * pass those whose place may have changed (`one_lane`: the running jobs at or after the
+ * first pending key, O(those) a pass). */
 #define PREEMPT_LANES 64
 #define PREEMPT_RATE_LANES 16
 typedef struct preempt_lane {

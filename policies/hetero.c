@@ -102,6 +102,13 @@ typedef struct hetero_state {
     uint64_t synced;    /* the view's change_epoch has_free reflects */
     bool free_built;
     uint32_t n_taken;   /* of free_gpu[0..n_free), those a pass gave a job */
+    /* What a pass's jobs that found no free GPU asked for (the first of a batch, so its
+     * batch took nothing before it): a later job asking the same finds none either, as
+     * the pass only takes GPUs, CPU and memory. */
+    struct hmiss {
+        uint64_t mask, gmem, cpu, mem;
+    } miss[8];
+    uint32_t n_miss;
     uint64_t n_bad;     /* pending jobs the next pass rejects (not one whole GPU) */
     sim_job_id batch[HG_MAX];
     uint32_t batch_gpu[HG_MAX];
@@ -778,6 +785,14 @@ static int place_batch(hetero_state *s, const sim_view *v, sim_time now, sim_job
     uint32_t placed = 0;
     for (uint32_t b = 0; b < nb; b++) {
         s->batch_gpu[b] = SIM_GPU_NONE;
+        const sim_job *j = sim_view_job(v, s->batch[b]);
+        struct hmiss ask = {j->spec.gpu_type_mask, mem_need(j), j->cpu_per_replica,
+                            j->mem_per_replica};
+        uint32_t k = 0;
+        while (k < s->n_miss && memcmp(&s->miss[k], &ask, sizeof ask))
+            k++;
+        if (k < s->n_miss)
+            continue;
         uint32_t g;
         for (uint32_t f = 0; (g = free_at(s, v, f)) != SIM_GPU_NONE; f++) {
             if (s->taken[f])
@@ -792,6 +807,8 @@ static int place_batch(hetero_state *s, const sim_view *v, sim_time now, sim_job
                 break;
             }
         }
+        if (b == 0 && s->batch_gpu[b] == SIM_GPU_NONE && s->n_miss < 8)
+            s->miss[s->n_miss++] = ask;
     }
     if (!placed)
         return SIM_OK;
@@ -912,6 +929,7 @@ static int hetero_schedule(void *st, const sim_view *v, sim_time now, policy_dec
     sync_free(s, v);
     s->n_free = 0;
     s->n_taken = 0;
+    s->n_miss = 0;
     s->scan = 0;
     sim_job_id j = v->pending_head;
     while (j != SIM_JOB_NONE) {

@@ -704,6 +704,41 @@ static void test_backlog_rejects(void)
     }
 }
 
+/* A pass remembers what a job that found no GPU asked for, and a later job asking the
+ * same is not tried: only the same request. L holds the one T4 until 1000; at 1, t1..t3
+ * (T4 only) and v1..v4 (any type) come in turns, one whole GPU each: every v starts at 1
+ * on the four V100, every t waits for L. */
+static void test_pass_misses(void)
+{
+    FILE *f = fopen(OUT "/misses.csv", "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("job_id,submit_time,duration,num_gpus,gpu_type\nL,0,999,1,T4\n"
+          "t1,1,10,1,T4\nv1,1,10,1,\nt2,1,10,1,T4\nv2,1,10,1,\nt3,1,10,1,T4\nv3,1,10,1,\n"
+          "v4,1,10,1,\n",
+          f);
+    fclose(f);
+    for (int i = 0; i < 3; i++) {
+        char *t = run_policy(family[i], "misses",
+                             "--trace " OUT "/misses.csv --cluster 1xV100M16:4,1xT4:1", "jobs.csv");
+        CHECK(t != NULL);
+        for (int k = 1; k <= 4; k++) {
+            char id[8];
+            snprintf(id, sizeof id, "\nv%d,", k);
+            const char *r = t ? strstr(t, id) : NULL;
+            /* job_id,tenant,qos,priority,status,submit_s,start_s */
+            CHECK(r && strncmp(strchr(r + 1, ','), ",,,0,done,1.000000,1.000000,", 28) == 0);
+        }
+        const char *waits[3] = {"\nt1,,,0,done,1.000000,999.000000,",
+                                "\nt2,,,0,done,1.000000,1009.000000,",
+                                "\nt3,,,0,done,1.000000,1019.000000,"};
+        for (int k = 0; k < 3; k++)
+            CHECK(t && strstr(t, waits[k]));
+        free(t);
+    }
+}
+
 /* Rows of a groups CSV whose first field is `name`. */
 static int group_rows(const char *g, const char *name, const char **first)
 {
@@ -888,6 +923,7 @@ int main(void)
     test_gen_groups();
     test_group_figures();
     test_backlog_rejects();
+    test_pass_misses();
     test_many_groups();
     test_group_count();
     test_requeue_in_trial();

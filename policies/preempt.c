@@ -1548,6 +1548,31 @@ static uint32_t lane_prev(const preempt_sched *s, const sim_view *v, uint32_t l,
     return t;
 }
 
+/* One step of a walk back through the lanes (each at its `cur`): the job of the latest
+ * present key among them goes to s->walk[(*n)++], and its lane steps back to its job
+ * before it (at or after pending key kp). NULL when every lane is done. */
+static const preempt_entry *step_back(preempt_sched *s, const sim_view *v, const preempt_key *kp,
+                                      uint32_t *n)
+{
+    uint32_t best = NONE;
+    preempt_key kb = {0, 0, 0};
+    for (uint32_t l = 0; l < s->n_lane; l++) {
+        if (s->lane[l].cur == NONE)
+            continue;
+        preempt_key k = key_now(s, entry(v, s->lane[l].cur));
+        if (best == NONE || preempt_before(&kb, &k)) {
+            best = l;
+            kb = k;
+        }
+    }
+    if (best == NONE)
+        return NULL;
+    preempt_entry *x = entry(v, s->lane[best].cur);
+    s->walk[(*n)++].x = x;
+    s->lane[best].cur = lane_prev(s, v, best, &x->key, kp);
+    return x;
+}
+
 /* Of the running jobs requesting GPUs after key kp (from the first when NULL) and before
  * kh (to the last when NULL), `run` milli-GPUs in all, those in key order whose requests
  * summed pass `left`: the one at which the sum passes it and every one after it. They
@@ -1565,24 +1590,10 @@ static uint32_t walk_tail(preempt_sched *s, const sim_view *v, const preempt_key
     }
     uint32_t n = 0;
     for (uint64_t after = 0; after < run - left;) {
-        uint32_t best = NONE;
-        preempt_key kb = {0, 0, 0};
-        for (uint32_t l = 0; l < s->n_lane; l++) {
-            if (s->lane[l].cur == NONE)
-                continue;
-            preempt_key k = key_now(s, entry(v, s->lane[l].cur));
-            if (best == NONE || preempt_before(&kb, &k)) {
-                best = l;
-                kb = k;
-            }
-        }
-        if (best == NONE)
+        const preempt_entry *x = step_back(s, v, kp, &n);
+        if (!x)
             break; /* not reached: the range holds `run` */
-        preempt_lane *ln = &s->lane[best];
-        preempt_entry *x = entry(v, ln->cur);
-        s->walk[n++].x = x;
         after += x->need;
-        ln->cur = lane_prev(s, v, best, &x->key, kp);
     }
     return n;
 }
@@ -1771,23 +1782,10 @@ static bool admit_hall_sums(preempt_sched *s, const sim_view *v, const hall *h, 
          * compared as at the pass's time). */
         uint32_t n = 0;
         while (neg > 0) {
-            uint32_t best = NONE;
-            preempt_key kb = {0, 0, 0};
-            for (uint32_t l = 0; l < nl; l++) {
-                if (s->lane[l].cur == NONE)
-                    continue;
-                preempt_key k = key_now(s, entry(v, s->lane[l].cur));
-                if (best == NONE || preempt_before(&kb, &k)) {
-                    best = l;
-                    kb = k;
-                }
-            }
-            if (best == NONE)
+            const preempt_entry *x = step_back(s, v, kp, &n);
+            if (!x)
                 return false; /* not reached: the jobs since kp hold what is missing */
-            preempt_entry *x = entry(v, s->lane[best].cur);
-            s->walk[n++].x = x;
-            neg += slack_add(left, full, lm[best], (int64_t)x->need);
-            s->lane[best].cur = lane_prev(s, v, best, &x->key, kp);
+            neg += slack_add(left, full, lm[x->lane], (int64_t)x->need);
         }
         for (uint32_t i = n; i-- > 0;) {
             preempt_entry *x = s->walk[i].x;

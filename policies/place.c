@@ -383,27 +383,35 @@ static uint32_t search_most_allocated(const search *s)
                            : whole ? v->block_frac_whole + tier
                                    : v->block_frac_share + tier;
     size_t stride = cpu ? 1 : whole ? SIM_FRAC_WHOLE : SIM_FRAC_SHARE;
+    /* Every block whose bound admits some node; whether its nodes may hold the replica
+     * (block_may_fit) is asked only of the blocks visited, which are few. The first
+     * pick is made on the way. */
+    uint32_t top = UINT32_MAX;
+    double tb = -1;
     for (uint32_t b = 0; b < v->n_blocks; b++) {
         double bound = bounds[b * stride];
-        if (bound < 0 || !block_may_fit(v, b, s->j, s->milli))
-            continue;
         order[k].bound = bound;
         order[k].block = b;
-        k++;
+        bool gt = bound > tb;
+        tb = gt ? bound : tb;
+        top = gt ? k : top;
+        k += bound >= 0;
     }
     uint32_t best = UINT32_MAX;
     double best_frac = -1;
-    for (;;) {
+    for (bool first = true;; first = false) {
         /* The next block in (bound descending, block ascending) order: the first of the
          * largest bound among those not visited yet (order[] is in block order, and a
          * visited block's bound is set to -1), found by selections rather than by a
          * branch per block. The search usually stops after a block or two. */
-        uint32_t top = UINT32_MAX;
-        double tb = -1;
-        for (uint32_t c = 0; c < k; c++) {
-            bool gt = order[c].bound > tb;
-            tb = gt ? order[c].bound : tb;
-            top = gt ? c : top;
+        if (!first) {
+            top = UINT32_MAX;
+            tb = -1;
+            for (uint32_t c = 0; c < k; c++) {
+                bool gt = order[c].bound > tb;
+                tb = gt ? order[c].bound : tb;
+                top = gt ? c : top;
+            }
         }
         if (top == UINT32_MAX)
             break;
@@ -412,6 +420,8 @@ static uint32_t search_most_allocated(const search *s)
             (tb < best_frac || (tb == best_frac && order[top].block * SIM_NODE_BLOCK > best)))
             break;
         order[top].bound = -1;
+        if (!block_may_fit(v, order[top].block, s->j, s->milli))
+            continue;
         /* The block's quarters the same way: a quarter whose bound cannot beat the best
          * node found is not scanned. */
         const sim_quarter_sum *qs = v->block_quarter + 4 * (size_t)order[top].block;

@@ -1,10 +1,10 @@
 /*
  * mlp.c: a fully connected regressor trained by back-propagation (Rumelhart, Hinton &
  * Williams, Nature 323, 1986) with Adam (Kingma & Ba, ICLR 2015) or SGD with momentum.
- * Mini-batches are row-major matrices; every product is a gsl_blas_dgemm (training) or
- * gsl_blas_dgemv (prediction). Invariant: W[l] is width[l+1] x width[l], b[l] has
- * width[l+1] entries, width[0] = n_in and width[n_layers] = 1; inputs and target are
- * transformed then standardised with the statistics stored in the model.
+ * Mini-batches are row-major matrices; every product of training is a gsl_blas_dgemm,
+ * and prediction forms GSL's gsl_blas_dgemv product in its own loop (gemv_rows). Invariant: W[l] is
+ * width[l+1] x width[l], b[l] has width[l+1] entries, width[0] = n_in and width[n_layers] = 1;
+ * inputs and target are transformed then standardised with the statistics stored in the model.
  */
 #include "models/mlp.h"
 
@@ -205,6 +205,34 @@ static double act_apply(model_act a, double z)
 
 /* ---- Prediction ------------------------------------------------------------------- */
 
+/* y += W h, W rows x cols row-major (row stride ld): each y[i] gains the sum of
+ * h[j] W[i][j] taken j = 0, 1, ... from 0, as gsl_blas_dgemv (GSL's CBLAS) forms it, so
+ * the result is the same bit for bit. Eight rows at a time, each its own chain of
+ * additions: a row's chain waits on each addition, eight chains do not wait on each
+ * other. No multiply-add is fused (the file is built with -ffp-contract=off). */
+static void gemv_rows(const double *W, size_t ld, uint32_t rows, uint32_t cols, const double *h,
+                      double *y)
+{
+    enum { R = 8 };
+    uint32_t i = 0;
+    for (; i + R <= rows; i += R) {
+        double t[R] = {0};
+        const double *w = W + (size_t)i * ld;
+        for (uint32_t j = 0; j < cols; j++)
+            for (uint32_t r = 0; r < R; r++)
+                t[r] += h[j] * w[(size_t)r * ld + j];
+        for (uint32_t r = 0; r < R; r++)
+            y[i + r] += t[r];
+    }
+    for (; i < rows; i++) {
+        double t = 0;
+        const double *w = W + (size_t)i * ld;
+        for (uint32_t j = 0; j < cols; j++)
+            t += h[j] * w[j];
+        y[i] += t;
+    }
+}
+
 double model_mlp_predict(model_mlp *m, const double *x)
 {
     /* The scratch vectors are contiguous (stride 1): index their data directly. */
@@ -214,7 +242,9 @@ double model_mlp_predict(model_mlp *m, const double *x)
     for (uint32_t l = 0; l < m->n_layers; l++) {
         gsl_vector *next = m->h[l + 1];
         gsl_vector_memcpy(next, m->b[l]);
-        gsl_blas_dgemv(CblasNoTrans, 1.0, m->W[l], m->h[l], 1.0, next);
+        const gsl_matrix *W = m->W[l];
+        gemv_rows(W->data, W->tda, (uint32_t)W->size1, (uint32_t)W->size2, m->h[l]->data,
+                  next->data);
         if (l + 1 < m->n_layers)
             for (size_t k = 0; k < next->size; k++)
                 next->data[k] = act_apply(m->act, next->data[k]);

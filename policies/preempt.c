@@ -413,7 +413,10 @@ static uint32_t tree_list_at(preempt_sched *s, const sim_view *v, uint32_t t, ui
     while (t != NONE || sp) {
         while (t != NONE) {
             stack[sp++] = t;
-            t = entry(v, t)->tl;
+            const preempt_entry *x = entry(v, t);
+            if (x->tr != NONE) /* read when the walk comes back up to x */
+                __builtin_prefetch(entry(v, x->tr));
+            t = x->tl;
         }
         t = stack[--sp];
         s->sorted[n++] = entry(v, t);
@@ -427,17 +430,9 @@ static uint32_t tree_list(preempt_sched *s, const sim_view *v, uint32_t t)
     return tree_list_at(s, v, t, 0);
 }
 
-static void sums_rec(const sim_view *v, uint32_t t)
-{
-    if (t == NONE)
-        return;
-    preempt_entry *x = entry(v, t);
-    sums_rec(v, x->tl);
-    sums_rec(v, x->tr);
-    pull(v, x);
-}
-
-/* A treap of e[0..n), in key order; returns its root. O(n). */
+/* A treap of e[0..n), in key order; returns its root. O(n). The stack holds the right
+ * spine of the treap built so far; a job leaving it has its subtree complete (its right
+ * child left just before it), so its sum is taken then, children first. */
 static uint32_t tree_build(preempt_sched *s, const sim_view *v, preempt_entry *const *e, uint32_t n)
 {
     uint32_t sp = 0;
@@ -445,8 +440,10 @@ static uint32_t tree_build(preempt_sched *s, const sim_view *v, preempt_entry *c
     for (uint32_t i = 0; i < n; i++) {
         preempt_entry *x = e[i];
         uint32_t last = NONE;
-        while (sp && entry(v, stack[sp - 1])->tprio < x->tprio)
+        while (sp && entry(v, stack[sp - 1])->tprio < x->tprio) {
             last = stack[--sp];
+            pull(v, entry(v, last));
+        }
         x->tl = last;
         x->tr = NONE;
         if (sp)
@@ -454,7 +451,8 @@ static uint32_t tree_build(preempt_sched *s, const sim_view *v, preempt_entry *c
         stack[sp++] = x->id;
     }
     uint32_t root = sp ? stack[0] : NONE;
-    sums_rec(v, root);
+    while (sp)
+        pull(v, entry(v, stack[--sp]));
     return root;
 }
 

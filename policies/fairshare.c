@@ -128,8 +128,9 @@ static int fs_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
     for (;;) {
         uint32_t best = UINT32_MAX;
         double best_r = 0;
-        for (uint32_t t = 0; t < T; t++) {
-            if (s->blocked[t] || tenantq_head(&s->q, t) == SIM_JOB_NONE)
+        /* The tenants with a queued job only, in order. */
+        for (uint32_t t = tenantq_busy_from(&s->q, 0); t < T; t = tenantq_busy_from(&s->q, t + 1)) {
+            if (s->blocked[t])
                 continue;
             double r = fs_ratio(s, v, t);
             if (best == UINT32_MAX || r < best_r) {

@@ -829,9 +829,17 @@ static uint32_t advance(qstate *s, const sim_view *v, uint32_t t, int mode, bool
     return *c;
 }
 
-static void reset_cursors(qstate *s, uint32_t T)
+/* The first tenant from t on with a queued job, or UINT32_MAX: a tenant without one has
+ * no candidate, so a pass walks busy_from(s, 0), busy_from(s, t + 1), ... */
+static uint32_t busy_from(const qstate *s, uint32_t t)
 {
-    for (uint32_t t = 0; t < T; t++)
+    uint32_t h = tenantq_busy_from(&s->q, t), l = shapeq_busy_from(&s->low, t);
+    return h < l ? h : l;
+}
+
+static void reset_cursors(qstate *s)
+{
+    for (uint32_t t = busy_from(s, 0); t != UINT32_MAX; t = busy_from(s, t + 1))
         s->cursor[t] = tenantq_head(&s->q, t);
 }
 
@@ -892,9 +900,8 @@ static sim_job_id candidate(qstate *s, const sim_view *v, uint32_t t, bool high,
  * fits its quota could not start. */
 static int pass(qstate *s, const sim_view *v, policy_decisions *out, bool high, bool *waiting)
 {
-    uint32_t T = s->t_cap;
     s->pass_id++;
-    reset_cursors(s, T);
+    reset_cursors(s);
     /* The tenant whose job just failed with nothing started or released: every other
      * tenant's candidate and every usage are as they were, so it is chosen again while
      * it has a candidate (this keeps a pass over a long high queue at O(queue), not
@@ -910,7 +917,8 @@ static int pass(qstate *s, const sim_view *v, policy_decisions *out, bool high, 
             best = again;
             scan = false;
         }
-        for (uint32_t t = 0; t < T && scan; t++) {
+        for (uint32_t t = scan ? busy_from(s, 0) : UINT32_MAX; t != UINT32_MAX;
+             t = busy_from(s, t + 1)) {
             uint32_t *ct;
             sim_job_id ci = candidate(s, v, t, high, waiting, &ct);
             if (ci == NOJOB)
@@ -946,7 +954,7 @@ static int pass(qstate *s, const sim_view *v, policy_decisions *out, bool high, 
                 /* Tenants that lost borrowers may fit their quota again, and the room
                  * freed may fit shapes that failed before. */
                 s->pass_id++;
-                reset_cursors(s, T);
+                reset_cursors(s);
                 if (rc == 1)
                     continue;
             } else if (rc == 1) {
@@ -1027,7 +1035,8 @@ static int fresh_pass(qstate *s, const sim_view *v, policy_decisions *out, bool 
  * still waits: jobs of its tenant that started since may have used the quota up). */
 static bool still_waiting(const qstate *s, const sim_view *v)
 {
-    for (uint32_t t = 0; t < s->t_cap; t++)
+    for (uint32_t t = tenantq_busy_from(&s->q, 0); t != UINT32_MAX;
+         t = tenantq_busy_from(&s->q, t + 1))
         for (sim_job_id id = tenantq_head(&s->q, t); id != NOJOB;
              id = tenantq_next(&s->q, v, id))
             if (qj(v, id)->tried == v->release_epoch + 1 && fits_quota(v, sim_view_job(v, id)))

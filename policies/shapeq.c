@@ -24,6 +24,7 @@ void shapeq_fini(shapeq *q)
     sim_free(q->prev);
     sim_free(q->free_ids);
     sim_free(q->first);
+    sim_free(q->busy);
     sim_free(q->slots);
     size_t off = q->q.link_offset;
     memset(q, 0, sizeof *q);
@@ -88,6 +89,12 @@ static int grow_tenants(shapeq *q, uint32_t tenant)
             return SIM_ENOMEM;
         ncap *= 2;
     }
+    uint32_t had_w = sim_bits_words(q->t_cap), new_w = sim_bits_words(ncap);
+    uint64_t *b = sim_reallocarray(q->busy, new_w, sizeof *b);
+    if (!b)
+        return SIM_ENOMEM;
+    q->busy = b;
+    memset(b + had_w, 0, (size_t)(new_w - had_w) * sizeof *b);
     uint32_t *f = sim_reallocarray(q->first, ncap, sizeof *f);
     if (!f)
         return SIM_ENOMEM;
@@ -116,6 +123,7 @@ int shapeq_insert(shapeq *q, const sim_view *v, uint32_t tenant, sim_job_id id, 
         if (q->next[sub] != SHAPEQ_NONE)
             q->prev[q->next[sub]] = sub;
         q->first[tenant] = sub;
+        sim_bits_set(q->busy, tenant);
     }
     tenantq_insert(&q->q, v, sub, id, key);
     return SIM_OK;
@@ -133,8 +141,8 @@ void shapeq_remove(shapeq *q, const sim_view *v, sim_job_id id)
     /* The sublist is empty: out of its tenant's list and of the hash. */
     if (q->prev[sub] != SHAPEQ_NONE)
         q->next[q->prev[sub]] = q->next[sub];
-    else
-        q->first[q->tenant[sub]] = q->next[sub];
+    else if ((q->first[q->tenant[sub]] = q->next[sub]) == SHAPEQ_NONE)
+        sim_bits_clear(q->busy, q->tenant[sub]);
     if (q->next[sub] != SHAPEQ_NONE)
         q->prev[q->next[sub]] = q->prev[sub];
     uint32_t mask = q->n_slots - 1, i = find(q, q->tenant[sub], q->shape[sub]);

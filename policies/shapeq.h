@@ -24,6 +24,7 @@ typedef struct shapeq {
     uint32_t *free_ids; /* sublist ids not in use (a stack of n_free) */
     uint32_t n_free;
     uint32_t *first; /* per tenant: its first sublist, SHAPEQ_NONE when it has none */
+    uint64_t *busy;  /* a bit per tenant with a sublist (t_cap / 64 words) */
     uint32_t t_cap;
     uint32_t *slots; /* open addressing over (tenant, shape): sublist ids or NONE */
     uint32_t n_slots;
@@ -44,6 +45,12 @@ void shapeq_remove(shapeq *q, const sim_view *v, sim_job_id id);
 static inline uint32_t shapeq_first(const shapeq *q, uint32_t tenant)
 {
     return tenant < q->t_cap ? q->first[tenant] : SHAPEQ_NONE;
+}
+
+/* The first tenant at or after `from` with a queued job, or UINT32_MAX. */
+static inline uint32_t shapeq_busy_from(const shapeq *q, uint32_t from)
+{
+    return sim_bits_next(q->busy, sim_bits_words(q->t_cap), from);
 }
 
 static inline uint32_t shapeq_next(const shapeq *q, uint32_t sub)

@@ -18,6 +18,7 @@ void tenantq_fini(tenantq *q)
     sim_free(q->head);
     sim_free(q->tail);
     sim_free(q->len);
+    sim_free(q->busy);
     size_t off = q->link_offset;
     memset(q, 0, sizeof *q);
     q->link_offset = off;
@@ -45,6 +46,12 @@ int tenantq_reserve(tenantq *q, uint32_t n)
     if (!l)
         return SIM_ENOMEM;
     q->len = l;
+    uint32_t had_w = sim_bits_words(q->cap), new_w = sim_bits_words(ncap);
+    uint64_t *b = sim_reallocarray(q->busy, new_w, sizeof *b);
+    if (!b)
+        return SIM_ENOMEM;
+    q->busy = b;
+    memset(b + had_w, 0, (size_t)(new_w - had_w) * sizeof *b);
     for (uint32_t i = q->cap; i < ncap; i++) {
         q->head[i] = q->tail[i] = SIM_JOB_NONE;
         q->len[i] = 0;
@@ -85,7 +92,8 @@ void tenantq_insert(tenantq *q, const sim_view *v, uint32_t queue, sim_job_id id
         q->tail[queue] = id;
     else
         tenantq_link_of(q, v, l->next)->prev = id;
-    q->len[queue]++;
+    if (q->len[queue]++ == 0)
+        sim_bits_set(q->busy, queue);
 }
 
 void tenantq_remove(tenantq *q, const sim_view *v, sim_job_id id)
@@ -102,7 +110,8 @@ void tenantq_remove(tenantq *q, const sim_view *v, sim_job_id id)
         q->tail[queue] = l->prev;
     else
         tenantq_link_of(q, v, l->next)->prev = l->prev;
-    q->len[queue]--;
+    if (--q->len[queue] == 0)
+        sim_bits_clear(q->busy, queue);
     l->queued = false;
     l->prev = l->next = SIM_JOB_NONE;
 }

@@ -9,6 +9,7 @@
 #ifndef POLICIES_TENANTQ_H
 #define POLICIES_TENANTQ_H
 
+#include "base/bits.h"
 #include "sim/view.h"
 
 #include <stddef.h>
@@ -25,6 +26,7 @@ typedef struct tenantq {
     size_t link_offset; /* offset of the tenantq_link in the per-job state */
     uint32_t cap;       /* queues allocated */
     uint32_t *head, *tail, *len;
+    uint64_t *busy; /* a bit per queue holding a job (cap / 64 words) */
 } tenantq;
 
 /* Empty table; links live link_offset bytes into each job's policy state. */
@@ -53,6 +55,13 @@ static inline uint32_t tenantq_head(const tenantq *q, uint32_t queue)
 static inline uint32_t tenantq_len(const tenantq *q, uint32_t queue)
 {
     return queue < q->cap ? q->len[queue] : 0;
+}
+
+/* The first queue at or after `from` that holds a job, or UINT32_MAX: a walk over the
+ * queues holding jobs, in order, costs O(those + queues / 64). */
+static inline uint32_t tenantq_busy_from(const tenantq *q, uint32_t from)
+{
+    return sim_bits_next(q->busy, sim_bits_words(q->cap), from);
 }
 
 static inline uint32_t tenantq_next(const tenantq *q, const sim_view *v, sim_job_id id)

@@ -18,6 +18,8 @@
  *    leaves every prediction made before T unchanged.
  *  - fairshare: weights 2:6 split the first 8 GPUs 2:6; a quota of 0.25 weighs 1 GPU,
  *    as no quota does; head-of-line blocking per tenant.
+ *  - 200 tenants: the jobs waiting go in tenant order, a tenant whose queue emptied and
+ *    filled again included.
  */
 #include "policies/quota.h"
 #include "policies/registry.h"
@@ -679,6 +681,43 @@ static void check_interference(void)
     }
 }
 
+/* ---- Many tenants ------------------------------------------------------------------ */
+
+/* A pass visits only the tenants with a queued job, in tenant order. 200 tenants (four
+ * words of the set), one GPU: jobs of tenants 199, 130, 65 and 3 queue behind a job of
+ * tenant 0; with no GPU held at each choice, ties go to the lowest tenant, so they
+ * start at 10, 20, 30, 40 s in the order 3, 65, 130, 199. Tenant 65's queue empties at
+ * 20 s and fills again at 25 s: at 30 s that job goes before 130's. Run with the low
+ * queues (no quotas) and the high ones (a quota each, high priority). */
+static void check_many_tenants(void)
+{
+    for (int high = 0; high < 2; high++) {
+        static const char *const opts[] = {"profile_time=0", "order=submit"};
+        run r;
+        setup(&r, 1, 1, "quota", opts, 2, NULL, 0);
+        uint32_t t[200];
+        char name[16];
+        for (int i = 0; i < 200; i++) {
+            int k = snprintf(name, sizeof name, "T%03d", i);
+            t[i] = sim_intern_add(r.tenants, name, (size_t)k, 0);
+            CHECK_EQ_I64(t[i], t[0] + (uint32_t)i);
+            if (high)
+                sim_engine_set_quota(r.e, t[i], 1);
+        }
+        int32_t prio = high;
+        job_spec jobs[] = {
+            mkjob("fill", 0, 10, 1, t[0], prio),   mkjob("j199", 1, 10, 1, t[199], prio),
+            mkjob("j130", 2, 10, 1, t[130], prio), mkjob("j65", 3, 10, 1, t[65], prio),
+            mkjob("j3", 4, 10, 1, t[3], prio),     mkjob("j65b", 25, 10, 1, t[65], prio)};
+        CHECK(finish(&r, jobs, sizeof jobs / sizeof *jobs) == SIM_OK);
+        static const char *const order[] = {"j3", "j65", "j65b", "j130", "j199"};
+        for (int i = 0; i < 5; i++)
+            CHECK_NEAR(job_num(&r, order[i], C_START), 10.0 * (i + 1), 1e-9);
+        CHECK(strstr(r.summary, "\"preemptions\": 0,") != NULL);
+        teardown(&r);
+    }
+}
+
 int main(void)
 {
     check_interference();
@@ -689,5 +728,6 @@ int main(void)
     check_properties();
     check_causality();
     check_fairshare();
+    check_many_tenants();
     return check_done();
 }

@@ -3,7 +3,8 @@
  * inserts and removals (many tenants and shapes, so the tables and the hash grow, and
  * sublists empty and come back); after each step every tenant's list names exactly the
  * shapes it has queued jobs of, once each, and each sublist holds exactly those jobs in
- * (key, arrival) order.
+ * (key, arrival) order; the walks over the tenants and the sublists holding jobs
+ * (shapeq_busy_from, tenantq_busy_from) name exactly those, in order.
  */
 #include "policies/shapeq.h"
 
@@ -11,7 +12,7 @@
 
 #include <stddef.h>
 
-enum { JOBS = 3000, TENANTS = 40, SHAPES = 37, STEPS = 40000 };
+enum { JOBS = 3000, TENANTS = 150, SHAPES = 37, STEPS = 40000 };
 
 typedef struct jstate {
     uint64_t pad; /* the link need not come first */
@@ -43,6 +44,7 @@ static int verify(const shapeq *q, const sim_view *v)
 {
     int bad = 0;
     static uint32_t expect[JOBS];
+    uint32_t busy = shapeq_busy_from(q, 0);
     for (uint32_t t = 0; t < TENANTS; t++) {
         bool seen[SHAPES] = {false};
         uint32_t listed = 0;
@@ -75,7 +77,19 @@ static int verify(const shapeq *q, const sim_view *v)
         for (uint32_t i = 0; i < JOBS; i++)
             queued += in_q[i] && tenant_of[i] == t;
         bad += listed != queued;
+        if (queued) {
+            bad += busy != t;
+            busy = shapeq_busy_from(q, t + 1);
+        }
     }
+    bad += busy != UINT32_MAX;
+    uint32_t sub = tenantq_busy_from(&q->q, 0);
+    for (uint32_t b = 0; b < q->q.cap; b++)
+        if (tenantq_len(&q->q, b)) {
+            bad += sub != b;
+            sub = tenantq_busy_from(&q->q, b + 1);
+        }
+    bad += sub != UINT32_MAX;
     return bad;
 }
 

@@ -14,6 +14,7 @@
  * predictors.
  */
 #include "policies/place.h"
+#include "policies/predictive.h"
 
 #include "models/catalog.h"
 #include "models/features.h"
@@ -350,6 +351,94 @@ static void tentative(place_ws *w, const sim_job *j, uint32_t n, const uint32_t 
     }
 }
 
+static bool search_on = true;
+
+void predictive_search_enable(bool on)
+{
+    search_on = on;
+}
+
+/* Whether node n, whose GPUs have at most `bound` milli-GPU free, could still beat the
+ * best node found (ties go to the lower id). */
+static bool may_beat(uint32_t bound, uint32_t n, uint32_t best, uint32_t best_free)
+{
+    return best == UINT32_MAX || bound > best_free || (bound == best_free && n < best);
+}
+
+/*
+ * The control step's node for one replica of j (on GPUs of `type`, any type when 0):
+ * the eligible node whose fitting GPUs offer the most free share, the lowest id on a
+ * tie, as a scan of every node in id order finds it (UINT32_MAX: none). A node's score
+ * is at most the most free share of any of its GPUs, which the block and quarter
+ * summaries bound, so the blocks go in order of that bound and the search stops when
+ * no block left can beat the best node found; a quarter, or a node, that cannot beat
+ * it or hold the least share the job asks of any type is passed over.
+ */
+static uint32_t control_node(pred_state *s, const sim_view *v, const sim_job *j, const pjob *pj,
+                             uint16_t type)
+{
+    uint32_t need = UINT32_MAX;
+    uint64_t types = 0;
+    for (uint16_t t = 1; t < v->n_gpu_types && t < SIM_MAX_GPU_TYPES; t++)
+        if ((!type || t == type) && pj->milli[t]) {
+            need = pj->milli[t] < need ? pj->milli[t] : need;
+            types |= UINT64_C(1) << t;
+        }
+    if (need == UINT32_MAX)
+        return UINT32_MAX;
+    uint32_t best = UINT32_MAX, best_free = 0;
+    if (!search_on) {
+        for (uint32_t n = 0; n < v->n_nodes; n++) {
+            uint32_t f;
+            if ((type && v->node_gpu_type[n] != type) || !node_eligible(s, v, j, pj, n, &f))
+                continue;
+            if (best == UINT32_MAX || f > best_free) {
+                best = n;
+                best_free = f;
+            }
+        }
+        return best;
+    }
+    sim_view_sync_blocks(v);
+    block_bound *order = s->ws.block_order;
+    uint32_t k = 0;
+    for (uint32_t b = 0; b < v->n_blocks; b++)
+        if (v->block_max_free_milli[b] >= need && (v->block_types[b] & types))
+            order[k++] = (block_bound){v->block_max_free_milli[b], b};
+    for (;;) {
+        /* The block of the largest bound not visited yet, the first in block order. */
+        uint32_t top = UINT32_MAX;
+        double tb = -1;
+        for (uint32_t c = 0; c < k; c++)
+            if (order[c].bound > tb) {
+                tb = order[c].bound;
+                top = c;
+            }
+        if (top == UINT32_MAX ||
+            !may_beat((uint32_t)tb, order[top].block * SIM_NODE_BLOCK, best, best_free))
+            break;
+        order[top].bound = -1;
+        for (uint32_t q = 0; q < 4; q++) {
+            uint32_t lo = order[top].block * SIM_NODE_BLOCK + q * SIM_NODE_QUARTER;
+            uint32_t hi = lo + SIM_NODE_QUARTER < v->n_nodes ? lo + SIM_NODE_QUARTER : v->n_nodes;
+            uint32_t qm = v->block_quarter[4 * (size_t)order[top].block + q].max_free_milli;
+            if (lo >= hi || qm < need || !may_beat(qm, lo, best, best_free))
+                continue;
+            for (uint32_t n = lo; n < hi; n++) {
+                uint32_t nm = v->node_sum[n].max_free_milli, f;
+                if (nm < need || !may_beat(nm, n, best, best_free) ||
+                    (type && v->node_gpu_type[n] != type) || !node_eligible(s, v, j, pj, n, &f))
+                    continue;
+                if (may_beat(f, n, best, best_free)) {
+                    best = n;
+                    best_free = f;
+                }
+            }
+        }
+    }
+    return best;
+}
+
 /*
  * Place all replicas of a GPU job by the control and worker steps, on GPUs of type
  * `type` only, or (type 0) with the first replica fixing the type (a job holds one
@@ -370,16 +459,7 @@ static bool place_typed(pred_state *s, const sim_view *v, sim_job_id id, uint16_
     uint32_t placed = 0;
     bool ok = true;
     for (uint32_t r = 0; r < R; r++) {
-        uint32_t best = UINT32_MAX, best_free = 0;
-        for (uint32_t n = 0; n < v->n_nodes; n++) {
-            uint32_t f;
-            if ((type && v->node_gpu_type[n] != type) || !node_eligible(s, v, j, pj, n, &f))
-                continue;
-            if (best == UINT32_MAX || f > best_free) {
-                best = n;
-                best_free = f;
-            }
-        }
+        uint32_t best = control_node(s, v, j, pj, type);
         if (best == UINT32_MAX) {
             ok = false;
             break;

@@ -352,6 +352,21 @@ static uint32_t erase_rec(const sim_view *v, uint32_t t, const preempt_entry *x)
     return t;
 }
 
+/* erase_rec by x's place in the last in-order listing (rank) instead of its key: for a
+ * treap whose keys changed since, every job of it listed then. */
+static uint32_t erase_at_rank(const sim_view *v, uint32_t t, const preempt_entry *x)
+{
+    if (t == x->id)
+        return join(v, x->tl, x->tr);
+    preempt_entry *y = entry(v, t);
+    if (x->rank < y->rank)
+        y->tl = erase_at_rank(v, y->tl, x);
+    else
+        y->tr = erase_at_rank(v, y->tr, x);
+    y->tsum -= x->need;
+    return t;
+}
+
 static void tree_erase(preempt_sched *s, const sim_view *v, preempt_entry *x)
 {
     preempt_lane *ln = &s->lane[x->lane];
@@ -463,6 +478,7 @@ static bool settled_on = true;
 
 static uint64_t settled_skips; /* counted atomically: the runs of a sweep share it */
 static uint64_t hall_fast_passes; /* the same */
+static uint64_t one_lane_moves;   /* the same */
 
 void preempt_settled_enable(bool on)
 {
@@ -472,6 +488,11 @@ void preempt_settled_enable(bool on)
 uint64_t preempt_settled_skips(void)
 {
     return __atomic_load_n(&settled_skips, __ATOMIC_RELAXED);
+}
+
+uint64_t preempt_one_lane_moves(void)
+{
+    return __atomic_load_n(&one_lane_moves, __ATOMIC_RELAXED);
 }
 
 uint64_t preempt_hall_fast_passes(void)
@@ -1224,14 +1245,50 @@ static void rekey_one_lane(preempt_sched *s, const sim_view *v, sim_time now, ui
         uint32_t n = tree_list(s, v, r);
         for (uint32_t i = 0; i < n; i++)
             s->hooks->key(s->ctx, v, s->sorted[i], now);
-        sort_entries(s->sorted, n);
-        ln->root = l;
-        ln->n -= n;
-        uint32_t i = 0;
-        for (; i < n && preempt_before(&s->sorted[i]->key, kmin); i++)
-            tree_insert(s, v, s->sorted[i]);
-        ln->root = join(v, ln->root, tree_build(s, v, s->sorted + i, n - i));
-        ln->n += n - i;
+        /* The jobs whose new keys still ascend, in the old order, after the last job
+         * before kmin (taken greedily) keep their places; the others (to s->adm) move.
+         * Where many move (keys that fall at rates far apart, as srsf's), a rebuild
+         * costs less, and the next 32 re-keyings rebuild without looking. */
+        bool few = false;
+        uint32_t moved = 0;
+        if (s->one_lane_skip) {
+            s->one_lane_skip--;
+        } else {
+            const preempt_key *last = NULL;
+            for (uint32_t t = l; t != NONE; t = entry(v, t)->tr)
+                last = &entry(v, t)->key;
+            for (uint32_t i = 0; i < n; i++) {
+                preempt_entry *x = s->sorted[i];
+                x->rank = i;
+                if (last && !preempt_before(last, &x->key))
+                    s->adm[moved++] = x->id;
+                else
+                    last = &x->key;
+            }
+            few = 64 * (uint64_t)moved <= (uint64_t)n + 128;
+            if (!few)
+                s->one_lane_skip = 32;
+        }
+        if (few) {
+            /* Few move: out of the treap by their places in the listing (the treap is
+             * in the old keys' order), then back in by their new keys, in which the
+             * others are in order. The same keys give the same treap as a rebuild. */
+            for (uint32_t i = 0; i < moved; i++)
+                r = erase_at_rank(v, r, entry(v, s->adm[i]));
+            ln->root = join(v, l, r);
+            for (uint32_t i = 0; i < moved; i++)
+                ln->root = insert_rec(v, ln->root, entry(v, s->adm[i]));
+            __atomic_fetch_add(&one_lane_moves, moved, __ATOMIC_RELAXED);
+        } else {
+            sort_entries(s->sorted, n);
+            ln->root = l;
+            ln->n -= n;
+            uint32_t i = 0;
+            for (; i < n && preempt_before(&s->sorted[i]->key, kmin); i++)
+                tree_insert(s, v, s->sorted[i]);
+            ln->root = join(v, ln->root, tree_build(s, v, s->sorted + i, n - i));
+            ln->n += n - i;
+        }
         if (prefix0(s, v, kmin) <= left)
             return;
     } else if (!kmin && tsum(v, ln->root) <= left) {

@@ -69,6 +69,7 @@ typedef struct preempt_entry {
     uint32_t tl, tr; /* running: children in the treap (job ids), or UINT32_MAX */
     uint32_t tprio;  /* treap priority, drawn from the arrival order */
     uint32_t lane;   /* running: its lane (its drift; see preempt_lane) */
+    uint32_t rank;   /* running: its place in the one lane, as rekey_one_lane listed it */
     double a0;        /* attained GPU-seconds at t0 */
     double base;      /* policy's origin of service (las: service when last promoted) */
     double rate;      /* GPU-seconds per second while running, else 0 */
@@ -200,6 +201,8 @@ typedef struct preempt_sched {
     preempt_lane lane[PREEMPT_LANES]; /* the running jobs, by drift (lane 0: none) */
     uint32_t n_lane;                  /* lanes 0..n_lane-1 have a drift */
     bool one_lane; /* too many drifts: every running job in lane 0, keys as last read */
+    uint32_t one_lane_skip; /* re-keyings of the one lane left to rebuild it without
+                             * looking for the jobs that moved (see rekey_one_lane) */
     uint64_t speed_seen; /* the view's speed_epoch as of the last pass */
     double now_us;       /* the pass's time in microseconds */
     preempt_walk *walk;  /* scratch: running jobs in the order of a walk ... */
@@ -291,6 +294,11 @@ uint64_t preempt_settled_skips(void);
 /* Passes whose admission by GPU type was decided without the walk over every running
  * job (see preempt_schedule), over the process (for tests). */
 uint64_t preempt_hall_fast_passes(void);
+
+/* Running jobs that the one-lane path (more drifts than lanes) moved in its treap by
+ * erasing and inserting them, where the others kept their places, since the process
+ * started; for tests. */
+uint64_t preempt_one_lane_moves(void);
 
 /* Read the engine's speed log (true, the default), or file every running job again at
  * every pass (false), for every engine of the process: to test the two in tests. */

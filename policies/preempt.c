@@ -1821,16 +1821,24 @@ static bool admit_hall_sums(preempt_sched *s, const sim_view *v, const hall *h, 
         for (uint32_t u = 0; u <= full; u++)
             neg += left[u] < 0;
         for (uint32_t l = 0; l < nl; l++) {
+            preempt_lane *ln = &s->lane[l];
             preempt_key q;
             if (kh)
                 q = lane_key(s, l, kh);
-            upto[l] = s->lane[l].root == NONE
-                          ? 0
-                          : tree_prefix_succ(v, s->lane[l].root, kh ? &q : NULL, NULL);
-            s->lane[l].cur = NONE;
+            /* As in admit_sums: a lane with no running job between kp and kh has the
+             * same jobs before kh as before kp; its sum is looked up again only
+             * otherwise. */
+            if (ln->root == NONE)
+                upto[l] = 0;
+            else if (!kp ||
+                     (ln->succ != NONE && (!kh || preempt_before(&entry(v, ln->succ)->key, &q))))
+                upto[l] = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
+            else
+                upto[l] = base[l];
+            ln->cur = NONE;
             if (upto[l] > base[l]) {
                 neg += slack_add(left, full, lm[l], -(int64_t)(upto[l] - base[l]));
-                s->lane[l].cur = lane_prev(s, v, l, kh ? &q : NULL, kp);
+                ln->cur = lane_prev(s, v, l, kh ? &q : NULL, kp);
             }
         }
         /* From the last back until those before fit (each lane's last before kh; keys

@@ -2,9 +2,10 @@
  * mlp.c: a fully connected regressor trained by back-propagation (Rumelhart, Hinton &
  * Williams, Nature 323, 1986) with Adam (Kingma & Ba, ICLR 2015) or SGD with momentum.
  * Mini-batches are row-major matrices; every product of training is a gsl_blas_dgemm,
- * and prediction forms GSL's gsl_blas_dgemv product in its own loop (gemv_rows). Invariant: W[l] is
- * width[l+1] x width[l], b[l] has width[l+1] entries, width[0] = n_in and width[n_layers] = 1;
- * inputs and target are transformed then standardised with the statistics stored in the model.
+ * and prediction forms GSL's gsl_blas_dgemv product in its own loop (gemv_rows).
+ * Invariant: W[l] is width[l+1] x width[l], b[l] has width[l+1] entries, width[0] = n_in
+ * and width[n_layers] = 1; inputs and target are transformed then standardised with the
+ * statistics stored in the model.
  */
 #include "models/mlp.h"
 

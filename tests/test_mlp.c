@@ -45,15 +45,11 @@ static double test_mae(model_mlp *m, const double *X, const double *y, size_t n)
     return s / (double)n;
 }
 
-static model_mlp *train(const double *X, const double *y, model_optim optim, model_loss loss,
-                        uint64_t seed)
+/* Train m (again, from fresh weights) on X, y. */
+static void train_into(model_mlp *m, const double *X, const double *y, model_optim optim,
+                       model_loss loss, uint64_t seed)
 {
-    static const uint32_t hidden[] = {24, 24};
-    static const char *const names[] = {"x1", "x2"};
-    model_mlp *m = NULL;
     sim_diag d = {0};
-    CHECK(model_mlp_create(&m, 2, names, NULL, hidden, 2, MODEL_ACT_TANH, "y", MODEL_XFORM_NONE,
-                           &d) == SIM_OK);
     model_mlp_train_opts o;
     model_mlp_train_defaults(&o);
     o.optim = optim;
@@ -73,6 +69,19 @@ static model_mlp *train(const double *X, const double *y, model_optim optim, mod
     CHECK(rep.n_train + rep.n_val == N_TRAIN);
     CHECK(rep.n_val == N_TRAIN / 5);
     CHECK(rep.best_epoch >= 1 && rep.best_epoch <= rep.epochs);
+}
+
+static model_mlp *train(const double *X, const double *y, model_optim optim, model_loss loss,
+                        uint64_t seed)
+{
+    static const uint32_t hidden[] = {24, 24};
+    static const char *const names[] = {"x1", "x2"};
+    model_mlp *m = NULL;
+    sim_diag d = {0};
+    CHECK(model_mlp_create(&m, 2, names, NULL, hidden, 2, MODEL_ACT_TANH, "y", MODEL_XFORM_NONE,
+                           &d) == SIM_OK);
+    if (m)
+        train_into(m, X, y, optim, loss, seed);
     return m;
 }
 
@@ -121,6 +130,13 @@ static void learns(void)
     }
     CHECK(same == N_TEST);
     CHECK(differ > N_TEST / 2);
+    /* Trained again after it predicted, a network predicts with its new weights: the
+     * seed-8 one trained with seed 7 is the seed-7 one. */
+    train_into(other, X, y, MODEL_OPTIM_ADAM, MODEL_LOSS_MSE, 7);
+    same = 0;
+    for (size_t i = 0; i < N_TEST; i++)
+        same += model_mlp_predict(other, Xt + 2 * i) == model_mlp_predict(adam, Xt + 2 * i);
+    CHECK(same == N_TEST);
 
     /* Save and load: the very same predictions, names and metadata. */
     CHECK(model_mlp_set_meta(adam, "kind", "test") == SIM_OK);

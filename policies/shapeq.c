@@ -89,12 +89,8 @@ static int grow_tenants(shapeq *q, uint32_t tenant)
             return SIM_ENOMEM;
         ncap *= 2;
     }
-    uint32_t had_w = sim_bits_words(q->t_cap), new_w = sim_bits_words(ncap);
-    uint64_t *b = sim_reallocarray(q->busy, new_w, sizeof *b);
-    if (!b)
+    if (!sim_bits_grow(&q->busy, q->t_cap, ncap))
         return SIM_ENOMEM;
-    q->busy = b;
-    memset(b + had_w, 0, (size_t)(new_w - had_w) * sizeof *b);
     uint32_t *f = sim_reallocarray(q->first, ncap, sizeof *f);
     if (!f)
         return SIM_ENOMEM;

@@ -46,12 +46,8 @@ int tenantq_reserve(tenantq *q, uint32_t n)
     if (!l)
         return SIM_ENOMEM;
     q->len = l;
-    uint32_t had_w = sim_bits_words(q->cap), new_w = sim_bits_words(ncap);
-    uint64_t *b = sim_reallocarray(q->busy, new_w, sizeof *b);
-    if (!b)
+    if (!sim_bits_grow(&q->busy, q->cap, ncap))
         return SIM_ENOMEM;
-    q->busy = b;
-    memset(b + had_w, 0, (size_t)(new_w - had_w) * sizeof *b);
     for (uint32_t i = q->cap; i < ncap; i++) {
         q->head[i] = q->tail[i] = SIM_JOB_NONE;
         q->len[i] = 0;

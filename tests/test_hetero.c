@@ -679,14 +679,9 @@ static char *run_policy(const char *pol, const char *name, const char *args, con
 
 static void test_backlog_rejects(void)
 {
-    FILE *f = fopen(OUT "/backlog.csv", "w");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fputs("job_id,submit_time,duration,num_gpus\n"
-          "a,0,100,1\nz,0,100,1\nb,1,100,1\nc,2,100,2\nd,3,100,0\ne,4,100,1\n",
-          f);
-    fclose(f);
+    check_put(OUT "/backlog.csv",
+              "job_id,submit_time,duration,num_gpus\n"
+              "a,0,100,1\nz,0,100,1\nb,1,100,1\nc,2,100,2\nd,3,100,0\ne,4,100,1\n");
     for (int i = 0; i < 3; i++) {
         char *t = run_policy(family[i], "backlog",
                              "--trace " OUT "/backlog.csv --cluster 1xV100M16:2", "jobs.csv");
@@ -710,15 +705,10 @@ static void test_backlog_rejects(void)
  * on the four V100, every t waits for L. */
 static void test_pass_misses(void)
 {
-    FILE *f = fopen(OUT "/misses.csv", "w");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fputs("job_id,submit_time,duration,num_gpus,gpu_type\nL,0,999,1,T4\n"
-          "t1,1,10,1,T4\nv1,1,10,1,\nt2,1,10,1,T4\nv2,1,10,1,\nt3,1,10,1,T4\nv3,1,10,1,\n"
-          "v4,1,10,1,\n",
-          f);
-    fclose(f);
+    check_put(OUT "/misses.csv",
+              "job_id,submit_time,duration,num_gpus,gpu_type\nL,0,999,1,T4\n"
+              "t1,1,10,1,T4\nv1,1,10,1,\nt2,1,10,1,T4\nv2,1,10,1,\nt3,1,10,1,T4\nv3,1,10,1,\n"
+              "v4,1,10,1,\n");
     for (int i = 0; i < 3; i++) {
         char *t = run_policy(family[i], "misses",
                              "--trace " OUT "/misses.csv --cluster 1xV100M16:4,1xT4:1", "jobs.csv");

@@ -406,14 +406,24 @@ static double eq_interference(void *ctx, const job_spec *self, uint32_t self_mil
     return n == 1 ? 0.75 : 0.5;
 }
 
-/* Run o with the admission by sums (*a) and with the walk over every running job (*b). */
-static void run_both_admissions(world *w, const job_spec *jobs, size_t n, const run_opts *o,
-                                run_out *a, run_out *b)
+/* Run o with the admission by sums and with the walk over every running job, and check
+ * that both ran and gave the same jobs.csv and summary (what: named in a message when
+ * not). Returns the run by sums, for the caller to free. */
+static run_out admissions_agree(world *w, const job_spec *jobs, size_t n, const run_opts *o,
+                                const char *what)
 {
-    *a = run(w, jobs, n, o);
+    run_out a = run(w, jobs, n, o);
     preempt_fast_enable(false);
-    *b = run(w, jobs, n, o);
+    run_out b = run(w, jobs, n, o);
     preempt_fast_enable(true);
+    CHECK_EQ_I64(a.status, SIM_OK);
+    CHECK_EQ_I64(b.status, SIM_OK);
+    CHECK(same_jobs(&a, &b));
+    CHECK(same_summary(&a, &b));
+    if (!same_jobs(&a, &b))
+        fprintf(stderr, "%s: the two admissions differ\n", what);
+    run_out_free(&b);
+    return a;
 }
 
 /* A job restarting under a restart penalty has more work left than when it waited, so
@@ -445,15 +455,9 @@ static void test_fast_restart_penalty(void)
                       .restart_penalty_s = 30,
                       .failures = fail,
                       .n_failures = 2};
-        run_out a, b;
-        run_both_admissions(&w, jobs, n, &o, &a, &b);
-        CHECK_EQ_I64(a.status, SIM_OK);
-        CHECK_EQ_I64(b.status, SIM_OK);
+        run_out a = admissions_agree(&w, jobs, n, &o, pols[p]->name);
         CHECK(a.sum.preemptions > 0);
-        CHECK(same_jobs(&a, &b));
-        CHECK(same_summary(&a, &b));
         run_out_free(&a);
-        run_out_free(&b);
     }
     world_fini(&w);
     gsl_rng_free(rng);
@@ -502,10 +506,10 @@ static void test_fast_equivalence(void)
                 o.opt_key2 = "checkpoint";
                 o.opt_value2 = "false";
             }
-            run_out a, b;
-            run_both_admissions(&w, jobs, n, &o, &a, &b);
-            CHECK_EQ_I64(a.status, SIM_OK);
-            CHECK_EQ_I64(b.status, SIM_OK);
+            char what[80];
+            snprintf(what, sizeof what, "round %d, %s %s", round, vs[p].pol->name,
+                     vs[p].value ? vs[p].value : "");
+            run_out a = admissions_agree(&w, jobs, n, &o, what);
             CHECK_EQ_I64(a.sum.jobs_unfinished, 0);
             if (round == 4 || round == 5) {
                 preempt_speed_log_enable(false);
@@ -514,13 +518,7 @@ static void test_fast_equivalence(void)
                 CHECK(same_jobs(&a, &c));
                 run_out_free(&c);
             }
-            CHECK(same_jobs(&a, &b));
-            CHECK(same_summary(&a, &b));
-            if (!same_jobs(&a, &b))
-                fprintf(stderr, "round %d, %s %s: the two admissions differ\n", round,
-                        vs[p].pol->name, vs[p].value ? vs[p].value : "");
             run_out_free(&a);
-            run_out_free(&b);
         }
         world_fini(&w);
     }
@@ -765,19 +763,13 @@ static void test_typed_sums_equivalence(void)
                 o.opt_key2 = "checkpoint";
                 o.opt_value2 = "false";
             }
-            run_out a, b;
-            run_both_admissions(&w, jobs, n, &o, &a, &b);
-            CHECK_EQ_I64(a.status, SIM_OK);
-            CHECK_EQ_I64(b.status, SIM_OK);
+            char what[80];
+            snprintf(what, sizeof what, "typed, round %d, %s %s", round, vs[p].pol->name,
+                     vs[p].value ? vs[p].value : "");
+            run_out a = admissions_agree(&w, jobs, n, &o, what);
             CHECK_EQ_I64(a.sum.jobs_unfinished, 0);
-            CHECK(same_jobs(&a, &b));
-            CHECK(same_summary(&a, &b));
-            if (!same_jobs(&a, &b))
-                fprintf(stderr, "round %d, %s %s: the two typed admissions differ\n", round,
-                        vs[p].pol->name, vs[p].value ? vs[p].value : "");
             preempted += a.sum.preemptions;
             run_out_free(&a);
-            run_out_free(&b);
         }
         world_fini(&w);
     }

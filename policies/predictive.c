@@ -824,22 +824,31 @@ static int monitor(pred_state *s, const sim_view *v, policy_decisions *out)
             continue;
         }
         uint16_t t = pj->type;
+        uint32_t used = sim_view_job_used_milli(v, id);
+        /* What the job may be given if late (more share: only below a whole GPU, and by
+         * default only while it uses all it holds) or if on target (its predicted share
+         * back). Where neither can be, the prediction would decide nothing. */
+        bool may_grow =
+            j->share_milli < SIM_MILLI_GPU && (used >= j->share_milli || !s->saturated_only);
+        bool may_throttle = s->throttle && used > pj->milli[t] && j->share_milli > pj->milli[t];
+        if (!may_grow && !may_throttle) {
+            id = next;
+            continue;
+        }
         double done = j->work_total_s > 0 ? sim_view_work_done(v, id) / j->work_total_s : 1;
         double x[MODEL_F_GPU_CC];
         model_features_job(&j->spec, x);
         x[MODEL_F_ITERS] *= 1 - done;
         double remaining = model_predictor_time(&s->pred, x, s->gpu_x[t], pj->util[t]);
         double elapsed = (double)(v->now - j->spec.submit_us) / 1e6;
-        uint32_t used = sim_view_job_used_milli(v, id);
         int rc = SIM_OK;
         if (elapsed + remaining > pj->target_s) {
-            bool bound = used >= j->share_milli;
-            if (j->share_milli < SIM_MILLI_GPU && (bound || !s->saturated_only)) {
+            if (may_grow) {
                 uint32_t d =
                     SIM_MILLI_GPU - j->share_milli < step ? SIM_MILLI_GPU - j->share_milli : step;
                 rc = grow_share(s, v, id, d, out);
             }
-        } else if (s->throttle && used > pj->milli[t] && j->share_milli > pj->milli[t]) {
+        } else if (may_throttle) {
             rc = sim_decide_set_share(out, id, pj->milli[t]);
         }
         if (rc != SIM_OK)

@@ -325,11 +325,10 @@ uint32_t sim__job_demand(const sim_engine *e, const sim_job *j, uint32_t node)
     return t < 1 ? 1 : t > SIM_MILLI_GPU ? SIM_MILLI_GPU : t;
 }
 
-/* The share of one GPU on `node` that job j really uses while holding `share`. */
-static uint32_t eff_milli(const sim_engine *e, const sim_job *j, uint32_t node, uint32_t share)
+/* The share of its GPU that allocation r's job really uses while holding `share`. */
+static uint32_t eff_milli(const sim_alloc_rec *r, uint32_t share)
 {
-    uint32_t t = sim__job_demand(e, j, node);
-    return share < t ? share : t;
+    return share < r->demand ? share : r->demand;
 }
 
 /* Sum of eff_milli over the job's GPU allocations. */
@@ -338,7 +337,7 @@ static uint64_t job_eff_milli(const sim_engine *e, const sim_job *j)
     uint64_t sum = 0;
     for (uint32_t a = j->alloc_head; a != NIL; a = e->allocs[a].next_in_job)
         if (e->allocs[a].gpu != SIM_GPU_NONE)
-            sum += eff_milli(e, j, e->allocs[a].node, e->allocs[a].milli);
+            sum += eff_milli(&e->allocs[a], e->allocs[a].milli);
     return sum;
 }
 
@@ -393,7 +392,7 @@ static void release_one(sim_engine *e, const sim_job *j, uint32_t a)
         e->tenant_used_milli[j->spec.tenant] -= r->milli;
         e->used_milli_total -= r->milli;
         if (j->state == SIM_JOB_RUNNING)
-            e->eff_milli_total -= eff_milli(e, j, r->node, r->milli);
+            e->eff_milli_total -= eff_milli(r, r->milli);
         gpu_unlink(e, a);
         dirty_neighbours(e, r->gpu, r->job);
     }
@@ -543,7 +542,7 @@ uint32_t sim_view_job_used_milli(const sim_view *v, sim_job_id id)
     const sim_alloc_rec *r = &e->allocs[j->alloc_head];
     if (r->gpu == SIM_GPU_NONE)
         return 0;
-    return eff_milli(e, j, r->node, r->milli);
+    return eff_milli(r, r->milli);
 }
 
 double sim_view_attained(const sim_view *v, sim_job_id id)
@@ -871,6 +870,7 @@ static void apply_roles(sim_engine *e, sim_job_id id, const sim_placement *p)
         rec->gpu = SIM_GPU_NONE;
         rec->milli = 0;
         rec->gpu_mem_mib = 0;
+        rec->demand = 0;
         rec->cpu_milli = sim_job_role_cpu(j, r);
         rec->mem_mib = sim_job_role_mem(j, r);
         rec->prev_on_gpu = rec->next_on_gpu = NIL;
@@ -936,19 +936,21 @@ static void apply(sim_engine *e, sim_job_id id, uint32_t first, uint32_t count,
                 rec->gpu = g;
                 rec->milli = milli;
                 rec->gpu_mem_mib = gmem;
+                rec->demand = sim__job_demand(e, j, n);
                 e->gpu_used_milli[g] += milli;
                 e->gpu_used_mem[g] += gmem;
                 e->node_used_milli[n] += milli;
                 e->tenant_used_milli[j->spec.tenant] += milli;
                 e->used_milli_total += milli;
                 if (running)
-                    e->eff_milli_total += eff_milli(e, j, n, milli);
+                    e->eff_milli_total += eff_milli(rec, milli);
                 dirty_neighbours(e, g, id);
                 gpu_link(e, a);
             } else {
                 rec->gpu = SIM_GPU_NONE;
                 rec->milli = 0;
                 rec->gpu_mem_mib = 0;
+                rec->demand = 0;
                 rec->prev_on_gpu = rec->next_on_gpu = NIL;
             }
             *tailp = a;
@@ -1060,8 +1062,7 @@ int sim_decide_set_share(policy_decisions *out, sim_job_id id, uint32_t milli)
         e->tenant_used_milli[j->spec.tenant] = e->tenant_used_milli[j->spec.tenant] - old + milli;
         e->used_milli_total = e->used_milli_total - old + milli;
         if (running)
-            e->eff_milli_total = e->eff_milli_total - eff_milli(e, j, r->node, old) +
-                                 eff_milli(e, j, r->node, milli);
+            e->eff_milli_total = e->eff_milli_total - eff_milli(r, old) + eff_milli(r, milli);
         r->milli = milli;
         dirty_neighbours(e, r->gpu, id);
         if (milli < old)

@@ -776,7 +776,7 @@ static double job_speed(sim_engine *e, sim_job_id id)
         if (r->gpu == SIM_GPU_NONE)
             continue;
         uint16_t type = e->node_gpu_type[r->node];
-        uint32_t truem = sim__job_demand(e, j, r->node);
+        uint32_t truem = r->demand;
         double s = e->rate.throughput ? e->rate.throughput(e->rate.ctx, &j->spec, type) : 1.0;
         double share = r->milli >= truem ? 1.0 : (double)r->milli / (double)truem;
         s *= share;

@@ -490,7 +490,7 @@ int sim__write_job_row(sim_engine *e, const sim_job *j, const char *status, cons
     /* With a demand model, the true demand is the one on the GPU type the job ran on. */
     r->truem = s->true_milli ? s->true_milli : s->gpu_milli;
     if (e->rate.demand && j->alloc_head != NIL && e->allocs[j->alloc_head].gpu != SIM_GPU_NONE)
-        r->truem = sim__job_demand(e, j, e->allocs[j->alloc_head].node);
+        r->truem = e->allocs[j->alloc_head].demand;
     /* The first allocation names the GPU type and node the job last ran on. */
     if (j->alloc_head != NIL) {
         const sim_alloc_rec *a = &e->allocs[j->alloc_head];

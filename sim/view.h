@@ -42,6 +42,8 @@ typedef struct sim_alloc_rec {
     uint32_t next_in_job; /* next allocation of the same job, or UINT32_MAX */
     uint32_t prev_on_gpu; /* neighbours among the residents of the same GPU */
     uint32_t next_on_gpu;
+    uint32_t demand; /* the job's demand on this GPU's type (sim_view_job_demand), taken
+                      * when the allocation is made; 0 for a CPU-only replica */
 } sim_alloc_rec;
 
 /* A job in flight, as the core keeps it. Read-only for policies. */

@@ -505,6 +505,13 @@ void preempt_fast_enable(bool on)
     fast_on = on;
 }
 
+static uint32_t rate_lanes = PREEMPT_RATE_LANES;
+
+void preempt_rate_lanes_set(uint32_t n)
+{
+    rate_lanes = n >= 2 && n <= PREEMPT_RATE_LANES ? n : PREEMPT_RATE_LANES;
+}
+
 int preempt_init(preempt_sched *s, const policy_config *cfg, const preempt_hooks *h, void *ctx,
                  bool checkpoint, sim_diag *d)
 {
@@ -565,8 +572,8 @@ static uint32_t class_of(preempt_sched *s, uint64_t need, uint64_t mask)
 
 /* The lane of drift `rate` and accepted GPU types `mask` (0: any; always 0 when admitting
  * by count): lane 0 for neither, else the one of both, else an empty one taken over, else
- * a new one; NONE when PREEMPT_RATE_LANES lanes of any type (lane 0 among them), or the
- * other PREEMPT_LANES - PREEMPT_RATE_LANES, are in use. */
+ * a new one; NONE when PREEMPT_RATE_LANES (preempt_rate_lanes_set) lanes of any type
+ * (lane 0 among them), or the other PREEMPT_LANES - PREEMPT_RATE_LANES, are in use. */
 static uint32_t lane_of(preempt_sched *s, double rate, uint64_t mask)
 {
     if (rate == 0 && mask == 0)
@@ -579,7 +586,7 @@ static uint32_t lane_of(preempt_sched *s, double rate, uint64_t mask)
             empty = l;
         used += s->lane[l].n > 0 && !s->lane[l].mask == !mask;
     }
-    if (used + 1 >= (mask ? PREEMPT_LANES - PREEMPT_RATE_LANES + 1 : PREEMPT_RATE_LANES))
+    if (used + 1 >= (mask ? PREEMPT_LANES - PREEMPT_RATE_LANES + 1 : rate_lanes))
         return NONE;
     if (empty == NONE)
         empty = s->n_lane++; /* not past PREEMPT_LANES: each kind is under its limit */

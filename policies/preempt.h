@@ -121,13 +121,14 @@ typedef struct preempt_hooks {
  * that accept any), so its sum is a request on that set (see admit_hall_sums): at most
  * PREEMPT_LANES - PREEMPT_RATE_LANES such lanes, beyond which a job goes to the lane of
  * its drift alone, mixed (n_mixed counts them). At most PREEMPT_RATE_LANES lanes of one
- * drift alone (lane 0 among them): a run whose running jobs come to have more drifts at
+ * drift alone (lane 0 among them; enough for the model zoo's speeds, about 200 at once
+ * on the benchmark's cluster): a run whose running jobs come to have more drifts at
  * once (speeds that differ job by job, under an interference model) puts them all in
  * lane 0 with their keys as last read, for the rest of the run, and re-reads at each
  * pass those whose place may have changed (`one_lane`: the running jobs at or after the
  * first pending key, O(those) a pass). */
-#define PREEMPT_LANES 64
-#define PREEMPT_RATE_LANES 16
+#define PREEMPT_LANES 304
+#define PREEMPT_RATE_LANES 256
 typedef struct preempt_lane {
     double rate;
     uint64_t mask; /* the GPU types its jobs accept (0: any, or mixed) */
@@ -303,6 +304,11 @@ uint64_t preempt_one_lane_moves(void);
 /* Read the engine's speed log (true, the default), or file every running job again at
  * every pass (false), for every engine of the process: to test the two in tests. */
 void preempt_speed_log_enable(bool on);
+
+/* At most n lanes of one drift alone (2 <= n <= PREEMPT_RATE_LANES; other values restore
+ * PREEMPT_RATE_LANES), for every engine of the process: for tests of the one lane with
+ * fewer drifts than the lanes hold. */
+void preempt_rate_lanes_set(uint32_t n);
 
 /* Check at every pass, for every engine of the process, that each class's first jobs
  * (preempt_class.first) are its smallest in key order, as read afresh from its heap

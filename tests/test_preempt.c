@@ -466,8 +466,9 @@ static void test_fast_restart_penalty(void)
 /* Where every job accepts every GPU type, admission by sums over the treaps gives the
  * schedule of the walk over every running job (its keys read afresh), byte for byte;
  * with speeds that differ and change too (rounds 4 and 5: lanes, also without the
- * engine's speed log, every running job filed again at each pass; rounds 6 and 7: more
- * drifts than lanes, where a pass moves the running jobs whose keys passed others'). */
+ * engine's speed log, every running job filed again at each pass; rounds 6 and 7: 64
+ * drifts in as many lanes, and more drifts than lanes, where a pass moves the running
+ * jobs whose keys passed others'). */
 static void test_fast_equivalence(void)
 {
     sim_rate_model rm = {
@@ -496,21 +497,31 @@ static void test_fast_equivalence(void)
             if (round >= 4)
                 jobs[i].work_s += gsl_rng_uniform_pos(rng);
         }
-        for (size_t p = 0; p < sizeof vs / sizeof vs[0]; p++) {
-            run_opts o = {.pol = vs[p].pol,
+        /* Rounds 6 and 7 give the running jobs 64 drifts: each in a lane of its own, and
+         * in one lane where only 16 lanes are allowed. */
+        for (size_t p = 0; p < sizeof vs / sizeof vs[0] * (round >= 6 ? 2 : 1); p++) {
+            size_t vi = p % (sizeof vs / sizeof vs[0]);
+            bool one_lane = p >= sizeof vs / sizeof vs[0];
+            preempt_rate_lanes_set(one_lane ? 16 : 0);
+            run_opts o = {.pol = vs[vi].pol,
                           .seed = 3,
-                          .opt_key = vs[p].key,
-                          .opt_value = vs[p].value,
-                          .rate = round >= 6 ? &many : round >= 4 ? &rm : NULL};
+                          .opt_key = vs[vi].key,
+                          .opt_value = vs[vi].value,
+                          .rate = round >= 6   ? &many
+                                  : round >= 4 ? &rm
+                                               : NULL};
             if (round % 2 && round >= 3) {
                 o.opt_key2 = "checkpoint";
                 o.opt_value2 = "false";
             }
             char what[80];
-            snprintf(what, sizeof what, "round %d, %s %s", round, vs[p].pol->name,
-                     vs[p].value ? vs[p].value : "");
+            snprintf(what, sizeof what, "round %d, %s %s%s", round, vs[vi].pol->name,
+                     vs[vi].value ? vs[vi].value : "", one_lane ? ", one lane" : "");
+            uint64_t moved = preempt_one_lane_moves();
             run_out a = admissions_agree(&w, jobs, n, &o, what);
             CHECK_EQ_I64(a.sum.jobs_unfinished, 0);
+            if (round >= 6 && !one_lane) /* the 64 drifts have their lanes */
+                CHECK_EQ_I64((int64_t)(preempt_one_lane_moves() - moved), 0);
             if (round == 4 || round == 5) {
                 preempt_speed_log_enable(false);
                 run_out c = run(&w, jobs, n, &o);
@@ -520,6 +531,7 @@ static void test_fast_equivalence(void)
             }
             run_out_free(&a);
         }
+        preempt_rate_lanes_set(0);
         world_fini(&w);
     }
     preempt_first_check_enable(false);

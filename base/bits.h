@@ -26,6 +26,11 @@ static inline void sim_bits_clear(uint64_t *w, uint32_t i)
     w[i / 64] &= ~(UINT64_C(1) << (i % 64));
 }
 
+static inline bool sim_bits_test(const uint64_t *w, uint32_t i)
+{
+    return (w[i / 64] >> (i % 64)) & 1;
+}
+
 /* Grow the set *w from `had` to `bits` members' room (bits >= had), the new ones
  * absent. False when out of memory (*w is unchanged then). */
 static inline bool sim_bits_grow(uint64_t **w, uint32_t had, uint32_t bits)

@@ -10,6 +10,7 @@
 #include "policies/preempt.h"
 
 #include "base/alloc.h"
+#include "base/bits.h"
 
 #include <string.h>
 
@@ -1642,13 +1643,13 @@ static const preempt_entry *step_back(preempt_sched *s, const sim_view *v, const
  * the cost is theirs: O(E L log n) for E jobs. Only the lanes of `lanes` (a bit each)
  * hold jobs in the range. Their order goes to s->walk (last first); returns E. */
 static uint32_t walk_tail(preempt_sched *s, const sim_view *v, const preempt_key *kp,
-                          const preempt_key *kh, uint64_t run, uint64_t left, uint64_t lanes)
+                          const preempt_key *kh, uint64_t run, uint64_t left, const uint64_t *lanes)
 {
     for (uint32_t l = 0; l < s->n_lane; l++) {
         preempt_key q;
         if (kh)
             q = lane_key(s, l, kh);
-        s->lane[l].cur = (lanes >> l) & 1 ? lane_prev(s, v, l, kh ? &q : NULL, kp) : NONE;
+        s->lane[l].cur = sim_bits_test(lanes, l) ? lane_prev(s, v, l, kh ? &q : NULL, kp) : NONE;
     }
     uint32_t n = 0;
     for (uint64_t after = 0; after < run - left;) {
@@ -1692,7 +1693,8 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
         /* A lane with no running job between the last head and this one has the same
          * jobs before this one: its sum is looked up again only otherwise. */
         uint64_t upto = 0;
-        uint64_t lanes = 0; /* those with running jobs between the two heads */
+        /* The lanes with running jobs between the two heads, a bit each. */
+        uint64_t lanes[(PREEMPT_LANES + 63) / 64] = {0};
         for (uint32_t l = 0; l < s->n_lane; l++) {
             preempt_lane *ln = &s->lane[l];
             if (ln->root == NONE)
@@ -1703,7 +1705,7 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
                     q = lane_key(s, l, kh);
                 if (!known || !kh || preempt_before(&entry(v, ln->succ)->key, &q)) {
                     ln->pre = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
-                    lanes |= UINT64_C(1) << l;
+                    sim_bits_set(lanes, l);
                 }
             }
             upto += ln->pre;

@@ -463,6 +463,47 @@ static void test_fast_restart_penalty(void)
     gsl_rng_free(rng);
 }
 
+/* 128 speeds, one per job (by its arrival), dyadic so that lane keys stay exact. */
+static double eq_128_speeds(void *ctx, const job_spec *j, uint16_t t)
+{
+    (void)ctx;
+    (void)t;
+    uint64_t h = j->submit_us * UINT64_C(0x9e3779b97f4a7c15);
+    return 0.5 + (double)(h >> 57) / 128.0;
+}
+
+/* Far more lanes than 64 at once (a set of lanes is more than one machine word): 32
+ * nodes of 8 GPUs, a job every 2 s of 300 to 3,000 s, 128 speeds. Admission by the
+ * lanes' sums gives the walk's schedule under srtf and srsf, and no job goes to the one
+ * lane. */
+static void test_many_lanes(void)
+{
+    sim_rate_model m128 = {
+        .name = "m128", .throughput = eq_128_speeds, .interference = eq_interference};
+    static job_spec jobs[1500];
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 4242);
+    world w;
+    world_init(&w, 32, 8);
+    size_t n = random_trace(rng, jobs, 1500);
+    for (size_t i = 0; i < n; i++) {
+        jobs[i].gpu_type_mask = 0;
+        jobs[i].submit_us = (sim_time)i * 2000000;
+        jobs[i].work_s = 300 + 2700 * gsl_rng_uniform(rng);
+    }
+    const policy_ops *pols[2] = {&policy_srtf, &policy_srsf};
+    for (int p = 0; p < 2; p++) {
+        uint64_t moved = preempt_one_lane_moves();
+        run_opts o = {.pol = pols[p], .seed = 5, .rate = &m128};
+        run_out a = admissions_agree(&w, jobs, n, &o, pols[p]->name);
+        CHECK(a.sum.preemptions > 100);
+        CHECK_EQ_I64((int64_t)(preempt_one_lane_moves() - moved), 0);
+        run_out_free(&a);
+    }
+    world_fini(&w);
+    gsl_rng_free(rng);
+}
+
 /* Where every job accepts every GPU type, admission by sums over the treaps gives the
  * schedule of the walk over every running job (its keys read afresh), byte for byte;
  * with speeds that differ and change too (rounds 4 and 5: lanes, also without the
@@ -804,6 +845,7 @@ int main(void)
     test_las_starve_fraction();
     test_properties();
     test_fast_equivalence();
+    test_many_lanes();
     test_fast_restart_penalty();
     test_settled_equivalence();
     test_finish_with_node_back();

@@ -1796,7 +1796,9 @@ static bool admit_hall_sums(preempt_sched *s, const sim_view *v, const hall *h, 
 {
     uint32_t full = h->full, nl = s->n_lane, lm[PREEMPT_LANES];
     int64_t left[1u << HALL_TYPES], room[1u << HALL_TYPES];
-    uint64_t base[PREEMPT_LANES], upto[PREEMPT_LANES];
+    /* Each lane's sum before the last job weighed (base) and before the next (upto): two
+     * arrays that trade places as the next job becomes the last. */
+    uint64_t sums[2][PREEMPT_LANES], *base = sums[0], *upto = sums[1];
     for (uint32_t u = 0; u <= full; u++)
         left[u] = room[u] = (int64_t)h->slack[u];
     for (uint32_t l = 0; l < nl; l++) {
@@ -1831,16 +1833,16 @@ static bool admit_hall_sums(preempt_sched *s, const sim_view *v, const hall *h, 
             neg += left[u] < 0;
         for (uint32_t l = 0; l < nl; l++) {
             preempt_lane *ln = &s->lane[l];
-            preempt_key q;
-            if (kh)
-                q = lane_key(s, l, kh);
             /* As in admit_sums: a lane with no running job between kp and kh has the
              * same jobs before kh as before kp; its sum is looked up again only
-             * otherwise. */
+             * otherwise (kh in the lane's terms is needed only then). */
+            bool look = ln->root != NONE && (!kp || ln->succ != NONE);
+            preempt_key q;
+            if (look && kh)
+                q = lane_key(s, l, kh);
             if (ln->root == NONE)
                 upto[l] = 0;
-            else if (!kp ||
-                     (ln->succ != NONE && (!kh || preempt_before(&entry(v, ln->succ)->key, &q))))
+            else if (look && (!kp || !kh || preempt_before(&entry(v, ln->succ)->key, &q)))
                 upto[l] = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
             else
                 upto[l] = base[l];
@@ -1869,7 +1871,9 @@ static bool admit_hall_sums(preempt_sched *s, const sim_view *v, const hall *h, 
         }
         if (!f)
             return true;
-        memcpy(base, upto, nl * sizeof *base);
+        uint64_t *was = base;
+        base = upto;
+        upto = was;
         kpv = *kh;
         kp = &kpv;
         bool fits = slack_fits(left, full, cm, c->need);

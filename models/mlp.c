@@ -24,6 +24,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define MLP_AVX2 1 /* a kernel for CPUs with AVX2, chosen when the program runs */
+#endif
 
 #define NAME_MAX_LEN 64
 
@@ -221,13 +225,45 @@ static double act_apply(model_act a, double z)
  * CBLAS) forms it, so the result is the same bit for bit. Sixteen rows at a time, each
  * its own chain of additions: a row's chain waits on each addition, sixteen chains do
  * not wait on each other, and the transpose gives a column's weights of those rows side
- * by side, for vector instructions. No multiply-add is fused (the file is built with
- * -ffp-contract=off). */
+ * by side, for vector instructions (thirty-two where the CPU has AVX2: gemv_rows32).
+ * No multiply-add is fused (the file is built with -ffp-contract=off). */
+#if MLP_AVX2
+/* gemv_rows' blocks of 32 rows from row *i on, four rows a register (eight registers),
+ * each lane multiplying and adding as the scalar code does: the same sums as the
+ * sixteen-row blocks, half the instructions. Only where the CPU has AVX2 (which does
+ * not bring fused multiply-adds: those are another extension). */
+__attribute__((target("avx2"))) static void
+gemv_rows32(const double *Wt, uint32_t rows, uint32_t cols, const double *h, double *y, uint32_t *i)
+{
+    enum { R = 32 };
+    for (; *i + R <= rows; *i += R) {
+        __m256d t[R / 4];
+        for (uint32_t k = 0; k < R / 4; k++)
+            t[k] = _mm256_setzero_pd();
+        for (uint32_t j = 0; j < cols; j++) {
+            const double *w = Wt + (size_t)j * rows + *i;
+            __m256d hj = _mm256_set1_pd(h[j]);
+            for (uint32_t k = 0; k < R / 4; k++)
+                t[k] = _mm256_add_pd(t[k], _mm256_mul_pd(hj, _mm256_loadu_pd(w + 4 * k)));
+        }
+        double sum[R];
+        for (uint32_t k = 0; k < R / 4; k++)
+            _mm256_storeu_pd(sum + 4 * k, t[k]);
+        for (uint32_t r = 0; r < R; r++)
+            y[*i + r] += sum[r];
+    }
+}
+#endif
+
 static void gemv_rows(const double *W, size_t ld, const double *Wt, uint32_t rows, uint32_t cols,
                       const double *h, double *y)
 {
     enum { R = 16 };
     uint32_t i = 0;
+#if MLP_AVX2
+    if (rows >= 32 && __builtin_cpu_supports("avx2"))
+        gemv_rows32(Wt, rows, cols, h, y, &i);
+#endif
     for (; i + R <= rows; i += R) {
 #if defined(__SSE2__)
         /* Two rows a register: each lane multiplies and adds as the scalar code does;

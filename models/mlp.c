@@ -319,7 +319,7 @@ double model_mlp_predict(model_mlp *m, const double *x)
         h0[i] = (xf_apply(m->in_xf[i], x[i]) - m->x_mean[i]) / m->x_std[i];
     for (uint32_t l = 0; l < m->n_layers; l++) {
         gsl_vector *next = m->h[l + 1];
-        gsl_vector_memcpy(next, m->b[l]);
+        memcpy(next->data, m->b[l]->data, next->size * sizeof *next->data); /* stride 1 */
         const gsl_matrix *W = m->W[l];
         gemv_rows(W->data, W->tda, m->Wt[l], (uint32_t)W->size1, (uint32_t)W->size2, m->h[l]->data,
                   next->data);

@@ -33,6 +33,8 @@ typedef struct pjob {
     bool featureless;                    /* a GPU job without execution features */
     bool recorded;                       /* its predictions are in jobs.csv (first start) */
     bool fit_checked;                    /* its gang was fitted on the empty cluster */
+    bool nowhere;        /* a one-replica job that fitted on no node at release epoch */
+    uint64_t nowhere_at; /* ... nowhere_at (moved up while no node released since fits) */
     uint16_t type;                       /* type it runs on */
     uint16_t milli[SIM_MAX_GPU_TYPES];   /* predicted share; 0 = type not usable */
     uint32_t mem_mib[SIM_MAX_GPU_TYPES]; /* predicted GPU memory */
@@ -43,6 +45,7 @@ typedef struct pjob {
 
 typedef struct pred_state {
     place_ws ws;
+    bool searched_nowhere; /* the last place_typed found no node for its first replica */
     model_predictor pred;
     model_catalog *cat;
     bool types_ready;
@@ -358,6 +361,13 @@ void predictive_search_enable(bool on)
     search_on = on;
 }
 
+static uint64_t nowhere_skips;
+
+uint64_t predictive_nowhere_skips(void)
+{
+    return __atomic_load_n(&nowhere_skips, __ATOMIC_RELAXED);
+}
+
 /* Whether node n, whose GPUs have at most `bound` milli-GPU free, could still beat the
  * best node found (ties go to the lower id). */
 static bool may_beat(uint32_t bound, uint32_t n, uint32_t best, uint32_t best_free)
@@ -458,9 +468,11 @@ static bool place_typed(pred_state *s, const sim_view *v, sim_job_id id, uint16_
         return false;
     uint32_t placed = 0;
     bool ok = true;
+    s->searched_nowhere = false;
     for (uint32_t r = 0; r < R; r++) {
         uint32_t best = control_node(s, v, j, pj, type);
         if (best == UINT32_MAX) {
+            s->searched_nowhere = r == 0;
             ok = false;
             break;
         }
@@ -887,6 +899,43 @@ static int restore_be(pred_state *s, const sim_view *v, policy_decisions *out)
 
 /* ---- schedule ---------------------------------------------------------------------- */
 
+/* Whether one-replica GPU job j, which fitted on no node at release epoch nowhere_at,
+ * fits none of the nodes released since either: then it fits nowhere now, as every other
+ * node only filled up, and its epoch moves to now. False when it cannot tell (no such
+ * failure, a gang or a job with roles, or more releases since than nodes or than the
+ * log holds). */
+static bool released_nowhere(pred_state *s, const sim_view *v, const sim_job *j, pjob *pj)
+{
+    if (!search_on || !pj->nowhere || j->nominal_replicas != 1 || j->n_roles)
+        return false;
+    uint64_t since = pj->nowhere_at, now = v->release_epoch;
+    if (now - since > SIM_RELEASE_RING || now - since > v->n_nodes)
+        return false;
+    for (uint64_t ep = since + 1; ep <= now; ep++) {
+        uint32_t n = v->release_ring[ep % SIM_RELEASE_RING], f;
+        if (v->node_release_epoch[n] == ep && node_eligible(s, v, j, pj, n, &f))
+            return false; /* at its latest release, it may host the job */
+    }
+    pj->nowhere_at = now;
+    __atomic_fetch_add(&nowhere_skips, 1, __ATOMIC_RELAXED);
+    return true;
+}
+
+/* A GPU job's placement by the control and worker steps, skipped for a one-replica job
+ * that fitted nowhere and fits none of the nodes released since (released_nowhere);
+ * a one-replica job whose search finds no node is remembered for that. */
+static bool place_gpu_job(pred_state *s, const sim_view *v, sim_job_id id, sim_placement *p)
+{
+    const sim_job *j = sim_view_job(v, id);
+    pjob *pj = sim_view_job_state(v, id);
+    if (released_nowhere(s, v, j, pj))
+        return false;
+    bool placed = place_job(s, v, id, p);
+    pj->nowhere = !placed && s->searched_nowhere && j->nominal_replicas == 1 && !j->n_roles;
+    pj->nowhere_at = v->release_epoch;
+    return placed;
+}
+
 static int try_pending(pred_state *s, const sim_view *v, policy_decisions *out, bool ls_pass,
                        bool fresh, uint64_t upto)
 {
@@ -911,7 +960,8 @@ static int try_pending(pred_state *s, const sim_view *v, policy_decisions *out, 
             continue;
         }
         sim_placement p;
-        bool placed = j->gpus_per_replica ? place_job(s, v, id, &p) : place_cpu_job(s, v, id, &p);
+        bool placed =
+            j->gpus_per_replica ? place_gpu_job(s, v, id, &p) : place_cpu_job(s, v, id, &p);
         if (!placed && j->gpus_per_replica && !pj->fit_checked) {
             pj->fit_checked = true;
             if (!gang_may_fit(s, v, j, pj)) {

@@ -7,10 +7,17 @@
 
 #include <stdbool.h>
 
-/* The control step finds its node by a scan of every node in id order (false), or by
- * the block and quarter summaries, in order of the free share they bound (true, the
- * default), for every engine of the process: the two choose the same node, which the
- * tests compare. */
+#include <stdint.h>
+
+/* The control step finds its node by a scan of every node in id order, and every waiting
+ * job is searched for at each pass (false), or by the block and quarter summaries, in
+ * order of the free share they bound, and a one-replica job that fitted nowhere only
+ * where nodes were released since (true, the default), for every engine of the process:
+ * the two choose the same nodes, which the tests compare. */
 void predictive_search_enable(bool on);
+
+/* Searches skipped because no node released since a job fitted nowhere fits it, since
+ * the process started (counted atomically); for tests. */
+uint64_t predictive_nowhere_skips(void);
 
 #endif

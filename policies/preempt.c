@@ -480,6 +480,7 @@ static bool settled_on = true;
 static uint64_t settled_skips; /* counted atomically: the runs of a sweep share it */
 static uint64_t hall_fast_passes; /* the same */
 static uint64_t one_lane_moves;   /* the same */
+static uint64_t one_lane_runs;    /* the same */
 
 void preempt_settled_enable(bool on)
 {
@@ -494,6 +495,11 @@ uint64_t preempt_settled_skips(void)
 uint64_t preempt_one_lane_moves(void)
 {
     return __atomic_load_n(&one_lane_moves, __ATOMIC_RELAXED);
+}
+
+uint64_t preempt_one_lane_runs(void)
+{
+    return __atomic_load_n(&one_lane_runs, __ATOMIC_RELAXED);
 }
 
 uint64_t preempt_hall_fast_passes(void)
@@ -1063,6 +1069,7 @@ static void to_one_lane(preempt_sched *s, const sim_view *v, sim_time now)
     s->lane[0].n = n;
     s->n_lane = 1;
     s->one_lane = true;
+    __atomic_fetch_add(&one_lane_runs, 1, __ATOMIC_RELAXED);
 }
 
 /* File running x (in no treap) in the lane of its present drift, keyed at now. */

@@ -301,6 +301,10 @@ uint64_t preempt_hall_fast_passes(void);
  * started; for tests. */
 uint64_t preempt_one_lane_moves(void);
 
+/* Runs that came to have more drifts at once than lanes (and went to the one lane),
+ * since the process started; for tests. */
+uint64_t preempt_one_lane_runs(void);
+
 /* Read the engine's speed log (true, the default), or file every running job again at
  * every pass (false), for every engine of the process: to test the two in tests. */
 void preempt_speed_log_enable(bool on);

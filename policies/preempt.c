@@ -1579,6 +1579,16 @@ static uint32_t admit_walk(preempt_sched *s, const sim_view *v, capacity *cap, h
             x->key = filed;
         }
         walk_sort(s->walk, s->walk2, n_run);
+        if (fresh && s->one_lane) {
+            /* The one lane holds every running job keyed as last read: read now, the
+             * keys file it in the order just sorted, so that the next pass lists it
+             * nearly in order (its sort meets few runs, not one per drift). */
+            for (uint32_t i = 0; i < n_run; i++) {
+                s->walk[i].x->key = s->walk[i].key;
+                s->sorted[i] = s->walk[i].x;
+            }
+            s->lane[0].root = tree_build(s, v, s->sorted, n_run);
+        }
     }
     uint32_t n_adm = 0, ri = 0;
     *n_pre = 0;

@@ -935,9 +935,12 @@ void place_memo_fail(place_ws *w, const sim_view *v, uint32_t s)
 
 const uint32_t *place_candidates(place_ws *w, const sim_view *v, uint32_t s, uint32_t *n)
 {
-    if (!memo_valid(w, v, s))
-        return NULL;
-    uint64_t since = w->memo_epoch[s], now = v->release_epoch;
+    return memo_valid(w, v, s) ? place_released_since(w, v, w->memo_epoch[s], n) : NULL;
+}
+
+const uint32_t *place_released_since(place_ws *w, const sim_view *v, uint64_t since, uint32_t *n)
+{
+    uint64_t now = v->release_epoch;
     /* Walking the log costs one step per release; past n_nodes steps a full scan is
      * cheaper, and past the ring's length the log no longer covers the interval. */
     if (now - since > SIM_RELEASE_RING || now - since > v->n_nodes)

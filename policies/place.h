@@ -286,6 +286,10 @@ int place_pass_run_ordered(place_ws *w, const sim_view *v, policy_decisions *out
  * E are returned in w->cand_nodes with their count in *n. (For a gang, a node not
  * released since E may still host some replicas, so gangs need every node.) */
 const uint32_t *place_candidates(place_ws *w, const sim_view *v, uint32_t shape, uint32_t *n);
+/* The nodes released since release epoch `since`, each once, in w->cand_nodes with their
+ * count in *n; NULL when the release log cannot tell (more releases since than it holds)
+ * or a scan of every node costs less (more releases than nodes). */
+const uint32_t *place_released_since(place_ws *w, const sim_view *v, uint64_t since, uint32_t *n);
 /* Place pending job id as place_gang over every node would (score, order, milli as
  * there; its GPU memory its own), through the shape memo: false at once if its shape
  * fitted nowhere and nothing was released since, a one-replica job tried only on the

@@ -908,15 +908,16 @@ static bool released_nowhere(pred_state *s, const sim_view *v, const sim_job *j,
 {
     if (!search_on || !pj->nowhere || j->nominal_replicas != 1 || j->n_roles)
         return false;
-    uint64_t since = pj->nowhere_at, now = v->release_epoch;
-    if (now - since > SIM_RELEASE_RING || now - since > v->n_nodes)
+    uint32_t n_rel;
+    const uint32_t *rel = place_released_since(&s->ws, v, pj->nowhere_at, &n_rel);
+    if (!rel)
         return false;
-    for (uint64_t ep = since + 1; ep <= now; ep++) {
-        uint32_t n = v->release_ring[ep % SIM_RELEASE_RING], f;
-        if (v->node_release_epoch[n] == ep && node_eligible(s, v, j, pj, n, &f))
-            return false; /* at its latest release, it may host the job */
+    for (uint32_t i = 0; i < n_rel; i++) {
+        uint32_t f;
+        if (node_eligible(s, v, j, pj, rel[i], &f))
+            return false;
     }
-    pj->nowhere_at = now;
+    pj->nowhere_at = v->release_epoch;
     __atomic_fetch_add(&nowhere_skips, 1, __ATOMIC_RELAXED);
     return true;
 }

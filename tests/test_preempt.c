@@ -387,12 +387,19 @@ static double eq_throughput(void *ctx, const job_spec *j, uint16_t t)
 }
 
 /* Speeds of 64 values, by job: more drifts at once than preempt.h's lanes. */
+/* One of 2^bits speeds from 0.5 on, by the job's arrival, dyadic so that lane keys stay
+ * exact. */
+static double speed_by_arrival(const job_spec *j, unsigned bits)
+{
+    uint64_t h = j->submit_us * UINT64_C(0x9e3779b97f4a7c15);
+    return 0.5 + (double)(h >> (64 - bits)) / (double)(UINT64_C(1) << bits);
+}
+
 static double eq_many_speeds(void *ctx, const job_spec *j, uint16_t t)
 {
     (void)ctx;
     (void)t;
-    uint64_t h = j->submit_us * UINT64_C(0x9e3779b97f4a7c15);
-    return 0.5 + (double)(h >> 58) / 64.0;
+    return speed_by_arrival(j, 6);
 }
 
 static double eq_interference(void *ctx, const job_spec *self, uint32_t self_milli,
@@ -426,6 +433,24 @@ static run_out admissions_agree(world *w, const job_spec *jobs, size_t n, const 
     return a;
 }
 
+/* srtf and srsf under options o (its policy set here) both ways (admissions_agree): each
+ * must preempt more than min_pre times and, where one_lane_runs >= 0, fall back to the
+ * one lane that many times over its two runs. */
+static void srtf_srsf_agree(world *w, const job_spec *jobs, size_t n, run_opts o, uint64_t min_pre,
+                            int64_t one_lane_runs)
+{
+    const policy_ops *pols[2] = {&policy_srtf, &policy_srsf};
+    for (int p = 0; p < 2; p++) {
+        uint64_t ran = preempt_one_lane_runs();
+        o.pol = pols[p];
+        run_out a = admissions_agree(w, jobs, n, &o, pols[p]->name);
+        CHECK(a.sum.preemptions > min_pre);
+        if (one_lane_runs >= 0)
+            CHECK_EQ_I64((int64_t)(preempt_one_lane_runs() - ran), one_lane_runs);
+        run_out_free(&a);
+    }
+}
+
 /* A job restarting under a restart penalty has more work left than when it waited, so
  * its key (srtf: the work left; srsf: times its GPUs) rises as it starts. With more
  * drifts than lanes (every running job in one lane, keys as last read, which only fall
@@ -447,29 +472,20 @@ static void test_fast_restart_penalty(void)
         jobs[i].work_s += gsl_rng_uniform_pos(rng);
     }
     const sim_time fail[2][3] = {{1, 3147000000, 3884000000}, {2, 1933000000, 2853000000}};
-    const policy_ops *pols[2] = {&policy_srtf, &policy_srsf};
-    for (int p = 0; p < 2; p++) {
-        run_opts o = {.pol = pols[p],
-                      .seed = 222,
-                      .rate = &many,
-                      .restart_penalty_s = 30,
-                      .failures = fail,
-                      .n_failures = 2};
-        run_out a = admissions_agree(&w, jobs, n, &o, pols[p]->name);
-        CHECK(a.sum.preemptions > 0);
-        run_out_free(&a);
-    }
+    srtf_srsf_agree(
+        &w, jobs, n,
+        (run_opts){
+            .seed = 222, .rate = &many, .restart_penalty_s = 30, .failures = fail, .n_failures = 2},
+        0, -1);
     world_fini(&w);
     gsl_rng_free(rng);
 }
 
-/* 128 speeds, one per job (by its arrival), dyadic so that lane keys stay exact. */
 static double eq_128_speeds(void *ctx, const job_spec *j, uint16_t t)
 {
     (void)ctx;
     (void)t;
-    uint64_t h = j->submit_us * UINT64_C(0x9e3779b97f4a7c15);
-    return 0.5 + (double)(h >> 57) / 128.0;
+    return speed_by_arrival(j, 7);
 }
 
 /* Far more lanes than 64 at once (a set of lanes is more than one machine word): 32
@@ -491,15 +507,7 @@ static void test_many_lanes(void)
         jobs[i].submit_us = (sim_time)i * 2000000;
         jobs[i].work_s = 300 + 2700 * gsl_rng_uniform(rng);
     }
-    const policy_ops *pols[2] = {&policy_srtf, &policy_srsf};
-    for (int p = 0; p < 2; p++) {
-        uint64_t ran = preempt_one_lane_runs();
-        run_opts o = {.pol = pols[p], .seed = 5, .rate = &m128};
-        run_out a = admissions_agree(&w, jobs, n, &o, pols[p]->name);
-        CHECK(a.sum.preemptions > 100);
-        CHECK_EQ_I64((int64_t)(preempt_one_lane_runs() - ran), 0);
-        run_out_free(&a);
-    }
+    srtf_srsf_agree(&w, jobs, n, (run_opts){.seed = 5, .rate = &m128}, 100, 0);
     world_fini(&w);
     gsl_rng_free(rng);
 }

@@ -10,7 +10,6 @@
 #include "policies/preempt.h"
 
 #include "base/alloc.h"
-#include "base/bits.h"
 
 #include <string.h>
 
@@ -331,12 +330,24 @@ static uint32_t insert_rec(const sim_view *v, uint32_t t, preempt_entry *x)
     return t;
 }
 
+/* Lane l (past 0) went from holding jobs to none: it may be taken over. */
+static void lane_emptied(preempt_sched *s, uint32_t l)
+{
+    preempt_lane *ln = &s->lane[l];
+    s->lanes_used[ln->mask != 0]--;
+    if (!ln->freed) {
+        ln->freed = true;
+        s->lane_free[s->n_free++] = l;
+    }
+}
+
 /* Insert running x into the treap of its lane (x->lane). */
 static void tree_insert(preempt_sched *s, const sim_view *v, preempt_entry *x)
 {
     preempt_lane *ln = &s->lane[x->lane];
     ln->root = insert_rec(v, ln->root, x);
-    ln->n++;
+    if (ln->n++ == 0 && x->lane)
+        s->lanes_used[ln->mask != 0]++;
     s->n_mixed += x->mask && !ln->mask;
 }
 
@@ -372,7 +383,8 @@ static void tree_erase(preempt_sched *s, const sim_view *v, preempt_entry *x)
 {
     preempt_lane *ln = &s->lane[x->lane];
     ln->root = erase_rec(v, ln->root, x);
-    ln->n--;
+    if (--ln->n == 0 && x->lane)
+        lane_emptied(s, x->lane);
     s->n_mixed -= x->mask && !ln->mask;
     x->tl = x->tr = NONE;
 }
@@ -481,6 +493,8 @@ static uint64_t settled_skips; /* counted atomically: the runs of a sweep share 
 static uint64_t hall_fast_passes; /* the same */
 static uint64_t one_lane_moves;   /* the same */
 static uint64_t one_lane_runs;    /* the same */
+static uint64_t lane_takeovers;   /* the same */
+static uint64_t mixed_passes;     /* the same */
 
 void preempt_settled_enable(bool on)
 {
@@ -502,6 +516,16 @@ uint64_t preempt_one_lane_runs(void)
     return __atomic_load_n(&one_lane_runs, __ATOMIC_RELAXED);
 }
 
+uint64_t preempt_lane_takeovers(void)
+{
+    return __atomic_load_n(&lane_takeovers, __ATOMIC_RELAXED);
+}
+
+uint64_t preempt_mixed_passes(void)
+{
+    return __atomic_load_n(&mixed_passes, __ATOMIC_RELAXED);
+}
+
 uint64_t preempt_hall_fast_passes(void)
 {
     return __atomic_load_n(&hall_fast_passes, __ATOMIC_RELAXED);
@@ -519,6 +543,95 @@ void preempt_rate_lanes_set(uint32_t n)
     rate_lanes = n >= 2 && n <= PREEMPT_RATE_LANES ? n : PREEMPT_RATE_LANES;
 }
 
+static uint32_t mask_lanes_max = PREEMPT_MASK_LANES;
+
+void preempt_mask_lanes_set(uint32_t n)
+{
+    mask_lanes_max = n >= 1 && n <= PREEMPT_MASK_LANES ? n : PREEMPT_MASK_LANES;
+}
+
+/* Where the probe for (rate, mask) starts in the lanes' hash table. Rate 0 is hashed as
+ * +0 (== holds for -0 too). */
+static uint32_t lane_home(const preempt_sched *s, double rate, uint64_t mask)
+{
+    uint64_t b = 0;
+    if (rate != 0)
+        memcpy(&b, &rate, sizeof b);
+    uint64_t h = (b ^ mask * UINT64_C(0x9e3779b97f4a7c15)) * UINT64_C(0xbf58476d1ce4e5b9);
+    return (uint32_t)(h >> 32) & (s->lane_slots - 1);
+}
+
+/* The table's slot of (rate, mask): where its lane is, or the free slot ending its probe. */
+static uint32_t lane_slot(const preempt_sched *s, double rate, uint64_t mask)
+{
+    uint32_t m = s->lane_slots - 1;
+    for (uint32_t i = lane_home(s, rate, mask);; i = (i + 1) & m) {
+        uint32_t l = s->lane_table[i];
+        if (l == NONE || (s->lane[l].rate == rate && s->lane[l].mask == mask))
+            return i;
+    }
+}
+
+/* Take lane l's (rate, mask) out of the table (backward-shift deletion: each later lane
+ * of the probe run whose home is not between the hole and it moves into the hole). */
+static void lane_unhash(preempt_sched *s, uint32_t l)
+{
+    uint32_t m = s->lane_slots - 1, i = lane_slot(s, s->lane[l].rate, s->lane[l].mask);
+    if (s->lane_table[i] != l)
+        return; /* not in it (a rate equal to nothing: NaN) */
+    for (uint32_t j = (i + 1) & m;; j = (j + 1) & m) {
+        uint32_t k = s->lane_table[j];
+        if (k == NONE)
+            break;
+        uint32_t h = lane_home(s, s->lane[k].rate, s->lane[k].mask);
+        if (((j - h) & m) < ((j - i) & m))
+            continue; /* its home lies after the hole: it stays */
+        s->lane_table[i] = k;
+        s->lane_table[j] = NONE;
+        i = j;
+    }
+    s->lane_table[i] = NONE;
+}
+
+static void lanes_free(preempt_sched *s)
+{
+    sim_free(s->lane);
+    sim_free(s->lane_table);
+    sim_free(s->lane_free);
+    sim_free(s->act);
+    sim_free(s->moved);
+    s->lane = NULL;
+    s->lane_table = s->lane_free = s->act = s->moved = NULL;
+    s->lane_cap = s->lane_slots = 0;
+}
+
+/* Room for n lanes (and their scratch), the table rebuilt when it grows. */
+static bool lanes_grow(preempt_sched *s, uint32_t n)
+{
+    if (n <= s->lane_cap)
+        return true;
+    uint32_t cap = s->lane_cap;
+    if (!sim_reserve((void **)&s->lane, &cap, n, sizeof *s->lane))
+        return false;
+    uint32_t c2 = s->lane_cap, c3 = s->lane_cap, c4 = s->lane_cap;
+    if (!sim_reserve((void **)&s->lane_free, &c2, cap, sizeof *s->lane_free) ||
+        !sim_reserve((void **)&s->act, &c3, cap, sizeof *s->act) ||
+        !sim_reserve((void **)&s->moved, &c4, cap, sizeof *s->moved))
+        return false;
+    uint32_t slots = 4 * cap;
+    uint32_t *t = sim_reallocarray(NULL, slots, sizeof *t);
+    if (!t)
+        return false;
+    sim_free(s->lane_table);
+    s->lane_table = t;
+    s->lane_slots = slots;
+    s->lane_cap = cap;
+    memset(t, 0xff, (size_t)slots * sizeof *t);
+    for (uint32_t l = 1; l < s->n_lane; l++)
+        s->lane_table[lane_slot(s, s->lane[l].rate, s->lane[l].mask)] = l;
+    return true;
+}
+
 int preempt_init(preempt_sched *s, const policy_config *cfg, const preempt_hooks *h, void *ctx,
                  bool checkpoint, sim_diag *d)
 {
@@ -528,15 +641,21 @@ int preempt_init(preempt_sched *s, const policy_config *cfg, const preempt_hooks
     if (h->drift && (h->next_change || h->pass_begin))
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
                             "preemptive policy: drifting keys cannot also change on schedule");
-    for (uint32_t l = 0; l < PREEMPT_LANES; l++)
-        s->lane[l] = (preempt_lane){.rate = 0, .root = NONE, .succ = NONE, .cur = NONE};
+    if (!lanes_grow(s, 64)) {
+        lanes_free(s);
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "preemptive policy: out of memory");
+    }
+    s->lane[0] = (preempt_lane){.rate = 0, .root = NONE, .succ = NONE, .cur = NONE};
     s->n_lane = 1;
     s->now = SIM_TIME_NEVER;
     s->wake_at = SIM_TIME_NEVER;
     s->cap_epoch = UINT64_MAX; /* no capacity summed yet */
     s->n_miss = UINT32_MAX;    /* no pass yet */
     s->order = (place_order){.head = adm_head, .started = adm_started, .ctx = s};
-    return place_ws_init(&s->ws, cfg, d);
+    int rc = place_ws_init(&s->ws, cfg, d);
+    if (rc != SIM_OK)
+        lanes_free(s);
+    return rc;
 }
 
 void preempt_fini(preempt_sched *s)
@@ -561,6 +680,7 @@ void preempt_fini(preempt_sched *s)
     sim_free(s->shape_first);
     sim_free(s->walk);
     sim_free(s->walk2);
+    lanes_free(s);
     place_ws_fini(&s->ws);
 }
 
@@ -578,28 +698,39 @@ static uint32_t class_of(preempt_sched *s, uint64_t need, uint64_t mask)
 }
 
 /* The lane of drift `rate` and accepted GPU types `mask` (0: any; always 0 when admitting
- * by count): lane 0 for neither, else the one of both, else an empty one taken over, else
- * a new one; NONE when PREEMPT_RATE_LANES (preempt_rate_lanes_set) lanes of any type
- * (lane 0 among them), or the other PREEMPT_LANES - PREEMPT_RATE_LANES, are in use. */
+ * by count): lane 0 for neither, else the one of both, else an emptied one taken over,
+ * else a new one; NONE when PREEMPT_RATE_LANES (preempt_rate_lanes_set) lanes of any type
+ * (lane 0 among them), or PREEMPT_MASK_LANES of one set of types, hold jobs (or when the
+ * lanes cannot grow). */
 static uint32_t lane_of(preempt_sched *s, double rate, uint64_t mask)
 {
     if (rate == 0 && mask == 0)
         return 0;
-    uint32_t empty = NONE, used = 0;
-    for (uint32_t l = 1; l < s->n_lane; l++) {
-        if (s->lane[l].rate == rate && s->lane[l].mask == mask)
-            return l;
-        if (empty == NONE && s->lane[l].n == 0)
-            empty = l;
-        used += s->lane[l].n > 0 && !s->lane[l].mask == !mask;
-    }
-    if (used + 1 >= (mask ? PREEMPT_LANES - PREEMPT_RATE_LANES + 1 : rate_lanes))
+    uint32_t i = lane_slot(s, rate, mask);
+    if (s->lane_table[i] != NONE)
+        return s->lane_table[i];
+    bool typed = mask != 0;
+    if (s->lanes_used[typed] + 1 >= (typed ? mask_lanes_max + 1 : rate_lanes))
         return NONE;
-    if (empty == NONE)
-        empty = s->n_lane++; /* not past PREEMPT_LANES: each kind is under its limit */
-    s->lane[empty] =
+    uint32_t l = NONE;
+    while (s->n_free && l == NONE) {
+        uint32_t f = s->lane_free[--s->n_free];
+        s->lane[f].freed = false;
+        if (s->lane[f].n == 0)
+            l = f; /* else it holds jobs of its drift again */
+    }
+    if (l != NONE) {
+        lane_unhash(s, l);
+        __atomic_fetch_add(&lane_takeovers, 1, __ATOMIC_RELAXED);
+    } else {
+        if (!lanes_grow(s, s->n_lane + 1))
+            return NONE;
+        l = s->n_lane++;
+    }
+    s->lane[l] =
         (preempt_lane){.rate = rate, .mask = mask, .root = NONE, .succ = NONE, .cur = NONE};
-    return empty;
+    s->lane_table[lane_slot(s, rate, mask)] = l;
+    return l;
 }
 
 /* Whether a policy without drift files its running jobs by the GPU types they accept
@@ -1044,6 +1175,8 @@ static uint32_t list_running(preempt_sched *s, const sim_view *v, bool take)
     for (uint32_t l = 0; l < s->n_lane; l++) {
         n = tree_list_at(s, v, s->lane[l].root, n);
         if (take) {
+            if (l && s->lane[l].n)
+                lane_emptied(s, l);
             s->lane[l].root = NONE;
             s->lane[l].n = 0;
         }
@@ -1068,6 +1201,8 @@ static void to_one_lane(preempt_sched *s, const sim_view *v, sim_time now)
     s->lane[0].root = tree_build(s, v, s->sorted, n);
     s->lane[0].n = n;
     s->n_lane = 1;
+    s->n_free = 0;
+    memset(s->lane_table, 0xff, (size_t)s->lane_slots * sizeof *s->lane_table);
     s->one_lane = true;
     __atomic_fetch_add(&one_lane_runs, 1, __ATOMIC_RELAXED);
 }
@@ -1628,15 +1763,16 @@ static uint32_t lane_prev(const preempt_sched *s, const sim_view *v, uint32_t l,
     return t;
 }
 
-/* One step of a walk back through the lanes (each at its `cur`): the job of the latest
- * present key among them goes to s->walk[(*n)++], and its lane steps back to its job
- * before it (at or after pending key kp). NULL when every lane is done. */
+/* One step of a walk back through the lanes of s->moved (each at its `cur`): the job of
+ * the latest present key among them goes to s->walk[(*n)++], and its lane steps back to
+ * its job before it (at or after pending key kp). NULL when every lane is done. */
 static const preempt_entry *step_back(preempt_sched *s, const sim_view *v, const preempt_key *kp,
                                       uint32_t *n)
 {
     uint32_t best = NONE;
     preempt_key kb = {0, 0, 0};
-    for (uint32_t l = 0; l < s->n_lane; l++) {
+    for (uint32_t i = 0; i < s->n_moved; i++) {
+        uint32_t l = s->moved[i];
         if (s->lane[l].cur == NONE)
             continue;
         preempt_key k = key_now(s, entry(v, s->lane[l].cur));
@@ -1657,16 +1793,17 @@ static const preempt_entry *step_back(preempt_sched *s, const sim_view *v, const
  * kh (to the last when NULL), `run` milli-GPUs in all, those in key order whose requests
  * summed pass `left`: the one at which the sum passes it and every one after it. They
  * are found from the last one back (the jobs before them are admitted by their sum), so
- * the cost is theirs: O(E L log n) for E jobs. Only the lanes of `lanes` (a bit each)
- * hold jobs in the range. Their order goes to s->walk (last first); returns E. */
+ * the cost is theirs: O(E M log n) for E jobs. Only the M lanes of s->moved hold jobs in
+ * the range. Their order goes to s->walk (last first); returns E. */
 static uint32_t walk_tail(preempt_sched *s, const sim_view *v, const preempt_key *kp,
-                          const preempt_key *kh, uint64_t run, uint64_t left, const uint64_t *lanes)
+                          const preempt_key *kh, uint64_t run, uint64_t left)
 {
-    for (uint32_t l = 0; l < s->n_lane; l++) {
+    for (uint32_t i = 0; i < s->n_moved; i++) {
+        uint32_t l = s->moved[i];
         preempt_key q;
         if (kh)
             q = lane_key(s, l, kh);
-        s->lane[l].cur = sim_bits_test(lanes, l) ? lane_prev(s, v, l, kh ? &q : NULL, kp) : NONE;
+        s->lane[l].cur = lane_prev(s, v, l, kh ? &q : NULL, kp);
     }
     uint32_t n = 0;
     for (uint64_t after = 0; after < run - left;) {
@@ -1676,6 +1813,58 @@ static uint32_t walk_tail(preempt_sched *s, const sim_view *v, const preempt_key
         after += x->need;
     }
     return n;
+}
+
+/* The running jobs' requests before pending head kh (NULL: all), from those before the
+ * last head (`base`, each lane's in its pre, its first job after it in succ; none when
+ * !known). Only the lanes with jobs after the last head (s->act) are looked at, and a
+ * lane whose first job after it is not before kh has the same jobs before kh: its sum is
+ * looked up again only otherwise, and the lanes so looked up go to s->moved. O(L log n)
+ * for the first head, O(act + moved log n) for the next. */
+static uint64_t lanes_ahead(preempt_sched *s, const sim_view *v, bool known, const preempt_key *kh,
+                            uint64_t base)
+{
+    s->n_moved = 0;
+    if (!known) {
+        uint64_t upto = 0;
+        s->n_act = 0;
+        for (uint32_t l = 0; l < s->n_lane; l++) {
+            preempt_lane *ln = &s->lane[l];
+            ln->pre = 0;
+            if (ln->root == NONE)
+                continue;
+            preempt_key q;
+            if (kh)
+                q = lane_key(s, l, kh);
+            ln->pre = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
+            s->moved[s->n_moved++] = l;
+            if (ln->succ != NONE)
+                s->act[s->n_act++] = l;
+            upto += ln->pre;
+        }
+        return upto;
+    }
+    uint64_t upto = base;
+    for (uint32_t i = 0; i < s->n_act;) {
+        uint32_t l = s->act[i];
+        preempt_lane *ln = &s->lane[l];
+        preempt_key q;
+        if (kh)
+            q = lane_key(s, l, kh);
+        if (kh && !preempt_before(&entry(v, ln->succ)->key, &q)) {
+            i++;
+            continue;
+        }
+        uint64_t was = ln->pre;
+        ln->pre = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
+        upto += ln->pre - was;
+        s->moved[s->n_moved++] = l;
+        if (ln->succ == NONE)
+            s->act[i] = s->act[--s->n_act]; /* no job after kh: done for the pass */
+        else
+            i++;
+    }
+    return upto;
 }
 
 /* The same admission when the capacity is one number, `left`: between two pending heads,
@@ -1707,31 +1896,12 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
             continue;
         }
         const preempt_key *kh = f ? &f->key : NULL;
-        /* A lane with no running job between the last head and this one has the same
-         * jobs before this one: its sum is looked up again only otherwise. */
-        uint64_t upto = 0;
-        /* The lanes with running jobs between the two heads, a bit each. */
-        uint64_t lanes[(PREEMPT_LANES + 63) / 64] = {0};
-        for (uint32_t l = 0; l < s->n_lane; l++) {
-            preempt_lane *ln = &s->lane[l];
-            if (ln->root == NONE)
-                continue;
-            if (!known || ln->succ != NONE) {
-                preempt_key q;
-                if (kh)
-                    q = lane_key(s, l, kh);
-                if (!known || !kh || preempt_before(&entry(v, ln->succ)->key, &q)) {
-                    ln->pre = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
-                    sim_bits_set(lanes, l);
-                }
-            }
-            upto += ln->pre;
-        }
+        uint64_t upto = lanes_ahead(s, v, known, kh, base);
         uint64_t run = upto - base;
         if (run <= left) {
             left -= run;
         } else {
-            uint32_t n = walk_tail(s, v, known ? &kp : NULL, kh, run, left, lanes);
+            uint32_t n = walk_tail(s, v, known ? &kp : NULL, kh, run, left);
             uint64_t tail = 0;
             for (uint32_t i = 0; i < n; i++)
                 tail += s->walk[i].x->need;
@@ -1811,23 +1981,29 @@ static int slack_add(int64_t *sl, uint32_t full, uint32_t m, int64_t d)
 static bool admit_hall_sums(preempt_sched *s, const sim_view *v, const hall *h, uint32_t *n_adm,
                             uint32_t *n_pre)
 {
-    uint32_t full = h->full, nl = s->n_lane, lm[PREEMPT_LANES];
+    uint32_t full = h->full;
     int64_t left[1u << HALL_TYPES], room[1u << HALL_TYPES];
-    /* Each lane's sum before the last job weighed (base) and before the next (upto): two
-     * arrays that trade places as the next job becomes the last. */
-    uint64_t sums[2][PREEMPT_LANES], *base = sums[0], *upto = sums[1];
-    for (uint32_t u = 0; u <= full; u++)
+    /* Sums by set of types (bits): slack_add is linear, and a slack once short stays
+     * so as requests are taken off, so the lanes' requests are taken off set by set. */
+    uint64_t by_bits[1u << HALL_TYPES];
+    for (uint32_t u = 0; u <= full; u++) {
         left[u] = room[u] = (int64_t)h->slack[u];
-    for (uint32_t l = 0; l < nl; l++) {
-        lm[l] = hall_bits(h, s->lane[l].mask);
-        base[l] = 0;
-        uint64_t all = tsum(v, s->lane[l].root);
-        if (all && (!lm[l] || slack_add(room, full, lm[l], -(int64_t)all) > 0))
-            return false;
+        by_bits[u] = 0;
     }
+    for (uint32_t l = 0; l < s->n_lane; l++) {
+        preempt_lane *ln = &s->lane[l];
+        ln->lm = hall_bits(h, ln->mask);
+        uint64_t all = tsum(v, ln->root);
+        if (all && !ln->lm)
+            return false;
+        by_bits[ln->lm] += all;
+    }
+    for (uint32_t u = 1; u <= full; u++)
+        if (by_bits[u])
+            slack_add(room, full, u, -(int64_t)by_bits[u]);
     for (uint32_t u = 0; u <= full; u++)
         if (room[u] < 0)
-            return false; /* not reached: the running jobs hold their GPUs */
+            return false; /* the running jobs do not fit (the walk decides) */
     *n_adm = *n_pre = 0;
     s->n_miss = UINT32_MAX;
     front_init(s);
@@ -1843,44 +2019,80 @@ static bool admit_hall_sums(preempt_sched *s, const sim_view *v, const hall *h, 
             front_done(s, true, n_adm);
             continue;
         }
-        /* The running jobs since kp, before f (to the last without f). */
+        /* The running jobs since kp, before f (to the last without f), lane by lane: as
+         * in admit_sums, only the lanes with jobs between kp and kh are looked up. */
         const preempt_key *kh = f ? &f->key : NULL;
         int neg = 0;
         for (uint32_t u = 0; u <= full; u++)
             neg += left[u] < 0;
-        for (uint32_t l = 0; l < nl; l++) {
-            preempt_lane *ln = &s->lane[l];
-            /* As in admit_sums: a lane with no running job between kp and kh has the
-             * same jobs before kh as before kp; its sum is looked up again only
-             * otherwise (kh in the lane's terms is needed only then). */
-            bool look = ln->root != NONE && (!kp || ln->succ != NONE);
-            preempt_key q;
-            if (look && kh)
-                q = lane_key(s, l, kh);
-            if (ln->root == NONE)
-                upto[l] = 0;
-            else if (look && (!kp || !kh || preempt_before(&entry(v, ln->succ)->key, &q)))
-                upto[l] = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
-            else
-                upto[l] = base[l];
-            ln->cur = NONE;
-            if (upto[l] > base[l]) {
-                neg += slack_add(left, full, lm[l], -(int64_t)(upto[l] - base[l]));
-                ln->cur = lane_prev(s, v, l, kh ? &q : NULL, kp);
+        uint32_t m = 0;
+        if (!kp) {
+            s->n_act = 0;
+            for (uint32_t u = 0; u <= full; u++)
+                by_bits[u] = 0;
+            for (uint32_t l = 0; l < s->n_lane; l++) {
+                preempt_lane *ln = &s->lane[l];
+                ln->pre = 0;
+                if (ln->root == NONE)
+                    continue;
+                preempt_key q;
+                if (kh)
+                    q = lane_key(s, l, kh);
+                ln->pre = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
+                if (ln->succ != NONE)
+                    s->act[s->n_act++] = l;
+                if (ln->pre) {
+                    by_bits[ln->lm] += ln->pre;
+                    s->moved[m++] = l;
+                }
+            }
+            for (uint32_t u = 1; u <= full; u++)
+                if (by_bits[u])
+                    neg += slack_add(left, full, u, -(int64_t)by_bits[u]);
+        } else {
+            for (uint32_t i = 0; i < s->n_act;) {
+                uint32_t l = s->act[i];
+                preempt_lane *ln = &s->lane[l];
+                preempt_key q;
+                if (kh)
+                    q = lane_key(s, l, kh);
+                if (kh && !preempt_before(&entry(v, ln->succ)->key, &q)) {
+                    i++;
+                    continue;
+                }
+                uint64_t was = ln->pre;
+                ln->pre = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
+                if (ln->pre > was) {
+                    neg += slack_add(left, full, ln->lm, -(int64_t)(ln->pre - was));
+                    s->moved[m++] = l;
+                }
+                if (ln->succ == NONE)
+                    s->act[i] = s->act[--s->n_act];
+                else
+                    i++;
             }
         }
+        s->n_moved = m;
         /* From the last back until those before fit (each lane's last before kh; keys
          * compared as at the pass's time). */
         uint32_t n = 0;
+        if (neg > 0)
+            for (uint32_t i = 0; i < m; i++) {
+                uint32_t l = s->moved[i];
+                preempt_key q;
+                if (kh)
+                    q = lane_key(s, l, kh);
+                s->lane[l].cur = lane_prev(s, v, l, kh ? &q : NULL, kp);
+            }
         while (neg > 0) {
             const preempt_entry *x = step_back(s, v, kp, &n);
             if (!x)
                 return false; /* not reached: the jobs since kp hold what is missing */
-            neg += slack_add(left, full, lm[x->lane], (int64_t)x->need);
+            neg += slack_add(left, full, s->lane[x->lane].lm, (int64_t)x->need);
         }
         for (uint32_t i = n; i-- > 0;) {
             preempt_entry *x = s->walk[i].x;
-            uint32_t xm = lm[x->lane];
+            uint32_t xm = s->lane[x->lane].lm;
             if (slack_fits(left, full, xm, x->need))
                 slack_add(left, full, xm, -(int64_t)x->need);
             else
@@ -1888,9 +2100,6 @@ static bool admit_hall_sums(preempt_sched *s, const sim_view *v, const hall *h, 
         }
         if (!f)
             return true;
-        uint64_t *was = base;
-        base = upto;
-        upto = was;
         kpv = *kh;
         kp = &kpv;
         bool fits = slack_fits(left, full, cm, c->need);
@@ -1997,8 +2206,11 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         if (fast_on && exact && !s->one_lane && s->n_mixed == 0 &&
             admit_hall_sums(s, v, &h, &n_adm, &n_pre))
             __atomic_fetch_add(&hall_fast_passes, 1, __ATOMIC_RELAXED);
-        else
+        else {
+            if (fast_on && exact && s->n_mixed)
+                __atomic_fetch_add(&mixed_passes, 1, __ATOMIC_RELAXED);
             n_adm = admit_walk(s, v, &cap, exact ? &h : NULL, &n_pre);
+        }
     }
     if (s->oom)
         return SIM_ENOMEM; /* a class's first jobs could not be read */

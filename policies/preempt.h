@@ -119,16 +119,17 @@ typedef struct preempt_hooks {
  * drift, and a drifting one until its speed is known). Where admission is by GPU type
  * (not by_count), a lane also holds one set of accepted types (`mask`; lane 0 those
  * that accept any), so its sum is a request on that set (see admit_hall_sums): at most
- * PREEMPT_LANES - PREEMPT_RATE_LANES such lanes, beyond which a job goes to the lane of
- * its drift alone, mixed (n_mixed counts them). At most PREEMPT_RATE_LANES lanes of one
- * drift alone (lane 0 among them; enough for the model zoo's speeds, about 200 at once
- * on the benchmark's cluster): a run whose running jobs come to have more drifts at
- * once (speeds that differ job by job, under an interference model) puts them all in
- * lane 0 with their keys as last read, for the rest of the run, and re-reads at each
- * pass those whose place may have changed (`one_lane`: the running jobs at or after the
- * first pending key, O(those) a pass). */
-#define PREEMPT_LANES 304
-#define PREEMPT_RATE_LANES 256
+ * PREEMPT_MASK_LANES such lanes holding jobs at once, beyond which a job goes to the lane
+ * of its drift alone, mixed (n_mixed counts them). At most PREEMPT_RATE_LANES lanes of one
+ * drift alone (lane 0 among them; the model zoo's speeds on two GPU types give about
+ * 1,900 at once on the benchmark's cluster): a run whose running jobs come to have more
+ * drifts at once puts them all in lane 0 with their keys as last read, for the rest of the
+ * run, and re-reads at each pass those whose place may have changed (`one_lane`: the
+ * running jobs at or after the first pending key, O(those) a pass). Lanes are found by
+ * (rate, mask) in a hash table; an emptied lane keeps its drift until a new one takes it
+ * over. A pass visits the lanes with jobs after its first pending key (`act`), not all. */
+#define PREEMPT_RATE_LANES 65536
+#define PREEMPT_MASK_LANES 65536
 typedef struct preempt_lane {
     double rate;
     uint64_t mask; /* the GPU types its jobs accept (0: any, or mixed) */
@@ -137,6 +138,8 @@ typedef struct preempt_lane {
     uint64_t pre;  /* pass scratch: its jobs' GPU requests before the last pending head */
     uint32_t succ; /* pass scratch: its first job at or after the last pending head */
     uint32_t cur;  /* pass scratch: the next job of a walk back */
+    uint32_t lm;   /* pass scratch: its types as admit_hall_sums' bits */
+    bool freed;    /* in the list of emptied lanes */
 } preempt_lane;
 
 /* A running job and its key at the time of a pass (scratch of the walk). */
@@ -199,8 +202,16 @@ typedef struct preempt_sched {
     bool by_count;   /* admit by the count of free GPUs, whatever their type */
     preempt_class *cls;
     uint32_t n_cls, cls_cap;
-    preempt_lane lane[PREEMPT_LANES]; /* the running jobs, by drift (lane 0: none) */
-    uint32_t n_lane;                  /* lanes 0..n_lane-1 have a drift */
+    preempt_lane *lane;        /* the running jobs, by drift (lane 0: none); lane_cap of them */
+    uint32_t n_lane, lane_cap; /* lanes 0..n_lane-1 have a drift */
+    uint32_t *lane_table;      /* lanes past 0 by (rate, mask), open addressing; NONE: free */
+    uint32_t lane_slots;       /* the table's length, a power of two over 2 x lane_cap */
+    uint32_t *lane_free;       /* lanes past 0 emptied (freed), to take over; lane_cap */
+    uint32_t n_free;
+    uint32_t lanes_used[2]; /* lanes past 0 holding jobs: of any type, of one set of types */
+    uint32_t *act;          /* pass scratch: lanes with jobs after the last pending head */
+    uint32_t *moved;        /* pass scratch: lanes with jobs between the last two heads */
+    uint32_t n_act, n_moved;
     bool one_lane; /* too many drifts: every running job in lane 0, keys as last read */
     uint32_t one_lane_skip; /* re-keyings of the one lane left to rebuild it without
                              * looking for the jobs that moved (see rekey_one_lane) */
@@ -304,6 +315,17 @@ uint64_t preempt_one_lane_moves(void);
 /* Runs that came to have more drifts at once than lanes (and went to the one lane),
  * since the process started; for tests. */
 uint64_t preempt_one_lane_runs(void);
+
+/* Lanes emptied and taken over by a new drift (or set of types), and passes by GPU type
+ * that walked every running job because some were in a lane of mixed types (more sets of
+ * types than PREEMPT_MASK_LANES), since the process started; for tests. */
+uint64_t preempt_lane_takeovers(void);
+uint64_t preempt_mixed_passes(void);
+
+/* At most n lanes of one drift and one set of types (1 <= n <= PREEMPT_MASK_LANES; other
+ * values restore PREEMPT_MASK_LANES), for every engine of the process: for tests of the
+ * lanes of mixed types. */
+void preempt_mask_lanes_set(uint32_t n);
 
 /* Read the engine's speed log (true, the default), or file every running job again at
  * every pass (false), for every engine of the process: to test the two in tests. */

@@ -782,8 +782,9 @@ static void test_typed_admission_nested(void)
  * the types they accept, Hall's condition over their sums) gives the schedule of the walk
  * over every running job, byte for byte: three types, masks of one, two or every type,
  * node failures, restarts without checkpoints, and speeds that differ by job (so srtf's
- * and srsf's lanes are of one drift and one mask, more of them than the lanes hold in
- * the last rounds). The passes so decided are counted: the test is not vacuous. */
+ * and srsf's lanes are of one drift and one mask; in the last rounds also with at most 8
+ * such lanes, fewer than they need, so that some jobs go to lanes of mixed types and the
+ * passes walk). The passes so decided are counted: the test is not vacuous. */
 static void test_typed_sums_equivalence(void)
 {
     sim_rate_model rm = {
@@ -797,9 +798,9 @@ static void test_typed_sums_equivalence(void)
     const uint64_t masks[6] = {0, TYPE_A, TYPE_B, TYPE_C, TYPE_A | TYPE_B, TYPE_B | TYPE_C};
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     static job_spec jobs[900];
-    uint64_t fast = preempt_hall_fast_passes();
+    uint64_t fast = preempt_hall_fast_passes(), mixed = preempt_mixed_passes();
     uint64_t preempted = 0;
-    for (int round = 0; round < 6; round++) {
+    for (int round = 0; round < 8; round++) {
         gsl_rng_set(rng, 4400 + (unsigned long)round);
         world w;
         world_init(&w, 4 + (uint32_t)round % 3, round % 2 ? 4 : 8);
@@ -824,6 +825,7 @@ static void test_typed_sums_equivalence(void)
                                                : NULL,
                           .failures = round % 2 ? fail : NULL,
                           .n_failures = round % 2 ? 2 : 0};
+            preempt_mask_lanes_set(round >= 6 ? 8 : 0);
             if (round == 3) {
                 o.opt_key2 = "checkpoint";
                 o.opt_value2 = "false";
@@ -835,11 +837,56 @@ static void test_typed_sums_equivalence(void)
             CHECK_EQ_I64(a.sum.jobs_unfinished, 0);
             preempted += a.sum.preemptions;
             run_out_free(&a);
+            /* With the lanes they need, no job is in a lane of mixed types. */
+            if (round == 5 && p + 1 == sizeof vs / sizeof vs[0])
+                CHECK_EQ_I64((int64_t)(preempt_mixed_passes() - mixed), 0);
         }
+        preempt_mask_lanes_set(0);
         world_fini(&w);
     }
     CHECK(preempt_hall_fast_passes() > fast + 10000);
+    CHECK(preempt_mixed_passes() > mixed + 100);
     CHECK(preempted > 1000);
+    gsl_rng_free(rng);
+}
+
+static double eq_4096_speeds(void *ctx, const job_spec *j, uint16_t t)
+{
+    (void)ctx;
+    (void)t;
+    return speed_by_arrival(j, 12);
+}
+
+/* Drifts that come and go: 4,096 speeds over the run, a few dozen at once (16 nodes of 8
+ * GPUs, a job every 4 s of 100 to 1,000 s). The lanes emptied are taken over by new
+ * drifts (their hash table entries moved), and admission by the lanes' sums still gives
+ * the walk's schedule under srtf and srsf, without the one lane; so it does where the
+ * jobs are also tied to GPU types (one lane per drift and set of types). */
+static void test_lane_takeover(void)
+{
+    sim_rate_model m4096 = {
+        .name = "m4096", .throughput = eq_4096_speeds, .interference = eq_interference};
+    static job_spec jobs[2000];
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 515);
+    for (int typed = 0; typed < 2; typed++) {
+        world w;
+        world_init(&w, 16, 8);
+        for (uint32_t i = 0; typed && i < w.cl.n_nodes; i++)
+            w.nodes[i].gpu_type = (uint16_t)(1 + i % 2);
+        size_t n = random_trace(rng, jobs, 2000);
+        for (size_t i = 0; i < n; i++) {
+            jobs[i].gpu_type_mask = typed ? (i % 3 == 0 ? TYPE_A : i % 3 == 1 ? TYPE_B : 0) : 0;
+            jobs[i].submit_us = (sim_time)i * 4000000;
+            jobs[i].work_s = 100 + 900 * gsl_rng_uniform(rng);
+        }
+        uint64_t took = preempt_lane_takeovers(), fast = preempt_hall_fast_passes();
+        srtf_srsf_agree(&w, jobs, n, (run_opts){.seed = 6, .rate = &m4096}, 50, 0);
+        CHECK(preempt_lane_takeovers() > took + 1000);
+        if (typed)
+            CHECK(preempt_hall_fast_passes() > fast + 1000);
+        world_fini(&w);
+    }
     gsl_rng_free(rng);
 }
 
@@ -858,6 +905,7 @@ int main(void)
     test_properties();
     test_fast_equivalence();
     test_many_lanes();
+    test_lane_takeover();
     test_fast_restart_penalty();
     test_settled_equivalence();
     test_finish_with_node_back();

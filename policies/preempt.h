@@ -25,8 +25,10 @@
  * heads of the class heaps with whole runs of running jobs at once: a run that fits is
  * admitted by its sum, and only from the first running job that does not fit on are
  * jobs visited one by one (those preempted, and the few that still fit behind them). A
- * pass then costs O((A + C + K + V) L log n): A admitted, C classes, K preempted, V
- * running jobs still fitting behind the first that does not, L lanes; a class
+ * pass then costs O(L + (A + C + K + V) M log n): A admitted, C classes, K preempted, V
+ * running jobs still fitting behind the first that does not, L lanes, M of them with
+ * jobs between two pending heads (after the first head a pass visits only the lanes
+ * with jobs after the last head, and walks back only through those looked up); a class
  * that does not fit is dropped for the rest of the pass, since capacity only shrinks.
  * Admission reads each class's first jobs in key order, kept in an array beside its heap
  * (a job coming, going or re-keyed among them moves the array's tail), and merges the

@@ -937,10 +937,25 @@ static bool place_gpu_job(pred_state *s, const sim_view *v, sim_job_id id, sim_p
     return placed;
 }
 
+/* The first pending job enqueued at or after upto (the list is in enqueue order), found
+ * from the tail: O(those jobs). */
+static sim_job_id pending_since(const sim_view *v, uint64_t upto)
+{
+    sim_job_id id = SIM_JOB_NONE;
+    for (sim_job_id t = v->pending_tail;
+         t != SIM_JOB_NONE && sim_view_job(v, t)->enqueue_seq >= upto;
+         t = sim_view_job(v, t)->list_prev)
+        id = t;
+    return id;
+}
+
+/* Try the waiting jobs of one class (LS or BE) in queue order; without a release since
+ * the last pass (not fresh) only those enqueued since it (at or after upto): the others
+ * would fail again where they failed. */
 static int try_pending(pred_state *s, const sim_view *v, policy_decisions *out, bool ls_pass,
                        bool fresh, uint64_t upto)
 {
-    for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE;) {
+    for (sim_job_id id = fresh ? v->pending_head : pending_since(v, upto); id != SIM_JOB_NONE;) {
         const sim_job *j = sim_view_job(v, id);
         sim_job_id next = sim_view_next(v, id);
         pjob *pj = sim_view_job_state(v, id);
@@ -1007,9 +1022,9 @@ static int pred_schedule(void *st, const sim_view *v, sim_time now, policy_decis
     }
     bool fresh = !s->primed || v->release_epoch != s->epoch;
     uint64_t upto = s->enqueued_upto;
-    for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE; id = sim_view_next(v, id))
-        if (sim_view_job(v, id)->enqueue_seq >= s->enqueued_upto)
-            s->enqueued_upto = sim_view_job(v, id)->enqueue_seq + 1;
+    /* Jobs enqueued from here on are new to the next pass (the ones enqueued before and
+     * not waiting now do not matter: a job enqueued again gets a new stamp). */
+    s->enqueued_upto = v->enqueue_count;
     if ((rc = try_pending(s, v, out, true, fresh, upto)) != SIM_OK ||
         (rc = try_pending(s, v, out, false, fresh, upto)) != SIM_OK)
         return rc;

@@ -122,7 +122,7 @@ void sim__list_remove(sim_engine *e, sim_job_id id, bool running)
     online_part(e, j, j->replicas, j->demand_replicas, -1);
     j->listed = false;
     uint32_t *head = running ? &e->v.running_head : &e->v.pending_head;
-    uint32_t *tail = running ? &e->running_tail : &e->pending_tail;
+    uint32_t *tail = running ? &e->v.running_tail : &e->v.pending_tail;
     uint32_t next = e->job_next[id];
     if (j->list_prev != NIL)
         e->job_next[j->list_prev] = next;
@@ -144,7 +144,7 @@ void sim__list_append(sim_engine *e, sim_job_id id, bool running)
 {
     sim_job *j = &e->jobs[id];
     uint32_t *head = running ? &e->v.running_head : &e->v.pending_head;
-    uint32_t *tail = running ? &e->running_tail : &e->pending_tail;
+    uint32_t *tail = running ? &e->v.running_tail : &e->v.pending_tail;
     online_part(e, j, j->replicas, j->demand_replicas, 1);
     j->listed = true;
     e->job_next[id] = NIL;
@@ -158,7 +158,7 @@ void sim__list_append(sim_engine *e, sim_job_id id, bool running)
         e->v.n_running++;
     } else {
         e->v.n_pending++;
-        j->enqueue_seq = e->enqueue_count++;
+        j->enqueue_seq = e->v.enqueue_count++;
         sim__shape_attach(e, id);
     }
 }

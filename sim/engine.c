@@ -253,7 +253,6 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     e->grp_cur = NIL;
     e->alloc_free = NIL;
     e->shape_free = NIL;
-    e->pending_tail = e->running_tail = NIL;
     e->wakeup_at = SIM_TIME_NEVER;
     e->sum.first_submit_us = SIM_TIME_NEVER;
     e->last_submit_us = INT64_MIN;
@@ -427,6 +426,7 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     v->gpu_nres = e->gpu_nres;
     v->gpu_first_res = e->gpu_first_res;
     v->pending_head = v->running_head = SIM_JOB_NONE;
+    v->pending_tail = v->running_tail = SIM_JOB_NONE;
     v->node_release_epoch = e->node_release_epoch;
     v->node_sum = e->node_sum;
     v->sync_blocks = sim__sync_blocks;

@@ -139,7 +139,6 @@ struct sim_engine {
     uint32_t job_cap, job_free, job_fresh, jobs_in_flight;
     uint32_t *dirty;
     uint32_t n_dirty;
-    uint32_t pending_tail, running_tail;
     uint32_t n_progressing; /* running (not paused) jobs with speed > 0 */
     /* Since a job last arrived, finished or was left nearer its end by a loss
      * (sim_config.stall_limit): each loss (preemption, failure, shrink that restarts)
@@ -149,7 +148,6 @@ struct sim_engine {
     uint64_t stall;
     uint64_t points;        /* scheduling points so far */
     uint64_t *seg_point;    /* by job: the point its current run segment began at */
-    uint64_t enqueue_count; /* stamps sim_job.enqueue_seq */
 
     /* Tenants. */
     uint32_t tenant_cap;

@@ -220,7 +220,11 @@ typedef struct sim_view {
     const sim_alloc_rec *allocs;
     const sim_job *jobs;            /* indexed by sim_job_id; valid only for jobs in flight */
     uint32_t pending_head, running_head; /* first job of each list, SIM_JOB_NONE = empty */
+    uint32_t pending_tail, running_tail; /* last job of each list (back: sim_job.list_prev) */
     uint32_t n_pending, n_running;
+    /* The enqueue_seq the next job entering the pending list gets: the pending list is in
+     * enqueue_seq order, every job in it below this. */
+    uint64_t enqueue_count;
     /* Tenants (interned ids, 0 = ""), model classes, GPU types. */
     uint32_t n_tenants;
     const uint64_t *tenant_used_milli; /* GPU share held per tenant */

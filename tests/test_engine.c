@@ -448,6 +448,71 @@ static void test_overcommit_refused(void)
     world_fini(&w);
 }
 
+/* ---- The view's lists ------------------------------------------------------------------ */
+
+static uint64_t list_passes, list_errors;
+
+/* Each list linked both ways from its head to its tail with its count of jobs; the pending
+ * list in strictly increasing enqueue_seq, below the view's enqueue_count. */
+static void check_lists(const sim_view *v)
+{
+    for (int running = 0; running < 2; running++) {
+        sim_job_id last = SIM_JOB_NONE;
+        uint32_t n = 0;
+        for (sim_job_id id = running ? v->running_head : v->pending_head; id != SIM_JOB_NONE;
+             id = sim_view_next(v, id)) {
+            const sim_job *j = sim_view_job(v, id);
+            list_errors += j->list_prev != last;
+            if (!running)
+                list_errors +=
+                    j->enqueue_seq >= v->enqueue_count ||
+                    (last != SIM_JOB_NONE && j->enqueue_seq <= sim_view_job(v, last)->enqueue_seq);
+            last = id;
+            n++;
+        }
+        list_errors += last != (running ? v->running_tail : v->pending_tail);
+        list_errors += n != (running ? v->n_running : v->n_pending);
+    }
+    list_passes++;
+}
+
+static policy_ops policy_listcheck;
+
+static int listcheck_schedule(void *st, const sim_view *v, sim_time now, policy_decisions *out)
+{
+    check_lists(v);
+    return policy_las.schedule(st, v, now, out);
+}
+
+/* las (whose preempted jobs enter the pending list again) with the lists checked at every
+ * pass, on random traces with node failures. */
+static void test_view_lists(void)
+{
+    policy_listcheck = policy_las;
+    policy_listcheck.name = "listcheck";
+    policy_listcheck.schedule = listcheck_schedule;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    static job_spec jobs[400];
+    const sim_time fail[2][3] = {{0, 1000000000, 1500000000}, {1, 2000000000, 3000000000}};
+    for (int round = 0; round < 3; round++) {
+        gsl_rng_set(rng, 77 + (unsigned long)round);
+        world w;
+        world_init(&w, 3 + (uint32_t)round, 4);
+        size_t n = random_trace(rng, jobs, 400);
+        for (size_t i = 0; i < n; i++)
+            jobs[i].gpu_type_mask = 0;
+        run_opts o = {.pol = &policy_listcheck, .seed = 3, .failures = fail, .n_failures = 2};
+        run_out r = run(&w, jobs, n, &o);
+        CHECK_EQ_I64(r.status, SIM_OK);
+        CHECK(r.sum.preemptions > 10);
+        run_out_free(&r);
+        world_fini(&w);
+    }
+    CHECK(list_passes > 500);
+    CHECK_EQ_I64((int64_t)list_errors, 0);
+    gsl_rng_free(rng);
+}
+
 /* ---- Properties on random traces ------------------------------------------------------ */
 
 static void test_properties(void)
@@ -1207,6 +1272,7 @@ int main(void)
     test_failures();
     test_scripted();
     test_overcommit_refused();
+    test_view_lists();
     test_properties();
     test_sjf();
     test_las();

@@ -341,10 +341,29 @@ static void lane_emptied(preempt_sched *s, uint32_t l)
     }
 }
 
+/* Lane l's sum and last job read from its treap (after a rebuild). */
+static void lane_tail_read(preempt_sched *s, const sim_view *v, uint32_t l)
+{
+    preempt_lane *ln = &s->lane[l];
+    ln->sum = tsum(v, ln->root);
+    if (ln->root == NONE)
+        return;
+    uint32_t t = ln->root;
+    while (entry(v, t)->tr != NONE)
+        t = entry(v, t)->tr;
+    ln->last_id = t;
+    ln->last = entry(v, t)->key;
+}
+
 /* Insert running x into the treap of its lane (x->lane). */
 static void tree_insert(preempt_sched *s, const sim_view *v, preempt_entry *x)
 {
     preempt_lane *ln = &s->lane[x->lane];
+    if (ln->n == 0 || preempt_before(&ln->last, &x->key)) {
+        ln->last = x->key;
+        ln->last_id = x->id;
+    }
+    ln->sum = (ln->n ? ln->sum : 0) + x->need;
     ln->root = insert_rec(v, ln->root, x);
     if (ln->n++ == 0 && x->lane)
         s->lanes_used[ln->mask != 0]++;
@@ -383,6 +402,9 @@ static void tree_erase(preempt_sched *s, const sim_view *v, preempt_entry *x)
 {
     preempt_lane *ln = &s->lane[x->lane];
     ln->root = erase_rec(v, ln->root, x);
+    ln->sum -= x->need;
+    if (x->id == ln->last_id && ln->root != NONE)
+        lane_tail_read(s, v, x->lane);
     if (--ln->n == 0 && x->lane)
         lane_emptied(s, x->lane);
     s->n_mixed -= x->mask && !ln->mask;
@@ -946,6 +968,7 @@ static void rekey_running_all(preempt_sched *s, const sim_view *v, sim_time now)
             s->hooks->key(s->ctx, v, s->sorted[i], now);
         sort_entries(s->sorted, n);
         s->lane[l].root = tree_build(s, v, s->sorted, n);
+        lane_tail_read(s, v, l);
         if (s->hooks->next_change)
             for (uint32_t i = 0; i < n; i++)
                 rdue_file(s, v, s->sorted[i], now);
@@ -1815,6 +1838,29 @@ static uint32_t walk_tail(preempt_sched *s, const sim_view *v, const preempt_key
     return n;
 }
 
+/* Lane l's requests before pending head kh (NULL: all) at a pass's first head, its
+ * first job at or after kh to its succ: by its sum, without a look into its treap, when
+ * its last job comes before kh (not in the one lane, whose keys change in place). */
+static uint64_t lane_first_prefix(preempt_sched *s, const sim_view *v, uint32_t l,
+                                  const preempt_key *kh)
+{
+    preempt_lane *ln = &s->lane[l];
+    preempt_key q;
+    if (kh)
+        q = lane_key(s, l, kh);
+    if (!s->one_lane && (!kh || preempt_before(&ln->last, &q))) {
+        ln->succ = NONE;
+        return ln->sum;
+    }
+    return tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
+}
+
+/* The GPU requests of lane l's jobs. */
+static uint64_t lane_sum(const preempt_sched *s, const sim_view *v, uint32_t l)
+{
+    return s->one_lane ? tsum(v, s->lane[l].root) : s->lane[l].sum;
+}
+
 /* The running jobs' requests before pending head kh (NULL: all), from those before the
  * last head (`base`, each lane's in its pre, its first job after it in succ; none when
  * !known). Only the lanes with jobs after the last head (s->act) are looked at, and a
@@ -1833,10 +1879,7 @@ static uint64_t lanes_ahead(preempt_sched *s, const sim_view *v, bool known, con
             ln->pre = 0;
             if (ln->root == NONE)
                 continue;
-            preempt_key q;
-            if (kh)
-                q = lane_key(s, l, kh);
-            ln->pre = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
+            ln->pre = lane_first_prefix(s, v, l, kh);
             s->moved[s->n_moved++] = l;
             if (ln->succ != NONE)
                 s->act[s->n_act++] = l;
@@ -1884,7 +1927,8 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
      * between as one run, which then fits. */
     uint64_t run_all = 0;
     for (uint32_t l = 0; l < s->n_lane; l++)
-        run_all += tsum(v, s->lane[l].root);
+        if (s->lane[l].root != NONE)
+            run_all += lane_sum(s, v, l);
     uint64_t room = left > run_all ? left - run_all : 0;
     *n_pre = 0;
     s->n_miss = 0;
@@ -1993,7 +2037,7 @@ static bool admit_hall_sums(preempt_sched *s, const sim_view *v, const hall *h, 
     for (uint32_t l = 0; l < s->n_lane; l++) {
         preempt_lane *ln = &s->lane[l];
         ln->lm = hall_bits(h, ln->mask);
-        uint64_t all = tsum(v, ln->root);
+        uint64_t all = ln->root == NONE ? 0 : lane_sum(s, v, l);
         if (all && !ln->lm)
             return false;
         by_bits[ln->lm] += all;
@@ -2035,10 +2079,7 @@ static bool admit_hall_sums(preempt_sched *s, const sim_view *v, const hall *h, 
                 ln->pre = 0;
                 if (ln->root == NONE)
                     continue;
-                preempt_key q;
-                if (kh)
-                    q = lane_key(s, l, kh);
-                ln->pre = tree_prefix_succ(v, ln->root, kh ? &q : NULL, &ln->succ);
+                ln->pre = lane_first_prefix(s, v, l, kh);
                 if (ln->succ != NONE)
                     s->act[s->n_act++] = l;
                 if (ln->pre) {

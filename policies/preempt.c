@@ -510,6 +510,7 @@ static uint32_t tree_build(preempt_sched *s, const sim_view *v, preempt_entry *c
 
 static bool fast_on = true;
 static bool settled_on = true;
+static bool lazy_rekey_on = true;
 
 static uint64_t settled_skips; /* counted atomically: the runs of a sweep share it */
 static uint64_t hall_fast_passes; /* the same */
@@ -517,6 +518,8 @@ static uint64_t one_lane_moves;   /* the same */
 static uint64_t one_lane_runs;    /* the same */
 static uint64_t lane_takeovers;   /* the same */
 static uint64_t mixed_passes;     /* the same */
+static uint64_t rekeys_left;      /* the same */
+static uint64_t rekeys_late;      /* the same */
 
 void preempt_settled_enable(bool on)
 {
@@ -526,6 +529,21 @@ void preempt_settled_enable(bool on)
 uint64_t preempt_settled_skips(void)
 {
     return __atomic_load_n(&settled_skips, __ATOMIC_RELAXED);
+}
+
+void preempt_lazy_rekey_enable(bool on)
+{
+    lazy_rekey_on = on;
+}
+
+uint64_t preempt_rekeys_left(void)
+{
+    return __atomic_load_n(&rekeys_left, __ATOMIC_RELAXED);
+}
+
+uint64_t preempt_rekeys_late(void)
+{
+    return __atomic_load_n(&rekeys_late, __ATOMIC_RELAXED);
 }
 
 uint64_t preempt_one_lane_moves(void)
@@ -988,7 +1006,15 @@ void preempt_rekey_all(preempt_sched *s, const sim_view *v, sim_time now)
             cls_down(k, v, i);
         k->n_first = 0;
     }
-    rekey_running_all(s, v, now);
+    /* One lane at drift 0 and one capacity: while every job fits, every running job is
+     * admitted whatever its key, so the pass re-keys them only when not all fit. The
+     * treap stays ordered by the keys it holds. */
+    if (lazy_rekey_on && s->by_count && !s->one_lane && !s->hooks->drift &&
+        !s->hooks->next_change && !s->hooks->pass_begin) {
+        s->rekey_running = true;
+        __atomic_fetch_add(&rekeys_left, 1, __ATOMIC_RELAXED);
+    } else
+        rekey_running_all(s, v, now);
     s->settled = false;
 }
 
@@ -2226,6 +2252,13 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
         return SIM_OK;
     }
     up_capacity(s, v);
+    if (s->rekey_running) {
+        s->rekey_running = false;
+        if (!all_fit(s, v, s->cap_left[0])) {
+            rekey_running_all(s, v, now);
+            __atomic_fetch_add(&rekeys_late, 1, __ATOMIC_RELAXED);
+        }
+    }
     if (first_check)
         first_verify(s);
     uint32_t n_pre, n_adm;

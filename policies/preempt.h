@@ -264,6 +264,7 @@ typedef struct preempt_sched {
     bool settled;
     uint64_t settled_change;
     bool place_only; /* jobs finished since, none changing the admissions (finish_keeps) */
+    bool rekey_running; /* preempt_rekey_all left the running jobs to the pass */
     /* The classes the last full pass found no room for, each at its first job that did
      * not fit, with the milli-GPUs it lacked (n_miss = UINT32_MAX: not recorded). */
     preempt_miss *miss;
@@ -310,6 +311,16 @@ void preempt_settled_enable(bool on);
 
 /* Passes skipped so, over the process (for tests). */
 uint64_t preempt_settled_skips(void);
+
+/* Leave the running jobs of preempt_rekey_all to the next pass, which re-keys them only
+ * when not every job fits (true, the default), or re-key them at once (false), for every
+ * engine of the process: to test the two against each other. */
+void preempt_lazy_rekey_enable(bool on);
+
+/* Re-keys of the running jobs so left to a pass, and of those the passes made because
+ * not every job fitted, since the process started; for tests. */
+uint64_t preempt_rekeys_left(void);
+uint64_t preempt_rekeys_late(void);
 
 /* Passes whose admission by GPU type was decided without the walk over every running
  * job (see preempt_schedule), over the process (for tests). */
@@ -361,7 +372,9 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
 sim_time preempt_next_wakeup(const void *st, const sim_view *v, sim_time now);
 
 /* Re-key every job (the policy's keys changed as a whole), for a policy without drift.
- * O(P + R log R). */
+ * O(P + R log R). Where admission counts free GPUs and keys change only here, the running
+ * jobs are re-keyed by the next pass, and only when not every job fits (their order then
+ * decides nothing). */
 void preempt_rekey_all(preempt_sched *s, const sim_view *v, sim_time now);
 
 #endif

@@ -9,6 +9,8 @@
  *    invariants checked after every event, every job accounted for, identical bytes for
  *    identical seeds;
  *  - admission by sums over the running jobs' treap gives the walk's schedule exactly;
+ *  - themis' re-key of every job, its running jobs left to passes where not all fit,
+ *    gives the schedule of re-keying them at once;
  *  - admission by GPU type tests the admitted requests together (hand-computed schedules
  *    where taking them type by type made jobs wait or be preempted).
  */
@@ -17,7 +19,7 @@
 
 #include "engine_world.h"
 
-extern const policy_ops policy_srtf, policy_srsf, policy_gittins, policy_las;
+extern const policy_ops policy_srtf, policy_srsf, policy_gittins, policy_las, policy_themis;
 
 /* srtf on one GPU: b (30 s) preempts a (90 s left) at 10; c (50 s) waits for b, then
  * goes before a (90 s): b 10..40, c 40..90, a 90..180. */
@@ -648,6 +650,54 @@ static void test_settled_equivalence(void)
     gsl_rng_free(rng);
 }
 
+/* themis re-keys every job at every pass; where admission counts free GPUs, the running
+ * jobs are re-keyed only by passes where not every job fits. Random traces with node
+ * failures, on clusters from 3 to 6 nodes (so both kinds of pass occur), both ways: the
+ * same jobs.csv and summary. */
+static void test_lazy_rekey_equivalence(void)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    static job_spec jobs[800];
+    uint64_t left = preempt_rekeys_left(), late = preempt_rekeys_late();
+    for (int round = 0; round < 8; round++) {
+        gsl_rng_set(rng, 2700 + (unsigned long)round);
+        world w;
+        world_init(&w, 3 + (uint32_t)round % 4, round % 2 ? 4 : 8);
+        for (uint32_t i = 0; i < w.cl.n_nodes; i++)
+            w.nodes[i].gpu_type = (uint16_t)(1 + i % 2);
+        size_t n = random_trace(rng, jobs, 300 + 60 * (size_t)(round % 5));
+        const sim_time fail[2][3] = {{0, 2000000000, 2600000000}, {1, 4000000000, 4100000000}};
+        run_opts o = {.pol = &policy_themis,
+                      .seed = 7,
+                      .opt_key = round % 4 == 3 ? "checkpoint" : NULL,
+                      .opt_value = round % 4 == 3 ? "false" : NULL,
+                      .failures = round % 2 ? fail : NULL,
+                      .n_failures = round % 2 ? 2 : 0};
+        run_out a = run(&w, jobs, n, &o);
+        preempt_lazy_rekey_enable(false);
+        run_out b = run(&w, jobs, n, &o);
+        preempt_lazy_rekey_enable(true);
+        CHECK_EQ_I64(a.status, SIM_OK);
+        CHECK_EQ_I64(b.status, SIM_OK);
+        CHECK(a.sum.preemptions > 0);
+        CHECK(same_jobs(&a, &b));
+        CHECK(same_summary(&a, &b));
+        if (!same_jobs(&a, &b))
+            fprintf(stderr,
+                    "round %d: leaving the running jobs' re-key to the pass changed "
+                    "the run\n",
+                    round);
+        run_out_free(&a);
+        run_out_free(&b);
+        world_fini(&w);
+    }
+    /* Not vacuous: re-keys were left to passes, and both kinds of pass occurred. */
+    uint64_t n_left = preempt_rekeys_left() - left, n_late = preempt_rekeys_late() - late;
+    CHECK(n_late > 100);
+    CHECK(n_left > n_late + 100);
+    gsl_rng_free(rng);
+}
+
 /* A job finishing at the moment a node comes back: the pass admits afresh (the finish
  * alone would change no admission, the capacity does). Two nodes of 4 GPUs, n1 down
  * from 0.5 s to 100 s; a (1 GPU, 100 s) and c (3 GPUs, 1000 s) fill n0; b (4 GPUs)
@@ -908,6 +958,7 @@ int main(void)
     test_lane_takeover();
     test_fast_restart_penalty();
     test_settled_equivalence();
+    test_lazy_rekey_equivalence();
     test_finish_with_node_back();
     test_typed_admission_wait();
     test_typed_admission_preempt();

@@ -111,14 +111,20 @@ static double solve_rho(const themis_state *s, uint32_t k, double lo, double g)
     double rho = lo;
     for (int it = 0; it < 100; it++) {
         double f = 0, df = 0;
+        /* The sum alone first: where the GPUs do not bind (f <= g at lo), the slope is
+         * not needed. */
+        for (uint32_t i = 0; i < k; i++)
+            if (s->c[i] > 0)
+                f += s->n[i] * s->c[i] / (rho * s->b[i] - s->a[i]);
+        if (f <= g * (1 + 1e-12))
+            break;
         for (uint32_t i = 0; i < k; i++) {
             if (!(s->c[i] > 0))
                 continue;
             double d = rho * s->b[i] - s->a[i];
-            f += s->n[i] * s->c[i] / d;
             df -= s->n[i] * s->c[i] * s->b[i] / (d * d);
         }
-        if (f <= g * (1 + 1e-12) || !(df < 0))
+        if (!(df < 0))
             break;
         double next = rho + (g - f) / df;
         if (!(next > rho))
@@ -170,14 +176,18 @@ static int themis_schedule(void *st, const sim_view *v, sim_time now, policy_dec
         s->b[i] = b;
         s->c[i] = c;
         s->n[i] = t->n_gpus;
-        if (b > 0 && (a + c) / b > lo)
-            lo = (a + c) / b;
+        /* (a + c) / b can exceed lo only where a + c >= lo x b (b > 0, lo >= 0), less a
+         * margin for the product's rounding: the other quotients are not taken. */
+        double ac = a + c;
+        if (b > 0 && !(ac < 0.999999 * (lo * b)) && ac / b > lo)
+            lo = ac / b;
     }
     double rho = solve_rho(s, k, lo, g);
     for (uint32_t i = 0; i < k; i++) {
         themis_job *t = s->jobs[i];
         double d = rho * s->b[i] - s->a[i];
-        double x = s->c[i] > 0 && d > 0 ? fmin(1, s->c[i] / d) : 1;
+        /* min(1, c / d): c >= d gives a quotient of at least 1 (rounding keeps order). */
+        double x = s->c[i] > 0 && d > 0 && s->c[i] < d ? s->c[i] / d : 1;
         t->x = x;
         t->sort_val = t->ran_s == 0 ? x * 1e9 : x / t->ran_s;
         t->deficit = t->should_s - t->ran_s;

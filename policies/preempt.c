@@ -741,11 +741,13 @@ static uint32_t class_of(preempt_sched *s, uint64_t need, uint64_t mask)
  * by count): lane 0 for neither, else the one of both, else an emptied one taken over,
  * else a new one; NONE when PREEMPT_RATE_LANES (preempt_rate_lanes_set) lanes of any type
  * (lane 0 among them), or PREEMPT_MASK_LANES of one set of types, hold jobs (or when the
- * lanes cannot grow). */
+ * lanes cannot grow, or for a NaN drift). */
 static uint32_t lane_of(preempt_sched *s, double rate, uint64_t mask)
 {
     if (rate == 0 && mask == 0)
         return 0;
+    if (rate != rate)
+        return NONE; /* NaN (no speed the engine sets): its entry could never be found */
     uint32_t i = lane_slot(s, rate, mask);
     if (s->lane_table[i] != NONE)
         return s->lane_table[i];

@@ -1232,6 +1232,8 @@ static uint32_t list_running(preempt_sched *s, const sim_view *v, bool take)
             s->lane[l].n = 0;
         }
     }
+    if (take)
+        s->n_mixed = 0; /* no job is in a lane now */
     return n;
 }
 
@@ -1600,6 +1602,36 @@ uint64_t preempt_first_checked(void)
 uint64_t preempt_first_errors(void)
 {
     return first_errors;
+}
+
+static uint64_t lane_errors;
+
+uint64_t preempt_lane_errors(void)
+{
+    return lane_errors;
+}
+
+/* The jobs of subtree t that accept some GPU types only, in a lane of any type. */
+static uint32_t count_mixed(const sim_view *v, uint32_t t, uint64_t lane_mask)
+{
+    if (t == NONE)
+        return 0;
+    const preempt_entry *x = entry(v, t);
+    return (x->mask && !lane_mask) + count_mixed(v, x->tl, lane_mask) +
+           count_mixed(v, x->tr, lane_mask);
+}
+
+/* The lanes' records against their treaps (with first_verify): the count of jobs in lanes
+ * of mixed types, and each lane's sum (outside the one lane, which keeps none). */
+static void lanes_verify(preempt_sched *s, const sim_view *v)
+{
+    uint32_t mixed = 0;
+    for (uint32_t l = 0; l < s->n_lane; l++) {
+        const preempt_lane *ln = &s->lane[l];
+        mixed += count_mixed(v, ln->root, ln->mask);
+        lane_errors += !s->one_lane && ln->n && ln->sum != tsum(v, ln->root);
+    }
+    lane_errors += mixed != s->n_mixed;
 }
 
 /* Read each class's first jobs afresh and count those that differ (see
@@ -2261,8 +2293,10 @@ int preempt_schedule(void *st, const sim_view *v, sim_time now, policy_decisions
             __atomic_fetch_add(&rekeys_late, 1, __ATOMIC_RELAXED);
         }
     }
-    if (first_check)
+    if (first_check) {
         first_verify(s);
+        lanes_verify(s, v);
+    }
     uint32_t n_pre, n_adm;
     if (fast_on && (s->by_count || s->n_masked == 0)) {
         uint64_t left = 0;

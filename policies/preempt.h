@@ -362,6 +362,9 @@ void preempt_rate_lanes_set(uint32_t n);
 void preempt_first_check_enable(bool on);
 uint64_t preempt_first_checked(void);
 uint64_t preempt_first_errors(void);
+/* With the same check, the passes that found a lane's sum, or the count of jobs in lanes
+ * of mixed types, different from their treaps' (for tests). */
+uint64_t preempt_lane_errors(void);
 
 /* The policy_ops hooks, for a policy whose state starts with a preempt_sched. The tables
  * grow at new peaks only; a failure to grow ends the next pass with SIM_ENOMEM. */

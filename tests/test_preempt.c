@@ -536,6 +536,7 @@ static void test_fast_equivalence(void)
     /* Each class's first jobs are checked against its heap at every pass. */
     preempt_first_check_enable(true);
     uint64_t checked = preempt_first_checked(), errors = preempt_first_errors();
+    uint64_t lane_errors = preempt_lane_errors();
     uint64_t moves = preempt_one_lane_moves();
     for (int round = 0; round < 8; round++) {
         gsl_rng_set(rng, 900 + (unsigned long)round);
@@ -594,6 +595,7 @@ static void test_fast_equivalence(void)
     CHECK(preempt_one_lane_moves() > moves + 200);
     CHECK(preempt_first_checked() > checked + 10000);
     CHECK_EQ_I64((int64_t)(preempt_first_errors() - errors), 0);
+    CHECK_EQ_I64((int64_t)(preempt_lane_errors() - lane_errors), 0);
     gsl_rng_free(rng);
 }
 
@@ -886,6 +888,23 @@ static void test_typed_sums_equivalence(void)
             run_out a = admissions_agree(&w, jobs, n, &o, what);
             CHECK_EQ_I64(a.sum.jobs_unfinished, 0);
             preempted += a.sum.preemptions;
+            if (round >= 6) {
+                /* Every running job filed again at every pass (as when the speed log
+                 * wraps) from lanes of mixed types: the same schedule, and the count of
+                 * jobs in mixed lanes starts again from none. */
+                uint64_t lane_err = preempt_lane_errors(), checked = preempt_first_checked();
+                preempt_first_check_enable(true);
+                run_out b = run(&w, jobs, n, &o);
+                preempt_speed_log_enable(false);
+                run_out c = run(&w, jobs, n, &o);
+                preempt_speed_log_enable(true);
+                preempt_first_check_enable(false);
+                CHECK(preempt_first_checked() > checked);
+                CHECK_EQ_I64((int64_t)(preempt_lane_errors() - lane_err), 0);
+                CHECK(same_jobs(&b, &c));
+                run_out_free(&b);
+                run_out_free(&c);
+            }
             run_out_free(&a);
             /* With the lanes they need, no job is in a lane of mixed types. */
             if (round == 5 && p + 1 == sizeof vs / sizeof vs[0])

@@ -1020,7 +1020,7 @@ static int pred_schedule(void *st, const sim_view *v, sim_time now, policy_decis
         if (s->ls_running && (rc = monitor(s, v, out)) != SIM_OK)
             return rc;
     }
-    bool fresh = !s->primed || v->release_epoch != s->epoch;
+    bool fresh = !search_on || !s->primed || v->release_epoch != s->epoch;
     uint64_t upto = s->enqueued_upto;
     /* Jobs enqueued from here on are new to the next pass (the ones enqueued before and
      * not waiting now do not matter: a job enqueued again gets a new stamp). */

@@ -546,10 +546,11 @@ static void bad_options(void)
 }
 
 /* The control step's search by block summaries chooses the node a scan of every node
- * chooses, and passing over a job that fitted nowhere while no node released since fits
- * it changes nothing: 600 jobs of random predicted shares (LS and BE, one or two
- * replicas) on 150 nodes of two types (five blocks, the last one partial), run both ways
- * to the same jobs.csv. */
+ * chooses, passing over a job that fitted nowhere while no node released since fits it
+ * changes nothing, and nor does a pass without a release that tries only the jobs
+ * enqueued since the last one (the other way tries every waiting job): 600 jobs of random predicted
+ * shares (LS and BE, one or two replicas) on 150 nodes of two types (five blocks, the last one
+ * partial), run both ways to the same jobs.csv. */
 static void control_search(void)
 {
     write_models3(0.5, 0, 1);

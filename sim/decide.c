@@ -668,6 +668,19 @@ static int fail(policy_decisions *out, sim_job_id id, const char *what, const ch
     return SIM_EINVAL;
 }
 
+/* A decision the engine could not carry out through no fault of the policy's: out of
+ * memory, or jobs.csv not written (st). The run ends with st and `msg`; like fail(), every
+ * later decision of the call fails. */
+static int engine_fail(policy_decisions *out, int st, const char *msg)
+{
+    sim_engine *e = out->e;
+    if (e->dec_status != SIM_OK)
+        return SIM_EINVAL;
+    e->dec_status = st;
+    sim_diag_set(&e->dec_diag, st, NULL, 0, 0, "%s", msg);
+    return st;
+}
+
 /* Common entry check: the schedule call has not failed and the job id is in use. */
 static sim_job *job_for(policy_decisions *out, sim_job_id id, const char *what)
 {
@@ -1002,7 +1015,7 @@ int sim_decide_start(policy_decisions *out, sim_job_id id, const sim_placement *
         return st;
     uint32_t need = p->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1) + j->n_roles;
     if (reserve_allocs(e, need) != SIM_OK)
-        return fail(out, id, what, "out of memory for allocation records");
+        return engine_fail(out, SIM_ENOMEM, "out of memory");
     sim__job_touch(e, id);
     sim__list_remove(e, id, false);
     if (j->n_roles)
@@ -1109,7 +1122,7 @@ int sim_decide_grow(policy_decisions *out, sim_job_id id, const sim_placement *p
                 return fail(out, id, what, "GPU %u already holds a replica of the job", p->gpus[k]);
     uint32_t need = p->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
     if (reserve_allocs(e, need) != SIM_OK)
-        return fail(out, id, what, "out of memory for allocation records");
+        return engine_fail(out, SIM_ENOMEM, "out of memory");
     sim__mark_dirty(e, id);
     apply(e, id, j->replicas, p->replicas, p, j->share_milli, j->share_mem_mib);
     sim__rep_account(e, j, j->replicas + p->replicas);
@@ -1242,8 +1255,9 @@ int sim_decide_reject(policy_decisions *out, sim_job_id id, const char *reason)
     char msg[300];
     snprintf(msg, sizeof msg, "policy %s: %s", e->pol->name, reason ? reason : "");
     sim__job_touch(e, id);
-    if (sim__write_job_row(e, j, "rejected", msg) != SIM_OK)
-        return fail(out, id, what, "cannot write jobs.csv");
+    int wst = sim__write_job_row(e, j, "rejected", msg);
+    if (wst != SIM_OK)
+        return engine_fail(out, wst, wst == SIM_ENOMEM ? "out of memory" : "cannot write jobs.csv");
     sim__list_remove(e, id, false);
     e->tstats[j->spec.tenant].pending--;
     e->tstats[j->spec.tenant].rejected++;

@@ -1432,7 +1432,9 @@ static int call_schedule(sim_engine *e, sim_diag *d)
     int st = e->pol->schedule(e->pst, &e->v, e->now, &e->dec);
     if (e->dec_status != SIM_OK) {
         *d = e->dec_diag;
-        return SIM_EPOLICY;
+        /* An invalid decision is the policy's error; the engine's own failures (out of
+         * memory, jobs.csv not written) keep their status. */
+        return e->dec_status == SIM_EINVAL ? SIM_EPOLICY : e->dec_status;
     }
     if (st != SIM_OK) {
         if (st == SIM_ENOMEM)
@@ -1482,6 +1484,15 @@ static void write_unfinished(sim_engine *e, bool horizon)
     }
 }
 
+/* The diagnostic of an output write that failed with st: out of memory (a row's buffer
+ * could not grow), or the file could not be written. Returns the status. */
+static int output_failed(sim_diag *d, int st, const char *file)
+{
+    if (st == SIM_ENOMEM)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write %s", file);
+}
+
 /* Read the rest of the source after the horizon: each job is written as unfinished
  * (it never arrived), so every row of the trace is accounted for in jobs.csv. */
 static int write_not_arrived(sim_engine *e, sim_diag *d)
@@ -1492,9 +1503,10 @@ static int write_not_arrived(sim_engine *e, sim_diag *d)
             return sc;
         e->sum.jobs_not_arrived++;
         e->sum.jobs_unfinished++;
-        if (sim__write_spec_row(e, &e->next, e->next.replicas, "unfinished",
-                                "not arrived: submitted after the horizon") != SIM_OK)
-            return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write jobs.csv");
+        int wst = sim__write_spec_row(e, &e->next, e->next.replicas, "unfinished",
+                                      "not arrived: submitted after the horizon");
+        if (wst != SIM_OK)
+            return output_failed(d, wst, "jobs.csv");
         int st = read_next(e, d);
         if (st != SIM_OK)
             return st;
@@ -1553,8 +1565,7 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
     e->sum.wait_p95_s = sim_hist_quantile(e->h_wait, 0.95);
     e->sum.wait_p99_s = sim_hist_quantile(e->h_wait, 0.99);
     if (st == SIM_OK && wst != SIM_OK)
-        st = sim_diag_set(d, wst, NULL, 0, 0,
-                          wst == SIM_EIO ? "cannot write jobs.csv" : "out of memory");
+        st = output_failed(d, wst, "jobs.csv");
     return st;
 }
 
@@ -1563,7 +1574,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
     e->src = src;
     int st = sim__write_headers(e);
     if (st != SIM_OK)
-        return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write the output files");
+        return output_failed(d, st, "the output files");
     if ((st = read_next(e, d)) != SIM_OK)
         return st;
     if (e->cfg.mtbf_s > 0) {
@@ -1616,7 +1627,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
             switch (ev.kind) {
             case EV_FINISH:
                 if ((st = finish_job(e, ev.obj)) != SIM_OK)
-                    return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write jobs.csv");
+                    return output_failed(d, st, "jobs.csv");
                 changed = true;
                 break;
             case EV_WAKEUP:
@@ -1628,9 +1639,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
                 break;
             case EV_NODE_DOWN:
                 if ((st = node_down(e, ev.obj, ev.version)) != SIM_OK)
-                    return sim_diag_set(d, st, NULL, 0, 0,
-                                        st == SIM_ENOMEM ? "out of memory"
-                                                         : "cannot write jobs.csv");
+                    return output_failed(d, st, "jobs.csv");
                 changed = true;
                 break;
             case EV_DEMAND: {
@@ -1701,7 +1710,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
             if (live_top_time(e) != now) {
                 sample_due = false;
                 if ((st = sim__write_sample(e)) != SIM_OK)
-                    return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write timeseries.csv");
+                    return output_failed(d, st, "timeseries.csv");
                 if ((e->has_next || e->jobs_in_flight > 0) &&
                     sim_eventq_push(&e->q, now + e->cfg.sample_interval_us, EV_SAMPLE, 0, 0) !=
                         SIM_OK)
@@ -1741,7 +1750,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
     /* A sample held back for events of its moment, when the run ended before them
      * (nothing left to run), is written for that moment. */
     if (sample_due && (st = sim__write_sample(e)) != SIM_OK)
-        return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write timeseries.csv");
+        return output_failed(d, st, "timeseries.csv");
     /* Stopped by the horizon: time runs on to the horizon itself, so the jobs still
      * placed and the GPUs they hold are counted up to it, not up to the last event. */
     if (at_horizon && e->now < e->cfg.horizon_us) {

@@ -222,7 +222,8 @@ struct sim_engine {
     uint32_t *change_ring;
     uint32_t *speed_ring; /* speed log (sim_view.speed_ring) */
 
-    /* Decision state for the current schedule() call. */
+    /* Decision state for the current schedule() call: SIM_EINVAL after an invalid
+     * decision (the policy's error), SIM_ENOMEM or SIM_EIO after the engine's own. */
     int dec_status;
     sim_diag dec_diag;
     uint64_t decisions;

@@ -7,6 +7,7 @@
 #define TESTS_ENGINE_WORLD_H
 
 #include "sim/policy.h"
+#include "base/alloc.h"
 #include "sim/engine.h"
 
 #include "array_source.h"
@@ -110,6 +111,7 @@ typedef struct run_opts {
     const char *opt_key3, *opt_value3; /* a third one, or NULL */
     sim_time horizon_us;             /* 0 = none */
     bool inline_rows;                /* jobs.csv rows on the simulating thread */
+    uint64_t fail_after; /* not 0: the run's fail_after-th allocation fails, and every later one */
 } run_opts;
 
 static run_out run(world *w, const job_spec *jobs, size_t n, const run_opts *o)
@@ -152,7 +154,9 @@ static run_out run(world *w, const job_spec *jobs, size_t n, const run_opts *o)
                                    o->failures[k][2], &r.d);
         array_source as = {.jobs = jobs, .n = n};
         sim_source src = {.ctx = &as, .next = array_next};
+        sim_alloc_fail_after(o->fail_after);
         r.status = sim_engine_run(e, &src, &r.d);
+        sim_alloc_fail_after(0);
         r.sum = *sim_engine_summary(e);
         FILE *fs = open_memstream(&r.summary, &r.summary_len);
         sim_engine_write_summary(e, fs, NULL);
@@ -209,7 +213,7 @@ enum { F_ID, F_TENANT, F_QOS, F_PRIO, F_STATUS, F_SUBMIT, F_START, F_END, F_WAIT
        F_JCT, F_RUN, F_WORK, F_GPUS, F_REPLICAS, F_MILLI, F_SHARE, F_TRUE, F_TYPE, F_NODE,
        F_PREEMPT, F_LOST, F_PRED, F_PREDM, F_REASON };
 
-static void check_field(const run_out *r, const char *id, int k, const char *want, int line)
+static inline void check_field(const run_out *r, const char *id, int k, const char *want, int line)
 {
     char row[1024], f[256];
     row_of(r, id, row, sizeof row);
@@ -248,7 +252,7 @@ static size_t random_trace(gsl_rng *rng, job_spec *jobs, size_t n)
     return n;
 }
 
-static size_t count_lines(const char *s)
+static inline size_t count_lines(const char *s)
 {
     size_t n = 0;
     for (; s && *s; s++)

@@ -112,6 +112,7 @@ typedef struct run_opts {
     sim_time horizon_us;             /* 0 = none */
     bool inline_rows;                /* jobs.csv rows on the simulating thread */
     uint64_t fail_after; /* not 0: the run's fail_after-th allocation fails, and every later one */
+    const struct frag_workload *workload; /* the target workload (fgd), or NULL */
 } run_opts;
 
 static run_out run(world *w, const job_spec *jobs, size_t n, const run_opts *o)
@@ -134,7 +135,7 @@ static run_out run(world *w, const job_spec *jobs, size_t n, const run_opts *o)
                     .gpu_type_mem_mib = w->type_mem,
                     .tenants = w->tenants,
                     .rate = o->rate};
-    policy_config pc = {.policy = o->pol->name};
+    policy_config pc = {.policy = o->pol->name, .workload = o->workload};
     if (o->opt_key) {
         snprintf(pc.key[0], sizeof pc.key[0], "%s", o->opt_key);
         pc.value[0] = o->opt_value;

@@ -1,8 +1,9 @@
 /*
  * test_run_alloc.c: running out of memory in the middle of a run, under every policy.
  *
- * Each policy replays one random trace (shares, gangs, typed jobs, per-job speeds and
- * co-location slowdowns, a node failure) once as it is, then again with the run's k-th
+ * Each policy (fgd with the trace's shapes as its target workload) replays one random
+ * trace (shares, gangs, typed jobs, per-job speeds and co-location slowdowns, a node
+ * failure) once as it is, then again with the run's k-th
  * allocation failing (and every later one), for k = 1, 2, ... until a run makes fewer
  * than k allocations: so every allocation a run makes (pools and tables growing, the
  * policy's own arrays, the output writer's blocks) fails once, at its place in a real
@@ -11,6 +12,7 @@
  * sanitizer builds also check that nothing reads freed or unset memory on the way out.
  * The run where no allocation failed gives the first run's bytes.
  */
+#include "policies/frag.h"
 #include "policies/registry.h"
 
 #include "engine_world.h"
@@ -49,6 +51,14 @@ static void test_every_policy(void)
         w.nodes[i].gpu_type = (uint16_t)(1 + i % 2);
     size_t n = random_trace(rng, jobs, N_JOBS);
     const sim_time fail[1][3] = {{2, 900000000, 2400000000}};
+    /* fgd's target workload: the trace's replica shapes. */
+    frag_workload *wl = NULL;
+    CHECK_EQ_I64(frag_workload_create(&wl, 3), SIM_OK);
+    for (size_t i = 0; wl && i < n; i++) {
+        frag_shape sh;
+        frag_shape_of_job(&jobs[i], frag_replicas_of_job(&jobs[i], 8), &sh);
+        CHECK_EQ_I64(frag_workload_add(wl, &sh, 1), SIM_OK);
+    }
     int policies = 0;
     for (const policy_ops *const *p = policy_all; *p; p++) {
         run_opts o = {.pol = *p,
@@ -56,7 +66,8 @@ static void test_every_policy(void)
                       .sample_us = 300000000,
                       .rate = &rm,
                       .failures = fail,
-                      .n_failures = 1};
+                      .n_failures = 1,
+                      .workload = wl};
         int64_t base = sim_alloc_live();
         run_out ref = run(&w, jobs, n, &o);
         if (ref.status != SIM_OK) {
@@ -97,7 +108,8 @@ static void test_every_policy(void)
         printf("%-14s %4d allocations during the run, each failed once\n", (*p)->name, enomem);
         run_out_free(&ref);
     }
-    CHECK(policies >= 25);
+    CHECK(policies >= 28);
+    frag_workload_destroy(wl);
     world_fini(&w);
     gsl_rng_free(rng);
 }

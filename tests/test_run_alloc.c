@@ -47,9 +47,24 @@ static void test_every_policy(void)
     gsl_rng_set(rng, 31337);
     world w;
     world_init(&w, 6, 8);
+    /* Types the GPU catalog knows, for the predictive policy's features. */
+    sim_intern_destroy(w.types);
+    w.types = sim_intern_create(true);
+    sim_intern_add(w.types, "V100M16", 7, 0);
+    sim_intern_add(w.types, "V100M32", 7, 0);
     for (uint32_t i = 0; i < w.cl.n_nodes; i++)
         w.nodes[i].gpu_type = (uint16_t)(1 + i % 2);
     size_t n = random_trace(rng, jobs, N_JOBS);
+    /* Execution features, for the predictive policy's models; a third latency-sensitive. */
+    for (size_t i = 0; i < n; i++) {
+        jobs[i].attr[SIM_ATTR_BATCH_SIZE] = (double)(16 << gsl_rng_uniform_int(rng, 5));
+        jobs[i].attr[SIM_ATTR_ITERATIONS] = 100 + jobs[i].work_s;
+        jobs[i].attr[SIM_ATTR_INPUT_SIZE] = 100;
+        jobs[i].attr_present = (UINT64_C(1) << SIM_ATTR_BATCH_SIZE) |
+                               (UINT64_C(1) << SIM_ATTR_ITERATIONS) |
+                               (UINT64_C(1) << SIM_ATTR_INPUT_SIZE);
+        jobs[i].qos = i % 3 ? SIM_QOS_BE : SIM_QOS_LS;
+    }
     const sim_time fail[1][3] = {{2, 900000000, 2400000000}};
     /* fgd's target workload: the trace's replica shapes. */
     frag_workload *wl = NULL;

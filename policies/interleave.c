@@ -1425,18 +1425,20 @@ static void place_plan(il_state *s, const sim_view *v)
     empty_cluster(s, v);
     uint32_t n = 0, used = 0;
     for (uint32_t i = 0; i < s->n_pk; i++) {
-        il_pack p = s->pk[i];
-        const il_entry *x = &s->e[p.m[0]];
-        uint64_t mask = p.type ? UINT64_C(1) << p.type : x->mask;
+        const il_pack *p = &s->pk[i];
+        const il_entry *x = &s->e[p->m[0]];
+        uint64_t mask = p->type ? UINT64_C(1) << p->type : x->mask;
         uint64_t cpu, mem, gmem;
-        pack_host(s, v, &p, &cpu, &mem, &gmem);
+        pack_host(s, v, p, &cpu, &mem, &gmem);
         if (used + x->reps > s->tnode_cap || !vfit(s, v, x->reps, x->gpr, mask, cpu, mem, gmem))
             continue;
-        p.tn = used;
+        /* Moved down in place (n <= i), its target set last, as above. */
+        if (n != i)
+            s->pk[n] = *p;
+        s->pk[n++].tn = used;
         for (uint32_t t = 0; t < s->n_touched; t++)
             for (uint32_t c = 0; c < s->taken[t]; c++)
                 s->tnode[used++] = s->touched[t];
-        s->pk[n++] = p;
     }
     s->n_pk = n;
 }
@@ -1692,16 +1694,21 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
      * packs by their best member. */
     uint32_t np = 0;
     for (uint32_t i = 0; i < s->n_pk; i++) {
-        il_pack p = s->pk[i];
-        p.iter = pack_iter(s, p.m, p.k);
-        if (p.k > 1 && (p.iter > pack_solo_sum(s, &p) || !pack_fits(s, v, &p))) {
-            for (uint32_t q = 0; q < p.k; q++) {
-                il_pack one = {.m = {p.m[q]}, .k = 1, .group = p.group};
-                one.iter = pack_iter(s, one.m, 1);
-                s->pk2[np++] = one;
+        /* Read in place and copied before its iteration time is set: a copy made after
+         * would read that fresh 8-byte store back in a 16-byte load, which waits for it
+         * to retire. */
+        const il_pack *p = &s->pk[i];
+        double iter = pack_iter(s, p->m, p->k);
+        if (p->k > 1 && (iter > pack_solo_sum(s, p) || !pack_fits(s, v, p))) {
+            for (uint32_t q = 0; q < p->k; q++) {
+                il_pack *one = &s->pk2[np++];
+                *one = (il_pack){.m = {p->m[q]}, .k = 1, .group = p->group};
+                one->iter = pack_iter(s, one->m, 1);
             }
-        } else
-            s->pk2[np++] = p;
+        } else {
+            s->pk2[np] = *p;
+            s->pk2[np++].iter = iter;
+        }
     }
     /* The packs in the order of their best members: the entries are in priority order
      * already, and each is in one pack at most, so a pack's place is its first entry's. */

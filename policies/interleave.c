@@ -200,6 +200,7 @@ typedef struct il_job {
     uint64_t listed; /* seq + 1 while the job has an entry */
     uint32_t tag;    /* pack it runs in (0 = none) */
     uint32_t k;      /* members of that pack */
+    uint32_t node;   /* while it runs (tag set): the node of its first replica */
 } il_job;
 
 /* A pack of this pass: up to IL_MAX_PACK entries. */
@@ -795,11 +796,11 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
     return false;
 }
 
-static bool undo_on = true;
+static bool shortcuts_on = true;
 
-void il_undo_enable(bool on)
+void il_shortcuts_enable(bool on)
 {
-    undo_on = on;
+    shortcuts_on = on;
 }
 
 /* GPUs of node n on the empty cluster: all of them if it is up. */
@@ -815,7 +816,8 @@ static uint32_t empty_gpus(const sim_view *v, uint32_t n)
 static void empty_cluster(il_state *s, const sim_view *v)
 {
     uint32_t lim = v->n_nodes < s->n_nodes ? v->n_nodes : s->n_nodes;
-    if (undo_on && s->empty_built && s->empty_epoch == v->up_epoch && s->n_dirty <= s->dirty_max) {
+    if (shortcuts_on && s->empty_built && s->empty_epoch == v->up_epoch &&
+        s->n_dirty <= s->dirty_max) {
         for (uint32_t i = 0; i < s->n_dirty; i++) {
             uint32_t n = s->dirty[i];
             s->nfree[n] = empty_gpus(v, n);
@@ -1478,7 +1480,20 @@ static bool fit_beside(il_state *s, const sim_view *v)
     for (uint32_t i = 0; i < s->n_pk; i++) {
         if (!s->inplace[i])
             continue;
-        const sim_job *j = sim_view_job(v, s->e[s->pk[i].m[0]].id);
+        const il_entry *x = &s->e[s->pk[i].m[0]];
+        if (x->reps == 1 && shortcuts_on) {
+            /* Its gpr GPUs on one node, the one it started on (a running pack stays
+             * where it started): as the walk below, without reading each allocation. */
+            uint32_t nd = job_of(v, x->id)->node;
+            if (nd < s->n_nodes && s->nfree[nd]) {
+                uint32_t t = x->gpr < s->nfree[nd] ? x->gpr : s->nfree[nd];
+                s->nfree[nd] -= t;
+                seg_set(s, nd);
+                s->free_total -= t;
+            }
+            continue;
+        }
+        const sim_job *j = sim_view_job(v, x->id);
         for (uint32_t a = j->alloc_head; a != UINT32_MAX; a = v->allocs[a].next_in_job) {
             uint32_t nd = v->allocs[a].node;
             if (v->allocs[a].gpu == SIM_GPU_NONE || nd >= s->n_nodes || s->nfree[nd] == 0)
@@ -1592,6 +1607,7 @@ static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisio
         il_job *pj = job_of(v, id);
         pj->tag = tag;
         pj->k = p->k;
+        pj->node = pl.nodes[0];
     }
     return SIM_OK;
 }

@@ -1020,20 +1020,25 @@ static int pred_schedule(void *st, const sim_view *v, sim_time now, policy_decis
         if (s->ls_running && (rc = monitor(s, v, out)) != SIM_OK)
             return rc;
     }
-    bool fresh = !search_on || !s->primed || v->release_epoch != s->epoch;
+    /* A release since the last pass, or (for the BE pass) by the LS pass's evictions,
+     * and every waiting job is tried. */
+    uint64_t e0 = v->release_epoch;
+    bool fresh = !search_on || !s->primed || e0 != s->epoch;
     uint64_t upto = s->enqueued_upto;
     /* Jobs enqueued from here on are new to the next pass (the ones enqueued before and
      * not waiting now do not matter: a job enqueued again gets a new stamp). */
     s->enqueued_upto = v->enqueue_count;
     if ((rc = try_pending(s, v, out, true, fresh, upto)) != SIM_OK ||
-        (rc = try_pending(s, v, out, false, fresh, upto)) != SIM_OK)
+        (rc = try_pending(s, v, out, false, fresh || v->release_epoch != e0, upto)) != SIM_OK)
         return rc;
     /* Shrunk BE jobs take back what the waiting jobs left. */
     if (s->be_shrunk && (rc = restore_be(s, v, out)) != SIM_OK)
         return rc;
-    /* Jobs evicted in this call were enqueued after `upto`: try them next time. */
+    /* Jobs evicted in this call were enqueued after `upto`: try them next time. The
+     * epoch is the one this pass started from: a release made during it (an eviction)
+     * makes the next pass try every waiting job, the LS ones included. */
     s->primed = true;
-    s->epoch = v->release_epoch;
+    s->epoch = e0;
     return SIM_OK;
 }
 

@@ -381,6 +381,26 @@ static void eviction(void)
     CHECK(find(&w, "L2")->state == SIM_JOB_PENDING);
     done(&w);
 
+    /* An eviction releases GPU share in the middle of a pass: the BE job that waited
+     * for want of it starts at once, with the search shortcuts on as off (the pass
+     * after a release tries every waiting job, the ones that failed before too). */
+    static const tjob jobs3[] = {
+        {"B1", 0, 1000, SIM_QOS_BE, 900, 900, 0}, /* holds 900 */
+        {"W", 1, 1000, SIM_QOS_BE, 300, 300, 0},  /* 100 free: waits */
+        {"L", 2, 1000, SIM_QOS_LS, 500, 500, 0},  /* evicts B1: 500 free, W fits */
+    };
+    for (int scan = 0; scan < 2; scan++) {
+        predictive_search_enable(!scan);
+        if (!run(&w, "1xV100M16:1", jobs3, 3, 10, NULL))
+            break;
+        CHECK(find(&w, "L")->state == SIM_JOB_RUNNING);
+        CHECK_EQ_I64(find(&w, "B1")->preemptions, 1);
+        CHECK(find(&w, "W")->state == SIM_JOB_RUNNING);
+        CHECK_EQ_I64(find(&w, "W")->first_start_us, 2 * SIM_US_PER_S);
+        done(&w);
+    }
+    predictive_search_enable(true);
+
     /* With evict=false an LS job never evicts. */
     static const char *const no_evict[] = {"evict=false", NULL};
     if (!run(&w, "1xV100M16:1", jobs, 3, 2.5, no_evict))

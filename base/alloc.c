@@ -11,11 +11,20 @@
 /* Atomic: the trace prefetcher allocates on its own thread. */
 static _Atomic uint64_t fail_countdown; /* 0 = never fail */
 static _Atomic int failing;
+static _Atomic int fail_sticky; /* every allocation after the failed one fails too */
 static _Atomic int64_t live_blocks;
 
 void sim_alloc_fail_after(uint64_t k)
 {
     fail_countdown = k;
+    fail_sticky = 1;
+    failing = 0;
+}
+
+void sim_alloc_fail_once(uint64_t k)
+{
+    fail_countdown = k;
+    fail_sticky = 0;
     failing = 0;
 }
 
@@ -31,7 +40,7 @@ static int should_fail(void)
     if (fail_countdown == 0)
         return 0;
     if (atomic_fetch_sub(&fail_countdown, 1) == 1) {
-        failing = 1;
+        failing = fail_sticky;
         return 1;
     }
     return 0;

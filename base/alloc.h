@@ -33,10 +33,12 @@ char *sim_strdup(const char *s);
 
 /*
  * Fault injection for tests: after sim_alloc_fail_after(k), the k-th following
- * allocation (1-based) and every later one fail until sim_alloc_fail_after(0).
- * sim_alloc_live() counts blocks allocated and not yet freed.
+ * allocation (1-based) and every later one fail until sim_alloc_fail_after(0); after
+ * sim_alloc_fail_once(k), the k-th alone. sim_alloc_live() counts blocks allocated and
+ * not yet freed.
  */
 void sim_alloc_fail_after(uint64_t k);
+void sim_alloc_fail_once(uint64_t k);
 int64_t sim_alloc_live(void);
 
 /* n*size without overflow: false when it overflows. */

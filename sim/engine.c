@@ -1158,6 +1158,15 @@ static const char *roles_misfit(const sim_engine *e, const job_spec *s, uint32_t
     return buf;
 }
 
+/* The diagnostic of an output write that failed with st: out of memory (a row's buffer
+ * could not grow), or the file could not be written. Returns the status. */
+static int output_failed(sim_diag *d, int st, const char *file)
+{
+    if (st == SIM_ENOMEM)
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write %s", file);
+}
+
 static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
 {
     e->sum.jobs_arrived++;
@@ -1238,7 +1247,8 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
         e->tstats[s->tenant].rejected++;
         if (grp != NIL)
             e->grp[grp].broken = true;
-        return sim__write_spec_row(e, s, s->replicas, "rejected", why);
+        int wst = sim__write_spec_row(e, s, s->replicas, "rejected", why);
+        return wst != SIM_OK ? output_failed(d, wst, "jobs.csv") : SIM_OK;
     }
     /* The makespan window opens at the first admitted job: one rejected at admission
      * never enters the cluster, so it neither opens the window nor ends it. */
@@ -1465,9 +1475,11 @@ static const char *unfinished_reason(const sim_engine *e, const sim_job *j, bool
                : "never scheduled: the policy left it waiting and nothing else could change";
 }
 
-/* Write the jobs still in the system when the run ends (see unfinished_reason). */
-static void write_unfinished(sim_engine *e, bool horizon)
+/* Write the jobs still in the system when the run ends (see unfinished_reason); the
+ * first write's error, if any. */
+static int write_unfinished(sim_engine *e, bool horizon)
 {
+    int st = SIM_OK;
     for (int running = 0; running < 2; running++) {
         sim_job_id id = running ? e->v.running_head : e->v.pending_head;
         while (id != SIM_JOB_NONE) {
@@ -1477,20 +1489,14 @@ static void write_unfinished(sim_engine *e, bool horizon)
             /* Its GPU time so far is the tenant's, as it is the run's (gpu_hours). */
             e->tstats[j->spec.tenant].gpu_s += j->attained_gpu_s;
             const char *reason = unfinished_reason(e, j, running, horizon);
-            sim__write_job_row(e, j, "unfinished", reason);
+            int wst = sim__write_job_row(e, j, "unfinished", reason);
+            if (st == SIM_OK)
+                st = wst;
             svc_leave(e, j);
             id = e->job_next[id];
         }
     }
-}
-
-/* The diagnostic of an output write that failed with st: out of memory (a row's buffer
- * could not grow), or the file could not be written. Returns the status. */
-static int output_failed(sim_diag *d, int st, const char *file)
-{
-    if (st == SIM_ENOMEM)
-        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
-    return sim_diag_set(d, SIM_EIO, NULL, 0, 0, "cannot write %s", file);
+    return st; /* every job counted still */
 }
 
 /* Read the rest of the source after the horizon: each job is written as unfinished
@@ -1761,8 +1767,8 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
     }
     if (e->integ_started)
         integrate(e, e->now);
-    if (ended_early && e->jobs_in_flight > 0)
-        write_unfinished(e, at_horizon);
+    if (ended_early && e->jobs_in_flight > 0 && (st = write_unfinished(e, at_horizon)) != SIM_OK)
+        return output_failed(d, st, "jobs.csv");
     if (at_horizon && (st = write_not_arrived(e, d)) != SIM_OK)
         return st;
     if (!e->has_next && (st = svc_check_unseen(e, d)) != SIM_OK)

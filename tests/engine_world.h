@@ -112,6 +112,7 @@ typedef struct run_opts {
     sim_time horizon_us;             /* 0 = none */
     bool inline_rows;                /* jobs.csv rows on the simulating thread */
     uint64_t fail_after; /* not 0: the run's fail_after-th allocation fails, and every later one */
+    bool fail_once;      /* ... or that one alone */
     const struct frag_workload *workload; /* the target workload (fgd), or NULL */
 } run_opts;
 
@@ -155,7 +156,10 @@ static run_out run(world *w, const job_spec *jobs, size_t n, const run_opts *o)
                                    o->failures[k][2], &r.d);
         array_source as = {.jobs = jobs, .n = n};
         sim_source src = {.ctx = &as, .next = array_next};
-        sim_alloc_fail_after(o->fail_after);
+        if (o->fail_once)
+            sim_alloc_fail_once(o->fail_after);
+        else
+            sim_alloc_fail_after(o->fail_after);
         r.status = sim_engine_run(e, &src, &r.d);
         sim_alloc_fail_after(0);
         r.sum = *sim_engine_summary(e);

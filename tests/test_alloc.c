@@ -51,5 +51,21 @@ int main(void)
     CHECK(raw == before);
     sim_free(raw);
     CHECK_EQ_I64(sim_alloc_live(), live);
+    /* The k-th allocation and every later one fail, or the k-th alone. */
+    for (int once = 0; once < 2; once++) {
+        if (once)
+            sim_alloc_fail_once(2);
+        else
+            sim_alloc_fail_after(2);
+        void *p[4];
+        for (int i = 0; i < 4; i++)
+            p[i] = sim_malloc(8);
+        sim_alloc_fail_after(0);
+        CHECK(p[0] != NULL && p[1] == NULL);
+        CHECK((p[2] != NULL) == (once == 1) && (p[3] != NULL) == (once == 1));
+        for (int i = 0; i < 4; i++)
+            sim_free(p[i]);
+        CHECK_EQ_I64(sim_alloc_live(), live);
+    }
     return check_done();
 }

@@ -670,16 +670,15 @@ static int fail(policy_decisions *out, sim_job_id id, const char *what, const ch
 }
 
 /* A decision the engine could not carry out through no fault of the policy's: out of
- * memory, or jobs.csv not written (st). The run ends with st and `msg`; like fail(), every
- * later decision of the call fails. */
-static int engine_fail(policy_decisions *out, int st, const char *msg)
+ * memory, or jobs.csv not written (st, as sim__output_failed says it). The run ends with
+ * that status; like fail(), every later decision of the call fails. */
+static int engine_fail(policy_decisions *out, int st)
 {
     sim_engine *e = out->e;
     if (e->dec_status != SIM_OK)
         return SIM_EINVAL;
-    e->dec_status = st;
-    sim_diag_set(&e->dec_diag, st, NULL, 0, 0, "%s", msg);
-    return st;
+    e->dec_status = sim__output_failed(&e->dec_diag, st, "jobs.csv");
+    return e->dec_status;
 }
 
 /* Common entry check: the schedule call has not failed and the job id is in use. */
@@ -1016,7 +1015,7 @@ int sim_decide_start(policy_decisions *out, sim_job_id id, const sim_placement *
         return st;
     uint32_t need = p->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1) + j->n_roles;
     if (reserve_allocs(e, need) != SIM_OK)
-        return engine_fail(out, SIM_ENOMEM, "out of memory");
+        return engine_fail(out, SIM_ENOMEM);
     sim__job_touch(e, id);
     sim__list_remove(e, id, false);
     if (j->n_roles)
@@ -1123,7 +1122,7 @@ int sim_decide_grow(policy_decisions *out, sim_job_id id, const sim_placement *p
                 return fail(out, id, what, "GPU %u already holds a replica of the job", p->gpus[k]);
     uint32_t need = p->replicas * (j->gpus_per_replica ? j->gpus_per_replica : 1);
     if (reserve_allocs(e, need) != SIM_OK)
-        return engine_fail(out, SIM_ENOMEM, "out of memory");
+        return engine_fail(out, SIM_ENOMEM);
     sim__mark_dirty(e, id);
     apply(e, id, j->replicas, p->replicas, p, j->share_milli, j->share_mem_mib);
     sim__rep_account(e, j, j->replicas + p->replicas);
@@ -1258,7 +1257,7 @@ int sim_decide_reject(policy_decisions *out, sim_job_id id, const char *reason)
     sim__job_touch(e, id);
     int wst = sim__write_job_row(e, j, "rejected", msg);
     if (wst != SIM_OK)
-        return engine_fail(out, wst, wst == SIM_ENOMEM ? "out of memory" : "cannot write jobs.csv");
+        return engine_fail(out, wst);
     sim__list_remove(e, id, false);
     e->tstats[j->spec.tenant].pending--;
     e->tstats[j->spec.tenant].rejected++;

@@ -1158,9 +1158,7 @@ static const char *roles_misfit(const sim_engine *e, const job_spec *s, uint32_t
     return buf;
 }
 
-/* The diagnostic of an output write that failed with st: out of memory (a row's buffer
- * could not grow), or the file could not be written. Returns the status. */
-static int output_failed(sim_diag *d, int st, const char *file)
+int sim__output_failed(sim_diag *d, int st, const char *file)
 {
     if (st == SIM_ENOMEM)
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
@@ -1248,7 +1246,7 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
         if (grp != NIL)
             e->grp[grp].broken = true;
         int wst = sim__write_spec_row(e, s, s->replicas, "rejected", why);
-        return wst != SIM_OK ? output_failed(d, wst, "jobs.csv") : SIM_OK;
+        return wst != SIM_OK ? sim__output_failed(d, wst, "jobs.csv") : SIM_OK;
     }
     /* The makespan window opens at the first admitted job: one rejected at admission
      * never enters the cluster, so it neither opens the window nor ends it. */
@@ -1512,7 +1510,7 @@ static int write_not_arrived(sim_engine *e, sim_diag *d)
         int wst = sim__write_spec_row(e, &e->next, e->next.replicas, "unfinished",
                                       "not arrived: submitted after the horizon");
         if (wst != SIM_OK)
-            return output_failed(d, wst, "jobs.csv");
+            return sim__output_failed(d, wst, "jobs.csv");
         int st = read_next(e, d);
         if (st != SIM_OK)
             return st;
@@ -1571,7 +1569,7 @@ int sim_engine_run(sim_engine *e, const sim_source *src, sim_diag *d)
     e->sum.wait_p95_s = sim_hist_quantile(e->h_wait, 0.95);
     e->sum.wait_p99_s = sim_hist_quantile(e->h_wait, 0.99);
     if (st == SIM_OK && wst != SIM_OK)
-        st = output_failed(d, wst, "jobs.csv");
+        st = sim__output_failed(d, wst, "jobs.csv");
     return st;
 }
 
@@ -1580,7 +1578,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
     e->src = src;
     int st = sim__write_headers(e);
     if (st != SIM_OK)
-        return output_failed(d, st, "the output files");
+        return sim__output_failed(d, st, "the output files");
     if ((st = read_next(e, d)) != SIM_OK)
         return st;
     if (e->cfg.mtbf_s > 0) {
@@ -1633,7 +1631,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
             switch (ev.kind) {
             case EV_FINISH:
                 if ((st = finish_job(e, ev.obj)) != SIM_OK)
-                    return output_failed(d, st, "jobs.csv");
+                    return sim__output_failed(d, st, "jobs.csv");
                 changed = true;
                 break;
             case EV_WAKEUP:
@@ -1645,7 +1643,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
                 break;
             case EV_NODE_DOWN:
                 if ((st = node_down(e, ev.obj, ev.version)) != SIM_OK)
-                    return output_failed(d, st, "jobs.csv");
+                    return sim__output_failed(d, st, "jobs.csv");
                 changed = true;
                 break;
             case EV_DEMAND: {
@@ -1716,7 +1714,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
             if (live_top_time(e) != now) {
                 sample_due = false;
                 if ((st = sim__write_sample(e)) != SIM_OK)
-                    return output_failed(d, st, "timeseries.csv");
+                    return sim__output_failed(d, st, "timeseries.csv");
                 if ((e->has_next || e->jobs_in_flight > 0) &&
                     sim_eventq_push(&e->q, now + e->cfg.sample_interval_us, EV_SAMPLE, 0, 0) !=
                         SIM_OK)
@@ -1756,7 +1754,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
     /* A sample held back for events of its moment, when the run ended before them
      * (nothing left to run), is written for that moment. */
     if (sample_due && (st = sim__write_sample(e)) != SIM_OK)
-        return output_failed(d, st, "timeseries.csv");
+        return sim__output_failed(d, st, "timeseries.csv");
     /* Stopped by the horizon: time runs on to the horizon itself, so the jobs still
      * placed and the GPUs they hold are counted up to it, not up to the last event. */
     if (at_horizon && e->now < e->cfg.horizon_us) {
@@ -1768,7 +1766,7 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
     if (e->integ_started)
         integrate(e, e->now);
     if (ended_early && e->jobs_in_flight > 0 && (st = write_unfinished(e, at_horizon)) != SIM_OK)
-        return output_failed(d, st, "jobs.csv");
+        return sim__output_failed(d, st, "jobs.csv");
     if (at_horizon && (st = write_not_arrived(e, d)) != SIM_OK)
         return st;
     if (!e->has_next && (st = svc_check_unseen(e, d)) != SIM_OK)

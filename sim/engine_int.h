@@ -260,6 +260,10 @@ void sim__list_remove(sim_engine *e, sim_job_id id, bool running);
 void sim__list_append(sim_engine *e, sim_job_id id, bool running);
 /* A listed job's demand changes to d (its part of the online figures with it). */
 void sim__set_demand(sim_engine *e, sim_job *j, uint32_t d);
+/* The diagnostic of an output write that failed with st: out of memory (a row's buffer
+ * could not grow), or `file` could not be written. Returns the status (SIM_ENOMEM or
+ * SIM_EIO). */
+int sim__output_failed(sim_diag *d, int st, const char *file);
 void sim__node_refresh(sim_engine *e, uint32_t node);
 /* Recompute the summaries of the blocks with a node changed since (view.sync_blocks). */
 void sim__sync_blocks(const sim_view *v);

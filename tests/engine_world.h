@@ -257,6 +257,19 @@ static size_t random_trace(gsl_rng *rng, job_spec *jobs, size_t n)
     return n;
 }
 
+/* A co-location slowdown for rate models of tests: a job sharing its GPU with one other
+ * runs at 0.75 of its speed, with more at 0.5. */
+static inline double world_shared_slowdown(void *ctx, const job_spec *self, uint32_t self_milli,
+                                           const sim_resident *others, uint32_t n, uint16_t t)
+{
+    (void)ctx;
+    (void)self;
+    (void)self_milli;
+    (void)others;
+    (void)t;
+    return n == 1 ? 0.75 : 0.5;
+}
+
 static inline size_t count_lines(const char *s)
 {
     size_t n = 0;

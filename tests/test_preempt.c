@@ -404,17 +404,6 @@ static double eq_many_speeds(void *ctx, const job_spec *j, uint16_t t)
     return speed_by_arrival(j, 6);
 }
 
-static double eq_interference(void *ctx, const job_spec *self, uint32_t self_milli,
-                              const sim_resident *others, uint32_t n, uint16_t t)
-{
-    (void)ctx;
-    (void)self;
-    (void)self_milli;
-    (void)others;
-    (void)t;
-    return n == 1 ? 0.75 : 0.5;
-}
-
 /* Run o with a shortcut on (the default) and off (enable(false)), and check that both ran
  * and gave the same jobs.csv and summary (what: named in a message when not). Returns the
  * run with the shortcut, for the caller to free. */
@@ -469,7 +458,7 @@ static void srtf_srsf_agree(world *w, const job_spec *jobs, size_t n, run_opts o
 static void test_fast_restart_penalty(void)
 {
     sim_rate_model many = {
-        .name = "many", .throughput = eq_many_speeds, .interference = eq_interference};
+        .name = "many", .throughput = eq_many_speeds, .interference = world_shared_slowdown};
     static job_spec jobs[200];
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 900399);
@@ -504,7 +493,7 @@ static double eq_128_speeds(void *ctx, const job_spec *j, uint16_t t)
 static void test_many_lanes(void)
 {
     sim_rate_model m128 = {
-        .name = "m128", .throughput = eq_128_speeds, .interference = eq_interference};
+        .name = "m128", .throughput = eq_128_speeds, .interference = world_shared_slowdown};
     static job_spec jobs[1500];
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 4242);
@@ -530,9 +519,9 @@ static void test_many_lanes(void)
 static void test_fast_equivalence(void)
 {
     sim_rate_model rm = {
-        .name = "test", .throughput = eq_throughput, .interference = eq_interference};
+        .name = "test", .throughput = eq_throughput, .interference = world_shared_slowdown};
     sim_rate_model many = {
-        .name = "many", .throughput = eq_many_speeds, .interference = eq_interference};
+        .name = "many", .throughput = eq_many_speeds, .interference = world_shared_slowdown};
     const variant vs[] = {
         {&policy_las, NULL, NULL},     {&policy_las, "mode", "tiresias"},
         {&policy_gittins, NULL, NULL}, {&policy_gittins, "delta", "30"},
@@ -828,9 +817,9 @@ static void test_typed_admission_nested(void)
 static void test_typed_sums_equivalence(void)
 {
     sim_rate_model rm = {
-        .name = "test", .throughput = eq_throughput, .interference = eq_interference};
+        .name = "test", .throughput = eq_throughput, .interference = world_shared_slowdown};
     sim_rate_model many = {
-        .name = "many", .throughput = eq_many_speeds, .interference = eq_interference};
+        .name = "many", .throughput = eq_many_speeds, .interference = world_shared_slowdown};
     const variant vs[] = {
         {&policy_las, NULL, NULL},  {&policy_gittins, NULL, NULL}, {&policy_gittins, "delta", "30"},
         {&policy_srtf, NULL, NULL}, {&policy_srsf, NULL, NULL},
@@ -922,7 +911,7 @@ static double eq_4096_speeds(void *ctx, const job_spec *j, uint16_t t)
 static void test_lane_takeover(void)
 {
     sim_rate_model m4096 = {
-        .name = "m4096", .throughput = eq_4096_speeds, .interference = eq_interference};
+        .name = "m4096", .throughput = eq_4096_speeds, .interference = world_shared_slowdown};
     static job_spec jobs[2000];
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 515);

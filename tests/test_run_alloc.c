@@ -20,23 +20,12 @@
 #include "engine_world.h"
 
 /* Per-job speeds on each type (many distinct rates: the preemptive policies' lanes
- * fill and grow), slowed where a GPU is shared. */
+ * fill and grow); world_shared_slowdown slows them where a GPU is shared. */
 static double job_speed(void *ctx, const job_spec *j, uint16_t t)
 {
     (void)ctx;
     uint64_t h = (j->submit_us + t) * UINT64_C(0x9e3779b97f4a7c15);
     return 0.5 + (double)(h >> 58) / 64.0;
-}
-
-static double shared_slowdown(void *ctx, const job_spec *self, uint32_t self_milli,
-                              const sim_resident *others, uint32_t n, uint16_t t)
-{
-    (void)ctx;
-    (void)self;
-    (void)self_milli;
-    (void)others;
-    (void)t;
-    return n == 1 ? 0.8 : 0.6;
 }
 
 enum { N_JOBS = 240, MAX_FAILS = 4000 };
@@ -90,7 +79,8 @@ static int fail_each(world *w, const job_spec *jobs, size_t n, run_opts o, const
 
 static void test_every_policy(void)
 {
-    sim_rate_model rm = {.name = "oom", .throughput = job_speed, .interference = shared_slowdown};
+    sim_rate_model rm = {
+        .name = "oom", .throughput = job_speed, .interference = world_shared_slowdown};
     static job_spec jobs[N_JOBS + 1];
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 31337);

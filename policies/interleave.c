@@ -70,6 +70,8 @@
 #define IL_GPU_COUNTS 16u
 /* Cache of pack cycle times by the multiset of the members' profiles. */
 #define IL_ITER_SLOTS 4096u
+/* GPUs per replica up to which a first fit keeps where its search may start. */
+#define IL_HINTS 33u
 
 double il_solo_ms(const double stage[IL_RESOURCES])
 {
@@ -257,6 +259,10 @@ typedef struct il_state {
     uint32_t *seg; /* max tree over nfree, of seg_p leaves (base/maxtree.h) */
     uint32_t seg_p;
     uint64_t free_total; /* sum of nfree */
+    /* hint[g]: every node before it has fewer than g GPUs free in nfree (a first fit of g
+     * GPUs starts its search there). nfree only falls between two settings back of the
+     * empty cluster (a failed fit puts back what it took), so the hints only move on. */
+    uint32_t hint[IL_HINTS];
     /* The empty cluster (every up node's GPUs free) as of up_epoch, free_empty GPUs in
      * all: nfree and seg are set back to it by undoing the changes to the nodes listed in
      * dirty (each once, is_dirty), not rebuilt, while no node went down or came back. */
@@ -740,6 +746,13 @@ static uint32_t prioritise(il_state *s, const sim_view *v)
     return n;
 }
 
+static bool shortcuts_on = true;
+
+void il_shortcuts_enable(bool on)
+{
+    shortcuts_on = on;
+}
+
 /* nfree[n] changed: its leaf in the tree follows, and empty_cluster will set the node
  * back (listed while few are: past dirty_max, it builds the empty cluster again
  * instead). */
@@ -767,8 +780,11 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
     if ((uint64_t)reps * gpr > s->free_total)
         return false; /* cannot fit: spare the walk over the nodes */
     uint32_t placed = 0, nt = 0, lim = v->n_nodes < s->n_nodes ? v->n_nodes : s->n_nodes;
-    for (uint32_t n = maxtree_first(s->seg, s->seg_p, 0, gpr); n < lim && placed < reps;
-         n = maxtree_first(s->seg, s->seg_p, n + 1, gpr)) {
+    bool hinted = shortcuts_on && gpr < IL_HINTS;
+    uint32_t n = maxtree_first(s->seg, s->seg_p, hinted ? s->hint[gpr] : 0, gpr);
+    if (hinted)
+        s->hint[gpr] = n == UINT32_MAX ? s->seg_p : n;
+    for (; n < lim && placed < reps; n = maxtree_first(s->seg, s->seg_p, n + 1, gpr)) {
         if ((mask && !((mask >> v->node_gpu_type[n]) & 1u)) ||
             (gmem && v->gpu_mem_total[v->node_gpu_first[n]] < gmem))
             continue;
@@ -796,13 +812,6 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
     return false;
 }
 
-static bool shortcuts_on = true;
-
-void il_shortcuts_enable(bool on)
-{
-    shortcuts_on = on;
-}
-
 /* GPUs of node n on the empty cluster: all of them if it is up. */
 static uint32_t empty_gpus(const sim_view *v, uint32_t n)
 {
@@ -816,6 +825,7 @@ static uint32_t empty_gpus(const sim_view *v, uint32_t n)
 static void empty_cluster(il_state *s, const sim_view *v)
 {
     uint32_t lim = v->n_nodes < s->n_nodes ? v->n_nodes : s->n_nodes;
+    memset(s->hint, 0, sizeof s->hint);
     if (shortcuts_on && s->empty_built && s->empty_epoch == v->up_epoch &&
         s->n_dirty <= s->dirty_max) {
         for (uint32_t i = 0; i < s->n_dirty; i++) {

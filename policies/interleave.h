@@ -39,10 +39,12 @@ struct sim_job;
 double il_share_factor(const struct sim_job *j, uint32_t milli, uint32_t demand, double target);
 
 /* Set the planning's copy of the empty cluster back node by node where a plan changed it
- * (true, the default, while few nodes changed), and take a one-replica pack that stays
+ * (true, the default, while few nodes changed), start each first fit of g GPUs where the
+ * last one found the first node with g free, and take a one-replica pack that stays
  * where it runs off the node it started on; or build the copy from every node at every
- * point and read where each pack runs from its allocations (false), for every engine of
- * the process: to test the two against each other. */
+ * point, search every first fit from the first node and read where each pack runs from
+ * its allocations (false), for every engine of the process: to test the two against each
+ * other. */
 void il_shortcuts_enable(bool on);
 
 #endif

@@ -1227,6 +1227,9 @@ int sim_decide_speed_factor(policy_decisions *out, sim_job_id id, double f)
         return SIM_EINVAL;
     if (!(f > 0) || !isfinite(f))
         return fail(out, id, what, "factor %g is not a positive number", f);
+    /* The same factor changes nothing: the job's speed and finish stand, untouched. */
+    if (f == j->speed_factor)
+        return SIM_OK;
     if (j->state != SIM_JOB_PENDING)
         sim__mark_dirty(out->e, id);
     j->speed_factor = f;

@@ -450,7 +450,8 @@ int sim_decide_scale_in(policy_decisions *out, sim_job_id job, uint32_t count);
 /* Suspend progress while holding resources, and resume it. */
 int sim_decide_pause(policy_decisions *out, sim_job_id job);
 int sim_decide_resume(policy_decisions *out, sim_job_id job);
-/* Multiply the job's model speed by f (> 0), e.g. interleaving efficiency. */
+/* Multiply the job's model speed by f (> 0), e.g. interleaving efficiency. The factor the
+ * job has already is no change: its progress is not brought up to date for it. */
 int sim_decide_speed_factor(policy_decisions *out, sim_job_id job, double f);
 /* Record the policy's predictions for the job (reported in jobs.csv; NaN = none). */
 int sim_decide_predict(policy_decisions *out, sim_job_id job, double duration_s, double milli);

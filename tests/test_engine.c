@@ -166,6 +166,7 @@ typedef struct act {
                   f = speed factor (arg / 1000), x = reject, g = grow by one replica,
                   G = grow by one replica on the GPU the job's first replica holds,
                   k = shrink to arg replicas, q = record what the view reports,
+                  u = record when the job's progress was last brought up to date,
                   P = preempt the job id arg itself (not an arrival's) */
     int job;   /* arrival index */
     uint32_t arg;
@@ -174,6 +175,7 @@ typedef struct act {
 static const act *script;
 static int script_n;
 static double q_done, q_left, q_attained; /* the view's figures at the last 'q' */
+static sim_time q_update;                 /* the job's last_update_us at the last 'u' */
 
 typedef struct scripted {
     place_ws ws;
@@ -240,6 +242,9 @@ static int sc_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
             q_left = sim_view_work_left(v, id);
             q_attained = sim_view_attained(v, id);
             break;
+        case 'u':
+            q_update = sim_view_job(v, id)->last_update_us;
+            break;
         default: break;
         }
         if (rc != SIM_OK)
@@ -298,6 +303,22 @@ static void test_scripted(void)
     r = run(&w, jobs, 1, &o);
     CHECK_FIELD(&r, "a", F_END, "80.000000");
     CHECK_FIELD(&r, "a", F_RUN, "80.000000");
+    run_out_free(&r);
+
+    /* The factor a job has already is no change: its progress is not brought up to date
+     * (a policy may set every running job's factor at every point); another factor is. */
+    static const act s2b[] = {{10, 'f', 0, 1000}, {12, 'u', 0, 0},    {20, 'f', 0, 2000},
+                              {22, 'u', 0, 0},    {30, 'f', 0, 2000}, {32, 'u', 0, 0}};
+    script = s2b;
+    script_n = 2;
+    r = run(&w, jobs, 1, &o);
+    CHECK_EQ_I64(q_update, 0);
+    CHECK_FIELD(&r, "a", F_END, "100.000000");
+    run_out_free(&r);
+    script_n = 6;
+    r = run(&w, jobs, 1, &o);
+    CHECK_EQ_I64(q_update, 20000000);
+    CHECK_FIELD(&r, "a", F_END, "60.000000");
     run_out_free(&r);
 
     /* Preempt with a checkpoint at 30 s: no work lost; without, 30 s lost. */

@@ -187,6 +187,8 @@ typedef struct il_entry {
     double key;    /* sort key of this pass */
     uint64_t seq;  /* arrival order */
     uint64_t mask; /* GPU types accepted */
+    uint64_t cpu, mem; /* per replica, milli-CPU and MiB */
+    uint64_t gmem;     /* per GPU, MiB */
     sim_job_id id;
     uint32_t gpus; /* GPUs in all */
     uint32_t reps, gpr;
@@ -203,6 +205,7 @@ typedef struct il_job {
     uint32_t tag;    /* pack it runs in (0 = none) */
     uint32_t k;      /* members of that pack */
     uint32_t node;   /* while it runs (tag set): the node of its first replica */
+    double factor;   /* the speed factor it was last given (the core keeps it; 1 at first) */
 } il_job;
 
 /* A pack of this pass: up to IL_MAX_PACK entries. */
@@ -674,6 +677,9 @@ static void il_arrival(void *st, const sim_view *v, sim_job_id id)
     }
     x->seq = j->seq;
     x->mask = j->spec.gpu_type_mask;
+    x->cpu = j->cpu_per_replica;
+    x->mem = j->mem_per_replica;
+    x->gmem = j->spec.gpu_mem_mib;
     x->id = id;
     x->reps = j->nominal_replicas;
     x->gpr = j->gpus_per_replica;
@@ -683,6 +689,7 @@ static void il_arrival(void *st, const sim_view *v, sim_job_id id)
     pj->listed = j->seq + 1;
     pj->tag = 0;
     pj->k = 0;
+    pj->factor = 1.0;
 }
 
 static void il_finish(void *st, const sim_view *v, sim_job_id id)
@@ -860,15 +867,15 @@ static void empty_cluster(il_state *s, const sim_view *v)
 /* CPU (milli) and memory (MiB) a replica of each member of p takes, summed: what one
  * replica of the pack needs on its node; and the GPU memory (MiB) the members ask of each
  * GPU they share, summed. */
-static void pack_host(const il_state *s, const sim_view *v, const il_pack *p, uint64_t *cpu,
-                      uint64_t *mem, uint64_t *gmem)
+static void pack_host(const il_state *s, const il_pack *p, uint64_t *cpu, uint64_t *mem,
+                      uint64_t *gmem)
 {
     *cpu = *mem = *gmem = 0;
     for (uint32_t q = 0; q < p->k; q++) {
-        const sim_job *j = sim_view_job(v, s->e[p->m[q]].id);
-        *cpu += j->cpu_per_replica;
-        *mem += j->mem_per_replica;
-        *gmem += j->spec.gpu_mem_mib;
+        const il_entry *x = &s->e[p->m[q]];
+        *cpu += x->cpu;
+        *mem += x->mem;
+        *gmem += x->gmem;
     }
 }
 
@@ -884,7 +891,7 @@ static bool plan_fit(il_state *s, const sim_view *v, il_pack *p, uint64_t presen
     const il_entry *x = &s->e[p->m[0]];
     p->type = 0;
     uint64_t cpu, mem, gmem;
-    pack_host(s, v, p, &cpu, &mem, &gmem);
+    pack_host(s, p, &cpu, &mem, &gmem);
     uint64_t allowed = present & (x->mask ? x->mask : ~UINT64_C(0));
     if (x->gpr == 0 || __builtin_popcountll(allowed) <= 1)
         return vfit(s, v, x->reps, x->gpr, x->mask, cpu, mem, gmem);
@@ -1308,21 +1315,22 @@ static uint32_t member_milli(const sim_job *j, uint32_t k)
     return k <= 1 ? j->spec.gpu_milli : SIM_MILLI_GPU / k;
 }
 
-/* The node of running job j's first allocation (0 when it holds none). */
-static uint32_t job_node(const sim_view *v, const sim_job *j)
-{
-    return j->alloc_head != UINT32_MAX ? v->allocs[j->alloc_head].node : 0;
-}
+/* member_factor's node for a running job: the node of its first allocation. */
+#define IL_FIRST_ALLOC UINT32_MAX
 
 /* The speed factor that makes member x of a pack on `node` run at solo / pack iteration
  * time, the core's share cap min(1, share / demand) divided out with the demand on that
  * node's GPU type (a pack spans types only when no one type holds it; the core then
- * runs it at its slowest GPU). */
+ * runs it at its slowest GPU). A job alone or without a profile needs neither its record
+ * nor its node. */
 static double member_factor(const il_state *s, const sim_view *v, const il_pack *p,
-                            const il_entry *x, const sim_job *j, uint32_t node)
+                            const il_entry *x, uint32_t node)
 {
     if (p->k <= 1 || !(x->solo > 0))
         return 1.0 / s->overhead[1];
+    const sim_job *j = sim_view_job(v, x->id);
+    if (node == IL_FIRST_ALLOC)
+        node = j->alloc_head != UINT32_MAX ? v->allocs[j->alloc_head].node : 0;
     return il_share_factor(j, member_milli(j, p->k), sim_view_job_demand(v, x->id, node),
                            x->solo / p->iter);
 }
@@ -1441,7 +1449,7 @@ static void place_plan(il_state *s, const sim_view *v)
         const il_entry *x = &s->e[p->m[0]];
         uint64_t mask = p->type ? UINT64_C(1) << p->type : x->mask;
         uint64_t cpu, mem, gmem;
-        pack_host(s, v, p, &cpu, &mem, &gmem);
+        pack_host(s, p, &cpu, &mem, &gmem);
         if (used + x->reps > s->tnode_cap || !vfit(s, v, x->reps, x->gpr, mask, cpu, mem, gmem))
             continue;
         /* Moved down in place (n <= i), its target set last, as above. */
@@ -1519,7 +1527,7 @@ static bool fit_beside(il_state *s, const sim_view *v)
             continue;
         const il_entry *x = &s->e[p->m[0]];
         uint64_t cpu, mem, gmem;
-        pack_host(s, v, p, &cpu, &mem, &gmem);
+        pack_host(s, p, &cpu, &mem, &gmem);
         if (!vfit(s, v, x->reps, x->gpr, p->type ? UINT64_C(1) << p->type : x->mask, cpu, mem,
                   gmem))
             return false;
@@ -1578,7 +1586,7 @@ static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisio
     uint32_t m = member_milli(jl, p->k);
     uint32_t total = p->k <= 1 ? m : m * p->k;
     uint64_t gmem, cpu, mem;
-    pack_host(s, v, p, &cpu, &mem, &gmem);
+    pack_host(s, p, &cpu, &mem, &gmem);
     /* On the GPU type the plan chose for it, when it chose one. */
     uint32_t nc = 0;
     if (p->type)
@@ -1609,12 +1617,13 @@ static int start_pack(il_state *s, const sim_view *v, il_pack *p, policy_decisio
         mp.milli = member_milli(j, p->k);
         mp.gpu_mem_mib = j->spec.gpu_mem_mib;
         int rc = sim_decide_start(out, id, &mp);
-        if (rc == SIM_OK)
-            rc = sim_decide_speed_factor(out, id,
-                                         member_factor(s, v, p, &s->e[p->m[i]], j, pl.nodes[0]));
+        il_job *pj = job_of(v, id);
+        if (rc == SIM_OK) {
+            pj->factor = member_factor(s, v, p, &s->e[p->m[i]], pl.nodes[0]);
+            rc = sim_decide_speed_factor(out, id, pj->factor);
+        }
         if (rc != SIM_OK)
             return rc;
-        il_job *pj = job_of(v, id);
         pj->tag = tag;
         pj->k = p->k;
         pj->node = pl.nodes[0];
@@ -1643,7 +1652,7 @@ static bool pack_fits(il_state *s, const sim_view *v, const il_pack *p)
     }
     s->max_read = true;
     uint64_t cpu, mem, gmem;
-    pack_host(s, v, p, &cpu, &mem, &gmem);
+    pack_host(s, p, &cpu, &mem, &gmem);
     return cpu <= s->max_cpu && mem <= s->max_mem && gmem <= s->max_gmem;
 }
 
@@ -1796,16 +1805,19 @@ static int il_schedule(void *st, const sim_view *v, sim_time now, policy_decisio
         il_pack *p = &s->pk[i];
         for (uint32_t q = 0; q < p->k; q++) {
             sim_job_id id = s->e[p->m[q]].id;
-            const sim_job *j = sim_view_job(v, id);
             il_job *pj = job_of(v, id);
             int rc = SIM_OK;
             if (pj->k != p->k) {
-                rc = sim_decide_set_share(out, id, member_milli(j, p->k));
+                rc = sim_decide_set_share(out, id, member_milli(sim_view_job(v, id), p->k));
                 pj->k = p->k;
             }
-            if (rc == SIM_OK)
-                rc = sim_decide_speed_factor(
-                    out, id, member_factor(s, v, p, &s->e[p->m[q]], j, job_node(v, j)));
+            /* The factor it has already would be no decision (the core's own test, made
+             * here without reading the job's record). */
+            double f = member_factor(s, v, p, &s->e[p->m[q]], IL_FIRST_ALLOC);
+            if (rc == SIM_OK && f != pj->factor) {
+                pj->factor = f;
+                rc = sim_decide_speed_factor(out, id, f);
+            }
             if (rc != SIM_OK)
                 return rc;
         }

@@ -893,7 +893,7 @@ static bool plan_fit(il_state *s, const sim_view *v, il_pack *p, uint64_t presen
     uint64_t cpu, mem, gmem;
     pack_host(s, p, &cpu, &mem, &gmem);
     uint64_t allowed = present & (x->mask ? x->mask : ~UINT64_C(0));
-    if (x->gpr == 0 || __builtin_popcountll(allowed) <= 1)
+    if (x->gpr == 0 || (allowed & (allowed - 1)) == 0) /* one type allowed, or none */
         return vfit(s, v, x->reps, x->gpr, x->mask, cpu, mem, gmem);
     uint16_t ts[64];
     double sc[64];

@@ -163,15 +163,18 @@ static int themis_schedule(void *st, const sim_view *v, sim_time now, policy_dec
         if (t->e.running)
             t->ran_s += (double)(now - t->last_us) / 1e6;
         t->last_us = now;
+        /* A quotient by 1 is its dividend, exactly: most jobs divide by 1 (no iteration
+         * time; a share of at least their GPUs), and a division is the loop's cost. */
         double w = sim_view_work_left(v, t->e.id);
-        double left = (w > 0 ? w : 0) / t->it_s; /* iterations left */
-        double alloc = share / t->gpus < 1 ? share / t->gpus : 1;
+        double left = w > 0 ? (t->it_s == 1 ? w : w / t->it_s) : 0; /* iterations left */
+        double alloc = share >= t->gpus ? 1 : share / t->gpus;
         if (t->prev_alloc > 0)
-            t->cum_iso += (t->prev_left - left) / t->prev_alloc;
+            t->cum_iso +=
+                t->prev_alloc == 1 ? t->prev_left - left : (t->prev_left - left) / t->prev_alloc;
         t->prev_left = left;
         t->prev_alloc = alloc;
         double a = (double)(now - t->submit_us) / 1e6, c = left * t->it_s;
-        double b = t->cum_iso + left / alloc;
+        double b = t->cum_iso + (alloc == 1 ? left : left / alloc);
         s->a[i] = a;
         s->b[i] = b;
         s->c[i] = c;

@@ -782,7 +782,7 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
                  uint64_t cpu, uint64_t mem, uint64_t gmem)
 {
     s->n_touched = 0;
-    if (gpr == 0)
+    if (gpr == 0 || reps == 0)
         return true;
     if ((uint64_t)reps * gpr > s->free_total)
         return false; /* cannot fit: spare the walk over the nodes */
@@ -791,7 +791,8 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
     uint32_t n = maxtree_first(s->seg, s->seg_p, hinted ? s->hint[gpr] : 0, gpr);
     if (hinted)
         s->hint[gpr] = n == UINT32_MAX ? s->seg_p : n;
-    for (; n < lim && placed < reps; n = maxtree_first(s->seg, s->seg_p, n + 1, gpr)) {
+    /* The next node is looked for only while replicas are left to place. */
+    for (; n < lim; n = maxtree_first(s->seg, s->seg_p, n + 1, gpr)) {
         if ((mask && !((mask >> v->node_gpu_type[n]) & 1u)) ||
             (gmem && v->gpu_mem_total[v->node_gpu_first[n]] < gmem))
             continue;
@@ -806,6 +807,8 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
         seg_set(s, n);
         s->touched[nt] = n;
         s->taken[nt++] = c;
+        if (placed == reps)
+            break;
     }
     if (placed == reps) {
         s->free_total -= (uint64_t)reps * gpr;

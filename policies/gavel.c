@@ -32,6 +32,7 @@
 #include <string.h>
 
 #define GV_MAXT 8 /* GPU types of one cluster */
+#define GV_HINTS 33 /* GPUs per replica up to which a search keeps where it may start */
 #define AHEAD 2   /* jobs ahead whose records the preemptions and starts ask for */
 
 /* A job's figures on one type slot, side by side (a round reads the first three together). */
@@ -86,6 +87,9 @@ typedef struct gavel_state {
      * leaves + n. */
     uint32_t *free;
     uint32_t leaves;
+    /* hint[k][g]: every node before it has a leaf below g in slot k's tree, which only
+     * falls during a round's starts: a search for g free GPUs starts there. */
+    uint32_t hint[GV_MAXT][GV_HINTS];
     uint32_t *place_nodes, *place_gpus;
     uint32_t place_cap;
     uint32_t left[GV_MAXT];
@@ -461,8 +465,10 @@ static void fill_free(gavel_state *s, const sim_view *v)
         if (k >= 0 && v->node_up[n] && v->node_gpu_count[n])
             s->free[(size_t)k * 2 * L + L + n] = v->node_free_gpus[n];
     }
-    for (uint32_t k = 0; k < s->n_types; k++)
+    for (uint32_t k = 0; k < s->n_types; k++) {
         maxtree_build(s->free + (size_t)k * 2 * L, L);
+        memset(s->hint[k], 0, sizeof s->hint[k]);
+    }
 }
 
 /* Start job id on free GPUs of type slot k: node by node in id order, as many replicas on
@@ -481,8 +487,11 @@ static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint3
     if (gpr == 0 || (size_t)gpr * reps > s->place_cap)
         return SIM_OK;
     uint32_t *f = s->free + (size_t)k * 2 * L;
-    for (uint32_t n = maxtree_first(f, L, 0, gpr); n != UINT32_MAX && r < reps;
-         n = maxtree_first(f, L, n + 1, gpr)) {
+    uint32_t n = maxtree_first(f, L, gpr < GV_HINTS ? s->hint[k][gpr] : 0, gpr);
+    if (gpr < GV_HINTS)
+        s->hint[k][gpr] = n == UINT32_MAX ? L : n;
+    /* The next node is looked for only while replicas are left to place. */
+    for (; n != UINT32_MAX; n = maxtree_first(f, L, n + 1, gpr)) {
         uint64_t cpu = v->node_cpu_total[n] - v->node_cpu_used[n];
         uint64_t mem = v->node_mem_total[n] - v->node_mem_used[n];
         uint32_t g = v->node_gpu_first[n], end = g + v->node_gpu_count[n];
@@ -497,6 +506,8 @@ static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint3
             cpu -= j->cpu_per_replica;
             mem -= j->mem_per_replica;
         }
+        if (r == reps)
+            break;
     }
     if (r < reps)
         return SIM_OK; /* fragmented: the job waits for the next round */

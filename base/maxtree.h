@@ -60,4 +60,16 @@ static inline uint32_t maxtree_first(const uint32_t *t, uint32_t L, uint32_t fro
     return i - L;
 }
 
+/* maxtree_first(t, L, 0, want) for a caller whose leaves only fall between two resets
+ * of *hint to 0 (a first fit filling an empty copy of a cluster): *hint is a leaf before
+ * which none holds `want`, so the search starts there instead of climbing over the
+ * leaves passed, and moves on to the leaf found (L when there is none). */
+static inline uint32_t maxtree_first_hinted(const uint32_t *t, uint32_t L, uint32_t *hint,
+                                            uint32_t want)
+{
+    uint32_t i = maxtree_first(t, L, *hint, want);
+    *hint = i == UINT32_MAX ? L : i;
+    return i;
+}
+
 #endif

@@ -487,9 +487,8 @@ static int start_on_type(gavel_state *s, const sim_view *v, sim_job_id id, uint3
     if (gpr == 0 || (size_t)gpr * reps > s->place_cap)
         return SIM_OK;
     uint32_t *f = s->free + (size_t)k * 2 * L;
-    uint32_t n = maxtree_first(f, L, gpr < GV_HINTS ? s->hint[k][gpr] : 0, gpr);
-    if (gpr < GV_HINTS)
-        s->hint[k][gpr] = n == UINT32_MAX ? L : n;
+    uint32_t n = gpr < GV_HINTS ? maxtree_first_hinted(f, L, &s->hint[k][gpr], gpr)
+                                : maxtree_first(f, L, 0, gpr);
     /* The next node is looked for only while replicas are left to place. */
     for (; n != UINT32_MAX; n = maxtree_first(f, L, n + 1, gpr)) {
         uint64_t cpu = v->node_cpu_total[n] - v->node_cpu_used[n];

@@ -787,10 +787,9 @@ static bool vfit(il_state *s, const sim_view *v, uint32_t reps, uint32_t gpr, ui
     if ((uint64_t)reps * gpr > s->free_total)
         return false; /* cannot fit: spare the walk over the nodes */
     uint32_t placed = 0, nt = 0, lim = v->n_nodes < s->n_nodes ? v->n_nodes : s->n_nodes;
-    bool hinted = shortcuts_on && gpr < IL_HINTS;
-    uint32_t n = maxtree_first(s->seg, s->seg_p, hinted ? s->hint[gpr] : 0, gpr);
-    if (hinted)
-        s->hint[gpr] = n == UINT32_MAX ? s->seg_p : n;
+    uint32_t n = shortcuts_on && gpr < IL_HINTS
+                     ? maxtree_first_hinted(s->seg, s->seg_p, &s->hint[gpr], gpr)
+                     : maxtree_first(s->seg, s->seg_p, 0, gpr);
     /* The next node is looked for only while replicas are left to place. */
     for (; n < lim; n = maxtree_first(s->seg, s->seg_p, n + 1, gpr)) {
         if ((mask && !((mask >> v->node_gpu_type[n]) & 1u)) ||

@@ -81,28 +81,6 @@ typedef struct sim_config {
                                      elastic figures (set for policies that scale jobs) */
 } sim_config;
 
-/* Demand curves of online services (traces/curves.h reads them): service s is the job
- * whose id is names[s]; its points are pts[first[s] .. first[s] + count[s]), in
- * increasing time; from a point's time on it wants that many replicas. A run with
- * curves requires every trace row of qos LS to have one and every curve to name a row
- * of qos LS (sim_engine_run fails with SIM_EPARSE otherwise). */
-typedef struct sim_curve_point {
-    sim_time t_us;
-    uint32_t replicas;
-} sim_curve_point;
-
-typedef struct sim_curves {
-    uint32_t n;   /* services */
-    char **names; /* job ids */
-    uint32_t *first, *count;
-    sim_curve_point *pts;
-    uint32_t n_pts;
-    /* For messages: the file (NULL = none) and each service's first line in it (NULL =
-     * unknown). */
-    const char *path;
-    const long *line;
-} sim_curves;
-
 /* Engine inputs that describe the world: the cluster, the name tables, the models. */
 typedef struct sim_world {
     const cluster_spec *cluster;     /* borrowed for the engine's lifetime */

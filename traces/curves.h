@@ -10,7 +10,7 @@
 #ifndef TRACES_CURVES_H
 #define TRACES_CURVES_H
 
-#include "sim/engine.h"
+#include "sim/types.h"
 
 #include <stdio.h>
 

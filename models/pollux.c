@@ -84,7 +84,13 @@ static int read_csv(const char *path, const char *expect, int ncol,
     }
     while (fgets(buf, sizeof buf, f)) {
         line++;
-        buf[strcspn(buf, "\r\n")] = 0;
+        size_t len = strcspn(buf, "\r\n");
+        if (buf[len] == '\0' && len == sizeof buf - 1 && !feof(f)) {
+            st = sim_diag_set(d, SIM_EPARSE, path, line, 0, "line longer than %zu bytes",
+                              sizeof buf - 2);
+            goto out_close_file;
+        }
+        buf[len] = 0;
         if (!buf[0])
             continue;
         double v[8];
@@ -93,10 +99,16 @@ static int read_csv(const char *path, const char *expect, int ncol,
             char *end;
             errno = 0;
             v[c] = strtod(p, &end);
-            if (end == p || errno || !isfinite(v[c]) || (*end != ',' && *end != 0) ||
-                (c + 1 < ncol && *end != ',')) {
+            if (end == p || errno || !isfinite(v[c]) || (*end != ',' && *end != 0)) {
                 st = sim_diag_set(d, SIM_EPARSE, path, line, c + 1,
-                                  "expected a number, got \"%.40s\"", p);
+                                  "expected a number, got \"%.*s\"", (int)strcspn(p, ","), p);
+                goto out_close_file;
+            }
+            /* Exactly the header's fields: none missing, none more. */
+            if ((c + 1 < ncol) != (*end == ',')) {
+                st = sim_diag_set(d, SIM_EPARSE, path, line, c + 2,
+                                  "expected %d fields, as in the header, got %s", ncol,
+                                  *end ? "more" : "fewer");
                 goto out_close_file;
             }
             p = *end ? end + 1 : end;

@@ -81,6 +81,218 @@ static void test_pollux_model(void)
     CHECK(p == NULL);
 }
 
+/* A profiles folder `dir` with one application, bert: its placements.csv, its
+ * scalability.csv and its validation runs (NULL: none), each file's text. */
+static void put_profiles(const char *dir, const char *placements, const char *scalability,
+                         const char *validation)
+{
+    char path[256];
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/bert", dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/bert/placements.csv", dir);
+    check_put(path, placements);
+    if (scalability) {
+        snprintf(path, sizeof path, "%s/bert/scalability.csv", dir);
+        check_put(path, scalability);
+    }
+    if (validation) {
+        snprintf(path, sizeof path, "%s/bert/validation-3200.csv", dir);
+        check_put(path, validation);
+    }
+}
+
+static const char pl_head[] = "placement,local_bsz,step_time,sync_time\n";
+static const char sc_head[] = "num_nodes,num_replicas,local_bsz,step_time,sync_time\n";
+static const char va_ok[] = "progress,iteration,metric,grad_sqr,grad_var\n"
+                            "100.0,49,5.0,1.0,1.0\n200.0,99,4.0,1.0,1.0\n";
+
+/* Beyond 16 trainers (four nodes of four) the time of an iteration comes from the
+ * scalability table: the rows of that trainer count on the node count nearest to
+ * ceil(n/4), else linear in n between the nearest measured counts, else the one
+ * measured count on one side. At a global batch of 8n every trainer runs a local batch
+ * of 8, halfway between the rows' 4 and 12, with no accumulation. */
+static void test_pollux_scalability(void)
+{
+    put_profiles("ps",
+                 "placement,local_bsz,step_time,sync_time\n"
+                 "1,4,0.5,0.0\n1,12,1.0,0.0\n4444,4,2.0,0.5\n4444,12,3.0,1.0\n",
+                 "num_nodes,num_replicas,local_bsz,step_time,sync_time\n"
+                 "6,24,4,4.0,1.0\n6,24,12,6.0,2.0\n"
+                 "8,32,4,8.0,2.0\n8,32,12,10.0,3.0\n"
+                 "16,48,4,20.0,5.0\n16,48,12,24.0,6.0\n",
+                 va_ok);
+    model_pollux *p = NULL;
+    sim_diag d = {0};
+    CHECK_EQ_I64(model_pollux_load(&p, "ps", &d), SIM_OK);
+    if (!p)
+        return;
+    int a = model_pollux_app(p, "bert", 4);
+    CHECK(a >= 0);
+    static const struct {
+        uint32_t n;
+        double t;
+    } want[] = {
+        {1, 0.75},  /* placement 1 */
+        {16, 2.5},  /* placement 4444 */
+        {20, 5.0},  /* no 20-trainer rows, none measured below: the 24-trainer rows */
+        {24, 5.0},  /* 6 nodes, measured */
+        {28, 7.0},  /* halfway between 24 (5.0) and 32 (9.0) */
+        {32, 9.0},  /* 8 nodes, measured */
+        {48, 22.0}, /* 12 nodes wanted, measured on 16 only: the nearest */
+        {64, 22.0}, /* none measured above: the 48-trainer rows */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        double t = model_pollux_iter_time(p, a, want[i].n, 8.0 * want[i].n);
+        if (fabs(t - want[i].t) > 1e-12) {
+            check_failed++;
+            fprintf(stderr, "%s:%d: %u trainers: %.17g s, expected %.17g s\n", __FILE__, __LINE__,
+                    want[i].n, t, want[i].t);
+        } else {
+            check_passed++;
+        }
+    }
+    model_pollux_destroy(p);
+
+    /* Without a scalability table, counts beyond the placements take the 16-trainer
+     * placement; without that either, the table's first row. */
+    put_profiles("ps2",
+                 "placement,local_bsz,step_time,sync_time\n"
+                 "1,4,0.5,0.0\n1,12,1.0,0.0\n4444,4,2.0,0.5\n4444,12,3.0,1.0\n",
+                 sc_head, va_ok);
+    CHECK_EQ_I64(model_pollux_load(&p, "ps2", &d), SIM_OK);
+    if (p) {
+        CHECK_NEAR(model_pollux_iter_time(p, model_pollux_app(p, "bert", 4), 32, 256), 2.5, 1e-12);
+        model_pollux_destroy(p);
+    }
+    put_profiles("ps3", "placement,local_bsz,step_time,sync_time\n1,4,0.5,0.0\n1,12,1.0,0.0\n",
+                 sc_head, va_ok);
+    CHECK_EQ_I64(model_pollux_load(&p, "ps3", &d), SIM_OK);
+    if (p) {
+        CHECK_NEAR(model_pollux_iter_time(p, model_pollux_app(p, "bert", 4), 32, 256), 0.5, 1e-12);
+        model_pollux_destroy(p);
+    }
+}
+
+/* Each malformed profile file is refused with its file:line:column and what was
+ * expected. */
+static void test_pollux_profiles_bad(void)
+{
+    static const char pl_ok[] = "placement,local_bsz,step_time,sync_time\n1,4,0.5,0.0\n";
+    static const struct {
+        const char *pl, *sc, *va;
+        int st;
+        const char *msg;
+    } cases[] = {
+        {"", sc_head, va_ok, SIM_EPARSE,
+         "pb/bert/placements.csv:1: error: empty file, expected header "
+         "'placement,local_bsz,step_time,sync_time'"},
+        {"placement,local_bsz,step_time\n1,4,0.5\n", sc_head, va_ok, SIM_EPARSE,
+         "pb/bert/placements.csv:1: error: expected header "
+         "'placement,local_bsz,step_time,sync_time', got \"placement,local_bsz,step_time\""},
+        {"placement,local_bsz,step_time,sync_time\n1,4,abc,0.0\n", sc_head, va_ok, SIM_EPARSE,
+         "pb/bert/placements.csv:2:3: error: expected a number, got \"abc\""},
+        {"placement,local_bsz,step_time,sync_time\n1,4,0.5\n", sc_head, va_ok, SIM_EPARSE,
+         "pb/bert/placements.csv:2:4: error: expected 4 fields, as in the header, got fewer"},
+        {"placement,local_bsz,step_time,sync_time\n1,4,0.5,0.0,9\n", sc_head, va_ok, SIM_EPARSE,
+         "pb/bert/placements.csv:2:5: error: expected 4 fields, as in the header, got more"},
+        {"placement,local_bsz,step_time,sync_time\n1,4,inf,0.0\n", sc_head, va_ok, SIM_EPARSE,
+         "pb/bert/placements.csv:2:3: error: expected a number, got \"inf\""},
+        {"placement,local_bsz,step_time,sync_time\n1,0,0.5,0.0\n", sc_head, va_ok, SIM_EPARSE,
+         "pb/bert/placements.csv:2: error: expected positive values"},
+        {pl_head, sc_head, va_ok, SIM_EPARSE,
+         "pb/bert/scalability.csv: error: no placements for bert"},
+        {pl_ok, NULL, va_ok, SIM_EIO,
+         "pb/bert/scalability.csv: error: cannot open: No such file or directory"},
+        {pl_ok, "num_nodes,num_replicas,local_bsz,step_time,sync_time\n8,32,4,-1,1\n", va_ok,
+         SIM_EPARSE, "pb/bert/scalability.csv:2: error: expected positive values"},
+        {pl_ok, sc_head, NULL, SIM_EPARSE, "pb: error: bert: no validation-<B>.csv files"},
+        {pl_ok, sc_head, "progress,iteration,metric,grad_sqr,grad_var\n100.0,49,5.0,1.0,1.0\n",
+         SIM_EPARSE, "pb/bert/validation-3200.csv: error: 1 epochs, bert needs 2"},
+        {pl_ok, sc_head, "progress,iteration,metric,grad_sqr,grad_var\n", SIM_EPARSE,
+         "pb/bert/validation-3200.csv: error: no epochs"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* A fresh folder each time: no file of an earlier case is left behind. */
+        if (system("rm -rf pb") != 0)
+            check_failed++;
+        put_profiles("pb", cases[i].pl, cases[i].sc, cases[i].va);
+        model_pollux *p = NULL;
+        sim_diag d = {0};
+        int st = model_pollux_load(&p, "pb", &d);
+        char msg[512];
+        sim_diag_format(&d, msg, sizeof msg);
+        if (st != cases[i].st || p != NULL || strcmp(msg, cases[i].msg) != 0) {
+            check_failed++;
+            fprintf(stderr,
+                    "%s:%d: case %zu: status %d (expected %d)\n  got:      %s\n"
+                    "  expected: %s\n",
+                    __FILE__, __LINE__, i, st, cases[i].st, msg, cases[i].msg);
+        } else {
+            check_passed++;
+        }
+        model_pollux_destroy(p);
+    }
+    /* A line longer than the reader's line is refused, not split into two rows. */
+    char long_row[700];
+    memset(long_row, '0', sizeof long_row);
+    memcpy(long_row, "1,4,0.5,0.", 10);
+    long_row[sizeof long_row - 2] = '\n';
+    long_row[sizeof long_row - 1] = '\0';
+    char text[800];
+    snprintf(text, sizeof text, "%s%s", pl_head, long_row);
+    if (system("rm -rf pb") != 0)
+        check_failed++;
+    put_profiles("pb", text, sc_head, va_ok);
+    model_pollux *p = NULL;
+    sim_diag d = {0};
+    CHECK_EQ_I64(model_pollux_load(&p, "pb", &d), SIM_EPARSE);
+    char msg[512];
+    sim_diag_format(&d, msg, sizeof msg);
+    CHECK(strcmp(msg, "pb/bert/placements.csv:2: error: line longer than 510 bytes") == 0);
+    model_pollux_destroy(p);
+}
+
+/* The published profiles give a finite, positive iteration time for every trainer count
+ * Pollux's simulator allows and every validated batch size that count can run. */
+static void test_pollux_published(void)
+{
+    char buf[1100];
+    const char *data = check_shared("pollux_adaptdl/traces", buf, sizeof buf);
+    if (!data)
+        return;
+    model_pollux *p = NULL;
+    sim_diag d = {0};
+    CHECK_EQ_I64(model_pollux_load(&p, data, &d), SIM_OK);
+    if (!p)
+        return;
+    static const char *const apps[] = {"bert",     "cifar10", "deepspeech2",
+                                       "imagenet", "ncf",     "yolov3"};
+    uint32_t bad = 0, tried = 0;
+    for (size_t k = 0; k < sizeof apps / sizeof apps[0]; k++) {
+        int a = model_pollux_app(p, apps[k], strlen(apps[k]));
+        CHECK(a >= 0);
+        if (a < 0)
+            continue;
+        uint32_t bmin, bmax, lmin;
+        model_pollux_batch_range(p, a, &bmin, &bmax, &lmin);
+        for (uint32_t n = 1; n <= MODEL_POLLUX_MAX_REPLICAS; n++)
+            for (uint32_t b = bmin; b <= bmax; b += (bmax - bmin) / 16 + 1) {
+                if ((double)b / n < lmin)
+                    continue;
+                double t = model_pollux_iter_time(p, a, n, b);
+                tried++;
+                if (!(t > 0) || !isfinite(t)) {
+                    if (bad++ < 5)
+                        fprintf(stderr, "%s: %u trainers at batch %u: %g s\n", apps[k], n, b, t);
+                }
+            }
+    }
+    CHECK(tried > 1000);
+    CHECK_EQ_I64(bad, 0);
+    model_pollux_destroy(p);
+}
+
 /* Read a trace; returns the status and fills up to 4 jobs; diag formatted. */
 static int read_trace(const char *path, const char *format, const char *opt, job_spec *out, int *n,
                       char *diag, size_t dsize)
@@ -1781,6 +1993,9 @@ int main(void)
     test_optimus_take_back();
     test_take_back_helps();
     test_pollux_model();
+    test_pollux_scalability();
+    test_pollux_profiles_bad();
+    test_pollux_published();
     test_pollux_reader();
     test_schedules();
     test_many_per_gpu();

@@ -556,6 +556,50 @@ static void test_failure_moments(void)
     CHECK(check_file_has("fm_e/summary.json", "\"lost_gpu_hours\": 0.111111"));
 }
 
+/* Each malformed --failures list is refused with its file:line:column and what was
+ * expected, before the run starts. */
+static void test_failures_bad(void)
+{
+    check_put("fb_t.csv", "job_id,submit_time,duration,num_gpus\na,0,1000,1\n");
+    static const struct {
+        const char *text, *err;
+    } cases[] = {
+        {"", "clustersim: fb.csv:1: error: empty file: expected the header node,down_s,up_s"},
+        {"node,down_s\nnode-0000,1\n",
+         "clustersim: fb.csv:1: error: header lacks column 'up_s'; expected node,down_s,up_s"},
+        {"node,node,up_s\nnode-0000,1,2\n",
+         "clustersim: fb.csv:1:2: error: column 'node' appears twice (first in column 1)"},
+        {"node,down_s,up_s\nnode-0009,1,2\n",
+         "clustersim: fb.csv:2:1: error: field 'node': expected the name of a node of the "
+         "cluster, got \"node-0009\""},
+        {"node,down_s,up_s\nnode-0000,abc,2\n",
+         "clustersim: fb.csv:2:2: error: field 'down_s': expected a time in seconds in [0, "
+         "1e+10], got \"abc\""},
+        {"node,down_s,up_s\nnode-0000,-1,2\n",
+         "clustersim: fb.csv:2:2: error: field 'down_s': expected a time in seconds in [0, "
+         "1e+10], got \"-1\""},
+        {"node,down_s,up_s\nnode-0001,1,\n",
+         "clustersim: fb.csv:2:3: error: field 'up_s': expected a time in seconds in [0, "
+         "1e+10], got \"\""},
+        {"node,down_s,up_s\nnode-0000,1,1e300\n",
+         "clustersim: fb.csv:2:3: error: field 'up_s': expected a time in seconds in [0, "
+         "1e+10], got \"1e300\""},
+        {"node,down_s,up_s\nnode-0000,5,2\n",
+         "clustersim: fb.csv:2:3: error: field 'up_s': expected a time after down_s, got \"2\""},
+        {"node,down_s,up_s\nnode-0000,1,2\nnode-0001,1,2,3\n",
+         "clustersim: fb.csv:3:4: error: expected 3 fields, as in the header, got 4"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        check_put("fb.csv", cases[i].text);
+        expect("run --trace fb_t.csv --cluster 2xV100M32:1 --policy fifo --failures fb.csv "
+               "--quiet --out fb_o",
+               2, cases[i].err);
+    }
+    expect("run --trace fb_t.csv --cluster 2xV100M32:1 --policy fifo --failures fb_none.csv "
+           "--quiet --out fb_o",
+           2, "clustersim: fb_none.csv: error: cannot open: No such file or directory");
+}
+
 static void test_stall_limit(void)
 {
     check_put("stall.csv", "job_id,submit_time,duration,num_gpus\na,0,1000,1\nb,1,1000,1\n");
@@ -790,6 +834,7 @@ int main(void)
     test_tenant_rows();
     test_stall_limit();
     test_failure_moments();
+    test_failures_bad();
     test_lost_work_speed();
     test_roles_every_policy();
     test_lost_work_total();

@@ -163,11 +163,16 @@ bool cli_seconds(const char *opt, const char *val, double *out)
         }
     }
     double x;
-    if (!csvin_parse_double(val, len, &x) || x < 0 || x * mult > SIM_TIME_LIMIT_S) {
+    bool number = csvin_parse_double(val, len, &x);
+    if (!number || x < 0 || x * mult > SIM_TIME_LIMIT_S) {
         char q[128];
         csvin_quote(val, strlen(val), q, sizeof q);
-        cli_usage_error("option %s: expected a duration such as 90, 90s, 15m, 2h or 1d, got %s",
-                        opt, q);
+        if (number) /* a duration, but not one a run can hold */
+            cli_usage_error("option %s: expected a duration from 0 to %.0f s, got %s", opt,
+                            (double)SIM_TIME_LIMIT_S, q);
+        else
+            cli_usage_error("option %s: expected a duration such as 90, 90s, 15m, 2h or 1d, got %s",
+                            opt, q);
         return false;
     }
     *out = x * mult;

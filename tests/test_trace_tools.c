@@ -577,6 +577,76 @@ static void test_curves_prefix(void)
     remove("curves.csv");
 }
 
+/* Every option of trace curves: a bad value is refused with its message and no file; the
+ * defaults give 2 services of 145 points (a day in steps of 10 minutes) within 0..16;
+ * peak = trough without noise gives that count at every point. */
+static void test_curves_options(void)
+{
+    static const char *const bad[][2] = {
+        {"--services 0", "option --services: expected an integer 1..100000, got \"0\""},
+        {"--services 100001", "option --services: expected an integer 1..100000, got \"100001\""},
+        {"--peak x", "option --peak: expected an integer 0..1000000, got \"x\""},
+        {"--peak -1", "option --peak: expected an integer 0..1000000, got \"-1\""},
+        {"--trough 1000001", "option --trough: expected an integer 0..1000000, got \"1000001\""},
+        {"--trough 20", "--trough 20 is above --peak 16"},
+        {"--period 5parsecs",
+         "option --period: expected a duration such as 90, 90s, 15m, 2h or 1d, got \"5parsecs\""},
+        {"--period 0", "--period and --step must be positive"},
+        {"--step 0", "--period and --step must be positive"},
+        {"--step 1e-7",
+         "option --step: expected at least 1e-6 s (the time resolution of the curves), got "
+         "1e-07 s"},
+        {"--length -1", "option --length: expected a duration from 0 to 10000000000 s, got \"-1\""},
+        {"--length 200000d",
+         "option --length: expected a duration from 0 to 10000000000 s, got \"200000d\""},
+        {"--length 1e8 --step 1",
+         "options --length and --step: 100000001 points per service, at most 10,000,000 (give a "
+         "larger --step or a shorter --length)"},
+        {"--noise 11", "option --noise: expected a number in [0, 10], got \"11\""},
+        {"--noise nan", "option --noise: expected a number in [0, 10], got \"nan\""},
+        {"--seed x", "option --seed: expected an integer 0..18446744073709551615, got \"x\""},
+        {"--bogus", "unknown option '--bogus' for 'clustersim trace curves'"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char cmd[512], want[512];
+        snprintf(cmd, sizeof cmd, BIN " trace curves %s --out cv.csv", bad[k][0]);
+        CHECK_EQ_I64(run(cmd), 2);
+        snprintf(want, sizeof want, "clustersim: error: %s\n", bad[k][1]);
+        CHECK(err_has(want));
+        CHECK(no_file_like("cv.csv"));
+    }
+    CHECK_EQ_I64(run(BIN " trace curves"), 2);
+    CHECK(err_has("clustersim: error: clustersim trace curves needs --out FILE\n"));
+
+    CHECK_EQ_I64(run(BIN " trace curves --out cv.csv"), 0);
+    sim_curves c;
+    sim_diag d;
+    CHECK_EQ_I64(trace_curves_load(&c, "cv.csv", &d), SIM_OK);
+    CHECK_EQ_I64(c.n, 2);
+    CHECK_EQ_I64(c.n_pts, 290);
+    uint32_t over = 0;
+    for (uint32_t s = 0; s < c.n; s++) {
+        CHECK_EQ_I64(c.count[s], 145);
+        for (uint32_t i = 0; i < c.count[s]; i++) {
+            const sim_curve_point *pt = &c.pts[c.first[s] + i];
+            over += pt->replicas > 16 || pt->t_us != (sim_time)i * 600000000;
+        }
+    }
+    CHECK_EQ_I64(over, 0);
+    CHECK(strcmp(c.names[0], "svc0") == 0 && strcmp(c.names[1], "svc1") == 0);
+    trace_curves_free(&c);
+
+    CHECK_EQ_I64(run(BIN " trace curves --services 3 --peak 5 --trough 5 --noise 0 --step 1h "
+                         "--length 2h --prefix web --out cv.csv"),
+                 0);
+    char *text = check_slurp("cv.csv", NULL);
+    CHECK(text && strcmp(text, "service,time,replicas\nweb0,0,5\nweb0,3600,5\nweb0,7200,5\n"
+                               "web1,0,5\nweb1,3600,5\nweb1,7200,5\n"
+                               "web2,0,5\nweb2,3600,5\nweb2,7200,5\n") == 0);
+    free(text);
+    remove("cv.csv");
+}
+
 int main(void)
 {
     sim_diag d;
@@ -590,6 +660,7 @@ int main(void)
     test_like();
     test_replays();
     test_curves_prefix();
+    test_curves_options();
     model_catalog_destroy(cat);
     remove("tool.out");
     remove("tool.err");

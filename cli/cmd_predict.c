@@ -10,6 +10,7 @@
 
 #include "study/predict_eval.h"
 
+#include "base/csvin.h"
 #include "models/baseline.h"
 #include "models/catalog.h"
 #include "models/predictor.h"
@@ -40,7 +41,7 @@ static bool parse_hidden(const char *v, uint32_t *hidden, uint32_t *n)
         memcpy(buf, s, len);
         buf[len] = '\0';
         uint64_t w;
-        if (!cli_u64("--hidden", buf, 1, MODEL_MLP_MAX_WIDTH, &w))
+        if (!csvin_parse_u64(buf, len, &w) || w < 1 || w > MODEL_MLP_MAX_WIDTH)
             return false;
         hidden[(*n)++] = (uint32_t)w;
         if (!comma)
@@ -105,11 +106,16 @@ static int train_or_eval(model_kind k, int argc, char **argv, bool train)
                 return 2;
             out = v;
         } else if (train && OPT("--hidden")) {
-            if (m < 0 || !parse_hidden(v, hidden, &n_hidden))
-                return m < 0 ? 2
-                             : cli_usage_error("option --hidden: expected widths such as "
-                                               "64,32 (at most %d layers)",
-                                               MODEL_MLP_MAX_LAYERS - 1);
+            if (m < 0)
+                return 2;
+            if (!parse_hidden(v, hidden, &n_hidden)) {
+                char q[128];
+                csvin_quote(v, strlen(v), q, sizeof q);
+                return cli_usage_error("option --hidden: expected layer widths 1..%d separated "
+                                       "by commas, such as 64,32, at most %d layers (0: none), "
+                                       "got %s",
+                                       MODEL_MLP_MAX_WIDTH, MODEL_MLP_MAX_LAYERS - 1, q);
+            }
         } else if (train && OPT("--activation")) {
             if (m < 0)
                 return 2;

@@ -154,17 +154,25 @@ static void bad_input(void)
     expect_error("trace gen --zoo --zoo-ref NOPE --out pcli_x.csv", 2,
                  "clustersim: error: --zoo-ref: unknown GPU type 'NOPE'\n");
     expect_error("model train util --data pcli_samples.csv --out pcli_x.mlp --hidden 8,x", 2,
-                 "clustersim: error: option --hidden: expected an integer 1..1024, got \"x\"\n"
-                 "clustersim: error: option --hidden: expected widths such as 64,32 (at most 7 "
-                 "layers)\n");
+                 "clustersim: error: option --hidden: expected layer widths 1..1024 separated "
+                 "by commas, such as 64,32, at most 7 layers (0: none), got \"8,x\"\n");
     /* An empty --hidden (an unset variable) or a comma too many is refused, not read as
      * fewer layers ('0' asks for none). */
     expect_error("model train util --data pcli_samples.csv --out pcli_x.mlp --hidden ''", 2,
-                 "clustersim: error: option --hidden: expected widths such as 64,32 (at most 7 "
-                 "layers)\n");
+                 "clustersim: error: option --hidden: expected layer widths 1..1024 separated "
+                 "by commas, such as 64,32, at most 7 layers (0: none), got \"\"\n");
     expect_error("model train util --data pcli_samples.csv --out pcli_x.mlp --hidden 8,", 2,
-                 "clustersim: error: option --hidden: expected widths such as 64,32 (at most 7 "
-                 "layers)\n");
+                 "clustersim: error: option --hidden: expected layer widths 1..1024 separated "
+                 "by commas, such as 64,32, at most 7 layers (0: none), got \"8,\"\n");
+    expect_error("model train util --data pcli_samples.csv --out pcli_x.mlp --hidden 1025", 2,
+                 "clustersim: error: option --hidden: expected layer widths 1..1024 separated "
+                 "by commas, such as 64,32, at most 7 layers (0: none), got \"1025\"\n");
+    expect_error("model train util --data pcli_samples.csv --out pcli_x.mlp --hidden "
+                 "1,2,3,4,5,6,7,8",
+                 2,
+                 "clustersim: error: option --hidden: expected layer widths 1..1024 separated "
+                 "by commas, such as 64,32, at most 7 layers (0: none), got "
+                 "\"1,2,3,4,5,6,7,8\"\n");
     expect_error("model train util --data pcli_samples.csv --out pcli_x.mlp --loss l3", 2,
                  "clustersim: error: option --loss: expected mse or mae, got 'l3'\n");
     expect_error("model train util --out pcli_x.mlp", 2,

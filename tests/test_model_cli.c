@@ -159,6 +159,97 @@ static void test_errors(void)
                  "\"b.csv\"): give it once\n");
 }
 
+/* Each option of the model commands refuses a bad value with its one-line error. */
+static void test_option_errors(void)
+{
+    check_put("cli_t1.csv", "job_id,submit_time,duration,num_gpus\na,0,1000,1\n");
+    static const char *const cases[][2] = {
+        {"model eval --kind duration --trace cli_t1.csv --retrain 5parsecs",
+         "option --retrain: expected a duration such as 90, 90s, 15m, 2h or 1d, got "
+         "\"5parsecs\""},
+        {"model eval --kind duration --trace cli_t1.csv --tenant-models 70000",
+         "option --tenant-models: expected an integer 0..65536, got \"70000\""},
+        {"model eval --kind duration --trace cli_t1.csv --topics 33",
+         "option --topics: expected an integer 0..32, got \"33\""},
+        {"model eval --kind duration --trace cli_t1.csv --trees 0",
+         "option --trees: expected an integer 1..10000, got \"0\""},
+        {"model eval --kind duration --trace cli_t1.csv --seed x",
+         "option --seed: expected an integer 0..18446744073709551615, got \"x\""},
+        {"model eval --kind duration --trace cli_t1.csv --trace-opt foo",
+         "--trace-opt 'foo': expected KEY=VALUE"},
+        {"model eval --kind duration --trace cli_t1.csv --bogus",
+         "unknown option '--bogus' for 'clustersim model eval duration' (see clustersim model "
+         "eval duration --help)"},
+        {"model eval --kind duration",
+         "clustersim model eval duration needs --trace FILE or --jobs FILE"},
+        {"model derive catalog --bogus",
+         "unknown option '--bogus' for 'clustersim model derive catalog'"},
+        {"model derive catalog --specs a.csv",
+         "clustersim model derive catalog needs --specs, --labels and --out"},
+        {"model derive gavel --bogus",
+         "unknown option '--bogus' for 'clustersim model derive gavel'"},
+        {"model derive gavel",
+         "clustersim model derive gavel needs --isolated with --steps-out and/or --colocated "
+         "with --pairs-out"},
+        {"model derive pollux --bogus",
+         "unknown option '--bogus' for 'clustersim model derive pollux'"},
+        {"model derive pollux --out cli_x.csv",
+         "clustersim model derive pollux needs --profiles DIR and --out"},
+        {"model show interference --bogus",
+         "unknown option '--bogus' for 'clustersim model show interference'"},
+        {"model eval interference --bogus",
+         "unknown option '--bogus' for 'clustersim model eval interference'"},
+        {"model eval interference --test-frac 1",
+         "option --test-frac: expected a number in [0.01, 0.99], got \"1\""},
+        {"model eval interference --seed -1",
+         "option --seed: expected an integer 0..18446744073709551615, got \"-1\""},
+        {"model train util --data cli_x.csv --out cli_x.mlp --test-frac 0.95",
+         "option --test-frac: expected a number in [0.01, 0.9], got \"0.95\""},
+        {"model train util --data cli_x.csv --out cli_x.mlp --activation sigmoid",
+         "option --activation: expected relu or tanh, got 'sigmoid'"},
+        {"model train util --data cli_x.csv --out cli_x.mlp --optimizer lbfgs",
+         "option --optimizer: expected adam or sgd, got 'lbfgs'"},
+        {"model train util --data cli_x.csv --out cli_x.mlp --batch 0",
+         "option --batch: expected an integer 1..65536, got \"0\""},
+        {"model train util --data cli_x.csv --out cli_x.mlp --lr 0",
+         "option --lr: expected a number in [1e-09, 10], got \"0\""},
+        {"model train util --data cli_x.csv --out cli_x.mlp --momentum 1",
+         "option --momentum: expected a number in [0, 0.999], got \"1\""},
+        {"model train util --data cli_x.csv --out cli_x.mlp --val-frac 0.95",
+         "option --val-frac: expected a number in [0, 0.9], got \"0.95\""},
+        {"model train util --data cli_x.csv --out cli_x.mlp --patience x",
+         "option --patience: expected an integer 1..1000000, got \"x\""},
+        {"model train util --data cli_x.csv --out cli_x.mlp --epochs 0",
+         "option --epochs: expected an integer 1..1000000, got \"0\""},
+        {"model eval util --data cli_x.csv", "clustersim model eval needs --model MODEL"},
+        {"model eval util --model cli_x.mlp", "clustersim model eval needs --data FILE"},
+        {"model gen samples --out cli_x.csv --samples 0",
+         "option --samples: expected an integer 1..100000000, got \"0\""},
+        {"model gen samples --out cli_x.csv --seed x",
+         "option --seed: expected an integer 0..18446744073709551615, got \"x\""},
+        {"model gen samples", "clustersim model gen samples needs --out FILE"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char want[512];
+        snprintf(want, sizeof want, "clustersim: error: %s\n", cases[k][1]);
+        expect_error(cases[k][0], 2, want);
+    }
+    /* Files that are not there, named. */
+    expect_error("model derive pollux --profiles cli_none --out cli_x.csv", 2,
+                 "clustersim: cli_none: error: cannot open the directory\n");
+    expect_error("model show interference --pairs cli_none.csv", 2,
+                 "clustersim: cli_none.csv: error: cannot open: No such file or directory\n");
+    expect_error("model show interference --contention cli_none.csv", 2,
+                 "clustersim: cli_none.csv: error: cannot open: No such file or directory\n");
+    expect_error("model show throughput --steps cli_none.csv", 2,
+                 "clustersim: cli_none.csv: error: cannot open: No such file or directory\n");
+    expect_error("model show throughput --catalog cli_none.csv", 2,
+                 "clustersim: cli_none.csv: error: cannot open: No such file or directory\n");
+    expect_error("model eval --kind duration --trace cli_t1.csv --catalog cli_none.csv", 2,
+                 "clustersim: cli_none.csv: error: cannot open: No such file or directory\n");
+    CHECK(access("cli_x.csv", F_OK) != 0 && access("cli_x.mlp", F_OK) != 0);
+}
+
 /* Every model command that writes a file exits 2, naming the file, when it cannot be
  * created: a path under a regular file cannot be (even for root). */
 static void test_unwritable_outputs(void)
@@ -226,6 +317,7 @@ int main(void)
 {
     test_run_models();
     test_errors();
+    test_option_errors();
     test_unwritable_outputs();
     test_model_commands();
     return check_done();

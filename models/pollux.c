@@ -512,7 +512,12 @@ void model_scaling_init(model_scaling *s, const model_pollux *pollux, const sim_
     if (inner)
         s->inner = *inner;
     memset(out, 0, sizeof *out);
-    out->name = inner && inner->name ? inner->name : "scaling";
+    /* "<inner> scaling=pollux+amdahl(P)", or amdahl(P) alone without profiles; an inner
+     * model that is "none" is left out. */
+    const char *in = inner && inner->name && strcmp(inner->name, "none") != 0 ? inner->name : "";
+    snprintf(s->name, sizeof s->name, "%s%sscaling=%samdahl(%g)", in, *in ? " " : "",
+             pollux ? "pollux+" : "", amdahl_par);
+    out->name = s->name;
     out->ctx = s;
     out->throughput = s->inner.throughput ? inner_throughput : NULL;
     out->interference = s->inner.interference ? inner_interference : NULL;

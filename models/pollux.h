@@ -66,6 +66,7 @@ typedef struct model_scaling {
         uint32_t key; /* model id + 1; 0 = empty */
         int app;
     } cache[1024];
+    char name[192]; /* the wrapped model's name and the curve, for the run's outputs */
 } model_scaling;
 
 void model_scaling_init(model_scaling *s, const model_pollux *pollux, const sim_intern *classes,

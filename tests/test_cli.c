@@ -600,6 +600,75 @@ static void test_failures_bad(void)
            2, "clustersim: fb_none.csv: error: cannot open: No such file or directory");
 }
 
+/* The JCT mean of summary.json in dir, or -1. */
+static double jct_mean(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    char *s = check_slurp(path, NULL);
+    const char *m = s ? strstr(s, "\"jct_s\": {\"count\": ") : NULL;
+    m = m ? strstr(m, "\"mean\": ") : NULL;
+    double v = m ? atof(m + 8) : -1;
+    free(s);
+    return v;
+}
+
+/* A published Pollux workload replayed under the elastic policies: every job done; the
+ * profiles (found beside the workload's folder, or named) set each job's speed with its
+ * trainers, and the summary says so; the native form of the same workload with
+ * --pollux-profiles runs the same schedule, and without them a different one; a folder
+ * without profiles is an error. */
+static void test_pollux_replay(void)
+{
+    char wl[1024], prof[1024];
+    if (!check_shared("pollux_adaptdl/workloads/workload-1.csv", wl, sizeof wl) ||
+        !check_shared("pollux_adaptdl/traces", prof, sizeof prof))
+        return;
+    char args[4096];
+    static const char *const pols[] = {"optimus", "elastic"};
+    for (size_t k = 0; k < 2; k++) {
+        snprintf(args, sizeof args,
+                 "run --format pollux --trace %s --cluster 16xT4:4 --policy %s --quiet "
+                 "--check-invariants --out px_%s",
+                 wl, pols[k], pols[k]);
+        CHECK_EQ_I64(run(args), 0);
+        snprintf(args, sizeof args, "px_%s/summary.json", pols[k]);
+        CHECK(check_file_has(args, "\"jobs\": {\"arrived\": 160, \"done\": 160, \"rejected\": "
+                                   "0, \"unfinished\": 0}"));
+        CHECK(check_file_has(args, "\"rate_model\": \"throughput=measured ref=job "
+                                   "interference=none scaling=pollux+amdahl(0.95)\""));
+    }
+    snprintf(args, sizeof args,
+             "run --format pollux --trace %s --trace-opt profiles=%s --cluster 16xT4:4 --policy "
+             "optimus --quiet --out px_named",
+             wl, prof);
+    CHECK_EQ_I64(run(args), 0);
+    CHECK(same_file("px_named/jobs.csv", "px_optimus/jobs.csv"));
+    snprintf(args, sizeof args, "trace convert --format pollux --trace %s --out px_native.csv", wl);
+    CHECK_EQ_I64(run(args), 0);
+    snprintf(args, sizeof args,
+             "run --trace px_native.csv --cluster 16xT4:4 --policy optimus --pollux-profiles %s "
+             "--quiet --out px_native_prof",
+             prof);
+    CHECK_EQ_I64(run(args), 0);
+    CHECK_EQ_I64(run("run --trace px_native.csv --cluster 16xT4:4 --policy optimus --quiet --out "
+                     "px_native_none"),
+                 0);
+    double with = jct_mean("px_optimus"), native = jct_mean("px_native_prof"),
+           none = jct_mean("px_native_none");
+    CHECK(with > 0 && fabs(native - with) <= 1e-6 * with); /* durations written to 1e-6 s */
+    CHECK(none > 0 && fabs(none - with) > 0.05 * with);
+    snprintf(args, sizeof args,
+             "run --format pollux --trace %s --trace-opt profiles=. --cluster 16xT4:4 --policy "
+             "optimus --quiet --out px_bad",
+             wl);
+    CHECK_EQ_I64(run(args), 2);
+    char *line = first_line("err.txt");
+    CHECK(line && strcmp(line, "clustersim: .: error: no Pollux application profiles "
+                               "(bert/placements.csv, ...) here") == 0);
+    free(line);
+}
+
 static void test_stall_limit(void)
 {
     check_put("stall.csv", "job_id,submit_time,duration,num_gpus\na,0,1000,1\nb,1,1000,1\n");
@@ -835,6 +904,7 @@ int main(void)
     test_stall_limit();
     test_failure_moments();
     test_failures_bad();
+    test_pollux_replay();
     test_lost_work_speed();
     test_roles_every_policy();
     test_lost_work_total();

@@ -70,6 +70,11 @@ int cli_model_eval_duration(int argc, char **argv)
         } else if (OPT("--retrain")) {
             if (m < 0 || !cli_seconds("--retrain", v, &a.retrain_s))
                 return 2;
+            /* Trace times are whole microseconds: a shorter period would never move. */
+            if (a.retrain_s > 0 && a.retrain_s < 1e-6)
+                return cli_usage_error("option --retrain: expected 0 (no retraining) or at "
+                                       "least 1e-6 s, got %s",
+                                       v);
         } else if (OPT("--history")) {
             if (m < 0 || !cli_u64("--history", v, 1, 1u << 24, &u))
                 return 2;

@@ -234,14 +234,19 @@ int study_dur_eval_trace(const study_dur_eval *a, FILE *out, sim_diag *d)
             if (a->retrain_s > 0)
                 next_train = j.submit_us + (sim_time)llround(a->retrain_s * 1e6);
         }
-        while (seq > split && j.submit_us >= next_train) {
+        if (seq > split && j.submit_us >= next_train) {
             for (int l = 0; l < 2; l++)
                 if (model_duration_pending_rows(m[l]) &&
                     (st = model_duration_train(m[l])) != SIM_OK) {
                     sim_diag_set(d, st, NULL, 0, 0, "training the duration predictor failed");
                     goto out;
                 }
-            next_train += (sim_time)llround(a->retrain_s * 1e6);
+            /* The training moments this arrival passed add no rows after the first: on to
+             * the first one after it, in one step whatever the gap. */
+            sim_time period = (sim_time)llround(a->retrain_s * 1e6);
+            if (period < 1)
+                period = 1;
+            next_train += period * ((j.submit_us - next_train) / period + 1);
         }
         model_dur_input in;
         model_dur_input_of(&in, &j);

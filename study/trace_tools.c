@@ -311,6 +311,12 @@ void held_jobs_free(held_job *h, size_t n)
 int trace_write_scaled(trace_writer *w, const held_job *h, size_t n, double target_gpus,
                        uint64_t seed, uint64_t *written, sim_diag *d)
 {
+    /* The draws reach the target only if some job asks for GPUs. */
+    size_t gpu_jobs = 0;
+    for (size_t i = 0; i < n; i++)
+        gpu_jobs += h[i].j.num_gpus > 0 && h[i].j.gpu_milli > 0;
+    if (gpu_jobs == 0)
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "--load: the selected jobs ask for no GPU");
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rng)
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
@@ -335,11 +341,6 @@ int trace_write_scaled(trace_writer *w, const held_job *h, size_t n, double targ
             break;
         }
         (*written)++;
-        if (j.num_gpus == 0 && k > 100 * n) {
-            st =
-                sim_diag_set(d, SIM_EINVAL, NULL, 0, 0, "--load: the selected jobs ask for no GPU");
-            break;
-        }
     }
     gsl_rng_free(rng);
     return st;

@@ -214,6 +214,25 @@ static void test_convert(void)
     CHECK(err_has("clustersim: error: --load: the cluster '1xV100M16:0' has no GPU (the load "
                   "is a share of its GPUs)\n"));
     CHECK(no_file_like("conv_bad.csv"));
+    /* A high load from a trace that mixes CPU-only and GPU jobs is reached however many
+     * CPU-only jobs the draws meet (it was refused after 100 draws per job); a trace of
+     * CPU-only jobs alone can reach none. */
+    check_put("load_mixed.csv", "job_id,submit_time,duration,num_gpus\ng,0,60,1\nc,10,60,0\n");
+    CHECK_EQ_I64(run(BIN " trace convert --trace load_mixed.csv --load 1000 --cluster "
+                         "2xV100M16:8 --out load_mixed_out.csv"),
+                 0);
+    CHECK(stats_of("load_mixed_out.csv", "native", NULL, &s, NULL));
+    gpus = 0;
+    for (uint32_t k = 0; k < s.n_gpu_values; k++)
+        gpus += (double)s.gpu_value[k] * (double)s.gpu_count[k];
+    CHECK(gpus >= 160 && gpus < 161);
+    trace_stats_fini(&s);
+    check_put("load_cpu.csv", "job_id,submit_time,duration,num_gpus\nc,10,60,0\n");
+    CHECK_EQ_I64(run(BIN " trace convert --trace load_cpu.csv --load 100 --cluster 2xV100M16:8 "
+                         "--out conv_bad.csv"),
+                 2);
+    CHECK(err_has("clustersim: error: --load: the selected jobs ask for no GPU\n"));
+    CHECK(no_file_like("conv_bad.csv"));
     /* A listed tenant no job carries is reported, and no output is left behind. */
     CHECK_EQ_I64(run(BIN " trace convert --trace " FIX "good_philly.csv --format philly "
                          "--tenants 6214e9,nosuch,zz --out conv_bad.csv"),

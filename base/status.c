@@ -34,7 +34,10 @@ int sim_diag_set(sim_diag *d, int status, const char *file, long line, int colum
 {
     if (!d)
         return status;
-    snprintf(d->file, sizeof d->file, "%s", file ? file : "");
+    /* A file named by an empty string (an unset shell variable, most often) is shown as
+     * such, not left out as if the message named no file. */
+    snprintf(d->file, sizeof d->file, "%s",
+             file ? (file[0] ? file : "\"\" (an empty file name)") : "");
     d->line = line;
     d->column = column;
     va_list ap;

@@ -45,6 +45,9 @@ bool cli_u64(const char *opt, const char *val, uint64_t min, uint64_t max, uint6
 bool cli_double(const char *opt, const char *val, double min, double max, double *out);
 /* Parse a duration ("90", "90s", "15m", "2h", "1d") in seconds. */
 bool cli_seconds(const char *opt, const char *val, double *out);
+/* A directory to write into given to option `opt`: false (the error printed) when it is
+ * empty, which would put the outputs under the root directory. */
+bool cli_out_dir(const char *opt, const char *val);
 /* Add "[POLICY:]KEY=VALUE" to cfg when it applies to cfg->policy (see below; always when
  * cfg->policy is NULL). Returns false with a printed error. */
 /* Parse --seeds "A..B" or "A,B,..." (each seed once, at most max) into seeds. Returns the

@@ -113,11 +113,15 @@ int cmd_compare(int argc, char **argv)
             if (m < 0 || !cli_u64("--jobs", v, 1, 4096, &jobs))
                 return 2;
         } else if (OPT("--out")) {
-            if (m < 0)
+            if (m < 0 || !cli_out_dir("--out", v))
                 return 2;
             out = v;
         } else if (OPT("--policy")) {
             return cli_usage_error("clustersim compare takes --policies A,B,... (not --policy)");
+        } else if (cli_flag(argv, i, "--check")) {
+            /* Each run would check its inputs and write nothing to compare. */
+            return cli_usage_error("clustersim compare has no --check: check the inputs with "
+                                   "clustersim run --check (same trace, cluster and options)");
         } else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) {
             /* A run option: passed on, with its value when it has one. */
             if (n_pass + 2 > MAX_PASS)

@@ -34,7 +34,7 @@ int cmd_demo(int argc, char **argv)
             return 0;
         }
         if ((m = cli_opt(argc, argv, &i, "--out", &v)) != 0) {
-            if (m < 0)
+            if (m < 0 || !cli_out_dir("--out", v))
                 return 2;
             out = v;
         } else if ((m = cli_opt(argc, argv, &i, "--jobs", &v)) != 0) {

@@ -154,7 +154,7 @@ int cmd_pack(int argc, char **argv)
                 return 2;
             seeds_arg = v;
         } else if (OPT("--out")) {
-            if (m < 0)
+            if (m < 0 || !cli_out_dir("--out", v))
                 return 2;
             out_dir = v;
         } else if (OPT("--jobs")) {

@@ -148,7 +148,7 @@ int cmd_run(int argc, char **argv)
             if (m < 0 || !cli_u64("--seed", v, 0, UINT64_MAX, &a.seed))
                 return 2;
         } else if (OPT("--out")) {
-            if (m < 0)
+            if (m < 0 || !cli_out_dir("--out", v))
                 return 2;
             a.out_dir = v;
         } else if (OPT("--sample-interval")) {

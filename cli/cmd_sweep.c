@@ -135,7 +135,7 @@ int cmd_sweep(int argc, char **argv)
         const char *v = NULL;
         int m;
         if ((m = cli_opt(argc, argv, &i, "--out", &v)) != 0) {
-            if (m < 0)
+            if (m < 0 || !cli_out_dir("--out", v))
                 return 2;
             out = v;
         } else if ((m = cli_opt(argc, argv, &i, "--jobs", &v)) != 0) {

@@ -136,6 +136,14 @@ bool cli_double(const char *opt, const char *val, double min, double max, double
     return true;
 }
 
+bool cli_out_dir(const char *opt, const char *val)
+{
+    if (val[0])
+        return true;
+    cli_usage_error("option %s: expected a directory name, got an empty one", opt);
+    return false;
+}
+
 bool cli_seconds(const char *opt, const char *val, double *out)
 {
     size_t len = strlen(val);

@@ -49,6 +49,37 @@ static void expect(const char *args, int status, const char *err)
 
 static bool same_file(const char *a, const char *b);
 
+/* An empty file or directory name (an unset shell variable, most often) is named as
+ * such; an empty output directory is refused before anything is written (demo wrote its
+ * report under the root directory); compare refuses --check, which its runs would take
+ * and leave nothing to compare. */
+static void test_empty_names(void)
+{
+    check_put("en_t.csv", "job_id,submit_time,duration,num_gpus\na,0,10,1\n");
+    expect("run --trace '' --cluster 1xT4:1", 2,
+           "clustersim: \"\" (an empty file name): error: cannot open: No such file or directory");
+    expect("run --trace en_t.csv --cluster 1xT4:1 --failures '' --out en_o", 2,
+           "clustersim: \"\" (an empty file name): error: cannot open: No such file or directory");
+    expect("trace stats ''", 2,
+           "clustersim: \"\" (an empty file name): error: cannot open: No such file or directory");
+    static const char *const cmds[] = {
+        "run --trace en_t.csv --cluster 1xT4:1 --out ''",
+        "compare --trace en_t.csv --cluster 1xT4:1 --policies fifo,sjf --out ''",
+        "pack --trace en_t.csv --cluster 1xT4:1 --out ''",
+        "sweep en_grid.json --out ''",
+        "demo --jobs 10 --out ''",
+    };
+    check_put("en_grid.json", "{\"traces\": [\"en_t.csv\"], \"clusters\": [\"1xT4:1\"], "
+                              "\"policies\": [\"fifo\"]}");
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
+        expect(cmds[k], 2,
+               "clustersim: error: option --out: expected a directory name, got an "
+               "empty one");
+    expect("compare --trace en_t.csv --cluster 1xT4:1 --policies fifo,sjf --out en_c --check", 2,
+           "clustersim: error: clustersim compare has no --check: check the inputs with "
+           "clustersim run --check (same trace, cluster and options)");
+}
+
 static void test_errors(void)
 {
     expect("frobnicate", 2, "clustersim: error: unknown command 'frobnicate'");
@@ -904,6 +935,7 @@ int main(void)
     test_stall_limit();
     test_failure_moments();
     test_failures_bad();
+    test_empty_names();
     test_pollux_replay();
     test_lost_work_speed();
     test_roles_every_policy();

@@ -371,8 +371,13 @@ static void test_gen(void)
     CHECK(err_has("clustersim: error: option --zoo-slo: expected a number in [0, 100000], got "
                   "\"1e6\"\n"));
     CHECK_EQ_I64(run(BIN " trace gen --duration-median 0 --out x.csv"), 2);
-    CHECK(err_has("clustersim: error: option --duration-median: expected a duration above 0 "
-                  "and at most 1e10 s, got 0\n"));
+    CHECK(err_has("clustersim: error: option --duration-median: expected a duration from 1 s "
+                  "(durations are whole seconds) to 1e10 s, got 0\n"));
+    CHECK(no_file_like("x.csv"));
+    /* Below a second every duration would be written as 1 s, whatever the median. */
+    CHECK_EQ_I64(run(BIN " trace gen --duration-median 0.2 --out x.csv"), 2);
+    CHECK(err_has("clustersim: error: option --duration-median: expected a duration from 1 s "
+                  "(durations are whole seconds) to 1e10 s, got 0.2\n"));
     CHECK(no_file_like("x.csv"));
 }
 

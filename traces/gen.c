@@ -170,8 +170,11 @@ int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *ten
         return bad_param(d, "--rate", "a number of jobs per hour above 0", c->arrival_rate_h);
     if (c->like_rate_h < 0)
         return bad_param(d, "--rate", "a number of jobs per hour above 0", c->like_rate_h);
-    if (!(c->duration_median_s > 0) || c->duration_median_s > SIM_TIME_LIMIT_S)
-        return bad_param(d, "--duration-median", "a duration above 0 and at most 1e10 s",
+    /* Drawn durations are written in whole seconds, at least 1: a median below a second
+     * would not be the median of the trace. */
+    if (!(c->duration_median_s >= 1) || c->duration_median_s > SIM_TIME_LIMIT_S)
+        return bad_param(d, "--duration-median",
+                         "a duration from 1 s (durations are whole seconds) to 1e10 s",
                          c->duration_median_s);
     if (!(c->duration_sigma >= 0))
         return bad_param(d, "--duration-sigma", "a number at least 0", c->duration_sigma);

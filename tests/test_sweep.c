@@ -155,6 +155,64 @@ typedef struct bad_case {
     const char *msg;
 } bad_case;
 
+/* A trace given as an object: its name, format, options (each a --trace-opt) and
+ * skip-bad-rows reach every cell's command line; two traces of one name are refused, and
+ * so are options that are not an object of scalars. */
+static void test_trace_objects(void)
+{
+    CHECK(write_grid("tw1.csv", "job_id,submit_time,duration,num_gpus\na,0,10,1\n"));
+    mkdir(OUT "/d1", 0755);
+    mkdir(OUT "/d2", 0755);
+    CHECK(write_grid("d1/x.csv", "job_id,submit_time,duration,num_gpus\na,0,10,1\n"));
+    CHECK(write_grid("d2/x.csv", "job_id,submit_time,duration,num_gpus\na,0,10,1\n"));
+    grid g;
+    sim_diag d = {0};
+    CHECK_EQ_I64(
+        parse("{\"traces\": [{\"path\": \"" OUT "/tw1.csv\", \"name\": \"w\", \"format\": "
+              "\"pollux\", \"options\": {\"profiles\": \"p/traces\", \"min_replicas\": 2}, "
+              "\"skip-bad-rows\": true}],\n"
+              " \"clusters\": [\"16xT4:4\"], \"policies\": [\"optimus\"]}\n",
+              &g, &d),
+        SIM_OK);
+    if (d.msg[0])
+        fprintf(stderr, "  %s:%ld:%d: %s\n", d.file, d.line, d.column, d.msg);
+    CHECK_EQ_I64(g.n_cells, 1);
+    if (g.n_cells == 1) {
+        CHECK_STR(g.cells[0].name, "w_16xT4-4_optimus_s1");
+        char *argv[GRID_CELL_ARGV], seed[24];
+        size_t n = grid_cell_argv(&g, &g.cells[0], "clustersim", "dir", seed, argv);
+        char line[2048] = "";
+        for (size_t k = 0; k < n; k++)
+            snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", k ? " " : "",
+                     argv[k]);
+        CHECK_STR(line, "clustersim run --trace " OUT "/tw1.csv --format pollux --skip-bad-rows "
+                        "--trace-opt profiles=p/traces --trace-opt min_replicas=2 --cluster "
+                        "16xT4:4 --policy optimus --seed 1 --out dir --quiet");
+    }
+    grid_free(&g);
+    static const char *const bad[][2] = {
+        {"{\"traces\": [{\"path\": \"" OUT "/d1/x.csv\"}, {\"path\": \"" OUT "/d2/x.csv\"}], "
+         "\"clusters\": [\"1xT4:1\"], \"policies\": [\"fifo\"]}",
+         "grid: two traces are named 'x' (give one a \"name\")"},
+        {"{\"traces\": [{\"path\": \"" OUT "/tw1.csv\", \"options\": [1]}], \"clusters\": "
+         "[\"1xT4:1\"], \"policies\": [\"fifo\"]}",
+         "grid: a trace's \"options\" must be an object {\"KEY\": VALUE}, got array"},
+        {"{\"traces\": [{\"path\": \"" OUT "/tw1.csv\", \"options\": {\"k\": [1, 2]}}], "
+         "\"clusters\": [\"1xT4:1\"], \"policies\": [\"fifo\"]}",
+         "grid: trace option 'k' must be a string, number or boolean, got array"},
+        {"{\"traces\": [{\"name\": \"x\"}], \"clusters\": [\"1xT4:1\"], \"policies\": [\"fifo\"]}",
+         "grid: a trace needs \"path\""},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        sim_diag e = {0};
+        grid gb;
+        CHECK_EQ_I64(parse(bad[k][0], &gb, &e), SIM_EPARSE);
+        if (strcmp(e.msg, bad[k][1]) != 0)
+            fprintf(stderr, "  case %zu: %s\n", k, e.msg);
+        CHECK_STR(e.msg, bad[k][1]);
+    }
+}
+
 static void test_bad_grids(void)
 {
     static const bad_case cases[] = {
@@ -748,6 +806,7 @@ int main(void)
                           SIM_BINARY, OUT, OUT, OUT),
                  0);
     test_expansion();
+    test_trace_objects();
     test_exec_failure();
     test_bad_grids();
     test_grid_edges();

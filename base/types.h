@@ -43,7 +43,9 @@ typedef struct sim_diag {
     char msg[768];  /* what was expected and what was found */
 } sim_diag;
 
-/* Fill d (if not NULL) with a printf-style message. Returns `status` for tail calls. */
+/* Fill d (if not NULL) with a printf-style message. Returns `status` for tail calls.
+ * file NULL: the message names no file; an empty file name is shown as `"" (an empty
+ * file name)`, since it names one that is not there. */
 int sim_diag_set(sim_diag *d, int status, const char *file, long line, int column, const char *fmt,
                  ...) __attribute__((format(printf, 6, 7)));
 

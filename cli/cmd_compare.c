@@ -32,9 +32,10 @@ static const char usage[] =
     "  --out DIR             report.md, report.html, figures/ and runs/<run>/ go here\n"
     "  --no-figures          write the tables only\n"
     "  --quiet               no progress display\n"
-    "Any other option is passed to each `clustersim run` (e.g. --sample-interval 5m,\n"
-    "--horizon 30d, --checkpoint-interval 1h). Exit status: 0 all runs completed, 1 some\n"
-    "run failed (the report is still written and says why), 2 bad usage.\n";
+    "Any other option but --check is passed to each `clustersim run` (e.g.\n"
+    "--sample-interval 5m, --horizon 30d, --checkpoint-interval 1h). Exit status: 0 all\n"
+    "runs completed, 1 some run failed (the report is still written and says why), 2 bad\n"
+    "usage.\n";
 
 static long cores(void)
 {

@@ -3,6 +3,7 @@
  * predictor's evaluation (study/model_duration.h).
  */
 #include "cli/cli.h"
+#include "base/csvin.h"
 
 #include "study/model_duration.h"
 
@@ -70,11 +71,14 @@ int cli_model_eval_duration(int argc, char **argv)
         } else if (OPT("--retrain")) {
             if (m < 0 || !cli_seconds("--retrain", v, &a.retrain_s))
                 return 2;
-            /* Trace times are whole microseconds: a shorter period would never move. */
-            if (a.retrain_s > 0 && a.retrain_s < 1e-6)
+            /* Trace times are whole microseconds: a period is at least one. */
+            if (a.retrain_s > 0 && a.retrain_s < 1e-6) {
+                char q[128];
+                csvin_quote(v, strlen(v), q, sizeof q);
                 return cli_usage_error("option --retrain: expected 0 (no retraining) or at "
                                        "least 1e-6 s, got %s",
-                                       v);
+                                       q);
+            }
         } else if (OPT("--history")) {
             if (m < 0 || !cli_u64("--history", v, 1, 1u << 24, &u))
                 return 2;

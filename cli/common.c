@@ -175,8 +175,13 @@ bool cli_seconds(const char *opt, const char *val, double *out)
     if (!number || x < 0 || x * mult > SIM_TIME_LIMIT_S) {
         char q[128];
         csvin_quote(val, strlen(val), q, sizeof q);
-        if (number) /* a duration, but not one a run can hold */
-            cli_usage_error("option %s: expected a duration from 0 to %.0f s, got %s", opt,
+        /* A number, but not a duration a run can hold: the bound it passed is named
+         * (an option may ask for more than 0 s; its own check says so). */
+        if (number && x < 0)
+            cli_usage_error("option %s: expected a duration, not a negative number, got %s", opt,
+                            q);
+        else if (number)
+            cli_usage_error("option %s: expected a duration of at most %.0f s, got %s", opt,
                             (double)SIM_TIME_LIMIT_S, q);
         else
             cli_usage_error("option %s: expected a duration such as 90, 90s, 15m, 2h or 1d, got %s",

@@ -233,14 +233,13 @@ static void test_pollux_profiles_bad(void)
         }
         model_pollux_destroy(p);
     }
-    /* A line longer than the reader's line is refused, not split into two rows. */
-    char long_row[700];
-    memset(long_row, '0', sizeof long_row);
-    memcpy(long_row, "1,4,0.5,0.", 10);
-    long_row[sizeof long_row - 2] = '\n';
-    long_row[sizeof long_row - 1] = '\0';
+    /* A line longer than the reader's line is refused, not split into two rows: its
+     * first 511 bytes are a row ("1,4,0.5,0.000..."), and so is the rest. */
     char text[800];
-    snprintf(text, sizeof text, "%s%s", pl_head, long_row);
+    int k = snprintf(text, sizeof text, "%s1,4,0.5,0.", pl_head);
+    while (k < (int)sizeof pl_head - 1 + 511)
+        text[k++] = '0';
+    snprintf(text + k, sizeof text - (size_t)k, "1,12,1.0,0.0\n");
     if (system("rm -rf pb") != 0)
         check_failed++;
     put_profiles("pb", text, sc_head, va_ok);
@@ -249,7 +248,20 @@ static void test_pollux_profiles_bad(void)
     CHECK_EQ_I64(model_pollux_load(&p, "pb", &d), SIM_EPARSE);
     char msg[512];
     sim_diag_format(&d, msg, sizeof msg);
-    CHECK(strcmp(msg, "pb/bert/placements.csv:2: error: line longer than 510 bytes") == 0);
+    CHECK_STR(msg, "pb/bert/placements.csv:2: error: line longer than 510 bytes");
+    /* A bad field is quoted up to 40 bytes. */
+    char wide[700];
+    k = snprintf(wide, sizeof wide, "%s1,4,", pl_head);
+    while (k < 200)
+        wide[k++] = 'x';
+    snprintf(wide + k, sizeof wide - (size_t)k, ",0.0\n");
+    if (system("rm -rf pb") != 0)
+        check_failed++;
+    put_profiles("pb", wide, sc_head, va_ok);
+    CHECK_EQ_I64(model_pollux_load(&p, "pb", &d), SIM_EPARSE);
+    sim_diag_format(&d, msg, sizeof msg);
+    CHECK_STR(msg, "pb/bert/placements.csv:2:3: error: expected a number, got "
+                   "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"");
     model_pollux_destroy(p);
 }
 

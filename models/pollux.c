@@ -100,9 +100,10 @@ static int read_csv(const char *path, const char *expect, int ncol,
             errno = 0;
             v[c] = strtod(p, &end);
             if (end == p || errno || !isfinite(v[c]) || (*end != ',' && *end != 0)) {
+                size_t field = strcspn(p, ",");
                 st = sim_diag_set(d, SIM_EPARSE, path, line, c + 1,
-                                  "expected a number, got \"%.*s\"",
-                                  (int)(strcspn(p, ",") < 40 ? strcspn(p, ",") : 40), p);
+                                  "expected a number, got \"%.*s\"", (int)(field < 40 ? field : 40),
+                                  p);
                 goto out_close_file;
             }
             /* Exactly the header's fields: none missing, none more. */

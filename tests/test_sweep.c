@@ -49,6 +49,18 @@ static int parse(const char *text, grid *g, sim_diag *d)
     return grid_parse(text, strlen(text), "g.json", g, d);
 }
 
+/* Cell c's command line, its words joined by spaces into line; whether argv ended in
+ * NULL. */
+static bool cell_line(const grid *g, const grid_cell *c, char *line, size_t size)
+{
+    char *argv[GRID_CELL_ARGV], seed[24];
+    size_t n = grid_cell_argv(g, c, "clustersim", "dir", seed, argv);
+    line[0] = '\0';
+    for (size_t k = 0; k < n; k++)
+        snprintf(line + strlen(line), size - strlen(line), "%s%s", k ? " " : "", argv[k]);
+    return argv[n] == NULL;
+}
+
 static void test_expansion(void)
 {
     /* 2 traces x 1 cluster x 3 policy variants x 2 horizons x 2 seeds = 24; excluded:
@@ -92,19 +104,15 @@ static void test_expansion(void)
             bad += c->trace == 1 && c->seed == 2;
         }
         CHECK_EQ_I64(bad, 0);
-        char *argv[GRID_CELL_ARGV], seed[24];
-        size_t n = grid_cell_argv(&g, &g.cells[3], "clustersim", "dir", seed, argv);
-        char line[2048] = "";
-        for (size_t k = 0; k < n; k++)
-            snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", k ? " " : "",
-                     argv[k]);
+        char line[2048];
+        bool ended = cell_line(&g, &g.cells[3], line, sizeof line);
         char want[1024];
         snprintf(want, sizeof want,
                  "clustersim run --trace %s/a.csv --cluster 4xV100M32:8 --policy binpack "
                  "--policy-opt backfill=true --horizon 1d --seed 2 --out dir --quiet",
                  OUT);
         CHECK_STR(line, want);
-        CHECK(argv[n] == NULL);
+        CHECK(ended);
         char cfg[256];
         grid_cell_config(&g, &g.cells[3], SIZE_MAX, cfg, sizeof cfg);
         CHECK_STR(cfg, "a horizon=1d");
@@ -179,12 +187,8 @@ static void test_trace_objects(void)
     CHECK_EQ_I64(g.n_cells, 1);
     if (g.n_cells == 1) {
         CHECK_STR(g.cells[0].name, "w_16xT4-4_optimus_s1");
-        char *argv[GRID_CELL_ARGV], seed[24];
-        size_t n = grid_cell_argv(&g, &g.cells[0], "clustersim", "dir", seed, argv);
-        char line[2048] = "";
-        for (size_t k = 0; k < n; k++)
-            snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", k ? " " : "",
-                     argv[k]);
+        char line[2048];
+        CHECK(cell_line(&g, &g.cells[0], line, sizeof line));
         CHECK_STR(line, "clustersim run --trace " OUT "/tw1.csv --format pollux --skip-bad-rows "
                         "--trace-opt profiles=p/traces --trace-opt min_replicas=2 --cluster "
                         "16xT4:4 --policy optimus --seed 1 --out dir --quiet");

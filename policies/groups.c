@@ -374,3 +374,17 @@ void place_groups_sync(place_groups *g, const sim_view *v)
     }
     g->synced = now;
 }
+
+void place_groups_hide(place_groups *g, uint32_t n)
+{
+    uint32_t s = g->node_group[n];
+    heap_remove(g, s, n);
+    g->size[s]--;
+}
+
+void place_groups_unhide(place_groups *g, uint32_t n)
+{
+    uint32_t s = g->node_group[n];
+    g->size[s]++;
+    heap_insert(g, s, n);
+}

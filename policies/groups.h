@@ -85,6 +85,14 @@ static inline uint32_t place_groups_gen(const place_groups *g, uint32_t s)
     return g->gen[s];
 }
 
+/* Take node n out of its group for a while (a gang's search weighs the nodes of its
+ * earlier replicas apart): the group keeps its key, generation and place among the live
+ * ones, even empty, and its first member is the least of the others. Until
+ * place_groups_unhide, no sync. */
+void place_groups_hide(place_groups *g, uint32_t n);
+/* Put node n, taken out by place_groups_hide, back in its group. */
+void place_groups_unhide(place_groups *g, uint32_t n);
+
 /* Whether the groups cover the nodes of view v (the same node count; nodes of no more
  * GPUs than sized for). */
 bool place_groups_fit_view(const place_groups *g, const sim_view *v);

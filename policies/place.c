@@ -77,6 +77,8 @@ void place_ws_fini(place_ws *w)
     sim_free(w->heap_key2);
     sim_free(w->heap_shape);
     sim_free(w->rank);
+    sim_free(w->hidden);
+    sim_free(w->touched);
     place_groups_fini(&w->groups);
     memset(w, 0, sizeof *w);
 }
@@ -88,7 +90,12 @@ void place_grouping_enable(bool on)
     grouping_on = on;
 }
 
-static bool cpu_blocks_on = true;
+static bool cpu_blocks_on = true, block_search_on = true;
+
+void place_block_search_enable(bool on)
+{
+    block_search_on = on;
+}
 
 void place_cpu_blocks_enable(bool on)
 {
@@ -106,6 +113,14 @@ int place_ws_set_groups(place_ws *w, const policy_config *cfg, place_gpu_tag tag
     if (place_groups_init(&w->groups, cfg->n_nodes, cfg->max_gpus_per_node, w->rank, tag, ctx) !=
         SIM_OK)
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    sim_free(w->hidden);
+    sim_free(w->touched);
+    w->hidden = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof *w->hidden);
+    w->touched = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof *w->touched);
+    if (!w->hidden || !w->touched) {
+        place_groups_fini(&w->groups);
+        return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
+    }
     w->use_groups = true;
     w->group_frac_gangs = frac_gangs;
     return SIM_OK;
@@ -365,6 +380,62 @@ static inline bool more_cpu_allocated(const sim_view *v, uint32_t n, uint32_t be
     return best == UINT32_MAX || f > best_frac || (f == best_frac && n < best);
 }
 
+/* Blocks a search of binpack's finds by a scan of order[] before it builds a heap. */
+#define SCANS_BEFORE_HEAP 4u
+
+/* Whether block bound a comes before b in a search's order: a larger bound, then the
+ * lower block. */
+static inline bool order_before(const block_bound *a, const block_bound *b)
+{
+    return a->bound > b->bound || (a->bound == b->bound && a->block < b->block);
+}
+
+/* Sift entry i of the heap order[0..k) (first in order at the root) down to its place. */
+static void order_sift(block_bound *order, uint32_t k, uint32_t i)
+{
+    block_bound e = order[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= k)
+            break;
+        if (c + 1 < k && order_before(&order[c + 1], &order[c]))
+            c++;
+        if (!order_before(&order[c], &e))
+            break;
+        order[i] = order[c];
+        i = c;
+    }
+    order[i] = e;
+}
+
+/* The next block of a search that has made SCANS_BEFORE_HEAP selections, taken out of
+ * order[0..*k) and its bound in *tb; UINT32_MAX when none is left. The first call
+ * (`build`) keeps the blocks not visited yet (bound not -1) and makes them a heap. Kept
+ * out of line: most searches never come here. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static uint32_t
+heap_next(block_bound *order, uint32_t *k, bool build, double *tb)
+{
+    if (build) {
+        uint32_t left = 0;
+        for (uint32_t c = 0; c < *k; c++)
+            if (order[c].bound >= 0)
+                order[left++] = order[c];
+        *k = left;
+        for (uint32_t c = left / 2; c-- > 0;)
+            order_sift(order, left, c);
+    }
+    if (*k == 0)
+        return UINT32_MAX;
+    uint32_t blk = order[0].block;
+    *tb = order[0].bound;
+    order[0] = order[--*k];
+    order_sift(order, *k, 0);
+    return blk;
+}
+
 /* Binpack's search: blocks in order of the most allocated fraction their nodes may
  * offer (of GPU share, or of CPU for a CPU-only replica), stopping when no later block
  * can beat the best node found. */
@@ -399,34 +470,46 @@ static uint32_t search_most_allocated(const search *s)
     }
     uint32_t best = UINT32_MAX;
     double best_frac = -1;
-    for (bool first = true;; first = false) {
-        /* The next block in (bound descending, block ascending) order: the first of the
-         * largest bound among those not visited yet (order[] is in block order, and a
-         * visited block's bound is set to -1), found by selections rather than by a
-         * branch per block. The search usually stops after a block or two. */
-        if (!first) {
-            top = UINT32_MAX;
-            tb = -1;
-            for (uint32_t c = 0; c < k; c++) {
-                bool gt = order[c].bound > tb;
-                tb = gt ? order[c].bound : tb;
-                top = gt ? c : top;
+    for (uint32_t pick = 0;; pick++) {
+        /* The next block in (bound descending, block ascending) order. The first was
+         * found on the way. The search usually stops after a block or two, and the next
+         * few are found by selections over order[] (in block order, a visited block's
+         * bound set to -1) rather than by a branch per block. But it visits many where
+         * the bound (GPU shares only) meets nodes short of CPU or memory, or of the GPUs a
+         * gang's earlier replicas took: past the first few, the blocks left come from a
+         * heap (heap_next), lest a scan for each make the search quadratic in the
+         * blocks. */
+        uint32_t blk;
+        if (pick <= SCANS_BEFORE_HEAP) {
+            if (pick > 0) {
+                top = UINT32_MAX;
+                tb = -1;
+                for (uint32_t c = 0; c < k; c++) {
+                    bool gt = order[c].bound > tb;
+                    tb = gt ? order[c].bound : tb;
+                    top = gt ? c : top;
+                }
             }
+            if (top == UINT32_MAX)
+                break;
+            blk = order[top].block;
+            order[top].bound = -1;
+        } else {
+            s->w->block_heaps += pick == SCANS_BEFORE_HEAP + 1;
+            if ((blk = heap_next(order, &k, pick == SCANS_BEFORE_HEAP + 1, &tb)) == UINT32_MAX)
+                break;
         }
-        if (top == UINT32_MAX)
-            break;
         /* Later blocks offer at most this bound; on a tie their nodes have higher ids. */
         if (best != UINT32_MAX &&
-            (tb < best_frac || (tb == best_frac && order[top].block * SIM_NODE_BLOCK > best)))
+            (tb < best_frac || (tb == best_frac && blk * SIM_NODE_BLOCK > best)))
             break;
-        order[top].bound = -1;
-        if (!block_may_fit(v, order[top].block, s->j, s->milli))
+        if (!block_may_fit(v, blk, s->j, s->milli))
             continue;
         /* The block's quarters the same way: a quarter whose bound cannot beat the best
          * node found is not scanned. */
-        const sim_quarter_sum *qs = v->block_quarter + 4 * (size_t)order[top].block;
+        const sim_quarter_sum *qs = v->block_quarter + 4 * (size_t)blk;
         for (uint32_t q = 0; q < 4; q++) {
-            uint32_t lo = order[top].block * SIM_NODE_BLOCK + q * SIM_NODE_QUARTER;
+            uint32_t lo = blk * SIM_NODE_BLOCK + q * SIM_NODE_QUARTER;
             uint32_t hi = lo + SIM_NODE_QUARTER < v->n_nodes ? lo + SIM_NODE_QUARTER : v->n_nodes;
             double qb = cpu ? qs[q].max_cpu_frac : qs[q].frac[whole ? tier : SIM_FRAC_WHOLE + tier];
             if (qb < 0 ||
@@ -561,7 +644,8 @@ static uint32_t search_groups(const search *s, place_node_score score, void *ctx
     for (uint32_t i = 0; i < g->n_live; i++) {
         uint32_t slot = g->live[i];
         fit[m] = slot;
-        m += quick_fit(place_groups_sum(g, slot), &s->q);
+        /* A group whose members all hold a gang's earlier replicas is empty for now. */
+        m += quick_fit(place_groups_sum(g, slot), &s->q) & (g->size[slot] != 0);
     }
     if (!s->exact) {
         uint32_t k = 0;
@@ -586,6 +670,31 @@ static uint32_t search_groups(const search *s, place_node_score score, void *ctx
             continue;
         }
         double sc = group_score(s, score, ctx, row, fit[i], n);
+        uint32_t tie = rank ? rank[n] : n;
+        if (best == UINT32_MAX || sc > best_score || (sc == best_score && tie < best_tie)) {
+            best = n;
+            best_score = sc;
+            best_tie = tie;
+        }
+    }
+    /* The nodes that hold a gang's earlier replicas are out of their groups (gang_hide):
+     * each is weighed on its own, with what those replicas take. One that no longer fits
+     * never will again in this gang (its tentative usage only grows) and leaves the list;
+     * the order of the list does not matter, ties going by tie key. */
+    place_ws *w = s->w;
+    for (uint32_t i = 0; i < w->n_touched;) {
+        uint32_t n = w->touched[i];
+        if (!node_fits(s, n)) {
+            w->touched[i] = w->touched[--w->n_touched];
+            continue;
+        }
+        i++;
+        if (binpack) {
+            if (more_allocated(v, n, best))
+                best = n;
+            continue;
+        }
+        double sc = score(ctx, v, j, n);
         uint32_t tie = rank ? rank[n] : n;
         if (best == UINT32_MAX || sc > best_score || (sc == best_score && tie < best_tie)) {
             best = n;
@@ -703,6 +812,25 @@ static void mark_held(place_ws *w, const sim_view *v, const sim_job *j, bool on)
     }
 }
 
+/* Node n now holds one of the gang's replicas: the first time, it leaves its group for
+ * the rest of the gang's search (search_groups weighs it on its own). */
+static void gang_hide(place_ws *w, uint32_t n)
+{
+    if (w->t_node[n])
+        return;
+    place_groups_hide(&w->groups, n);
+    w->hidden[w->n_hidden++] = n;
+    w->touched[w->n_touched++] = n;
+}
+
+/* The gang's search is over: its nodes go back to their groups. */
+static void gang_unhide(place_ws *w)
+{
+    for (uint32_t i = 0; i < w->n_hidden; i++)
+        place_groups_unhide(&w->groups, w->hidden[i]);
+    w->n_hidden = w->n_touched = 0;
+}
+
 bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uint32_t milli,
                   uint64_t gmem, place_node_score score, void *ctx, place_gpu_order order,
                   const uint32_t *cands, uint32_t n_cands, sim_placement *out)
@@ -725,6 +853,10 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
     if (held)
         mark_held(w, v, j, true);
     bool grouped = !held && groups_apply(w, v, j, m, score);
+    /* A scored gang's later replicas search by group too, the nodes of its earlier ones
+     * weighed apart (they are what tentative usage changes): O(groups) a replica instead
+     * of O(nodes). The random draw counts nodes in id order, and keeps its scan. */
+    bool gang_groups = grouped && score && !cands && R > 1;
     for (uint32_t r = 0; r < R; r++) {
         /* Before the first replica is chosen no tentative usage exists, so the compact
          * check is exact whenever the GPU loop is not needed. */
@@ -739,7 +871,9 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
         } else if (grouped && r == 0 && score && (!cands || n_cands > w->groups.n_live)) {
             place_groups_sync(&w->groups, v);
             best = search_groups(&s, score, ctx);
-        } else if (score == place_score_most_allocated && !cands &&
+        } else if (gang_groups) {
+            best = search_groups(&s, score, ctx); /* synced for the first replica */
+        } else if (score == place_score_most_allocated && !cands && block_search_on &&
                    (gpr || (cpu_blocks_on && !w->rank)))
             best = search_most_allocated(&s);
         else
@@ -754,9 +888,13 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
         }
         w->nodes[r] = best;
         placed++;
+        if (gang_groups && r + 1 < R)
+            gang_hide(w, best);
         if (R > 1)
             add_tentative(w, j, best, w->gpus + r * gpr, m, gm);
     }
+    if (gang_groups)
+        gang_unhide(w);
     if (R > 1)
         clear_tentative(w, j, placed);
     if (held)

@@ -86,6 +86,11 @@ struct place_ws {
     place_groups groups;  /* nodes grouped by state (see place_ws_set_groups) */
     bool use_groups;
     bool group_frac_gangs; /* fractional replicas of several GPUs may use the groups */
+    /* A gang's search by group (with the groups): the nodes its earlier replicas took
+     * out of their groups (hidden, n_hidden), and those of them that may still fit a
+     * replica (touched, n_touched); n_nodes each, empty between searches. */
+    uint32_t *hidden, *touched;
+    uint32_t n_hidden, n_touched;
     /* Scores by request and group slot (see place_ws_set_score_memo): the requests are
      * numbered in req_keys (req_n of them) through an open-addressing table of
      * 2 x PLACE_MEMO_REQUESTS entries (number + 1, 0 = empty); score_rows[r] (allocated
@@ -94,7 +99,8 @@ struct place_ws {
     place_request *req_keys;
     uint32_t *req_table;
     uint32_t req_n;
-    uint64_t score_hits; /* scores read from the memo */
+    uint64_t score_hits;  /* scores read from the memo */
+    uint64_t block_heaps; /* binpack's searches that went on to a heap of blocks */
 };
 
 /* Size a workspace for the cluster described by cfg. Returns SIM_OK or SIM_ENOMEM. */
@@ -138,6 +144,11 @@ void place_grouping_enable(bool on);
  * (on, the default) or by scoring every node (off): the same node either way; the
  * switch lets tests compare the two. */
 void place_cpu_blocks_enable(bool on);
+
+/* Binpack's score finds every replica's node through the block summaries (on, the
+ * default; CPU-only ones as place_cpu_blocks_enable says) or by scoring every node
+ * (off): the same node either way; the switch lets tests compare the two. */
+void place_block_search_enable(bool on);
 
 typedef enum place_gpu_order {
     PLACE_GPU_MOST_USED,  /* least free share first (packing); ties: lowest index */

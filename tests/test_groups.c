@@ -294,7 +294,7 @@ static void test_index(bool ranked, bool mixed_mem)
 /* The policy under test, wrapped: after each scheduling pass the state of every GPU and
  * node is folded into a hash. */
 static const policy_ops *inner;
-static uint64_t pass_hash, passes, max_saved, memo_hits;
+static uint64_t pass_hash, passes, max_saved, memo_hits, block_heaps;
 
 static uint64_t mix(uint64_t h, uint64_t x)
 {
@@ -319,6 +319,8 @@ static int wrapped_schedule(void *st, const sim_view *v, sim_time now, policy_de
         max_saved = w->groups.n_nodes - w->groups.n_live;
     if (w->score_hits > memo_hits)
         memo_hits = w->score_hits;
+    if (w->block_heaps > block_heaps)
+        block_heaps = w->block_heaps;
     return rc;
 }
 
@@ -405,6 +407,16 @@ static void random_jobs(gsl_rng *r, job_spec *jobs, uint32_t n, double gap_s)
             jobs[i].replicas = 2;
         else if (gpus == 2 && gsl_rng_uniform(r) < 0.3)
             jobs[i].replicas = 0;
+        else if (gpus && gpus <= 2 && gsl_rng_uniform(r) < 0.15) {
+            /* A gang of 3 to 8 replicas of one or two GPUs: a node often holds more
+             * than one of them (the search weighs the nodes of its earlier replicas
+             * apart from their groups). */
+            uint32_t reps = 3 + (uint32_t)gsl_rng_uniform_int(r, 6);
+            jobs[i].replicas = reps;
+            jobs[i].num_gpus *= reps;
+            jobs[i].cpu_milli *= reps;
+            jobs[i].mem_mib *= reps;
+        }
     }
 }
 
@@ -536,6 +548,52 @@ static void test_placements(void)
     gsl_rng_free(r);
 }
 
+/* Binpack's search through the blocks against a score of every node, where the blocks'
+ * bounds (GPU shares) name many nodes that lack the CPU a replica asks: searches visit
+ * many blocks and go on to the heap of those left. Gangs of several replicas too. */
+static void test_block_heap(void)
+{
+    static const char *const policies[] = {"binpack", "sjf", "las", "fifo"};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 9091);
+    world w;
+    world_init(&w);
+    enum { NJ = 1500, NN = 640 };
+    static job_spec jobs[NJ];
+    static node_spec nodes[NN];
+    for (uint32_t i = 0; i < NN; i++) {
+        nodes[i] =
+            (node_spec){.cpu_milli = 16000, .mem_mib = 1 << 20, .num_gpus = 8, .gpu_type = 1};
+        snprintf(nodes[i].name, sizeof nodes[i].name, "n%u", i);
+    }
+    cluster_spec cl = {.n_nodes = NN, .nodes = nodes};
+    sim_time t = 0;
+    for (uint32_t i = 0; i < NJ; i++) {
+        t += (sim_time)(gsl_rng_uniform(r) * 2e6);
+        uint32_t reps = gsl_rng_uniform(r) < 0.2 ? 2 + (uint32_t)gsl_rng_uniform_int(r, 6) : 1;
+        uint32_t milli =
+            gsl_rng_uniform(r) < 0.5 ? 1000 : 100 * (1 + (uint32_t)gsl_rng_uniform_int(r, 9));
+        jobs[i] = job(i, t, reps, milli, reps * 1000 * (1 + gsl_rng_uniform_int(r, 12)));
+        jobs[i].replicas = reps;
+        jobs[i].work_s = 600 + gsl_rng_uniform(r) * 20000;
+        jobs[i].mem_mib = 1024 * (uint64_t)reps;
+    }
+    for (size_t p = 0; p < sizeof policies / sizeof *policies; p++) {
+        block_heaps = 0;
+        uint64_t a = run_one(&cl, &w, policies[p], NULL, jobs, NJ, NULL, false, false);
+        CHECK(block_heaps > 0);
+        place_block_search_enable(false);
+        uint64_t b = run_one(&cl, &w, policies[p], NULL, jobs, NJ, NULL, false, false);
+        place_block_search_enable(true);
+        if (a != b)
+            fprintf(stderr, "%s: the block search and the scan of every node differ\n",
+                    policies[p]);
+        CHECK(a == b);
+    }
+    world_fini(&w);
+    gsl_rng_free(r);
+}
+
 /* CPU-only replicas under binpack's score (sjf, las, binpack and fifo without groups):
  * the search through the blocks' CPU summaries chooses what scoring every node does, on
  * clusters of several blocks (with node failures in every other one). */
@@ -584,5 +642,6 @@ int main(void)
     test_index(true, true);
     test_placements();
     test_cpu_blocks();
+    test_block_heap();
     return check_done();
 }

@@ -222,6 +222,53 @@ static int grow_tenants(sim_engine *e, uint32_t need)
     return SIM_OK;
 }
 
+/* Sort the nodes into kinds (node_kind) through an open-addressing table over their
+ * figures; SIM_OK or SIM_ENOMEM. */
+static int find_kinds(sim_engine *e)
+{
+    uint32_t cap = 16;
+    while (cap < 2 * (uint64_t)e->n_nodes)
+        cap *= 2;
+    uint32_t *table = sim_calloc(cap, sizeof *table); /* kind + 1, 0 = empty */
+    if (!table)
+        return SIM_ENOMEM;
+    e->n_kinds = 0;
+    for (uint32_t n = 0; n < e->n_nodes; n++) {
+        uint32_t cnt = e->node_gpu_count[n];
+        node_kind k = {.gpu_mem = cnt ? e->gpu_mem_total[e->node_gpu_first[n]] : 0,
+                       .cpu = e->node_cpu_total[n],
+                       .mem = e->node_mem_total[n],
+                       .gpus = cnt,
+                       .type = e->node_gpu_type[n]};
+        uint64_t h = UINT64_C(1469598103934665603);
+        const uint64_t f[5] = {k.gpu_mem, k.cpu, k.mem, k.gpus, k.type};
+        for (int i = 0; i < 5; i++)
+            h = (h ^ f[i]) * UINT64_C(1099511628211);
+        uint32_t i = (uint32_t)(h ^ h >> 32) & (cap - 1);
+        for (;; i = (i + 1) & (cap - 1)) {
+            if (!table[i]) {
+                if (!sim_reserve((void **)&e->kinds, &e->kinds_cap, e->n_kinds + 1,
+                                 sizeof *e->kinds)) {
+                    sim_free(table);
+                    return SIM_ENOMEM;
+                }
+                k.count = 1;
+                e->kinds[e->n_kinds++] = k;
+                table[i] = e->n_kinds;
+                break;
+            }
+            node_kind *o = &e->kinds[table[i] - 1];
+            if (o->gpu_mem == k.gpu_mem && o->cpu == k.cpu && o->mem == k.mem &&
+                o->gpus == k.gpus && o->type == k.type) {
+                o->count++;
+                break;
+            }
+        }
+    }
+    sim_free(table);
+    return SIM_OK;
+}
+
 int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *world,
                       const policy_ops *policy, const policy_config *pcfg, sim_diag *d)
 {
@@ -369,6 +416,8 @@ int sim_engine_create(sim_engine **out, const sim_config *cfg, const sim_world *
     }
     for (uint32_t i = 0; i < nn; i++)
         sim__node_refresh(e, i);
+    if (find_kinds(e) != SIM_OK)
+        goto out_nomem;
     /* Every block is listed now; its quarters past the last node are summed (empty) too. */
     memset(e->block_dirty, 0xf, e->n_blocks);
     if (sim_eventq_init(&e->q, 1024) != SIM_OK)
@@ -517,6 +566,7 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->residents);
     sim_free(e->view_res);
     sim_free(e->fit_cache);
+    sim_free(e->kinds);
     sim_free(e->grp);
     sim_free(e->job_group);
     sim_free(e->grp_spans);
@@ -625,7 +675,7 @@ static bool node_type_ok(const job_spec *s, uint16_t t)
  * replica's GPUs, CPU and memory; what must fit at once is `fewest` such replicas when
  * not 0 and fewer than the nominal count (an elastic job under a policy that starts it
  * at min_replicas), else the nominal count. Fills f->ok, f->replicas_out (the nominal
- * count) and f->reason. O(nodes); results are cached per shape.
+ * count) and f->reason. O(node kinds); results are cached per shape.
  */
 static void admit_shape(const sim_engine *e, const job_spec *s, uint32_t fewest, fit_entry *f)
 {
@@ -634,12 +684,13 @@ static void admit_shape(const sim_engine *e, const job_spec *s, uint32_t fewest,
     uint32_t G = s->num_gpus;
     uint32_t maxg = 0;
     bool any_type = false, any_mem = false;
-    for (uint32_t n = 0; n < e->n_nodes && G; n++) {
-        uint32_t cnt = e->node_gpu_count[n];
-        if (!cnt || !node_type_ok(s, e->node_gpu_type[n]))
+    for (uint32_t i = 0; i < e->n_kinds && G; i++) {
+        const node_kind *nk = &e->kinds[i];
+        uint32_t cnt = nk->gpus;
+        if (!cnt || !node_type_ok(s, nk->type))
             continue;
         any_type = true;
-        if (e->gpu_mem_total[e->node_gpu_first[n]] < s->gpu_mem_mib)
+        if (nk->gpu_mem < s->gpu_mem_mib)
             continue;
         any_mem = true;
         if (cnt > maxg)
@@ -685,12 +736,12 @@ static void admit_shape(const sim_engine *e, const job_spec *s, uint32_t fewest,
     uint64_t cpu = ceil_div(s->cpu_milli, R), mem = ceil_div(s->mem_mib, R);
     uint64_t slots = 0, slots_gpu_only = 0;
     uint64_t max_cpu = 0, max_mem = 0;
-    for (uint32_t n = 0; n < e->n_nodes && slots < N; n++) {
+    for (uint32_t i = 0; i < e->n_kinds && slots < N; i++) {
+        const node_kind *nk = &e->kinds[i];
         uint64_t k;
         if (gpr) {
-            uint32_t cnt = e->node_gpu_count[n];
-            if (!cnt || !node_type_ok(s, e->node_gpu_type[n]) ||
-                e->gpu_mem_total[e->node_gpu_first[n]] < s->gpu_mem_mib)
+            uint32_t cnt = nk->gpus;
+            if (!cnt || !node_type_ok(s, nk->type) || nk->gpu_mem < s->gpu_mem_mib)
                 continue;
             /* Two replicas of one job never share a GPU (the core refuses such a
              * placement), fractional or not: a node holds cnt / gpr of them. */
@@ -698,22 +749,22 @@ static void admit_shape(const sim_engine *e, const job_spec *s, uint32_t fewest,
         } else {
             k = UINT32_MAX;
         }
-        slots_gpu_only += k;
-        if (e->node_cpu_total[n] > max_cpu)
-            max_cpu = e->node_cpu_total[n];
-        if (e->node_mem_total[n] > max_mem)
-            max_mem = e->node_mem_total[n];
+        slots_gpu_only += k * nk->count;
+        if (nk->cpu > max_cpu)
+            max_cpu = nk->cpu;
+        if (nk->mem > max_mem)
+            max_mem = nk->mem;
         if (cpu) {
-            uint64_t kc = e->node_cpu_total[n] / cpu;
+            uint64_t kc = nk->cpu / cpu;
             if (kc < k)
                 k = kc;
         }
         if (mem) {
-            uint64_t km = e->node_mem_total[n] / mem;
+            uint64_t km = nk->mem / mem;
             if (km < k)
                 k = km;
         }
-        slots += k;
+        slots += k * nk->count;
     }
     if (slots >= N) {
         f->ok = true;

@@ -61,6 +61,14 @@ typedef struct shape_key {
 
 /* Verdict cache for "can this job shape ever fit the cluster". */
 #define FIT_CACHE 1024
+/* Nodes by what admission reads of them: GPUs, their type and (first GPU's) memory, CPU
+ * and memory. Capacities never change, so the kinds are found once. */
+typedef struct node_kind {
+    uint64_t gpu_mem, cpu, mem;
+    uint32_t gpus, count; /* count: nodes of the kind */
+    uint16_t type;
+} node_kind;
+
 typedef struct fit_entry {
     bool used, ok;
     uint32_t num_gpus, replicas_in, gpu_milli, fewest;
@@ -194,6 +202,8 @@ struct sim_engine {
     uint64_t samples;
 
     fit_entry *fit_cache;
+    node_kind *kinds; /* the distinct node kinds (admit_shape reads these, not the nodes) */
+    uint32_t n_kinds, kinds_cap;
 
     /* Shapes of pending jobs: a hash (linear probing, slot = id + 1, 0 = empty) over
      * shape_keys, per-shape pending lists, a free list through shape_tail. */

@@ -318,6 +318,12 @@ struct frag_meter {
     uint8_t *node_up;      /* up or down */
     uint32_t *gpu_used;    /* each GPU's used share */
     uint32_t *buf;         /* scratch: one node's free shares */
+    /* Scratch of a measure that meets new shapes: each type's list cut to its new
+     * entries (in list order), type t's at fresh + t x fresh_stride, fresh_n[t] of them. */
+    type_entry *fresh;
+    size_t fresh_stride;
+    uint32_t fresh_cap;
+    uint32_t fresh_n[SIM_MAX_GPU_TYPES];
 };
 
 int frag_meter_create(frag_meter **out, const frag_workload *w, uint32_t n_nodes,
@@ -358,6 +364,7 @@ void frag_meter_destroy(frag_meter *m)
     sim_free(m->node_up);
     sim_free(m->gpu_used);
     sim_free(m->buf);
+    sim_free(m->fresh);
     sim_free(m);
 }
 
@@ -366,9 +373,11 @@ void frag_meter_forget(frag_meter *m)
     m->log = NULL;
 }
 
-/* Add (sign > 0) or take out node n's counted state: in the sums of the shapes from
- * `from` on, and in the node sums (free share, idle GPUs) when `node_sums`. */
-static void count_node(frag_meter *m, const sim_view *v, uint32_t n, int sign, uint32_t from,
+/* Add (sign > 0) or take out node n's counted state: in the sums of the shapes of its
+ * type's list (type t's at lists + t x stride, cnt_of[t] entries, sorted by share), and
+ * in the node sums (free share, idle GPUs) when `node_sums`. */
+static void count_node(frag_meter *m, const sim_view *v, uint32_t n, int sign,
+                       const type_entry *lists, size_t stride, const uint32_t *cnt_of,
                        bool node_sums)
 {
     if (!m->node_up[n])
@@ -386,17 +395,17 @@ static void count_node(frag_meter *m, const sim_view *v, uint32_t n, int sign, u
         m->idle = sign > 0 ? m->idle + idle : m->idle - idle;
     }
     uint16_t t = v->node_gpu_type[n];
-    if (T == 0 || t == SIM_GPU_TYPE_NONE || t >= w->n_types || w->list_n[t] == 0)
+    if (T == 0 || t == SIM_GPU_TYPE_NONE || t >= w->n_types || cnt_of[t] == 0)
         return;
     frag_sort_free(m->buf, G);
     uint64_t cpu_free = v->node_cpu_total[n] - m->node_cpu[n];
     uint64_t mem_free = v->node_mem_total[n] - m->node_mem[n];
-    const type_entry *l = w->lists + (size_t)t * w->cap;
-    uint32_t cnt = w->list_n[t], i = 0;
+    const type_entry *l = lists + t * stride;
+    uint32_t cnt = cnt_of[t], i = 0;
     uint64_t below = 0;
     for (uint32_t k = 0; k < cnt; k++) {
         const type_entry *e = &l[k];
-        if (e->shape < from || cpu_free < e->cpu_milli || mem_free < e->mem_mib)
+        if (cpu_free < e->cpu_milli || mem_free < e->mem_mib)
             continue;
         while (i < G && m->buf[i] < e->milli)
             below += m->buf[i++];
@@ -415,13 +424,36 @@ static void refresh_node(frag_meter *m, const sim_view *v, uint32_t n)
         m->node_up[n] == (uint8_t)v->node_up[n] && m->node_used[n] == v->node_used_milli[n] &&
         memcmp(m->gpu_used + first, v->gpu_used_milli + first, cnt * sizeof *m->gpu_used) == 0)
         return;
-    count_node(m, v, n, -1, 0, true);
+    count_node(m, v, n, -1, m->w->lists, m->w->cap, m->w->list_n, true);
     memcpy(m->gpu_used + first, v->gpu_used_milli + first, cnt * sizeof *m->gpu_used);
     m->node_cpu[n] = v->node_cpu_used[n];
     m->node_mem[n] = v->node_mem_used[n];
     m->node_used[n] = v->node_used_milli[n];
     m->node_up[n] = (uint8_t)v->node_up[n];
-    count_node(m, v, n, +1, 0, true);
+    count_node(m, v, n, +1, m->w->lists, m->w->cap, m->w->list_n, true);
+}
+
+/* Cut each type's list to the entries of the shapes not counted yet (m->known on), in
+ * list order, into m->fresh; false when out of memory. */
+static bool cut_fresh(frag_meter *m)
+{
+    const frag_workload *w = m->w;
+    size_t stride = w->n - m->known;
+    if ((uint64_t)w->n_types * stride > UINT32_MAX ||
+        !sim_reserve((void **)&m->fresh, &m->fresh_cap, (uint32_t)(w->n_types * stride),
+                     sizeof *m->fresh))
+        return false;
+    m->fresh_stride = stride;
+    for (uint32_t t = 0; t < w->n_types; t++) {
+        const type_entry *l = w->lists + (size_t)t * w->cap;
+        type_entry *f = m->fresh + t * stride;
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < w->list_n[t]; i++)
+            if (l[i].shape >= m->known)
+                f[k++] = l[i];
+        m->fresh_n[t] = k;
+    }
+    return true;
 }
 
 /* Every up node measured from the view (when the sums could not grow). */
@@ -455,14 +487,19 @@ void frag_meter_measure(frag_meter *m, const sim_view *v, double *frag_gpus, dou
             m->direct = true;
         }
     }
+    if (!m->direct && m->known && w->n > m->known && !cut_fresh(m))
+        m->direct = true;
     uint64_t frag = 0, idle = 0;
     if (m->direct) {
         measure_direct(m, v, &frag, &idle);
     } else {
-        /* New shapes, over the counted state of every node. */
+        /* New shapes, over the counted state of every node: the whole lists the first
+         * time, then only the new entries. */
         if (w->n > m->known) {
+            bool all = m->known == 0;
             for (uint32_t n = 0; n < nn; n++)
-                count_node(m, v, n, +1, m->known, false);
+                count_node(m, v, n, +1, all ? w->lists : m->fresh, all ? w->cap : m->fresh_stride,
+                           all ? w->list_n : m->fresh_n, false);
             m->known = w->n;
         }
         uint64_t now = v->change_epoch;

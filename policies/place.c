@@ -79,6 +79,7 @@ void place_ws_fini(place_ws *w)
     sim_free(w->rank);
     sim_free(w->hidden);
     sim_free(w->touched);
+    sim_free(w->run_fit);
     place_groups_fini(&w->groups);
     memset(w, 0, sizeof *w);
 }
@@ -115,9 +116,11 @@ int place_ws_set_groups(place_ws *w, const policy_config *cfg, place_gpu_tag tag
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     sim_free(w->hidden);
     sim_free(w->touched);
+    sim_free(w->run_fit);
     w->hidden = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof *w->hidden);
     w->touched = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof *w->touched);
-    if (!w->hidden || !w->touched) {
+    w->run_fit = sim_calloc(w->n_nodes / 32 + 1, sizeof *w->run_fit);
+    if (!w->hidden || !w->touched || !w->run_fit) {
         place_groups_fini(&w->groups);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     }
@@ -770,6 +773,54 @@ static uint32_t search_groups_random(const search *s)
     return UINT32_MAX; /* not reached: the groups hold `seen` fitting nodes */
 }
 
+/* Whether node n fits the replica of a random gang's later draw: by its group's flag
+ * from the first draw, unless it holds earlier replicas (tentative usage). */
+static inline uint32_t gang_node_fits(const search *s, uint32_t n)
+{
+    return s->w->t_node[n] ? node_fits(s, n) : s->w->fit_nodes[s->w->groups.node_group[n]];
+}
+
+/* Replica r >= 1 of a random gang: the same draw as search_scan over every node. Since
+ * the first draw (search_groups_random, whose group flags stay in fit_nodes) only the
+ * nodes holding the gang's replicas changed, by their tentative usage; so the fitting
+ * nodes are counted per run of 32 ids once, and each later replica takes out the node
+ * the one before it took if that node no longer fits (its usage only grows). The k-th
+ * fitting node is then found through the runs' counts: O(nodes / 32) a replica. */
+static uint32_t search_gang_random(const search *s, uint32_t r)
+{
+    place_ws *w = s->w;
+    uint32_t n_nodes = s->v->n_nodes;
+    if (r == 1) {
+        const uint32_t *fits = w->fit_nodes, *ng = w->groups.node_group;
+        w->gang_seen = 0;
+        for (uint32_t n = 0; n < n_nodes; n += 32) {
+            uint32_t c = 0;
+            if (n + 32 <= n_nodes)
+                c = run_fits(fits, ng, n);
+            else
+                for (uint32_t m = n; m < n_nodes; m++)
+                    c += fits[ng[m]];
+            w->run_fit[n / 32] = c;
+            w->gang_seen += c;
+        }
+    }
+    uint32_t last = w->nodes[r - 1];
+    if (!node_fits(s, last)) {
+        w->run_fit[last / 32]--;
+        w->gang_seen--;
+    }
+    if (!w->gang_seen)
+        return UINT32_MAX;
+    uint32_t k = (uint32_t)gsl_rng_uniform_int(s->v->rng, w->gang_seen);
+    uint32_t n = 0;
+    for (; k >= w->run_fit[n / 32]; n += 32)
+        k -= w->run_fit[n / 32];
+    for (; n < n_nodes; n++)
+        if (gang_node_fits(s, n) && k-- == 0)
+            return n;
+    return UINT32_MAX; /* not reached: the runs hold gang_seen fitting nodes */
+}
+
 /* Whether the first replica of j may be searched by group: a scoring search or the
  * random draw, whose policy asked for groups, on a view with a change log. Binpack's own search
  * visits blocks of 32 nodes by their bound, which beats the groups unless the nodes are in far
@@ -855,8 +906,10 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
     bool grouped = !held && groups_apply(w, v, j, m, score);
     /* A scored gang's later replicas search by group too, the nodes of its earlier ones
      * weighed apart (they are what tentative usage changes): O(groups) a replica instead
-     * of O(nodes). The random draw counts nodes in id order, and keeps its scan. */
+     * of O(nodes). The random draw's later replicas count the first draw's fitting
+     * nodes again (search_gang_random). */
     bool gang_groups = grouped && score && !cands && R > 1;
+    bool gang_random = grouped && !score && !cands && R > 1;
     for (uint32_t r = 0; r < R; r++) {
         /* Before the first replica is chosen no tentative usage exists, so the compact
          * check is exact whenever the GPU loop is not needed. */
@@ -873,6 +926,8 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
             best = search_groups(&s, score, ctx);
         } else if (gang_groups) {
             best = search_groups(&s, score, ctx); /* synced for the first replica */
+        } else if (gang_random && r > 0) {
+            best = search_gang_random(&s, r);
         } else if (score == place_score_most_allocated && !cands && block_search_on &&
                    (gpr || (cpu_blocks_on && !w->rank)))
             best = search_most_allocated(&s);

@@ -91,6 +91,10 @@ struct place_ws {
      * replica (touched, n_touched); n_nodes each, empty between searches. */
     uint32_t *hidden, *touched;
     uint32_t n_hidden, n_touched;
+    /* A random gang's later draws: the fitting nodes per run of 32 node ids (one entry
+     * per run) and in all, as of the replica being drawn. */
+    uint32_t *run_fit;
+    uint32_t gang_seen;
     /* Scores by request and group slot (see place_ws_set_score_memo): the requests are
      * numbered in req_keys (req_n of them) through an open-addressing table of
      * 2 x PLACE_MEMO_REQUESTS entries (number + 1, 0 = empty); score_rows[r] (allocated

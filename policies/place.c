@@ -71,6 +71,7 @@ void place_ws_fini(place_ws *w)
     sim_free(w->memo_epoch);
     sim_free(w->memo_q);
     sim_free(w->memo_milli);
+    sim_free(w->memo_room);
     sim_free(w->memo_gen);
     sim_free(w->memo_set);
     sim_free(w->heap_key);
@@ -96,6 +97,13 @@ static bool cpu_blocks_on = true, block_search_on = true;
 void place_block_search_enable(bool on)
 {
     block_search_on = on;
+}
+
+static bool gang_room_on = true;
+
+void place_gang_room_enable(bool on)
+{
+    gang_room_on = on;
 }
 
 void place_cpu_blocks_enable(bool on)
@@ -1095,6 +1103,10 @@ int place_memo_reserve(place_ws *w, const sim_view *v)
     if (!nm)
         return SIM_ENOMEM;
     w->memo_milli = nm;
+    uint32_t *nr = sim_reallocarray(w->memo_room, ncap, sizeof *nr);
+    if (!nr)
+        return SIM_ENOMEM;
+    w->memo_room = nr;
     uint64_t *hk = sim_reallocarray(w->heap_key, ncap, sizeof *hk);
     if (!hk)
         return SIM_ENOMEM;
@@ -1200,6 +1212,72 @@ static uint32_t heap_pop(place_ws *w)
     return top;
 }
 
+/* An upper bound on the replicas of request q that node n could hold at once, capped at
+ * cap: its CPU, its memory and its GPUs with q's share free each bound them (a gang's
+ * replicas never share a GPU; GPU memory is left out, which only loosens the bound). */
+static uint32_t node_room(const sim_view *v, const place_fitq *q, uint32_t n, uint32_t cap)
+{
+    const sim_node_sum *ns = &v->node_sum[n];
+    if (!quick_fit(ns, q))
+        return 0;
+    uint64_t room = cap;
+    if (q->cpu && ns->cpu_free / q->cpu < room)
+        room = ns->cpu_free / q->cpu;
+    if (q->mem && ns->mem_free / q->mem < room)
+        room = ns->mem_free / q->mem;
+    if (q->need) {
+        uint32_t gpus = ns->free_gpus;
+        if (q->milli < SIM_MILLI_GPU) {
+            uint32_t first = v->node_gpu_first[n];
+            gpus = 0;
+            for (uint32_t g = first; g < first + ns->gpu_count; g++)
+                gpus += v->gpu_used_milli[g] + q->milli <= SIM_MILLI_GPU;
+        }
+        if (gpus / q->need < room)
+            room = gpus / q->need;
+    }
+    return (uint32_t)room;
+}
+
+/* The bound of node_room summed over the up nodes (blocks that cannot host one replica
+ * skipped), capped at cap. */
+static uint32_t cluster_room(const sim_view *v, const sim_job *j, const place_fitq *q, uint32_t cap)
+{
+    sim_view_sync_blocks(v);
+    uint64_t room = 0;
+    for (uint32_t n = 0; n < v->n_nodes && room < cap; n++) {
+        if (n % SIM_NODE_BLOCK == 0 && !block_may_fit(v, n / SIM_NODE_BLOCK, j, q->milli)) {
+            n += SIM_NODE_BLOCK - 1;
+            continue;
+        }
+        room += node_room(v, q, n, cap);
+    }
+    return room < cap ? (uint32_t)room : cap;
+}
+
+/* Whether gang shape s, which failed at its last try, would fail now: the room it had
+ * then (an upper bound) plus the room of every node released since, where a node's room
+ * can have grown, is short of its replicas. When it is, the bound is carried to now and
+ * the shape recorded as failed now; false when that cannot be told. */
+static bool gang_no_room(place_ws *w, const sim_view *v, uint32_t s, uint32_t milli,
+                         uint32_t replicas)
+{
+    if (w->memo_set[s] != 3 || w->memo_milli[s] != milli)
+        return false;
+    uint32_t n;
+    const uint32_t *c = place_candidates(w, v, s, &n);
+    if (!c)
+        return false;
+    uint64_t room = w->memo_room[s];
+    for (uint32_t i = 0; i < n && room < replicas; i++)
+        room += node_room(v, &w->memo_q[s], c[i], replicas);
+    if (room >= replicas)
+        return false;
+    w->memo_room[s] = (uint32_t)room;
+    w->memo_epoch[s] = v->release_epoch;
+    return true;
+}
+
 /* Try to start job id; on failure remember that its shape fits nowhere. */
 bool place_shape_try(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli,
                      place_node_score score, void *ctx, place_gpu_order order, sim_placement *p)
@@ -1207,6 +1285,13 @@ bool place_shape_try(place_ws *w, const sim_view *v, sim_job_id id, uint32_t mil
     const sim_job *j = sim_view_job(v, id);
     if (memo_valid(w, v, j->shape) && w->memo_epoch[j->shape] == v->release_epoch)
         return false;
+    /* A skipped search would have failed: the placements are the same, except that under
+     * the random draw the replicas such a search placed before failing no longer draw. */
+    if (j->nominal_replicas > 1 && j->alloc_head == UINT32_MAX && gang_room_on &&
+        memo_valid(w, v, j->shape) && gang_no_room(w, v, j->shape, milli, j->nominal_replicas)) {
+        w->room_skips++;
+        return false;
+    }
     uint32_t n_cands = 0;
     /* A gang that failed may have had room for some of its replicas on nodes released
      * since, so the candidate restriction holds only for one-replica jobs (without a
@@ -1222,6 +1307,16 @@ bool place_shape_try(place_ws *w, const sim_view *v, sim_job_id id, uint32_t mil
                                             gpus ? place_gmem(j, UINT64_MAX) : 0);
             w->memo_milli[j->shape] = milli;
             w->memo_set[j->shape] = 2;
+        } else if (j->nominal_replicas > 1 && j->alloc_head == UINT32_MAX && gang_room_on &&
+                   j->shape < w->memo_cap) {
+            /* A gang: the room its nodes have now, for later tries to carry forward. */
+            bool gpus = j->gpus_per_replica > 0;
+            place_fitq q = replica_q(j, gpus ? place_milli(j, milli) : 0,
+                                     gpus ? place_gmem(j, UINT64_MAX) : 0);
+            w->memo_q[j->shape] = q;
+            w->memo_milli[j->shape] = milli;
+            w->memo_room[j->shape] = cluster_room(v, j, &q, j->nominal_replicas);
+            w->memo_set[j->shape] = 3;
         }
         return false;
     }

@@ -67,13 +67,18 @@ struct place_ws {
      * the shape last fitted nowhere, valid while memo_gen matches the shape's gen. */
     uint64_t *memo_epoch;
     uint32_t *memo_gen;
-    uint8_t *memo_set; /* 0 none; 1 a failure; 2 a failure with its request in memo_q */
+    /* 0 none; 1 a failure; 2 a failure with its request in memo_q; 3 a gang's failure
+     * with its replicas' request in memo_q and room for at most memo_room of them */
+    uint8_t *memo_set;
     uint32_t memo_cap;
     /* Per shape, recorded by place_shape_try when a one-replica job without roles fitted
      * nowhere: its replica's request and the share asked of the search, so a pass can
      * tell that none of the nodes released since could host it without reading a job. */
     place_fitq *memo_q;
     uint32_t *memo_milli;
+    /* Per shape, recorded when a gang failed: an upper bound on the replicas the nodes
+     * could hold at once, as of memo_epoch. */
+    uint32_t *memo_room;
     /* Heap of shapes ordered by the enqueue order of their first pending job. */
     uint64_t *heap_key, *heap_key2;
     uint32_t *heap_shape;
@@ -105,6 +110,7 @@ struct place_ws {
     uint32_t req_n;
     uint64_t score_hits;  /* scores read from the memo */
     uint64_t block_heaps; /* binpack's searches that went on to a heap of blocks */
+    uint64_t room_skips;  /* gang tries skipped for want of room (place_gang_room_enable) */
 };
 
 /* Size a workspace for the cluster described by cfg. Returns SIM_OK or SIM_ENOMEM. */
@@ -153,6 +159,14 @@ void place_cpu_blocks_enable(bool on);
  * default; CPU-only ones as place_cpu_blocks_enable says) or by scoring every node
  * (off): the same node either way; the switch lets tests compare the two. */
 void place_block_search_enable(bool on);
+
+/* A gang that failed is tried again only once the replicas its nodes could hold (an
+ * upper bound, carried forward through the nodes released since) reach its count (on,
+ * the default), or at every try the failure memo allows (off): the same placements
+ * either way, but for the random draw (a skipped search no longer draws for the replicas
+ * it placed before failing, so the later draws differ); the switch lets tests compare
+ * the two. */
+void place_gang_room_enable(bool on);
 
 typedef enum place_gpu_order {
     PLACE_GPU_MOST_USED,  /* least free share first (packing); ties: lowest index */
@@ -308,8 +322,10 @@ const uint32_t *place_released_since(place_ws *w, const sim_view *v, uint64_t si
 /* Place pending job id as place_gang over every node would (score, order, milli as
  * there; its GPU memory its own), through the shape memo: false at once if its shape
  * fitted nowhere and nothing was released since, a one-replica job tried only on the
- * nodes released since its shape last fitted nowhere, and a failure recorded. The memo
- * must have room for the view's shapes (place_memo_reserve). */
+ * nodes released since its shape last fitted nowhere, a gang false at once while the
+ * room for its replicas (as of its last failure, and on the nodes released since) falls
+ * short of them, and a failure recorded. The memo must have room for the view's shapes
+ * (place_memo_reserve). */
 bool place_shape_try(place_ws *w, const sim_view *v, sim_job_id id, uint32_t milli,
                      place_node_score score, void *ctx, place_gpu_order order, sim_placement *p);
 /* Record that shape s fits nowhere now. */

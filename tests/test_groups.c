@@ -17,6 +17,9 @@
  *    the state of every GPU and node after every scheduling pass is the same with the
  *    groups (and, for all but fgd and random, their scores remembered by request) as with
  *    the search over every node.
+ * 3. Binpack's block search and its CPU-only search against a score of every node.
+ * 4. Gangs that failed, tried again only once their nodes could hold them, against
+ *    trying them at every chance: the same placements.
  */
 #include "policies/frag.h"
 #include "policies/registry.h"
@@ -294,7 +297,7 @@ static void test_index(bool ranked, bool mixed_mem)
 /* The policy under test, wrapped: after each scheduling pass the state of every GPU and
  * node is folded into a hash. */
 static const policy_ops *inner;
-static uint64_t pass_hash, passes, max_saved, memo_hits, block_heaps;
+static uint64_t pass_hash, passes, max_saved, memo_hits, block_heaps, room_skips;
 
 static uint64_t mix(uint64_t h, uint64_t x)
 {
@@ -321,6 +324,8 @@ static int wrapped_schedule(void *st, const sim_view *v, sim_time now, policy_de
         memo_hits = w->score_hits;
     if (w->block_heaps > block_heaps)
         block_heaps = w->block_heaps;
+    if (w->room_skips > room_skips)
+        room_skips = w->room_skips;
     return rc;
 }
 
@@ -633,6 +638,76 @@ static void test_cpu_blocks(void)
     gsl_rng_free(r);
 }
 
+/* Gangs that failed, tried again only once the room their nodes could offer reaches
+ * their count, against trying them at every chance the failure memo leaves: the same
+ * placements, on random clusters (node failures in every other one) under a backlog of
+ * gangs of 2 to 12 replicas, with tries skipped under every policy. Under random, whose
+ * skipped searches would have drawn, the same run twice. */
+static void test_gang_room(void)
+{
+    static const char *const policies[] = {"fgd",           "bestfit", "dotprod", "gpupacking",
+                                           "gpuclustering", "binpack", "fifo",    "sjf",
+                                           "las",           "srtf",    "random"};
+    enum { NPOL = sizeof policies / sizeof *policies };
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5150);
+    world w;
+    world_init(&w);
+    enum { NJ = 600, NN_MAX = 40 };
+    static job_spec jobs[NJ];
+    static node_spec nodes[NN_MAX];
+    uint64_t differ = 0, runs = 0, skipped[NPOL] = {0};
+    for (int cluster = 0; cluster < 6; cluster++) {
+        uint32_t nn = 12 + (uint32_t)gsl_rng_uniform_int(r, NN_MAX - 12);
+        random_cluster(r, nodes, nn);
+        cluster_spec cl = {.n_nodes = nn, .nodes = nodes};
+        random_jobs(r, jobs, NJ, 1000.0 / nn);
+        for (uint32_t i = 0; i < NJ; i++)
+            if (jobs[i].num_gpus && jobs[i].replicas == 1 && gsl_rng_uniform(r) < 0.4) {
+                uint32_t reps = 2 + (uint32_t)gsl_rng_uniform_int(r, 11);
+                jobs[i].replicas = reps;
+                jobs[i].num_gpus *= reps;
+                jobs[i].cpu_milli *= reps;
+                jobs[i].mem_mib *= reps;
+            }
+        frag_workload *wl; /* fgd's */
+        CHECK(frag_workload_create(&wl, 4) == SIM_OK);
+        for (uint32_t i = 0; i < NJ; i++) {
+            frag_shape s;
+            frag_shape_of_job(&jobs[i], frag_replicas_of_job(&jobs[i], 8), &s);
+            CHECK(frag_workload_add(wl, &s, 1) == SIM_OK);
+        }
+        for (size_t p = 0; p < NPOL; p++) {
+            bool fail = cluster % 2 == 1;
+            bool draws = !strcmp(policies[p], "random");
+            place_gang_room_enable(draws);
+            room_skips = 0;
+            uint64_t a = run_one(&cl, &w, policies[p], NULL, jobs, NJ, wl, fail, true);
+            CHECK(draws || room_skips == 0);
+            place_gang_room_enable(true);
+            room_skips = 0;
+            uint64_t b = run_one(&cl, &w, policies[p], NULL, jobs, NJ, wl, fail, true);
+            skipped[p] += room_skips;
+            runs++;
+            if (a != b) {
+                differ++;
+                fprintf(stderr, "cluster %d (%u nodes), %s: placements differ with the room\n",
+                        cluster, nn, policies[p]);
+            }
+        }
+        frag_workload_destroy(wl);
+    }
+    CHECK_EQ_I64(differ, 0);
+    CHECK_EQ_I64(runs, 6 * NPOL);
+    for (size_t p = 0; p < NPOL; p++) {
+        if (!skipped[p])
+            fprintf(stderr, "%s: no gang try skipped\n", policies[p]);
+        CHECK(skipped[p] > 0);
+    }
+    world_fini(&w);
+    gsl_rng_free(r);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -643,5 +718,6 @@ int main(void)
     test_placements();
     test_cpu_blocks();
     test_block_heap();
+    test_gang_room();
     return check_done();
 }

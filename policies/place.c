@@ -1255,22 +1255,25 @@ static uint32_t cluster_room(const sim_view *v, const sim_job *j, const place_fi
     return room < cap ? (uint32_t)room : cap;
 }
 
-/* Whether gang shape s, which failed at its last try, would fail now: the room it had
+/* Whether gang j, whose shape failed at its last try, would fail now: the room it had
  * then (an upper bound) plus the room of every node released since, where a node's room
- * can have grown, is short of its replicas. When it is, the bound is carried to now and
- * the shape recorded as failed now; false when that cannot be told. */
-static bool gang_no_room(place_ws *w, const sim_view *v, uint32_t s, uint32_t milli,
-                         uint32_t replicas)
+ * can have grown, is short of its replicas; or else the room measured afresh is. When it
+ * is, the room is carried to now and the shape recorded as failed now. */
+static bool gang_no_room(place_ws *w, const sim_view *v, const sim_job *j, uint32_t milli)
 {
+    uint32_t s = j->shape, replicas = j->nominal_replicas;
     if (w->memo_set[s] != 3 || w->memo_milli[s] != milli)
         return false;
     uint32_t n;
     const uint32_t *c = place_candidates(w, v, s, &n);
-    if (!c)
-        return false;
-    uint64_t room = w->memo_room[s];
-    for (uint32_t i = 0; i < n && room < replicas; i++)
+    uint64_t room = c ? w->memo_room[s] : replicas;
+    for (uint32_t i = 0; c && i < n && room < replicas; i++)
         room += node_room(v, &w->memo_q[s], c[i], replicas);
+    /* The sum counts a node released since twice (its room then and now), and the log
+     * may not reach back far enough: a measure of every node costs less than a search
+     * that fails. */
+    if (room >= replicas)
+        room = cluster_room(v, j, &w->memo_q[s], replicas);
     if (room >= replicas)
         return false;
     w->memo_room[s] = (uint32_t)room;
@@ -1288,7 +1291,7 @@ bool place_shape_try(place_ws *w, const sim_view *v, sim_job_id id, uint32_t mil
     /* A skipped search would have failed: the placements are the same, except that under
      * the random draw the replicas such a search placed before failing no longer draw. */
     if (j->nominal_replicas > 1 && j->alloc_head == UINT32_MAX && gang_room_on &&
-        memo_valid(w, v, j->shape) && gang_no_room(w, v, j->shape, milli, j->nominal_replicas)) {
+        memo_valid(w, v, j->shape) && gang_no_room(w, v, j, milli)) {
         w->room_skips++;
         return false;
     }

@@ -937,9 +937,13 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
         } else if (gang_random && r > 0) {
             best = search_gang_random(&s, r);
         } else if (score == place_score_most_allocated && !cands && block_search_on &&
-                   (gpr || (cpu_blocks_on && !w->rank)))
-            best = search_most_allocated(&s);
-        else
+                   (gpr || (cpu_blocks_on && !w->rank))) {
+            /* Binpack's score reads the view, not the gang's tentative usage, and the
+             * nodes that fit only shrink: the last replica's node, while it fits, is
+             * still the best. */
+            best = r > 0 && node_fits(&s, w->nodes[r - 1]) ? w->nodes[r - 1]
+                                                           : search_most_allocated(&s);
+        } else
             best = search_scan(&s, score, ctx, cands, n_cands);
         uint32_t *gpus = w->gpus + r * gpr;
         bool picked = best != UINT32_MAX &&

@@ -642,29 +642,41 @@ static double group_score(const search *s, place_node_score score, void *ctx,
 /* The same search as search_scan over every node, one node per group: each group's
  * first member (least tie key) stands for the group, since its members fit and score
  * alike (and a remembered score is the one it would compute). */
-static uint32_t search_groups(const search *s, place_node_score score, void *ctx)
+static uint32_t search_groups(const search *s, place_node_score score, void *ctx, uint32_t r)
 {
     const place_groups *g = &s->w->groups;
     const uint32_t *rank = s->w->rank;
     const sim_view *v = s->v;
     const sim_job *j = s->j;
     bool binpack = score == place_score_most_allocated && s->q.need;
-    /* The groups that fit, gathered without a branch per group (whether one fits is as
-     * good as random to the branch predictor), then scored. */
     uint32_t *fit = s->w->fit_nodes, m = 0;
-    for (uint32_t i = 0; i < g->n_live; i++) {
-        uint32_t slot = g->live[i];
-        fit[m] = slot;
-        /* A group whose members all hold a gang's earlier replicas is empty for now. */
-        m += quick_fit(place_groups_sum(g, slot), &s->q) & (g->size[slot] != 0);
+    if (r >= 1) {
+        /* A gang's later replica: the groups' states do not change during its search,
+         * they only lose members to it, so the list of the replica before stands (the
+         * groups whose members fit, tentative usage aside), less the groups emptied
+         * since. */
+        for (uint32_t i = 0; i < s->w->gang_fit_n; i++) {
+            fit[m] = fit[i];
+            m += g->size[fit[i]] != 0;
+        }
+    } else {
+        /* The groups that fit, gathered without a branch per group (whether one fits is
+         * as good as random to the branch predictor), then scored. */
+        for (uint32_t i = 0; i < g->n_live; i++) {
+            uint32_t slot = g->live[i];
+            fit[m] = slot;
+            /* A group whose members all hold a gang's earlier replicas is empty for now. */
+            m += quick_fit(place_groups_sum(g, slot), &s->q) & (g->size[slot] != 0);
+        }
+        if (!s->exact) {
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < m; i++)
+                if (place_fits(s->w, v, j, place_groups_first(g, fit[i]), s->milli, s->gmem))
+                    fit[k++] = fit[i];
+            m = k;
+        }
     }
-    if (!s->exact) {
-        uint32_t k = 0;
-        for (uint32_t i = 0; i < m; i++)
-            if (place_fits(s->w, v, j, place_groups_first(g, fit[i]), s->milli, s->gmem))
-                fit[k++] = fit[i];
-        m = k;
-    }
+    s->w->gang_fit_n = m;
     place_score_entry *row = NULL;
     if (s->w->score_rows && m) {
         uint32_t req = request_number(s->w, j);
@@ -931,9 +943,9 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
             best = search_groups_random(&s);
         } else if (grouped && r == 0 && score && (!cands || n_cands > w->groups.n_live)) {
             place_groups_sync(&w->groups, v);
-            best = search_groups(&s, score, ctx);
+            best = search_groups(&s, score, ctx, 0);
         } else if (gang_groups) {
-            best = search_groups(&s, score, ctx); /* synced for the first replica */
+            best = search_groups(&s, score, ctx, r); /* synced for the first replica */
         } else if (gang_random && r > 0) {
             best = search_gang_random(&s, r);
         } else if (score == place_score_most_allocated && !cands && block_search_on &&

@@ -100,6 +100,7 @@ struct place_ws {
      * per run) and in all, as of the replica being drawn. */
     uint32_t *run_fit;
     uint32_t gang_seen;
+    uint32_t gang_fit_n; /* a scored search's fitting groups, left in fit_nodes */
     /* Scores by request and group slot (see place_ws_set_score_memo): the requests are
      * numbered in req_keys (req_n of them) through an open-addressing table of
      * 2 x PLACE_MEMO_REQUESTS entries (number + 1, 0 = empty); score_rows[r] (allocated

@@ -64,6 +64,7 @@ int cli_trace_gen(int argc, char **argv)
                 "       [--like FILE [--format NAME] [--trace-opt K=V]... [--skip-bad-rows]]\n"
                 "       [--catalog FILE]\n"
                 "       [--zoo [--zoo-ref TYPE] [--zoo-slo X]] [--groups N]\n"
+                "       [--frac-gang X [--gang-max N]]\n"
                 "--like FILE takes arrivals by hour of day, durations, the GPU mix and the\n"
                 "tenants from FILE (--rate then scales its rates to that daily mean); the\n"
                 "options that would set those are refused with it.\n"
@@ -71,7 +72,9 @@ int cli_trace_gen(int argc, char **argv)
                 "execution features, iterations and true demand (synthetic), and LS jobs\n"
                 "an slo_s of X (default 2) times their duration on TYPE (default V100M16).\n"
                 "--groups N makes co-trained job groups of 2..N jobs (one arrival each,\n"
-                "a `group` column, one whole GPU and 1..5 epochs per job).\n");
+                "a `group` column, one whole GPU and 1..5 epochs per job).\n"
+                "--frac-gang X makes that fraction of the GPU jobs gangs of 2, 4, ..., N\n"
+                "replicas (--gang-max, default 64), each replica asking what the job drew.\n");
             return 0;
         }
         if (cli_flag(argv, i, "--zoo")) {
@@ -127,6 +130,17 @@ int cli_trace_gen(int argc, char **argv)
             if (m < 0 || !cli_u64("--groups", v, 2, 64, &gm))
                 return 2;
             c.group_max = (uint32_t)gm;
+        } else if (OPT("--frac-gang")) {
+            if (m < 0 || !cli_double("--frac-gang", v, 0, 1, &c.frac_gang))
+                return 2;
+        } else if (OPT("--gang-max")) {
+            uint64_t gm;
+            if (m < 0 || !cli_u64("--gang-max", v, 2, 1024, &gm))
+                return 2;
+            if (gm & (gm - 1))
+                return cli_usage_error("--gang-max: expected a power of two from 2 to 1024, got %s",
+                                       v);
+            c.gang_max = (uint32_t)gm;
         } else if (OPT("--frac-share")) {
             if (m < 0 || !cli_double("--frac-share", v, 0, 1, &c.frac_share))
                 return 2;

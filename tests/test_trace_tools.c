@@ -416,6 +416,64 @@ static void test_gen_zoo_rows(void)
     remove("genzoo.csv");
 }
 
+/* --frac-gang: that fraction of the GPU jobs are gangs of 2..--gang-max replicas (powers
+ * of two), each replica asking for what a job without the option would draw; without
+ * the option the replicas column stays empty. Bad values are usage errors. */
+static void test_gen_gangs(void)
+{
+    CHECK_EQ_I64(run(BIN " trace gen --jobs 2000 --seed 9 --frac-gang 0.5 --gang-max 16 "
+                         "--out gengang.csv"),
+                 0);
+    sim_intern *tenants = sim_intern_create(false), *models = sim_intern_create(false);
+    trace_options o = {.tenants = tenants, .models = models, .gpu_types = model_catalog_names(cat)};
+    trace_reader *r = NULL;
+    sim_diag d;
+    CHECK(trace_reader_open(&r, "gengang.csv", &o, &d) == SIM_OK);
+    job_spec j;
+    int gpu_jobs = 0, gangs = 0, bad = 0, by_reps[17] = {0};
+    while (r && trace_reader_next(r, &j, &d) == 1) {
+        if (!j.num_gpus)
+            continue;
+        gpu_jobs++;
+        if (j.replicas <= 1)
+            continue;
+        gangs++;
+        uint32_t per = j.num_gpus / j.replicas;
+        bool pow2 = (j.replicas & (j.replicas - 1)) == 0 && j.replicas <= 16;
+        bad += !pow2 || per * j.replicas != j.num_gpus ||
+               (per != 1 && per != 2 && per != 4 && per != 8);
+        if (pow2)
+            by_reps[j.replicas]++;
+    }
+    trace_reader_close(r);
+    printf("--frac-gang 0.5: %d gangs of %d GPU jobs (2: %d, 4: %d, 8: %d, 16: %d)\n", gangs,
+           gpu_jobs, by_reps[2], by_reps[4], by_reps[8], by_reps[16]);
+    CHECK_EQ_I64(bad, 0);
+    CHECK(gpu_jobs > 1800);
+    CHECK(gangs > 0.45 * gpu_jobs && gangs < 0.55 * gpu_jobs);
+    for (int k = 2; k <= 16; k *= 2)
+        CHECK(by_reps[k] > gangs / 6);
+    sim_intern_destroy(tenants);
+    sim_intern_destroy(models);
+    remove("gengang.csv");
+    /* Without it, no row names replicas. */
+    CHECK_EQ_I64(run(BIN " trace gen --jobs 300 --seed 9 --out gengang.csv"), 0);
+    trace_stats s;
+    CHECK(stats_of("gengang.csv", "native", NULL, &s, NULL));
+    CHECK(!((s.fields >> TRACE_F_REPLICAS) & 1u));
+    trace_stats_fini(&s);
+    remove("gengang.csv");
+    CHECK_EQ_I64(run(BIN " trace gen --frac-gang 1.5 --out x.csv"), 2);
+    CHECK(err_has("clustersim: error: option --frac-gang: expected a number in [0, 1], got "
+                  "\"1.5\"\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --frac-gang 0.2 --gang-max 12 --out x.csv"), 2);
+    CHECK(err_has("clustersim: error: --gang-max: expected a power of two from 2 to 1024, got "
+                  "12\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --frac-gang 0.2 --gang-max 2048 --out x.csv"), 2);
+    CHECK(err_has("--gang-max"));
+    CHECK(no_file_like("x.csv"));
+}
+
 /* The --like tolerances on the Philly CSV, stated in the README. */
 static void test_like(void)
 {
@@ -681,6 +739,7 @@ int main(void)
     test_convert();
     test_gen();
     test_gen_zoo_rows();
+    test_gen_gangs();
     test_like();
     test_replays();
     test_curves_prefix();

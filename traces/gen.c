@@ -57,6 +57,7 @@ void trace_gen_config_default(trace_gen_config *c)
     c->frac_ls = 0.3;
     c->over_request = 1.5;
     c->tenants = 8;
+    c->gang_max = 64;
 }
 
 /* Seconds of [t0, t1) that fall in each hour of day. */
@@ -185,6 +186,10 @@ int trace_gen_create(trace_gen **out, const trace_gen_config *c, sim_intern *ten
         return bad_param(d, "--over-request", "a number at least 1", c->over_request);
     if (!(c->diurnal_amplitude >= 0 && c->diurnal_amplitude <= 1))
         return bad_param(d, "--diurnal", "a number in [0, 1]", c->diurnal_amplitude);
+    if (!(c->frac_gang >= 0 && c->frac_gang <= 1))
+        return bad_param(d, "--frac-gang", "a number in [0, 1]", c->frac_gang);
+    if (c->gang_max < 2 || c->gang_max > 1024 || (c->gang_max & (c->gang_max - 1)))
+        return bad_param(d, "--gang-max", "a power of two from 2 to 1024", c->gang_max);
     if (c->like && (c->like->jobs < 2 || c->like->last_submit_us <= c->like->first_submit_us ||
                     c->like->n_tenants == 0 || !c->like_tenants))
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
@@ -361,6 +366,14 @@ int trace_gen_next(trace_gen *g, job_spec *j, sim_diag *d)
         j->gpu_milli = j->true_milli = SIM_MILLI_GPU;
         j->attr[SIM_ATTR_EPOCHS] = (double)(1 + gsl_rng_uniform_int(r, 5));
         j->attr_present |= UINT64_C(1) << SIM_ATTR_EPOCHS;
+    }
+    /* Drawn only when asked for, so traces without gangs keep their draws. */
+    if (g->c.frac_gang > 0 && j->num_gpus && !j->group[0] && gsl_rng_uniform(r) < g->c.frac_gang) {
+        uint32_t powers = 0; /* 2, 4, ..., gang_max */
+        while ((2u << powers) <= g->c.gang_max)
+            powers++;
+        j->replicas = 2u << gsl_rng_uniform_int(r, powers);
+        j->num_gpus *= j->replicas;
     }
     j->cpu_milli = 4000 * (j->num_gpus ? j->num_gpus : 1);
     j->mem_mib = 16384 * (j->num_gpus ? j->num_gpus : 1);

@@ -50,6 +50,11 @@ typedef struct trace_gen_config {
      * arrival: its jobs share the submit time and a `group` id ("grp-000000", ...), ask
      * for one whole GPU each and train 1..5 epochs (attribute epochs). 0 = no groups. */
     uint32_t group_max;
+    /* > 0: this fraction of the GPU jobs (outside groups) are gangs: a number of
+     * replicas drawn uniformly from the powers of two 2..gang_max, each asking for the
+     * GPUs, share, CPU and memory the job drew (the replicas column is written). */
+    double frac_gang;
+    uint32_t gang_max; /* a power of two, 2..1024 (default 64) */
 } trace_gen_config;
 
 /* Defaults: 1000 jobs, seed 1, 60 jobs/h, median 30 min, sigma 1.5, ... */

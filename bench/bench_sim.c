@@ -6,7 +6,11 @@
  * resident memory of the process (the median of --reps replays).
  *
  *   bench_sim [--clustersim PATH] [--sizes 10000,100000,1000000] [--policies fifo,binpack,random]
- *             [--reps N] [--rate JOBS_PER_HOUR] [--cluster SPEC] [--dir DIR]
+ *             [--reps N] [--rate JOBS_PER_HOUR] [--cluster SPEC] [--dir DIR] [--gen-arg ARG]...
+ *
+ * --gen-arg passes ARG on to `trace gen` (repeatable, e.g. `--gen-arg --frac-gang
+ * --gen-arg 0.6`). A trace is generated once per size into DIR and reused, so runs with
+ * other generator arguments need a DIR of their own.
  *
  * Every replay writes its full outputs (jobs.csv, timeseries.csv, ...), as a user's
  * run would. The default arrival rate (3500 jobs/h on 1000 x 8 V100) keeps the cluster
@@ -101,6 +105,9 @@ int main(int argc, char **argv)
     char sizes_s[256] = "10000,100000,1000000", pols_s[256] = "fifo,binpack,random";
     const char *dir = "bench-out", *rate = "3500";
     int reps = 3;
+    enum { GEN_EXTRA_MAX = 16 };
+    const char *gen_extra[GEN_EXTRA_MAX];
+    int n_gen_extra = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -123,6 +130,8 @@ int main(int argc, char **argv)
             cluster = v;
         else if (!strcmp(a, "--dir"))
             dir = v;
+        else if (!strcmp(a, "--gen-arg") && n_gen_extra < GEN_EXTRA_MAX)
+            gen_extra[n_gen_extra++] = v;
         else {
             fprintf(stderr, "bench_sim: unknown option '%s'\n", a);
             return 2;
@@ -145,8 +154,12 @@ int main(int argc, char **argv)
         snprintf(trace, sizeof trace, "%s/trace-%s.csv", dir, sizes[si]);
         struct stat sb;
         if (stat(trace, &sb) != 0) {
-            char *gen[] = {(char *)bin, "trace", "gen", "--out", trace, "--jobs", sizes[si],
-                           "--seed", "42", "--rate", (char *)rate, NULL};
+            char *gen[11 + GEN_EXTRA_MAX + 1] = {(char *)bin, "trace",  "gen",       "--out",
+                                                 trace,       "--jobs", sizes[si],   "--seed",
+                                                 "42",        "--rate", (char *)rate};
+            for (int k = 0; k < n_gen_extra; k++)
+                gen[11 + k] = (char *)gen_extra[k];
+            gen[11 + n_gen_extra] = NULL;
             sample g;
             if (spawn(gen, logf, &g) != 0) {
                 fprintf(stderr, "bench_sim: generating %s failed (see %s)\n", trace, logf);

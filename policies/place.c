@@ -506,8 +506,9 @@ static uint32_t search_most_allocated(const search *s)
             blk = order[top].block;
             order[top].bound = -1;
         } else {
-            s->w->block_heaps += pick == SCANS_BEFORE_HEAP + 1;
-            if ((blk = heap_next(order, &k, pick == SCANS_BEFORE_HEAP + 1, &tb)) == UINT32_MAX)
+            bool build = pick == SCANS_BEFORE_HEAP + 1;
+            s->w->block_heaps += build;
+            if ((blk = heap_next(order, &k, build, &tb)) == UINT32_MAX)
                 break;
         }
         /* Later blocks offer at most this bound; on a tie their nodes have higher ids. */
@@ -665,8 +666,7 @@ static uint32_t search_groups(const search *s, place_node_score score, void *ctx
         for (uint32_t i = 0; i < g->n_live; i++) {
             uint32_t slot = g->live[i];
             fit[m] = slot;
-            /* A group whose members all hold a gang's earlier replicas is empty for now. */
-            m += quick_fit(place_groups_sum(g, slot), &s->q) & (g->size[slot] != 0);
+            m += quick_fit(place_groups_sum(g, slot), &s->q);
         }
         if (!s->exact) {
             uint32_t k = 0;
@@ -1306,8 +1306,9 @@ bool place_shape_try(place_ws *w, const sim_view *v, sim_job_id id, uint32_t mil
         return false;
     /* A skipped search would have failed: the placements are the same, except that under
      * the random draw the replicas such a search placed before failing no longer draw. */
-    if (j->nominal_replicas > 1 && j->alloc_head == UINT32_MAX && gang_room_on &&
-        memo_valid(w, v, j->shape) && gang_no_room(w, v, j, milli)) {
+    bool one = j->nominal_replicas == 1 && !j->n_roles;
+    bool gang = j->nominal_replicas > 1 && j->alloc_head == UINT32_MAX && gang_room_on;
+    if (gang && memo_valid(w, v, j->shape) && gang_no_room(w, v, j, milli)) {
         w->room_skips++;
         return false;
     }
@@ -1315,27 +1316,20 @@ bool place_shape_try(place_ws *w, const sim_view *v, sim_job_id id, uint32_t mil
     /* A gang that failed may have had room for some of its replicas on nodes released
      * since, so the candidate restriction holds only for one-replica jobs (without a
      * master and parameter servers, which may have been what did not fit). */
-    const uint32_t *cands =
-        j->nominal_replicas == 1 && !j->n_roles ? place_candidates(w, v, j->shape, &n_cands) : NULL;
+    const uint32_t *cands = one ? place_candidates(w, v, j->shape, &n_cands) : NULL;
     if ((cands && n_cands == 0) ||
         !place_gang(w, v, id, milli, UINT64_MAX, score, ctx, order, cands, n_cands, p)) {
         place_memo_fail(w, v, j->shape);
-        if (j->nominal_replicas == 1 && !j->n_roles && j->shape < w->memo_cap) {
+        if ((one || gang) && j->shape < w->memo_cap) {
             bool gpus = j->gpus_per_replica > 0;
             w->memo_q[j->shape] = replica_q(j, gpus ? place_milli(j, milli) : 0,
                                             gpus ? place_gmem(j, UINT64_MAX) : 0);
             w->memo_milli[j->shape] = milli;
-            w->memo_set[j->shape] = 2;
-        } else if (j->nominal_replicas > 1 && j->alloc_head == UINT32_MAX && gang_room_on &&
-                   j->shape < w->memo_cap) {
+            w->memo_set[j->shape] = one ? 2 : 3;
             /* A gang: the room its nodes have now, for later tries to carry forward. */
-            bool gpus = j->gpus_per_replica > 0;
-            place_fitq q = replica_q(j, gpus ? place_milli(j, milli) : 0,
-                                     gpus ? place_gmem(j, UINT64_MAX) : 0);
-            w->memo_q[j->shape] = q;
-            w->memo_milli[j->shape] = milli;
-            w->memo_room[j->shape] = cluster_room(v, j, &q, j->nominal_replicas);
-            w->memo_set[j->shape] = 3;
+            if (gang)
+                w->memo_room[j->shape] =
+                    cluster_room(v, j, &w->memo_q[j->shape], j->nominal_replicas);
         }
         return false;
     }

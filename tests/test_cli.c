@@ -5,7 +5,9 @@
  * Alibaba openb trace replays under binpack with every pod in jobs.csv exactly once and
  * the cluster's accounting verified after every event; a run whose preemptions lose
  * every segment stops at --stall-limit; every policy runs or rejects a job with a master
- * and a parameter server; the summary's lost work is the sum of jobs.csv's column.
+ * and a parameter server; every policy replays generated gang traces with the accounting
+ * verified, every job counted once and the same bytes from the same seed; the summary's
+ * lost work is the sum of jobs.csv's column.
  */
 #include "check.h"
 
@@ -793,6 +795,23 @@ static void test_stall_limit(void)
            "got \"many\"");
 }
 
+/* The policies `clustersim policies` lists, into names[0..max); their count. */
+static uint32_t policy_names(char (*names)[64], uint32_t max)
+{
+    CHECK_EQ_I64(run("policies"), 0);
+    char *list = check_slurp("out.txt", NULL);
+    uint32_t n = 0;
+    for (const char *l = list; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+        size_t len = strcspn(l, " \n");
+        if (*l < 'a' || *l > 'z' || len == 0 || len >= sizeof *names || n == max)
+            continue;
+        memcpy(names[n], l, len);
+        names[n++][len] = '\0';
+    }
+    free(list);
+    return n;
+}
+
 /* Every policy either runs a job with a master and a parameter server or rejects it with
  * the reason, and the run ends normally (the policies that place no such roles used to
  * start the job without them, which the core refused, ending the run). */
@@ -800,26 +819,18 @@ static void test_roles_every_policy(void)
 {
     check_put("ps.csv", "job_id,submit_time,duration,num_gpus,ps_replicas,ps_cpu_milli,"
                         "master_cpu_milli\nj1,0,100,1,1,1000,1000\n");
-    CHECK_EQ_I64(run("policies"), 0);
-    char *list = check_slurp("out.txt", NULL);
-    uint32_t n = 0, rejected = 0;
-    for (const char *l = list; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
-        if (*l < 'a' || *l > 'z')
-            continue;
-        char name[64];
-        size_t len = strcspn(l, " \n");
-        if (len == 0 || len >= sizeof name)
-            continue;
-        memcpy(name, l, len);
-        name[len] = '\0';
+    char names[64][64];
+    uint32_t n = policy_names(names, 64), rejected = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const char *name = names[k];
         char args[512];
         snprintf(args, sizeof args,
-                 "run --trace ps.csv --cluster 1xV100M16:4 --policy %s --check-invariants "
-                 "--horizon 100000 --out ps_%s --quiet",
+                 "run --trace ps.csv --cluster 1xV100M16:4 --policy %.63s --check-invariants "
+                 "--horizon 100000 --out ps_%.63s --quiet",
                  name, name);
         int rc = run(args);
         CHECK_EQ_I64(rc, 0);
-        snprintf(args, sizeof args, "ps_%s/summary.json", name);
+        snprintf(args, sizeof args, "ps_%.63s/summary.json", name);
         char *sum = check_slurp(args, NULL);
         bool done = sum && strstr(sum, "\"done\": 1, \"rejected\": 0, \"unfinished\": 0");
         bool rej = sum && strstr(sum, "\"done\": 0, \"rejected\": 1, \"unfinished\": 0");
@@ -827,12 +838,89 @@ static void test_roles_every_policy(void)
         if (rc != 0 || !(done || rej))
             fprintf(stderr, "policy %s: the job with roles was neither run nor rejected\n", name);
         rejected += rej;
-        n++;
         free(sum);
     }
-    free(list);
     CHECK_EQ_I64(n, 28);
     CHECK(rejected >= 6 && rejected < n);
+}
+
+/* The number of rows of a CSV file after its header; -1 when it cannot be read. */
+static long data_rows(const char *path)
+{
+    size_t len = 0;
+    char *s = check_slurp(path, &len);
+    if (!s)
+        return -1;
+    long n = -1;
+    for (size_t i = 0; i < len; i++)
+        n += s[i] == '\n';
+    free(s);
+    return n;
+}
+
+/* Every policy on generated traces in which most GPU jobs are gangs (2 to 32 replicas,
+ * whole GPUs or shares, some typed, some CPU-only jobs) on clusters with nodes short of
+ * CPU, mixed GPU types and random node failures: the accounting checked after every
+ * event, every job in jobs.csv once and counted in the summary as done, rejected or
+ * unfinished, and a second run with the same seed writing the same jobs.csv. */
+static void test_gangs_every_policy(void)
+{
+    static const struct {
+        const char *gen, *cluster, *extra;
+        long jobs;
+    } cases[] = {
+        {"--jobs 300 --seed 3 --rate 1500 --frac-gang 0.6 --gang-max 16 --frac-share 0.3",
+         "12xV100M32:8:cpu=24000:mem=131072", "", 300},
+        {"--jobs 250 --seed 4 --rate 900 --frac-gang 0.5 --gang-max 8 --frac-cpu 0.1 "
+         "--gpu-types 'V100M32|T4' --frac-constrained 0.3",
+         "6xV100M32:8,8xT4:4", "--mtbf 100000 --mttr 2000 --horizon 400000", 250},
+        {"--jobs 400 --seed 6 --rate 2500 --frac-gang 0.7 --gang-max 32 --frac-share 0.4 "
+         "--duration-median 1200",
+         "40xV100M32:8:cpu=96000:mem=786432", "", 400},
+    };
+    char names[64][64];
+    uint32_t n = policy_names(names, 64);
+    CHECK_EQ_I64(n, 28);
+    char args[1024];
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        snprintf(args, sizeof args, "trace gen --out gang%zu.csv %s", c, cases[c].gen);
+        CHECK_EQ_I64(run(args), 0);
+        for (uint32_t k = 0; k < n; k++) {
+            int rc[2];
+            for (int rep = 0; rep < 2; rep++) {
+                /* No outputs of an earlier run of the test left to read. */
+                snprintf(args, sizeof args, "rm -rf gang%zu_%.63s_%d", c, names[k], rep);
+                CHECK_EQ_I64(check_system(args), 0);
+                snprintf(args, sizeof args,
+                         "run --trace gang%zu.csv --cluster %s --policy %.63s --seed 5 %s "
+                         "--check-invariants --quiet --out gang%zu_%.63s_%d",
+                         c, cases[c].cluster, names[k], cases[c].extra, c, names[k], rep);
+                rc[rep] = run(args);
+                CHECK_EQ_I64(rc[rep], 0);
+            }
+            char a[256], b[256];
+            snprintf(a, sizeof a, "gang%zu_%.63s_0/jobs.csv", c, names[k]);
+            snprintf(b, sizeof b, "gang%zu_%.63s_1/jobs.csv", c, names[k]);
+            CHECK_EQ_I64(data_rows(a), cases[c].jobs);
+            CHECK(same_file(a, b));
+            snprintf(a, sizeof a, "gang%zu_%.63s_0/summary.json", c, names[k]);
+            char *sum = check_slurp(a, NULL);
+            long arrived = -1, done = -1, rej = -1, unf = -1;
+            const char *m = sum ? strstr(sum, "\"jobs\": {\"arrived\": ") : NULL;
+            CHECK(m && sscanf(m,
+                              "\"jobs\": {\"arrived\": %ld, \"done\": %ld, \"rejected\": "
+                              "%ld, \"unfinished\": %ld",
+                              &arrived, &done, &rej, &unf) == 4);
+            CHECK_EQ_I64(arrived, cases[c].jobs);
+            CHECK_EQ_I64(done + rej + unf, cases[c].jobs);
+            if (rc[0] != 0 || arrived != cases[c].jobs || done + rej + unf != arrived)
+                fprintf(stderr,
+                        "gang case %zu, policy %s: status %d, %ld arrived, %ld done, "
+                        "%ld rejected, %ld unfinished\n",
+                        c, names[k], rc[0], arrived, done, rej, unf);
+            free(sum);
+        }
+    }
 }
 
 /* The summary's lost work is every loss of jobs.csv's lost_work_s, scale-ins included:
@@ -937,6 +1025,7 @@ int main(void)
     test_pollux_replay();
     test_lost_work_speed();
     test_roles_every_policy();
+    test_gangs_every_policy();
     test_lost_work_total();
     test_curves_fractional_step();
     return check_done();

@@ -46,7 +46,7 @@ int cli_trace_gen(int argc, char **argv)
     trace_src like = {0};
     const char *out = NULL, *zoo_ref = "V100M16";
     bool jobs_given = false, zoo_on = false, constrained_given = false, zoo_opt = false;
-    bool diurnal_given = false, peak_given = false, sigma_given = false;
+    bool diurnal_given = false, peak_given = false, sigma_given = false, gang_max_given = false;
     int fitted = -1; /* an option --like replaces, when given */
     double zoo_slo = 2;
     for (int i = 3; i < argc; i++) {
@@ -141,6 +141,7 @@ int cli_trace_gen(int argc, char **argv)
                 return cli_usage_error("--gang-max: expected a power of two from 2 to 1024, got %s",
                                        v);
             c.gang_max = (uint32_t)gm;
+            gang_max_given = true;
         } else if (OPT("--frac-share")) {
             if (m < 0 || !cli_double("--frac-share", v, 0, 1, &c.frac_share))
                 return 2;
@@ -207,6 +208,8 @@ int cli_trace_gen(int argc, char **argv)
     if (zoo_opt && !zoo_on)
         return cli_usage_error("--zoo-ref and --zoo-slo describe the annotation of --zoo; "
                                "give --zoo");
+    if (gang_max_given && !(c.frac_gang > 0))
+        return cli_usage_error("--gang-max sizes the gangs of --frac-gang X; give X > 0");
     sim_diag d = {0};
     trace_tool t;
     trace_stats s;

@@ -471,6 +471,11 @@ static void test_gen_gangs(void)
                   "12\n"));
     CHECK_EQ_I64(run(BIN " trace gen --frac-gang 0.2 --gang-max 2048 --out x.csv"), 2);
     CHECK(err_has("--gang-max"));
+    /* Without gangs the option would be ignored: refused instead. */
+    CHECK_EQ_I64(run(BIN " trace gen --gang-max 8 --out x.csv"), 2);
+    CHECK(err_has("clustersim: error: --gang-max sizes the gangs of --frac-gang X; give X > 0\n"));
+    CHECK_EQ_I64(run(BIN " trace gen --frac-gang 0 --gang-max 8 --out x.csv"), 2);
+    CHECK(err_has("give X > 0\n"));
     CHECK(no_file_like("x.csv"));
 }
 

@@ -645,9 +645,10 @@ static void test_cpu_blocks(void)
  * skipped searches would have drawn, the same run twice. */
 static void test_gang_room(void)
 {
-    static const char *const policies[] = {"fgd",           "bestfit", "dotprod", "gpupacking",
-                                           "gpuclustering", "binpack", "fifo",    "sjf",
-                                           "las",           "srtf",    "random"};
+    static const char *const policies[] = {
+        "fgd",     "bestfit", "dotprod",   "gpupacking", "gpuclustering", "binpack",
+        "fifo",    "sjf",     "las",       "srtf",       "random",        "srsf",
+        "gittins", "themis",  "fairshare", "qssf",       "elastic"};
     enum { NPOL = sizeof policies / sizeof *policies };
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 5150);

@@ -43,10 +43,12 @@ int place_ws_init(place_ws *w, const policy_config *cfg, sim_diag *d)
     w->cand_nodes = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof *w->cand_nodes);
     w->block_order = sim_calloc(w->n_nodes / SIM_NODE_BLOCK + 1, sizeof *w->block_order);
     w->fit_nodes = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof *w->fit_nodes);
+    w->gang_heap = sim_calloc(w->n_nodes ? w->n_nodes : 1, sizeof *w->gang_heap);
     w->role_cap = w->max_slots + 1;
     w->role_nodes = sim_calloc(w->role_cap, sizeof *w->role_nodes);
     if (!w->role_nodes || !w->t_cpu || !w->t_mem || !w->t_node || !w->t_milli || !w->t_gmem ||
-        !w->nodes || !w->gpus || !w->cand || !w->cand_nodes || !w->block_order || !w->fit_nodes) {
+        !w->nodes || !w->gpus || !w->cand || !w->cand_nodes || !w->block_order || !w->fit_nodes ||
+        !w->gang_heap) {
         place_ws_fini(w);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     }
@@ -66,6 +68,7 @@ void place_ws_fini(place_ws *w)
     sim_free(w->cand_nodes);
     sim_free(w->block_order);
     sim_free(w->fit_nodes);
+    sim_free(w->gang_heap);
     sim_free(w->role_nodes);
     score_memo_free(w);
     sim_free(w->memo_epoch);
@@ -447,15 +450,14 @@ heap_next(block_bound *order, uint32_t *k, bool build, double *tb)
     return blk;
 }
 
-/* Binpack's search: blocks in order of the most allocated fraction their nodes may
- * offer (of GPU share, or of CPU for a CPU-only replica), stopping when no later block
- * can beat the best node found. */
-static uint32_t search_most_allocated(const search *s)
+/* Start a walk (block_walk in place.h; of GPU share, or of CPU for a CPU-only replica) for s's
+ * replica: every block whose bound admits some node; whether its nodes may hold the replica
+ * (block_may_fit) is asked only of the blocks visited, which are few. The first block is found on
+ * the way. */
+static inline void walk_init(const search *s, block_walk *bw)
 {
     const sim_view *v = s->v;
-    sim_view_sync_blocks(v);
     block_bound *order = s->w->block_order;
-    uint32_t k = 0;
     bool cpu = !s->j->gpus_per_replica;
     bool whole = s->milli == SIM_MILLI_GPU;
     uint32_t tier = whole ? (s->q.need < SIM_FRAC_WHOLE ? s->q.need : SIM_FRAC_WHOLE) - 1
@@ -465,10 +467,7 @@ static uint32_t search_most_allocated(const search *s)
                            : whole ? v->block_frac_whole + tier
                                    : v->block_frac_share + tier;
     size_t stride = cpu ? 1 : whole ? SIM_FRAC_WHOLE : SIM_FRAC_SHARE;
-    /* Every block whose bound admits some node; whether its nodes may hold the replica
-     * (block_may_fit) is asked only of the blocks visited, which are few. The first
-     * pick is made on the way. */
-    uint32_t top = UINT32_MAX;
+    uint32_t k = 0, top = UINT32_MAX;
     double tb = -1;
     for (uint32_t b = 0; b < v->n_blocks; b++) {
         double bound = bounds[b * stride];
@@ -479,41 +478,71 @@ static uint32_t search_most_allocated(const search *s)
         top = gt ? k : top;
         k += bound >= 0;
     }
+    *bw = (block_walk){.k = k, .pick = 0, .top = top, .tb = tb};
+}
+
+/* The walk's next block, its bound in bw->tb; UINT32_MAX when none is left. A search
+ * usually stops after a block or two, and the next few are found by selections over
+ * order[] (in block order, a block taken has its bound set to -1) rather than by a
+ * branch per block. But it visits many where the bound (GPU shares only) meets nodes
+ * short of CPU or memory, or of the GPUs a gang's earlier replicas took: past the first
+ * few, the blocks left come from a heap (heap_next), lest a scan for each make the
+ * search quadratic in the blocks. */
+static inline uint32_t walk_next(place_ws *w, block_walk *bw)
+{
+    block_bound *order = w->block_order;
+    uint32_t blk;
+    if (bw->pick <= SCANS_BEFORE_HEAP) {
+        if (bw->pick > 0) {
+            bw->top = UINT32_MAX;
+            bw->tb = -1;
+            for (uint32_t c = 0; c < bw->k; c++) {
+                bool gt = order[c].bound > bw->tb;
+                bw->tb = gt ? order[c].bound : bw->tb;
+                bw->top = gt ? c : bw->top;
+            }
+        }
+        if (bw->top == UINT32_MAX)
+            return UINT32_MAX;
+        blk = order[bw->top].block;
+        order[bw->top].bound = -1;
+    } else {
+        bool build = bw->pick == SCANS_BEFORE_HEAP + 1;
+        w->block_heaps += build;
+        if ((blk = heap_next(order, &bw->k, build, &bw->tb)) == UINT32_MAX)
+            return UINT32_MAX;
+    }
+    bw->pick++;
+    return blk;
+}
+
+/* Whether a block of bound tb whose first node is first can hold no node better than
+ * best (of fraction best_frac): later blocks offer at most tb, and on a tie their nodes
+ * have higher ids. */
+static inline bool walk_done(uint32_t best, double best_frac, double tb, uint32_t first)
+{
+    return best != UINT32_MAX && (tb < best_frac || (tb == best_frac && first > best));
+}
+
+/* Binpack's search: blocks in walk order, stopping when no later block can beat the
+ * best node found. */
+static uint32_t search_most_allocated(const search *s)
+{
+    const sim_view *v = s->v;
+    sim_view_sync_blocks(v);
+    bool cpu = !s->j->gpus_per_replica;
+    uint32_t tier =
+        (uint32_t)(s->milli == SIM_MILLI_GPU
+                       ? (s->q.need < SIM_FRAC_WHOLE ? s->q.need : SIM_FRAC_WHOLE) - 1
+                       : SIM_FRAC_WHOLE + (s->milli / 100 < SIM_FRAC_SHARE ? s->milli / 100
+                                                                           : SIM_FRAC_SHARE - 1));
+    block_walk bw;
+    walk_init(s, &bw);
     uint32_t best = UINT32_MAX;
     double best_frac = -1;
-    for (uint32_t pick = 0;; pick++) {
-        /* The next block in (bound descending, block ascending) order. The first was
-         * found on the way. The search usually stops after a block or two, and the next
-         * few are found by selections over order[] (in block order, a visited block's
-         * bound set to -1) rather than by a branch per block. But it visits many where
-         * the bound (GPU shares only) meets nodes short of CPU or memory, or of the GPUs a
-         * gang's earlier replicas took: past the first few, the blocks left come from a
-         * heap (heap_next), lest a scan for each make the search quadratic in the
-         * blocks. */
-        uint32_t blk;
-        if (pick <= SCANS_BEFORE_HEAP) {
-            if (pick > 0) {
-                top = UINT32_MAX;
-                tb = -1;
-                for (uint32_t c = 0; c < k; c++) {
-                    bool gt = order[c].bound > tb;
-                    tb = gt ? order[c].bound : tb;
-                    top = gt ? c : top;
-                }
-            }
-            if (top == UINT32_MAX)
-                break;
-            blk = order[top].block;
-            order[top].bound = -1;
-        } else {
-            bool build = pick == SCANS_BEFORE_HEAP + 1;
-            s->w->block_heaps += build;
-            if ((blk = heap_next(order, &k, build, &tb)) == UINT32_MAX)
-                break;
-        }
-        /* Later blocks offer at most this bound; on a tie their nodes have higher ids. */
-        if (best != UINT32_MAX &&
-            (tb < best_frac || (tb == best_frac && blk * SIM_NODE_BLOCK > best)))
+    for (;;) {
+        uint32_t blk = walk_next(s->w, &bw);
+        if (blk == UINT32_MAX || walk_done(best, best_frac, bw.tb, blk * SIM_NODE_BLOCK))
             break;
         if (!block_may_fit(v, blk, s->j, s->milli))
             continue;
@@ -523,9 +552,8 @@ static uint32_t search_most_allocated(const search *s)
         for (uint32_t q = 0; q < 4; q++) {
             uint32_t lo = blk * SIM_NODE_BLOCK + q * SIM_NODE_QUARTER;
             uint32_t hi = lo + SIM_NODE_QUARTER < v->n_nodes ? lo + SIM_NODE_QUARTER : v->n_nodes;
-            double qb = cpu ? qs[q].max_cpu_frac : qs[q].frac[whole ? tier : SIM_FRAC_WHOLE + tier];
-            if (qb < 0 ||
-                (best != UINT32_MAX && (qb < best_frac || (qb == best_frac && lo > best))))
+            double qb = cpu ? qs[q].max_cpu_frac : qs[q].frac[tier];
+            if (qb < 0 || walk_done(best, best_frac, qb, lo))
                 continue;
             for (uint32_t n = lo; n < hi; n++) {
                 if (!node_fits(s, n))
@@ -538,6 +566,91 @@ static uint32_t search_most_allocated(const search *s)
         }
     }
     return best;
+}
+
+/* Whether node a comes before node b in binpack's order for s's replica. */
+static inline bool binpack_before(const search *s, uint32_t a, uint32_t b)
+{
+    return s->j->gpus_per_replica ? more_allocated(s->v, a, b)
+                                  : more_cpu_allocated(s->v, a, b, cpu_frac(s->v, b));
+}
+
+/* The heap of a binpack gang's fitting nodes (best at the root): sift entry i up or
+ * down. */
+static void gang_heap_up(const search *s, uint32_t i)
+{
+    uint32_t *h = s->w->gang_heap, e = h[i];
+    while (i > 0 && binpack_before(s, e, h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = e;
+}
+
+static void gang_heap_down(const search *s, uint32_t i)
+{
+    uint32_t *h = s->w->gang_heap, n = s->w->gang_heap_n, e = h[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && binpack_before(s, h[c + 1], h[c]))
+            c++;
+        if (!binpack_before(s, h[c], e))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = e;
+}
+
+/*
+ * Binpack's search for replica r of a gang, resumed from the search of replica r - 1.
+ * During a gang's search the view does not change and the nodes that fit only shrink
+ * (the gang's tentative usage grows), so binpack's order of the nodes is fixed and each
+ * replica's node is the first in that order that still fits. The walk over the blocks
+ * goes on where the last replica's stopped, and the fitting nodes of the blocks it
+ * visited wait in a heap in that order: a node that no longer fits leaves it for good.
+ * Each block is visited once per gang, where a search per replica visited again the
+ * blocks whose nodes the gang's earlier replicas took. Exact: the same node as
+ * search_most_allocated.
+ */
+static uint32_t search_most_allocated_gang(const search *s, uint32_t r)
+{
+    place_ws *w = s->w;
+    const sim_view *v = s->v;
+    bool cpu = !s->j->gpus_per_replica;
+    if (r == 0) {
+        sim_view_sync_blocks(v);
+        walk_init(s, &w->gang_walk);
+        w->gang_heap_n = 0;
+        w->gang_pend = UINT32_MAX;
+    }
+    for (;;) {
+        while (w->gang_heap_n && !node_fits(s, w->gang_heap[0])) {
+            w->gang_heap[0] = w->gang_heap[--w->gang_heap_n];
+            if (w->gang_heap_n)
+                gang_heap_down(s, 0);
+        }
+        uint32_t best = w->gang_heap_n ? w->gang_heap[0] : UINT32_MAX;
+        double best_frac = best == UINT32_MAX ? -1 : cpu ? cpu_frac(v, best) : alloc_frac(v, best);
+        /* The next block, kept when it is not visited yet (a later replica may need it). */
+        if (w->gang_pend == UINT32_MAX)
+            w->gang_pend = walk_next(w, &w->gang_walk);
+        uint32_t blk = w->gang_pend;
+        if (blk == UINT32_MAX || walk_done(best, best_frac, w->gang_walk.tb, blk * SIM_NODE_BLOCK))
+            return best;
+        w->gang_pend = UINT32_MAX;
+        if (!block_may_fit(v, blk, s->j, s->milli))
+            continue;
+        uint32_t lo = blk * SIM_NODE_BLOCK;
+        uint32_t hi = lo + SIM_NODE_BLOCK < v->n_nodes ? lo + SIM_NODE_BLOCK : v->n_nodes;
+        for (uint32_t n = lo; n < hi; n++)
+            if (node_fits(s, n)) {
+                w->gang_heap[w->gang_heap_n++] = n;
+                gang_heap_up(s, w->gang_heap_n - 1);
+            }
+    }
 }
 
 /* Every other search: each candidate node (or every node, skipping blocks that cannot
@@ -950,11 +1063,7 @@ bool place_gang_n(place_ws *w, const sim_view *v, sim_job_id id, uint32_t R, uin
             best = search_gang_random(&s, r);
         } else if (score == place_score_most_allocated && !cands && block_search_on &&
                    (gpr || (cpu_blocks_on && !w->rank))) {
-            /* Binpack's score reads the view, not the gang's tentative usage, and the
-             * nodes that fit only shrink: the last replica's node, while it fits, is
-             * still the best. */
-            best = r > 0 && node_fits(&s, w->nodes[r - 1]) ? w->nodes[r - 1]
-                                                           : search_most_allocated(&s);
+            best = R > 1 ? search_most_allocated_gang(&s, r) : search_most_allocated(&s);
         } else
             best = search_scan(&s, score, ctx, cands, n_cands);
         uint32_t *gpus = w->gpus + r * gpr;

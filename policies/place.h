@@ -19,6 +19,15 @@ typedef struct block_bound {
     uint32_t block;
 } block_bound;
 
+/* Binpack's walk over the blocks in order of the most allocated fraction their nodes may
+ * offer a replica (bound descending, block ascending), as a search takes them. */
+typedef struct block_walk {
+    uint32_t k;    /* blocks left in the workspace's block_order */
+    uint32_t pick; /* blocks taken so far */
+    uint32_t top;  /* the next one while the first is not taken (UINT32_MAX: none) */
+    double tb;     /* the bound of the block taken last */
+} block_walk;
+
 typedef struct place_ws place_ws;
 
 /* A policy's own choice of GPUs inside a node (see place_ws_set_pick): fill out with
@@ -101,6 +110,13 @@ struct place_ws {
     uint32_t *run_fit;
     uint32_t gang_seen;
     uint32_t gang_fit_n; /* a scored search's fitting groups, left in fit_nodes */
+    /* A binpack gang's search (search_most_allocated_gang in place.c): its walk over the
+     * blocks, the block it took and has not visited (UINT32_MAX: none), and the fitting
+     * nodes of the blocks visited, best first (a heap of n_nodes). */
+    block_walk gang_walk;
+    uint32_t gang_pend;
+    uint32_t *gang_heap;
+    uint32_t gang_heap_n;
     /* Scores by request and group slot (see place_ws_set_score_memo): the requests are
      * numbered in req_keys (req_n of them) through an open-addressing table of
      * 2 x PLACE_MEMO_REQUESTS entries (number + 1, 0 = empty); score_rows[r] (allocated

@@ -601,7 +601,7 @@ static void test_block_heap(void)
 
 /* CPU-only replicas under binpack's score (sjf, las, binpack and fifo without groups):
  * the search through the blocks' CPU summaries chooses what scoring every node does, on
- * clusters of several blocks (with node failures in every other one). */
+ * clusters of several blocks (with node failures in every other one), for gangs too. */
 static void test_cpu_blocks(void)
 {
     static const char *const policies[] = {"sjf", "las", "binpack", "fifo", "srtf"};
@@ -618,6 +618,14 @@ static void test_cpu_blocks(void)
         random_cluster(r, nodes, nn);
         cluster_spec cl = {.n_nodes = nn, .nodes = nodes};
         random_jobs(r, jobs, NJ, 500.0 / nn);
+        /* CPU-only gangs of 2 to 6 replicas, whose later replicas resume the search. */
+        for (uint32_t i = 0; i < NJ; i++)
+            if (!jobs[i].num_gpus && gsl_rng_uniform(r) < 0.3) {
+                uint32_t reps = 2 + (uint32_t)gsl_rng_uniform_int(r, 5);
+                jobs[i].replicas = reps;
+                jobs[i].cpu_milli *= reps;
+                jobs[i].mem_mib *= reps;
+            }
         for (size_t p = 0; p < sizeof policies / sizeof *policies; p++) {
             bool fail = cluster % 2 == 1;
             place_cpu_blocks_enable(false);

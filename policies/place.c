@@ -491,7 +491,7 @@ static inline void walk_init(const search *s, block_walk *bw)
 static inline uint32_t walk_next(place_ws *w, block_walk *bw)
 {
     block_bound *order = w->block_order;
-    uint32_t blk;
+    uint32_t blk = UINT32_MAX;
     if (bw->pick <= SCANS_BEFORE_HEAP) {
         if (bw->pick > 0) {
             bw->top = UINT32_MAX;
@@ -502,16 +502,17 @@ static inline uint32_t walk_next(place_ws *w, block_walk *bw)
                 bw->top = gt ? c : bw->top;
             }
         }
-        if (bw->top == UINT32_MAX)
-            return UINT32_MAX;
-        blk = order[bw->top].block;
-        order[bw->top].bound = -1;
+        if (bw->top != UINT32_MAX) {
+            blk = order[bw->top].block;
+            order[bw->top].bound = -1;
+        }
     } else {
         bool build = bw->pick == SCANS_BEFORE_HEAP + 1;
         w->block_heaps += build;
-        if ((blk = heap_next(order, &bw->k, build, &bw->tb)) == UINT32_MAX)
-            return UINT32_MAX;
+        blk = heap_next(order, &bw->k, build, &bw->tb);
     }
+    /* A call that finds none counts too: a gang's later replicas may ask again, and the
+     * heap is built once. */
     bw->pick++;
     return blk;
 }

@@ -913,7 +913,8 @@ static void test_gangs_every_policy(void)
                               &arrived, &done, &rej, &unf) == 4);
             CHECK_EQ_I64(arrived, cases[c].jobs);
             CHECK_EQ_I64(done + rej + unf, cases[c].jobs);
-            if (rc[0] != 0 || arrived != cases[c].jobs || done + rej + unf != arrived)
+            CHECK(done > 0);
+            if (rc[0] != 0 || arrived != cases[c].jobs || done + rej + unf != arrived || done <= 0)
                 fprintf(stderr,
                         "gang case %zu, policy %s: status %d, %ld arrived, %ld done, "
                         "%ld rejected, %ld unfinished\n",

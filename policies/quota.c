@@ -35,10 +35,12 @@ enum { PRIO_TRACE, PRIO_QOS, PRIO_HASH, PRIO_ALL };
 typedef struct qjob {
     tenantq_link link;    /* high-priority queue (must stay first: offset 0) */
     tenantq_link sub;     /* low-priority queue, by shape (shapeq) */
+    /* Beside the links, which a pass reads with them: */
+    uint64_t tried;       /* release_epoch + 1 when placement last failed, 0 = never */
+    uint64_t demand;      /* demand_milli of the job, fixed at arrival */
     model_dur_job feat;   /* the predictor's view of the job, fixed at arrival */
     double pred_s;        /* predicted duration, NaN until predicted */
     sim_time eligible_us; /* end of profiling */
-    uint64_t tried;       /* release_epoch + 1 when placement last failed, 0 = never */
     uint32_t prof_next;   /* next in the profiling FIFO */
     uint32_t rep_next;    /* next in the list of predictions to record */
     uint32_t fresh_next;  /* next in the list of jobs queued since the last pass */
@@ -416,7 +418,8 @@ static void quota_arrival(void *st, const sim_view *v, sim_job_id id)
     model_duration_arrive(s->pred, &in, &q->feat);
     q->pred_s = NAN;
     uint64_t qm = quota_milli(v, t);
-    q->high = prio_high(s, j) && qm > 0 && demand_milli(j) <= qm;
+    q->demand = demand_milli(j);
+    q->high = prio_high(s, j) && qm > 0 && q->demand <= qm;
     if (s->profile_s > 0 && !model_duration_tenant_known(s->pred, t)) {
         q->profiling = 1;
         q->eligible_us = v->now + (sim_time)llround(s->profile_s * 1e6);
@@ -514,11 +517,17 @@ static bool place_interference(qstate *s, const sim_view *v, sim_job_id id, uint
 
 static bool place_shape(qstate *s, const sim_view *v, sim_job_id id, sim_placement *p);
 
+/* Whether shape sh found no room in this pass. */
+static bool shape_no_room(const qstate *s, const sim_view *v, uint32_t sh)
+{
+    return sh < s->fail_cap && s->fail[sh].pass == s->pass_id &&
+           s->fail[sh].gen == v->shape_gen[sh];
+}
+
 /* Whether pending job id's shape found no room in this pass. */
 static bool shape_failed(const qstate *s, const sim_view *v, sim_job_id id)
 {
-    uint32_t sh = sim_view_job(v, id)->shape;
-    return sh < s->fail_cap && s->fail[sh].pass == s->pass_id && s->fail[sh].gen == v->shape_gen[sh];
+    return shape_no_room(s, v, sim_view_job(v, id)->shape);
 }
 
 /* Place a job, unless a job of the same shape found no room earlier in this pass. */
@@ -813,9 +822,11 @@ static uint32_t advance(qstate *s, const sim_view *v, uint32_t t, int mode, bool
     uint32_t *c = &s->cursor[t];
     if (mode == Q_OVER && !s->borrow)
         return NOJOB;
+    /* fits_quota of each job of the queue (tenant t's), from the policy's records only. */
+    uint64_t used = used_milli(v, t), quota = quota_milli(v, t);
     while (*c != NOJOB) {
         const qjob *q = qj(v, *c);
-        bool in_quota = fits_quota(v, sim_view_job(v, *c));
+        bool in_quota = used + q->demand <= quota;
         bool skip = mode == Q_HIGH ? !in_quota : in_quota;
         if (!skip && q->tried == v->release_epoch + 1) {
             if (mode == Q_HIGH)
@@ -866,14 +877,27 @@ static sim_job_id low_candidate(qstate *s, const sim_view *v, uint32_t t)
         (c == NOJOB || (!shape_failed(s, v, c) && qj(v, c)->tried != v->release_epoch + 1)))
         return c;
     c = NOJOB;
+    double ck = 0;
+    uint64_t cseq = 0;
+    /* A sublist's jobs have its shape: the shape is read from the sublist, and the
+     * candidate's key and arrival kept, so the loop reads the job records of the heads
+     * only where they may be started. */
     for (uint32_t b = shapeq_first(&s->low, t); b != SHAPEQ_NONE; b = shapeq_next(&s->low, b)) {
+        if (shape_no_room(s, v, s->low.shape[b]))
+            continue;
         sim_job_id id = shapeq_head(&s->low, b);
-        if (shape_failed(s, v, id) || (!s->borrow && !fits_quota(v, sim_view_job(v, id))))
+        if (!s->borrow && !fits_quota(v, sim_view_job(v, id)))
             continue;
         while (id != NOJOB && qj(v, id)->tried == v->release_epoch + 1)
             id = tenantq_next(&s->low.q, v, id);
-        if (id != NOJOB && (c == NOJOB || key_before(v, id, c)))
+        if (id == NOJOB)
+            continue;
+        double k = qkey(qj(v, id));
+        if (c == NOJOB || k < ck || (k == ck && sim_view_job(v, id)->seq < cseq)) {
             c = id;
+            ck = k;
+            cseq = sim_view_job(v, id)->seq;
+        }
     }
     s->lc_job[t] = c;
     s->lc_pass[t] = s->pass_id;

@@ -31,6 +31,7 @@
 #include "sim/policy.h"
 
 #include "base/alloc.h"
+#include "base/maxtree.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -65,6 +66,8 @@ typedef struct antman_state {
     bool overflow; /* more than the list holds: re-set every opportunistic job */
     uint32_t n_nodes;
     uint32_t *nfree[2];  /* per node: its GPUs hosting no job of each kind */
+    uint32_t *tree[2];   /* max trees over those (base/maxtree.h), of `leaves` leaves */
+    uint32_t leaves;
     uint32_t maxfree[2]; /* the most of those on any node */
     uint32_t *with[2];   /* per count k: the nodes with k such GPUs (k <= the most GPUs of a node) */
     sim_job_id *arr;     /* jobs arrived since the last pass */
@@ -205,19 +208,47 @@ static bool host_fits(const sim_view *v, const sim_job *j, uint32_t n, uint32_t 
            v->node_mem_total[n] - v->node_mem_used[n] >= k * j->mem_per_replica;
 }
 
+static bool fast_fit = true;
+
+void antman_fast_fit_enable(bool on)
+{
+    fast_fit = on;
+}
+
+/* The first node from `from` on with at least k GPUs hosting no job of kind cls, idle or
+ * not; UINT32_MAX when none. */
+static uint32_t next_node(const antman_state *s, int cls, uint32_t from, uint32_t k)
+{
+    if (fast_fit)
+        return maxtree_first(s->tree[cls], s->leaves, from, k);
+    for (uint32_t n = from; n < s->n_nodes; n++)
+        if (s->nfree[cls][n] >= k)
+            return n;
+    return UINT32_MAX;
+}
+
 /* Place every replica of j as kind cls; false when some replica finds no node. */
 static bool place(antman_state *s, const sim_view *v, const sim_job *j, int cls, sim_placement *pl)
 {
     uint32_t gpr = j->gpus_per_replica, reps = j->nominal_replicas;
     if ((uint64_t)gpr * reps > s->n_gpus || reps > s->n_gpus)
         return false;
+    /* Where the last replica's search stopped: each replica takes the first (round,
+     * node) that fits, and the replicas placed before only take room, so none before
+     * that point fits the next one either. */
+    int from_round = cls == AM_OPPORTUNISTIC ? 0 : 1;
+    uint32_t from_node = 0;
     for (uint32_t r = 0; r < reps; r++) {
         bool done = false;
-        /* Opportunistic: idle GPUs first (pass 0), then those hosting a guaranteed job. */
-        for (int round = cls == AM_OPPORTUNISTIC ? 0 : 1; round < 2 && !done; round++)
-            for (uint32_t n = 0; n < v->n_nodes && !done; n++) {
-                if (s->nfree[cls][n] < gpr)
-                    continue; /* too few GPUs free of this kind, idle or not */
+        if (!fast_fit) { /* every replica's search from the first node */
+            from_round = cls == AM_OPPORTUNISTIC ? 0 : 1;
+            from_node = 0;
+        }
+        /* Opportunistic: idle GPUs first (pass 0), then those hosting a guaranteed job;
+         * in each, the nodes with at least gpr GPUs free of this kind, idle or not. */
+        for (int round = from_round; round < 2 && !done; round++)
+            for (uint32_t n = next_node(s, cls, round == from_round ? from_node : 0, gpr);
+                 n < v->n_nodes && !done; n = next_node(s, cls, n + 1, gpr)) {
                 uint32_t here = 0;
                 for (uint32_t q = 0; q < r; q++)
                     here += s->nodes[q] == n;
@@ -227,6 +258,8 @@ static bool place(antman_state *s, const sim_view *v, const sim_job *j, int cls,
                 s->nodes[r] = n;
                 memcpy(s->gpus + (size_t)r * gpr, s->pick, gpr * sizeof *s->pick);
                 done = true;
+                from_round = round;
+                from_node = n;
             }
         if (!done)
             return false;
@@ -338,6 +371,7 @@ static void nfree_step(antman_state *s, int cls, uint32_t n, bool up)
 {
     uint32_t k = s->nfree[cls][n], k2 = up ? k + 1 : k - 1;
     s->nfree[cls][n] = k2;
+    maxtree_set(s->tree[cls], s->leaves, n, k2);
     s->with[cls][k]--;
     s->with[cls][k2]++;
     if (k2 > s->maxfree[cls])
@@ -553,8 +587,11 @@ static int antman_schedule(void *st, const sim_view *v, sim_time now, policy_dec
                 s->oom = true;
                 return SIM_ENOMEM;
             }
-            for (uint32_t n = 0; n < s->n_nodes; n++)
+            for (uint32_t n = 0; n < s->n_nodes; n++) {
                 s->with[c][s->nfree[c][n]]++;
+                s->tree[c][s->leaves + n] = s->nfree[c][n];
+            }
+            maxtree_build(s->tree[c], s->leaves);
             s->maxfree[c] = most;
         }
         s->ready = true;
@@ -627,6 +664,8 @@ static void antman_fini(void *st)
     sim_free(s->dirty);
     sim_free(s->nfree[0]);
     sim_free(s->nfree[1]);
+    sim_free(s->tree[0]);
+    sim_free(s->tree[1]);
     sim_free(s->with[0]);
     sim_free(s->with[1]);
     sim_free(s->arr);
@@ -660,7 +699,10 @@ static int antman_init(void *st, const policy_config *cfg, sim_diag *d)
     size_t nn = cfg->n_nodes ? cfg->n_nodes : 1;
     s->nfree[0] = sim_calloc(nn, sizeof *s->nfree[0]);
     s->nfree[1] = sim_calloc(nn, sizeof *s->nfree[1]);
-    if (!s->nfree[0] || !s->nfree[1])
+    s->leaves = maxtree_leaves((uint32_t)nn);
+    s->tree[0] = sim_calloc(2 * (size_t)s->leaves, sizeof *s->tree[0]);
+    s->tree[1] = sim_calloc(2 * (size_t)s->leaves, sizeof *s->tree[1]);
+    if (!s->nfree[0] || !s->nfree[1] || !s->tree[0] || !s->tree[1])
         goto out_free;
     s->seen_release = UINT64_MAX;
     s->nodes = sim_calloc(n, sizeof *s->nodes);

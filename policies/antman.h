@@ -12,4 +12,9 @@
  * give the same schedule, which the tests compare. */
 void antman_shapes_enable(bool on);
 
+/* A replica's first fit: from the node where the gang's last replica's search stopped,
+ * through a max tree of the nodes' free GPUs (true, the default), or by a scan of every
+ * node from the first (false), for every engine of the process: the same nodes. */
+void antman_fast_fit_enable(bool on);
+
 #endif

@@ -9,7 +9,8 @@
  *    checked after every event, every job accounted for, identical bytes for identical
  *    seeds, and under antman every GPU job holding half a GPU (so no GPU hosts more
  *    than two jobs) and the same bytes whether a pass walks the pending list or merges
- *    the lists per shape;
+ *    the lists per shape, and whether a replica's first fit resumes where the last
+ *    replica's stopped and skips nodes through a max tree or scans every node;
  *  - antman under fault injection: SIM_ENOMEM or success, and no block left allocated.
  */
 #include "engine_world.h"
@@ -259,8 +260,15 @@ static void test_properties(void)
         for (uint32_t i = 0; i < w.cl.n_nodes; i++)
             w.nodes[i].gpu_type = (uint16_t)(1 + i % 2);
         size_t n = random_trace(rng, jobs, 250 + 100 * (size_t)round);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
             jobs[i].priority = (int32_t)gsl_rng_uniform_int(rng, 2);
+            /* Gangs of up to six one-GPU replicas, over several nodes. */
+            if (jobs[i].num_gpus == 1 && gsl_rng_uniform(rng) < 0.2) {
+                uint32_t reps = 2 + (uint32_t)gsl_rng_uniform_int(rng, 5);
+                jobs[i].replicas = reps;
+                jobs[i].num_gpus = reps;
+            }
+        }
         const sim_time fail[2][3] = {{0, 3000000000, 3600000000}, {1, 5000000000, 5100000000}};
         const policy_ops *pols[3] = {&policy_themis, &policy_antman, &policy_antman};
         for (int p = 0; p < 3; p++) {
@@ -287,6 +295,13 @@ static void test_properties(void)
                 antman_shapes_enable(false);
                 run_out c = run(&w, jobs, n, &o);
                 antman_shapes_enable(true);
+                CHECK_EQ_I64(c.status, SIM_OK);
+                CHECK(same_jobs(&a, &c));
+                CHECK(same_summary(&a, &c));
+                run_out_free(&c);
+                antman_fast_fit_enable(false);
+                c = run(&w, jobs, n, &o);
+                antman_fast_fit_enable(true);
                 CHECK_EQ_I64(c.status, SIM_OK);
                 CHECK(same_jobs(&a, &c));
                 CHECK(same_summary(&a, &c));

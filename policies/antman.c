@@ -61,6 +61,10 @@ typedef struct antman_state {
     uint32_t *next[2];      /* per GPU: the next GPU of the same job of that kind */
     uint32_t *nodes, *gpus; /* scratch: a placement */
     uint32_t *pick;         /* scratch: GPUs picked on one node */
+    /* A placement's marks: its GPUs (gpu_stamp) and its nodes with the replicas on them
+     * (node_stamp, node_here) carry the placement's stamp. */
+    uint64_t stamp, *gpu_stamp, *node_stamp;
+    uint32_t *node_here;
     sim_job_id *dirty;      /* opportunistic jobs whose partners changed */
     uint32_t n_dirty;
     bool overflow; /* more than the list holds: re-set every opportunistic job */
@@ -179,19 +183,16 @@ static bool idle(const antman_state *s, uint32_t g)
 
 /* Up to k GPUs of node n usable by kind cls (idle ones only when idle_only) with the GPU
  * memory j asks free, lowest first, into s->pick, minus those already picked for this
- * job (stamp `mine`). */
+ * job (marked with the placement's stamp). */
 static uint32_t gather(antman_state *s, const sim_view *v, const sim_job *j, uint32_t n, int cls,
-                       bool idle_only, uint32_t k, const uint32_t *mine, uint32_t n_mine)
+                       bool idle_only, uint32_t k)
 {
     uint32_t c = 0;
     if (!v->node_up[n] || !sim_job_type_ok(j, v->node_gpu_type[n]))
         return 0;
     uint32_t first = v->node_gpu_first[n];
     for (uint32_t g = first; g < first + v->node_gpu_count[n] && c < k; g++) {
-        bool used = false;
-        for (uint32_t i = 0; i < n_mine && !used; i++)
-            used = mine[i] == g;
-        if (used || hosts(s, g, cls) || (idle_only && !idle(s, g)) ||
+        if (s->gpu_stamp[g] == s->stamp || hosts(s, g, cls) || (idle_only && !idle(s, g)) ||
             sim_view_gpu_free_mem(v, g) < j->spec.gpu_mem_mib)
             continue;
         s->pick[c++] = g;
@@ -238,6 +239,7 @@ static bool place(antman_state *s, const sim_view *v, const sim_job *j, int cls,
      * that point fits the next one either. */
     int from_round = cls == AM_OPPORTUNISTIC ? 0 : 1;
     uint32_t from_node = 0;
+    s->stamp++; /* marks the GPUs and nodes this job's replicas take */
     for (uint32_t r = 0; r < reps; r++) {
         bool done = false;
         if (!fast_fit) { /* every replica's search from the first node */
@@ -249,14 +251,15 @@ static bool place(antman_state *s, const sim_view *v, const sim_job *j, int cls,
         for (int round = from_round; round < 2 && !done; round++)
             for (uint32_t n = next_node(s, cls, round == from_round ? from_node : 0, gpr);
                  n < v->n_nodes && !done; n = next_node(s, cls, n + 1, gpr)) {
-                uint32_t here = 0;
-                for (uint32_t q = 0; q < r; q++)
-                    here += s->nodes[q] == n;
-                if (!host_fits(v, j, n, here) ||
-                    gather(s, v, j, n, cls, round == 0, gpr, s->gpus, r * gpr) < gpr)
+                uint32_t here = s->node_stamp[n] == s->stamp ? s->node_here[n] : 0;
+                if (!host_fits(v, j, n, here) || gather(s, v, j, n, cls, round == 0, gpr) < gpr)
                     continue;
                 s->nodes[r] = n;
                 memcpy(s->gpus + (size_t)r * gpr, s->pick, gpr * sizeof *s->pick);
+                for (uint32_t k = 0; k < gpr; k++)
+                    s->gpu_stamp[s->pick[k]] = s->stamp;
+                s->node_stamp[n] = s->stamp;
+                s->node_here[n] = here + 1;
                 done = true;
                 from_round = round;
                 from_node = n;
@@ -666,6 +669,9 @@ static void antman_fini(void *st)
     sim_free(s->nfree[1]);
     sim_free(s->tree[0]);
     sim_free(s->tree[1]);
+    sim_free(s->gpu_stamp);
+    sim_free(s->node_stamp);
+    sim_free(s->node_here);
     sim_free(s->with[0]);
     sim_free(s->with[1]);
     sim_free(s->arr);
@@ -702,7 +708,11 @@ static int antman_init(void *st, const policy_config *cfg, sim_diag *d)
     s->leaves = maxtree_leaves((uint32_t)nn);
     s->tree[0] = sim_calloc(2 * (size_t)s->leaves, sizeof *s->tree[0]);
     s->tree[1] = sim_calloc(2 * (size_t)s->leaves, sizeof *s->tree[1]);
-    if (!s->nfree[0] || !s->nfree[1] || !s->tree[0] || !s->tree[1])
+    s->gpu_stamp = sim_calloc(n, sizeof *s->gpu_stamp);
+    s->node_stamp = sim_calloc(nn, sizeof *s->node_stamp);
+    s->node_here = sim_calloc(nn, sizeof *s->node_here);
+    if (!s->nfree[0] || !s->nfree[1] || !s->tree[0] || !s->tree[1] || !s->gpu_stamp ||
+        !s->node_stamp || !s->node_here)
         goto out_free;
     s->seen_release = UINT64_MAX;
     s->nodes = sim_calloc(n, sizeof *s->nodes);

@@ -548,22 +548,18 @@ static bool place_shape(qstate *s, const sim_view *v, sim_job_id id, sim_placeme
 {
     const sim_job *j = sim_view_job(v, id);
     uint32_t m = place_milli(j, 0), n_cands = 0;
-    bool single = j->nominal_replicas == 1 && !j->n_roles;
-    const uint32_t *cands = single ? place_candidates(&s->ws, v, j->shape, &n_cands) : NULL;
-    bool ok;
     /* Multi-replica jobs are packed whatever their share: gang placement comes first.
      * Without an interference model every cost is 0, and for one GPU the scan below
      * picks what packing does (the most-allocated node, lowest id; its most used GPU,
      * lowest index). */
-    if (cands && n_cands == 0)
-        ok = false;
-    else if (s->interference && j->gpus_per_replica && m < SIM_MILLI_GPU &&
-             j->nominal_replicas == 1 && j->gpus_per_replica <= s->ws.max_slots &&
-             (j->gpus_per_replica > 1 || sim_view_has_interference(v)))
-        ok = place_interference(s, v, id, m, cands, n_cands, p);
-    else
-        ok = place_gang(&s->ws, v, id, 0, UINT64_MAX, place_score_most_allocated, NULL,
-                        PLACE_GPU_MOST_USED, cands, n_cands, p);
+    if (!(s->interference && j->gpus_per_replica && m < SIM_MILLI_GPU && j->nominal_replicas == 1 &&
+          j->gpus_per_replica <= s->ws.max_slots &&
+          (j->gpus_per_replica > 1 || sim_view_has_interference(v))))
+        return place_shape_try(&s->ws, v, id, 0, place_score_most_allocated, NULL,
+                               PLACE_GPU_MOST_USED, p);
+    bool single = !j->n_roles;
+    const uint32_t *cands = single ? place_candidates(&s->ws, v, j->shape, &n_cands) : NULL;
+    bool ok = !(cands && n_cands == 0) && place_interference(s, v, id, m, cands, n_cands, p);
     if (!ok && single)
         place_memo_fail(&s->ws, v, j->shape);
     return ok;

@@ -14,6 +14,8 @@
  *    seconds): jobs started within quota never exceed it; borrowing only when no
  *    high-priority job that fits its quota waits; a preempted job was a borrower of a
  *    tenant over quota; cluster invariants; every job ends; runs are reproducible.
+ *  - A backlog of gangs under quotas: the same schedule whether a gang that found no room
+ *    is searched at every try or only once the nodes' room could hold it.
  *  - Causality: changing the durations of the jobs running or not yet submitted at T
  *    leaves every prediction made before T unchanged.
  *  - fairshare: weights 2:6 split the first 8 GPUs 2:6; a quota of 0.25 weighs 1 GPU,
@@ -21,6 +23,7 @@
  *  - 200 tenants: the jobs waiting go in tenant order, a tenant whose queue emptied and
  *    filled again included.
  */
+#include "policies/place.h"
 #include "policies/quota.h"
 #include "policies/registry.h"
 
@@ -445,6 +448,51 @@ static size_t gen_jobs(job_spec *out, char (*names)[64], char (*cmds)[128], size
     return k;
 }
 
+/* ---- Gangs that found no room ------------------------------------------------------ */
+
+/* A backlog of gangs (2 to 8 replicas) under quotas, with borrowing and reclaims: a gang
+ * that failed is searched again only once the room of the nodes could hold it
+ * (place_gang_room_enable), and the schedule is the same as when every try searches. */
+static void check_gang_room(void)
+{
+    enum { N = 600 };
+    static job_spec jobs[N];
+    static char names[N][64], cmds[N][128];
+    char *outputs[2] = {NULL, NULL};
+    for (int rep = 0; rep < 2; rep++) {
+        place_gang_room_enable(rep == 1);
+        run r;
+        setup(&r, 8, 8, "quota", NULL, 0, NULL, 0);
+        size_t n = gen_jobs(jobs, names, cmds, N, 11, r.tenants);
+        for (size_t i = 0; i < n; i++)
+            if (jobs[i].num_gpus && i % 3 != 0) {
+                uint32_t reps = 2u << (i % 3); /* 2, 4 or 8 */
+                jobs[i].replicas = reps;
+                jobs[i].num_gpus *= reps;
+                jobs[i].cpu_milli *= reps;
+                jobs[i].mem_mib *= reps;
+                jobs[i].submit_us /= 8; /* a backlog */
+            }
+        /* Arrival order kept after the squeeze. */
+        for (size_t i = 1; i < n; i++)
+            if (jobs[i].submit_us < jobs[i - 1].submit_us)
+                jobs[i].submit_us = jobs[i - 1].submit_us;
+        static const double q[4] = {24, 16, 16, 8};
+        for (uint32_t t = 0; t < 4; t++)
+            sim_engine_set_quota(
+                r.e, sim_intern_find(r.tenants, (char[]){'t', '0', (char)('0' + t)}, 3), q[t]);
+        CHECK(finish(&r, jobs, n) == SIM_OK);
+        CHECK(strstr(r.summary, "\"unfinished\": 0") != NULL);
+        outputs[rep] = malloc(r.jobs_len + 1);
+        memcpy(outputs[rep], r.jobs_buf, r.jobs_len + 1);
+        teardown(&r);
+    }
+    place_gang_room_enable(true);
+    CHECK(outputs[0] && outputs[1] && strcmp(outputs[0], outputs[1]) == 0);
+    free(outputs[0]);
+    free(outputs[1]);
+}
+
 static void check_properties(void)
 {
     enum { N = 1500 };
@@ -726,6 +774,7 @@ int main(void)
     check_reclaim_order();
     check_no_borrow();
     check_properties();
+    check_gang_room();
     check_causality();
     check_fairshare();
     check_many_tenants();

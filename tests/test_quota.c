@@ -448,6 +448,14 @@ static size_t gen_jobs(job_spec *out, char (*names)[64], char (*cmds)[128], size
     return k;
 }
 
+/* Quotas q[t] (GPUs) for the generator's tenants t00..t03. */
+static void set_quotas(run *r, const double q[4])
+{
+    for (uint32_t t = 0; t < 4; t++)
+        sim_engine_set_quota(
+            r->e, sim_intern_find(r->tenants, (char[]){'t', '0', (char)('0' + t)}, 3), q[t]);
+}
+
 /* ---- Gangs that found no room ------------------------------------------------------ */
 
 /* A backlog of gangs (2 to 8 replicas) under quotas, with borrowing and reclaims: a gang
@@ -478,9 +486,7 @@ static void check_gang_room(void)
             if (jobs[i].submit_us < jobs[i - 1].submit_us)
                 jobs[i].submit_us = jobs[i - 1].submit_us;
         static const double q[4] = {24, 16, 16, 8};
-        for (uint32_t t = 0; t < 4; t++)
-            sim_engine_set_quota(
-                r.e, sim_intern_find(r.tenants, (char[]){'t', '0', (char)('0' + t)}, 3), q[t]);
+        set_quotas(&r, q);
         CHECK(finish(&r, jobs, n) == SIM_OK);
         CHECK(strstr(r.summary, "\"unfinished\": 0") != NULL);
         outputs[rep] = malloc(r.jobs_len + 1);
@@ -512,9 +518,7 @@ static void check_properties(void)
         /* Tenants t00..t03 interned by the generator; quotas 12, 8, 8, 4 GPUs. */
         size_t n = gen_jobs(jobs, names, cmds, N, 5, r.tenants);
         static const double q[4] = {12, 8, 8, 4};
-        for (uint32_t t = 0; t < 4; t++)
-            sim_engine_set_quota(
-                r.e, sim_intern_find(r.tenants, (char[]){'t', '0', (char)('0' + t)}, 3), q[t]);
+        set_quotas(&r, q);
         CHECK(finish(&r, jobs, n) == SIM_OK);
         CHECK(strstr(r.summary, "\"unfinished\": 0") != NULL);
         CHECK(strstr(r.summary, "\"rejected\": 0") != NULL);

@@ -62,13 +62,18 @@ typedef struct qstate {
     place_ws ws;
     tenantq q;   /* per tenant: its high-priority queue */
     shapeq low;  /* per tenant and shape: its low-priority queue */
-    /* Per tenant (grown with the queues): the high queue's pass cursor; the low queue's
-     * candidate as found (lc_job) in pass lc_pass at version lc_ver of the tenant
-     * (tver: moved when a job of the tenant starts or its low queue changes). */
+    /* Per tenant (grown with the queues): the high queue's pass cursor, and the heap of
+     * its low queue's sublists (low_candidate): lc_n entries from lc_off in the pool,
+     * built in pass lc_pass at insertion count lc_gen. */
     uint32_t *cursor;
-    uint32_t *lc_job;
-    uint64_t *lc_pass, *lc_ver, *tver;
+    uint32_t *lc_off, *lc_n;
+    uint64_t *lc_pass, *lc_gen;
     uint32_t t_cap;
+    /* The heaps' entries (at least one per sublist), valid for pool_pass and pool_gen;
+     * low_gen counts the insertions into the low queues. */
+    struct lc_entry *pool;
+    uint32_t pool_cap, pool_used;
+    uint64_t pool_pass, pool_gen, low_gen;
     /* Reclaim scratch, sized at init (per node, per GPU), with the tenants, and (victims)
      * with the running jobs. */
     double *node_cost;
@@ -131,6 +136,14 @@ static const policy_option quota_options[] = {
      "quotas in proportion to a column, FILE[:COLUMN]: the same as --quota-share"},
     {NULL, NULL, NULL},
 };
+
+/* A sublist in its tenant's heap, with its first job that may start as last seen. */
+typedef struct lc_entry {
+    double key;
+    uint64_t seq;
+    uint32_t sub;
+    sim_job_id head;
+} lc_entry;
 
 static qjob *qj(const sim_view *v, sim_job_id id)
 {
@@ -237,10 +250,11 @@ static void quota_fini(void *st)
     tenantq_fini(&s->q);
     shapeq_fini(&s->low);
     sim_free(s->cursor);
-    sim_free(s->lc_job);
+    sim_free(s->lc_off);
+    sim_free(s->lc_n);
     sim_free(s->lc_pass);
-    sim_free(s->lc_ver);
-    sim_free(s->tver);
+    sim_free(s->lc_gen);
+    sim_free(s->pool);
     sim_free(s->fail);
     sim_free(s->node_cost);
     sim_free(s->gpu_cost);
@@ -338,11 +352,13 @@ static void enqueue(qstate *s, const sim_view *v, sim_job_id id)
     double key = queue_key(s, j, q->pred_s);
     if (q->high) {
         tenantq_insert(&s->q, v, t, id, key);
-    } else if (shapeq_insert(&s->low, v, t, id, key) != SIM_OK) {
+    } else if (shapeq_insert(&s->low, v, t, id, key) != SIM_OK ||
+               !sim_reserve((void **)&s->pool, &s->pool_cap, s->low.cap, sizeof *s->pool)) {
         s->oom = true;
         return;
+    } else {
+        s->low_gen++;
     }
-    s->tver[t]++;
     if (!q->fresh) {
         q->fresh = 1;
         q->fresh_next = s->fresh_head;
@@ -381,11 +397,14 @@ static void quota_arrival(void *st, const sim_view *v, sim_job_id id)
         uint32_t *nc = sim_reallocarray(s->cursor, ncap, sizeof *nc);
         if (nc)
             s->cursor = nc;
-        uint32_t *nj = sim_reallocarray(s->lc_job, ncap, sizeof *nj);
-        if (nj)
-            s->lc_job = nj;
-        bool grown = nc && nj;
-        uint64_t **per[] = {&s->lc_pass, &s->lc_ver, &s->tver};
+        uint32_t *no = sim_reallocarray(s->lc_off, ncap, sizeof *no);
+        if (no)
+            s->lc_off = no;
+        uint32_t *nn = sim_reallocarray(s->lc_n, ncap, sizeof *nn);
+        if (nn)
+            s->lc_n = nn;
+        bool grown = nc && no && nn;
+        uint64_t **per[] = {&s->lc_pass, &s->lc_gen};
         for (size_t k = 0; k < sizeof per / sizeof *per && grown; k++) {
             uint64_t *p = sim_reallocarray(*per[k], ncap, sizeof *p);
             if (p) {
@@ -573,7 +592,6 @@ static int start_job(qstate *s, const sim_view *v, policy_decisions *out, sim_jo
     q->borrower = !fits_quota(v, j);
     tenantq_remove(&s->q, v, id);
     shapeq_remove(&s->low, v, id);
-    s->tver[j->spec.tenant]++;
     return sim_decide_start(out, id, p);
 }
 
@@ -725,7 +743,6 @@ static int preempt_victim(qstate *s, const sim_view *v, policy_decisions *out, s
     q->reclaims++;
     q->borrower = 0;
     int rc = sim_decide_preempt(out, vid, false);
-    s->tver[sim_view_job(v, vid)->spec.tenant]++;
     if (rc == SIM_OK && !queued(q))
         enqueue(s, v, vid);
     return rc;
@@ -857,48 +874,133 @@ static bool key_before(const sim_view *v, sim_job_id a, sim_job_id b)
     return ka != kb ? ka < kb : sim_view_job(v, a)->seq < sim_view_job(v, b)->seq;
 }
 
+/* Whether a goes before b in the low queues' order: key, then arrival. */
+static bool lc_before(const lc_entry *a, const lc_entry *b)
+{
+    return a->key < b->key || (a->key == b->key && a->seq < b->seq);
+}
+
+static void lc_down(lc_entry *h, uint32_t n, uint32_t i)
+{
+    lc_entry x = h[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && lc_before(&h[c + 1], &h[c]))
+            c++;
+        if (!lc_before(&h[c], &x))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+/* The first job from id on in its sublist that did not fail at this epoch, or NOJOB. */
+static sim_job_id first_untried(const qstate *s, const sim_view *v, sim_job_id id)
+{
+    while (id != NOJOB && qj(v, id)->tried == v->release_epoch + 1)
+        id = tenantq_next(&s->low.q, v, id);
+    return id;
+}
+
+/* Whether sublist b's jobs (whose first that may start is id) are out of this pass: its
+ * shape found no room, or (without borrowing) its jobs are beyond quota; both hold to
+ * the end of the pass (usage only grows, the failed record only fills). */
+static bool sub_out(const qstate *s, const sim_view *v, uint32_t b, sim_job_id id)
+{
+    return shape_no_room(s, v, s->low.shape[b]) ||
+           (!s->borrow && !fits_quota(v, sim_view_job(v, id)));
+}
+
+/* Tenant t's heap of sublists, built afresh: each sublist still in the pass, under its
+ * first job that may start. */
+static void lc_build(qstate *s, const sim_view *v, uint32_t t)
+{
+    if (s->pool_pass != s->pass_id || s->pool_gen != s->low_gen) {
+        s->pool_used = 0;
+        s->pool_pass = s->pass_id;
+        s->pool_gen = s->low_gen;
+    }
+    lc_entry *h = s->pool + s->pool_used;
+    uint32_t n = 0;
+    for (uint32_t b = shapeq_first(&s->low, t); b != SHAPEQ_NONE; b = shapeq_next(&s->low, b)) {
+        sim_job_id id = shapeq_head(&s->low, b);
+        if (sub_out(s, v, b, id) || (id = first_untried(s, v, id)) == NOJOB)
+            continue;
+        if (s->pool_used + n >= s->pool_cap) { /* not reached: the pool holds every sublist */
+            s->oom = true;
+            break;
+        }
+        h[n++] = (lc_entry){qkey(qj(v, id)), sim_view_job(v, id)->seq, b, id};
+    }
+    for (uint32_t i = n / 2; i-- > 0;)
+        lc_down(h, n, i);
+    s->lc_off[t] = s->pool_used;
+    s->lc_n[t] = n;
+    s->lc_pass[t] = s->pass_id;
+    s->lc_gen[t] = s->low_gen;
+    s->pool_used += n;
+}
+
 /*
  * Tenant t's first low-priority job the low pass may start: the first, in queue order,
- * of the heads of its shape sublists, passing over shapes that failed in this pass, jobs
- * beyond quota when not borrowing (a shape's jobs demand the same) and jobs that failed
- * at this epoch. Both conditions on a shape hold to the end of the pass (usage only
- * grows, the failed record only fills), and the jobs of the others before the pass's
- * point have started, so this is the job a walk of the whole queue would reach. Kept
- * until the pass, the tenant or a shape failure changes it.
+ * of the first jobs of its shape sublists still in the pass (sub_out) that did not fail
+ * at this epoch. The jobs of a sublist before that point have started, so this is the job
+ * a walk of the whole queue would reach. The sublists wait in a heap by the job each had
+ * first when last looked at, built once a pass (and again after an insertion into a low
+ * queue, which only a reclaim's victims make during a pass). During a pass a sublist only
+ * loses jobs from its front (they start, or fail at this epoch), so that key is a lower
+ * bound: the top is looked at again and, when its first job moved, sifted down under the
+ * new one; a sublist out of the pass, or emptied, leaves the heap. O(log sublists) for a
+ * start or a failure, where a walk of every sublist made a pass over a backlog of many
+ * shapes quadratic in them.
  */
+static bool low_heap = true;
+
+void quota_low_heap_enable(bool on)
+{
+    low_heap = on;
+}
+
+/* low_candidate by a walk of every sublist. */
+static sim_job_id low_candidate_walk(const qstate *s, const sim_view *v, uint32_t t)
+{
+    sim_job_id c = NOJOB;
+    for (uint32_t b = shapeq_first(&s->low, t); b != SHAPEQ_NONE; b = shapeq_next(&s->low, b)) {
+        sim_job_id id = shapeq_head(&s->low, b);
+        if (sub_out(s, v, b, id) || (id = first_untried(s, v, id)) == NOJOB)
+            continue;
+        if (c == NOJOB || key_before(v, id, c))
+            c = id;
+    }
+    return c;
+}
+
 static sim_job_id low_candidate(qstate *s, const sim_view *v, uint32_t t)
 {
-    sim_job_id c = s->lc_job[t];
-    if (s->lc_pass[t] == s->pass_id && s->lc_ver[t] == s->tver[t] &&
-        (c == NOJOB || (!shape_failed(s, v, c) && qj(v, c)->tried != v->release_epoch + 1)))
-        return c;
-    c = NOJOB;
-    double ck = 0;
-    uint64_t cseq = 0;
-    /* A sublist's jobs have its shape: the shape is read from the sublist, and the
-     * candidate's key and arrival kept, so the loop reads the job records of the heads
-     * only where they may be started. */
-    for (uint32_t b = shapeq_first(&s->low, t); b != SHAPEQ_NONE; b = shapeq_next(&s->low, b)) {
-        if (shape_no_room(s, v, s->low.shape[b]))
+    if (!low_heap)
+        return low_candidate_walk(s, v, t);
+    if (s->lc_pass[t] != s->pass_id || s->lc_gen[t] != s->low_gen)
+        lc_build(s, v, t);
+    lc_entry *h = s->pool + s->lc_off[t];
+    uint32_t *n = &s->lc_n[t];
+    while (*n) {
+        sim_job_id id = shapeq_head(&s->low, h[0].sub);
+        if (id == NOJOB || sub_out(s, v, h[0].sub, id) || (id = first_untried(s, v, id)) == NOJOB) {
+            h[0] = h[--*n];
+            lc_down(h, *n, 0);
             continue;
-        sim_job_id id = shapeq_head(&s->low, b);
-        if (!s->borrow && !fits_quota(v, sim_view_job(v, id)))
-            continue;
-        while (id != NOJOB && qj(v, id)->tried == v->release_epoch + 1)
-            id = tenantq_next(&s->low.q, v, id);
-        if (id == NOJOB)
-            continue;
-        double k = qkey(qj(v, id));
-        if (c == NOJOB || k < ck || (k == ck && sim_view_job(v, id)->seq < cseq)) {
-            c = id;
-            ck = k;
-            cseq = sim_view_job(v, id)->seq;
         }
+        if (id == h[0].head)
+            return id;
+        h[0].head = id;
+        h[0].key = qkey(qj(v, id));
+        h[0].seq = sim_view_job(v, id)->seq;
+        lc_down(h, *n, 0);
     }
-    s->lc_job[t] = c;
-    s->lc_pass[t] = s->pass_id;
-    s->lc_ver[t] = s->tver[t];
-    return c;
+    return NOJOB;
 }
 
 /* Tenant t's candidate in this pass (NOJOB when none); *cur: the high-queue cursor it

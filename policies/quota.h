@@ -3,7 +3,8 @@
  * that tests and metrics can check its rules from the view: which jobs run as high
  * priority, which borrow beyond their tenant's quota, and how often a job was
  * preempted to give a quota back. Valid only in a run whose policy is `quota`, for
- * jobs in flight.
+ * jobs in flight. And, for tests, the switch between the low pass's heap of sublists
+ * and a walk of every sublist at each candidate.
  */
 #ifndef POLICIES_QUOTA_H
 #define POLICIES_QUOTA_H
@@ -18,5 +19,10 @@ bool policy_quota_job_is_borrower(const sim_view *v, sim_job_id id);
 uint32_t policy_quota_job_reclaims(const sim_view *v, sim_job_id id);
 /* Whether job id waits for the end of its tenant's profiling time. */
 bool policy_quota_job_is_profiling(const sim_view *v, sim_job_id id);
+
+/* Whether the low pass finds each tenant's next job through its heap of shape sublists
+ * (the default) or by a walk of every sublist at each candidate (the same job: tests
+ * compare the two). For every later run of the process. */
+void quota_low_heap_enable(bool on);
 
 #endif

@@ -75,8 +75,18 @@ typedef struct qstate {
     uint32_t pool_cap, pool_used;
     uint64_t pool_pass, pool_gen, low_gen;
     /* Reclaim scratch, sized at init (per node, per GPU), with the tenants, and (victims)
-     * with the running jobs. */
-    double *node_cost;
+     * with the running jobs. Per node: the cost of its own dry run (node_cost) or its
+     * lower bound (node_lb); the smallest share of a borrower on its GPUs (min_share), as
+     * of node_change_epoch + 1 (min_share_at); the reclaim that found it unusable with
+     * the others' victims (bad). The heaps of nodes by bound and by cost, and the nodes
+     * in cost order so far (reclaim_stream). */
+    double *node_cost, *node_lb, *min_share;
+    uint64_t *min_share_at, *bad;
+    uint32_t *gpu_borrowed; /* per GPU: the share borrowers hold there, as of min_share_at */
+    uint32_t *deficit;      /* per GPU of a node: share short of a replica's */
+    uint32_t *lb_heap, *cost_heap, *order;
+    uint32_t n_lb, n_cost, n_order;
+    uint64_t reclaim_id;
     double *gpu_cost;
     uint32_t *gpu_idx;
     uint32_t *room_milli; /* per GPU of a node: free share in a dry run */
@@ -170,6 +180,20 @@ bool policy_quota_job_is_profiling(const sim_view *v, sim_job_id id)
     return qj(v, id)->profiling != 0;
 }
 
+static void free_reclaim_nodes(qstate *s)
+{
+    sim_free(s->node_cost);
+    sim_free(s->node_lb);
+    sim_free(s->min_share);
+    sim_free(s->min_share_at);
+    sim_free(s->bad);
+    sim_free(s->lb_heap);
+    sim_free(s->cost_heap);
+    sim_free(s->order);
+    sim_free(s->gpu_borrowed);
+    sim_free(s->deficit);
+}
+
 static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
 {
     qstate *s = st;
@@ -221,15 +245,26 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
         return rc;
     }
     s->max_gpn = cfg->n_gpus ? cfg->n_gpus : 1;
-    s->node_cost = sim_calloc(cfg->n_nodes ? cfg->n_nodes : 1, sizeof *s->node_cost);
+    size_t nn = cfg->n_nodes ? cfg->n_nodes : 1;
+    s->node_cost = sim_calloc(nn, sizeof *s->node_cost);
+    s->node_lb = sim_calloc(nn, sizeof *s->node_lb);
+    s->min_share = sim_calloc(nn, sizeof *s->min_share);
+    s->min_share_at = sim_calloc(nn, sizeof *s->min_share_at);
+    s->bad = sim_calloc(nn, sizeof *s->bad);
+    s->lb_heap = sim_calloc(nn, sizeof *s->lb_heap);
+    s->cost_heap = sim_calloc(nn, sizeof *s->cost_heap);
+    s->order = sim_calloc(nn, sizeof *s->order);
+    s->gpu_borrowed = sim_calloc(s->max_gpn, sizeof *s->gpu_borrowed);
+    s->deficit = sim_calloc(s->max_gpn, sizeof *s->deficit);
     s->gpu_cost = sim_calloc(s->max_gpn, sizeof *s->gpu_cost);
     s->gpu_idx = sim_calloc(s->max_gpn, sizeof *s->gpu_idx);
     s->chosen = sim_calloc(s->max_gpn, sizeof *s->chosen);
     s->room_milli = sim_calloc(s->max_gpn, sizeof *s->room_milli);
     s->room_mem = sim_calloc(s->max_gpn, sizeof *s->room_mem);
-    if (!s->node_cost || !s->gpu_cost || !s->gpu_idx || !s->chosen || !s->room_milli ||
-        !s->room_mem) {
-        sim_free(s->node_cost);
+    if (!s->node_cost || !s->node_lb || !s->min_share || !s->min_share_at || !s->bad ||
+        !s->lb_heap || !s->cost_heap || !s->order || !s->gpu_borrowed || !s->deficit ||
+        !s->gpu_cost || !s->gpu_idx || !s->chosen || !s->room_milli || !s->room_mem) {
+        free_reclaim_nodes(s);
         sim_free(s->gpu_cost);
         sim_free(s->gpu_idx);
         sim_free(s->room_milli);
@@ -256,7 +291,7 @@ static void quota_fini(void *st)
     sim_free(s->lc_gen);
     sim_free(s->pool);
     sim_free(s->fail);
-    sim_free(s->node_cost);
+    free_reclaim_nodes(s);
     sim_free(s->gpu_cost);
     sim_free(s->gpu_idx);
     sim_free(s->room_milli);
@@ -750,14 +785,214 @@ static int preempt_victim(qstate *s, const sim_view *v, policy_decisions *out, s
 
 #define RECLAIM_TRIES 8 /* node sets dry-run per reclaim before giving up */
 
+static bool reclaim_bound = true;
+
+void quota_reclaim_bound_enable(bool on)
+{
+    reclaim_bound = on;
+}
+
+/* The GPU share a job holds (what a victim's preemption costs). */
+static double held_share(const sim_job *vj)
+{
+    return (double)vj->replicas * vj->gpus_per_replica * vj->share_milli;
+}
+
+/* The borrowers with a GPU on node n: the smallest share one holds (INFINITY: none), and
+ * per GPU the share they hold there (gpu_borrowed). Kept until the node changes (a
+ * borrower's start, preemption or end each change it). */
+static double node_borrowers(qstate *s, const sim_view *v, uint32_t n)
+{
+    if (s->min_share_at[n] == v->node_change_epoch[n] + 1)
+        return s->min_share[n];
+    double m = INFINITY;
+    uint32_t first = v->node_gpu_first[n], cnt = v->node_gpu_count[n];
+    for (uint32_t g = first; g < first + cnt; g++) {
+        uint32_t held = 0;
+        for (uint32_t ai = v->gpu_first_res[g]; ai != UINT32_MAX; ai = v->allocs[ai].next_on_gpu) {
+            sim_job_id vid = v->allocs[ai].job;
+            const sim_job *vj = sim_view_job(v, vid);
+            if (vj->state == SIM_JOB_PENDING || !qj(v, vid)->borrower)
+                continue;
+            held += v->allocs[ai].milli;
+            if (held_share(vj) < m)
+                m = held_share(vj);
+        }
+        s->gpu_borrowed[g] = held;
+    }
+    s->min_share[n] = m;
+    s->min_share_at[n] = v->node_change_epoch[n] + 1;
+    return m;
+}
+
+/*
+ * A lower bound on the cost of a dry run on node n for a replica of j that does not fit
+ * there as it is (INFINITY: none can free it). A victim costs at least its smallest
+ * borrower share there; and each victim costs at least the share it frees on the node
+ * (its whole share counts), so the victims cost at least what the replica's GPUs lack:
+ * the sum of the gpr smallest shortfalls of share over the GPUs, each GPU short of GPU
+ * memory lacking at least 1, a GPU lacking more than its borrowers hold out of reach.
+ */
+static double node_bound(qstate *s, const sim_view *v, const sim_job *j, uint32_t n, uint32_t milli,
+                         uint64_t gmem)
+{
+    double m = node_borrowers(s, v, n);
+    if (!isfinite(m))
+        return INFINITY;
+    uint32_t first = v->node_gpu_first[n], cnt = v->node_gpu_count[n], k = 0;
+    for (uint32_t g = first; g < first + cnt; g++) {
+        uint32_t room = SIM_MILLI_GPU - v->gpu_used_milli[g];
+        uint32_t d = room >= milli ? 0 : milli - room;
+        if (v->gpu_mem_total[g] - v->gpu_used_mem[g] < gmem && d == 0)
+            d = 1;
+        if (d > s->gpu_borrowed[g])
+            continue;
+        /* Kept sorted: the gpr smallest lead. */
+        uint32_t i = k++;
+        for (; i > 0 && s->deficit[i - 1] > d; i--)
+            s->deficit[i] = s->deficit[i - 1];
+        s->deficit[i] = d;
+    }
+    if (k < j->gpus_per_replica)
+        return INFINITY;
+    double need = 0;
+    for (uint32_t i = 0; i < j->gpus_per_replica; i++)
+        need += s->deficit[i];
+    return need > m ? need : m;
+}
+
+/* Whether node n holds a replica of j as it is: dry_fits before any victim. */
+static bool node_fits_now(const sim_view *v, const sim_job *j, uint32_t n, uint32_t milli,
+                          uint64_t gmem)
+{
+    if (v->node_cpu_total[n] - v->node_cpu_used[n] < j->cpu_per_replica ||
+        v->node_mem_total[n] - v->node_mem_used[n] < j->mem_per_replica)
+        return false;
+    uint32_t k = 0, first = v->node_gpu_first[n];
+    for (uint32_t g = first; g < first + v->node_gpu_count[n] && k < j->gpus_per_replica; g++)
+        k += SIM_MILLI_GPU - v->gpu_used_milli[g] >= milli &&
+             v->gpu_mem_total[g] - v->gpu_used_mem[g] >= gmem;
+    return k >= j->gpus_per_replica;
+}
+
+/* Whether node a comes before node b by key (cost or bound), then id. */
+static bool key_less(const double *key, uint32_t a, uint32_t b)
+{
+    return key[a] < key[b] || (key[a] == key[b] && a < b);
+}
+
+static void node_heap_down(uint32_t *h, uint32_t n, uint32_t i, const double *key)
+{
+    uint32_t x = h[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && key_less(key, h[c + 1], h[c]))
+            c++;
+        if (!key_less(key, h[c], x))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+static void node_heap_push(uint32_t *h, uint32_t *n, uint32_t x, const double *key)
+{
+    uint32_t i = (*n)++;
+    while (i > 0 && key_less(key, x, h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = x;
+}
+
+static uint32_t node_heap_pop(uint32_t *h, uint32_t *n, const double *key)
+{
+    uint32_t top = h[0];
+    h[0] = h[--*n];
+    if (*n)
+        node_heap_down(h, *n, 0, key);
+    return top;
+}
+
+/* The cost of node n: the GPU share of the victims its own dry run picks (INFINITY when
+ * it cannot be freed). */
+static double node_dry_cost(qstate *s, const sim_view *v, const sim_job *j, uint32_t n,
+                            uint32_t milli, uint64_t gmem)
+{
+    double c;
+    s->dry_id++;
+    s->n_victims = 0;
+    return dry_node(s, v, j, n, milli, gmem, j->spec.tenant, &c) ? c : INFINITY;
+}
+
+/* Set up reclaim_next for job j: the nodes that may host a replica, each under a lower
+ * bound of its cost. A node that holds the replica as it is costs 0 (its dry run picks
+ * no victim), and one without a borrower that does not cannot be freed; the others need
+ * a victim, which costs at least the node's smallest borrower share. */
+static void reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint32_t milli,
+                           uint64_t gmem)
+{
+    s->n_lb = s->n_cost = s->n_order = 0;
+    for (uint32_t n = 0; n < v->n_nodes; n++) {
+        if (!reclaim_bound) { /* every node's dry run, now */
+            s->node_cost[n] = node_dry_cost(s, v, j, n, milli, gmem);
+            if (isfinite(s->node_cost[n]))
+                s->cost_heap[s->n_cost++] = n;
+            continue;
+        }
+        uint32_t cnt = v->node_gpu_count[n];
+        if (!v->node_up[n] || cnt < j->gpus_per_replica || cnt > s->max_gpn ||
+            !sim_job_type_ok(j, v->node_gpu_type[n]))
+            continue;
+        if (node_fits_now(v, j, n, milli, gmem)) {
+            s->node_cost[n] = 0;
+            s->cost_heap[s->n_cost++] = n;
+        } else if (isfinite(s->node_lb[n] = node_bound(s, v, j, n, milli, gmem))) {
+            s->lb_heap[s->n_lb++] = n;
+        }
+    }
+    for (uint32_t i = s->n_cost / 2; i-- > 0;)
+        node_heap_down(s->cost_heap, s->n_cost, i, s->node_cost);
+    for (uint32_t i = s->n_lb / 2; i-- > 0;)
+        node_heap_down(s->lb_heap, s->n_lb, i, s->node_lb);
+}
+
+/* Whether the smallest bound, then id, comes before the smallest cost, then id. */
+static bool bound_first(const qstate *s)
+{
+    uint32_t u = s->lb_heap[0], e = s->cost_heap[0];
+    return s->node_lb[u] < s->node_cost[e] || (s->node_lb[u] == s->node_cost[e] && u < e);
+}
+
+/* The next node in order of cost, then id, among those that can be freed; UINT32_MAX when
+ * none is left. A node waits under its bound until every node of smaller cost is known:
+ * nodes are dry-run in order of bound while the smallest bound comes before the smallest
+ * cost found (a node's cost is at least its bound), so only the first few are. */
+static uint32_t reclaim_next(qstate *s, const sim_view *v, const sim_job *j, uint32_t milli,
+                             uint64_t gmem)
+{
+    while (s->n_lb && (!s->n_cost || bound_first(s))) {
+        uint32_t n = node_heap_pop(s->lb_heap, &s->n_lb, s->node_lb);
+        s->node_cost[n] = node_dry_cost(s, v, j, n, milli, gmem);
+        if (isfinite(s->node_cost[n]))
+            node_heap_push(s->cost_heap, &s->n_cost, n, s->node_cost);
+    }
+    return s->n_cost ? node_heap_pop(s->cost_heap, &s->n_cost, s->node_cost) : UINT32_MAX;
+}
+
 /*
  * Free room for high-priority job id by preempting borrowers, then start it. The
  * replicas go to the nodes where the borrowed share to preempt (a dry run of each node
  * alone) is smallest (ties: lowest id); a dry run of the chosen nodes together checks
  * that the preemptions free enough, so nothing is preempted for a job that would still
  * not fit (a node that fails it, its tenants' excess taken by another replica's
- * victims, is set aside and the next set tried). Returns 1 when the job started, 0 when nothing was
- * preempted, or a negative error.
+ * victims, is set aside and the next set tried). The nodes come from reclaim_next, which
+ * dry-runs only those whose bound does not rule them out (quota_reclaim_bound_enable:
+ * every node). Returns 1 when the job started, 0 when nothing was preempted, or a
+ * negative error.
  */
 static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_id id)
 {
@@ -767,30 +1002,24 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
         return 0;
     uint32_t milli = place_milli(j, 0);
     uint64_t gmem = j->spec.gpu_mem_mib;
-    /* Each node's cost: the GPU share of the victims its own dry run picks. */
-    for (uint32_t n = 0; n < v->n_nodes; n++) {
-        double c;
-        s->dry_id++;
-        s->n_victims = 0;
-        s->node_cost[n] = dry_node(s, v, j, n, milli, gmem, a, &c) ? c : INFINITY;
-    }
+    reclaim_stream(s, v, j, milli, gmem);
+    s->reclaim_id++;
     for (int attempt = 0; attempt < RECLAIM_TRIES; attempt++) {
-        /* The R cheapest nodes, one replica each; one of them must need a preemption. */
+        /* The R cheapest nodes not set aside, one replica each; one of them must need a
+         * preemption. */
         double total = 0;
-        uint32_t r;
-        for (r = 0; r < R; r++) {
-            uint32_t b = UINT32_MAX;
-            for (uint32_t n = 0; n < v->n_nodes; n++) {
-                bool taken = false;
-                for (uint32_t i = 0; i < r && !taken; i++)
-                    taken = s->chosen[i] == n;
-                if (!taken && isfinite(s->node_cost[n]) &&
-                    (b == UINT32_MAX || s->node_cost[n] < s->node_cost[b]))
-                    b = n;
+        uint32_t r = 0;
+        for (uint32_t i = 0; r < R; i++) {
+            if (i == s->n_order) {
+                uint32_t b = reclaim_next(s, v, j, milli, gmem);
+                if (b == UINT32_MAX)
+                    return 0;
+                s->order[s->n_order++] = b;
             }
-            if (b == UINT32_MAX)
-                return 0;
-            s->chosen[r] = b;
+            uint32_t b = s->order[i];
+            if (s->bad[b] == s->reclaim_id)
+                continue;
+            s->chosen[r++] = b;
             total += s->node_cost[b];
         }
         if (!(total > 0))
@@ -803,7 +1032,7 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
             if (!dry_node(s, v, j, s->chosen[r], milli, gmem, a, &c))
                 bad = s->chosen[r];
         if (bad != UINT32_MAX) {
-            s->node_cost[bad] = INFINITY;
+            s->bad[bad] = s->reclaim_id;
             continue;
         }
         for (uint32_t i = 0; i < s->n_victims; i++) {

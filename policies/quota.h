@@ -3,8 +3,9 @@
  * that tests and metrics can check its rules from the view: which jobs run as high
  * priority, which borrow beyond their tenant's quota, and how often a job was
  * preempted to give a quota back. Valid only in a run whose policy is `quota`, for
- * jobs in flight. And, for tests, the switch between the low pass's heap of sublists
- * and a walk of every sublist at each candidate.
+ * jobs in flight. And, for tests, the switches between the low pass's heap of sublists
+ * and a walk of every sublist at each candidate, and between a reclaim's dry runs of
+ * the nodes its bounds leave and of every node.
  */
 #ifndef POLICIES_QUOTA_H
 #define POLICIES_QUOTA_H
@@ -24,5 +25,10 @@ bool policy_quota_job_is_profiling(const sim_view *v, sim_job_id id);
  * (the default) or by a walk of every sublist at each candidate (the same job: tests
  * compare the two). For every later run of the process. */
 void quota_low_heap_enable(bool on);
+
+/* Whether a reclaim dry-runs only the nodes whose lower bound of cost does not rule them
+ * out (the default) or every node (the same nodes are chosen: tests compare the two).
+ * For every later run of the process. */
+void quota_reclaim_bound_enable(bool on);
 
 #endif

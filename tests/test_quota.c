@@ -18,6 +18,8 @@
  *    is searched at every try or only once the nodes' room could hold it.
  *  - A backlog of many shapes: the same schedule whether the low pass finds each
  *    tenant's next job through its heap of sublists or by a walk of every sublist.
+ *  - Reclaims with shares, gangs and CPU-short nodes: the same schedule whether a
+ *    reclaim dry-runs the nodes its bounds leave or every node.
  *  - Causality: changing the durations of the jobs running or not yet submitted at T
  *    leaves every prediction made before T unchanged.
  *  - fairshare: weights 2:6 split the first 8 GPUs 2:6; a quota of 0.25 weighs 1 GPU,
@@ -600,6 +602,54 @@ static void check_low_heap(void)
     }
 }
 
+/* ---- Reclaims by bound ---------------------------------------------------------------- */
+
+/* Every job high priority, quotas short of the cluster: borrowers run while a tenant is
+ * under its quota, and its next jobs reclaim. Shares of a GPU, several GPUs and gangs
+ * (the cost of a node is then a sum over its GPUs, and a chosen node may fail with the
+ * others' victims), on nodes short of CPU: a reclaim that dry-runs only the nodes its
+ * bounds leave chooses the nodes a dry run of every node does. */
+static void check_reclaim_bound(void)
+{
+    enum { N = 1500 };
+    static job_spec jobs[N];
+    static char names[N][64], cmds[N][128];
+    static const char *const opts[] = {"priority=all", "learner=ridge"};
+    char *outputs[2] = {NULL, NULL};
+    for (int rep = 0; rep < 2; rep++) {
+        quota_reclaim_bound_enable(rep == 0);
+        g_node_cpu = 40000;
+        run r;
+        setup(&r, 8, 8, "quota", opts, 2, NULL, 0);
+        g_node_cpu = 0;
+        size_t n = gen_jobs(jobs, names, cmds, N, 31, r.tenants);
+        for (size_t i = 0; i < n; i++) {
+            if (i % 5 == 1)
+                jobs[i].gpu_milli = jobs[i].true_milli = 250 + 250 * (uint32_t)(i % 3);
+            if (i % 7 == 3 && jobs[i].num_gpus <= 4) {
+                jobs[i].replicas = 2;
+                jobs[i].num_gpus *= 2;
+                jobs[i].cpu_milli *= 2;
+                jobs[i].mem_mib *= 2;
+            }
+        }
+        static const double q[4] = {24, 16, 16, 8};
+        set_quotas(&r, q);
+        CHECK(finish(&r, jobs, n) == SIM_OK);
+        CHECK(strstr(r.summary, "\"unfinished\": 0") != NULL);
+        /* The run reclaimed, often. */
+        const char *pre = strstr(r.summary, "\"preemptions\": ");
+        CHECK(pre && atol(pre + 16) > 50);
+        outputs[rep] = malloc(r.jobs_len + 1);
+        memcpy(outputs[rep], r.jobs_buf, r.jobs_len + 1);
+        teardown(&r);
+    }
+    quota_reclaim_bound_enable(true);
+    CHECK(outputs[0] && outputs[1] && strcmp(outputs[0], outputs[1]) == 0);
+    free(outputs[0]);
+    free(outputs[1]);
+}
+
 /* ---- Causality --------------------------------------------------------------------- */
 
 static void check_causality(void)
@@ -841,6 +891,7 @@ int main(void)
     check_properties();
     check_gang_room();
     check_low_heap();
+    check_reclaim_bound();
     check_causality();
     check_fairshare();
     check_many_tenants();

@@ -38,6 +38,7 @@ typedef struct qjob {
     /* Beside the links, which a pass reads with them: */
     uint64_t tried;       /* release_epoch + 1 when placement last failed, 0 = never */
     uint64_t demand;      /* demand_milli of the job, fixed at arrival */
+    uint32_t shape;       /* sim_job.shape while queued (a pending job keeps it) */
     model_dur_job feat;   /* the predictor's view of the job, fixed at arrival */
     double pred_s;        /* predicted duration, NaN until predicted */
     sim_time eligible_us; /* end of profiling */
@@ -66,6 +67,13 @@ typedef struct qstate {
      * its low queue's sublists (low_candidate): lc_n entries from lc_off in the pool,
      * built in pass lc_pass at insertion count lc_gen. */
     uint32_t *cursor;
+    /* The GPU demands of the jobs in the high queues: (tenant, demand, jobs), sorted by
+     * tenant then demand (distinct demands are few). */
+    struct hdem {
+        uint32_t tenant, n;
+        uint64_t demand;
+    } * hdem;
+    uint32_t n_hdem, hdem_cap;
     uint32_t *lc_off, *lc_n;
     uint64_t *lc_pass, *lc_gen;
     uint32_t t_cap;
@@ -285,6 +293,7 @@ static void quota_fini(void *st)
     tenantq_fini(&s->q);
     shapeq_fini(&s->low);
     sim_free(s->cursor);
+    sim_free(s->hdem);
     sim_free(s->lc_off);
     sim_free(s->lc_n);
     sim_free(s->lc_pass);
@@ -379,13 +388,65 @@ static double qkey(const qjob *q)
     return q->link.queued ? q->link.key : q->sub.key;
 }
 
+/* The first entry of s->hdem at or after (t, d). */
+static uint32_t hdem_at(const qstate *s, uint32_t t, uint64_t d)
+{
+    uint32_t lo = 0, hi = s->n_hdem;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        const struct hdem *h = &s->hdem[mid];
+        if (h->tenant < t || (h->tenant == t && h->demand < d))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Count a job of demand d in tenant t's high queue in (add) or out. False when the table
+ * cannot grow. */
+static bool hdem_count(qstate *s, uint32_t t, uint64_t d, bool add)
+{
+    uint32_t i = hdem_at(s, t, d);
+    bool here = i < s->n_hdem && s->hdem[i].tenant == t && s->hdem[i].demand == d;
+    if (!add) {
+        if (here && --s->hdem[i].n == 0) {
+            memmove(s->hdem + i, s->hdem + i + 1, (s->n_hdem - i - 1) * sizeof *s->hdem);
+            s->n_hdem--;
+        }
+        return true;
+    }
+    if (here) {
+        s->hdem[i].n++;
+        return true;
+    }
+    if (!sim_reserve((void **)&s->hdem, &s->hdem_cap, s->n_hdem + 1, sizeof *s->hdem))
+        return false;
+    memmove(s->hdem + i + 1, s->hdem + i, (s->n_hdem - i) * sizeof *s->hdem);
+    s->hdem[i] = (struct hdem){t, 1, d};
+    s->n_hdem++;
+    return true;
+}
+
+/* The smallest demand in tenant t's high queue; UINT64_MAX when it is empty. */
+static uint64_t hdem_min(const qstate *s, uint32_t t)
+{
+    uint32_t i = hdem_at(s, t, 0);
+    return i < s->n_hdem && s->hdem[i].tenant == t ? s->hdem[i].demand : UINT64_MAX;
+}
+
 static void enqueue(qstate *s, const sim_view *v, sim_job_id id)
 {
     const sim_job *j = sim_view_job(v, id);
     qjob *q = qj(v, id);
     uint32_t t = j->spec.tenant;
     double key = queue_key(s, j, q->pred_s);
+    q->shape = j->shape;
     if (q->high) {
+        if (!hdem_count(s, t, q->demand, true)) {
+            s->oom = true;
+            return;
+        }
         tenantq_insert(&s->q, v, t, id, key);
     } else if (shapeq_insert(&s->low, v, t, id, key) != SIM_OK ||
                !sim_reserve((void **)&s->pool, &s->pool_cap, s->low.cap, sizeof *s->pool)) {
@@ -625,6 +686,8 @@ static int start_job(qstate *s, const sim_view *v, policy_decisions *out, sim_jo
     const sim_job *j = sim_view_job(v, id);
     qjob *q = qj(v, id);
     q->borrower = !fits_quota(v, j);
+    if (q->link.queued)
+        hdem_count(s, j->spec.tenant, q->demand, false);
     tenantq_remove(&s->q, v, id);
     shapeq_remove(&s->low, v, id);
     return sim_decide_start(out, id, p);
@@ -1058,7 +1121,12 @@ enum { Q_HIGH, Q_OVER }; /* the high pass; the low pass over the high queue */
 /* Move tenant t's high-queue cursor to the next job the pass may start: in the high
  * pass, jobs that fit the quota left; in the low pass, when borrowing, jobs that do not
  * fit their quota (they borrow like low-priority ones). Jobs that failed at this epoch
- * are passed over; in the high pass they count as waiting. */
+ * are passed over; in the high pass they count as waiting. In the low pass a job whose
+ * shape found no room in the pass is passed over too: it would fail at once (there is
+ * no reclaim in the low pass), and the mark of that failure would change nothing (it
+ * does not fit its quota, and will not at this epoch, so only a later low pass at this
+ * epoch reads the mark, where its shape fails at once again after the release-epoch
+ * memo of the placement). */
 static uint32_t advance(qstate *s, const sim_view *v, uint32_t t, int mode, bool *waiting)
 {
     uint32_t *c = &s->cursor[t];
@@ -1066,6 +1134,12 @@ static uint32_t advance(qstate *s, const sim_view *v, uint32_t t, int mode, bool
         return NOJOB;
     /* fits_quota of each job of the queue (tenant t's), from the policy's records only. */
     uint64_t used = used_milli(v, t), quota = quota_milli(v, t);
+    /* In the high pass, when no job of the queue fits the quota left, the walk would pass
+     * over every one, none of them counting as waiting. */
+    if (mode == Q_HIGH && (used > quota || hdem_min(s, t) > quota - used)) {
+        *c = NOJOB;
+        return NOJOB;
+    }
     while (*c != NOJOB) {
         const qjob *q = qj(v, *c);
         bool in_quota = used + q->demand <= quota;
@@ -1074,6 +1148,8 @@ static uint32_t advance(qstate *s, const sim_view *v, uint32_t t, int mode, bool
             if (mode == Q_HIGH)
                 *waiting = true;
             skip = true;
+        } else if (!skip && mode == Q_OVER) {
+            skip = shape_no_room(s, v, q->shape);
         }
         if (!skip)
             break;

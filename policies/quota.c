@@ -448,12 +448,15 @@ static void enqueue(qstate *s, const sim_view *v, sim_job_id id)
             return;
         }
         tenantq_insert(&s->q, v, t, id, key);
-    } else if (shapeq_insert(&s->low, v, t, id, key) != SIM_OK ||
-               !sim_reserve((void **)&s->pool, &s->pool_cap, s->low.cap, sizeof *s->pool)) {
+    } else if (shapeq_insert(&s->low, v, t, id, key) != SIM_OK) {
         s->oom = true;
         return;
     } else {
         s->low_gen++;
+        if (!sim_reserve((void **)&s->pool, &s->pool_cap, s->low.cap, sizeof *s->pool)) {
+            s->oom = true;
+            return;
+        }
     }
     if (!q->fresh) {
         q->fresh = 1;
@@ -1123,10 +1126,10 @@ enum { Q_HIGH, Q_OVER }; /* the high pass; the low pass over the high queue */
  * fit their quota (they borrow like low-priority ones). Jobs that failed at this epoch
  * are passed over; in the high pass they count as waiting. In the low pass a job whose
  * shape found no room in the pass is passed over too: it would fail at once (there is
- * no reclaim in the low pass), and the mark of that failure would change nothing (it
- * does not fit its quota, and will not at this epoch, so only a later low pass at this
- * epoch reads the mark, where its shape fails at once again after the release-epoch
- * memo of the placement). */
+ * no reclaim in the low pass), and the mark of that failure would never be read (the
+ * job does not fit its quota, and will not until the next release, so no high pass nor
+ * still_waiting looks at it; a full low pass runs once a release epoch, and a fresh
+ * pass reads only jobs queued since the last pass). */
 static uint32_t advance(qstate *s, const sim_view *v, uint32_t t, int mode, bool *waiting)
 {
     uint32_t *c = &s->cursor[t];
@@ -1228,7 +1231,6 @@ static void lc_build(qstate *s, const sim_view *v, uint32_t t)
         s->pool_pass = s->pass_id;
         s->pool_gen = s->low_gen;
     }
-    lc_entry *h = s->pool + s->pool_used;
     uint32_t n = 0;
     for (uint32_t b = shapeq_first(&s->low, t); b != SHAPEQ_NONE; b = shapeq_next(&s->low, b)) {
         sim_job_id id = shapeq_head(&s->low, b);
@@ -1238,10 +1240,10 @@ static void lc_build(qstate *s, const sim_view *v, uint32_t t)
             s->oom = true;
             break;
         }
-        h[n++] = (lc_entry){qkey(qj(v, id)), sim_view_job(v, id)->seq, b, id};
+        s->pool[s->pool_used + n++] = (lc_entry){qkey(qj(v, id)), sim_view_job(v, id)->seq, b, id};
     }
     for (uint32_t i = n / 2; i-- > 0;)
-        lc_down(h, n, i);
+        lc_down(s->pool + s->pool_used, n, i);
     s->lc_off[t] = s->pool_used;
     s->lc_n[t] = n;
     s->lc_pass[t] = s->pass_id;
@@ -1289,9 +1291,9 @@ static sim_job_id low_candidate(qstate *s, const sim_view *v, uint32_t t)
         return low_candidate_walk(s, v, t);
     if (s->lc_pass[t] != s->pass_id || s->lc_gen[t] != s->low_gen)
         lc_build(s, v, t);
-    lc_entry *h = s->pool + s->lc_off[t];
     uint32_t *n = &s->lc_n[t];
     while (*n) {
+        lc_entry *h = s->pool + s->lc_off[t];
         sim_job_id id = shapeq_head(&s->low, h[0].sub);
         if (id == NOJOB || sub_out(s, v, h[0].sub, id) || (id = first_untried(s, v, id)) == NOJOB) {
             h[0] = h[--*n];

@@ -7,10 +7,12 @@
  *
  *   bench_sim [--clustersim PATH] [--sizes 10000,100000,1000000] [--policies fifo,binpack,random]
  *             [--reps N] [--rate JOBS_PER_HOUR] [--cluster SPEC] [--dir DIR] [--gen-arg ARG]...
+ *             [--run-arg ARG]...
  *
  * --gen-arg passes ARG on to `trace gen` (repeatable, e.g. `--gen-arg --frac-gang
  * --gen-arg 0.6`). A trace is generated once per size into DIR and reused, so runs with
- * other generator arguments need a DIR of their own.
+ * other generator arguments need a DIR of their own. --run-arg passes ARG on to every
+ * `clustersim run` (repeatable, e.g. `--run-arg --quotas --run-arg FILE`).
  *
  * Every replay writes its full outputs (jobs.csv, timeseries.csv, ...), as a user's
  * run would. The default arrival rate (3500 jobs/h on 1000 x 8 V100) keeps the cluster
@@ -105,9 +107,9 @@ int main(int argc, char **argv)
     char sizes_s[256] = "10000,100000,1000000", pols_s[256] = "fifo,binpack,random";
     const char *dir = "bench-out", *rate = "3500";
     int reps = 3;
-    enum { GEN_EXTRA_MAX = 16 };
-    const char *gen_extra[GEN_EXTRA_MAX];
-    int n_gen_extra = 0;
+    enum { GEN_EXTRA_MAX = 16, RUN_EXTRA_MAX = 16 };
+    const char *gen_extra[GEN_EXTRA_MAX], *run_extra[RUN_EXTRA_MAX];
+    int n_gen_extra = 0, n_run_extra = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -132,6 +134,8 @@ int main(int argc, char **argv)
             dir = v;
         else if (!strcmp(a, "--gen-arg") && n_gen_extra < GEN_EXTRA_MAX)
             gen_extra[n_gen_extra++] = v;
+        else if (!strcmp(a, "--run-arg") && n_run_extra < RUN_EXTRA_MAX)
+            run_extra[n_run_extra++] = v;
         else {
             fprintf(stderr, "bench_sim: unknown option '%s'\n", a);
             return 2;
@@ -172,9 +176,12 @@ int main(int argc, char **argv)
             char out[1024];
             snprintf(out, sizeof out, "%s/run-%s-%s", dir, sizes[si], pols[p]);
             for (int r = 0; r < reps && r < 32; r++) {
-                char *run[] = {(char *)bin, "run",     "--trace",  trace, "--cluster",
-                               (char *)cluster, "--policy", pols[p], "--quiet", "--out",
-                               out,     NULL};
+                char *run[11 + RUN_EXTRA_MAX + 1] = {
+                    (char *)bin, "run",   "--trace", trace,   "--cluster", (char *)cluster,
+                    "--policy",  pols[p], "--quiet", "--out", out};
+                for (int e = 0; e < n_run_extra; e++)
+                    run[11 + e] = (char *)run_extra[e];
+                run[11 + n_run_extra] = NULL;
                 if (spawn(run, logf, &s[k]) != 0) {
                     fprintf(stderr, "bench_sim: %s on %s failed (see %s)\n", pols[p], trace,
                             logf);

@@ -188,7 +188,8 @@ bool policy_quota_job_is_profiling(const sim_view *v, sim_job_id id)
     return qj(v, id)->profiling != 0;
 }
 
-static void free_reclaim_nodes(qstate *s)
+/* The reclaim and placement scratch sized at init. */
+static void free_scratch(qstate *s)
 {
     sim_free(s->node_cost);
     sim_free(s->node_lb);
@@ -200,6 +201,11 @@ static void free_reclaim_nodes(qstate *s)
     sim_free(s->order);
     sim_free(s->gpu_borrowed);
     sim_free(s->deficit);
+    sim_free(s->gpu_cost);
+    sim_free(s->gpu_idx);
+    sim_free(s->room_milli);
+    sim_free(s->room_mem);
+    sim_free(s->chosen);
 }
 
 static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
@@ -272,12 +278,7 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     if (!s->node_cost || !s->node_lb || !s->min_share || !s->min_share_at || !s->bad ||
         !s->lb_heap || !s->cost_heap || !s->order || !s->gpu_borrowed || !s->deficit ||
         !s->gpu_cost || !s->gpu_idx || !s->chosen || !s->room_milli || !s->room_mem) {
-        free_reclaim_nodes(s);
-        sim_free(s->gpu_cost);
-        sim_free(s->gpu_idx);
-        sim_free(s->room_milli);
-        sim_free(s->room_mem);
-        sim_free(s->chosen);
+        free_scratch(s);
         place_ws_fini(&s->ws);
         model_duration_destroy(s->pred);
         return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
@@ -300,12 +301,7 @@ static void quota_fini(void *st)
     sim_free(s->lc_gen);
     sim_free(s->pool);
     sim_free(s->fail);
-    free_reclaim_nodes(s);
-    sim_free(s->gpu_cost);
-    sim_free(s->gpu_idx);
-    sim_free(s->room_milli);
-    sim_free(s->room_mem);
-    sim_free(s->chosen);
+    free_scratch(s);
     sim_free(s->victims);
     sim_free(s->excess);
     sim_free(s->excess_mark);
@@ -493,16 +489,14 @@ static void quota_arrival(void *st, const sim_view *v, sim_job_id id)
         uint32_t ncap = s->t_cap ? s->t_cap : 16;
         while (ncap <= t)
             ncap *= 2;
-        uint32_t *nc = sim_reallocarray(s->cursor, ncap, sizeof *nc);
-        if (nc)
-            s->cursor = nc;
-        uint32_t *no = sim_reallocarray(s->lc_off, ncap, sizeof *no);
-        if (no)
-            s->lc_off = no;
-        uint32_t *nn = sim_reallocarray(s->lc_n, ncap, sizeof *nn);
-        if (nn)
-            s->lc_n = nn;
-        bool grown = nc && no && nn;
+        bool grown = true;
+        uint32_t **per32[] = {&s->cursor, &s->lc_off, &s->lc_n};
+        for (size_t k = 0; k < sizeof per32 / sizeof *per32 && grown; k++) {
+            uint32_t *p = sim_reallocarray(*per32[k], ncap, sizeof *p);
+            if (p)
+                *per32[k] = p;
+            grown = p != NULL;
+        }
         uint64_t **per[] = {&s->lc_pass, &s->lc_gen};
         for (size_t k = 0; k < sizeof per / sizeof *per && grown; k++) {
             uint64_t *p = sim_reallocarray(*per[k], ncap, sizeof *p);
@@ -717,6 +711,12 @@ static int64_t *tenant_excess(qstate *s, const sim_view *v, uint32_t t)
     return &s->excess[t];
 }
 
+/* The GPU share a job holds (what a victim's preemption costs). */
+static double held_share(const sim_job *vj)
+{
+    return (double)vj->replicas * vj->gpus_per_replica * vj->share_milli;
+}
+
 /* Whether vid started after job b (ties: the later arrival): preempting it loses less. */
 static bool started_later(const sim_view *v, sim_job_id vid, sim_job_id b)
 {
@@ -833,7 +833,7 @@ static bool dry_node(qstate *s, const sim_view *v, const sim_job *j, uint32_t n,
     *cost = 0;
     for (uint32_t i = from; i < s->n_victims; i++) {
         const sim_job *vj = sim_view_job(v, s->victims[i]);
-        *cost += (double)vj->replicas * vj->gpus_per_replica * vj->share_milli;
+        *cost += held_share(vj);
     }
     return true;
 }
@@ -856,12 +856,6 @@ static bool reclaim_bound = true;
 void quota_reclaim_bound_enable(bool on)
 {
     reclaim_bound = on;
-}
-
-/* The GPU share a job holds (what a victim's preemption costs). */
-static double held_share(const sim_job *vj)
-{
-    return (double)vj->replicas * vj->gpus_per_replica * vj->share_milli;
 }
 
 /* The borrowers with a GPU on node n: the smallest share one holds (INFINITY: none), and

@@ -186,6 +186,23 @@ static double job_num(const run *r, const char *id, int col)
     return job_field(r, id, col, buf, sizeof buf) && buf[0] ? atof(buf) : NAN;
 }
 
+/* A copy of the run's jobs.csv (NULL when out of memory). */
+static char *jobs_copy(const run *r)
+{
+    char *c = malloc(r->jobs_len + 1);
+    if (c)
+        memcpy(c, r->jobs_buf, r->jobs_len + 1);
+    return c;
+}
+
+/* Two runs' jobs.csv are the same; both copies are freed. */
+static void check_same(char *outputs[2])
+{
+    CHECK(outputs[0] && outputs[1] && strcmp(outputs[0], outputs[1]) == 0);
+    free(outputs[0]);
+    free(outputs[1]);
+}
+
 /* jobs.csv columns. */
 enum { C_STATUS = 4, C_START = 6, C_WAIT = 8, C_PREEMPT = 20, C_LOST = 21, C_PRED = 22 };
 
@@ -493,14 +510,11 @@ static void check_gang_room(void)
         set_quotas(&r, q);
         CHECK(finish(&r, jobs, n) == SIM_OK);
         CHECK(strstr(r.summary, "\"unfinished\": 0") != NULL);
-        outputs[rep] = malloc(r.jobs_len + 1);
-        memcpy(outputs[rep], r.jobs_buf, r.jobs_len + 1);
+        outputs[rep] = jobs_copy(&r);
         teardown(&r);
     }
     place_gang_room_enable(true);
-    CHECK(outputs[0] && outputs[1] && strcmp(outputs[0], outputs[1]) == 0);
-    free(outputs[0]);
-    free(outputs[1]);
+    check_same(outputs);
 }
 
 static void check_properties(void)
@@ -534,13 +548,10 @@ static void check_properties(void)
         CHECK(pc.samples > 10000);
         CHECK(pc.borrows > 50);
         CHECK(pc.reclaims > 5);
-        outputs[rep] = malloc(r.jobs_len + 1);
-        memcpy(outputs[rep], r.jobs_buf, r.jobs_len + 1);
+        outputs[rep] = jobs_copy(&r);
         teardown(&r);
     }
-    CHECK(strcmp(outputs[0], outputs[1]) == 0);
-    free(outputs[0]);
-    free(outputs[1]);
+    check_same(outputs);
 }
 
 /* ---- The low pass's heap of sublists ------------------------------------------------- */
@@ -587,8 +598,7 @@ static void check_low_heap(void)
             CHECK(strstr(r.summary, "\"unfinished\": 0") != NULL);
             for (size_t i = 0; i < n; i++)
                 started[rep] += !isnan(job_num(&r, jobs[i].id, C_START));
-            outputs[rep] = malloc(r.jobs_len + 1);
-            memcpy(outputs[rep], r.jobs_buf, r.jobs_len + 1);
+            outputs[rep] = jobs_copy(&r);
             teardown(&r);
         }
         quota_low_heap_enable(true);
@@ -596,9 +606,7 @@ static void check_low_heap(void)
          * tenant's quota), and identically. */
         CHECK(started[0] > N / 2);
         CHECK_EQ_I64((int64_t)started[0], (int64_t)started[1]);
-        CHECK(outputs[0] && outputs[1] && strcmp(outputs[0], outputs[1]) == 0);
-        free(outputs[0]);
-        free(outputs[1]);
+        check_same(outputs);
     }
 }
 
@@ -640,14 +648,11 @@ static void check_reclaim_bound(void)
         /* The run reclaimed, often. */
         const char *pre = strstr(r.summary, "\"preemptions\": ");
         CHECK(pre && atol(pre + 16) > 50);
-        outputs[rep] = malloc(r.jobs_len + 1);
-        memcpy(outputs[rep], r.jobs_buf, r.jobs_len + 1);
+        outputs[rep] = jobs_copy(&r);
         teardown(&r);
     }
     quota_reclaim_bound_enable(true);
-    CHECK(outputs[0] && outputs[1] && strcmp(outputs[0], outputs[1]) == 0);
-    free(outputs[0]);
-    free(outputs[1]);
+    check_same(outputs);
 }
 
 /* ---- Causality --------------------------------------------------------------------- */

@@ -11,8 +11,9 @@
  * finishes, retrained on simulated time).
  * Invariant: the jobs a tenant started within quota never hold more than its quota.
  * Passes are incremental: with nothing released, only newly queued jobs are tried; the
- * low-priority queues are split by shape (shapeq.h), so a pass passes over all the jobs
- * of a shape that found no room at once instead of walking them.
+ * queues the low pass reads (low-priority jobs, high-priority ones that borrow) are split
+ * by shape (shapeq.h), so it passes over all the jobs of a shape that found no room at
+ * once instead of walking them.
  * After Kubernetes ElasticQuota, Philly's virtual clusters (Jeon et al., ATC'19) and
  * Helios' QSSF (Hu et al., SC'21). README "Multi-tenant quotas" has the full rules.
  */
@@ -34,7 +35,7 @@ enum { PRIO_TRACE, PRIO_QOS, PRIO_HASH, PRIO_ALL };
 
 typedef struct qjob {
     tenantq_link link;    /* high-priority queue (must stay first: offset 0) */
-    tenantq_link sub;     /* low-priority queue, by shape (shapeq) */
+    tenantq_link sub;     /* low-priority queue, or (borrowing) high one, by shape */
     /* Beside the links, which a pass reads with them: */
     uint64_t tried;       /* release_epoch + 1 when placement last failed, 0 = never */
     uint64_t demand;      /* demand_milli of the job, fixed at arrival */
@@ -61,8 +62,10 @@ typedef struct qstate {
     /* Predictor and placement. */
     model_duration *pred;
     place_ws ws;
-    tenantq q;   /* per tenant: its high-priority queue */
-    shapeq low;  /* per tenant and shape: its low-priority queue */
+    tenantq q;    /* per tenant: its high-priority queue */
+    shapeq low;   /* per tenant and shape: its low-priority queue */
+    shapeq hover; /* with borrowing, per tenant and shape: its high-priority queue again,
+                   * for the low pass, which starts such jobs beyond quota */
     /* Per tenant (grown with the queues): the high queue's pass cursor, and the heap of
      * its low queue's sublists (low_candidate): lc_n entries from lc_off in the pool,
      * built in pass lc_pass at insertion count lc_gen. */
@@ -78,7 +81,7 @@ typedef struct qstate {
     uint64_t *lc_pass, *lc_gen;
     uint32_t t_cap;
     /* The heaps' entries (at least one per sublist), valid for pool_pass and pool_gen;
-     * low_gen counts the insertions into the low queues. */
+     * low_gen counts the insertions into the shape queues. */
     struct lc_entry *pool;
     uint32_t pool_cap, pool_used;
     uint64_t pool_pass, pool_gen, low_gen;
@@ -159,8 +162,9 @@ static const policy_option quota_options[] = {
 typedef struct lc_entry {
     double key;
     uint64_t seq;
-    uint32_t sub;
+    uint32_t sub; /* the sublist, of s->hover when high, else of s->low */
     sim_job_id head;
+    bool high;
 } lc_entry;
 
 static qjob *qj(const sim_view *v, sim_job_id id)
@@ -244,6 +248,7 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->next_train_us = SIM_TIME_NEVER;
     tenantq_init(&s->q, offsetof(qjob, link));
     shapeq_init(&s->low, offsetof(qjob, sub));
+    shapeq_init(&s->hover, offsetof(qjob, sub));
     model_dur_config mc;
     model_dur_config_default(&mc);
     mc.learner = lrn == 0 ? MODEL_DUR_GBT : MODEL_DUR_RIDGE;
@@ -293,6 +298,7 @@ static void quota_fini(void *st)
     place_ws_fini(&s->ws);
     tenantq_fini(&s->q);
     shapeq_fini(&s->low);
+    shapeq_fini(&s->hover);
     sim_free(s->cursor);
     sim_free(s->hdem);
     sim_free(s->lc_off);
@@ -444,15 +450,16 @@ static void enqueue(qstate *s, const sim_view *v, sim_job_id id)
             return;
         }
         tenantq_insert(&s->q, v, t, id, key);
-    } else if (shapeq_insert(&s->low, v, t, id, key) != SIM_OK) {
-        s->oom = true;
-        return;
-    } else {
-        s->low_gen++;
-        if (!sim_reserve((void **)&s->pool, &s->pool_cap, s->low.cap, sizeof *s->pool)) {
+    }
+    shapeq *sq = !q->high ? &s->low : s->borrow ? &s->hover : NULL;
+    if (sq) {
+        if (shapeq_insert(sq, v, t, id, key) != SIM_OK ||
+            !sim_reserve((void **)&s->pool, &s->pool_cap, s->low.cap + s->hover.cap,
+                         sizeof *s->pool)) {
             s->oom = true;
             return;
         }
+        s->low_gen++;
     }
     if (!q->fresh) {
         q->fresh = 1;
@@ -686,7 +693,7 @@ static int start_job(qstate *s, const sim_view *v, policy_decisions *out, sim_jo
     if (q->link.queued)
         hdem_count(s, j->spec.tenant, q->demand, false);
     tenantq_remove(&s->q, v, id);
-    shapeq_remove(&s->low, v, id);
+    shapeq_remove(q->high ? &s->hover : &s->low, v, id);
     return sim_decide_start(out, id, p);
 }
 
@@ -1113,7 +1120,8 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
 
 /* ---- Passes ------------------------------------------------------------------------- */
 
-enum { Q_HIGH, Q_OVER }; /* the high pass; the low pass over the high queue */
+/* The high pass; the low pass over the high queue (by walk: quota_low_heap_enable). */
+enum { Q_HIGH, Q_OVER };
 
 /* Move tenant t's high-queue cursor to the next job the pass may start: in the high
  * pass, jobs that fit the quota left; in the low pass, when borrowing, jobs that do not
@@ -1199,21 +1207,36 @@ static void lc_down(lc_entry *h, uint32_t n, uint32_t i)
     h[i] = x;
 }
 
+/* The shape queue of the low pass's high-priority jobs, or of its low-priority ones. */
+static const shapeq *sq_of(const qstate *s, bool high)
+{
+    return high ? &s->hover : &s->low;
+}
+
 /* The first job from id on in its sublist that did not fail at this epoch, or NOJOB. */
-static sim_job_id first_untried(const qstate *s, const sim_view *v, sim_job_id id)
+static sim_job_id first_untried(const shapeq *sq, const sim_view *v, sim_job_id id)
 {
     while (id != NOJOB && qj(v, id)->tried == v->release_epoch + 1)
-        id = tenantq_next(&s->low.q, v, id);
+        id = tenantq_next(&sq->q, v, id);
     return id;
 }
 
-/* Whether sublist b's jobs (whose first that may start is id) are out of this pass: its
- * shape found no room, or (without borrowing) its jobs are beyond quota; both hold to
- * the end of the pass (usage only grows, the failed record only fills). */
-static bool sub_out(const qstate *s, const sim_view *v, uint32_t b, sim_job_id id)
+/*
+ * Whether sublist b's jobs (whose first that may start is id) are out of this pass: its
+ * shape found no room; or, for low-priority jobs without borrowing, they are beyond
+ * quota; or, for high-priority ones, they are within it (the high pass takes those).
+ * These hold to the end of the pass: the failed record only fills, usage only grows,
+ * and the low pass runs only when the high pass left no job within quota untried (one
+ * tried at this epoch that fits its quota again leaves the low pass out: still_waiting).
+ */
+static bool sub_out(const qstate *s, const sim_view *v, bool high, uint32_t b, sim_job_id id)
 {
-    return shape_no_room(s, v, s->low.shape[b]) ||
-           (!s->borrow && !fits_quota(v, sim_view_job(v, id)));
+    const shapeq *sq = sq_of(s, high);
+    if (shape_no_room(s, v, sq->shape[b]))
+        return true;
+    if (high)
+        return fits_quota(v, sim_view_job(v, id));
+    return !s->borrow && !fits_quota(v, sim_view_job(v, id));
 }
 
 /* Tenant t's heap of sublists, built afresh: each sublist still in the pass, under its
@@ -1226,15 +1249,19 @@ static void lc_build(qstate *s, const sim_view *v, uint32_t t)
         s->pool_gen = s->low_gen;
     }
     uint32_t n = 0;
-    for (uint32_t b = shapeq_first(&s->low, t); b != SHAPEQ_NONE; b = shapeq_next(&s->low, b)) {
-        sim_job_id id = shapeq_head(&s->low, b);
-        if (sub_out(s, v, b, id) || (id = first_untried(s, v, id)) == NOJOB)
-            continue;
-        if (s->pool_used + n >= s->pool_cap) { /* not reached: the pool holds every sublist */
-            s->oom = true;
-            break;
+    for (int high = 0; high < 2; high++) {
+        const shapeq *sq = sq_of(s, high);
+        for (uint32_t b = shapeq_first(sq, t); b != SHAPEQ_NONE; b = shapeq_next(sq, b)) {
+            sim_job_id id = shapeq_head(sq, b);
+            if (sub_out(s, v, high, b, id) || (id = first_untried(sq, v, id)) == NOJOB)
+                continue;
+            if (s->pool_used + n >= s->pool_cap) { /* not reached: the pool holds every sublist */
+                s->oom = true;
+                break;
+            }
+            s->pool[s->pool_used + n++] =
+                (lc_entry){qkey(qj(v, id)), sim_view_job(v, id)->seq, b, id, high};
         }
-        s->pool[s->pool_used + n++] = (lc_entry){qkey(qj(v, id)), sim_view_job(v, id)->seq, b, id};
     }
     for (uint32_t i = n / 2; i-- > 0;)
         lc_down(s->pool + s->pool_used, n, i);
@@ -1246,12 +1273,14 @@ static void lc_build(qstate *s, const sim_view *v, uint32_t t)
 }
 
 /*
- * Tenant t's first low-priority job the low pass may start: the first, in queue order,
- * of the first jobs of its shape sublists still in the pass (sub_out) that did not fail
- * at this epoch. The jobs of a sublist before that point have started, so this is the job
- * a walk of the whole queue would reach. The sublists wait in a heap by the job each had
- * first when last looked at, built once a pass (and again after an insertion into a low
- * queue, which only a reclaim's victims make during a pass). During a pass a sublist only
+ * Tenant t's first job the low pass may start: the first, in queue order, of the first
+ * jobs of its shape sublists still in the pass (sub_out) that did not fail at this epoch;
+ * the sublists of its low-priority jobs, and with borrowing those of its high-priority
+ * jobs beyond quota (one order: key, then arrival). The jobs of a sublist before that
+ * point have started, so this is the job a walk of the whole queues would reach. The
+ * sublists wait in a heap by the job each had first when last looked at, built once a
+ * pass (and again after an insertion into a shape queue, which only a reclaim's victims
+ * make during a pass). During a pass a sublist only
  * loses jobs from its front (they start, or fail at this epoch), so that key is a lower
  * bound: the top is looked at again and, when its first job moved, sifted down under the
  * new one; a sublist out of the pass, or emptied, leaves the heap. O(log sublists) for a
@@ -1265,13 +1294,13 @@ void quota_low_heap_enable(bool on)
     low_heap = on;
 }
 
-/* low_candidate by a walk of every sublist. */
+/* low_candidate's low-priority job by a walk of every sublist. */
 static sim_job_id low_candidate_walk(const qstate *s, const sim_view *v, uint32_t t)
 {
     sim_job_id c = NOJOB;
     for (uint32_t b = shapeq_first(&s->low, t); b != SHAPEQ_NONE; b = shapeq_next(&s->low, b)) {
         sim_job_id id = shapeq_head(&s->low, b);
-        if (sub_out(s, v, b, id) || (id = first_untried(s, v, id)) == NOJOB)
+        if (sub_out(s, v, false, b, id) || (id = first_untried(&s->low, v, id)) == NOJOB)
             continue;
         if (c == NOJOB || key_before(v, id, c))
             c = id;
@@ -1281,15 +1310,15 @@ static sim_job_id low_candidate_walk(const qstate *s, const sim_view *v, uint32_
 
 static sim_job_id low_candidate(qstate *s, const sim_view *v, uint32_t t)
 {
-    if (!low_heap)
-        return low_candidate_walk(s, v, t);
     if (s->lc_pass[t] != s->pass_id || s->lc_gen[t] != s->low_gen)
         lc_build(s, v, t);
     uint32_t *n = &s->lc_n[t];
     while (*n) {
         lc_entry *h = s->pool + s->lc_off[t];
-        sim_job_id id = shapeq_head(&s->low, h[0].sub);
-        if (id == NOJOB || sub_out(s, v, h[0].sub, id) || (id = first_untried(s, v, id)) == NOJOB) {
+        const shapeq *sq = sq_of(s, h[0].high);
+        sim_job_id id = shapeq_head(sq, h[0].sub);
+        if (id == NOJOB || sub_out(s, v, h[0].high, h[0].sub, id) ||
+            (id = first_untried(sq, v, id)) == NOJOB) {
             h[0] = h[--*n];
             lc_down(h, *n, 0);
             continue;
@@ -1305,14 +1334,18 @@ static sim_job_id low_candidate(qstate *s, const sim_view *v, uint32_t t)
 }
 
 /* Tenant t's candidate in this pass (NOJOB when none); *cur: the high-queue cursor it
- * came from, NULL for a low-priority job. */
+ * came from, NULL for a job of the low pass's heap. */
 static sim_job_id candidate(qstate *s, const sim_view *v, uint32_t t, bool high, bool *waiting,
                             uint32_t **cur)
 {
     *cur = &s->cursor[t];
     if (high)
         return advance(s, v, t, Q_HIGH, waiting);
-    sim_job_id over = advance(s, v, t, Q_OVER, waiting), low = low_candidate(s, v, t);
+    if (low_heap) {
+        *cur = NULL;
+        return low_candidate(s, v, t);
+    }
+    sim_job_id over = advance(s, v, t, Q_OVER, waiting), low = low_candidate_walk(s, v, t);
     if (over != NOJOB && (low == NOJOB || key_before(v, over, low)))
         return over;
     *cur = NULL;

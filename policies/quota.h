@@ -21,9 +21,11 @@ uint32_t policy_quota_job_reclaims(const sim_view *v, sim_job_id id);
 /* Whether job id waits for the end of its tenant's profiling time. */
 bool policy_quota_job_is_profiling(const sim_view *v, sim_job_id id);
 
-/* Whether the low pass finds each tenant's next job through its heap of shape sublists
- * (the default) or by a walk of every sublist at each candidate (the same job: tests
- * compare the two). For every later run of the process. */
+/* Whether the low pass finds each tenant's next job through one heap of the shape
+ * sublists of its low-priority jobs and of its high-priority ones beyond quota (the
+ * default), or by a walk of every low-priority sublist and of the high-priority queue
+ * at each candidate (the same job: tests compare the two). For every later run of the
+ * process. */
 void quota_low_heap_enable(bool on);
 
 /* Whether a reclaim dry-runs only the nodes whose lower bound of cost does not rule them

@@ -52,7 +52,7 @@ static int fs_init(void *st, const policy_config *cfg, sim_diag *d)
     if (rc != SIM_OK)
         return rc;
     s->equal = share == 1;
-    tenantq_init(&s->q, offsetof(fs_job, link));
+    tenantq_init(&s->q, offsetof(fs_job, link), false);
     return place_ws_init(&s->ws, cfg, d);
 }
 

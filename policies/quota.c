@@ -246,7 +246,7 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->seed = cfg->seed;
     s->prof_head = s->prof_tail = s->rep_head = s->fresh_head = NOJOB;
     s->next_train_us = SIM_TIME_NEVER;
-    tenantq_init(&s->q, offsetof(qjob, link));
+    tenantq_init(&s->q, offsetof(qjob, link), true);
     shapeq_init(&s->low, offsetof(qjob, sub));
     shapeq_init(&s->hover, offsetof(qjob, sub));
     model_dur_config mc;

@@ -12,7 +12,7 @@
 void shapeq_init(shapeq *q, size_t link_offset)
 {
     memset(q, 0, sizeof *q);
-    tenantq_init(&q->q, link_offset);
+    tenantq_init(&q->q, link_offset, true);
 }
 
 void shapeq_fini(shapeq *q)

@@ -3,7 +3,8 @@
  * shape (sim_job.shape: jobs that fit exactly where each other fit) form a sublist kept
  * in the queue's order (key, then arrival; see tenantq.h), so a pass that finds a shape
  * unplaceable passes over all of its jobs at once: the tenant's next job that may start
- * is the first, in that order, of the heads of the sublists still in the pass. Each
+ * is the first, in that order, of the heads of the sublists still in the pass. The
+ * sublists are indexed tenantq queues, so an insertion costs O(log sublist). Each
  * tenant's sublists form a list; a hash finds the sublist of a (tenant, shape). A
  * sublist lives while it holds jobs (a pending job keeps its shape id, so the pair
  * names one sublist). Nothing is allocated per job: the tables grow geometrically at a

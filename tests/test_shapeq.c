@@ -4,7 +4,9 @@
  * sublists empty and come back); after each step every tenant's list names exactly the
  * shapes it has queued jobs of, once each, and each sublist holds exactly those jobs in
  * (key, arrival) order; the walks over the tenants and the sublists holding jobs
- * (shapeq_busy_from, tenantq_busy_from) name exactly those, in order.
+ * (shapeq_busy_from, tenantq_busy_from) name exactly those, in order; and each
+ * sublist's treap holds its jobs in the same order (in order of a walk from left to
+ * right), each under a parent of larger priority that it names as its own.
  */
 #include "policies/shapeq.h"
 
@@ -39,6 +41,25 @@ static bool before(uint32_t a, uint32_t b)
     return key_of[a] != key_of[b] ? key_of[a] < key_of[b] : jobs[a].seq < jobs[b].seq;
 }
 
+/* Subtree x of a treap (its parent up) against the list from *at on, which it must match
+ * in order; advances *at past it. Returns the number of mismatches. */
+static int verify_treap(const tenantq *q, const sim_view *v, uint32_t x, uint32_t up, uint32_t *at,
+                        uint32_t depth)
+{
+    if (x == SIM_JOB_NONE)
+        return 0;
+    if (depth > JOBS)
+        return 1; /* a cycle */
+    const tenantq_link *l = tenantq_link_of(q, v, x);
+    int bad = l->up != up || (up != SIM_JOB_NONE && tenantq_prio(up) < tenantq_prio(x));
+    bad += verify_treap(q, v, l->left, x, at, depth + 1);
+    if (*at != x)
+        bad++;
+    else
+        *at = l->next;
+    return bad + verify_treap(q, v, l->right, x, at, depth + 1);
+}
+
 /* Everything the queues say against the model; returns the number of mismatches. */
 static int verify(const shapeq *q, const sim_view *v)
 {
@@ -71,6 +92,9 @@ static int verify(const shapeq *q, const sim_view *v)
                  id = tenantq_next(&q->q, v, id))
                 bad += k >= n || expect[k++] != id;
             bad += k != n || n == 0;
+            uint32_t at = shapeq_head(q, b);
+            bad += verify_treap(&q->q, v, tenantq_root(&q->q, b), SIM_JOB_NONE, &at, 0);
+            bad += at != SIM_JOB_NONE;
             listed += n;
         }
         uint32_t queued = 0;

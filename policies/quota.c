@@ -51,6 +51,8 @@ typedef struct qjob {
     uint8_t high, borrower, profiling, reject, fresh;
 } qjob;
 
+#define LB_MEMOS 16 /* replica requests whose node bounds are kept */
+
 typedef struct qstate {
     /* Options. */
     bool borrow, by_submit, interference;
@@ -98,6 +100,16 @@ typedef struct qstate {
     uint32_t *lb_heap, *cost_heap, *order;
     uint32_t n_lb, n_cost, n_order;
     uint64_t reclaim_id;
+    /* node_bound per node for the last few replica requests reclaimed for (a bound
+     * depends on the node and on the replica's GPUs, share and GPU memory only), each
+     * valid as of node_change_epoch + 1 (at); used: the reclaim that last read it. */
+    struct lb_memo {
+        uint32_t gpr, milli;
+        uint64_t gmem, used;
+        double *lb;
+        uint64_t *at;
+    } lb_memo[LB_MEMOS];
+    uint32_t n_lb_memo;
     double *gpu_cost;
     uint32_t *gpu_idx;
     uint32_t *room_milli; /* per GPU of a node: free share in a dry run */
@@ -210,6 +222,10 @@ static void free_scratch(qstate *s)
     sim_free(s->room_milli);
     sim_free(s->room_mem);
     sim_free(s->chosen);
+    for (uint32_t i = 0; i < s->n_lb_memo; i++) {
+        sim_free(s->lb_memo[i].lb);
+        sim_free(s->lb_memo[i].at);
+    }
 }
 
 static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
@@ -928,11 +944,59 @@ static double node_bound(qstate *s, const sim_view *v, const sim_job *j, uint32_
     return need > m ? need : m;
 }
 
+/* The bounds kept for a replica of j (gpr GPUs of milli and gmem): the memo of that
+ * request, or the one least recently used, cleared; NULL when out of memory. */
+static struct lb_memo *lb_memo_of(qstate *s, const sim_view *v, uint32_t gpr, uint32_t milli,
+                                  uint64_t gmem)
+{
+    struct lb_memo *m = NULL;
+    for (uint32_t i = 0; i < s->n_lb_memo && !m; i++)
+        if (s->lb_memo[i].gpr == gpr && s->lb_memo[i].milli == milli && s->lb_memo[i].gmem == gmem)
+            m = &s->lb_memo[i];
+    if (!m) {
+        size_t nn = v->n_nodes ? v->n_nodes : 1;
+        if (s->n_lb_memo < LB_MEMOS) {
+            m = &s->lb_memo[s->n_lb_memo];
+            m->lb = sim_calloc(nn, sizeof *m->lb);
+            m->at = sim_calloc(nn, sizeof *m->at);
+            if (!m->lb || !m->at) {
+                sim_free(m->lb);
+                sim_free(m->at);
+                return NULL;
+            }
+            s->n_lb_memo++;
+        } else {
+            m = &s->lb_memo[0];
+            for (uint32_t i = 1; i < LB_MEMOS; i++)
+                if (s->lb_memo[i].used < m->used)
+                    m = &s->lb_memo[i];
+            memset(m->at, 0, nn * sizeof *m->at);
+        }
+        m->gpr = gpr;
+        m->milli = milli;
+        m->gmem = gmem;
+    }
+    m->used = s->reclaim_id;
+    return m;
+}
+
+/* node_bound, from the memo m when node n did not change since it was computed. */
+static double node_bound_memo(qstate *s, struct lb_memo *m, const sim_view *v, const sim_job *j,
+                              uint32_t n, uint32_t milli, uint64_t gmem)
+{
+    if (m->at[n] != v->node_change_epoch[n] + 1) {
+        m->lb[n] = node_bound(s, v, j, n, milli, gmem);
+        m->at[n] = v->node_change_epoch[n] + 1;
+    }
+    return m->lb[n];
+}
+
 /* Whether node n holds a replica of j as it is: dry_fits before any victim. */
 static bool node_fits_now(const sim_view *v, const sim_job *j, uint32_t n, uint32_t milli,
                           uint64_t gmem)
 {
-    if (v->node_cpu_total[n] - v->node_cpu_used[n] < j->cpu_per_replica ||
+    if (v->node_max_free_milli[n] < milli ||
+        v->node_cpu_total[n] - v->node_cpu_used[n] < j->cpu_per_replica ||
         v->node_mem_total[n] - v->node_mem_used[n] < j->mem_per_replica)
         return false;
     uint32_t k = 0, first = v->node_gpu_first[n];
@@ -999,10 +1063,13 @@ static double node_dry_cost(qstate *s, const sim_view *v, const sim_job *j, uint
  * bound of its cost. A node that holds the replica as it is costs 0 (its dry run picks
  * no victim), and one without a borrower that does not cannot be freed; the others need
  * a victim, which costs at least the node's smallest borrower share. */
-static void reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint32_t milli,
-                           uint64_t gmem)
+static int reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint32_t milli,
+                          uint64_t gmem)
 {
     s->n_lb = s->n_cost = s->n_order = 0;
+    struct lb_memo *m = lb_memo_of(s, v, j->gpus_per_replica, milli, gmem);
+    if (!m)
+        return SIM_ENOMEM;
     for (uint32_t n = 0; n < v->n_nodes; n++) {
         if (!reclaim_bound) { /* every node's dry run, now */
             s->node_cost[n] = node_dry_cost(s, v, j, n, milli, gmem);
@@ -1017,7 +1084,7 @@ static void reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint3
         if (node_fits_now(v, j, n, milli, gmem)) {
             s->node_cost[n] = 0;
             s->cost_heap[s->n_cost++] = n;
-        } else if (isfinite(s->node_lb[n] = node_bound(s, v, j, n, milli, gmem))) {
+        } else if (isfinite(s->node_lb[n] = node_bound_memo(s, m, v, j, n, milli, gmem))) {
             s->lb_heap[s->n_lb++] = n;
         }
     }
@@ -1025,6 +1092,7 @@ static void reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint3
         node_heap_down(s->cost_heap, s->n_cost, i, s->node_cost);
     for (uint32_t i = s->n_lb / 2; i-- > 0;)
         node_heap_down(s->lb_heap, s->n_lb, i, s->node_lb);
+    return SIM_OK;
 }
 
 /* Whether the smallest bound, then id, comes before the smallest cost, then id. */
@@ -1069,8 +1137,10 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
         return 0;
     uint32_t milli = place_milli(j, 0);
     uint64_t gmem = j->spec.gpu_mem_mib;
-    reclaim_stream(s, v, j, milli, gmem);
     s->reclaim_id++;
+    int rc = reclaim_stream(s, v, j, milli, gmem);
+    if (rc != SIM_OK)
+        return rc;
     for (int attempt = 0; attempt < RECLAIM_TRIES; attempt++) {
         /* The R cheapest nodes not set aside, one replica each; one of them must need a
          * preemption. */
@@ -1103,7 +1173,7 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
             continue;
         }
         for (uint32_t i = 0; i < s->n_victims; i++) {
-            int rc = preempt_victim(s, v, out, s->victims[i]);
+            rc = preempt_victim(s, v, out, s->victims[i]);
             if (rc != SIM_OK)
                 return rc;
         }
@@ -1112,7 +1182,7 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
         sim_placement p;
         if (!place_job(s, v, id, &p))
             return 0;
-        int rc = start_job(s, v, out, id, &p);
+        rc = start_job(s, v, out, id, &p);
         return rc == SIM_OK ? 1 : rc;
     }
     return 0;

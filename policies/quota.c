@@ -91,14 +91,15 @@ typedef struct qstate {
      * with the running jobs. Per node: the cost of its own dry run (node_cost) or its
      * lower bound (node_lb); the smallest share of a borrower on its GPUs (min_share), as
      * of node_change_epoch + 1 (min_share_at); the reclaim that found it unusable with
-     * the others' victims (bad). The heaps of nodes by bound and by cost, and the nodes
-     * in cost order so far (reclaim_stream). */
+     * the others' victims (bad). The heaps of nodes by bound and by cost, the nodes not
+     * yet in the first (lb_over, the smallest over_min, at lb_over[over_at]), and the
+     * nodes in cost order so far (reclaim_stream). */
     double *node_cost, *node_lb, *min_share;
     uint64_t *min_share_at, *bad;
     uint32_t *gpu_borrowed; /* per GPU: the share borrowers hold there, as of min_share_at */
     uint32_t *deficit;      /* per GPU of a node: share short of a replica's */
-    uint32_t *lb_heap, *cost_heap, *order;
-    uint32_t n_lb, n_cost, n_order;
+    uint32_t *lb_heap, *cost_heap, *order, *lb_over;
+    uint32_t n_lb, n_cost, n_order, n_over, over_min, over_at;
     uint64_t reclaim_id;
     /* node_bound per node for the last few replica requests reclaimed for (a bound
      * depends on the node and on the replica's GPUs, share and GPU memory only), each
@@ -213,6 +214,7 @@ static void free_scratch(qstate *s)
     sim_free(s->min_share_at);
     sim_free(s->bad);
     sim_free(s->lb_heap);
+    sim_free(s->lb_over);
     sim_free(s->cost_heap);
     sim_free(s->order);
     sim_free(s->gpu_borrowed);
@@ -287,6 +289,7 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->min_share_at = sim_calloc(nn, sizeof *s->min_share_at);
     s->bad = sim_calloc(nn, sizeof *s->bad);
     s->lb_heap = sim_calloc(nn, sizeof *s->lb_heap);
+    s->lb_over = sim_calloc(nn, sizeof *s->lb_over);
     s->cost_heap = sim_calloc(nn, sizeof *s->cost_heap);
     s->order = sim_calloc(nn, sizeof *s->order);
     s->gpu_borrowed = sim_calloc(s->max_gpn, sizeof *s->gpu_borrowed);
@@ -297,8 +300,9 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->room_milli = sim_calloc(s->max_gpn, sizeof *s->room_milli);
     s->room_mem = sim_calloc(s->max_gpn, sizeof *s->room_mem);
     if (!s->node_cost || !s->node_lb || !s->min_share || !s->min_share_at || !s->bad ||
-        !s->lb_heap || !s->cost_heap || !s->order || !s->gpu_borrowed || !s->deficit ||
-        !s->gpu_cost || !s->gpu_idx || !s->chosen || !s->room_milli || !s->room_mem) {
+        !s->lb_heap || !s->lb_over || !s->cost_heap || !s->order || !s->gpu_borrowed ||
+        !s->deficit || !s->gpu_cost || !s->gpu_idx || !s->chosen || !s->room_milli ||
+        !s->room_mem) {
         free_scratch(s);
         place_ws_fini(&s->ws);
         model_duration_destroy(s->pred);
@@ -1062,11 +1066,12 @@ static double node_dry_cost(qstate *s, const sim_view *v, const sim_job *j, uint
 /* Set up reclaim_next for job j: the nodes that may host a replica, each under a lower
  * bound of its cost. A node that holds the replica as it is costs 0 (its dry run picks
  * no victim), and one without a borrower that does not cannot be freed; the others need
- * a victim, which costs at least the node's smallest borrower share. */
+ * a victim (node_bound), and wait unsorted in lb_over. */
 static int reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint32_t milli,
                           uint64_t gmem)
 {
-    s->n_lb = s->n_cost = s->n_order = 0;
+    s->n_lb = s->n_cost = s->n_order = s->n_over = 0;
+    s->over_min = UINT32_MAX;
     struct lb_memo *m = lb_memo_of(s, v, j->gpus_per_replica, milli, gmem);
     if (!m)
         return SIM_ENOMEM;
@@ -1085,31 +1090,74 @@ static int reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint32
             s->node_cost[n] = 0;
             s->cost_heap[s->n_cost++] = n;
         } else if (isfinite(s->node_lb[n] = node_bound_memo(s, m, v, j, n, milli, gmem))) {
-            s->lb_heap[s->n_lb++] = n;
+            if (s->over_min == UINT32_MAX || key_less(s->node_lb, n, s->over_min)) {
+                s->over_min = n;
+                s->over_at = s->n_over;
+            }
+            s->lb_over[s->n_over++] = n;
         }
     }
     for (uint32_t i = s->n_cost / 2; i-- > 0;)
         node_heap_down(s->cost_heap, s->n_cost, i, s->node_cost);
-    for (uint32_t i = s->n_lb / 2; i-- > 0;)
-        node_heap_down(s->lb_heap, s->n_lb, i, s->node_lb);
     return SIM_OK;
 }
 
-/* Whether the smallest bound, then id, comes before the smallest cost, then id. */
-static bool bound_first(const qstate *s)
+/* Whether node u's bound, then id, comes before node e's cost, then id. */
+static bool bound_before(const qstate *s, uint32_t u, uint32_t e)
 {
-    uint32_t u = s->lb_heap[0], e = s->cost_heap[0];
     return s->node_lb[u] < s->node_cost[e] || (s->node_lb[u] == s->node_cost[e] && u < e);
 }
 
-/* The next node in order of cost, then id, among those that can be freed; UINT32_MAX when
+/* Move the nodes of lb_over whose bound comes before the smallest cost found (all of them
+ * when none is) into the heap by bound; over_min becomes the smallest of the rest. */
+static void lb_refill(qstate *s)
+{
+    uint32_t e = s->n_cost ? s->cost_heap[0] : UINT32_MAX, kept = 0, had = s->n_lb;
+    s->over_min = UINT32_MAX;
+    for (uint32_t i = 0; i < s->n_over; i++) {
+        uint32_t n = s->lb_over[i];
+        if (e == UINT32_MAX || bound_before(s, n, e)) {
+            s->lb_heap[s->n_lb++] = n;
+            continue;
+        }
+        if (s->over_min == UINT32_MAX || key_less(s->node_lb, n, s->over_min)) {
+            s->over_min = n;
+            s->over_at = kept;
+        }
+        s->lb_over[kept++] = n;
+    }
+    s->n_over = kept;
+    if (s->n_lb > had)
+        for (uint32_t i = s->n_lb / 2; i-- > 0;)
+            node_heap_down(s->lb_heap, s->n_lb, i, s->node_lb);
+}
+
+/*
+ * The next node in order of cost, then id, among those that can be freed; UINT32_MAX when
  * none is left. A node waits under its bound until every node of smaller cost is known:
  * nodes are dry-run in order of bound while the smallest bound comes before the smallest
- * cost found (a node's cost is at least its bound), so only the first few are. */
+ * cost found (a node's cost is at least its bound), so only the first few are. Only the
+ * nodes whose bound comes before the smallest cost found enter the heap by bound (the
+ * node of smallest bound is dry-run first to give one): the others, most of them, wait
+ * in lb_over, read again only when the smallest cost found passes the smallest of them.
+ */
 static uint32_t reclaim_next(qstate *s, const sim_view *v, const sim_job *j, uint32_t milli,
                              uint64_t gmem)
 {
-    while (s->n_lb && (!s->n_cost || bound_first(s))) {
+    for (;;) {
+        if (s->n_over && (!s->n_cost || bound_before(s, s->over_min, s->cost_heap[0]))) {
+            if (!s->n_cost && !s->n_lb) {
+                uint32_t n = s->over_min;
+                s->lb_over[s->over_at] = s->lb_over[--s->n_over];
+                s->node_cost[n] = node_dry_cost(s, v, j, n, milli, gmem);
+                if (isfinite(s->node_cost[n]))
+                    node_heap_push(s->cost_heap, &s->n_cost, n, s->node_cost);
+            }
+            lb_refill(s);
+            continue;
+        }
+        if (!s->n_lb || (s->n_cost && !bound_before(s, s->lb_heap[0], s->cost_heap[0])))
+            break;
         uint32_t n = node_heap_pop(s->lb_heap, &s->n_lb, s->node_lb);
         s->node_cost[n] = node_dry_cost(s, v, j, n, milli, gmem);
         if (isfinite(s->node_cost[n]))

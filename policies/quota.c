@@ -68,9 +68,9 @@ typedef struct qstate {
     shapeq low;   /* per tenant and shape: its low-priority queue */
     shapeq hover; /* with borrowing, per tenant and shape: its high-priority queue again,
                    * for the low pass, which starts such jobs beyond quota */
-    /* Per tenant (grown with the queues): the high queue's pass cursor, and the heap of
-     * its low queue's sublists (low_candidate): lc_n entries from lc_off in the pool,
-     * built in pass lc_pass at insertion count lc_gen. */
+    /* Per tenant (grown with the queues): the high queue's pass cursor, and the low
+     * pass's heap of its shape sublists (low_candidate): lc_n entries from lc_off in the
+     * pool, built in pass lc_pass at insertion count lc_gen. */
     uint32_t *cursor;
     /* The GPU demands of the jobs in the high queues: (tenant, demand, jobs), sorted by
      * tenant then demand (distinct demands are few). */
@@ -99,18 +99,25 @@ typedef struct qstate {
     uint32_t *gpu_borrowed; /* per GPU: the share borrowers hold there, as of min_share_at */
     uint32_t *deficit;      /* per GPU of a node: share short of a replica's */
     uint32_t *lb_heap, *cost_heap, *order, *lb_over;
-    uint32_t n_lb, n_cost, n_order, n_over, over_min, over_at;
+    uint32_t n_lb, n_cost, n_order, n_over;
+    uint32_t over_min; /* the node of lb_over of smallest bound, then id */
+    uint32_t over_at;  /* its index in lb_over */
     uint64_t reclaim_id;
     /* node_bound per node for the last few replica requests reclaimed for (a bound
-     * depends on the node and on the replica's GPUs, share and GPU memory only), each
-     * valid as of node_change_epoch + 1 (at); used: the reclaim that last read it. */
+     * depends on the node and on the replica's GPUs, share and GPU memory only); with
+     * borrowing, sized at init: LB_MEMOS x nodes slots of lb_slots. */
     struct lb_memo {
-        uint32_t gpr, milli;
-        uint64_t gmem, used;
-        double *lb;
-        uint64_t *at;
+        uint32_t gpr;      /* the request: GPUs of a replica */
+        uint32_t milli;    /* share of each GPU, milli-GPUs */
+        uint64_t gmem_mib; /* GPU memory of each GPU */
+        uint64_t used;     /* reclaim_id of the reclaim that last read it */
+        struct lb_slot {
+            double lb;   /* node_bound of node n */
+            uint64_t at; /* node_change_epoch[n] + 1 when computed, 0 = never */
+        } * slot;        /* per node */
     } lb_memo[LB_MEMOS];
     uint32_t n_lb_memo;
+    struct lb_slot *lb_slots;
     double *gpu_cost;
     uint32_t *gpu_idx;
     uint32_t *room_milli; /* per GPU of a node: free share in a dry run */
@@ -224,10 +231,7 @@ static void free_scratch(qstate *s)
     sim_free(s->room_milli);
     sim_free(s->room_mem);
     sim_free(s->chosen);
-    for (uint32_t i = 0; i < s->n_lb_memo; i++) {
-        sim_free(s->lb_memo[i].lb);
-        sim_free(s->lb_memo[i].at);
-    }
+    sim_free(s->lb_slots);
 }
 
 static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
@@ -299,10 +303,13 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->chosen = sim_calloc(s->max_gpn, sizeof *s->chosen);
     s->room_milli = sim_calloc(s->max_gpn, sizeof *s->room_milli);
     s->room_mem = sim_calloc(s->max_gpn, sizeof *s->room_mem);
+    /* Reclaims need borrowers. */
+    if (s->borrow)
+        s->lb_slots = sim_calloc(LB_MEMOS * nn, sizeof *s->lb_slots);
     if (!s->node_cost || !s->node_lb || !s->min_share || !s->min_share_at || !s->bad ||
         !s->lb_heap || !s->lb_over || !s->cost_heap || !s->order || !s->gpu_borrowed ||
         !s->deficit || !s->gpu_cost || !s->gpu_idx || !s->chosen || !s->room_milli ||
-        !s->room_mem) {
+        !s->room_mem || (s->borrow && !s->lb_slots)) {
         free_scratch(s);
         place_ws_fini(&s->ws);
         model_duration_destroy(s->pred);
@@ -948,39 +955,30 @@ static double node_bound(qstate *s, const sim_view *v, const sim_job *j, uint32_
     return need > m ? need : m;
 }
 
-/* The bounds kept for a replica of j (gpr GPUs of milli and gmem): the memo of that
- * request, or the one least recently used, cleared; NULL when out of memory. */
+/* The bounds kept for a replica of gpr GPUs of milli and gmem: the memo of that request,
+ * or the one least recently used, cleared. O(LB_MEMOS), or O(nodes) to clear. */
 static struct lb_memo *lb_memo_of(qstate *s, const sim_view *v, uint32_t gpr, uint32_t milli,
                                   uint64_t gmem)
 {
-    struct lb_memo *m = NULL;
-    for (uint32_t i = 0; i < s->n_lb_memo && !m; i++)
-        if (s->lb_memo[i].gpr == gpr && s->lb_memo[i].milli == milli && s->lb_memo[i].gmem == gmem)
-            m = &s->lb_memo[i];
-    if (!m) {
-        size_t nn = v->n_nodes ? v->n_nodes : 1;
-        if (s->n_lb_memo < LB_MEMOS) {
-            m = &s->lb_memo[s->n_lb_memo];
-            m->lb = sim_calloc(nn, sizeof *m->lb);
-            m->at = sim_calloc(nn, sizeof *m->at);
-            if (!m->lb || !m->at) {
-                sim_free(m->lb);
-                sim_free(m->at);
-                return NULL;
-            }
-            s->n_lb_memo++;
-        } else {
-            m = &s->lb_memo[0];
-            for (uint32_t i = 1; i < LB_MEMOS; i++)
-                if (s->lb_memo[i].used < m->used)
-                    m = &s->lb_memo[i];
-            memset(m->at, 0, nn * sizeof *m->at);
+    for (uint32_t i = 0; i < s->n_lb_memo; i++) {
+        struct lb_memo *m = &s->lb_memo[i];
+        if (m->gpr == gpr && m->milli == milli && m->gmem_mib == gmem) {
+            m->used = s->reclaim_id;
+            return m;
         }
-        m->gpr = gpr;
-        m->milli = milli;
-        m->gmem = gmem;
     }
-    m->used = s->reclaim_id;
+    size_t nn = v->n_nodes ? v->n_nodes : 1;
+    struct lb_memo *m = &s->lb_memo[0];
+    if (s->n_lb_memo < LB_MEMOS) {
+        m = &s->lb_memo[s->n_lb_memo];
+        m->slot = s->lb_slots + s->n_lb_memo++ * nn;
+    } else {
+        for (uint32_t i = 1; i < LB_MEMOS; i++)
+            if (s->lb_memo[i].used < m->used)
+                m = &s->lb_memo[i];
+        memset(m->slot, 0, nn * sizeof *m->slot);
+    }
+    *m = (struct lb_memo){gpr, milli, gmem, s->reclaim_id, m->slot};
     return m;
 }
 
@@ -988,11 +986,12 @@ static struct lb_memo *lb_memo_of(qstate *s, const sim_view *v, uint32_t gpr, ui
 static double node_bound_memo(qstate *s, struct lb_memo *m, const sim_view *v, const sim_job *j,
                               uint32_t n, uint32_t milli, uint64_t gmem)
 {
-    if (m->at[n] != v->node_change_epoch[n] + 1) {
-        m->lb[n] = node_bound(s, v, j, n, milli, gmem);
-        m->at[n] = v->node_change_epoch[n] + 1;
+    struct lb_slot *x = &m->slot[n];
+    if (x->at != v->node_change_epoch[n] + 1) {
+        x->lb = node_bound(s, v, j, n, milli, gmem);
+        x->at = v->node_change_epoch[n] + 1;
     }
-    return m->lb[n];
+    return x->lb;
 }
 
 /* Whether node n holds a replica of j as it is: dry_fits before any victim. */
@@ -1067,14 +1066,12 @@ static double node_dry_cost(qstate *s, const sim_view *v, const sim_job *j, uint
  * bound of its cost. A node that holds the replica as it is costs 0 (its dry run picks
  * no victim), and one without a borrower that does not cannot be freed; the others need
  * a victim (node_bound), and wait unsorted in lb_over. */
-static int reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint32_t milli,
-                          uint64_t gmem)
+static void reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint32_t milli,
+                           uint64_t gmem)
 {
     s->n_lb = s->n_cost = s->n_order = s->n_over = 0;
     s->over_min = UINT32_MAX;
-    struct lb_memo *m = lb_memo_of(s, v, j->gpus_per_replica, milli, gmem);
-    if (!m)
-        return SIM_ENOMEM;
+    struct lb_memo *m = reclaim_bound ? lb_memo_of(s, v, j->gpus_per_replica, milli, gmem) : NULL;
     for (uint32_t n = 0; n < v->n_nodes; n++) {
         if (!reclaim_bound) { /* every node's dry run, now */
             s->node_cost[n] = node_dry_cost(s, v, j, n, milli, gmem);
@@ -1099,7 +1096,6 @@ static int reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint32
     }
     for (uint32_t i = s->n_cost / 2; i-- > 0;)
         node_heap_down(s->cost_heap, s->n_cost, i, s->node_cost);
-    return SIM_OK;
 }
 
 /* Whether node u's bound, then id, comes before node e's cost, then id. */
@@ -1186,9 +1182,8 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
     uint32_t milli = place_milli(j, 0);
     uint64_t gmem = j->spec.gpu_mem_mib;
     s->reclaim_id++;
-    int rc = reclaim_stream(s, v, j, milli, gmem);
-    if (rc != SIM_OK)
-        return rc;
+    reclaim_stream(s, v, j, milli, gmem);
+    int rc;
     for (int attempt = 0; attempt < RECLAIM_TRIES; attempt++) {
         /* The R cheapest nodes not set aside, one replica each; one of them must need a
          * preemption. */
@@ -1238,12 +1233,14 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
 
 /* ---- Passes ------------------------------------------------------------------------- */
 
-/* The high pass; the low pass over the high queue (by walk: quota_low_heap_enable). */
+/* The high pass; the low pass's walk of the high queue, which only the tests use
+ * (quota_low_heap_enable(false): the low pass otherwise takes those jobs from their
+ * shape sublists, low_candidate). */
 enum { Q_HIGH, Q_OVER };
 
 /* Move tenant t's high-queue cursor to the next job the pass may start: in the high
- * pass, jobs that fit the quota left; in the low pass, when borrowing, jobs that do not
- * fit their quota (they borrow like low-priority ones). Jobs that failed at this epoch
+ * pass, jobs that fit the quota left; in the low pass's walk, when borrowing, jobs that
+ * do not fit their quota (they borrow like low-priority ones). Jobs that failed at this epoch
  * are passed over; in the high pass they count as waiting. In the low pass a job whose
  * shape found no room in the pass is passed over too: it would fail at once (there is
  * no reclaim in the low pass), and the mark of that failure would never be read (the
@@ -1398,12 +1395,11 @@ static void lc_build(qstate *s, const sim_view *v, uint32_t t)
  * point have started, so this is the job a walk of the whole queues would reach. The
  * sublists wait in a heap by the job each had first when last looked at, built once a
  * pass (and again after an insertion into a shape queue, which only a reclaim's victims
- * make during a pass). During a pass a sublist only
- * loses jobs from its front (they start, or fail at this epoch), so that key is a lower
- * bound: the top is looked at again and, when its first job moved, sifted down under the
- * new one; a sublist out of the pass, or emptied, leaves the heap. O(log sublists) for a
- * start or a failure, where a walk of every sublist made a pass over a backlog of many
- * shapes quadratic in them.
+ * make during a pass). During a pass a sublist only loses jobs from its front (they
+ * start, or fail at this epoch), so that key is a lower bound: the top is looked at
+ * again and, when its first job moved, sifted down under the new one; a sublist out of
+ * the pass, or emptied, leaves the heap. O(log sublists) for a start or a failure, where
+ * a walk of every sublist made a pass over a backlog of many shapes quadratic in them.
  */
 static bool low_heap = true;
 

@@ -50,14 +50,18 @@ int tenantq_reserve(tenantq *q, uint32_t n)
     if (!l)
         return SIM_ENOMEM;
     q->len = l;
-    uint32_t *r = sim_reallocarray(q->root, ncap, sizeof *r);
-    if (!r)
-        return SIM_ENOMEM;
-    q->root = r;
+    if (q->indexed) {
+        uint32_t *r = sim_reallocarray(q->root, ncap, sizeof *r);
+        if (!r)
+            return SIM_ENOMEM;
+        q->root = r;
+    }
     if (!sim_bits_grow(&q->busy, q->cap, ncap))
         return SIM_ENOMEM;
     for (uint32_t i = q->cap; i < ncap; i++) {
-        q->head[i] = q->tail[i] = q->root[i] = SIM_JOB_NONE;
+        q->head[i] = q->tail[i] = SIM_JOB_NONE;
+        if (q->indexed)
+            q->root[i] = SIM_JOB_NONE;
         q->len[i] = 0;
     }
     q->cap = ncap;

@@ -21,7 +21,8 @@
 typedef struct tenantq_link {
     uint32_t prev, next;      /* neighbours in the queue, SIM_JOB_NONE at the ends */
     uint32_t queue;           /* the queue it is in (valid while queued) */
-    uint32_t up, left, right; /* indexed queues: treap parent and children, or NONE */
+    uint32_t up;              /* indexed queues: treap parent, or SIM_JOB_NONE */
+    uint32_t left, right;     /* indexed queues: treap children, or SIM_JOB_NONE */
     double key;               /* sort key, smaller first; ties by the job's arrival order */
     bool queued;
 } tenantq_link;
@@ -31,7 +32,7 @@ typedef struct tenantq {
     bool indexed;       /* queues kept in treaps too */
     uint32_t cap;       /* queues allocated */
     uint32_t *head, *tail, *len;
-    uint32_t *root; /* indexed: per queue, its treap's root */
+    uint32_t *root; /* indexed only: per queue, its treap's root */
     uint64_t *busy; /* a bit per queue holding a job (cap / 64 words) */
 } tenantq;
 
@@ -49,9 +50,10 @@ static inline tenantq_link *tenantq_link_of(const tenantq *q, const sim_view *v,
     return (tenantq_link *)(void *)((unsigned char *)sim_view_job_state(v, id) + q->link_offset);
 }
 
-/* Insert job id (not queued) into `queue` (< cap) at its place by (key, arrival). */
+/* Insert job id (not queued) into `queue` (< cap) at its place by (key, arrival).
+ * Indexed: O(log queue) expected; plain: O(jobs after its place). */
 void tenantq_insert(tenantq *q, const sim_view *v, uint32_t queue, sim_job_id id, double key);
-/* Remove a queued job; nothing when it is not queued. O(1). */
+/* Remove a queued job; nothing when it is not queued. O(1) (expected when indexed). */
 void tenantq_remove(tenantq *q, const sim_view *v, sim_job_id id);
 
 static inline uint32_t tenantq_head(const tenantq *q, uint32_t queue)

@@ -78,7 +78,7 @@ typedef struct run {
     sim_engine *e;
     sim_intern *tenants, *types;
     cluster_spec cl;
-    node_spec nodes[8];
+    node_spec nodes[64];
     char *jobs_buf;
     size_t jobs_len;
     FILE *jobs;
@@ -619,40 +619,52 @@ static void check_low_heap(void)
  * bounds leave chooses the nodes a dry run of every node does. */
 static void check_reclaim_bound(void)
 {
-    enum { N = 1500 };
+    enum { N = 2400 };
     static job_spec jobs[N];
     static char names[N][64], cmds[N][128];
     static const char *const opts[] = {"priority=all", "learner=ridge"};
-    char *outputs[2] = {NULL, NULL};
-    for (int rep = 0; rep < 2; rep++) {
-        quota_reclaim_bound_enable(rep == 0);
-        g_node_cpu = 40000;
-        run r;
-        setup(&r, 8, 8, "quota", opts, 2, NULL, 0);
-        g_node_cpu = 0;
-        size_t n = gen_jobs(jobs, names, cmds, N, 31, r.tenants);
-        for (size_t i = 0; i < n; i++) {
-            if (i % 5 == 1)
-                jobs[i].gpu_milli = jobs[i].true_milli = 250 + 250 * (uint32_t)(i % 3);
-            if (i % 7 == 3 && jobs[i].num_gpus <= 4) {
-                jobs[i].replicas = 2;
-                jobs[i].num_gpus *= 2;
-                jobs[i].cpu_milli *= 2;
-                jobs[i].mem_mib *= 2;
+    /* Variant 1: 48 nodes, GPU memory asked, and 19 distinct shares, more replica
+     * requests than the reclaim keeps bounds for, so they evict each other. */
+    for (int k = 0; k < 2; k++) {
+        char *outputs[2] = {NULL, NULL};
+        for (int rep = 0; rep < 2; rep++) {
+            quota_reclaim_bound_enable(rep == 0);
+            g_node_cpu = 40000;
+            run r;
+            setup(&r, k ? 48 : 8, 8, "quota", opts, 2, NULL, 0);
+            g_node_cpu = 0;
+            size_t n = gen_jobs(jobs, names, cmds, k ? N : 1500, 31 + (uint64_t)k, r.tenants);
+            for (size_t i = 0; i < n; i++) {
+                if (k == 0 && i % 5 == 1)
+                    jobs[i].gpu_milli = jobs[i].true_milli = 250 + 250 * (uint32_t)(i % 3);
+                if (k == 1 && i % 3 == 1)
+                    jobs[i].gpu_milli = jobs[i].true_milli = 50 + 50 * (uint32_t)(i % 19);
+                if (k == 1 && i % 4 == 0)
+                    jobs[i].gpu_mem_mib = 2048 + 2048 * (uint64_t)(i % 6);
+                if (k == 1)
+                    jobs[i].submit_us /= 6; /* a backlog on the larger cluster */
+                if (i % 7 == 3 && jobs[i].num_gpus <= 4) {
+                    jobs[i].replicas = 2;
+                    jobs[i].num_gpus *= 2;
+                    jobs[i].cpu_milli *= 2;
+                    jobs[i].mem_mib *= 2;
+                }
             }
+            static const double q[2][4] = {{24, 16, 16, 8}, {144, 96, 96, 48}};
+            set_quotas(&r, q[k]);
+            CHECK(finish(&r, jobs, n) == SIM_OK);
+            CHECK(strstr(r.summary, "\"unfinished\": 0") != NULL);
+            /* The run reclaimed, often. */
+            const char *pre = strstr(r.summary, "\"preemptions\": ");
+            CHECK(pre && atol(pre + 16) > 50);
+            if (rep == 0 && pre)
+                printf("reclaim bound, variant %d: %ld preemptions\n", k, atol(pre + 16));
+            outputs[rep] = jobs_copy(&r);
+            teardown(&r);
         }
-        static const double q[4] = {24, 16, 16, 8};
-        set_quotas(&r, q);
-        CHECK(finish(&r, jobs, n) == SIM_OK);
-        CHECK(strstr(r.summary, "\"unfinished\": 0") != NULL);
-        /* The run reclaimed, often. */
-        const char *pre = strstr(r.summary, "\"preemptions\": ");
-        CHECK(pre && atol(pre + 16) > 50);
-        outputs[rep] = jobs_copy(&r);
-        teardown(&r);
+        quota_reclaim_bound_enable(true);
+        check_same(outputs);
     }
-    quota_reclaim_bound_enable(true);
-    check_same(outputs);
 }
 
 /* ---- Causality --------------------------------------------------------------------- */

@@ -1104,6 +1104,15 @@ static bool bound_before(const qstate *s, uint32_t u, uint32_t e)
     return s->node_lb[u] < s->node_cost[e] || (s->node_lb[u] == s->node_cost[e] && u < e);
 }
 
+/* Dry-run node n: its cost, and its place in the heap by cost when it can be freed. */
+static void cost_node(qstate *s, const sim_view *v, const sim_job *j, uint32_t n, uint32_t milli,
+                      uint64_t gmem)
+{
+    s->node_cost[n] = node_dry_cost(s, v, j, n, milli, gmem);
+    if (isfinite(s->node_cost[n]))
+        node_heap_push(s->cost_heap, &s->n_cost, n, s->node_cost);
+}
+
 /* Move the nodes of lb_over whose bound comes before the smallest cost found (all of them
  * when none is) into the heap by bound; over_min becomes the smallest of the rest. */
 static void lb_refill(qstate *s)
@@ -1145,19 +1154,14 @@ static uint32_t reclaim_next(qstate *s, const sim_view *v, const sim_job *j, uin
             if (!s->n_cost && !s->n_lb) {
                 uint32_t n = s->over_min;
                 s->lb_over[s->over_at] = s->lb_over[--s->n_over];
-                s->node_cost[n] = node_dry_cost(s, v, j, n, milli, gmem);
-                if (isfinite(s->node_cost[n]))
-                    node_heap_push(s->cost_heap, &s->n_cost, n, s->node_cost);
+                cost_node(s, v, j, n, milli, gmem);
             }
             lb_refill(s);
             continue;
         }
         if (!s->n_lb || (s->n_cost && !bound_before(s, s->lb_heap[0], s->cost_heap[0])))
             break;
-        uint32_t n = node_heap_pop(s->lb_heap, &s->n_lb, s->node_lb);
-        s->node_cost[n] = node_dry_cost(s, v, j, n, milli, gmem);
-        if (isfinite(s->node_cost[n]))
-            node_heap_push(s->cost_heap, &s->n_cost, n, s->node_cost);
+        cost_node(s, v, j, node_heap_pop(s->lb_heap, &s->n_lb, s->node_lb), milli, gmem);
     }
     return s->n_cost ? node_heap_pop(s->cost_heap, &s->n_cost, s->node_cost) : UINT32_MAX;
 }
@@ -1183,7 +1187,6 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
     uint64_t gmem = j->spec.gpu_mem_mib;
     s->reclaim_id++;
     reclaim_stream(s, v, j, milli, gmem);
-    int rc;
     for (int attempt = 0; attempt < RECLAIM_TRIES; attempt++) {
         /* The R cheapest nodes not set aside, one replica each; one of them must need a
          * preemption. */
@@ -1216,7 +1219,7 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
             continue;
         }
         for (uint32_t i = 0; i < s->n_victims; i++) {
-            rc = preempt_victim(s, v, out, s->victims[i]);
+            int rc = preempt_victim(s, v, out, s->victims[i]);
             if (rc != SIM_OK)
                 return rc;
         }
@@ -1225,7 +1228,7 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
         sim_placement p;
         if (!place_job(s, v, id, &p))
             return 0;
-        rc = start_job(s, v, out, id, &p);
+        int rc = start_job(s, v, out, id, &p);
         return rc == SIM_OK ? 1 : rc;
     }
     return 0;

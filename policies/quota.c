@@ -52,6 +52,8 @@ typedef struct qjob {
 } qjob;
 
 #define LB_MEMOS 16 /* replica requests whose node bounds are kept */
+#define DRY_KEYS 64 /* replica requests (with the tenant) whose dry-run costs are kept */
+#define DRY_MEMO_BITS 16 /* log2 of the entries of the dry-run memo */
 
 typedef struct qstate {
     /* Options. */
@@ -118,6 +120,36 @@ typedef struct qstate {
     } lb_memo[LB_MEMOS];
     uint32_t n_lb_memo;
     struct lb_slot *lb_slots;
+    /* The cost of a node's own dry run (node_dry_cost) for the last few requests
+     * reclaimed for, kept while the node does not change and each tenant whose excess
+     * the dry run read still holds more than the dry run took from it (dry_memo_hit):
+     * a direct-mapped table by (request, node), with borrowing, sized at init. A
+     * request (a replica's GPUs, share, GPU memory, CPU and memory, and the tenant it
+     * reclaims for) is interned in dry_keys under a serial; the least recently used is
+     * replaced under a new serial, so that its old entries no longer match. */
+    struct dry_key {
+        uint32_t gpr, milli;         /* GPUs of a replica, share of each (milli-GPUs) */
+        uint64_t gmem_mib;           /* GPU memory of each GPU */
+        uint64_t cpu_milli, mem_mib; /* CPU and memory of a replica */
+        uint32_t tenant;             /* the tenant reclaiming */
+        uint32_t serial;             /* its entries' serial, never 0 */
+        uint64_t used;               /* reclaim_id of the reclaim that last read it */
+    } dry_keys[DRY_KEYS];
+    uint32_t n_dry_keys, dry_serial_next;
+    uint32_t dry_serial; /* the current reclaim's request, 0 = no memo */
+    struct dry_memo {
+        uint32_t serial, node; /* the request and the node; serial 0 = empty */
+        uint64_t at;           /* node_change_epoch[node] + 1 when computed */
+        double cost;           /* the dry run's cost (INFINITY: cannot be freed) */
+        int64_t need;          /* share every tenant of mask must hold beyond quota, more */
+        uint64_t mask;         /* tenants (bit t) whose excess the dry run read */
+    } * dry_memo;
+    /* What the current dry run read of the tenants' excess: the share it had taken from
+     * a tenant at a check that passed, at most (dry_need), the tenants (dry_mask), and
+     * whether a check failed or the victims ran out of room (dry_short). */
+    int64_t dry_need;
+    uint64_t dry_mask;
+    bool dry_short;
     double *gpu_cost;
     uint32_t *gpu_idx;
     uint32_t *room_milli; /* per GPU of a node: free share in a dry run */
@@ -232,6 +264,7 @@ static void free_scratch(qstate *s)
     sim_free(s->room_mem);
     sim_free(s->chosen);
     sim_free(s->lb_slots);
+    sim_free(s->dry_memo);
 }
 
 static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
@@ -304,12 +337,14 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->room_milli = sim_calloc(s->max_gpn, sizeof *s->room_milli);
     s->room_mem = sim_calloc(s->max_gpn, sizeof *s->room_mem);
     /* Reclaims need borrowers. */
-    if (s->borrow)
+    if (s->borrow) {
         s->lb_slots = sim_calloc(LB_MEMOS * nn, sizeof *s->lb_slots);
+        s->dry_memo = sim_calloc((size_t)1 << DRY_MEMO_BITS, sizeof *s->dry_memo);
+    }
     if (!s->node_cost || !s->node_lb || !s->min_share || !s->min_share_at || !s->bad ||
         !s->lb_heap || !s->lb_over || !s->cost_heap || !s->order || !s->gpu_borrowed ||
         !s->deficit || !s->gpu_cost || !s->gpu_idx || !s->chosen || !s->room_milli ||
-        !s->room_mem || (s->borrow && !s->lb_slots)) {
+        !s->room_mem || (s->borrow && (!s->lb_slots || !s->dry_memo))) {
         free_scratch(s);
         place_ws_fini(&s->ws);
         model_duration_destroy(s->pred);
@@ -745,6 +780,23 @@ static int64_t *tenant_excess(qstate *s, const sim_view *v, uint32_t t)
     return &s->excess[t];
 }
 
+/* Whether tenant t still holds share beyond its quota in the current dry run; records
+ * what the answer rested on (dry_need, dry_mask, dry_short). */
+static bool still_over(qstate *s, const sim_view *v, uint32_t t)
+{
+    int64_t e = *tenant_excess(s, v, t);
+    s->dry_mask |= UINT64_C(1) << (t & 63);
+    if (e <= 0) {
+        s->dry_short = true;
+        return false;
+    }
+    /* The share the dry run took from t so far: its excess before, less that left. */
+    int64_t taken = (int64_t)used_milli(v, t) - (int64_t)quota_milli(v, t) - e;
+    if (taken > s->dry_need)
+        s->dry_need = taken;
+    return true;
+}
+
 /* The GPU share a job holds (what a victim's preemption costs). */
 static double held_share(const sim_job *vj)
 {
@@ -841,11 +893,13 @@ static bool dry_node(qstate *s, const sim_view *v, const sim_job *j, uint32_t n,
                  ai = v->allocs[ai].next_on_gpu) {
                 sim_job_id vid = v->allocs[ai].job;
                 if (qj(v, vid)->dry == s->dry_id || !is_borrower_of_other(v, vid, a) ||
-                    *tenant_excess(s, v, sim_view_job(v, vid)->spec.tenant) <= 0)
+                    !still_over(s, v, sim_view_job(v, vid)->spec.tenant))
                     continue;
                 if (best == NOJOB || started_later(v, vid, best))
                     best = vid;
             }
+        if (s->n_victims >= s->victims_cap)
+            s->dry_short = true;
         if (best == NOJOB || s->n_victims >= s->victims_cap)
             return false;
         dry_mark(s, v, best, n, true, &cpu, &mem);
@@ -1051,15 +1105,76 @@ static uint32_t node_heap_pop(uint32_t *h, uint32_t *n, const double *key)
     return top;
 }
 
+/* The serial of job j's request in the dry-run memo (see qstate.dry_keys): found, or the
+ * least recently used replaced. 0 (no memo) while the bounds are off, or with more
+ * tenants than the memo's mask has bits. O(DRY_KEYS). */
+static uint32_t dry_key_of(qstate *s, const sim_view *v, const sim_job *j, uint32_t milli,
+                           uint64_t gmem)
+{
+    if (!reclaim_bound || v->n_tenants > 64)
+        return 0;
+    struct dry_key k = {j->gpus_per_replica, milli,          gmem, j->cpu_per_replica,
+                        j->mem_per_replica,  j->spec.tenant, 0,    s->reclaim_id};
+    struct dry_key *x = &s->dry_keys[0];
+    for (uint32_t i = 0; i < s->n_dry_keys; i++) {
+        struct dry_key *y = &s->dry_keys[i];
+        if (y->gpr == k.gpr && y->milli == k.milli && y->gmem_mib == k.gmem_mib &&
+            y->cpu_milli == k.cpu_milli && y->mem_mib == k.mem_mib && y->tenant == k.tenant) {
+            y->used = s->reclaim_id;
+            return y->serial;
+        }
+        if (y->used < x->used)
+            x = y;
+    }
+    if (s->n_dry_keys < DRY_KEYS)
+        x = &s->dry_keys[s->n_dry_keys++];
+    k.serial = ++s->dry_serial_next ? s->dry_serial_next : ++s->dry_serial_next;
+    *x = k;
+    return k.serial;
+}
+
+/* The memo's entry for node n under the current request. */
+static struct dry_memo *dry_memo_at(qstate *s, uint32_t n)
+{
+    uint64_t h = ((uint64_t)s->dry_serial << 32 | n) * UINT64_C(0x9E3779B97F4A7C15);
+    return &s->dry_memo[h >> (64 - DRY_MEMO_BITS)];
+}
+
+/* Whether entry m holds node n's cost now: the same request and node state, and every
+ * tenant whose excess the dry run read still beyond quota by more than the dry run took
+ * from it, so that each of its checks passes again (and with them each of its choices). */
+static bool dry_memo_hit(const qstate *s, const sim_view *v, const struct dry_memo *m, uint32_t n)
+{
+    if (m->serial != s->dry_serial || m->node != n || m->at != v->node_change_epoch[n] + 1)
+        return false;
+    for (uint64_t b = m->mask; b; b &= b - 1) {
+        uint32_t t = (uint32_t)__builtin_ctzll(b);
+        if ((int64_t)used_milli(v, t) - (int64_t)quota_milli(v, t) <= m->need)
+            return false;
+    }
+    return true;
+}
+
 /* The cost of node n: the GPU share of the victims its own dry run picks (INFINITY when
- * it cannot be freed). */
+ * it cannot be freed), from the memo when it holds it. */
 static double node_dry_cost(qstate *s, const sim_view *v, const sim_job *j, uint32_t n,
                             uint32_t milli, uint64_t gmem)
 {
+    struct dry_memo *m = s->dry_serial ? dry_memo_at(s, n) : NULL;
+    if (m && dry_memo_hit(s, v, m, n))
+        return m->cost;
     double c;
     s->dry_id++;
     s->n_victims = 0;
-    return dry_node(s, v, j, n, milli, gmem, j->spec.tenant, &c) ? c : INFINITY;
+    s->dry_need = 0;
+    s->dry_mask = 0;
+    s->dry_short = false;
+    if (!dry_node(s, v, j, n, milli, gmem, j->spec.tenant, &c))
+        c = INFINITY;
+    if (m && !s->dry_short)
+        *m = (struct dry_memo){s->dry_serial, n,          v->node_change_epoch[n] + 1, c,
+                               s->dry_need,   s->dry_mask};
+    return c;
 }
 
 /* Set up reclaim_next for job j: the nodes that may host a replica, each under a lower
@@ -1186,6 +1301,7 @@ static int reclaim(qstate *s, const sim_view *v, policy_decisions *out, sim_job_
     uint32_t milli = place_milli(j, 0);
     uint64_t gmem = j->spec.gpu_mem_mib;
     s->reclaim_id++;
+    s->dry_serial = dry_key_of(s, v, j, milli, gmem);
     reclaim_stream(s, v, j, milli, gmem);
     for (int attempt = 0; attempt < RECLAIM_TRIES; attempt++) {
         /* The R cheapest nodes not set aside, one replica each; one of them must need a

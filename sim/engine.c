@@ -53,6 +53,8 @@ static void sync_view(sim_engine *e)
     v->job_state_base = e->jstate;
     v->job_next = e->job_next;
     v->tenant_used_milli = e->tenant_used_milli;
+    v->tenant_running = e->tenant_running;
+    v->tenant_pending = e->tenant_pending;
     v->tenant_quota_gpus = e->tenant_quota;
     v->n_tenants = e->tenant_cap;
     v->n_shapes = e->shape_cap;
@@ -204,6 +206,14 @@ static int grow_tenants(sim_engine *e, uint32_t need)
     if (!nu)
         return SIM_ENOMEM;
     e->tenant_used_milli = nu;
+    uint32_t *nr = sim_reallocarray(e->tenant_running, ncap, sizeof *nr);
+    if (!nr)
+        return SIM_ENOMEM;
+    e->tenant_running = nr;
+    uint32_t *np = sim_reallocarray(e->tenant_pending, ncap, sizeof *np);
+    if (!np)
+        return SIM_ENOMEM;
+    e->tenant_pending = np;
     double *nq = sim_reallocarray(e->tenant_quota, ncap, sizeof *nq);
     if (!nq)
         return SIM_ENOMEM;
@@ -214,6 +224,7 @@ static int grow_tenants(sim_engine *e, uint32_t need)
     e->tstats = ns;
     for (uint32_t i = e->tenant_cap; i < ncap; i++) {
         e->tenant_used_milli[i] = 0;
+        e->tenant_running[i] = e->tenant_pending[i] = 0;
         e->tenant_quota[i] = 0;
         memset(&e->tstats[i], 0, sizeof e->tstats[i]);
     }
@@ -615,6 +626,8 @@ void sim_engine_destroy(sim_engine *e)
     sim_free(e->job_dirty);
     sim_free(e->dirty);
     sim_free(e->tenant_used_milli);
+    sim_free(e->tenant_running);
+    sim_free(e->tenant_pending);
     sim_free(e->tenant_quota);
     sim_free(e->tstats);
     sim_free(e->probe_vals);
@@ -1084,7 +1097,7 @@ static int finish_job(sim_engine *e, sim_job_id id)
     svc_leave(e, j);
     sim__release_allocs(e, id);
     sim__list_remove(e, id, true);
-    e->tstats[j->spec.tenant].running--;
+    e->tenant_running[j->spec.tenant]--;
     if (e->pol->on_finish)
         e->pol->on_finish(e->pst, &e->v, id);
     free_job(e, id);
@@ -1362,7 +1375,7 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
     if (e->pol->job_state_size)
         memset(sim_view_job_state(&e->v, id), 0, e->pol->job_state_size);
     sim__list_append(e, id, false);
-    e->tstats[s->tenant].pending++;
+    e->tenant_pending[s->tenant]++;
     /* The policy sees the job's text during on_arrival only. */
     if (e->pol->on_arrival)
         e->pol->on_arrival(e->pst, &e->v, id);

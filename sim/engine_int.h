@@ -27,7 +27,6 @@ struct policy_decisions {
 /* Per-tenant accounting (arrays indexed by tenant id). */
 typedef struct tenant_stats {
     uint64_t arrived, done, rejected;
-    uint32_t running, pending;
     double jct_sum_s, wait_sum_s, gpu_s;
     /* The figures of the tenant's last tenants.csv row (sim_config.tenant_rows_changed). */
     uint64_t row_used;
@@ -160,6 +159,7 @@ struct sim_engine {
     /* Tenants. */
     uint32_t tenant_cap;
     uint64_t *tenant_used_milli;
+    uint32_t *tenant_running, *tenant_pending; /* jobs in the running and the pending list */
     double *tenant_quota;
     tenant_stats *tstats;
     qos_stats qstats[SIM_QOS_COUNT];

@@ -575,20 +575,21 @@ int sim__write_sample(sim_engine *e)
     if (t) {
         for (uint32_t k = 0; k < e->tenant_cap; k++) {
             tenant_stats *ts = &e->tstats[k];
-            bool active = ts->running || ts->pending || e->tenant_used_milli[k];
+            uint32_t running = e->tenant_running[k], pending = e->tenant_pending[k];
+            bool active = running || pending || e->tenant_used_milli[k];
             if (e->cfg.tenant_rows_changed) {
                 /* Only what changed since the tenant's last row (a tenant that goes idle
                  * gets one row of zeros). */
-                bool same = ts->row_written ? ts->row_used == e->tenant_used_milli[k] &&
-                                                  ts->row_running == ts->running &&
-                                                  ts->row_pending == ts->pending &&
-                                                  ts->row_quota == e->tenant_quota[k]
-                                            : !active;
+                bool same = ts->row_written
+                                ? ts->row_used == e->tenant_used_milli[k] &&
+                                      ts->row_running == running && ts->row_pending == pending &&
+                                      ts->row_quota == e->tenant_quota[k]
+                                : !active;
                 if (same)
                     continue;
                 ts->row_used = e->tenant_used_milli[k];
-                ts->row_running = ts->running;
-                ts->row_pending = ts->pending;
+                ts->row_running = running;
+                ts->row_pending = pending;
                 ts->row_quota = e->tenant_quota[k];
                 ts->row_written = true;
             } else if (!active) {
@@ -599,8 +600,8 @@ int sim__write_sample(sim_engine *e)
             sim_line_char(l, ',');
             sim_line_csv(l, sim_intern_name(e->world.tenants, k));
             put_cfixed(l, (double)e->tenant_used_milli[k] / 1000.0, 3);
-            put_cu(l, ts->running);
-            put_cu(l, ts->pending);
+            put_cu(l, running);
+            put_cu(l, pending);
             put_cfixed(l, e->tenant_quota[k], 3);
             sim_line_char(l, '\n');
             int st = sim_line_put(l, t);
@@ -728,7 +729,7 @@ int sim_engine_write_summary(const sim_engine *e, FILE *f, const char *extra)
     uint32_t nt = sim_intern_count(e->world.tenants);
     for (uint32_t t = 0; t < nt && t < e->tenant_cap; t++) {
         const tenant_stats *ts = &e->tstats[t];
-        if (!ts->done && !ts->rejected && !ts->running && !ts->pending)
+        if (!ts->done && !ts->rejected && !e->tenant_running[t] && !e->tenant_pending[t])
             continue;
         fprintf(f, "%s\n    ", first ? "" : ",");
         sim_json_put_string(f, sim_intern_name(e->world.tenants, t));

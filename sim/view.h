@@ -228,6 +228,8 @@ typedef struct sim_view {
     /* Tenants (interned ids, 0 = ""), model classes, GPU types. */
     uint32_t n_tenants;
     const uint64_t *tenant_used_milli; /* GPU share held per tenant */
+    const uint32_t *tenant_running;    /* per tenant: its jobs in the running list */
+    const uint32_t *tenant_pending;    /* per tenant: its jobs in the pending list */
     const double *tenant_quota_gpus;   /* quota per tenant, GPUs (0 = none set) */
     const char *(*tenant_name)(const struct sim_view *v, uint32_t tenant);
     const char *(*gpu_type_name)(const struct sim_view *v, uint16_t type);

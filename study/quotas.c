@@ -195,12 +195,6 @@ static void probe_sample(void *ctx, const sim_view *v, double *out)
         p->oom = true;
         return;
     }
-    for (uint32_t t = 0; t < v->n_tenants; t++)
-        p->acc[t].pending = p->acc[t].running = 0;
-    for (sim_job_id id = v->pending_head; id != SIM_JOB_NONE; id = sim_view_next(v, id))
-        p->acc[sim_view_job(v, id)->spec.tenant].pending++;
-    for (sim_job_id id = v->running_head; id != SIM_JOB_NONE; id = sim_view_next(v, id))
-        p->acc[sim_view_job(v, id)->spec.tenant].running++;
     double s1 = 0, s2 = 0;
     uint32_t n = 0;
     p->samples++;
@@ -215,13 +209,13 @@ static void probe_sample(void *ctx, const sim_view *v, double *out)
             out[1]++;
         } else if (used < q - 1e-9) {
             a->below++;
-            if (a->pending) {
+            if (v->tenant_pending[t]) {
                 a->below_waiting++;
                 out[2]++;
             }
         }
         double x = used / q;
-        if ((a->pending || a->running) && isfinite(x)) {
+        if ((v->tenant_pending[t] || v->tenant_running[t]) && isfinite(x)) {
             s1 += x;
             s2 += x * x;
             n++;

@@ -38,7 +38,6 @@ void study_quotas_free(study_quotas *qs);
 
 /* Per-tenant accumulators of the probe. */
 typedef struct tenant_acc {
-    uint32_t pending, running;            /* jobs in flight at the current sample */
     uint64_t above, below, below_waiting; /* samples above / below quota / below and waiting */
     double used_sum;                      /* sum over samples of the GPU share held, GPUs */
 } tenant_acc;

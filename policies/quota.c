@@ -55,6 +55,8 @@ typedef struct qjob {
 #define DRY_KEYS 64 /* replica requests (with the tenant) whose dry-run costs are kept */
 #define DRY_MEMO_BITS 16 /* log2 of the entries of the dry-run memo */
 
+static uint32_t dry_serial_first; /* see quota_dry_serial_first */
+
 typedef struct qstate {
     /* Options. */
     bool borrow, by_submit, interference;
@@ -128,24 +130,29 @@ typedef struct qstate {
      * reclaims for) is interned in dry_keys under a serial; the least recently used is
      * replaced under a new serial, so that its old entries no longer match. */
     struct dry_key {
-        uint32_t gpr, milli;         /* GPUs of a replica, share of each (milli-GPUs) */
-        uint64_t gmem_mib;           /* GPU memory of each GPU */
-        uint64_t cpu_milli, mem_mib; /* CPU and memory of a replica */
-        uint32_t tenant;             /* the tenant reclaiming */
-        uint32_t serial;             /* its entries' serial, never 0 */
-        uint64_t used;               /* reclaim_id of the reclaim that last read it */
+        uint32_t gpr;       /* GPUs of a replica */
+        uint32_t milli;     /* share of each GPU, milli-GPUs */
+        uint64_t gmem_mib;  /* GPU memory of each GPU, MiB */
+        uint64_t cpu_milli; /* CPU of a replica, milli-cores */
+        uint64_t mem_mib;   /* memory of a replica, MiB */
+        uint64_t types;     /* the GPU types the job accepts (sim_job_type_ok; 0: any) */
+        uint32_t tenant;    /* the tenant reclaiming */
+        uint32_t serial;    /* its entries' serial, never 0 */
+        uint64_t used;      /* reclaim_id of the reclaim that last read it */
     } dry_keys[DRY_KEYS];
-    uint32_t n_dry_keys, dry_serial_next;
-    uint32_t dry_serial; /* the current reclaim's request, 0 = no memo */
+    uint32_t n_dry_keys;      /* keys in dry_keys */
+    uint32_t dry_serial_next; /* the last serial given */
+    uint32_t dry_serial;      /* the current reclaim's request, 0 = no memo */
     struct dry_memo {
-        uint32_t serial, node; /* the request and the node; serial 0 = empty */
-        uint64_t at;           /* node_change_epoch[node] + 1 when computed */
-        double cost;           /* the dry run's cost (INFINITY: cannot be freed) */
-        int64_t need;          /* share every tenant of mask must hold beyond quota, more */
-        uint64_t mask;         /* tenants (bit t) whose excess the dry run read */
+        uint32_t serial; /* the request, 0 = empty */
+        uint32_t node;   /* the node */
+        uint64_t at;     /* node_change_epoch[node] + 1 when computed */
+        double cost;     /* the dry run's cost, milli-GPUs (INFINITY: cannot be freed) */
+        int64_t need;    /* milli-GPUs each tenant of mask must exceed its quota by, strictly */
+        uint64_t mask;   /* tenants (bit t) whose excess the dry run read */
     } * dry_memo;
-    /* What the current dry run read of the tenants' excess: the share it had taken from
-     * a tenant at a check that passed, at most (dry_need), the tenants (dry_mask), and
+    /* What the current dry run read of the tenants' excess: the most it had taken from one
+     * tenant at a check that passed (dry_need, milli-GPUs), the tenants (dry_mask), and
      * whether a check failed or the victims ran out of room (dry_short). */
     int64_t dry_need;
     uint64_t dry_mask;
@@ -301,6 +308,7 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->seed = cfg->seed;
     s->prof_head = s->prof_tail = s->rep_head = s->fresh_head = NOJOB;
     s->next_train_us = SIM_TIME_NEVER;
+    s->dry_serial_next = dry_serial_first;
     tenantq_init(&s->q, offsetof(qjob, link), true);
     shapeq_init(&s->low, offsetof(qjob, sub));
     shapeq_init(&s->hover, offsetof(qjob, sub));
@@ -946,6 +954,11 @@ void quota_reclaim_bound_enable(bool on)
     reclaim_bound = on;
 }
 
+void quota_dry_serial_first(uint32_t last)
+{
+    dry_serial_first = last;
+}
+
 /* The borrowers with a GPU on node n: the smallest share one holds (INFINITY: none), and
  * per GPU the share they hold there (gpu_borrowed). Kept until the node changes (a
  * borrower's start, preemption or end each change it). */
@@ -1113,13 +1126,20 @@ static uint32_t dry_key_of(qstate *s, const sim_view *v, const sim_job *j, uint3
 {
     if (!reclaim_bound || v->n_tenants > 64)
         return 0;
-    struct dry_key k = {j->gpus_per_replica, milli,          gmem, j->cpu_per_replica,
-                        j->mem_per_replica,  j->spec.tenant, 0,    s->reclaim_id};
+    struct dry_key k = {.gpr = j->gpus_per_replica,
+                        .milli = milli,
+                        .gmem_mib = gmem,
+                        .cpu_milli = j->cpu_per_replica,
+                        .mem_mib = j->mem_per_replica,
+                        .types = j->spec.gpu_type_mask,
+                        .tenant = j->spec.tenant,
+                        .used = s->reclaim_id};
     struct dry_key *x = &s->dry_keys[0];
     for (uint32_t i = 0; i < s->n_dry_keys; i++) {
         struct dry_key *y = &s->dry_keys[i];
         if (y->gpr == k.gpr && y->milli == k.milli && y->gmem_mib == k.gmem_mib &&
-            y->cpu_milli == k.cpu_milli && y->mem_mib == k.mem_mib && y->tenant == k.tenant) {
+            y->cpu_milli == k.cpu_milli && y->mem_mib == k.mem_mib && y->types == k.types &&
+            y->tenant == k.tenant) {
             y->used = s->reclaim_id;
             return y->serial;
         }
@@ -1128,9 +1148,15 @@ static uint32_t dry_key_of(qstate *s, const sim_view *v, const sim_job *j, uint3
     }
     if (s->n_dry_keys < DRY_KEYS)
         x = &s->dry_keys[s->n_dry_keys++];
-    k.serial = ++s->dry_serial_next ? s->dry_serial_next : ++s->dry_serial_next;
     *x = k;
-    return k.serial;
+    if (++s->dry_serial_next == 0) { /* the serials wrapped: no old entry may match */
+        memset(s->dry_memo, 0, ((size_t)1 << DRY_MEMO_BITS) * sizeof *s->dry_memo);
+        for (uint32_t i = 0; i < s->n_dry_keys; i++)
+            s->dry_keys[i].serial = ++s->dry_serial_next;
+    } else {
+        x->serial = s->dry_serial_next;
+    }
+    return x->serial;
 }
 
 /* The memo's entry for node n under the current request. */
@@ -1172,8 +1198,12 @@ static double node_dry_cost(qstate *s, const sim_view *v, const sim_job *j, uint
     if (!dry_node(s, v, j, n, milli, gmem, j->spec.tenant, &c))
         c = INFINITY;
     if (m && !s->dry_short)
-        *m = (struct dry_memo){s->dry_serial, n,          v->node_change_epoch[n] + 1, c,
-                               s->dry_need,   s->dry_mask};
+        *m = (struct dry_memo){.serial = s->dry_serial,
+                               .node = n,
+                               .at = v->node_change_epoch[n] + 1,
+                               .cost = c,
+                               .need = s->dry_need,
+                               .mask = s->dry_mask};
     return c;
 }
 

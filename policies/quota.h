@@ -33,4 +33,8 @@ void quota_low_heap_enable(bool on);
  * For every later run of the process. */
 void quota_reclaim_bound_enable(bool on);
 
+/* The serial after which the dry-run memo numbers its requests (default 0), so that tests
+ * can make the serials wrap within a run. For every later run of the process. */
+void quota_dry_serial_first(uint32_t last);
+
 #endif

@@ -195,6 +195,16 @@ int sim__grow_allocs(sim_engine *e)
     return SIM_OK;
 }
 
+/* Reallocate *p to n elements of size bytes; false (and *p unchanged) when out of
+ * memory. */
+static bool realloc_to(void **p, uint32_t n, size_t size)
+{
+    void *q = sim_reallocarray(*p, n, size);
+    if (q)
+        *p = q;
+    return q != NULL;
+}
+
 static int grow_tenants(sim_engine *e, uint32_t need)
 {
     if (need <= e->tenant_cap)
@@ -202,26 +212,15 @@ static int grow_tenants(sim_engine *e, uint32_t need)
     uint32_t ncap = e->tenant_cap ? e->tenant_cap : 16;
     while (ncap < need)
         ncap *= 2;
-    uint64_t *nu = sim_reallocarray(e->tenant_used_milli, ncap, sizeof *nu);
-    if (!nu)
+    bool ok = realloc_to((void **)&e->tenant_used_milli, ncap, sizeof *e->tenant_used_milli) &&
+              realloc_to((void **)&e->tenant_running, ncap, sizeof *e->tenant_running) &&
+              realloc_to((void **)&e->tenant_pending, ncap, sizeof *e->tenant_pending) &&
+              realloc_to((void **)&e->tenant_quota, ncap, sizeof *e->tenant_quota) &&
+              realloc_to((void **)&e->tstats, ncap, sizeof *e->tstats);
+    if (!ok) {
+        sync_view(e); /* the view follows the arrays that moved before the failure */
         return SIM_ENOMEM;
-    e->tenant_used_milli = nu;
-    uint32_t *nr = sim_reallocarray(e->tenant_running, ncap, sizeof *nr);
-    if (!nr)
-        return SIM_ENOMEM;
-    e->tenant_running = nr;
-    uint32_t *np = sim_reallocarray(e->tenant_pending, ncap, sizeof *np);
-    if (!np)
-        return SIM_ENOMEM;
-    e->tenant_pending = np;
-    double *nq = sim_reallocarray(e->tenant_quota, ncap, sizeof *nq);
-    if (!nq)
-        return SIM_ENOMEM;
-    e->tenant_quota = nq;
-    tenant_stats *ns = sim_reallocarray(e->tstats, ncap, sizeof *ns);
-    if (!ns)
-        return SIM_ENOMEM;
-    e->tstats = ns;
+    }
     for (uint32_t i = e->tenant_cap; i < ncap; i++) {
         e->tenant_used_milli[i] = 0;
         e->tenant_running[i] = e->tenant_pending[i] = 0;

@@ -159,7 +159,8 @@ struct sim_engine {
     /* Tenants. */
     uint32_t tenant_cap;
     uint64_t *tenant_used_milli;
-    uint32_t *tenant_running, *tenant_pending; /* jobs in the running and the pending list */
+    uint32_t *tenant_running; /* jobs in the running list */
+    uint32_t *tenant_pending; /* jobs in the pending list */
     double *tenant_quota;
     tenant_stats *tstats;
     qos_stats qstats[SIM_QOS_COUNT];

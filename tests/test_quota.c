@@ -626,9 +626,11 @@ static void check_reclaim_bound(void)
     /* Variant 1: 48 nodes, GPU memory asked, and 19 distinct shares, more replica
      * requests than the reclaim keeps bounds for, so they evict each other. */
     for (int k = 0; k < 2; k++) {
-        char *outputs[2] = {NULL, NULL};
-        for (int rep = 0; rep < 2; rep++) {
-            quota_reclaim_bound_enable(rep == 0);
+        char *outputs[3] = {NULL, NULL, NULL};
+        /* Rep 2: the bounds again, the memo's serials wrapping a few requests in. */
+        for (int rep = 0; rep < 3; rep++) {
+            quota_reclaim_bound_enable(rep != 1);
+            quota_dry_serial_first(rep == 2 ? UINT32_MAX - 3 : 0);
             g_node_cpu = 40000;
             run r;
             setup(&r, k ? 48 : 8, 8, "quota", opts, 2, NULL, 0);
@@ -663,6 +665,9 @@ static void check_reclaim_bound(void)
             teardown(&r);
         }
         quota_reclaim_bound_enable(true);
+        quota_dry_serial_first(0);
+        CHECK(outputs[1] && outputs[2] && strcmp(outputs[1], outputs[2]) == 0);
+        free(outputs[2]);
         check_same(outputs);
     }
 }

@@ -126,9 +126,10 @@ typedef struct qstate {
      * reclaimed for, kept while the node does not change and each tenant whose excess
      * the dry run read still holds more than the dry run took from it (dry_memo_hit):
      * a direct-mapped table by (request, node), with borrowing, sized at init. A
-     * request (a replica's GPUs, share, GPU memory, CPU and memory, and the tenant it
-     * reclaims for) is interned in dry_keys under a serial; the least recently used is
-     * replaced under a new serial, so that its old entries no longer match. */
+     * request (a replica's GPUs, share, GPU memory, CPU and memory, the job's GPU types,
+     * and the tenant it reclaims for) is interned in dry_keys under a serial; the least
+     * recently used is replaced under a new serial, so that its old entries no longer
+     * match (when the serials wrap, the table is cleared). */
     struct dry_key {
         uint32_t gpr;       /* GPUs of a replica */
         uint32_t milli;     /* share of each GPU, milli-GPUs */

@@ -345,7 +345,9 @@ static void lane_emptied(preempt_sched *s, uint32_t l)
 static void lane_tail_read(preempt_sched *s, const sim_view *v, uint32_t l)
 {
     preempt_lane *ln = &s->lane[l];
+    uint64_t was = ln->n ? ln->sum : 0;
     ln->sum = tsum(v, ln->root);
+    s->run_need += ln->sum - was;
     if (ln->root == NONE)
         return;
     uint32_t t = ln->root;
@@ -364,6 +366,7 @@ static void tree_insert(preempt_sched *s, const sim_view *v, preempt_entry *x)
         ln->last_id = x->id;
     }
     ln->sum = (ln->n ? ln->sum : 0) + x->need;
+    s->run_need += x->need;
     ln->root = insert_rec(v, ln->root, x);
     if (ln->n++ == 0 && x->lane)
         s->lanes_used[ln->mask != 0]++;
@@ -403,6 +406,7 @@ static void tree_erase(preempt_sched *s, const sim_view *v, preempt_entry *x)
     preempt_lane *ln = &s->lane[x->lane];
     ln->root = erase_rec(v, ln->root, x);
     ln->sum -= x->need;
+    s->run_need -= x->need;
     if (x->id == ln->last_id && ln->root != NONE)
         lane_tail_read(s, v, x->lane);
     if (--ln->n == 0 && x->lane)
@@ -1226,6 +1230,7 @@ static uint32_t list_running(preempt_sched *s, const sim_view *v, bool take)
     for (uint32_t l = 0; l < s->n_lane; l++) {
         n = tree_list_at(s, v, s->lane[l].root, n);
         if (take) {
+            s->run_need -= s->lane[l].n ? s->lane[l].sum : 0;
             if (l && s->lane[l].n)
                 lane_emptied(s, l);
             s->lane[l].root = NONE;
@@ -1626,12 +1631,16 @@ static uint32_t count_mixed(const sim_view *v, uint32_t t, uint64_t lane_mask)
 static void lanes_verify(preempt_sched *s, const sim_view *v)
 {
     uint32_t mixed = 0;
+    uint64_t need = 0;
     for (uint32_t l = 0; l < s->n_lane; l++) {
         const preempt_lane *ln = &s->lane[l];
         mixed += count_mixed(v, ln->root, ln->mask);
         lane_errors += !s->one_lane && ln->n && ln->sum != tsum(v, ln->root);
+        lane_errors += !s->one_lane && !ln->n != (ln->root == NONE);
+        need += ln->n ? ln->sum : 0;
     }
     lane_errors += mixed != s->n_mixed;
+    lane_errors += !s->one_lane && need != s->run_need;
 }
 
 /* Read each class's first jobs afresh and count those that differ (see
@@ -1985,10 +1994,7 @@ static uint32_t admit_sums(preempt_sched *s, const sim_view *v, uint64_t left, u
      * the jobs before it (and every running job still fits after it), so it is admitted
      * without looking up their sums; the next head looked up takes the running jobs in
      * between as one run, which then fits. */
-    uint64_t run_all = 0;
-    for (uint32_t l = 0; l < s->n_lane; l++)
-        if (s->lane[l].root != NONE)
-            run_all += lane_sum(s, v, l);
+    uint64_t run_all = s->one_lane ? tsum(v, s->lane[0].root) : s->run_need;
     uint64_t room = left > run_all ? left - run_all : 0;
     *n_pre = 0;
     s->n_miss = 0;

@@ -217,6 +217,7 @@ typedef struct preempt_sched {
     uint32_t *lane_free;       /* lanes past 0 emptied (freed), to take over; lane_cap */
     uint32_t n_free;
     uint32_t lanes_used[2]; /* lanes past 0 holding jobs: of any type, of one set of types */
+    uint64_t run_need;      /* the lanes' sums together, milli-GPUs (not kept in the one lane) */
     uint32_t *act;          /* pass scratch: lanes with jobs after the last pending head */
     uint32_t *moved;        /* pass scratch: lanes with jobs between the last two heads */
     uint32_t n_act, n_moved;

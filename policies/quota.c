@@ -778,13 +778,19 @@ static bool is_borrower_of_other(const sim_view *v, sim_job_id vid, uint32_t a)
     return vj->state != SIM_JOB_PENDING && qj(v, vid)->borrower && vj->spec.tenant != a;
 }
 
+/* Share tenant t holds beyond its quota now (negative: within quota). */
+static int64_t excess_now(const sim_view *v, uint32_t t)
+{
+    return (int64_t)used_milli(v, t) - (int64_t)quota_milli(v, t);
+}
+
 /* Share tenant t holds beyond its quota, as left by the preemptions of the current
  * dry run (negative: within quota). */
 static int64_t *tenant_excess(qstate *s, const sim_view *v, uint32_t t)
 {
     if (s->excess_mark[t] != s->dry_id) {
         s->excess_mark[t] = s->dry_id;
-        s->excess[t] = (int64_t)used_milli(v, t) - (int64_t)quota_milli(v, t);
+        s->excess[t] = excess_now(v, t);
     }
     return &s->excess[t];
 }
@@ -800,7 +806,7 @@ static bool still_over(qstate *s, const sim_view *v, uint32_t t)
         return false;
     }
     /* The share the dry run took from t so far: its excess before, less that left. */
-    int64_t taken = (int64_t)used_milli(v, t) - (int64_t)quota_milli(v, t) - e;
+    int64_t taken = excess_now(v, t) - e;
     if (taken > s->dry_need)
         s->dry_need = taken;
     return true;
@@ -907,9 +913,11 @@ static bool dry_node(qstate *s, const sim_view *v, const sim_job *j, uint32_t n,
                 if (best == NOJOB || started_later(v, vid, best))
                     best = vid;
             }
-        if (s->n_victims >= s->victims_cap)
+        if (s->n_victims >= s->victims_cap) {
             s->dry_short = true;
-        if (best == NOJOB || s->n_victims >= s->victims_cap)
+            return false;
+        }
+        if (best == NOJOB)
             return false;
         dry_mark(s, v, best, n, true, &cpu, &mem);
         s->victims[s->n_victims++] = best;
@@ -1176,7 +1184,7 @@ static bool dry_memo_hit(const qstate *s, const sim_view *v, const struct dry_me
         return false;
     for (uint64_t b = m->mask; b; b &= b - 1) {
         uint32_t t = (uint32_t)__builtin_ctzll(b);
-        if ((int64_t)used_milli(v, t) - (int64_t)quota_milli(v, t) <= m->need)
+        if (excess_now(v, t) <= m->need)
             return false;
     }
     return true;

@@ -134,8 +134,10 @@ void sim__list_remove(sim_engine *e, sim_job_id id, bool running)
         *tail = j->list_prev;
     if (running) {
         e->v.n_running--;
+        e->tenant_running[j->spec.tenant]--;
     } else {
         e->v.n_pending--;
+        e->tenant_pending[j->spec.tenant]--;
         sim__shape_detach(e, id);
     }
 }
@@ -156,8 +158,10 @@ void sim__list_append(sim_engine *e, sim_job_id id, bool running)
     *tail = id;
     if (running) {
         e->v.n_running++;
+        e->tenant_running[j->spec.tenant]++;
     } else {
         e->v.n_pending++;
+        e->tenant_pending[j->spec.tenant]++;
         j->enqueue_seq = e->v.enqueue_count++;
         sim__shape_attach(e, id);
     }
@@ -492,8 +496,6 @@ void sim__requeue(sim_engine *e, sim_job_id id, bool checkpoint, bool preempted)
         e->sum.preemptions++;
     }
     sim__note_loss(e, j);
-    e->tenant_running[j->spec.tenant]--;
-    e->tenant_pending[j->spec.tenant]++;
     sim__list_append(e, id, false);
 }
 
@@ -1035,8 +1037,6 @@ int sim_decide_start(policy_decisions *out, sim_job_id id, const sim_placement *
     j->ckpt_gpu_s = j->placed_gpu_s;
     e->seg_point[id] = e->points;
     sim__list_append(e, id, true);
-    e->tenant_pending[j->spec.tenant]--;
-    e->tenant_running[j->spec.tenant]++;
     sim__mark_dirty(e, id);
     return SIM_OK;
 }
@@ -1262,7 +1262,6 @@ int sim_decide_reject(policy_decisions *out, sim_job_id id, const char *reason)
     if (wst != SIM_OK)
         return engine_fail(out, wst);
     sim__list_remove(e, id, false);
-    e->tenant_pending[j->spec.tenant]--;
     e->tstats[j->spec.tenant].rejected++;
     sim__note_rejection(e, j->spec.id, msg);
     sim__group_member_end(e, id, false);

@@ -1096,7 +1096,6 @@ static int finish_job(sim_engine *e, sim_job_id id)
     svc_leave(e, j);
     sim__release_allocs(e, id);
     sim__list_remove(e, id, true);
-    e->tenant_running[j->spec.tenant]--;
     if (e->pol->on_finish)
         e->pol->on_finish(e->pst, &e->v, id);
     free_job(e, id);
@@ -1374,7 +1373,6 @@ static int arrive(sim_engine *e, const job_spec *s, sim_diag *d)
     if (e->pol->job_state_size)
         memset(sim_view_job_state(&e->v, id), 0, e->pol->job_state_size);
     sim__list_append(e, id, false);
-    e->tenant_pending[s->tenant]++;
     /* The policy sees the job's text during on_arrival only. */
     if (e->pol->on_arrival)
         e->pol->on_arrival(e->pst, &e->v, id);

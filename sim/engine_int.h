@@ -159,8 +159,8 @@ struct sim_engine {
     /* Tenants. */
     uint32_t tenant_cap;
     uint64_t *tenant_used_milli;
-    uint32_t *tenant_running; /* jobs in the running list */
-    uint32_t *tenant_pending; /* jobs in the pending list */
+    uint32_t *tenant_running; /* jobs in the running list (kept by sim__list_append/remove) */
+    uint32_t *tenant_pending; /* jobs in the pending list (the same) */
     double *tenant_quota;
     tenant_stats *tstats;
     qos_stats qstats[SIM_QOS_COUNT];

@@ -345,7 +345,7 @@ static void lane_emptied(preempt_sched *s, uint32_t l)
 static void lane_tail_read(preempt_sched *s, const sim_view *v, uint32_t l)
 {
     preempt_lane *ln = &s->lane[l];
-    uint64_t was = ln->n ? ln->sum : 0;
+    uint64_t was = ln->sum;
     ln->sum = tsum(v, ln->root);
     s->run_need += ln->sum - was;
     if (ln->root == NONE)
@@ -365,7 +365,7 @@ static void tree_insert(preempt_sched *s, const sim_view *v, preempt_entry *x)
         ln->last = x->key;
         ln->last_id = x->id;
     }
-    ln->sum = (ln->n ? ln->sum : 0) + x->need;
+    ln->sum += x->need;
     s->run_need += x->need;
     ln->root = insert_rec(v, ln->root, x);
     if (ln->n++ == 0 && x->lane)
@@ -1230,11 +1230,12 @@ static uint32_t list_running(preempt_sched *s, const sim_view *v, bool take)
     for (uint32_t l = 0; l < s->n_lane; l++) {
         n = tree_list_at(s, v, s->lane[l].root, n);
         if (take) {
-            s->run_need -= s->lane[l].n ? s->lane[l].sum : 0;
+            s->run_need -= s->lane[l].sum;
             if (l && s->lane[l].n)
                 lane_emptied(s, l);
             s->lane[l].root = NONE;
             s->lane[l].n = 0;
+            s->lane[l].sum = 0;
         }
     }
     if (take)
@@ -1635,9 +1636,9 @@ static void lanes_verify(preempt_sched *s, const sim_view *v)
     for (uint32_t l = 0; l < s->n_lane; l++) {
         const preempt_lane *ln = &s->lane[l];
         mixed += count_mixed(v, ln->root, ln->mask);
-        lane_errors += !s->one_lane && ln->n && ln->sum != tsum(v, ln->root);
+        lane_errors += !s->one_lane && ln->sum != tsum(v, ln->root);
         lane_errors += !s->one_lane && !ln->n != (ln->root == NONE);
-        need += ln->n ? ln->sum : 0;
+        need += ln->sum;
     }
     lane_errors += mixed != s->n_mixed;
     lane_errors += !s->one_lane && need != s->run_need;

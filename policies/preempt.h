@@ -142,9 +142,9 @@ typedef struct preempt_lane {
     uint32_t cur;  /* pass scratch: the next job of a walk back */
     uint32_t lm;   /* pass scratch: its types as admit_hall_sums' bits */
     bool freed;    /* in the list of emptied lanes */
-    /* Kept as jobs come and go (a rebuilt treap reads them again): its jobs' GPU requests,
-     * and its last job (of the latest key) and that key; not read in the one lane, whose
-     * keys change in place. */
+    /* Kept as jobs come and go (a rebuilt treap reads them again): its jobs' GPU requests
+     * (0 while it holds none), and its last job (of the latest key) and that key; not
+     * read in the one lane, whose keys change in place. */
     uint32_t last_id;
     uint64_t sum;
     preempt_key last;

@@ -95,33 +95,44 @@ typedef struct qstate {
      * with the running jobs. Per node: the cost of its own dry run (node_cost) or its
      * lower bound (node_lb); the smallest share of a borrower on its GPUs (min_share), as
      * of node_change_epoch + 1 (min_share_at); the reclaim that found it unusable with
-     * the others' victims (bad). The heaps of nodes by bound and by cost, the nodes not
-     * yet in the first (lb_over, the smallest over_min, at lb_over[over_at]), and the
-     * nodes in cost order so far (reclaim_stream). */
+     * the others' victims (bad), and the one that found it holding the replica as it is
+     * (fit_at). The heap of nodes by cost, and the nodes in cost order so far
+     * (reclaim_stream); the nodes the reclaim in progress took out of its memo's tree
+     * (taken, n_taken, of the memo `cur`), to be put back before the next. */
     double *node_cost, *node_lb, *min_share;
-    uint64_t *min_share_at, *bad;
+    uint64_t *min_share_at, *bad, *fit_at;
     uint32_t *gpu_borrowed; /* per GPU: the share borrowers hold there, as of min_share_at */
     uint32_t *deficit;      /* per GPU of a node: share short of a replica's */
-    uint32_t *lb_heap, *cost_heap, *order, *lb_over;
-    uint32_t n_lb, n_cost, n_order, n_over;
-    uint32_t over_min; /* the node of lb_over of smallest bound, then id */
-    uint32_t over_at;  /* its index in lb_over */
+    uint32_t *cost_heap, *order, *taken;
+    uint32_t n_cost, n_order, n_taken;
     uint64_t reclaim_id;
     /* node_bound per node for the last few replica requests reclaimed for (a bound
-     * depends on the node and on the replica's GPUs, share and GPU memory only); with
-     * borrowing, sized at init: LB_MEMOS x nodes slots of lb_slots. */
+     * depends on the node and on the replica's GPUs, share and GPU memory only), with
+     * the nodes that may be freed for it in a tournament tree by bound, then id; with
+     * borrowing, sized at init: LB_MEMOS x nodes bounds of lb_all (and epochs of
+     * lb_at_all), LB_MEMOS x 2 x lb_leaves entries of win_all. */
     struct lb_memo {
         uint32_t gpr;      /* the request: GPUs of a replica */
         uint32_t milli;    /* share of each GPU, milli-GPUs */
         uint64_t gmem_mib; /* GPU memory of each GPU */
+        uint64_t mask;     /* the job's GPU types (0: any) */
         uint64_t used;     /* reclaim_id of the reclaim that last read it */
-        struct lb_slot {
-            double lb;   /* node_bound of node n */
-            uint64_t at; /* node_change_epoch[n] + 1 when computed, 0 = never */
-        } * slot;        /* per node */
+        uint64_t synced;   /* the view's change_epoch + 1 when last brought up to date; 0: never */
+        /* Per node: node_bound, INFINITY where the node cannot hold a replica (down, of
+         * too few or too many GPUs, of a type the job does not accept), as of
+         * node_change_epoch + 1 = at (0: never). */
+        double *lb;
+        uint64_t *at;
+        /* win[lb_leaves + n]: node n where its bound is finite, else UINT32_MAX; win[i]
+         * (1 <= i < lb_leaves): the first of win[2i] and win[2i + 1] by bound, then id. */
+        uint32_t *win;
     } lb_memo[LB_MEMOS];
     uint32_t n_lb_memo;
-    struct lb_slot *lb_slots;
+    uint32_t lb_leaves; /* a power of two at least the nodes */
+    double *lb_all;
+    uint64_t *lb_at_all;
+    uint32_t *win_all;
+    struct lb_memo *cur; /* the memo of the reclaim in progress or last made */
     /* The cost of a node's own dry run (node_dry_cost) for the last few requests
      * reclaimed for, kept while the node does not change and each tenant whose excess
      * the dry run read still holds more than the dry run took from it (dry_memo_hit):
@@ -260,8 +271,8 @@ static void free_scratch(qstate *s)
     sim_free(s->min_share);
     sim_free(s->min_share_at);
     sim_free(s->bad);
-    sim_free(s->lb_heap);
-    sim_free(s->lb_over);
+    sim_free(s->fit_at);
+    sim_free(s->taken);
     sim_free(s->cost_heap);
     sim_free(s->order);
     sim_free(s->gpu_borrowed);
@@ -271,7 +282,9 @@ static void free_scratch(qstate *s)
     sim_free(s->room_milli);
     sim_free(s->room_mem);
     sim_free(s->chosen);
-    sim_free(s->lb_slots);
+    sim_free(s->lb_all);
+    sim_free(s->lb_at_all);
+    sim_free(s->win_all);
     sim_free(s->dry_memo);
 }
 
@@ -334,8 +347,8 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->min_share = sim_calloc(nn, sizeof *s->min_share);
     s->min_share_at = sim_calloc(nn, sizeof *s->min_share_at);
     s->bad = sim_calloc(nn, sizeof *s->bad);
-    s->lb_heap = sim_calloc(nn, sizeof *s->lb_heap);
-    s->lb_over = sim_calloc(nn, sizeof *s->lb_over);
+    s->fit_at = sim_calloc(nn, sizeof *s->fit_at);
+    s->taken = sim_calloc(nn, sizeof *s->taken);
     s->cost_heap = sim_calloc(nn, sizeof *s->cost_heap);
     s->order = sim_calloc(nn, sizeof *s->order);
     s->gpu_borrowed = sim_calloc(s->max_gpn, sizeof *s->gpu_borrowed);
@@ -347,13 +360,18 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->room_mem = sim_calloc(s->max_gpn, sizeof *s->room_mem);
     /* Reclaims need borrowers. */
     if (s->borrow) {
-        s->lb_slots = sim_calloc(LB_MEMOS * nn, sizeof *s->lb_slots);
+        s->lb_leaves = 1;
+        while (s->lb_leaves < nn)
+            s->lb_leaves *= 2;
+        s->lb_all = sim_calloc(LB_MEMOS * nn, sizeof *s->lb_all);
+        s->lb_at_all = sim_calloc(LB_MEMOS * nn, sizeof *s->lb_at_all);
+        s->win_all = sim_calloc(LB_MEMOS * 2 * (size_t)s->lb_leaves, sizeof *s->win_all);
         s->dry_memo = sim_calloc((size_t)1 << DRY_MEMO_BITS, sizeof *s->dry_memo);
     }
     if (!s->node_cost || !s->node_lb || !s->min_share || !s->min_share_at || !s->bad ||
-        !s->lb_heap || !s->lb_over || !s->cost_heap || !s->order || !s->gpu_borrowed ||
+        !s->fit_at || !s->taken || !s->cost_heap || !s->order || !s->gpu_borrowed ||
         !s->deficit || !s->gpu_cost || !s->gpu_idx || !s->chosen || !s->room_milli ||
-        !s->room_mem || (s->borrow && (!s->lb_slots || !s->dry_memo))) {
+        !s->room_mem || (s->borrow && (!s->lb_all || !s->lb_at_all || !s->win_all || !s->dry_memo))) {
         free_scratch(s);
         place_ws_fini(&s->ws);
         model_duration_destroy(s->pred);
@@ -1031,14 +1049,15 @@ static double node_bound(qstate *s, const sim_view *v, const sim_job *j, uint32_
     return need > m ? need : m;
 }
 
-/* The bounds kept for a replica of gpr GPUs of milli and gmem: the memo of that request,
- * or the one least recently used, cleared. O(LB_MEMOS), or O(nodes) to clear. */
+/* The bounds kept for a replica of gpr GPUs of milli and gmem of a job accepting the GPU
+ * types of mask: the memo of that request, or the one least recently used, to be built
+ * afresh. O(LB_MEMOS). */
 static struct lb_memo *lb_memo_of(qstate *s, const sim_view *v, uint32_t gpr, uint32_t milli,
-                                  uint64_t gmem)
+                                  uint64_t gmem, uint64_t mask)
 {
     for (uint32_t i = 0; i < s->n_lb_memo; i++) {
         struct lb_memo *m = &s->lb_memo[i];
-        if (m->gpr == gpr && m->milli == milli && m->gmem_mib == gmem) {
+        if (m->gpr == gpr && m->milli == milli && m->gmem_mib == gmem && m->mask == mask) {
             m->used = s->reclaim_id;
             return m;
         }
@@ -1047,27 +1066,100 @@ static struct lb_memo *lb_memo_of(qstate *s, const sim_view *v, uint32_t gpr, ui
     struct lb_memo *m = &s->lb_memo[0];
     if (s->n_lb_memo < LB_MEMOS) {
         m = &s->lb_memo[s->n_lb_memo];
-        m->slot = s->lb_slots + s->n_lb_memo++ * nn;
+        m->lb = s->lb_all + s->n_lb_memo * nn;
+        m->at = s->lb_at_all + s->n_lb_memo * nn;
+        m->win = s->win_all + s->n_lb_memo++ * 2 * (size_t)s->lb_leaves;
     } else {
         for (uint32_t i = 1; i < LB_MEMOS; i++)
             if (s->lb_memo[i].used < m->used)
                 m = &s->lb_memo[i];
-        memset(m->slot, 0, nn * sizeof *m->slot);
+        memset(m->at, 0, nn * sizeof *m->at);
     }
-    *m = (struct lb_memo){gpr, milli, gmem, s->reclaim_id, m->slot};
+    *m = (struct lb_memo){.gpr = gpr,
+                          .milli = milli,
+                          .gmem_mib = gmem,
+                          .mask = mask,
+                          .used = s->reclaim_id,
+                          .synced = 0,
+                          .lb = m->lb,
+                          .at = m->at,
+                          .win = m->win};
     return m;
 }
 
-/* node_bound, from the memo m when node n did not change since it was computed. */
-static double node_bound_memo(qstate *s, struct lb_memo *m, const sim_view *v, const sim_job *j,
-                              uint32_t n, uint32_t milli, uint64_t gmem)
+/* The first of nodes a and b (UINT32_MAX: none) by m's bound, then id. */
+static uint32_t lb_first(const struct lb_memo *m, uint32_t a, uint32_t b)
 {
-    struct lb_slot *x = &m->slot[n];
-    if (x->at != v->node_change_epoch[n] + 1) {
-        x->lb = node_bound(s, v, j, n, milli, gmem);
-        x->at = v->node_change_epoch[n] + 1;
+    if (a == UINT32_MAX || b == UINT32_MAX)
+        return a == UINT32_MAX ? b : a;
+    return m->lb[a] < m->lb[b] || (m->lb[a] == m->lb[b] && a < b) ? a : b;
+}
+
+/* Node n's leaf of m's tree set to `node` (n, or UINT32_MAX to leave it out), and the
+ * matches above it played again. O(log nodes). */
+static void lb_set(const qstate *s, struct lb_memo *m, uint32_t n, uint32_t node)
+{
+    uint32_t i = s->lb_leaves + n;
+    m->win[i] = node;
+    for (i /= 2; i >= 1; i /= 2)
+        m->win[i] = lb_first(m, m->win[2 * i], m->win[2 * i + 1]);
+}
+
+/* Node n's bound in m afresh (INFINITY where it cannot hold a replica of the request). */
+static double lb_read(qstate *s, const sim_view *v, const struct lb_memo *m, const sim_job *j,
+                      uint32_t n)
+{
+    uint32_t cnt = v->node_gpu_count[n];
+    if (!v->node_up[n] || cnt < m->gpr || cnt > s->max_gpn ||
+        (m->mask && !((m->mask >> v->node_gpu_type[n]) & 1u)))
+        return INFINITY;
+    return node_bound(s, v, j, n, m->milli, m->gmem_mib);
+}
+
+/* Node n's bound in m, read afresh if the node changed since it was. */
+static double lb_of(qstate *s, const sim_view *v, struct lb_memo *m, const sim_job *j, uint32_t n)
+{
+    if (m->at[n] != v->node_change_epoch[n] + 1) {
+        m->lb[n] = lb_read(s, v, m, j, n);
+        m->at[n] = v->node_change_epoch[n] + 1;
     }
-    return x->lb;
+    return m->lb[n];
+}
+
+/* Bring m's bounds and tree up to date for job j (of m's request): the nodes logged as
+ * changed since it was last, each once. The tree is built again, each node's bound read
+ * afresh only if the node changed, when it was never built, when the log has wrapped
+ * since, or when the changes logged since pass a quarter of the tree's leaves (each
+ * would cost a walk up the tree). */
+static void lb_sync(qstate *s, const sim_view *v, struct lb_memo *m, const sim_job *j)
+{
+    uint64_t now = v->change_epoch;
+    uint32_t L = s->lb_leaves, most = L / 4 < SIM_CHANGE_RING ? L / 4 : SIM_CHANGE_RING;
+    if (m->synced && now + 1 == m->synced)
+        return;
+    if (!m->synced || !v->change_ring || now + 1 - m->synced > most) {
+        for (uint32_t n = 0; n < L; n++) {
+            bool live = n < v->n_nodes && isfinite(lb_of(s, v, m, j, n));
+            m->win[L + n] = live ? n : UINT32_MAX;
+        }
+        for (uint32_t i = L; i-- > 1;)
+            m->win[i] = lb_first(m, m->win[2 * i], m->win[2 * i + 1]);
+    } else {
+        for (uint64_t ep = m->synced; ep <= now; ep++) {
+            uint32_t n = v->change_ring[ep % SIM_CHANGE_RING];
+            if (v->node_change_epoch[n] != ep)
+                continue; /* each node once: at its latest change */
+            lb_set(s, m, n, isfinite(lb_of(s, v, m, j, n)) ? n : UINT32_MAX);
+        }
+    }
+    m->synced = now + 1;
+}
+
+/* Node n out of the tree of the reclaim's memo until the next reclaim puts it back. */
+static void lb_take(qstate *s, uint32_t n)
+{
+    lb_set(s, s->cur, n, UINT32_MAX);
+    s->taken[s->n_taken++] = n;
 }
 
 /* Whether node n holds a replica of j as it is: dry_fits before any victim. */
@@ -1219,37 +1311,41 @@ static double node_dry_cost(qstate *s, const sim_view *v, const sim_job *j, uint
 /* Set up reclaim_next for job j: the nodes that may host a replica, each under a lower
  * bound of its cost. A node that holds the replica as it is costs 0 (its dry run picks
  * no victim), and one without a borrower that does not cannot be freed; the others need
- * a victim (node_bound), and wait unsorted in lb_over. */
+ * a victim (node_bound), and wait in the tree of the request's memo. */
 static void reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint32_t milli,
                            uint64_t gmem)
 {
-    s->n_lb = s->n_cost = s->n_order = s->n_over = 0;
-    s->over_min = UINT32_MAX;
-    struct lb_memo *m = reclaim_bound ? lb_memo_of(s, v, j->gpus_per_replica, milli, gmem) : NULL;
-    for (uint32_t n = 0; n < v->n_nodes; n++) {
-        if (!reclaim_bound) { /* every node's dry run, now */
+    s->n_cost = s->n_order = 0;
+    /* The last reclaim's nodes back into its memo's tree, their bounds unchanged (a
+     * node that changed since is logged, and read again by lb_sync). */
+    for (uint32_t i = 0; i < s->n_taken; i++)
+        lb_set(s, s->cur, s->taken[i], s->taken[i]);
+    s->n_taken = 0;
+    s->cur = NULL;
+    if (!reclaim_bound) { /* every node's dry run, now */
+        for (uint32_t n = 0; n < v->n_nodes; n++) {
             s->node_cost[n] = node_dry_cost(s, v, j, n, milli, gmem);
             if (isfinite(s->node_cost[n]))
                 s->cost_heap[s->n_cost++] = n;
-            continue;
         }
+        for (uint32_t i = s->n_cost / 2; i-- > 0;)
+            node_heap_down(s->cost_heap, s->n_cost, i, s->node_cost);
+        return;
+    }
+    s->cur = lb_memo_of(s, v, j->gpus_per_replica, milli, gmem, j->spec.gpu_type_mask);
+    lb_sync(s, v, s->cur, j);
+    /* The nodes that hold it as they are, in id order (a heap of equal costs). */
+    for (uint32_t n = 0; n < v->n_nodes; n++) {
+        if (v->node_max_free_milli[n] < milli)
+            continue;
         uint32_t cnt = v->node_gpu_count[n];
         if (!v->node_up[n] || cnt < j->gpus_per_replica || cnt > s->max_gpn ||
-            !sim_job_type_ok(j, v->node_gpu_type[n]))
+            !sim_job_type_ok(j, v->node_gpu_type[n]) || !node_fits_now(v, j, n, milli, gmem))
             continue;
-        if (node_fits_now(v, j, n, milli, gmem)) {
-            s->node_cost[n] = 0;
-            s->cost_heap[s->n_cost++] = n;
-        } else if (isfinite(s->node_lb[n] = node_bound_memo(s, m, v, j, n, milli, gmem))) {
-            if (s->over_min == UINT32_MAX || key_less(s->node_lb, n, s->over_min)) {
-                s->over_min = n;
-                s->over_at = s->n_over;
-            }
-            s->lb_over[s->n_over++] = n;
-        }
+        s->node_cost[n] = 0;
+        s->fit_at[n] = s->reclaim_id;
+        s->cost_heap[s->n_cost++] = n;
     }
-    for (uint32_t i = s->n_cost / 2; i-- > 0;)
-        node_heap_down(s->cost_heap, s->n_cost, i, s->node_cost);
 }
 
 /* Whether node u's bound, then id, comes before node e's cost, then id. */
@@ -1267,55 +1363,30 @@ static void cost_node(qstate *s, const sim_view *v, const sim_job *j, uint32_t n
         node_heap_push(s->cost_heap, &s->n_cost, n, s->node_cost);
 }
 
-/* Move the nodes of lb_over whose bound comes before the smallest cost found (all of them
- * when none is) into the heap by bound; over_min becomes the smallest of the rest. */
-static void lb_refill(qstate *s)
-{
-    uint32_t e = s->n_cost ? s->cost_heap[0] : UINT32_MAX, kept = 0, had = s->n_lb;
-    s->over_min = UINT32_MAX;
-    for (uint32_t i = 0; i < s->n_over; i++) {
-        uint32_t n = s->lb_over[i];
-        if (e == UINT32_MAX || bound_before(s, n, e)) {
-            s->lb_heap[s->n_lb++] = n;
-            continue;
-        }
-        if (s->over_min == UINT32_MAX || key_less(s->node_lb, n, s->over_min)) {
-            s->over_min = n;
-            s->over_at = kept;
-        }
-        s->lb_over[kept++] = n;
-    }
-    s->n_over = kept;
-    if (s->n_lb > had)
-        for (uint32_t i = s->n_lb / 2; i-- > 0;)
-            node_heap_down(s->lb_heap, s->n_lb, i, s->node_lb);
-}
-
 /*
  * The next node in order of cost, then id, among those that can be freed; UINT32_MAX when
  * none is left. A node waits under its bound until every node of smaller cost is known:
  * nodes are dry-run in order of bound while the smallest bound comes before the smallest
- * cost found (a node's cost is at least its bound), so only the first few are. Only the
- * nodes whose bound comes before the smallest cost found enter the heap by bound (the
- * node of smallest bound is dry-run first to give one): the others, most of them, wait
- * in lb_over, read again only when the smallest cost found passes the smallest of them.
+ * cost found (a node's cost is at least its bound), so only the first few are, each
+ * taken from the top of the memo's tree (a node that holds the replica as it is, already
+ * costed, is taken out unread).
  */
 static uint32_t reclaim_next(qstate *s, const sim_view *v, const sim_job *j, uint32_t milli,
                              uint64_t gmem)
 {
-    for (;;) {
-        if (s->n_over && (!s->n_cost || bound_before(s, s->over_min, s->cost_heap[0]))) {
-            if (!s->n_cost && !s->n_lb) {
-                uint32_t n = s->over_min;
-                s->lb_over[s->over_at] = s->lb_over[--s->n_over];
-                cost_node(s, v, j, n, milli, gmem);
-            }
-            lb_refill(s);
+    while (s->cur) {
+        uint32_t u = s->cur->win[1];
+        if (u == UINT32_MAX)
+            break;
+        if (s->fit_at[u] == s->reclaim_id) {
+            lb_take(s, u);
             continue;
         }
-        if (!s->n_lb || (s->n_cost && !bound_before(s, s->lb_heap[0], s->cost_heap[0])))
+        s->node_lb[u] = s->cur->lb[u];
+        if (s->n_cost && !bound_before(s, u, s->cost_heap[0]))
             break;
-        cost_node(s, v, j, node_heap_pop(s->lb_heap, &s->n_lb, s->node_lb), milli, gmem);
+        lb_take(s, u);
+        cost_node(s, v, j, u, milli, gmem);
     }
     return s->n_cost ? node_heap_pop(s->cost_heap, &s->n_cost, s->node_cost) : UINT32_MAX;
 }

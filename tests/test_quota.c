@@ -624,8 +624,11 @@ static void check_reclaim_bound(void)
     static char names[N][64], cmds[N][128];
     static const char *const opts[] = {"priority=all", "learner=ridge"};
     /* Variant 1: 48 nodes, GPU memory asked, and 19 distinct shares, more replica
-     * requests than the reclaim keeps bounds for, so they evict each other. */
-    for (int k = 0; k < 2; k++) {
+     * requests than the reclaim keeps bounds for, so they evict each other. Variant 2:
+     * 64 nodes, whole GPUs, one replica of 1 or 2: few requests, each reclaimed for
+     * again and again, so a node a reclaim dry-ran and did not choose, unchanged, must
+     * be found again by the next (the memo's tree takes it back). */
+    for (int k = 0; k < 3; k++) {
         char *outputs[3] = {NULL, NULL, NULL};
         /* Rep 2: the bounds again, the memo's serials wrapping a few requests in. */
         for (int rep = 0; rep < 3; rep++) {
@@ -633,10 +636,15 @@ static void check_reclaim_bound(void)
             quota_dry_serial_first(rep == 2 ? UINT32_MAX - 3 : 0);
             g_node_cpu = 40000;
             run r;
-            setup(&r, k ? 48 : 8, 8, "quota", opts, 2, NULL, 0);
+            setup(&r, k == 2 ? 64 : k ? 48 : 8, 8, "quota", opts, 2, NULL, 0);
             g_node_cpu = 0;
             size_t n = gen_jobs(jobs, names, cmds, k ? N : 1500, 31 + (uint64_t)k, r.tenants);
-            for (size_t i = 0; i < n; i++) {
+            for (size_t i = 0; k == 2 && i < n; i++) {
+                jobs[i].replicas = 1;
+                jobs[i].num_gpus = 1 + (uint32_t)(i % 2);
+                jobs[i].submit_us /= 8;
+            }
+            for (size_t i = 0; k < 2 && i < n; i++) {
                 if (k == 0 && i % 5 == 1)
                     jobs[i].gpu_milli = jobs[i].true_milli = 250 + 250 * (uint32_t)(i % 3);
                 if (k == 1 && i % 3 == 1)
@@ -652,7 +660,7 @@ static void check_reclaim_bound(void)
                     jobs[i].mem_mib *= 2;
                 }
             }
-            static const double q[2][4] = {{24, 16, 16, 8}, {144, 96, 96, 48}};
+            static const double q[3][4] = {{24, 16, 16, 8}, {144, 96, 96, 48}, {192, 128, 128, 64}};
             set_quotas(&r, q[k]);
             CHECK(finish(&r, jobs, n) == SIM_OK);
             CHECK(strstr(r.summary, "\"unfinished\": 0") != NULL);

@@ -1096,13 +1096,18 @@ static uint32_t lb_first(const struct lb_memo *m, uint32_t a, uint32_t b)
 }
 
 /* Node n's leaf of m's tree set to `node` (n, or UINT32_MAX to leave it out), and the
- * matches above it played again. O(log nodes). */
+ * matches above it played again, up to the first whose winner stays and is not n (the
+ * matches above that one see the same players). O(log nodes). */
 static void lb_set(const qstate *s, struct lb_memo *m, uint32_t n, uint32_t node)
 {
     uint32_t i = s->lb_leaves + n;
     m->win[i] = node;
-    for (i /= 2; i >= 1; i /= 2)
+    for (i /= 2; i >= 1; i /= 2) {
+        uint32_t was = m->win[i];
         m->win[i] = lb_first(m, m->win[2 * i], m->win[2 * i + 1]);
+        if (m->win[i] == was && was != n)
+            break;
+    }
 }
 
 /* Node n's bound in m afresh (INFINITY where it cannot hold a replica of the request). */

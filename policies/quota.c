@@ -107,10 +107,12 @@ typedef struct qstate {
     uint32_t n_cost, n_order, n_taken;
     uint64_t reclaim_id;
     /* node_bound per node for the last few replica requests reclaimed for (a bound
-     * depends on the node and on the replica's GPUs, share and GPU memory only), with
-     * the nodes that may be freed for it in a tournament tree by bound, then id; with
-     * borrowing, sized at init: LB_MEMOS x nodes bounds of lb_all (and epochs of
-     * lb_at_all), LB_MEMOS x 2 x lb_leaves entries of win_all. */
+     * depends on the node and on the replica's GPUs, share and GPU memory only; which
+     * nodes may hold the replica, on its GPUs and the job's GPU types too), with the
+     * nodes of finite bound (those that hold the replica as they are among them) in a
+     * tournament tree by bound, then id; with borrowing, sized at init for the nodes
+     * (n_nodes): LB_MEMOS x nodes bounds of lb_all (and epochs of lb_at_all), LB_MEMOS x
+     * 2 x lb_leaves entries of win_all. */
     struct lb_memo {
         uint32_t gpr;      /* the request: GPUs of a replica */
         uint32_t milli;    /* share of each GPU, milli-GPUs */
@@ -123,11 +125,13 @@ typedef struct qstate {
          * node_change_epoch + 1 = at (0: never). */
         double *lb;
         uint64_t *at;
-        /* win[lb_leaves + n]: node n where its bound is finite, else UINT32_MAX; win[i]
-         * (1 <= i < lb_leaves): the first of win[2i] and win[2i + 1] by bound, then id. */
+        /* win[lb_leaves + n]: node n where its bound is finite (and the last reclaim did
+         * not take it out: see taken), else UINT32_MAX; win[i] (1 <= i < lb_leaves): the
+         * first of win[2i] and win[2i + 1] by bound, then id. */
         uint32_t *win;
     } lb_memo[LB_MEMOS];
     uint32_t n_lb_memo;
+    uint32_t n_nodes;   /* the cluster's nodes, as sized at init */
     uint32_t lb_leaves; /* a power of two at least the nodes */
     double *lb_all;
     uint64_t *lb_at_all;
@@ -360,6 +364,7 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->room_mem = sim_calloc(s->max_gpn, sizeof *s->room_mem);
     /* Reclaims need borrowers. */
     if (s->borrow) {
+        s->n_nodes = (uint32_t)nn;
         s->lb_leaves = 1;
         while (s->lb_leaves < nn)
             s->lb_leaves *= 2;
@@ -1052,8 +1057,8 @@ static double node_bound(qstate *s, const sim_view *v, const sim_job *j, uint32_
 /* The bounds kept for a replica of gpr GPUs of milli and gmem of a job accepting the GPU
  * types of mask: the memo of that request, or the one least recently used, to be built
  * afresh. O(LB_MEMOS). */
-static struct lb_memo *lb_memo_of(qstate *s, const sim_view *v, uint32_t gpr, uint32_t milli,
-                                  uint64_t gmem, uint64_t mask)
+static struct lb_memo *lb_memo_of(qstate *s, uint32_t gpr, uint32_t milli, uint64_t gmem,
+                                  uint64_t mask)
 {
     for (uint32_t i = 0; i < s->n_lb_memo; i++) {
         struct lb_memo *m = &s->lb_memo[i];
@@ -1062,7 +1067,7 @@ static struct lb_memo *lb_memo_of(qstate *s, const sim_view *v, uint32_t gpr, ui
             return m;
         }
     }
-    size_t nn = v->n_nodes ? v->n_nodes : 1;
+    size_t nn = s->n_nodes;
     struct lb_memo *m = &s->lb_memo[0];
     if (s->n_lb_memo < LB_MEMOS) {
         m = &s->lb_memo[s->n_lb_memo];
@@ -1140,11 +1145,11 @@ static void lb_sync(qstate *s, const sim_view *v, struct lb_memo *m, const sim_j
 {
     uint64_t now = v->change_epoch;
     uint32_t L = s->lb_leaves, most = L / 4 < SIM_CHANGE_RING ? L / 4 : SIM_CHANGE_RING;
-    if (m->synced && now + 1 == m->synced)
+    if (m->synced && now + 1 == m->synced && v->change_ring)
         return;
     if (!m->synced || !v->change_ring || now + 1 - m->synced > most) {
         for (uint32_t n = 0; n < L; n++) {
-            bool live = n < v->n_nodes && isfinite(lb_of(s, v, m, j, n));
+            bool live = n < s->n_nodes && isfinite(lb_of(s, v, m, j, n));
             m->win[L + n] = live ? n : UINT32_MAX;
         }
         for (uint32_t i = L; i-- > 1;)
@@ -1152,9 +1157,13 @@ static void lb_sync(qstate *s, const sim_view *v, struct lb_memo *m, const sim_j
     } else {
         for (uint64_t ep = m->synced; ep <= now; ep++) {
             uint32_t n = v->change_ring[ep % SIM_CHANGE_RING];
-            if (v->node_change_epoch[n] != ep)
+            if (n >= s->n_nodes || v->node_change_epoch[n] != ep)
                 continue; /* each node once: at its latest change */
-            lb_set(s, m, n, isfinite(lb_of(s, v, m, j, n)) ? n : UINT32_MAX);
+            double was = m->lb[n];
+            double lb = lb_of(s, v, m, j, n);
+            /* A bound that came back the same leaves the tree as it is. */
+            if (lb != was || isfinite(lb) != (m->win[L + n] != UINT32_MAX))
+                lb_set(s, m, n, isfinite(lb) ? n : UINT32_MAX);
         }
     }
     m->synced = now + 1;
@@ -1337,7 +1346,7 @@ static void reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint3
             node_heap_down(s->cost_heap, s->n_cost, i, s->node_cost);
         return;
     }
-    s->cur = lb_memo_of(s, v, j->gpus_per_replica, milli, gmem, j->spec.gpu_type_mask);
+    s->cur = lb_memo_of(s, j->gpus_per_replica, milli, gmem, j->spec.gpu_type_mask);
     lb_sync(s, v, s->cur, j);
     /* The nodes that hold it as they are, in id order (a heap of equal costs). */
     for (uint32_t n = 0; n < v->n_nodes; n++) {

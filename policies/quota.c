@@ -92,14 +92,14 @@ typedef struct qstate {
     uint32_t pool_cap, pool_used;
     uint64_t pool_pass, pool_gen, low_gen;
     /* Reclaim scratch, sized at init (per node, per GPU), with the tenants, and (victims)
-     * with the running jobs. Per node: the cost of its own dry run (node_cost) or its
-     * lower bound (node_lb); the smallest share of a borrower on its GPUs (min_share), as
-     * of node_change_epoch + 1 (min_share_at); the reclaim that found it unusable with
-     * the others' victims (bad), and the one that found it holding the replica as it is
-     * (fit_at). The heap of nodes by cost, and the nodes in cost order so far
-     * (reclaim_stream); the nodes the reclaim in progress took out of its memo's tree
-     * (taken, n_taken, of the memo `cur`), to be put back before the next. */
-    double *node_cost, *node_lb, *min_share;
+     * with the running jobs. Per node: the cost of its own dry run (node_cost); the
+     * smallest share of a borrower on its GPUs (min_share), as of node_change_epoch + 1
+     * (min_share_at); the reclaim that found it unusable with the others' victims (bad),
+     * and the one that found it holding the replica as it is (fit_at). The heap of
+     * nodes by cost, and the nodes in cost order so far (reclaim_stream); the nodes the
+     * reclaim in progress took out of its memo's tree (taken, n_taken, of the memo
+     * `cur`), to be put back before the next. */
+    double *node_cost, *min_share;
     uint64_t *min_share_at, *bad, *fit_at;
     uint32_t *gpu_borrowed; /* per GPU: the share borrowers hold there, as of min_share_at */
     uint32_t *deficit;      /* per GPU of a node: share short of a replica's */
@@ -271,7 +271,6 @@ bool policy_quota_job_is_profiling(const sim_view *v, sim_job_id id)
 static void free_scratch(qstate *s)
 {
     sim_free(s->node_cost);
-    sim_free(s->node_lb);
     sim_free(s->min_share);
     sim_free(s->min_share_at);
     sim_free(s->bad);
@@ -347,7 +346,6 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     s->max_gpn = cfg->n_gpus ? cfg->n_gpus : 1;
     size_t nn = cfg->n_nodes ? cfg->n_nodes : 1;
     s->node_cost = sim_calloc(nn, sizeof *s->node_cost);
-    s->node_lb = sim_calloc(nn, sizeof *s->node_lb);
     s->min_share = sim_calloc(nn, sizeof *s->min_share);
     s->min_share_at = sim_calloc(nn, sizeof *s->min_share_at);
     s->bad = sim_calloc(nn, sizeof *s->bad);
@@ -373,10 +371,10 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
         s->win_all = sim_calloc(LB_MEMOS * 2 * (size_t)s->lb_leaves, sizeof *s->win_all);
         s->dry_memo = sim_calloc((size_t)1 << DRY_MEMO_BITS, sizeof *s->dry_memo);
     }
-    if (!s->node_cost || !s->node_lb || !s->min_share || !s->min_share_at || !s->bad ||
-        !s->fit_at || !s->taken || !s->cost_heap || !s->order || !s->gpu_borrowed ||
-        !s->deficit || !s->gpu_cost || !s->gpu_idx || !s->chosen || !s->room_milli ||
-        !s->room_mem || (s->borrow && (!s->lb_all || !s->lb_at_all || !s->win_all || !s->dry_memo))) {
+    if (!s->node_cost || !s->min_share || !s->min_share_at || !s->bad || !s->fit_at || !s->taken ||
+        !s->cost_heap || !s->order || !s->gpu_borrowed || !s->deficit || !s->gpu_cost ||
+        !s->gpu_idx || !s->chosen || !s->room_milli || !s->room_mem ||
+        (s->borrow && (!s->lb_all || !s->lb_at_all || !s->win_all || !s->dry_memo))) {
         free_scratch(s);
         place_ws_fini(&s->ws);
         model_duration_destroy(s->pred);
@@ -898,6 +896,17 @@ static bool dry_fits(const qstate *s, const sim_view *v, const sim_job *j, uint3
     return k >= j->gpus_per_replica;
 }
 
+/* Whether node n may hold a replica of gpr GPUs of a job accepting the GPU types of mask
+ * (0: any): up, with at least gpr GPUs (and no more than the per-GPU arrays hold), of an
+ * accepted type. */
+static bool node_may_hold(const qstate *s, const sim_view *v, uint32_t n, uint32_t gpr,
+                          uint64_t mask)
+{
+    uint32_t cnt = v->node_gpu_count[n];
+    return v->node_up[n] && cnt >= gpr && cnt <= s->max_gpn &&
+           (!mask || ((mask >> v->node_gpu_type[n]) & 1u));
+}
+
 /*
  * Dry run on node n for one replica of job j (tenant a): mark, in the current dry run,
  * the borrowers to preempt so that gpr of the node's GPUs have room for the replica's
@@ -913,8 +922,7 @@ static bool dry_node(qstate *s, const sim_view *v, const sim_job *j, uint32_t n,
                      uint64_t gmem, uint32_t a, double *cost)
 {
     uint32_t cnt = v->node_gpu_count[n], first = v->node_gpu_first[n], from = s->n_victims;
-    if (!v->node_up[n] || cnt < j->gpus_per_replica || cnt > s->max_gpn ||
-        !sim_job_type_ok(j, v->node_gpu_type[n]))
+    if (!node_may_hold(s, v, n, j->gpus_per_replica, j->spec.gpu_type_mask))
         return false;
     uint64_t cpu = v->node_cpu_total[n] - v->node_cpu_used[n];
     uint64_t mem = v->node_mem_total[n] - v->node_mem_used[n];
@@ -1119,9 +1127,7 @@ static void lb_set(const qstate *s, struct lb_memo *m, uint32_t n, uint32_t node
 static double lb_read(qstate *s, const sim_view *v, const struct lb_memo *m, const sim_job *j,
                       uint32_t n)
 {
-    uint32_t cnt = v->node_gpu_count[n];
-    if (!v->node_up[n] || cnt < m->gpr || cnt > s->max_gpn ||
-        (m->mask && !((m->mask >> v->node_gpu_type[n]) & 1u)))
+    if (!node_may_hold(s, v, n, m->gpr, m->mask))
         return INFINITY;
     return node_bound(s, v, j, n, m->milli, m->gmem_mib);
 }
@@ -1352,9 +1358,8 @@ static void reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint3
     for (uint32_t n = 0; n < v->n_nodes; n++) {
         if (v->node_max_free_milli[n] < milli)
             continue;
-        uint32_t cnt = v->node_gpu_count[n];
-        if (!v->node_up[n] || cnt < j->gpus_per_replica || cnt > s->max_gpn ||
-            !sim_job_type_ok(j, v->node_gpu_type[n]) || !node_fits_now(v, j, n, milli, gmem))
+        if (!node_may_hold(s, v, n, j->gpus_per_replica, j->spec.gpu_type_mask) ||
+            !node_fits_now(v, j, n, milli, gmem))
             continue;
         s->node_cost[n] = 0;
         s->fit_at[n] = s->reclaim_id;
@@ -1362,10 +1367,10 @@ static void reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint3
     }
 }
 
-/* Whether node u's bound, then id, comes before node e's cost, then id. */
-static bool bound_before(const qstate *s, uint32_t u, uint32_t e)
+/* Whether node u's bound lb, then id, comes before node e's cost, then id. */
+static bool bound_before(const qstate *s, uint32_t u, double lb, uint32_t e)
 {
-    return s->node_lb[u] < s->node_cost[e] || (s->node_lb[u] == s->node_cost[e] && u < e);
+    return lb < s->node_cost[e] || (lb == s->node_cost[e] && u < e);
 }
 
 /* Dry-run node n: its cost, and its place in the heap by cost when it can be freed. */
@@ -1396,8 +1401,7 @@ static uint32_t reclaim_next(qstate *s, const sim_view *v, const sim_job *j, uin
             lb_take(s, u);
             continue;
         }
-        s->node_lb[u] = s->cur->lb[u];
-        if (s->n_cost && !bound_before(s, u, s->cost_heap[0]))
+        if (s->n_cost && !bound_before(s, u, s->cur->lb[u], s->cost_heap[0]))
             break;
         lb_take(s, u);
         cost_node(s, v, j, u, milli, gmem);

@@ -873,12 +873,27 @@ static double job_speed(sim_engine *e, sim_job_id id)
     return speed > 0 && isfinite(speed) ? speed : 0;
 }
 
+#define RATE_AHEAD 8 /* dirty jobs ahead whose records update_rates asks for */
+
 /* Recompute the speed of every dirty job and schedule its finish. A job whose speed
  * did not change keeps its finish event: last_update + left / speed is unchanged, unless
  * its work changed (job_dirty 2: a restart in place, sim__work_changed). */
 static int update_rates(sim_engine *e)
 {
     for (uint32_t i = 0; i < e->n_dirty; i++) {
+        /* A point that starts or preempts many jobs (a round of gavel) leaves their
+         * records and allocations out of the cache: ask for the fields read here some
+         * jobs ahead, and for the first allocation of a job asked for earlier. */
+        if (i + RATE_AHEAD < e->n_dirty) {
+            const char *p = (const char *)&e->jobs[e->dirty[i + RATE_AHEAD]];
+            sim_prefetch_bytes(p + offsetof(sim_job, nominal_replicas),
+                               p + offsetof(sim_job, is_service) + 1);
+        }
+        if (i + RATE_AHEAD / 2 < e->n_dirty) {
+            uint32_t a = e->jobs[e->dirty[i + RATE_AHEAD / 2]].alloc_head;
+            if (a != NIL)
+                __builtin_prefetch(&e->allocs[a]);
+        }
         sim_job_id id = e->dirty[i];
         if (!e->job_dirty[id])
             continue;

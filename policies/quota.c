@@ -24,6 +24,7 @@
 #include "policies/shapeq.h"
 #include "policies/tenantq.h"
 #include "base/alloc.h"
+#include "base/maxtree.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -363,9 +364,7 @@ static int quota_init(void *st, const policy_config *cfg, sim_diag *d)
     /* Reclaims need borrowers. */
     if (s->borrow) {
         s->n_nodes = (uint32_t)nn;
-        s->lb_leaves = 1;
-        while (s->lb_leaves < nn)
-            s->lb_leaves *= 2;
+        s->lb_leaves = maxtree_leaves((uint32_t)nn);
         s->lb_all = sim_calloc(LB_MEMOS * nn, sizeof *s->lb_all);
         s->lb_at_all = sim_calloc(LB_MEMOS * nn, sizeof *s->lb_at_all);
         s->win_all = sim_calloc(LB_MEMOS * 2 * (size_t)s->lb_leaves, sizeof *s->win_all);
@@ -1357,7 +1356,7 @@ static void reclaim_stream(qstate *s, const sim_view *v, const sim_job *j, uint3
     /* The nodes that hold it as they are, in id order (a heap of equal costs). */
     for (uint32_t n = 0; n < v->n_nodes; n++) {
         if (v->node_max_free_milli[n] < milli)
-            continue;
+            continue; /* node_fits_now's first test, alone: one array turns most away */
         if (!node_may_hold(s, v, n, j->gpus_per_replica, j->spec.gpu_type_mask) ||
             !node_fits_now(v, j, n, milli, gmem))
             continue;

@@ -925,7 +925,12 @@ int csvin_seconds(const csvin *r, const csvin_row *row, int32_t col, const char 
         const char *f = row->f[col];
         size_t len = row->len[col];
         sim_time us;
-        if (parse_plain_us(f, len, &us) && (double)us / 1e6 >= min_s && (double)us / 1e6 <= max_s) {
+        /* The bounds in whole microseconds, compared as integers: a count of microseconds
+         * past 2^53 rounds as a double, so a time one microsecond beyond max_s would pass
+         * a comparison in seconds. us is at most 10^16 and max_s at most the limit. */
+        double lo = ceil(min_s * 1e6), hi = floor(max_s * 1e6);
+        if (parse_plain_us(f, len, &us) && (lo <= 0 || us >= (sim_time)lo) && hi >= 0 &&
+            us <= (sim_time)hi) {
             *out = us;
             return SIM_OK;
         }

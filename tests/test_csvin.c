@@ -651,6 +651,25 @@ static void test_decimal_paths(void)
         CHECK_EQ_I64(t, want[c]);
     }
     csvin_close(in);
+    /* The bounds hold to the microsecond, past 2^53 microseconds too: 10^10 s + 1 us is
+     * over a bound of 10^10 s, though it is 10^10 as a double. */
+    const char *edge = "t\n10000000000,10000000000.000001,0.000001\n";
+    write_file("csvin_edge.csv", edge, strlen(edge), false);
+    CHECK(csvin_open(&in, "csvin_edge.csv", ',', &d) == SIM_OK);
+    CHECK(csvin_next(in, &row, &d) == 1);
+    CHECK(csvin_next(in, &row, &d) == 1);
+    sim_time t = -1;
+    CHECK(csvin_seconds(in, &row, 0, "t", 0, 1e10, &t, &d) == SIM_OK);
+    CHECK_EQ_I64(t, INT64_C(10000000000000000));
+    CHECK(csvin_seconds(in, &row, 1, "t", 0, 1e10, &t, &d) == SIM_EPARSE);
+    char msg[256];
+    CHECK_STR(sim_diag_format(&d, msg, sizeof msg),
+              "csvin_edge.csv:2:2: error: field 't': expected a time in seconds in [0, 1e+10], "
+              "got \"10000000000.000001\"");
+    CHECK(csvin_seconds(in, &row, 2, "t", 0.000001, 1, &t, &d) == SIM_OK);
+    CHECK_EQ_I64(t, 1);
+    CHECK(csvin_seconds(in, &row, 2, "t", 0.000002, 1, &t, &d) == SIM_EPARSE);
+    csvin_close(in);
 }
 
 static void test_open_errors(void)

@@ -374,6 +374,12 @@ static void test_pollux_reader(void)
     CHECK_EQ_I64(st, SIM_EPARSE);
     CHECK(strstr(diag, "bad_batch.csv:3:5: error: field 'batch_size': expected an integer "
                        "12..24") != NULL);
+    /* An arrival out of order is named at its time column, as in the other formats. */
+    st = read_trace(FIX "/workloads/bad_order.csv", "pollux", "profiles=" FIX, j, &n, diag,
+                    sizeof diag);
+    CHECK_EQ_I64(st, SIM_EPARSE);
+    CHECK(strstr(diag, "bad_order.csv:3:2: error: job 'bert-1': submit time 7.000000 s is before "
+                       "50.000000 s of line 2") != NULL);
     /* Without profiles the reader says where it looked and what to give. */
     st = read_trace(FIX "/workloads/good.csv", "pollux", NULL, j, &n, diag, sizeof diag);
     CHECK_EQ_I64(st, SIM_EINVAL);

@@ -74,6 +74,7 @@ static int ali_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_diag 
             j->name = row->f[c[A_NAME]];
         return 1;
     }
+    r->submit_col = c[A_CREATE];
     if ((st = csvin_seconds(in, row, c[A_CREATE], "creation_time", 0, SIM_TIME_LIMIT_S, &created, d)) ||
         (st = csvin_seconds(in, row, c[A_DELETE], "deletion_time", 0, SIM_TIME_LIMIT_S, &deleted, d)))
         return st;

@@ -87,6 +87,7 @@ static int pollux_row(trace_reader *r, const csvin_row *row, job_spec *j, sim_di
     int st;
     double submit;
     uint64_t n, b;
+    r->submit_col = c[P_TIME];
     if ((st = trace__job_id(r, row, c[P_NAME], "name", j, d)) ||
         (st = csvin_double(in, row, c[P_TIME], "time", 0, SIM_TIME_LIMIT_S, &submit, d)) ||
         (st = csvin_u64(in, row, c[P_REPLICAS], "num_replicas", 1, MODEL_POLLUX_MAX_REPLICAS, &n,

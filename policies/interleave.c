@@ -316,7 +316,8 @@ static const policy_option il_options[] = {
      "srsf: shortest remaining service first, durations known (Muri-S); las: least attained "
      "service in Tiresias' queues (Muri-L)"},
     {"max_pack", "4", "most jobs in a pack (1..4; 1 = no packing)"},
-    {"interval", "0", "regroup also every this many seconds (0: only at arrivals and finishes)"},
+    {"interval", "0",
+     "regroup also every this many seconds, at least 0.001 (0: only at arrivals and finishes)"},
     {"thresholds", "",
      "ordering=las: attained GPU-seconds that move a job to the next queue, increasing (none: "
      "by attained service itself, as Muri-L)"},
@@ -466,6 +467,12 @@ static int init_state(void *st, const policy_config *cfg, sim_diag *d)
         (rc = policy_config_bool(cfg, il_options, "checkpoint", &s->checkpoint, d)) ||
         (rc = policy_config_u64(cfg, il_options, "max_vertices", 2, 4096, &mv, d)))
         return rc;
+    /* As the other policies' periods: at least a millisecond (0: no timer). */
+    if (interval > 0 && interval < 0.001)
+        return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
+                            "policy 'interleave': option 'interval': expected 0 or a number of "
+                            "seconds in [0.001, 1e+09], got \"%s\"",
+                            policy_config_get(cfg, il_options, "interval"));
     if (n_ov != 4)
         return sim_diag_set(d, SIM_EINVAL, NULL, 0, 0,
                             "policy 'interleave': option 'overhead': expected 4 factors (a job "

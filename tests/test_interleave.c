@@ -634,6 +634,20 @@ static void test_profile_table(void)
             fprintf(stderr, "got: %s\n", err);
         free(err);
     }
+    /* A regrouping timer is 0 (none) or at least a millisecond, as the other policies'
+     * periods: 1e-300 would round to no timer, 1e-6 s to a million points a second. */
+    static const char *const intervals[] = {"1e-6", "1e-300", "0.0009"};
+    for (size_t i = 0; i < sizeof intervals / sizeof intervals[0]; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "'%s' run --trace il_jobs.csv --cluster 1xV100M16:1 --policy interleave "
+                 "--policy-opt interval=%s --quiet >/dev/null 2>il_bad.err",
+                 SIM_BINARY, intervals[i]);
+        CHECK_EQ_I64(check_system(cmd), 2);
+        char *err = check_slurp("il_bad.err", NULL);
+        CHECK(err && strstr(err, "option 'interval': expected 0 or a number of seconds in "
+                                 "[0.001, 1e+09]") != NULL);
+        free(err);
+    }
 }
 
 /* jobs.csv of an interleave run of `trace` on `cluster` with `extra` options (invariants

@@ -16,6 +16,11 @@ typedef int64_t sim_time; /* microseconds since the trace's time origin */
 /* Submit times and durations are at most this many seconds (317 years), so any sum of
  * the two, in microseconds, stays far inside int64_t. */
 #define SIM_TIME_LIMIT_S 1e10
+/* Simulated time ends here, twice that limit (634 years): a job's end that its speed puts
+ * further (or past what int64_t holds) is not reached, and a run still going stops here as
+ * at a horizon, its jobs left unfinished. Any job of a trace alone at full speed ends
+ * before it. */
+#define SIM_CLOCK_END_S (2 * SIM_TIME_LIMIT_S)
 
 /* The project-wide status codes: SIM_OK or a negative error. */
 enum sim_status {

@@ -334,6 +334,12 @@ int cmd_run(int argc, char **argv)
                 "start); the %llu jobs left are unfinished\n",
                 (double)s->stalled_at_us / 1e6, (unsigned long long)a.stall_limit,
                 (unsigned long long)s->jobs_unfinished);
+    if (s->clock_ended)
+        fprintf(stderr,
+                "clustersim: note: stopped at the end of simulated time, %.0f s: %llu job%s "
+                "still in the system, unfinished (the reasons are in jobs.csv)\n",
+                SIM_CLOCK_END_S, (unsigned long long)s->jobs_unfinished,
+                s->jobs_unfinished == 1 ? "" : "s");
     if (s->jobs_not_arrived)
         fprintf(stderr,
                 "clustersim: note: %llu job%s submitted after the horizon (unfinished, not "

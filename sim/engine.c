@@ -1535,6 +1535,10 @@ static int call_schedule(sim_engine *e, sim_diag *d)
 static const char *unfinished_reason(const sim_engine *e, const sim_job *j, bool running,
                                      bool horizon)
 {
+    _Static_assert(SIM_CLOCK_END_S == 2e10, "the reasons below name the end of simulated time");
+    if (horizon && e->sum.clock_ended)
+        return running ? "still running at the end of simulated time (20000000000 s)"
+                       : "still waiting at the end of simulated time (20000000000 s)";
     if (horizon)
         return running ? "still running at the horizon" : "still waiting at the horizon";
     if (e->sum.stalled)
@@ -1673,6 +1677,9 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
             return sim_diag_set(d, SIM_ENOMEM, NULL, 0, 0, "out of memory");
     }
     bool ended_early = false, at_horizon = false;
+    /* The run stops at the horizon, or at the end of simulated time if that comes first. */
+    const sim_time clock_end = (sim_time)SIM_CLOCK_END_S * SIM_US_PER_S;
+    const sim_time end = e->cfg.horizon_us < clock_end ? e->cfg.horizon_us : clock_end;
     /* A sample is due at e->now: written once every event of that moment is done. */
     bool sample_due = false;
     sim_progress prog = {0};
@@ -1687,12 +1694,15 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
         bool work_left = e->has_next || e->jobs_in_flight > 0;
         if (!work_left)
             break;
-        if (now == SIM_TIME_NEVER) {
+        /* No event left while jobs progress: their ends lie past what a time holds,
+         * so beyond the end of simulated time. */
+        if (now == SIM_TIME_NEVER && e->n_progressing == 0) {
             ended_early = true;
             break;
         }
-        if (now > e->cfg.horizon_us) {
+        if (now > end) {
             ended_early = at_horizon = true;
+            e->sum.clock_ended = end == clock_end && e->cfg.horizon_us != clock_end;
             break;
         }
         integrate(e, now);
@@ -1833,10 +1843,10 @@ static int run_loop(sim_engine *e, const sim_source *src, sim_diag *d)
         return sim__output_failed(d, st, "timeseries.csv");
     /* Stopped by the horizon: time runs on to the horizon itself, so the jobs still
      * placed and the GPUs they hold are counted up to it, not up to the last event. */
-    if (at_horizon && e->now < e->cfg.horizon_us) {
+    if (at_horizon && e->now < end) {
         if (e->integ_started)
-            integrate(e, e->cfg.horizon_us);
-        e->now = e->cfg.horizon_us;
+            integrate(e, end);
+        e->now = end;
         e->v.now = e->now;
     }
     if (e->integ_started)

@@ -144,6 +144,9 @@ typedef struct sim_summary {
      * unfinished). */
     bool stalled;
     sim_time stalled_at_us;
+    /* The run reached the end of simulated time (SIM_CLOCK_END_S) with jobs in the system
+     * (they are unfinished). */
+    bool clock_ended;
 } sim_summary;
 
 /*

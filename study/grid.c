@@ -1384,6 +1384,7 @@ static const char *const m_quota_tenant[] = {"quota_gpus",  "used_gpus_mean",   
                                              "below_quota", "below_quota_waiting", NULL};
 
 /* Longer names first, so that quota_metrics.tenants is matched before quota_metrics. */
+/* clang-format off */
 static const metric_group run_metrics[] = {
     {"cluster", false, m_cluster},
     {"jobs", false, m_jobs},
@@ -1408,10 +1409,12 @@ static const metric_group run_metrics[] = {
     {"events", false, NULL},
     {"rows_skipped", false, NULL},
     {"stalled_at_s", false, NULL},
+    {"clock_ended_at_s", false, NULL},
     {"quota_metrics.tenants", true, m_quota_tenant},
     {"quota_metrics", false, m_quota},
     {NULL, false, NULL},
 };
+/* clang-format on */
 
 static const metric_group pack_metrics[] = {
     {"demand_pct", false, NULL}, {"alloc", false, NULL},  {"frag_amount", false, NULL},

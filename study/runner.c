@@ -740,6 +740,8 @@ int study_run(const run_args *a, run_result *res, sim_diag *d)
     fprintf(xf, "\"rows_skipped\": %llu", (unsigned long long)res->rows_skipped);
     if (res->sum.stalled)
         fprintf(xf, ",\n  \"stalled_at_s\": %.6f", (double)res->sum.stalled_at_us / 1e6);
+    if (res->sum.clock_ended)
+        fprintf(xf, ",\n  \"clock_ended_at_s\": %.6f", SIM_CLOCK_END_S);
     if (quotas.n) {
         fputs(",\n  ", xf);
         study_tenant_probe_json(&tprobe, sim_engine_view(e), xf);

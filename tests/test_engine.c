@@ -911,6 +911,58 @@ static void test_number_format(void)
     world_fini(&w);
 }
 
+/* Jobs named slow-* run at a thousandth of the speed. */
+static double slow_throughput(void *ctx, const job_spec *j, uint16_t gpu_type)
+{
+    (void)ctx;
+    (void)gpu_type;
+    return strncmp(j->id, "slow-", 5) == 0 ? 1e-3 : 1;
+}
+
+/* Simulated time ends at SIM_CLOCK_END_S: a job whose speed puts its end past it (here at
+ * 1e11 s), or past what a time holds (1e13 s), is left unfinished there as at a horizon,
+ * the samples stop there, and a job that ends before it is done. */
+static void test_clock_end(void)
+{
+    world w;
+    world_init(&w, 1, 3);
+    job_spec jobs[3] = {job("slow-past", 0, 1e8, 1, 1000), job("slow-overflow", 0, 1e10, 1, 1000),
+                        job("ends", 0, 1e10, 1, 1000)};
+    sim_rate_model slow = {.name = "slow", .throughput = slow_throughput};
+    run_opts o = {.pol = &policy_fifo, .seed = 1, .sample_us = (sim_time)1e15, .rate = &slow};
+    run_out r = run(&w, jobs, 3, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK(r.sum.clock_ended);
+    CHECK_FIELD(&r, "ends", F_STATUS, "done");
+    CHECK_FIELD(&r, "slow-past", F_STATUS, "unfinished");
+    CHECK_FIELD(&r, "slow-past", F_RUN, "20000000000.000000");
+    CHECK_FIELD(&r, "slow-past", F_REASON,
+                "still running at the end of simulated time (20000000000 s)");
+    CHECK_FIELD(&r, "slow-overflow", F_STATUS, "unfinished");
+    CHECK_FIELD(&r, "slow-overflow", F_REASON,
+                "still running at the end of simulated time (20000000000 s)");
+    CHECK_EQ_I64(r.sum.jobs_done, 1);
+    CHECK_EQ_I64(r.sum.jobs_unfinished, 2);
+    CHECK_EQ_I64(r.sum.last_end_us, (sim_time)SIM_CLOCK_END_S * SIM_US_PER_S);
+    /* Samples at 0, 1e9 s, ..., 2e10 s, none after. */
+    CHECK_EQ_I64(count_lines(r.ts), 1 + 21);
+    run_out_free(&r);
+    /* Without samples the run ends there too: no event is left while a job progresses. */
+    o.sample_us = 0;
+    r = run(&w, jobs + 1, 1, &o);
+    CHECK_EQ_I64(r.status, SIM_OK);
+    CHECK(r.sum.clock_ended);
+    CHECK_FIELD(&r, "slow-overflow", F_RUN, "20000000000.000000");
+    run_out_free(&r);
+    /* A horizon before the end is a horizon. */
+    o.horizon_us = 1000000;
+    r = run(&w, jobs, 3, &o);
+    CHECK(!r.sum.clock_ended);
+    CHECK_FIELD(&r, "slow-past", F_REASON, "still running at the horizon");
+    run_out_free(&r);
+    world_fini(&w);
+}
+
 /* A run stopped at the horizon counts time up to the horizon, not up to the last event
  * before it, and lists the jobs submitted after it, so every trace row is accounted for. */
 static void test_horizon(void)
@@ -1300,6 +1352,7 @@ int main(void)
     test_pass_equivalence();
     test_number_format();
     test_horizon();
+    test_clock_end();
     test_horizon_window();
     test_makespan_rejections();
     test_sample_after_zero_jobs();

@@ -24,7 +24,8 @@ static const char usage[] =
     "                sweep-out)\n"
     "  --jobs N      cells at once on this machine (default: the number of cores, %ld here)\n"
     "  --redo        run every cell again, complete or not\n"
-    "  --check       check the grid, print the number of cells and exit\n"
+    "  --check       check the grid and each value's options and inputs (as a sweep does\n"
+    "                before it runs), print the number of cells and exit\n"
     "  --list        print the cells' names and whether each is complete, and exit\n"
     "  --no-figures  write the tables only\n"
     "  --quiet       no progress display\n"
@@ -186,6 +187,13 @@ int cmd_sweep(int argc, char **argv)
         goto out;
     }
     if (check) {
+        if (!study_self_exe(self, sizeof self, argv[0]))
+            goto out;
+        if ((st = sweep_check_grid(&g, self, (unsigned)jobs, &d)) != SIM_OK) {
+            cli_print_diag(&d);
+            rc = cli_exit_code(st);
+            goto out;
+        }
         char size_text[1024];
         sweep_grid_size_text(&g, size_text, sizeof size_text);
         printf("%s: %zu cells (`clustersim %s`: %s)\n", grid_path, g.n_cells,

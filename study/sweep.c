@@ -348,6 +348,31 @@ out:
     return st;
 }
 
+int sweep_check_grid(const grid *g, const char *self, unsigned jobs, sim_diag *d)
+{
+    if (g->kind != GRID_RUN)
+        return SIM_OK;
+    sweep s = {.g = g};
+    const char *tmp = getenv("TMPDIR");
+    snprintf(s.out, sizeof s.out, "%s/clustersim-check-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    snprintf(s.self, sizeof s.self, "%s", self);
+    if (!mkdtemp(s.out))
+        return sim_diag_set(d, SIM_EIO, s.out, 0, 0, "cannot create a temporary directory: %s",
+                            strerror(errno));
+    int st = sweep_check(&s, jobs, d);
+    /* sweep_check writes OUT/check/K.log for the K-th cell it checks. */
+    char path[1100];
+    for (size_t k = 0;; k++) {
+        snprintf(path, sizeof path, "%s/check/%zu.log", s.out, k);
+        if (unlink(path) != 0)
+            break;
+    }
+    snprintf(path, sizeof path, "%s/check", s.out);
+    rmdir(path);
+    rmdir(s.out);
+    return st;
+}
+
 long sweep_launched_processes(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",

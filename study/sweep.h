@@ -71,6 +71,11 @@ void sweep_cell_finish(sweep *s, size_t i, int exit_status, double wall_s);
  * (d names the grid file and the cell, with the check's last line), or SIM_EIO. */
 int sweep_check(const sweep *s, unsigned jobs, sim_diag *d);
 
+/* The same checks of grid g without an output folder (`sweep --check`): their logs go
+ * to a temporary folder under $TMPDIR (else /tmp), removed afterwards. self: the
+ * clustersim executable. */
+int sweep_check_grid(const grid *g, const char *self, unsigned jobs, sim_diag *d);
+
 /* Run the pending cells, at most jobs at once. Returns SIM_OK, or SIM_EIO when
  * processes cannot be started (d says why; cells not started stay pending). */
 int sweep_run_local(sweep *s, unsigned jobs, sweep_progress fn, void *ctx, sim_diag *d);

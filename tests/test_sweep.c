@@ -713,6 +713,16 @@ static void test_failing_cell(void)
                                              "clustersim: error: option --horizon: expected a "
                                              "duration"));
     CHECK_EQ_I64(check_sh("ls %s/checked/cells/*/summary.json 2>/dev/null | grep -q .", OUT), 1);
+    /* --check makes the same checks, its logs in a temporary folder it removes. */
+    CHECK_EQ_I64(check_sh("mkdir -p %s/tmpdir && TMPDIR=%s/tmpdir %s sweep %s/h.json --check > "
+                          "%s/hcheck.txt 2>&1",
+                          OUT, OUT, SIM_BINARY, OUT, OUT),
+                 2);
+    CHECK(check_file_has(OUT "/hcheck.txt", "clustersim: " OUT "/h.json: error: cell "
+                                            "a_4xV100M32-8_fifo_horizon-xyz_s1 cannot run: "
+                                            "clustersim: error: option --horizon: expected a "
+                                            "duration"));
+    CHECK_EQ_I64(check_sh("rmdir %s/tmpdir", OUT), 0); /* empty: nothing left behind */
 }
 
 static void test_pack_cells(void)
